@@ -1,0 +1,85 @@
+# clf -- top-level, non-recursive Makefile.
+#
+# Each folder contributes a Build.mk fragment that appends to the lists
+# below; nothing here recurses into sub-makes.  Build options come from
+# .config (written by `make defconfig` / `make menuconfig` from Kconfig);
+# without one, the defaults below (which mirror Kconfig's) apply.
+#
+#   make              build the library, daemons and tools
+#   make check        install missing packages, build, run every test
+#   make check-asan   the unit tests again under ASan + UBSan
+#   make bench        build the benchmarks (bench/README.md runs them)
+#   make O=dir        build somewhere else than ./build
+
+-include .config
+
+CONFIG_CLF_TRANSPORT_TCP ?= y
+CONFIG_CLF_TRANSPORT_RDMA ?= n
+CONFIG_CLF_FUSE ?= y
+CONFIG_CLF_ROMIO ?= y
+CONFIG_CLF_KERNEL_MODULE ?= n
+CONFIG_CLF_SANITIZERS ?= n
+CONFIG_CLF_DEBUG ?= n
+
+O ?= build
+CC ?= cc
+CFLAGS ?= -O2 -g
+WARNINGS := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	-Wno-unused-parameter -Wformat=2
+ALL_CFLAGS := -std=gnu11 $(WARNINGS) $(CFLAGS) -fPIC -Iinclude -MMD -MP
+ALL_LDFLAGS := $(LDFLAGS)
+
+ifeq ($(CONFIG_CLF_SANITIZERS),y)
+ALL_CFLAGS += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=all
+ALL_LDFLAGS += -fsanitize=address,undefined
+endif
+ifeq ($(CONFIG_CLF_DEBUG),y)
+ALL_CFLAGS += -DCLF_DEBUG
+endif
+
+# Filled in by the fragments.
+LIBS :=
+PROGRAMS :=
+UNIT_TESTS :=
+BENCHES :=
+CHECK_TARGETS :=
+
+include libclf/Build.mk
+include tests/Build.mk
+include bench/Build.mk
+
+.PHONY: all deps check check-unit check-asan bench clean defconfig \
+	menuconfig olddefconfig
+
+all: $(LIBS) $(PROGRAMS)
+
+deps:
+	@scripts/install-deps.sh
+
+# The README's one test command: packages, build, every test.
+check: deps
+	@$(MAKE) --no-print-directory all-tests
+
+all-tests: $(CHECK_TARGETS)
+
+check-unit: $(UNIT_TESTS)
+	@scripts/run-tests.sh $(UNIT_TESTS)
+
+check-asan: deps
+	@$(MAKE) --no-print-directory O=$(O)-asan CONFIG_CLF_SANITIZERS=y \
+		check-unit
+
+bench: $(BENCHES)
+
+$(O)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+defconfig olddefconfig menuconfig:
+	@scripts/kconfig.sh $@
+
+clean:
+	rm -rf $(O) $(O)-asan
+
+-include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * clf.h -- the public interface of clf, a parallel file system whose files
+ * have a physical layout declared with datatypes.
+ *
+ * Error convention, for every function below that returns int or int64_t:
+ * 0 (or a non-negative count or value) on success, a negative errno value
+ * on failure.  Constructors that return a CLF_Datatype return NULL and set
+ * errno instead.  Outputs are written only on success.  After any failure
+ * CLF_Last_error() returns a sentence saying what failed and why, for the
+ * calling thread.
+ *
+ * Thread safety: datatypes and mappings are immutable once built and may be
+ * shared between threads; their reference counts are atomic.
+ */
+#ifndef CLF_H
+#define CLF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Datatypes (PITFALLS)                                                */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A datatype selects a set of byte offsets inside one extent [0, extent).
+ * Used as a view or a subfile pattern with a displacement disp, it repeats
+ * with period extent: file byte disp + k*extent + x (k >= 0, 0 <= x <
+ * extent) is selected iff x is selected by the type.  Its linear offset is
+ * k*size + (the rank of x among the type's selected bytes), where size is
+ * the number of bytes the type selects per extent.
+ *
+ * Datatypes are opaque and reference counted; every constructor returns a
+ * new reference that the caller releases with CLF_Type_free().  Arguments
+ * passed to constructors are borrowed.
+ */
+typedef struct clf_type *CLF_Datatype;
+
+/* Selects byte 0; extent 1.  Predefined, never freed. */
+extern CLF_Datatype CLF_BYTE;
+
+/*
+ * CLF_Type_vector - count blocks of oldtype
+ *
+ * Block i (0 <= i < count) covers bytes [left + i*stride, right + i*stride]
+ * inclusive.  Inside each block, oldtype is tiled from the block's start
+ * with period extent(oldtype), so with CLF_BYTE the whole block is
+ * selected.  Extent = count * stride.
+ *
+ * Requires 0 <= left <= right < stride, count >= 1, and (right - left + 1)
+ * a multiple of extent(oldtype).  Returns NULL with errno EINVAL on bad
+ * arguments, EOVERFLOW when the extent or size overflows int64_t, ENOMEM.
+ */
+CLF_Datatype CLF_Type_vector(int64_t left, int64_t right, int64_t stride,
+			     int64_t count, CLF_Datatype oldtype);
+
+/*
+ * CLF_Type_struct - union of count non-overlapping types
+ *
+ * Each member is placed once at offset 0 (not tiled); extent = the largest
+ * member extent.  Returns NULL with errno EINVAL when count < 1, a member
+ * is NULL or two members select a common byte; ENOMEM.
+ */
+CLF_Datatype CLF_Type_struct(int count, const CLF_Datatype *types);
+
+/*
+ * CLF_Type_pitfalls - nparts shifted vectors at once
+ *
+ * types[j] = CLF_Type_vector(left + j*shift, right + j*shift, stride, count,
+ * oldtype) for 0 <= j < nparts: "cyclic(k) over p subfiles" is
+ * CLF_Type_pitfalls(0, k-1, p*k, 1, k, p, CLF_BYTE, types).
+ * Returns 0, or a negative errno with nothing written to types.
+ */
+int CLF_Type_pitfalls(int64_t left, int64_t right, int64_t stride,
+		      int64_t count, int64_t shift, int nparts,
+		      CLF_Datatype oldtype, CLF_Datatype *types);
+
+/* Release a reference and set *type = NULL.  NULL and *type == NULL ok. */
+void CLF_Type_free(CLF_Datatype *type);
+
+/* Take another reference; returns type. */
+CLF_Datatype CLF_Type_dup(CLF_Datatype type);
+
+/* Bytes selected per extent, or -EINVAL for NULL. */
+int64_t CLF_Type_size(CLF_Datatype type);
+
+/* The period of the type, or -EINVAL for NULL. */
+int64_t CLF_Type_extent(CLF_Datatype type);
+
+/*
+ * CLF_Type_map - linear offset of file byte file_off under (type, disp)
+ *
+ * Returns 0 and *linear, -ENOENT when the byte is not selected (including
+ * file_off < disp), -EINVAL for a NULL type or negative disp.  Takes time
+ * proportional to the depth of the type's description, whatever file_off.
+ */
+int CLF_Type_map(CLF_Datatype type, int64_t disp, int64_t file_off,
+		 int64_t *linear);
+
+/*
+ * CLF_Type_unmap - inverse of CLF_Type_map
+ *
+ * Returns 0 and *file_off, -EINVAL for a negative linear offset or disp,
+ * -EOVERFLOW when the file offset does not fit in int64_t.
+ */
+int CLF_Type_unmap(CLF_Datatype type, int64_t disp, int64_t linear,
+		   int64_t *file_off);
+
+/*
+ * CLF_Pattern_check - the rules for a physical partitioning pattern
+ *
+ * Returns 0 iff the n types have one common extent, no two select a
+ * common byte, and together they select every byte of [0, extent).
+ * Otherwise -EINVAL, and CLF_Last_error() names the rule broken and where
+ * (the subfiles involved and the first offending byte).
+ */
+int CLF_Pattern_check(int n, const CLF_Datatype *types);
+
+/*
+ * Compact, versioned binary encoding of a type, for the wire protocol.
+ *
+ * CLF_Type_encode writes at most buflen bytes and returns the length of the
+ * encoding, or -ENOSPC when buf is too small (call with buf == NULL and
+ * buflen == 0 to learn the length).  CLF_Type_decode checks every field
+ * (version, counts, lengths, nesting depth, overlap, overflow) and returns
+ * 0 with a new reference in *out, or -EINVAL/-EPROTO for a malformed
+ * encoding, -E2BIG when it exceeds the limits below.
+ */
+#define CLF_TYPE_ENCODING_VERSION 1
+#define CLF_TYPE_MAX_DEPTH 16	  /* nested FALLS levels */
+#define CLF_TYPE_MAX_NODES 65536  /* FALLS in one encoded type */
+int64_t CLF_Type_encode(CLF_Datatype type, void *buf, size_t buflen);
+int CLF_Type_decode(const void *buf, size_t len, CLF_Datatype *out);
+
+/* ------------------------------------------------------------------ */
+/* Mappings between a view and a subfile                               */
+/* ------------------------------------------------------------------ */
+
+typedef struct clf_mapping CLF_Mapping;
+
+/*
+ * CLF_Mapping_create - intersect a view with one subfile pattern
+ *
+ * Computes, from the two descriptions and over the least common multiple
+ * of their extents, which view bytes fall into the subfile and where.  The
+ * cost depends on the descriptions, never on the amount of data.  Returns
+ * 0 and a new mapping in *out (the caller frees it), -EINVAL for bad
+ * arguments, -EOVERFLOW when the common period does not fit in int64_t,
+ * -E2BIG when incommensurate extents would need more than a bounded number
+ * of pieces per period, -ENOMEM.
+ */
+int CLF_Mapping_create(CLF_Datatype view, int64_t view_disp,
+		       CLF_Datatype subfile, int64_t subfile_disp,
+		       CLF_Mapping **out);
+
+/* Free a mapping; NULL ok. */
+void CLF_Mapping_free(CLF_Mapping *m);
+
+/*
+ * Called for each run: len bytes at view linear offset view_off lie at
+ * subfile linear offset subfile_off.  A non-zero return stops the walk and
+ * is returned by CLF_Mapping_foreach.
+ */
+typedef int (*CLF_Segment_fn)(int64_t view_off, int64_t subfile_off,
+			      int64_t len, void *arg);
+
+/*
+ * CLF_Mapping_foreach - the runs of view bytes [view_lo, view_hi)
+ *
+ * Calls fn, in increasing view order, for the view bytes of the range that
+ * fall into the subfile, as maximal runs: a run goes on while both the view
+ * offset and the subfile offset advance by one.  A view that falls on the
+ * subfile contiguously yields one run for any range.  Each run costs time
+ * proportional to the depth of the descriptions, not to its length.
+ * Returns 0, fn's non-zero value, or -EINVAL (view_lo < 0, view_hi <
+ * view_lo).
+ */
+int CLF_Mapping_foreach(const CLF_Mapping *m, int64_t view_lo,
+			int64_t view_hi, CLF_Segment_fn fn, void *arg);
+
+/*
+ * How many bytes of the view's period fall into the subfile, and whether
+ * the whole view falls on the subfile as one run (1) or not (0).
+ */
+int64_t CLF_Mapping_bytes_per_period(const CLF_Mapping *m);
+int CLF_Mapping_is_contiguous(const CLF_Mapping *m);
+
+/* ------------------------------------------------------------------ */
+/* Errors                                                              */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The message of the last failure in the calling thread, e.g.
+ * "subfile 1 and subfile 2 overlap at byte 17".  Never NULL; valid until
+ * the next clf call in the same thread.
+ */
+const char *CLF_Last_error(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CLF_H */

@@ -1,0 +1,16 @@
+# libclf: the client library (libclf.so exports only the public API, by
+# libclf.map; libclf.a is what the unit tests link to reach internals).
+
+LIBCLF_SRCS := libclf/error.c libclf/falls.c libclf/falls_algebra.c \
+	libclf/type.c libclf/type_codec.c libclf/pattern.c libclf/mapping.c
+LIBCLF_OBJS := $(LIBCLF_SRCS:%.c=$(O)/%.o)
+
+LIBS += $(O)/libclf.so $(O)/libclf.a
+
+$(O)/libclf.a: $(LIBCLF_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(O)/libclf.so: $(LIBCLF_OBJS) libclf/libclf.map
+	$(CC) -shared -o $@ $(LIBCLF_OBJS) -Wl,--version-script=libclf/libclf.map \
+		-Wl,-soname,libclf.so.0 $(ALL_LDFLAGS)

@@ -1,0 +1,394 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * falls_algebra.c -- clipping, complement, intersection and tiling of
+ * nested FALLS, computed on the descriptions.
+ *
+ * The key fact: a FALLS (l, r, s, n) equals its infinite periodic extension
+ * restricted to [l, l + n*s - 1].  Two periodic patterns with strides s1
+ * and s2 meet in a pattern of period lcm(s1, s2).  Taking the FALLS with
+ * the larger stride as the outer one, each of its blocks sees the same
+ * piece of the other FALLS once every lcm/s_outer blocks; when one stride
+ * divides the other (the usual case in HPC: rows, planes, powers of two)
+ * that is every block, and the intersection is one FALLS whose inner set
+ * is the other FALLS clipped to a block.  Only the at most two outer
+ * blocks that straddle the ends of the other FALLS are handled one by one.
+ * Nothing is ever enumerated per byte.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "arith.h"
+#include "falls.h"
+
+/* Append the part of f inside [lo, hi], shifted by delta. */
+static void falls_clip_into(struct fbuild *b, struct fvec *v,
+			    const struct falls *f, int64_t lo, int64_t hi,
+			    int64_t delta)
+{
+	int64_t len = f->r - f->l, i0, i1, f0, f1;
+	int64_t part[2];
+
+	if (b->err || lo > hi || f->hi < lo || f->l > hi)
+		return;
+	if (lo <= f->l && f->hi <= hi) {
+		fvec_push_shifted(b, v, f, delta);
+		return;
+	}
+	/* Blocks meeting [lo, hi], and those of them entirely inside. */
+	i0 = max64(0, ceil_div(lo - f->r, f->s));
+	i1 = min64(f->n - 1, floor_div(hi - f->l, f->s));
+	if (i0 > i1)
+		return;
+	f0 = max64(i0, ceil_div(lo - f->l, f->s));
+	f1 = min64(i1, floor_div(hi - f->r, f->s));
+	if (f0 <= f1)
+		fvec_push(b, v, f->l + f0 * f->s + delta, f->r + f0 * f->s + delta,
+			  f->s, f1 - f0 + 1, fset_get(f->in));
+
+	/* Only the first and the last block can be cut. */
+	part[0] = i0;
+	part[1] = i1;
+	for (int k = 0; k < 2; k++) {
+		int64_t i = part[k], bl, br, wlo, whi;
+
+		if ((k == 1 && i1 == i0) || (f0 <= i && i <= f1))
+			continue;
+		bl = f->l + i * f->s;
+		br = bl + len;
+		wlo = max64(bl, lo);
+		whi = min64(br, hi);
+		if (!f->in) {
+			fvec_push(b, v, wlo + delta, whi + delta, 0, 1, NULL);
+			continue;
+		}
+		fvec_push(b, v, bl + delta, br + delta, len + 1, 1,
+			  fset_clip(b, f->in, wlo - bl, whi - bl));
+	}
+}
+
+static void fset_clip_into(struct fbuild *b, struct fvec *v,
+			   const struct fset *set, int64_t lo, int64_t hi,
+			   int64_t delta)
+{
+	for (int i = 0; i < set->nr; i++)
+		falls_clip_into(b, v, &set->f[i], lo, hi, delta);
+}
+
+struct fset *fset_shift(struct fbuild *b, struct fset *set, int64_t delta)
+{
+	struct fvec v = { 0 };
+
+	if (!set || b->err)
+		return NULL;
+	if (delta == 0)
+		return fset_get(set);
+	for (int i = 0; i < set->nr; i++)
+		fvec_push_shifted(b, &v, &set->f[i], delta);
+	return fset_from_vec(b, &v);
+}
+
+struct fset *fset_range(struct fbuild *b, int64_t lo, int64_t hi)
+{
+	struct fvec v = { 0 };
+
+	if (lo <= hi)
+		fvec_push(b, &v, lo, hi, hi - lo + 1, 1, NULL);
+	return fset_from_vec(b, &v);
+}
+
+struct fset *fset_clip(struct fbuild *b, struct fset *set, int64_t lo,
+		       int64_t hi)
+{
+	struct fvec v = { 0 };
+
+	if (!set || b->err)
+		return NULL;
+	if (set->size == 0 || (lo <= set->lo && set->hi <= hi))
+		return fset_get(set);
+	fset_clip_into(b, &v, set, lo, hi, 0);
+	return fset_from_vec(b, &v);
+}
+
+/* Append what f leaves free inside its own span [f->l, f->hi]. */
+static void falls_holes_into(struct fbuild *b, struct fvec *v,
+			     const struct falls *f)
+{
+	if (f->n > 1 && f->r - f->l + 1 < f->s)
+		fvec_push(b, v, f->r + 1, f->l + f->s - 1, f->s, f->n - 1, NULL);
+	if (f->in)
+		fvec_push(b, v, f->l, f->r, f->s, f->n,
+			  fset_complement(b, f->in, 0, f->r - f->l));
+}
+
+struct fset *fset_complement(struct fbuild *b, struct fset *set, int64_t lo,
+			     int64_t hi)
+{
+	struct fset *c, *res = NULL;
+	struct fvec v = { 0 };
+	int64_t next = lo;
+
+	if (!set || b->err)
+		return NULL;
+	if (set->size == 0 || set->hi < lo || set->lo > hi)
+		return fset_range(b, lo, hi);
+	c = fset_clip(b, set, lo, hi);
+	if (!c)
+		return NULL;
+	if (c->ordered) {
+		for (int i = 0; i < c->nr; i++) {
+			const struct falls *f = &c->f[i];
+
+			if (f->l > next)
+				fvec_push(b, &v, next, f->l - 1, 0, 1, NULL);
+			falls_holes_into(b, &v, f);
+			next = f->hi + 1;
+		}
+		if (next <= hi)
+			fvec_push(b, &v, next, hi, 0, 1, NULL);
+		fset_put(c);
+		return fset_from_vec(b, &v);
+	}
+	/* Interleaved members: the holes of the union are common holes. */
+	res = fset_range(b, lo, hi);
+	for (int i = 0; i < c->nr && res; i++) {
+		const struct falls *f = &c->f[i];
+		struct fset *holes, *t;
+
+		if (f->l > lo)
+			fvec_push(b, &v, lo, f->l - 1, 0, 1, NULL);
+		falls_holes_into(b, &v, f);
+		if (f->hi < hi)
+			fvec_push(b, &v, f->hi + 1, hi, 0, 1, NULL);
+		holes = fset_from_vec(b, &v);
+		t = fset_intersect(b, res, holes);
+		fset_put(holes);
+		fset_put(res);
+		res = t;
+	}
+	fset_put(c);
+	return res;
+}
+
+/* The piece of i inside [bl, br], relative to bl, met with inner. */
+static struct fset *block_meet(struct fbuild *b, const struct falls *i,
+			       int64_t bl, int64_t br, struct fset *inner)
+{
+	struct fvec v = { 0 };
+	struct fset *piece, *res;
+
+	falls_clip_into(b, &v, i, bl, br, -bl);
+	piece = fset_from_vec(b, &v);
+	if (!piece || !inner)
+		return piece;
+	res = fset_intersect(b, piece, inner);
+	fset_put(piece);
+	return res;
+}
+
+/*
+ * The intersection of two FALLS with n > 1, o having the larger stride,
+ * inside [lo, hi] (the overlap of their spans).
+ */
+static void falls_product(struct fbuild *b, struct fvec *v,
+			  const struct falls *o, const struct falls *i,
+			  int64_t lo, int64_t hi)
+{
+	int64_t olen = o->r - o->l, iend, j0, j1, jf0, jf1, period, m;
+	int64_t edge[2];
+
+	j0 = max64(0, ceil_div(lo - o->r, o->s));
+	j1 = min64(o->n - 1, floor_div(hi - o->l, o->s));
+	if (j0 > j1)
+		return;
+	/* Outer blocks inside i's range see i's infinite pattern. */
+	iend = add_sat(i->l, mul_sat(i->n, i->s)) - 1;
+	jf0 = max64(j0, ceil_div(i->l - o->l, o->s));
+	jf1 = min64(j1, floor_div(iend - o->r, o->s));
+	if (jf0 <= jf1) {
+		int64_t blocks = jf1 - jf0 + 1;
+
+		/* Outer blocks with the same view of i: one in m. */
+		if (lcm_ok(o->s, i->s, &period) && period / o->s < blocks)
+			m = period / o->s;
+		else
+			m = blocks;
+		for (int64_t rho = 0; rho < m && !b->err; rho++) {
+			int64_t jb = jf0 + rho, cnt = (jf1 - jb) / m + 1;
+			int64_t bl = o->l + jb * o->s;
+
+			fvec_push(b, v, bl, bl + olen, m * o->s, cnt,
+				  block_meet(b, i, bl, bl + olen, o->in));
+		}
+	}
+	edge[0] = j0;
+	edge[1] = j1;
+	for (int k = 0; k < 2; k++) {
+		int64_t j = edge[k], bl = o->l + j * o->s;
+
+		if ((k == 1 && j1 == j0) || (jf0 <= j && j <= jf1))
+			continue;
+		fvec_push(b, v, bl, bl + olen, olen + 1, 1,
+			  block_meet(b, i, bl, bl + olen, o->in));
+	}
+}
+
+static void falls_intersect_into(struct fbuild *b, struct fvec *v,
+				 const struct falls *x, const struct falls *y)
+{
+	int64_t lo = max64(x->l, y->l), hi = min64(x->hi, y->hi);
+
+	if (lo > hi || b->err)
+		return;
+	/* A FALLS of one block is a plain segment: a clip. */
+	if (x->n == 1) {
+		falls_clip_into(b, v, y, lo, hi, 0);
+		return;
+	}
+	if (y->n == 1) {
+		falls_clip_into(b, v, x, lo, hi, 0);
+		return;
+	}
+	if (x->s >= y->s)
+		falls_product(b, v, x, y, lo, hi);
+	else
+		falls_product(b, v, y, x, lo, hi);
+}
+
+struct fset *fset_intersect(struct fbuild *b, struct fset *x, struct fset *y)
+{
+	struct fvec v = { 0 };
+
+	if (!x || !y || b->err)
+		return NULL;
+	if (x == y)
+		return fset_get(x);
+	if (x->size == 0 || y->size == 0 || x->hi < y->lo || y->hi < x->lo)
+		return fset_range(b, 1, 0);
+	if (x->ordered && y->ordered) {
+		/* Sweep two ordered lists of disjoint spans. */
+		int i = 0, j = 0;
+
+		while (i < x->nr && j < y->nr) {
+			falls_intersect_into(b, &v, &x->f[i], &y->f[j]);
+			if (x->f[i].hi < y->f[j].hi)
+				i++;
+			else
+				j++;
+		}
+		return fset_from_vec(b, &v);
+	}
+	for (int i = 0; i < x->nr; i++)
+		for (int j = 0; j < y->nr; j++)
+			falls_intersect_into(b, &v, &x->f[i], &y->f[j]);
+	return fset_from_vec(b, &v);
+}
+
+struct fset *fset_union(struct fbuild *b, struct fset *x, struct fset *y)
+{
+	struct fvec v = { 0 };
+
+	if (!x || !y || b->err)
+		return NULL;
+	for (int i = 0; i < x->nr; i++)
+		fvec_push_shifted(b, &v, &x->f[i], 0);
+	for (int i = 0; i < y->nr; i++)
+		fvec_push_shifted(b, &v, &y->f[i], 0);
+	return fset_from_vec(b, &v);
+}
+
+struct fset *fset_tile(struct fbuild *b, struct fset *set, int64_t period,
+		       int64_t phase, int64_t times)
+{
+	struct fvec v = { 0 };
+	struct fset *rot;
+
+	if (!set || b->err)
+		return NULL;
+	phase %= period;
+	if (phase == 0) {
+		rot = fset_get(set);
+	} else {
+		fset_clip_into(b, &v, set, phase, period - 1, -phase);
+		fset_clip_into(b, &v, set, 0, phase - 1, period - phase);
+		rot = fset_from_vec(b, &v);
+	}
+	if (!rot || times == 1)
+		return rot;
+	fvec_push(b, &v, 0, period - 1, period, times, rot);
+	return fset_from_vec(b, &v);
+}
+
+/* For the overlap check: members by start, without reordering v. */
+struct start_index {
+	int64_t l;
+	int i;
+};
+
+static int cmp_start(const void *pa, const void *pb)
+{
+	const struct start_index *a = pa, *b = pb;
+
+	return (a->l > b->l) - (a->l < b->l);
+}
+
+static int64_t first_common_byte(struct fbuild *b, const struct falls *x,
+				 const struct falls *y)
+{
+	struct fvec v = { 0 };
+	struct fset *common;
+	int64_t at = -1;
+
+	falls_intersect_into(b, &v, x, y);
+	common = fset_from_vec(b, &v);
+	if (common && common->size > 0)
+		at = common->lo;
+	fset_put(common);
+	return at;
+}
+
+int fvec_check_disjoint(struct fbuild *b, const struct fvec *v, int *m1,
+			int *m2, int64_t *at)
+{
+	/* Bounds the work an adversarial, fully interleaved set can cause. */
+	int64_t pairs_left = 1 << 20;
+	struct start_index *idx;
+	int ret = 0;
+
+	if (v->nr < 2)
+		return 0;
+	idx = malloc(v->nr * sizeof(*idx));
+	if (!idx)
+		return -ENOMEM;
+	for (int i = 0; i < v->nr; i++)
+		idx[i] = (struct start_index){ v->v[i].l, i };
+	qsort(idx, v->nr, sizeof(*idx), cmp_start);
+	for (int a = 0; a < v->nr && !ret; a++) {
+		const struct falls *x = &v->v[idx[a].i];
+
+		for (int c = a + 1; c < v->nr; c++) {
+			const struct falls *y = &v->v[idx[c].i];
+			int64_t byte;
+
+			if (y->l > x->hi)
+				break;
+			if (--pairs_left < 0) {
+				ret = -E2BIG;
+				break;
+			}
+			byte = first_common_byte(b, x, y);
+			if (b->err) {
+				ret = b->err;
+				break;
+			}
+			if (byte >= 0) {
+				*m1 = min64(idx[a].i, idx[c].i);
+				*m2 = max64(idx[a].i, idx[c].i);
+				*at = byte;
+				ret = -EINVAL;
+				break;
+			}
+		}
+	}
+	free(idx);
+	return ret;
+}
