@@ -20,6 +20,10 @@
 #include "arith.h"
 #include "falls.h"
 
+static void fset_clip_into(struct fbuild *b, struct fvec *v,
+			   const struct fset *set, int64_t lo, int64_t hi,
+			   int64_t delta);
+
 /* Append the part of f inside [lo, hi], shifted by delta. */
 static void falls_clip_into(struct fbuild *b, struct fvec *v,
 			    const struct falls *f, int64_t lo, int64_t hi,
@@ -61,8 +65,7 @@ static void falls_clip_into(struct fbuild *b, struct fvec *v,
 			fvec_push(b, v, wlo + delta, whi + delta, 0, 1, NULL);
 			continue;
 		}
-		fvec_push(b, v, bl + delta, br + delta, len + 1, 1,
-			  fset_clip(b, f->in, wlo - bl, whi - bl));
+		fset_clip_into(b, v, f->in, wlo - bl, whi - bl, bl + delta);
 	}
 }
 

@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "arith.h"
 #include "error.h"
@@ -53,7 +54,7 @@ int CLF_Mapping_create(CLF_Datatype view, int64_t view_disp,
 		       CLF_Datatype subfile, int64_t subfile_disp,
 		       CLF_Mapping **out)
 {
-	struct fbuild b = { .budget = CLF_BUILD_BUDGET };
+	struct fbuild b = { .budget = CLF_MAPPING_BUDGET };
 	struct fset *v = NULL, *s = NULL, *nv = NULL, *ns = NULL;
 	struct fset *only_v = NULL, *only_s = NULL;
 	struct clf_mapping *m;
@@ -96,7 +97,8 @@ int CLF_Mapping_create(CLF_Datatype view, int64_t view_disp,
 				"mapping: extents %lld and %lld are incommensurate; their intersection needs too many pieces per period %lld",
 				(long long)view->extent,
 				(long long)subfile->extent, (long long)period);
-		return clf_fail_neg(b.err, "mapping: cannot intersect view and subfile");
+		return clf_fail_neg(b.err, "mapping: cannot intersect view and subfile: %s",
+				    strerror(-b.err));
 	}
 	m->view = CLF_Type_dup(view);
 	m->sub = CLF_Type_dup(subfile);

@@ -14,6 +14,8 @@
 
 /* How many FALLS one type construction or mapping may create. */
 #define CLF_BUILD_BUDGET (1 << 20)
+/* Mappings of incommensurate extents may need more, per period. */
+#define CLF_MAPPING_BUDGET (1 << 22)
 
 struct clf_type {
 	atomic_int refs;

@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * test_random.c -- the engine against the byte-by-byte model, on
+ * thousands of random nested types, partition patterns and view ranges.
+ *
+ * CLF_TEST_SEED=n reproduces a run; CLF_TEST_ROUNDS=n scales it.
+ */
+#include <check.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "clf.h"
+#include "model.h"
+
+static uint64_t seed_base(void)
+{
+	const char *s = getenv("CLF_TEST_SEED");
+
+	return s ? strtoull(s, NULL, 0) : 20261121;
+}
+
+static int rounds(int dflt)
+{
+	const char *s = getenv("CLF_TEST_ROUNDS");
+
+	return s ? atoi(s) : dflt;
+}
+
+START_TEST(test_random_types_match_model_size_extent_map_unmap)
+{
+	uint64_t rs = seed_base() + 1;
+
+	for (int it = 0; it < rounds(3000); it++) {
+		struct typed x = random_type(&rs, 3, 4096);
+		int64_t disp = rnd_range(&rs, 0, 40), lin, f;
+
+		ck_assert_int_eq(CLF_Type_size(x.t), x.m->size);
+		ck_assert_int_eq(CLF_Type_extent(x.t), x.m->extent);
+		for (int k = 0; k < 20; k++) {
+			int64_t off = rnd_range(&rs, 0, disp + 3 * x.m->extent);
+			int64_t want = model_map(x.m, disp, off);
+			int err = CLF_Type_map(x.t, disp, off, &lin);
+
+			if (want < 0) {
+				ck_assert_int_eq(err, -ENOENT);
+			} else {
+				ck_assert_int_eq(err, 0);
+				ck_assert_int_eq(lin, want);
+			}
+			lin = rnd_range(&rs, 0, 3 * x.m->size);
+			ck_assert_int_eq(CLF_Type_unmap(x.t, disp, lin, &f), 0);
+			ck_assert_int_eq(f, model_unmap(x.m, disp, lin));
+		}
+		typed_free(&x);
+	}
+}
+END_TEST
+
+START_TEST(test_random_patterns_pass_check_and_broken_ones_fail)
+{
+	uint64_t rs = seed_base() + 2;
+
+	for (int it = 0; it < rounds(1000); it++) {
+		struct typed sub[16];
+		CLF_Datatype t[17];
+		int n = random_pattern(&rs, sub, 2048);
+
+		for (int j = 0; j < n; j++)
+			t[j] = sub[j].t;
+		ck_assert_msg(CLF_Pattern_check(n, t) == 0, "%s",
+			      CLF_Last_error());
+		if (n > 1) {
+			/* Without one subfile, its bytes are nobody's. */
+			ck_assert_int_eq(CLF_Pattern_check(n - 1, t), -EINVAL);
+			/* With one twice, bytes are in two subfiles. */
+			t[n] = t[0];
+			ck_assert_int_eq(CLF_Pattern_check(n + 1, t), -EINVAL);
+		}
+		for (int j = 0; j < n; j++)
+			typed_free(&sub[j]);
+	}
+}
+END_TEST
+
+struct run {
+	int64_t v, s, len;
+};
+
+struct runs {
+	struct run *r;
+	int nr, alloc;
+};
+
+static void runs_add(struct runs *rr, int64_t v, int64_t s, int64_t len)
+{
+	if (rr->nr == rr->alloc) {
+		rr->alloc = rr->alloc ? 2 * rr->alloc : 64;
+		rr->r = realloc(rr->r, rr->alloc * sizeof(*rr->r));
+		ck_assert_ptr_nonnull(rr->r);
+	}
+	rr->r[rr->nr++] = (struct run){ v, s, len };
+}
+
+static int collect(int64_t v, int64_t s, int64_t len, void *arg)
+{
+	runs_add(arg, v, s, len);
+	return 0;
+}
+
+/* The maximal runs of view bytes [lo, hi) in the subfile, byte by byte. */
+static void model_runs(const struct typed *view, int64_t vd,
+		       const struct typed *sub, int64_t sd, int64_t lo,
+		       int64_t hi, struct runs *out)
+{
+	for (int64_t v = lo; v < hi; v++) {
+		int64_t f = model_unmap(view->m, vd, v);
+		int64_t s = model_map(sub->m, sd, f);
+		struct run *last = out->nr ? &out->r[out->nr - 1] : NULL;
+
+		if (s < 0)
+			continue;
+		if (last && last->v + last->len == v && last->s + last->len == s)
+			last->len++;
+		else
+			runs_add(out, v, s, 1);
+	}
+}
+
+static void check_mapping(uint64_t *rs, const struct typed *view,
+			  const struct typed *sub, int nsub, int64_t disp,
+			  bool partition)
+{
+	int64_t vd = rnd_range(rs, 0, 30);
+	int64_t span = 3 * view->m->size + rnd_range(rs, 0, 2000);
+	int64_t lo = rnd_range(rs, 0, 2 * view->m->size);
+	int64_t hi = lo + rnd_range(rs, 0, span);
+	int64_t total = 0;
+
+	for (int j = 0; j < nsub; j++) {
+		struct runs got = { 0 }, want = { 0 };
+		CLF_Mapping *m;
+		int err;
+
+		err = CLF_Mapping_create(view->t, vd, sub[j].t, disp, &m);
+		ck_assert_msg(err == 0, "mapping: %s", CLF_Last_error());
+		ck_assert_int_eq(CLF_Mapping_foreach(m, lo, hi, collect, &got),
+				 0);
+		model_runs(view, vd, &sub[j], disp, lo, hi, &want);
+		ck_assert_int_eq(got.nr, want.nr);
+		for (int k = 0; k < got.nr; k++) {
+			ck_assert_int_eq(got.r[k].v, want.r[k].v);
+			ck_assert_int_eq(got.r[k].s, want.r[k].s);
+			ck_assert_int_eq(got.r[k].len, want.r[k].len);
+			total += got.r[k].len;
+		}
+		CLF_Mapping_free(m);
+		free(got.r);
+		free(want.r);
+	}
+	/* Past the displacement each file byte is in exactly one subfile. */
+	if (partition && vd >= disp)
+		ck_assert_int_eq(total, hi - lo);
+}
+
+START_TEST(test_random_views_map_onto_random_patterns_like_the_model)
+{
+	uint64_t rs = seed_base() + 3;
+
+	for (int it = 0; it < rounds(1500); it++) {
+		struct typed view = random_type(&rs, 3, 2048);
+		struct typed sub[16];
+		int n = random_pattern(&rs, sub, 2048);
+
+		check_mapping(&rs, &view, sub, n, rnd_range(&rs, 0, 30), true);
+		for (int j = 0; j < n; j++)
+			typed_free(&sub[j]);
+		typed_free(&view);
+	}
+}
+END_TEST
+
+START_TEST(test_random_views_map_onto_random_types_like_the_model)
+{
+	uint64_t rs = seed_base() + 4;
+
+	/* Subfile patterns need not partition for a mapping: any type. */
+	for (int it = 0; it < rounds(1500); it++) {
+		struct typed view = random_type(&rs, 3, 1024);
+		struct typed sub = random_type(&rs, 3, 1024);
+
+		check_mapping(&rs, &view, &sub, 1, rnd_range(&rs, 0, 30), false);
+		typed_free(&sub);
+		typed_free(&view);
+	}
+}
+END_TEST
+
+START_TEST(test_random_types_survive_encode_decode)
+{
+	uint64_t rs = seed_base() + 5;
+
+	for (int it = 0; it < rounds(1000); it++) {
+		struct typed x = random_type(&rs, 3, 4096);
+		int64_t len = CLF_Type_encode(x.t, NULL, 0), lin, lin2;
+		unsigned char *buf = malloc(len), *buf2 = malloc(len);
+		CLF_Datatype y;
+
+		ck_assert_int_gt(len, 0);
+		ck_assert_int_eq(CLF_Type_encode(x.t, buf, len), len);
+		ck_assert_int_eq(CLF_Type_decode(buf, len, &y), 0);
+		ck_assert_int_eq(CLF_Type_size(y), x.m->size);
+		ck_assert_int_eq(CLF_Type_extent(y), x.m->extent);
+		ck_assert_int_eq(CLF_Type_encode(y, buf2, len), len);
+		ck_assert_mem_eq(buf, buf2, len);
+		for (int k = 0; k < 10; k++) {
+			int64_t off = rnd_range(&rs, 0, 2 * x.m->extent);
+			int e1 = CLF_Type_map(x.t, 0, off, &lin);
+			int e2 = CLF_Type_map(y, 0, off, &lin2);
+
+			ck_assert_int_eq(e1, e2);
+			if (!e1)
+				ck_assert_int_eq(lin, lin2);
+		}
+		/* Every truncation is refused cleanly. */
+		for (int64_t cut = 0; cut < len; cut += 1 + len / 16) {
+			CLF_Datatype z = NULL;
+
+			ck_assert_int_lt(CLF_Type_decode(buf, cut, &z), 0);
+			ck_assert_ptr_null(z);
+		}
+		CLF_Type_free(&y);
+		free(buf);
+		free(buf2);
+		typed_free(&x);
+	}
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("random");
+	TCase *tc = tcase_create("against the model");
+	SRunner *sr;
+	int failed;
+
+	tcase_set_timeout(tc, 600);
+	tcase_add_test(tc, test_random_types_match_model_size_extent_map_unmap);
+	tcase_add_test(tc, test_random_patterns_pass_check_and_broken_ones_fail);
+	tcase_add_test(tc, test_random_views_map_onto_random_patterns_like_the_model);
+	tcase_add_test(tc, test_random_views_map_onto_random_types_like_the_model);
+	tcase_add_test(tc, test_random_types_survive_encode_decode);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
