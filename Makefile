@@ -48,6 +48,10 @@ CHECK_TARGETS :=
 include libclf/Build.mk
 include tests/Build.mk
 include bench/Build.mk
+-include iod/Build.mk metad/Build.mk tools/Build.mk tests/integration/Build.mk \
+	tests/fuzz/Build.mk
+
+UNIT_TESTS += $(UNIT_TEST_NAMES:%=$(O)/tests/unit/%)
 
 .PHONY: all deps check check-unit check-asan bench clean defconfig \
 	menuconfig olddefconfig

@@ -3,7 +3,9 @@
 
 LIBCLF_SRCS := libclf/error.c libclf/falls.c libclf/falls_algebra.c \
 	libclf/type.c libclf/type_codec.c libclf/pattern.c libclf/mapping.c
-LIBCLF_OBJS := $(LIBCLF_SRCS:%.c=$(O)/%.o)
+# Libraries libclf itself links to (protocol, crypto, configuration).
+LIBCLF_EXTRA_LIBS :=
+LIBCLF_OBJS = $(LIBCLF_SRCS:%.c=$(O)/%.o)
 
 LIBS += $(O)/libclf.so $(O)/libclf.a
 
@@ -13,4 +15,4 @@ $(O)/libclf.a: $(LIBCLF_OBJS)
 
 $(O)/libclf.so: $(LIBCLF_OBJS) libclf/libclf.map
 	$(CC) -shared -o $@ $(LIBCLF_OBJS) -Wl,--version-script=libclf/libclf.map \
-		-Wl,-soname,libclf.so.0 $(ALL_LDFLAGS)
+		-Wl,-soname,libclf.so.0 $(LIBCLF_EXTRA_LIBS) $(ALL_LDFLAGS)

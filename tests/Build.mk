@@ -1,15 +1,21 @@
 # tests: Check unit tests (one program per module) and integration tests.
+#
+# A unit test tests/unit/NAME.c becomes $(O)/tests/unit/NAME, linked with
+# the test model, libclf.a and Check.  Add a module's test by appending
+# its name to UNIT_TEST_NAMES (and extra link flags to UNIT_TEST_LIBS).
 
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck)
 
 UNIT_TEST_NAMES := test_type test_map test_pattern test_mapping test_codec \
 	test_random
-UNIT_TESTS += $(UNIT_TEST_NAMES:%=$(O)/tests/unit/%)
+UNIT_TEST_LIBS = $(LIBCLF_EXTRA_LIBS)
+
 TEST_MODEL_OBJ := $(O)/tests/unit/model.o
 
 $(O)/tests/unit/%: $(O)/tests/unit/%.o $(TEST_MODEL_OBJ) $(O)/libclf.a
-	$(CC) -o $@ $< $(TEST_MODEL_OBJ) $(O)/libclf.a $(CHECK_LIBS) $(ALL_LDFLAGS)
+	$(CC) -o $@ $< $(TEST_MODEL_OBJ) $(O)/libclf.a $(UNIT_TEST_LIBS) \
+		$(CHECK_LIBS) $(ALL_LDFLAGS)
 
 $(O)/tests/unit/%.o: tests/unit/%.c
 	@mkdir -p $(dir $@)
