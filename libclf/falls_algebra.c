@@ -215,6 +215,12 @@ static void falls_product(struct fbuild *b, struct fvec *v,
 			m = period / o->s;
 		else
 			m = blocks;
+		/* Each residue costs work even when it meets nothing. */
+		if (m > b->budget) {
+			b->err = b->err ? b->err : -E2BIG;
+			return;
+		}
+		b->budget -= m;
 		for (int64_t rho = 0; rho < m && !b->err; rho++) {
 			int64_t jb = jf0 + rho, cnt = (jf1 - jb) / m + 1;
 			int64_t bl = o->l + jb * o->s;

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * check_main.h -- the main() every unit test program shares: run one
+ * suite, exit non-zero when a test failed.
+ */
+#ifndef CLF_CHECK_MAIN_H
+#define CLF_CHECK_MAIN_H
+
+#include <check.h>
+
+static inline int run_suite(Suite *s)
+{
+	SRunner *sr = srunner_create(s);
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
+
+#endif /* CLF_CHECK_MAIN_H */

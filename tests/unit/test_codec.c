@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * test_codec.c -- the binary type encoding and its refusals.
+ */
+#include <check.h>
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "check_main.h"
+#include "clf.h"
+
+static int64_t encode(CLF_Datatype t, unsigned char *buf, size_t cap)
+{
+	int64_t len = CLF_Type_encode(t, buf, cap);
+
+	ck_assert_int_gt(len, 0);
+	return len;
+}
+
+static void put_i64(unsigned char *p, int64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (unsigned char)((uint64_t)v >> (8 * i));
+}
+
+/* Offsets in the encoding of a one-FALLS type (see type_codec.c). */
+enum { OFF_VERSION = 2, OFF_NODES = 4, OFF_EXTENT = 8, OFF_NR = 16,
+       OFF_L = 20, OFF_R = 28, OFF_S = 36, OFF_N = 44, OFF_INNER = 52 };
+
+START_TEST(test_encoding_round_trips_and_measures)
+{
+	CLF_Datatype t = CLF_Type_vector(3, 6, 10, 7, CLF_BYTE), u;
+	unsigned char buf[256];
+	int64_t len = encode(t, buf, sizeof(buf)), lin;
+
+	ck_assert_int_eq(CLF_Type_encode(t, NULL, 0), len);
+	ck_assert_int_eq(CLF_Type_encode(t, buf, len - 1), -ENOSPC);
+	ck_assert_int_eq(CLF_Type_decode(buf, len, &u), 0);
+	ck_assert_int_eq(CLF_Type_extent(u), 70);
+	ck_assert_int_eq(CLF_Type_size(u), 28);
+	ck_assert_int_eq(CLF_Type_map(u, 0, 16, &lin), 0);
+	ck_assert_int_eq(lin, 7);
+	CLF_Type_free(&u);
+	CLF_Type_free(&t);
+}
+END_TEST
+
+static void expect_refused(const unsigned char *buf, size_t len, int err)
+{
+	CLF_Datatype u = NULL;
+
+	ck_assert_int_eq(CLF_Type_decode(buf, len, &u), err);
+	ck_assert_ptr_null(u);
+}
+
+START_TEST(test_decode_refuses_corrupted_fields)
+{
+	CLF_Datatype t = CLF_Type_vector(3, 6, 10, 7, CLF_BYTE);
+	unsigned char good[256], bad[256];
+	int64_t len = encode(t, good, sizeof(good));
+
+	ck_assert_int_eq(len, OFF_INNER + 1);
+	memcpy(bad, good, len);
+	bad[0] = 'X';
+	expect_refused(bad, len, -EPROTO);
+
+	memcpy(bad, good, len);
+	bad[OFF_VERSION] = 99;
+	expect_refused(bad, len, -EPROTO);
+
+	memcpy(bad, good, len);
+	put_i64(bad + OFF_EXTENT, 0);
+	expect_refused(bad, len, -EPROTO);
+
+	memcpy(bad, good, len);
+	put_i64(bad + OFF_EXTENT, 60);		/* last block ends at 66 */
+	expect_refused(bad, len, -EPROTO);
+
+	memcpy(bad, good, len);
+	put_i64(bad + OFF_R, 2);		/* right < left */
+	expect_refused(bad, len, -EPROTO);
+
+	memcpy(bad, good, len);
+	put_i64(bad + OFF_S, 3);		/* stride inside the block */
+	expect_refused(bad, len, -EPROTO);
+
+	memcpy(bad, good, len);
+	put_i64(bad + OFF_N, INT64_MAX);	/* size overflows */
+	ck_assert_int_lt(CLF_Type_decode(bad, len, &t), 0);
+
+	memcpy(bad, good, len);
+	bad[OFF_NR] = 200;			/* more members than bytes */
+	expect_refused(bad, len, -EPROTO);
+
+	memcpy(bad, good, len);
+	bad[OFF_INNER] = 2;			/* flag neither 0 nor 1 */
+	expect_refused(bad, len, -EPROTO);
+
+	memcpy(bad, good, len);
+	bad[OFF_NODES] = 2;			/* header disagrees */
+	expect_refused(bad, len, -EPROTO);
+
+	memcpy(bad, good, len);
+	bad[len] = 0;				/* trailing garbage */
+	expect_refused(bad, len + 1, -EPROTO);
+	CLF_Type_free(&t);
+}
+END_TEST
+
+START_TEST(test_decode_refuses_every_truncation)
+{
+	CLF_Datatype in = CLF_Type_vector(0, 0, 3, 2, CLF_BYTE);
+	CLF_Datatype t = CLF_Type_vector(0, 11, 20, 4, in);
+	unsigned char buf[512];
+	int64_t len = encode(t, buf, sizeof(buf));
+
+	for (int64_t cut = 0; cut < len; cut++) {
+		CLF_Datatype u = NULL;
+
+		ck_assert_int_eq(CLF_Type_decode(buf, cut, &u), -EPROTO);
+		ck_assert_ptr_null(u);
+	}
+	CLF_Type_free(&t);
+	CLF_Type_free(&in);
+}
+END_TEST
+
+START_TEST(test_decode_refuses_overlapping_members)
+{
+	/* Two members [0, 3] and [2, 5] in an extent of 8. */
+	unsigned char buf[256];
+	size_t p = 0;
+
+	buf[p++] = 'C';
+	buf[p++] = 'T';
+	buf[p++] = 1;
+	buf[p++] = 0;
+	buf[p++] = 2; buf[p++] = 0; buf[p++] = 0; buf[p++] = 0;
+	put_i64(buf + p, 8); p += 8;
+	buf[p++] = 2; buf[p++] = 0; buf[p++] = 0; buf[p++] = 0;
+	for (int k = 0; k < 2; k++) {
+		put_i64(buf + p, 2 * k); p += 8;
+		put_i64(buf + p, 2 * k + 3); p += 8;
+		put_i64(buf + p, 4); p += 8;
+		put_i64(buf + p, 1); p += 8;
+		buf[p++] = 0;
+	}
+	expect_refused(buf, p, -EPROTO);
+	ck_assert_ptr_nonnull(strstr(CLF_Last_error(), "overlap"));
+}
+END_TEST
+
+START_TEST(test_decode_refuses_nesting_beyond_the_limit)
+{
+	/* Each level: one FALLS (0, 1, 3, 2) holding the next. */
+	unsigned char buf[4096];
+	size_t p = 0;
+	int levels = CLF_TYPE_MAX_DEPTH + 2;
+
+	buf[p++] = 'C';
+	buf[p++] = 'T';
+	buf[p++] = 1;
+	buf[p++] = 0;
+	buf[p++] = (unsigned char)levels; buf[p++] = 0; buf[p++] = 0; buf[p++] = 0;
+	put_i64(buf + p, 1000); p += 8;
+	for (int k = 0; k < levels; k++) {
+		buf[p++] = 1; buf[p++] = 0; buf[p++] = 0; buf[p++] = 0;
+		put_i64(buf + p, 0); p += 8;
+		put_i64(buf + p, 1); p += 8;
+		put_i64(buf + p, 3); p += 8;
+		put_i64(buf + p, 2); p += 8;
+		buf[p++] = k + 1 < levels;
+	}
+	expect_refused(buf, p, -E2BIG);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("codec");
+	TCase *tc = tcase_create("encode and decode");
+
+	tcase_add_test(tc, test_encoding_round_trips_and_measures);
+	tcase_add_test(tc, test_decode_refuses_corrupted_fields);
+	tcase_add_test(tc, test_decode_refuses_every_truncation);
+	tcase_add_test(tc, test_decode_refuses_overlapping_members);
+	tcase_add_test(tc, test_decode_refuses_nesting_beyond_the_limit);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}
