@@ -8,7 +8,8 @@
 #   make              build the library, daemons and tools
 #   make check        install missing packages, build, run every test
 #   make check-asan   the unit tests again under ASan + UBSan
-#   make bench        build the benchmarks (bench/README.md runs them)
+#   make bench        build the benchmarks
+#   make demo         build and run the layout-vs-view demonstration
 #   make O=dir        build somewhere else than ./build
 
 -include .config
@@ -53,7 +54,7 @@ include bench/Build.mk
 
 UNIT_TESTS += $(UNIT_TEST_NAMES:%=$(O)/tests/unit/%)
 
-.PHONY: all deps check check-unit check-asan bench clean defconfig \
+.PHONY: all deps check check-unit check-asan bench demo clean defconfig \
 	menuconfig olddefconfig
 
 all: $(LIBS) $(PROGRAMS)
@@ -65,7 +66,8 @@ deps:
 check: deps
 	@$(MAKE) --no-print-directory all-tests
 
-all-tests: $(CHECK_TARGETS)
+# Benchmarks are built (not run) so that they cannot rot.
+all-tests: $(CHECK_TARGETS) $(BENCHES)
 
 check-unit: $(UNIT_TESTS)
 	@scripts/run-tests.sh $(UNIT_TESTS)
@@ -75,6 +77,11 @@ check-asan: deps
 		check-unit
 
 bench: $(BENCHES)
+
+# The layout-vs-view experiment on the mapping engine.
+demo: deps
+	@$(MAKE) --no-print-directory bench
+	$(O)/bench/mapping_bench
 
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -184,10 +184,12 @@ int CLF_Type_decode(const void *buf, size_t len, CLF_Datatype *out)
 				len - d.r.pos);
 	}
 	if (set->hi >= extent) {
+		int64_t hi = set->hi;
+
 		fset_put(set);
 		return clf_fail(EPROTO,
 				"decode: selects byte %lld beyond extent %lld",
-				(long long)set->hi, (long long)extent);
+				(long long)hi, (long long)extent);
 	}
 	t = clf_type_new(set, extent);
 	if (!t)
