@@ -184,6 +184,15 @@ int CLF_Mapping_foreach(const CLF_Mapping *m, int64_t view_lo,
 			int64_t view_hi, CLF_Segment_fn fn, void *arg);
 
 /*
+ * CLF_Mapping_count - how many view bytes of [view_lo, view_hi) fall into
+ * the subfile (the sum of the lengths CLF_Mapping_foreach would report),
+ * in time proportional to the depth of the descriptions.  Returns the
+ * count or -EINVAL.
+ */
+int64_t CLF_Mapping_count(const CLF_Mapping *m, int64_t view_lo,
+			  int64_t view_hi);
+
+/*
  * How many bytes of the view's period fall into the subfile, and whether
  * the whole view falls on the subfile as one run (1) or not (0).
  */

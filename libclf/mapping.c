@@ -131,6 +131,35 @@ int CLF_Mapping_is_contiguous(const CLF_Mapping *m)
 	return m ? m->differ->size == 0 && m->common->size > 0 : -EINVAL;
 }
 
+/* Bytes of I in [origin, f), for f >= origin. */
+static int64_t common_before(const struct clf_mapping *m, int64_t f)
+{
+	int64_t k = (f - m->origin) / m->period;
+
+	return k * m->common->size +
+	       fset_count(m->common, f - m->origin - k * m->period);
+}
+
+int64_t CLF_Mapping_count(const CLF_Mapping *m, int64_t view_lo,
+			  int64_t view_hi)
+{
+	int64_t first, last;
+
+	if (!m || view_lo < 0 || view_hi < view_lo)
+		return clf_fail(EINVAL, "mapping: bad view range [%lld, %lld)",
+				(long long)view_lo, (long long)view_hi);
+	if (view_lo == view_hi || m->common->size == 0)
+		return 0;
+	if (CLF_Type_unmap(m->view, m->view_disp, view_lo, &first))
+		return 0;
+	if (CLF_Type_unmap(m->view, m->view_disp, view_hi - 1, &last))
+		last = INT64_MAX - 1;
+	first = max64(first, m->origin);
+	if (last < first)
+		return 0;
+	return common_before(m, last + 1) - common_before(m, first);
+}
+
 int CLF_Mapping_foreach(const CLF_Mapping *m, int64_t view_lo,
 			int64_t view_hi, CLF_Segment_fn fn, void *arg)
 {

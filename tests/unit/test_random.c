@@ -148,6 +148,13 @@ static void check_mapping(uint64_t *rs, const struct typed *view,
 		ck_assert_int_eq(CLF_Mapping_foreach(m, lo, hi, collect, &got),
 				 0);
 		model_runs(view, vd, &sub[j], disp, lo, hi, &want);
+		{
+			int64_t sum = 0;
+
+			for (int k = 0; k < want.nr; k++)
+				sum += want.r[k].len;
+			ck_assert_int_eq(CLF_Mapping_count(m, lo, hi), sum);
+		}
 		ck_assert_int_eq(got.nr, want.nr);
 		for (int k = 0; k < got.nr; k++) {
 			ck_assert_int_eq(got.r[k].v, want.r[k].v);
