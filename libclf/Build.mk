@@ -5,6 +5,8 @@ LIBCLF_SRCS := libclf/error.c libclf/falls.c libclf/falls_algebra.c \
 	libclf/type.c libclf/type_codec.c libclf/pattern.c libclf/mapping.c
 # Libraries libclf itself links to (protocol, crypto, configuration).
 LIBCLF_EXTRA_LIBS :=
+# Client-side layouts and views.
+LIBCLF_SRCS += libclf/layout.c
 LIBCLF_OBJS = $(LIBCLF_SRCS:%.c=$(O)/%.o)
 
 LIBS += $(O)/libclf.so $(O)/libclf.a

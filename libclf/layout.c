@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * layout.c -- physical layouts and the mappings of views onto them.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arith.h"
+#include "error.h"
+#include "layout.h"
+
+int clf_layout_create(int64_t disp, int nsub, const CLF_Datatype *types,
+		      const uint32_t *iods, uint32_t head_iod,
+		      struct clf_layout **out)
+{
+	struct clf_layout *l;
+	int err;
+
+	if (disp < 0)
+		return clf_fail(EINVAL, "layout: negative displacement %lld",
+				(long long)disp);
+	err = CLF_Pattern_check(nsub, types);
+	if (err)
+		return err;
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return clf_fail(ENOMEM, "layout: out of memory");
+	l->types = calloc(nsub, sizeof(*l->types));
+	l->iods = calloc(nsub, sizeof(*l->iods));
+	if (!l->types || !l->iods) {
+		clf_layout_free(l);
+		return clf_fail(ENOMEM, "layout: out of memory");
+	}
+	l->disp = disp;
+	l->head_iod = head_iod;
+	l->nsub = nsub;
+	for (int j = 0; j < nsub; j++) {
+		l->types[j] = CLF_Type_dup(types[j]);
+		l->iods[j] = iods ? iods[j] : (uint32_t)j;
+	}
+	*out = l;
+	return 0;
+}
+
+int clf_layout_round_robin(int64_t stripe, int count, uint32_t first,
+			   uint32_t niods, struct clf_layout **out)
+{
+	CLF_Datatype *types;
+	uint32_t *iods;
+	int64_t period;
+	int err;
+
+	if (stripe < 1 || count < 1 || niods < 1 ||
+	    !mul_ok(stripe, count, &period))
+		return clf_fail(EINVAL,
+			"layout: bad round-robin striping (%lld bytes x %d subfiles over %u iods)",
+			(long long)stripe, count, niods);
+	types = calloc(count, sizeof(*types));
+	iods = calloc(count, sizeof(*iods));
+	if (!types || !iods) {
+		err = clf_fail(ENOMEM, "layout: out of memory");
+		goto out;
+	}
+	err = CLF_Type_pitfalls(0, stripe - 1, period, 1, stripe, count,
+				CLF_BYTE, types);
+	if (err)
+		goto out;
+	for (int j = 0; j < count; j++)
+		iods[j] = (first + (uint32_t)j) % niods;
+	err = clf_layout_create(0, count, types, iods, first % niods, out);
+	for (int j = 0; j < count; j++)
+		CLF_Type_free(&types[j]);
+out:
+	free(types);
+	free(iods);
+	return err;
+}
+
+void clf_layout_free(struct clf_layout *layout)
+{
+	if (!layout)
+		return;
+	for (int j = 0; layout->types && j < layout->nsub; j++)
+		CLF_Type_free(&layout->types[j]);
+	free(layout->types);
+	free(layout->iods);
+	free(layout);
+}
+
+/* Does the view select any byte below the pattern's displacement? */
+static int view_touches_head(int64_t disp, CLF_Datatype type, int64_t end)
+{
+	int64_t first;
+
+	return end > 0 && disp < end &&
+	       CLF_Type_unmap(type, disp, 0, &first) == 0 && first < end;
+}
+
+int clf_view_create(const struct clf_layout *layout, int64_t disp,
+		    CLF_Datatype type, struct clf_view **out)
+{
+	struct clf_view *v;
+	int err = 0;
+
+	if (!layout || !type || disp < 0)
+		return clf_fail(EINVAL, "view: NULL type or negative displacement");
+	v = calloc(1, sizeof(*v));
+	if (!v)
+		return clf_fail(ENOMEM, "view: out of memory");
+	v->nmaps = layout->nsub + 1;
+	v->maps = calloc(v->nmaps, sizeof(*v->maps));
+	if (!v->maps) {
+		free(v);
+		return clf_fail(ENOMEM, "view: out of memory");
+	}
+	v->disp = disp;
+	v->type = CLF_Type_dup(type);
+	v->head_end = layout->disp;
+	for (int j = 0; j < layout->nsub && !err; j++) {
+		err = CLF_Mapping_create(type, disp, layout->types[j],
+					 layout->disp, &v->maps[j]);
+		if (!err && CLF_Mapping_bytes_per_period(v->maps[j]) == 0) {
+			CLF_Mapping_free(v->maps[j]);
+			v->maps[j] = NULL;
+		}
+	}
+	/* The head holds file offset f at subfile offset f: a byte pattern. */
+	if (!err && view_touches_head(disp, type, layout->disp))
+		err = CLF_Mapping_create(type, disp, CLF_BYTE, 0,
+					 &v->maps[CLF_HEAD(layout)]);
+	if (err) {
+		clf_view_free(v);
+		return err;
+	}
+	*out = v;
+	return 0;
+}
+
+void clf_view_free(struct clf_view *view)
+{
+	if (!view)
+		return;
+	for (int j = 0; j < view->nmaps; j++)
+		CLF_Mapping_free(view->maps[j]);
+	free(view->maps);
+	CLF_Type_free(&view->type);
+	free(view);
+}
+
+struct head_clip {
+	int64_t end;
+	CLF_Segment_fn fn;
+	void *arg;
+};
+
+#define HEAD_DONE 1	/* internal: stop the walk, not an error */
+
+static int clip_to_head(int64_t voff, int64_t soff, int64_t len, void *arg)
+{
+	struct head_clip *h = arg;
+	int err;
+
+	if (soff >= h->end)
+		return HEAD_DONE;
+	err = h->fn(voff, soff, min64(len, h->end - soff), h->arg);
+	if (err)
+		return err;
+	return soff + len >= h->end ? HEAD_DONE : 0;
+}
+
+int clf_view_foreach(const struct clf_view *view, int j, int64_t lo,
+		     int64_t hi, CLF_Segment_fn fn, void *arg)
+{
+	struct head_clip h = { view->head_end, fn, arg };
+	int err;
+
+	if (j < 0 || j >= view->nmaps)
+		return clf_fail(EINVAL, "view: no subfile %d", j);
+	if (!view->maps[j])
+		return 0;
+	if (j < view->nmaps - 1)
+		return CLF_Mapping_foreach(view->maps[j], lo, hi, fn, arg);
+	err = CLF_Mapping_foreach(view->maps[j], lo, hi, clip_to_head, &h);
+	return err == HEAD_DONE ? 0 : err;
+}
+
+static int add_len(int64_t voff, int64_t soff, int64_t len, void *arg)
+{
+	*(int64_t *)arg += len;
+	return 0;
+}
+
+int64_t clf_view_count(const struct clf_view *view, int j, int64_t lo,
+		       int64_t hi)
+{
+	int64_t n = 0;
+	int err;
+
+	if (j < 0 || j >= view->nmaps)
+		return clf_fail(EINVAL, "view: no subfile %d", j);
+	if (!view->maps[j])
+		return 0;
+	if (j < view->nmaps - 1)
+		return CLF_Mapping_count(view->maps[j], lo, hi);
+	/* The head is short and contiguous in the file: walk it. */
+	err = clf_view_foreach(view, j, lo, hi, add_len, &n);
+	return err ? err : n;
+}
+
+int clf_memlayout_init(struct clf_memlayout *mem, CLF_Datatype memtype)
+{
+	int err;
+
+	mem->type = NULL;
+	mem->map = NULL;
+	if (!memtype || CLF_Type_size(memtype) == CLF_Type_extent(memtype))
+		return 0;
+	err = CLF_Mapping_create(memtype, 0, CLF_BYTE, 0, &mem->map);
+	if (err)
+		return err;
+	mem->type = CLF_Type_dup(memtype);
+	return 0;
+}
+
+void clf_memlayout_release(struct clf_memlayout *mem)
+{
+	CLF_Mapping_free(mem->map);
+	CLF_Type_free(&mem->type);
+	mem->map = NULL;
+}
+
+/* One subfile run, copied between the user buffer and packed data. */
+struct copy {
+	int64_t lo;		/* view offset at memory linear offset 0 */
+	int64_t done;		/* packed bytes so far */
+	const struct clf_memlayout *mem;
+	uint8_t *user;
+	uint8_t *packed;
+	int to_packed;		/* gather (1) or scatter (0) */
+};
+
+struct piece {
+	struct copy *c;
+	int64_t packed_base;	/* packed offset of memory linear offset 0 */
+};
+
+static void copy_bytes(struct copy *c, int64_t mem_off, int64_t packed_off,
+		       int64_t len)
+{
+	if (c->to_packed)
+		memcpy(c->packed + packed_off, c->user + mem_off, len);
+	else
+		memcpy(c->user + mem_off, c->packed + packed_off, len);
+}
+
+static int copy_mem_run(int64_t mlin, int64_t moff, int64_t len, void *arg)
+{
+	struct piece *p = arg;
+
+	copy_bytes(p->c, moff, p->packed_base + mlin, len);
+	return 0;
+}
+
+static int copy_run(int64_t voff, int64_t soff, int64_t len, void *arg)
+{
+	struct copy *c = arg;
+	int64_t mlin = voff - c->lo;
+	int err = 0;
+
+	if (!c->mem->map) {
+		copy_bytes(c, mlin, c->done, len);
+	} else {
+		/* Memory runs of linear [mlin, mlin + len). */
+		struct piece p = { c, c->done - mlin };
+
+		err = CLF_Mapping_foreach(c->mem->map, mlin, mlin + len,
+					  copy_mem_run, &p);
+	}
+	c->done += len;
+	return err;
+}
+
+static int64_t view_copy(const struct clf_view *view, int j, int64_t lo,
+			 int64_t hi, const struct clf_memlayout *mem,
+			 uint8_t *user, uint8_t *packed, int to_packed)
+{
+	struct copy c = { lo, 0, mem, user, packed, to_packed };
+	int err = clf_view_foreach(view, j, lo, hi, copy_run, &c);
+
+	return err ? err : c.done;
+}
+
+int64_t clf_view_gather(const struct clf_view *view, int j, int64_t lo,
+			int64_t hi, const void *buf,
+			const struct clf_memlayout *mem, void *packed)
+{
+	return view_copy(view, j, lo, hi, mem, (uint8_t *)buf, packed, 1);
+}
+
+int64_t clf_view_scatter(const struct clf_view *view, int j, int64_t lo,
+			 int64_t hi, void *buf,
+			 const struct clf_memlayout *mem, const void *packed)
+{
+	return view_copy(view, j, lo, hi, mem, buf, (uint8_t *)packed, 0);
+}
