@@ -3,8 +3,13 @@
 
 LIBCLF_SRCS := libclf/error.c libclf/falls.c libclf/falls_algebra.c \
 	libclf/type.c libclf/type_codec.c libclf/pattern.c libclf/mapping.c
+# Network layer: protocol codec, transports, authentication, configuration.
+LIBCLF_SRCS += libclf/proto.c libclf/proto_meta.c libclf/proto_io.c \
+	libclf/transport.c libclf/transport_tcp.c libclf/auth.c libclf/config.c
 # Libraries libclf itself links to (protocol, crypto, configuration).
 LIBCLF_EXTRA_LIBS :=
+LIBCLF_EXTRA_LIBS += $(shell pkg-config --libs libsodium inih 2>/dev/null || \
+	echo -lsodium -linih) -pthread
 # Client-side layouts and views.
 LIBCLF_SRCS += libclf/layout.c
 LIBCLF_OBJS = $(LIBCLF_SRCS:%.c=$(O)/%.o)

@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * clf_proto.h -- the clf wire protocol, shared by the client library,
+ * metad, the iods and the tools.
+ *
+ * This header is the contract between components built at different times:
+ * numbers written here never change meaning.  Nothing is sent as a C
+ * struct; every field is encoded explicitly, little-endian, by libclf/proto.h.
+ *
+ * Changelog
+ * ---------
+ *   1.0  first version: header, authentication, metad namespace and layout
+ *        operations, iod subfile and view operations, PING and STATUS.
+ *
+ * Version negotiation
+ * -------------------
+ *   Every header carries (major, minor).  The first 8 bytes of the header
+ *   (magic, major, minor) keep this layout in every future version, so any
+ *   two peers can always tell each other apart.
+ *   - The major version must be equal: a receiver refuses a message with
+ *     another major (-EPROTONOSUPPORT).  A server that receives a HELLO of
+ *     another major answers with status -EPROTONOSUPPORT, in its own version,
+ *     and closes the connection.
+ *   - A minor version only adds: new opcodes, new flag bits, new fields
+ *     appended at the end of a body.  HELLO and CHALLENGE carry each side's
+ *     (major, minor); both then use minor = min(client minor, server minor)
+ *     for the rest of the connection and never send what that minor lacks.
+ *   - A receiver answers an opcode it does not know with status -ENOSYS and
+ *     keeps the connection.
+ *   - Receivers refuse unknown flag bits, unknown mask bits and trailing
+ *     bytes after a body (-EPROTO): under the rules above a correct peer never
+ *     sends them.
+ *
+ * Conversation
+ * ------------
+ *   Each connection starts with authentication (HELLO, CHALLENGE, RESPONSE,
+ *   AUTH_OK; libclf/auth.h) and then carries requests and their replies.
+ *   A reply has the request's opcode and request id, the REPLY flag, and a
+ *   status: 0, or a negative errno with an optional error body (a message
+ *   for the user) instead of the reply body.  Requests have status 0.
+ *   The only replies with another opcode: HELLO is answered by CHALLENGE
+ *   and RESPONSE by AUTH_OK, also when their status is negative.
+ *   Replies on one connection come in request order unless a server says
+ *   otherwise; clients match them by request id.
+ *
+ * Encoding of variable-size fields
+ * --------------------------------
+ *   str16    u16 length + bytes; no NUL terminator, no NUL inside.
+ *   bytes32  u32 length + bytes.
+ *   A "name" is one path component: 1..CLF_PROTO_NAME_MAX bytes, no '/',
+ *   not "." or "..".  A "path" is names joined by single '/', relative to a
+ *   directory inode (no leading, trailing or double '/'); clients normalise
+ *   "." and ".." before sending.
+ *   Times are i64 nanoseconds since the Unix epoch.  Modes use the
+ *   traditional POSIX values (S_IFDIR 0040000, S_IFREG 0100000, permission
+ *   bits 07777).
+ */
+#ifndef CLF_PROTO_H
+#define CLF_PROTO_H
+
+#include <stdint.h>
+
+#include "clf.h"
+
+#define CLF_PROTO_MAGIC 0x31464c43u /* "CLF1" as bytes on the wire */
+#define CLF_PROTO_VERSION_MAJOR 1
+#define CLF_PROTO_VERSION_MINOR 0
+
+/*
+ * Message header, 32 bytes, every field little-endian:
+ *
+ *   offset  size  field
+ *    0      u32   magic        CLF_PROTO_MAGIC
+ *    4      u16   major        CLF_PROTO_VERSION_MAJOR of the sender
+ *    6      u16   minor        the negotiated minor (the sender's own in
+ *                              HELLO and CHALLENGE)
+ *    8      u16   opcode       enum clf_proto_op
+ *   10      u16   flags        CLF_PROTO_FLAG_*
+ *   12      u64   id           request id, chosen by the requester, echoed
+ *   20      u32   payload_len  bytes after the header,
+ *                              <= CLF_PROTO_PAYLOAD_MAX
+ *   24      i32   status       0, or a negative errno in a reply
+ *   28      u32   reserved     sent as 0, ignored on receipt
+ */
+#define CLF_PROTO_HEADER_SIZE 32
+_Static_assert(4 + 2 + 2 + 2 + 2 + 8 + 4 + 4 + 4 == CLF_PROTO_HEADER_SIZE,
+	       "header fields must add up to CLF_PROTO_HEADER_SIZE");
+
+#define CLF_PROTO_FLAG_REPLY 0x0001u	/* this message answers a request */
+#define CLF_PROTO_FLAGS_KNOWN 0x0001u
+
+/* ------------------------------------------------------------------ */
+/* Limits on everything variable-sized                                 */
+/* ------------------------------------------------------------------ */
+
+#define CLF_PROTO_NAME_MAX 255		/* bytes in one path component */
+#define CLF_PROTO_PATH_MAX 4096		/* bytes in a path */
+#define CLF_PROTO_ROLE_MAX 32		/* bytes in the HELLO role string */
+#define CLF_PROTO_ERRMSG_MAX 1024	/* bytes in an error reply's message */
+#define CLF_PROTO_READDIR_MAX 1024	/* entries in one READDIR reply */
+#define CLF_PROTO_MAX_SUBFILES 1024	/* subfiles of one file */
+#define CLF_PROTO_MAX_IODS 1024		/* iod indexes: 0..MAX_IODS-1 */
+#define CLF_PROTO_STRIPE_MAX (1u << 30) /* round-robin stripe size, bytes */
+#define CLF_PROTO_MAX_PARTICIPANTS (1u << 20) /* processes in a collective */
+#define CLF_PROTO_NONCE_SIZE 32
+#define CLF_PROTO_MAC_SIZE 32		/* HMAC-SHA256 */
+/* Bulk data in one SUB_READ/SUB_WRITE/VIEW_READ/VIEW_WRITE, and the
+ * largest view range [lo, hi) one VIEW_READ/VIEW_WRITE may name. */
+#define CLF_PROTO_DATA_MAX (64u << 20)
+/* Room for the fixed fields that come with the largest data. */
+#define CLF_PROTO_PAYLOAD_MAX (CLF_PROTO_DATA_MAX + (64u << 10))
+#define CLF_PROTO_MESSAGE_MAX (CLF_PROTO_HEADER_SIZE + CLF_PROTO_PAYLOAD_MAX)
+/*
+ * An encoded CLF type (CLF_Type_encode) is a 16-byte header plus, per set,
+ * a u32 count and 33 bytes per FALLS; a type has at most
+ * CLF_TYPE_MAX_NODES FALLS and no more sets than FALLS.
+ */
+#define CLF_PROTO_TYPE_MAX_BYTES (16u + 37u * CLF_TYPE_MAX_NODES)
+_Static_assert(CLF_PROTO_TYPE_MAX_BYTES < CLF_PROTO_PAYLOAD_MAX,
+	       "one maximal type must fit in a message");
+
+/* ------------------------------------------------------------------ */
+/* Opcodes (stable numbers; a reply reuses its request's opcode)       */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Each opcode with its request body -> reply body (field names as in the
+ * bodies below and in libclf/proto.h).
+ */
+enum clf_proto_op {
+	/* Authentication, the first messages of every connection. */
+	/* c->s: u16 major, u16 minor, str16 role */
+	CLF_PROTO_OP_HELLO = 1,
+	/* s->c, the reply to HELLO: u16 major, u16 minor, nonce[32] */
+	CLF_PROTO_OP_CHALLENGE = 2,
+	/* c->s: client nonce[32], mac[32] */
+	CLF_PROTO_OP_RESPONSE = 3,
+	/* s->c, the reply to RESPONSE: mac[32] */
+	CLF_PROTO_OP_AUTH_OK = 4,
+
+	/* Any daemon. */
+	CLF_PROTO_OP_PING = 16,		/* empty -> empty */
+	CLF_PROTO_OP_STATUS = 17,	/* empty -> status */
+
+	/* metad.  "dir" is a directory inode; CLF_PROTO_ROOT_INO is "/". */
+	/* u64 dir, u32 flags, str16 path -> attr, u8 has_layout, [layout] */
+	CLF_PROTO_OP_LOOKUP = 256,
+	/* u64 dir, str16 path, u32 mode, u32 uid, u32 gid, u32 flags, layout
+	 * -> attr, layout (explicit) */
+	CLF_PROTO_OP_CREATE = 257,
+	/* u64 dir, str16 path, u32 mode, u32 uid, u32 gid -> attr */
+	CLF_PROTO_OP_MKDIR = 258,
+	/* u64 dir, u64 cookie, u32 max -> u32 count, u8 eof, count x dirent */
+	CLF_PROTO_OP_READDIR = 259,
+	/* u64 dir, str16 path, u64 new dir, str16 new path, u32 flags
+	 * -> empty */
+	CLF_PROTO_OP_RENAME = 260,
+	/* u64 dir, str16 path -> empty */
+	CLF_PROTO_OP_UNLINK = 261,
+	/* u64 dir, str16 path -> empty */
+	CLF_PROTO_OP_RMDIR = 262,
+	/* u64 ino -> attr */
+	CLF_PROTO_OP_GETATTR = 263,
+	/* u64 ino, u32 mask, u32 mode, u32 uid, u32 gid, i64 atime,
+	 * i64 mtime, i64 size -> attr */
+	CLF_PROTO_OP_SETATTR = 264,
+	/* empty -> statfs of the whole file system */
+	CLF_PROTO_OP_STATFS = 265,
+	/* u64 ino, layout -> layout (explicit); -ENOTEMPTY unless the file
+	 * holds no data */
+	CLF_PROTO_OP_SET_LAYOUT = 266,
+	/* u64 ino -> layout (explicit) */
+	CLF_PROTO_OP_GET_LAYOUT = 267,
+	/* u64 ino, i64 size, i64 mtime -> attr: a client's writes ended at
+	 * size; the file size only grows through this */
+	CLF_PROTO_OP_UPDATE_SIZE = 268,
+
+	/* iod.  Subfiles are named by (file id = inode, subfile index). */
+	/* u64 file, u32 subfile, i64 offset, u32 length -> bytes32 data
+	 * (short at the end of the subfile) */
+	CLF_PROTO_OP_SUB_READ = 512,
+	/* u64 file, u32 subfile, i64 offset, bytes32 data -> u32 count */
+	CLF_PROTO_OP_SUB_WRITE = 513,
+	/* u64 file, u32 subfile, i64 view disp, bytes32 view type,
+	 * i64 subfile disp, bytes32 subfile type -> u32 view handle */
+	CLF_PROTO_OP_VIEW_REGISTER = 514,
+	/* u32 handle -> empty */
+	CLF_PROTO_OP_VIEW_RELEASE = 515,
+	/* view io -> bytes32 data: the view bytes of [lo, hi) that lie in
+	 * the subfile, in view order */
+	CLF_PROTO_OP_VIEW_READ = 516,
+	/* view io, bytes32 data -> u32 count */
+	CLF_PROTO_OP_VIEW_WRITE = 517,
+	/* u64 file (or CLF_PROTO_FILE_ALL) -> empty */
+	CLF_PROTO_OP_SYNC = 518,
+	/* u64 file, u32 subfile, i64 length -> empty */
+	CLF_PROTO_OP_TRUNCATE = 519,
+	/* u64 file, u32 subfile (or CLF_PROTO_SUBFILE_ALL) -> empty */
+	CLF_PROTO_OP_REMOVE = 520,
+	/* empty -> statfs of this iod */
+	CLF_PROTO_OP_IOD_STATFS = 521,
+};
+
+/* ------------------------------------------------------------------ */
+/* Bodies shared by several messages                                   */
+/* ------------------------------------------------------------------ */
+
+/*
+ * error body (replies with status < 0; may also be empty):
+ *   str16 message, <= CLF_PROTO_ERRMSG_MAX bytes, for the user.
+ *
+ * attr:
+ *   u64 ino, u32 mode, u32 uid, u32 gid, u32 nlink, i64 size,
+ *   i64 atime, i64 mtime, i64 ctime
+ *
+ * layout:
+ *   u8 kind
+ *   kind ROUND_ROBIN: u64 stripe_size (0: configured default),
+ *                     u32 stripe_count (0: default),
+ *                     u32 first_iod (CLF_PROTO_IOD_DEFAULT: default)
+ *   kind EXPLICIT:    i64 displacement, u32 iod of the bytes before the
+ *                     displacement, u32 n (1..CLF_PROTO_MAX_SUBFILES),
+ *                     n x (u32 iod index, bytes32 encoded CLF type)
+ *   A request may carry either kind; replies always carry EXPLICIT.
+ *
+ * dirent:
+ *   u64 ino, u64 cookie (resume READDIR after this entry), u32 mode,
+ *   str16 name
+ *
+ * statfs:
+ *   u64 bytes_total, u64 bytes_free, u64 bytes_avail, u64 files,
+ *   u64 files_free, u32 block_size, u32 name_max
+ *
+ * status:
+ *   u64 uptime_ms, u64 requests, u64 bytes_read, u64 bytes_written,
+ *   u32 connections, u32 views
+ *
+ * view io (VIEW_READ, VIEW_WRITE):
+ *   u32 handle, u32 flags (CLF_PROTO_VIEW_*), i64 lo, i64 hi
+ *   (0 <= lo <= hi, hi - lo <= CLF_PROTO_DATA_MAX, view linear offsets),
+ *   u64 collective tag, u32 participants (both 0 unless COLLECTIVE;
+ *   1..CLF_PROTO_MAX_PARTICIPANTS when set)
+ */
+
+#define CLF_PROTO_ROOT_INO 1ull
+#define CLF_PROTO_FILE_ALL 0ull		/* SYNC: every file of the iod */
+#define CLF_PROTO_SUBFILE_HEAD 0xffffffffu /* bytes before the displacement */
+#define CLF_PROTO_SUBFILE_ALL 0xfffffffeu  /* REMOVE: every subfile */
+#define CLF_PROTO_IOD_DEFAULT 0xffffffffu  /* round robin: configured first */
+
+enum clf_proto_layout_kind {
+	CLF_PROTO_LAYOUT_ROUND_ROBIN = 1,
+	CLF_PROTO_LAYOUT_EXPLICIT = 2,
+};
+
+#define CLF_PROTO_LOOKUP_LAYOUT 0x1u	/* LOOKUP: also return the layout */
+#define CLF_PROTO_LOOKUP_FLAGS 0x1u
+#define CLF_PROTO_CREATE_EXCL 0x1u	/* CREATE: fail with -EEXIST */
+#define CLF_PROTO_CREATE_FLAGS 0x1u
+#define CLF_PROTO_RENAME_NOREPLACE 0x1u /* RENAME: fail with -EEXIST */
+#define CLF_PROTO_RENAME_FLAGS 0x1u
+
+/* SETATTR mask; *_NOW set the time to the server's clock. */
+#define CLF_PROTO_SETATTR_MODE 0x01u
+#define CLF_PROTO_SETATTR_UID 0x02u
+#define CLF_PROTO_SETATTR_GID 0x04u
+#define CLF_PROTO_SETATTR_SIZE 0x08u
+#define CLF_PROTO_SETATTR_ATIME 0x10u
+#define CLF_PROTO_SETATTR_MTIME 0x20u
+#define CLF_PROTO_SETATTR_ATIME_NOW 0x40u
+#define CLF_PROTO_SETATTR_MTIME_NOW 0x80u
+#define CLF_PROTO_SETATTR_KNOWN 0xffu
+
+#define CLF_PROTO_MODE_PERM 07777u	/* what CREATE/MKDIR/SETATTR may set */
+
+/* VIEW_READ / VIEW_WRITE flags */
+#define CLF_PROTO_VIEW_COLLECTIVE 0x1u	/* part of collective operation tag */
+#define CLF_PROTO_VIEW_FLAGS 0x1u
+
+#endif /* CLF_PROTO_H */

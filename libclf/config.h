@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * config.h -- the one configuration file of a clf instance.
+ *
+ * INI, read by inih.  Lines are at most CLF_CONFIG_LINE_MAX characters;
+ * ';' or '#' start a comment line, " ;" an end-of-line comment.
+ *
+ *   [global]
+ *   secret = <hex>            ; 16..64 bytes; or: secret_file = <path>
+ *   stripe_size = 64k         ; bytes, k/m/g/t suffixes (powers of 1024)
+ *   stripe_count = 4          ; default: every iod
+ *   first_iod = 0
+ *   timeout_ms = 5000         ; limit of every network wait
+ *   data_dir = ./clf-data     ; default: $CLF_DATA_DIR, else ./clf-data
+ *   transport = tcp
+ *   metad = host:port[:dir]   ; instead of a [metad] section
+ *   iod = host:port[:dir]     ; repeatable, instead of [iod] sections
+ *
+ *   [metad]
+ *   address = 127.0.0.1:7000  ; IPv6: [::1]:7000
+ *   dir = ./clf-data/meta     ; default: <data_dir>/meta
+ *
+ *   [iod]                     ; one per iod; their order gives the
+ *   address = 127.0.0.1:7001  ; iod indexes 0, 1, ...
+ *   dir = ./clf-data/iod0     ; default: <data_dir>/iod<index>
+ *
+ * Relative paths are relative to the directory of the file.  Every error
+ * says file:line and what is wrong, e.g.
+ *   clf: /etc/clf.conf:7: stripe_size: '64q' is not a size (...)
+ */
+#ifndef CLF_CONFIG_H
+#define CLF_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "auth.h"
+
+#define CLF_CONFIG_LINE_MAX 198		/* characters, without the newline */
+#define CLF_CONFIG_MAX_IODS CLF_PROTO_MAX_IODS
+#define CLF_CONFIG_DEFAULT_BASE_PORT 7000
+#define CLF_CONFIG_DEFAULT_IODS 4
+#define CLF_CONFIG_DEFAULT_STRIPE (64 * 1024)
+#define CLF_CONFIG_DEFAULT_DATA_DIR "./clf-data"
+#define CLF_CONFIG_FILE_NAME "clf.conf"	/* in the data directory */
+
+struct clf_config_daemon {
+	char *addr;	/* "host:port" ("[v6]:port"); owned */
+	char *host;	/* for clf_addr_split-style use; owned */
+	char *port;	/* decimal, 1..65535; owned */
+	char *dir;	/* absolute storage directory; owned */
+	int line;	/* of the file that defined it; 0 if built in */
+};
+
+struct clf_config {
+	char *source;		/* absolute path of the file, NULL if built in;
+				   owned */
+	char *transport;	/* "tcp"; owned */
+	bool has_secret;	/* false: daemons refuse to start */
+	struct clf_secret secret;
+	char *secret_file;	/* absolute, when the secret came from one;
+				   owned */
+	int64_t stripe_size;	/* bytes, 1..CLF_PROTO_STRIPE_MAX */
+	uint32_t stripe_count;	/* 1..niods */
+	uint32_t first_iod;	/* < niods */
+	int timeout_ms;		/* > 0 */
+	char *data_dir;		/* absolute; owned */
+	struct clf_config_daemon metad;
+	uint32_t niods;		/* 1..CLF_CONFIG_MAX_IODS */
+	struct clf_config_daemon *iods;	/* niods, by iod index; owned */
+};
+
+/*
+ * clf_config_load - the configuration to use
+ *
+ * path if not NULL; else $CLF_CONFIG if set; else
+ * <data dir>/clf.conf (clf_config_default_path) if that file exists,
+ * which is where `clf up` keeps the secret it generates; else the
+ * built-in default.  Returns 0 and a new config in *out (the caller frees
+ * it with clf_config_free), or a negative errno with a message naming the
+ * file and line.
+ */
+int clf_config_load(const char *path, struct clf_config **out);
+
+/* Parse exactly the file path; errors as clf_config_load. */
+int clf_config_parse_file(const char *path, struct clf_config **out);
+
+/*
+ * The built-in default: one metad and CLF_CONFIG_DEFAULT_IODS iods on
+ * 127.0.0.1, ports base, base+1, ... with base = $CLF_BASE_PORT or 7000,
+ * storage under $CLF_DATA_DIR or ./clf-data, and no secret.  -EINVAL for a
+ * malformed environment variable.
+ */
+int clf_config_default(struct clf_config **out);
+
+/* <$CLF_DATA_DIR or ./clf-data>/clf.conf into buf. */
+int clf_config_default_path(char *buf, size_t len);
+
+/* Use secret s from now on (copied), forgetting any secret file. */
+void clf_config_set_secret(struct clf_config *cfg, const struct clf_secret *s);
+
+/*
+ * clf_config_write - save cfg to path, readable by its owner only
+ *
+ * Written to a temporary file, synced and renamed over path, so readers
+ * see the old or the new file, never a part.  The secret is written as
+ * secret_file when it came from one, else in hex.  Returns 0 or a negative
+ * errno.
+ */
+int clf_config_write(const struct clf_config *cfg, const char *path);
+
+/* Free cfg and wipe its secret; NULL ok. */
+void clf_config_free(struct clf_config *cfg);
+
+/*
+ * "64k" -> 65536: a decimal number with an optional k, m, g or t suffix
+ * (either case, powers of 1024).  -EINVAL when malformed, -ERANGE when
+ * over INT64_MAX.  No message is set; callers add their context.
+ */
+int clf_parse_size(const char *s, int64_t *out);
+
+#endif /* CLF_CONFIG_H */

@@ -1,0 +1,483 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * proto.h -- encode and decode every clf message (include/clf_proto.h)
+ * on the bounds-checked cursors of wire.h.
+ *
+ * Conventions, for every message type X below:
+ *
+ *   int clf_proto_X_encode(struct wire_writer *w, const struct clf_proto_X *m)
+ *	Checks m against the limits of clf_proto.h (so that nothing a peer
+ *	would refuse goes out) and appends its encoding to w.  Returns 0, or
+ *	-EINVAL / -E2BIG with nothing appended.  As with any wire_writer, the
+ *	caller learns the length from w->pos and that it did not fit from
+ *	w->pos > w->cap; a writer with no buffer measures.
+ *
+ *   int clf_proto_X_decode(struct wire_reader *r, struct clf_proto_X *m)
+ *	Decodes one whole payload: everything from r->pos to r->len, no
+ *	trailing bytes.  Checks every length and count against the limits
+ *	and against what is left in the buffer before using or allocating
+ *	anything.  Returns 0 and fills *m, or -EPROTO (malformed, truncated,
+ *	trailing bytes, a value out of range), -E2BIG (over a limit), -ENOMEM,
+ *	with *m untouched.  CLF_Last_error() says which field failed.
+ *
+ * Memory: decoded strings and byte strings BORROW the reader's buffer (they
+ * point into it, are not NUL-terminated and stay valid as long as it does).
+ * Arrays (layout subfiles, directory entries) are allocated by the decoder
+ * and OWNED by the decoded struct: free them with the X_release function
+ * named beside the struct.  For encoding, every pointer in m is only read.
+ */
+#ifndef CLF_PROTO_LIB_H
+#define CLF_PROTO_LIB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clf_proto.h"
+#include "wire.h"
+
+/* A string on the wire: not NUL-terminated; borrowed, see above. */
+struct clf_proto_str {
+	const char *ptr;
+	uint32_t len;
+};
+
+/* A byte string on the wire (encoded types, bulk data); borrowed. */
+struct clf_proto_bytes {
+	const uint8_t *ptr;
+	uint32_t len;
+};
+
+/* A clf_proto_str naming the C string s (borrowed); s may be NULL. */
+struct clf_proto_str clf_proto_str_of(const char *s);
+
+/* A NUL-terminated copy of s, which the caller frees; NULL on ENOMEM. */
+char *clf_proto_str_dup(struct clf_proto_str s);
+
+/* Whether s equals the C string c. */
+bool clf_proto_str_eq(struct clf_proto_str s, const char *c);
+
+/* The minor version two peers use: the smaller of theirs and ours. */
+uint16_t clf_proto_negotiate_minor(uint16_t peer_minor);
+
+/* The opcode's name ("LOOKUP"), or NULL for an opcode this side lacks. */
+const char *clf_proto_op_name(uint16_t op);
+
+/* ------------------------------------------------------------------ */
+/* Header                                                              */
+/* ------------------------------------------------------------------ */
+
+struct clf_proto_header {
+	uint32_t magic;
+	uint16_t major, minor;
+	uint16_t opcode;	/* enum clf_proto_op */
+	uint16_t flags;		/* CLF_PROTO_FLAG_* */
+	uint64_t id;		/* request id, echoed by the reply */
+	uint32_t payload_len;	/* bytes after the header */
+	int32_t status;		/* 0, or a negative errno in a reply */
+};
+
+/* A request header for op with this side's version; payload_len 0. */
+void clf_proto_header_init(struct clf_proto_header *h, uint16_t op,
+			   uint64_t id);
+
+/* The reply header to req: same opcode and id, REPLY flag, status. */
+void clf_proto_header_init_reply(struct clf_proto_header *h,
+				 const struct clf_proto_header *req,
+				 int32_t status);
+
+/* Appends CLF_PROTO_HEADER_SIZE bytes; the reserved field is sent as 0. */
+void clf_proto_header_encode(struct wire_writer *w,
+			     const struct clf_proto_header *h);
+
+/*
+ * clf_proto_header_decode - read and check one header
+ *
+ * Reads CLF_PROTO_HEADER_SIZE bytes at r->pos (what follows is the
+ * payload, not looked at).  Refuses a wrong magic, unknown flags, a status
+ * on a request or a status that is not 0 or a negative errno (-EPROTO), a
+ * payload_len over CLF_PROTO_PAYLOAD_MAX (-E2BIG), another major version
+ * (-EPROTONOSUPPORT), fewer than CLF_PROTO_HEADER_SIZE bytes (-EPROTO).
+ */
+int clf_proto_header_decode(struct wire_reader *r, struct clf_proto_header *h);
+
+/*
+ * Same, but a header of another major version is returned too, with only
+ * magic, major and minor checked and the rest as sent: for the first
+ * message of a connection, so that such a peer can be told the versions
+ * differ (the only use).  Callers compare h->major themselves.
+ */
+int clf_proto_header_decode_any_major(struct wire_reader *r,
+				      struct clf_proto_header *h);
+
+/* A body that must be empty (PING, STATUS and STATFS requests, ...). */
+int clf_proto_empty_decode(struct wire_reader *r);
+
+/* Body of a reply whose status < 0; an empty payload decodes as "". */
+struct clf_proto_error {
+	struct clf_proto_str message;	/* borrowed */
+};
+int clf_proto_error_encode(struct wire_writer *w,
+			   const struct clf_proto_error *m);
+int clf_proto_error_decode(struct wire_reader *r, struct clf_proto_error *m);
+
+/* ------------------------------------------------------------------ */
+/* Authentication (libclf/auth.h runs the exchange)                    */
+/* ------------------------------------------------------------------ */
+
+struct clf_proto_hello {
+	uint16_t major, minor;		/* the client's own version */
+	/* 1..CLF_PROTO_ROLE_MAX bytes of printable ASCII; borrowed */
+	struct clf_proto_str role;
+};
+int clf_proto_hello_encode(struct wire_writer *w,
+			   const struct clf_proto_hello *m);
+int clf_proto_hello_decode(struct wire_reader *r, struct clf_proto_hello *m);
+
+struct clf_proto_challenge {
+	uint16_t major, minor;		/* the server's own version */
+	uint8_t nonce[CLF_PROTO_NONCE_SIZE];
+};
+int clf_proto_challenge_encode(struct wire_writer *w,
+			       const struct clf_proto_challenge *m);
+int clf_proto_challenge_decode(struct wire_reader *r,
+			       struct clf_proto_challenge *m);
+
+struct clf_proto_response {
+	uint8_t nonce[CLF_PROTO_NONCE_SIZE];	/* the client's */
+	uint8_t mac[CLF_PROTO_MAC_SIZE];
+};
+int clf_proto_response_encode(struct wire_writer *w,
+			      const struct clf_proto_response *m);
+int clf_proto_response_decode(struct wire_reader *r,
+			      struct clf_proto_response *m);
+
+struct clf_proto_auth_ok {
+	uint8_t mac[CLF_PROTO_MAC_SIZE];	/* the server's proof */
+};
+int clf_proto_auth_ok_encode(struct wire_writer *w,
+			     const struct clf_proto_auth_ok *m);
+int clf_proto_auth_ok_decode(struct wire_reader *r,
+			     struct clf_proto_auth_ok *m);
+
+/* ------------------------------------------------------------------ */
+/* Bodies used by several operations                                   */
+/* ------------------------------------------------------------------ */
+
+/* STATUS reply, any daemon. */
+struct clf_proto_status {
+	uint64_t uptime_ms;
+	uint64_t requests;	/* served since start */
+	uint64_t bytes_read, bytes_written;
+	uint32_t connections;	/* open now */
+	uint32_t views;		/* registered now (iod) */
+};
+int clf_proto_status_encode(struct wire_writer *w,
+			    const struct clf_proto_status *m);
+int clf_proto_status_decode(struct wire_reader *r, struct clf_proto_status *m);
+
+/* STATFS (metad: whole file system) and IOD_STATFS replies. */
+struct clf_proto_statfs {
+	uint64_t bytes_total, bytes_free, bytes_avail;
+	uint64_t files, files_free;
+	uint32_t block_size;
+	uint32_t name_max;
+};
+int clf_proto_statfs_encode(struct wire_writer *w,
+			    const struct clf_proto_statfs *m);
+int clf_proto_statfs_decode(struct wire_reader *r, struct clf_proto_statfs *m);
+
+/* A u64 inode or file id alone: GETATTR, GET_LAYOUT, SYNC requests. */
+struct clf_proto_ino {
+	uint64_t ino;
+};
+int clf_proto_ino_encode(struct wire_writer *w, const struct clf_proto_ino *m);
+int clf_proto_ino_decode(struct wire_reader *r, struct clf_proto_ino *m);
+
+/* A u32 alone: VIEW_REGISTER reply and VIEW_RELEASE request (handle),
+ * SUB_WRITE and VIEW_WRITE replies (bytes written, <= CLF_PROTO_DATA_MAX). */
+struct clf_proto_u32 {
+	uint32_t value;
+};
+int clf_proto_u32_encode(struct wire_writer *w, const struct clf_proto_u32 *m);
+int clf_proto_u32_decode(struct wire_reader *r, struct clf_proto_u32 *m);
+
+/* SUB_READ and VIEW_READ replies: bytes32 data, <= CLF_PROTO_DATA_MAX. */
+struct clf_proto_data {
+	struct clf_proto_bytes data;	/* borrowed */
+};
+int clf_proto_data_encode(struct wire_writer *w,
+			  const struct clf_proto_data *m);
+/* Everything but the data bytes (send those from where they are). */
+int clf_proto_data_encode_head(struct wire_writer *w,
+			       const struct clf_proto_data *m);
+int clf_proto_data_decode(struct wire_reader *r, struct clf_proto_data *m);
+
+/* ------------------------------------------------------------------ */
+/* metad                                                               */
+/* ------------------------------------------------------------------ */
+
+struct clf_proto_attr {
+	uint64_t ino;
+	uint32_t mode;		/* type and permission bits */
+	uint32_t uid, gid, nlink;
+	int64_t size;		/* bytes, >= 0 */
+	int64_t atime, mtime, ctime;	/* ns since the epoch */
+};
+/* GETATTR, MKDIR, SETATTR and UPDATE_SIZE replies. */
+int clf_proto_attr_encode(struct wire_writer *w,
+			  const struct clf_proto_attr *m);
+int clf_proto_attr_decode(struct wire_reader *r, struct clf_proto_attr *m);
+
+struct clf_proto_subfile {
+	uint32_t iod;			/* iod index in the configuration */
+	struct clf_proto_bytes type;	/* CLF_Type_encode output; borrowed */
+};
+
+struct clf_proto_layout {
+	uint8_t kind;			/* enum clf_proto_layout_kind */
+	/* kind ROUND_ROBIN; 0, 0, CLF_PROTO_IOD_DEFAULT: configured value */
+	uint64_t stripe_size;		/* bytes */
+	uint32_t stripe_count;
+	uint32_t first_iod;
+	/* kind EXPLICIT */
+	int64_t disp;			/* bytes before the pattern, >= 0 */
+	uint32_t disp_iod;		/* iod holding those bytes */
+	uint32_t nsubfiles;
+	/* nsubfiles entries; after decode OWNED (clf_proto_layout_release),
+	 * for encode only read. */
+	struct clf_proto_subfile *subfiles;
+};
+/* SET_LAYOUT and GET_LAYOUT replies. */
+int clf_proto_layout_encode(struct wire_writer *w,
+			    const struct clf_proto_layout *m);
+int clf_proto_layout_decode(struct wire_reader *r, struct clf_proto_layout *m);
+/* Frees a decoded layout's subfiles array; NULL ok. */
+void clf_proto_layout_release(struct clf_proto_layout *m);
+
+struct clf_proto_lookup_req {
+	uint64_t dir;
+	uint32_t flags;			/* CLF_PROTO_LOOKUP_* */
+	struct clf_proto_str path;	/* borrowed */
+};
+int clf_proto_lookup_req_encode(struct wire_writer *w,
+				const struct clf_proto_lookup_req *m);
+int clf_proto_lookup_req_decode(struct wire_reader *r,
+				struct clf_proto_lookup_req *m);
+
+struct clf_proto_lookup_rep {
+	struct clf_proto_attr attr;
+	bool has_layout;
+	struct clf_proto_layout layout;	/* when has_layout; release below */
+};
+int clf_proto_lookup_rep_encode(struct wire_writer *w,
+				const struct clf_proto_lookup_rep *m);
+int clf_proto_lookup_rep_decode(struct wire_reader *r,
+				struct clf_proto_lookup_rep *m);
+void clf_proto_lookup_rep_release(struct clf_proto_lookup_rep *m);
+
+struct clf_proto_create_req {
+	uint64_t dir;
+	struct clf_proto_str path;	/* borrowed */
+	uint32_t mode;			/* permission bits only */
+	uint32_t uid, gid;
+	uint32_t flags;			/* CLF_PROTO_CREATE_* */
+	struct clf_proto_layout layout;	/* release below */
+};
+int clf_proto_create_req_encode(struct wire_writer *w,
+				const struct clf_proto_create_req *m);
+int clf_proto_create_req_decode(struct wire_reader *r,
+				struct clf_proto_create_req *m);
+void clf_proto_create_req_release(struct clf_proto_create_req *m);
+
+struct clf_proto_create_rep {
+	struct clf_proto_attr attr;
+	struct clf_proto_layout layout;	/* EXPLICIT; release below */
+};
+int clf_proto_create_rep_encode(struct wire_writer *w,
+				const struct clf_proto_create_rep *m);
+int clf_proto_create_rep_decode(struct wire_reader *r,
+				struct clf_proto_create_rep *m);
+void clf_proto_create_rep_release(struct clf_proto_create_rep *m);
+
+struct clf_proto_mkdir_req {
+	uint64_t dir;
+	struct clf_proto_str path;	/* borrowed */
+	uint32_t mode;			/* permission bits only */
+	uint32_t uid, gid;
+};
+int clf_proto_mkdir_req_encode(struct wire_writer *w,
+			       const struct clf_proto_mkdir_req *m);
+int clf_proto_mkdir_req_decode(struct wire_reader *r,
+			       struct clf_proto_mkdir_req *m);
+
+struct clf_proto_readdir_req {
+	uint64_t dir;
+	uint64_t cookie;	/* 0: from the start; else an entry's cookie */
+	uint32_t max;		/* 1..CLF_PROTO_READDIR_MAX entries wanted */
+};
+int clf_proto_readdir_req_encode(struct wire_writer *w,
+				 const struct clf_proto_readdir_req *m);
+int clf_proto_readdir_req_decode(struct wire_reader *r,
+				 struct clf_proto_readdir_req *m);
+
+struct clf_proto_dirent {
+	uint64_t ino;
+	uint64_t cookie;	/* READDIR from here continues after this one */
+	uint32_t mode;		/* type bits matter; permissions may be 0 */
+	struct clf_proto_str name;	/* a single component; borrowed */
+};
+
+struct clf_proto_readdir_rep {
+	uint32_t count;		/* <= CLF_PROTO_READDIR_MAX */
+	bool eof;		/* no entries after these */
+	/* count entries; after decode OWNED (clf_proto_readdir_rep_release),
+	 * for encode only read. */
+	struct clf_proto_dirent *ents;
+};
+int clf_proto_readdir_rep_encode(struct wire_writer *w,
+				 const struct clf_proto_readdir_rep *m);
+int clf_proto_readdir_rep_decode(struct wire_reader *r,
+				 struct clf_proto_readdir_rep *m);
+void clf_proto_readdir_rep_release(struct clf_proto_readdir_rep *m);
+
+struct clf_proto_rename_req {
+	uint64_t dir;
+	struct clf_proto_str path;	/* borrowed */
+	uint64_t new_dir;
+	struct clf_proto_str new_path;	/* borrowed */
+	uint32_t flags;			/* CLF_PROTO_RENAME_* */
+};
+int clf_proto_rename_req_encode(struct wire_writer *w,
+				const struct clf_proto_rename_req *m);
+int clf_proto_rename_req_decode(struct wire_reader *r,
+				struct clf_proto_rename_req *m);
+
+/* UNLINK and RMDIR requests. */
+struct clf_proto_path_req {
+	uint64_t dir;
+	struct clf_proto_str path;	/* borrowed */
+};
+int clf_proto_path_req_encode(struct wire_writer *w,
+			      const struct clf_proto_path_req *m);
+int clf_proto_path_req_decode(struct wire_reader *r,
+			      struct clf_proto_path_req *m);
+
+struct clf_proto_setattr_req {
+	uint64_t ino;
+	uint32_t mask;		/* CLF_PROTO_SETATTR_*: which fields apply */
+	uint32_t mode;		/* permission bits only */
+	uint32_t uid, gid;
+	int64_t atime, mtime;	/* ns since the epoch */
+	int64_t size;		/* >= 0 */
+};
+int clf_proto_setattr_req_encode(struct wire_writer *w,
+				 const struct clf_proto_setattr_req *m);
+int clf_proto_setattr_req_decode(struct wire_reader *r,
+				 struct clf_proto_setattr_req *m);
+
+struct clf_proto_set_layout_req {
+	uint64_t ino;
+	struct clf_proto_layout layout;	/* release below */
+};
+int clf_proto_set_layout_req_encode(struct wire_writer *w,
+				    const struct clf_proto_set_layout_req *m);
+int clf_proto_set_layout_req_decode(struct wire_reader *r,
+				    struct clf_proto_set_layout_req *m);
+void clf_proto_set_layout_req_release(struct clf_proto_set_layout_req *m);
+
+struct clf_proto_update_size_req {
+	uint64_t ino;
+	int64_t size;		/* new end of file, >= 0 */
+	int64_t mtime;		/* ns since the epoch of the last write */
+};
+int clf_proto_update_size_req_encode(struct wire_writer *w,
+				     const struct clf_proto_update_size_req *m);
+int clf_proto_update_size_req_decode(struct wire_reader *r,
+				     struct clf_proto_update_size_req *m);
+
+/* ------------------------------------------------------------------ */
+/* iod                                                                 */
+/* ------------------------------------------------------------------ */
+
+/* A subfile index is < CLF_PROTO_MAX_SUBFILES or CLF_PROTO_SUBFILE_HEAD. */
+
+struct clf_proto_sub_read_req {
+	uint64_t file;
+	uint32_t subfile;
+	int64_t offset;		/* subfile bytes, >= 0 */
+	uint32_t length;	/* <= CLF_PROTO_DATA_MAX */
+};
+int clf_proto_sub_read_req_encode(struct wire_writer *w,
+				  const struct clf_proto_sub_read_req *m);
+int clf_proto_sub_read_req_decode(struct wire_reader *r,
+				  struct clf_proto_sub_read_req *m);
+
+struct clf_proto_sub_write_req {
+	uint64_t file;
+	uint32_t subfile;
+	int64_t offset;			/* subfile bytes, >= 0 */
+	struct clf_proto_bytes data;	/* <= CLF_PROTO_DATA_MAX; borrowed */
+};
+int clf_proto_sub_write_req_encode(struct wire_writer *w,
+				   const struct clf_proto_sub_write_req *m);
+/* Everything but the data bytes (send those from where they are). */
+int clf_proto_sub_write_req_encode_head(
+	struct wire_writer *w, const struct clf_proto_sub_write_req *m);
+int clf_proto_sub_write_req_decode(struct wire_reader *r,
+				   struct clf_proto_sub_write_req *m);
+
+struct clf_proto_view_register_req {
+	uint64_t file;
+	uint32_t subfile;
+	int64_t view_disp;		/* >= 0 */
+	struct clf_proto_bytes view_type;	/* encoded; borrowed */
+	int64_t subfile_disp;		/* >= 0 */
+	struct clf_proto_bytes subfile_type;	/* encoded; borrowed */
+};
+int clf_proto_view_register_req_encode(struct wire_writer *w,
+				const struct clf_proto_view_register_req *m);
+int clf_proto_view_register_req_decode(struct wire_reader *r,
+				struct clf_proto_view_register_req *m);
+
+/* VIEW_READ (no data) and VIEW_WRITE (data) requests. */
+struct clf_proto_view_io_req {
+	uint32_t handle;
+	uint32_t flags;		/* CLF_PROTO_VIEW_* */
+	int64_t lo, hi;		/* view linear range [lo, hi) */
+	uint64_t coll_tag;	/* collective operation; 0 unless COLLECTIVE */
+	uint32_t participants;	/* processes in it; 0 unless COLLECTIVE */
+	/* VIEW_WRITE only, at most hi - lo bytes; borrowed */
+	struct clf_proto_bytes data;
+};
+int clf_proto_view_read_req_encode(struct wire_writer *w,
+				   const struct clf_proto_view_io_req *m);
+int clf_proto_view_read_req_decode(struct wire_reader *r,
+				   struct clf_proto_view_io_req *m);
+int clf_proto_view_write_req_encode(struct wire_writer *w,
+				    const struct clf_proto_view_io_req *m);
+int clf_proto_view_write_req_encode_head(struct wire_writer *w,
+					 const struct clf_proto_view_io_req *m);
+int clf_proto_view_write_req_decode(struct wire_reader *r,
+				    struct clf_proto_view_io_req *m);
+
+struct clf_proto_truncate_req {
+	uint64_t file;
+	uint32_t subfile;
+	int64_t length;		/* new subfile length, >= 0 */
+};
+int clf_proto_truncate_req_encode(struct wire_writer *w,
+				  const struct clf_proto_truncate_req *m);
+int clf_proto_truncate_req_decode(struct wire_reader *r,
+				  struct clf_proto_truncate_req *m);
+
+struct clf_proto_remove_req {
+	uint64_t file;
+	uint32_t subfile;	/* or CLF_PROTO_SUBFILE_ALL */
+};
+int clf_proto_remove_req_encode(struct wire_writer *w,
+				const struct clf_proto_remove_req *m);
+int clf_proto_remove_req_decode(struct wire_reader *r,
+				struct clf_proto_remove_req *m);
+
+#endif /* CLF_PROTO_LIB_H */

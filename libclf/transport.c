@@ -1,0 +1,501 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * transport.c -- message framing and checks above any transport.
+ *
+ * A transport moves bytes; this file decides what a message is: it
+ * encodes the header, refuses a bad one before allocating its payload,
+ * enforces the payload limit, marks a connection broken after a failed
+ * transfer and matches replies to requests.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "error.h"
+#include "transport_i.h"
+
+int64_t clf_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int clf_deadline_left(int64_t deadline)
+{
+	int64_t left = deadline - clf_now_ms();
+
+	if (left <= 0)
+		return 0;
+	return left > INT_MAX ? INT_MAX : (int)left;
+}
+
+static int64_t deadline_after(int timeout_ms)
+{
+	return clf_now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+}
+
+void clf_conn_base_init(struct clf_conn *c, const struct clf_transport_ops *ops,
+			const char *peer)
+{
+	*c = (struct clf_conn){
+		.ops = ops,
+		.timeout_ms = CLF_CONN_DEFAULT_TIMEOUT_MS,
+		.max_payload = CLF_PROTO_PAYLOAD_MAX,
+		.minor = CLF_PROTO_VERSION_MINOR,
+	};
+	snprintf(c->peer, sizeof(c->peer), "%s", peer);
+}
+
+const struct clf_transport_ops *clf_transport_find(const char *name)
+{
+	if (name && strcmp(name, clf_transport_tcp.name) == 0)
+		return &clf_transport_tcp;
+	clf_fail(ENOENT, "clf: no transport '%s' in this build (have: tcp)",
+		 name ? name : "(null)");
+	return NULL;
+}
+
+static int copy_part(char *dst, size_t dstlen, const char *src, size_t n,
+		     const char *addr, const char *what)
+{
+	if (n >= dstlen)
+		return clf_fail(ENAMETOOLONG, "clf: address '%s': %s too long",
+				addr, what);
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+	return 0;
+}
+
+int clf_addr_split(const char *addr, char *host, size_t hostlen, char *port,
+		   size_t portlen)
+{
+	const char *colon, *h = addr;
+	size_t hlen;
+	char *end;
+	long pnum;
+	int err;
+
+	if (!addr)
+		return clf_fail(EINVAL, "clf: no address");
+	if (addr[0] == '[') {
+		const char *close = strchr(addr, ']');
+
+		if (!close || close[1] != ':')
+			return clf_fail(EINVAL,
+					"clf: address '%s': expected [ipv6]:port",
+					addr);
+		h = addr + 1;
+		hlen = (size_t)(close - h);
+		colon = close + 1;
+	} else {
+		colon = strrchr(addr, ':');
+		if (!colon)
+			return clf_fail(EINVAL,
+					"clf: address '%s': expected host:port",
+					addr);
+		hlen = (size_t)(colon - addr);
+		if (memchr(addr, ':', hlen))
+			return clf_fail(EINVAL,
+					"clf: address '%s': write IPv6 addresses as [addr]:port",
+					addr);
+	}
+	errno = 0;
+	pnum = strtol(colon + 1, &end, 10);
+	if (colon[1] < '0' || colon[1] > '9' || *end || errno || pnum > 65535)
+		return clf_fail(EINVAL,
+				"clf: address '%s': port '%s' is not a number from 0 to 65535",
+				addr, colon + 1);
+	err = copy_part(host, hostlen, h, hlen, addr, "host");
+	if (!err)
+		err = copy_part(port, portlen, colon + 1, strlen(colon + 1),
+				addr, "port");
+	return err;
+}
+
+/* ------------------------------------------------------------------ */
+/* Setting up                                                          */
+/* ------------------------------------------------------------------ */
+
+int clf_conn_connect(const struct clf_transport_ops *t, const char *addr,
+		     int timeout_ms, struct clf_conn **out)
+{
+	char host[CLF_ADDR_MAX], port[16];
+	struct clf_conn *c;
+	int err;
+
+	if (!t || !out || timeout_ms <= 0)
+		return clf_fail(EINVAL, "clf: connect to %s: bad arguments",
+				addr ? addr : "(null)");
+	err = clf_addr_split(addr, host, sizeof(host), port, sizeof(port));
+	if (err)
+		return err;
+	err = t->connect(host, port, timeout_ms, &c);
+	if (err)
+		return err;
+	c->timeout_ms = timeout_ms;
+	*out = c;
+	return 0;
+}
+
+int clf_listener_open(const struct clf_transport_ops *t, const char *addr,
+		      struct clf_listener **out)
+{
+	char host[CLF_ADDR_MAX], port[16];
+	struct clf_listener *l;
+	int err;
+
+	if (!t || !out)
+		return clf_fail(EINVAL, "clf: listen: bad arguments");
+	err = clf_addr_split(addr, host, sizeof(host), port, sizeof(port));
+	if (err)
+		return err;
+	err = t->listen(host, port, &l);
+	if (err)
+		return err;
+	snprintf(l->addr, sizeof(l->addr), "%s", addr);
+	*out = l;
+	return 0;
+}
+
+int clf_listener_accept(struct clf_listener *l, int timeout_ms,
+			int conn_timeout_ms, struct clf_conn **out)
+{
+	struct clf_conn *c;
+	int err;
+
+	if (!l || !out || timeout_ms < 0 || conn_timeout_ms <= 0)
+		return clf_fail(EINVAL, "clf: accept: bad arguments");
+	err = l->ops->accept(l, timeout_ms, &c);
+	if (err)
+		return err;
+	c->timeout_ms = conn_timeout_ms;
+	*out = c;
+	return 0;
+}
+
+int clf_listener_fd(const struct clf_listener *l)
+{
+	return l->ops->listener_fd(l);
+}
+
+int clf_listener_port(const struct clf_listener *l)
+{
+	return l->ops->listener_port(l);
+}
+
+void clf_listener_close(struct clf_listener *l)
+{
+	if (l)
+		l->ops->listener_close(l);
+}
+
+/* ------------------------------------------------------------------ */
+/* Messages                                                            */
+/* ------------------------------------------------------------------ */
+
+static int check_usable(const struct clf_conn *c)
+{
+	if (c->broken)
+		return clf_fail(ENOTCONN,
+				"clf: connection to %s failed earlier; reconnect",
+				c->peer);
+	return 0;
+}
+
+static int send_dl(struct clf_conn *c, const struct clf_proto_header *h,
+		   const struct iovec *iov, int iovcnt, int64_t deadline)
+{
+	uint8_t raw[CLF_PROTO_HEADER_SIZE];
+	struct wire_writer w = { raw, sizeof(raw), 0 };
+	struct iovec vec[CLF_CONN_MAX_IOV + 1];
+	struct clf_proto_header hh = *h;
+	uint64_t total = 0;
+	int err = check_usable(c);
+
+	if (err)
+		return err;
+	if (iovcnt < 0 || iovcnt > CLF_CONN_MAX_IOV || (iovcnt && !iov))
+		return clf_fail(EINVAL, "clf: send to %s: %d payload pieces",
+				c->peer, iovcnt);
+	for (int i = 0; i < iovcnt; i++) {
+		total += iov[i].iov_len;
+		vec[i + 1] = iov[i];
+	}
+	if (total > c->max_payload)
+		return clf_fail(E2BIG,
+				"clf: %s to %s: payload of %llu bytes exceeds the limit %u",
+				clf_proto_op_name(h->opcode) ?: "message", c->peer,
+				(unsigned long long)total, c->max_payload);
+	hh.payload_len = (uint32_t)total;
+	hh.minor = c->minor;
+	clf_proto_header_encode(&w, &hh);
+	vec[0] = (struct iovec){ raw, sizeof(raw) };
+	err = c->ops->send(c, vec, iovcnt + 1, deadline);
+	if (err)
+		c->broken = true;
+	return err;
+}
+
+int clf_conn_send(struct clf_conn *c, const struct clf_proto_header *h,
+		  const struct iovec *iov, int iovcnt)
+{
+	return send_dl(c, h, iov, iovcnt, deadline_after(c->timeout_ms));
+}
+
+int clf_conn_send_buf(struct clf_conn *c, const struct clf_proto_header *h,
+		      const void *payload, size_t len)
+{
+	struct iovec iov = { (void *)payload, len };
+
+	return clf_conn_send(c, h, &iov, len ? 1 : 0);
+}
+
+/* Record a failure that leaves the stream unusable. */
+static int broken(struct clf_conn *c, int err)
+{
+	c->broken = true;
+	return err;
+}
+
+static int recv_header_dl(struct clf_conn *c, struct clf_proto_header *out,
+			  bool any_major, int64_t deadline)
+{
+	uint8_t raw[CLF_PROTO_HEADER_SIZE];
+	struct wire_reader r = { raw, sizeof(raw), 0, false };
+	struct clf_proto_header h;
+	char why[256];
+	int err = check_usable(c);
+
+	if (err)
+		return err;
+	if (c->rx_left)
+		return clf_fail(EINVAL,
+				"clf: from %s: %llu payload bytes of the last message unread",
+				c->peer, (unsigned long long)c->rx_left);
+	err = c->ops->recv(c, raw, sizeof(raw), deadline);
+	if (err)
+		return broken(c, err);
+	err = any_major ? clf_proto_header_decode_any_major(&r, &h)
+			: clf_proto_header_decode(&r, &h);
+	if (err == -EPROTONOSUPPORT)
+		return broken(c, clf_fail(EPROTONOSUPPORT,
+			"clf: %s speaks protocol %u.%u, this side %d.%d",
+			c->peer, raw[4] | raw[5] << 8, raw[6] | raw[7] << 8,
+			CLF_PROTO_VERSION_MAJOR, CLF_PROTO_VERSION_MINOR));
+	if (err) {
+		snprintf(why, sizeof(why), "%s", CLF_Last_error());
+		return broken(c, clf_fail_neg(err, "clf: from %s: %s", c->peer,
+					      why));
+	}
+	if (h.major == CLF_PROTO_VERSION_MAJOR &&
+	    h.payload_len > c->max_payload)
+		return broken(c, clf_fail(E2BIG,
+			"clf: from %s: %s payload of %u bytes exceeds the limit %u",
+			c->peer, clf_proto_op_name(h.opcode) ?: "message",
+			h.payload_len, c->max_payload));
+	c->rx_left = h.major == CLF_PROTO_VERSION_MAJOR ? h.payload_len : 0;
+	*out = h;
+	return 0;
+}
+
+static int recv_payload_dl(struct clf_conn *c, void *buf, size_t len,
+			   int64_t deadline)
+{
+	int err = check_usable(c);
+
+	if (err)
+		return err;
+	if (len > c->rx_left)
+		return clf_fail(EINVAL,
+				"clf: from %s: reading %zu payload bytes, %llu left",
+				c->peer, len, (unsigned long long)c->rx_left);
+	if (len == 0)
+		return 0;
+	err = c->ops->recv(c, buf, len, deadline);
+	if (err)
+		return broken(c, err);
+	c->rx_left -= len;
+	return 0;
+}
+
+int clf_conn_recv_header(struct clf_conn *c, struct clf_proto_header *h)
+{
+	return recv_header_dl(c, h, false, deadline_after(c->timeout_ms));
+}
+
+int clf_conn_recv_header_any_major(struct clf_conn *c,
+				   struct clf_proto_header *h)
+{
+	return recv_header_dl(c, h, true, deadline_after(c->timeout_ms));
+}
+
+int clf_conn_recv_payload(struct clf_conn *c, void *buf, size_t len)
+{
+	return recv_payload_dl(c, buf, len, deadline_after(c->timeout_ms));
+}
+
+static int recv_dl(struct clf_conn *c, struct clf_proto_header *h,
+		   void **payload, int64_t deadline)
+{
+	struct clf_proto_header hh;
+	void *buf;
+	int err = recv_header_dl(c, &hh, false, deadline);
+
+	if (err)
+		return err;
+	buf = malloc(hh.payload_len ? hh.payload_len : 1);
+	if (!buf)
+		return broken(c, clf_fail(ENOMEM,
+			"clf: from %s: no memory for a payload of %u bytes",
+			c->peer, hh.payload_len));
+	err = recv_payload_dl(c, buf, hh.payload_len, deadline);
+	if (err) {
+		free(buf);
+		return err;
+	}
+	*h = hh;
+	*payload = buf;
+	return 0;
+}
+
+int clf_conn_recv(struct clf_conn *c, struct clf_proto_header *h,
+		  void **payload)
+{
+	return recv_dl(c, h, payload, deadline_after(c->timeout_ms));
+}
+
+static uint16_t reply_opcode(uint16_t op)
+{
+	if (op == CLF_PROTO_OP_HELLO)
+		return CLF_PROTO_OP_CHALLENGE;
+	if (op == CLF_PROTO_OP_RESPONSE)
+		return CLF_PROTO_OP_AUTH_OK;
+	return op;
+}
+
+/* A reply with status < 0: its message becomes the error. */
+static int remote_error(struct clf_conn *c, const struct clf_proto_header *h,
+			const void *payload)
+{
+	struct wire_reader r = { payload, h->payload_len, 0, false };
+	struct clf_proto_error e;
+	const char *op = clf_proto_op_name(h->opcode) ?: "request";
+
+	if (clf_proto_error_decode(&r, &e) == 0 && e.message.len)
+		return clf_fail_neg(h->status, "clf: %s: %.*s", c->peer,
+				    (int)e.message.len, e.message.ptr);
+	return clf_fail_neg(h->status, "clf: %s: %s failed: %s", c->peer, op,
+			    strerror(-h->status));
+}
+
+int clf_conn_call(struct clf_conn *c, const struct clf_proto_header *h,
+		  const struct iovec *iov, int iovcnt,
+		  struct clf_proto_header *reply, void **payload)
+{
+	int64_t deadline = deadline_after(c->timeout_ms);
+	struct clf_proto_header rh;
+	void *buf;
+	int err = send_dl(c, h, iov, iovcnt, deadline);
+
+	if (err)
+		return err;
+	err = recv_dl(c, &rh, &buf, deadline);
+	if (err)
+		return err;
+	if (!(rh.flags & CLF_PROTO_FLAG_REPLY) || rh.id != h->id ||
+	    rh.opcode != reply_opcode(h->opcode)) {
+		free(buf);
+		return broken(c, clf_fail(EPROTO,
+			"clf: %s answered %s request %llu with %s %llu",
+			c->peer, clf_proto_op_name(h->opcode) ?: "a",
+			(unsigned long long)h->id,
+			clf_proto_op_name(rh.opcode) ?: "an unknown message",
+			(unsigned long long)rh.id));
+	}
+	if (rh.status < 0) {
+		err = remote_error(c, &rh, buf);
+		free(buf);
+		return err;
+	}
+	*reply = rh;
+	*payload = buf;
+	return 0;
+}
+
+int clf_conn_poll(struct clf_conn *c, int timeout_ms)
+{
+	int err = check_usable(c);
+
+	if (err)
+		return err;
+	if (timeout_ms < 0)
+		return clf_fail(EINVAL, "clf: poll %s: negative timeout",
+				c->peer);
+	return c->ops->poll(c, timeout_ms);
+}
+
+/* ------------------------------------------------------------------ */
+/* Properties                                                          */
+/* ------------------------------------------------------------------ */
+
+int clf_conn_fd(const struct clf_conn *c)
+{
+	return c->ops->conn_fd(c);
+}
+
+const char *clf_conn_peer(const struct clf_conn *c)
+{
+	return c->peer;
+}
+
+void clf_conn_set_timeout(struct clf_conn *c, int timeout_ms)
+{
+	c->timeout_ms = timeout_ms > 0 ? timeout_ms : 1;
+}
+
+int clf_conn_timeout(const struct clf_conn *c)
+{
+	return c->timeout_ms;
+}
+
+void clf_conn_set_max_payload(struct clf_conn *c, uint32_t max)
+{
+	c->max_payload = max < CLF_PROTO_PAYLOAD_MAX ? max
+						     : CLF_PROTO_PAYLOAD_MAX;
+}
+
+uint32_t clf_conn_max_payload(const struct clf_conn *c)
+{
+	return c->max_payload;
+}
+
+void clf_conn_set_minor(struct clf_conn *c, uint16_t minor)
+{
+	c->minor = minor;
+}
+
+uint16_t clf_conn_minor(const struct clf_conn *c)
+{
+	return c->minor;
+}
+
+uint64_t clf_conn_next_id(struct clf_conn *c)
+{
+	return ++c->next_id;
+}
+
+bool clf_conn_broken(const struct clf_conn *c)
+{
+	return c->broken;
+}
+
+void clf_conn_close(struct clf_conn *c)
+{
+	if (c)
+		c->ops->close(c);
+}

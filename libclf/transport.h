@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * transport.h -- connections that carry clf messages, whatever the
+ * network underneath.
+ *
+ * Callers use the clf_conn_* and clf_listener_* functions below; a
+ * transport (TCP here, RDMA later) only implements struct
+ * clf_transport_ops, in its own file, and is chosen by name from the
+ * configuration.  The message framing and every check on what arrives
+ * (magic, version, payload limit) live in transport.c, above the ops, so
+ * that each transport gets them for free and identically.
+ *
+ * Time limits: every call that waits takes its limit from the connection's
+ * timeout (milliseconds, from the configuration; clf_conn_set_timeout) or
+ * from an explicit timeout_ms argument, and fails with -ETIMEDOUT when it
+ * runs out.  The limit covers the whole call, not each system call, so a
+ * peer that trickles one byte at a time cannot hold it either.  Only
+ * name resolution (getaddrinfo) is bounded by the resolver's own timeouts;
+ * numeric addresses never wait on it.
+ *
+ * Errors: 0 or a negative errno, and CLF_Last_error() names the peer:
+ *   -ECONNREFUSED   nobody listens at the address
+ *   -ETIMEDOUT      the time limit ran out
+ *   -EHOSTUNREACH   no route, or the name does not resolve
+ *   -EHOSTDOWN      the peer stopped answering (keepalive)
+ *   -ECONNRESET     the peer closed or reset the connection
+ *   -EPROTO, -E2BIG, -EPROTONOSUPPORT  what arrived is not a clf message
+ *                   of this major version within the limits
+ *   -ENOTCONN       the connection failed earlier (see below)
+ *
+ * After a send or receive fails the connection is broken: the stream may
+ * be cut inside a message, so every later send or receive fails with
+ * -ENOTCONN.  Close it and connect again.
+ *
+ * A connection is used by one thread at a time.
+ */
+#ifndef CLF_TRANSPORT_H
+#define CLF_TRANSPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "proto.h"
+
+struct clf_conn;	/* one connection; opaque here, transport_i.h */
+struct clf_listener;	/* a listening endpoint; opaque here */
+
+#define CLF_CONN_DEFAULT_TIMEOUT_MS 5000
+#define CLF_CONN_MAX_IOV 16	/* payload pieces in one clf_conn_send */
+#define CLF_ADDR_MAX 300	/* "[host]:port" as text, with the NUL */
+
+/*
+ * What a transport implements.  Callers never call these directly.  Every
+ * op returns 0 or a negative errno with a clf_fail() message; deadlines
+ * are absolute CLOCK_MONOTONIC milliseconds (clf_now_ms()).
+ */
+struct clf_transport_ops {
+	const char *name;	/* as written in the configuration: "tcp" */
+	/* A new connection to host:port, within timeout_ms. */
+	int (*connect)(const char *host, const char *port, int timeout_ms,
+		       struct clf_conn **out);
+	/* Listen on host:port (host "" or "*": every address; port "0":
+	 * any free port). */
+	int (*listen)(const char *host, const char *port,
+		      struct clf_listener **out);
+	/* Wait up to timeout_ms for a connection; -ETIMEDOUT if none. */
+	int (*accept)(struct clf_listener *l, int timeout_ms,
+		      struct clf_conn **out);
+	/* Send all of iov (the header is iov[0]), or fail. */
+	int (*send)(struct clf_conn *c, const struct iovec *iov, int iovcnt,
+		    int64_t deadline);
+	/* Receive exactly len bytes, or fail. */
+	int (*recv)(struct clf_conn *c, void *buf, size_t len,
+		    int64_t deadline);
+	/* 1 when bytes (or an error) are ready to receive, 0 on timeout. */
+	int (*poll)(struct clf_conn *c, int timeout_ms);
+	/* A descriptor that polls readable when poll() would return 1. */
+	int (*conn_fd)(const struct clf_conn *c);
+	void (*close)(struct clf_conn *c);
+	int (*listener_fd)(const struct clf_listener *l);
+	/* The local port the listener is bound to. */
+	int (*listener_port)(const struct clf_listener *l);
+	void (*listener_close)(struct clf_listener *l);
+};
+
+extern const struct clf_transport_ops clf_transport_tcp;
+
+/* The transport called name ("tcp"), or NULL with a message. */
+const struct clf_transport_ops *clf_transport_find(const char *name);
+
+/* CLOCK_MONOTONIC now, in milliseconds. */
+int64_t clf_now_ms(void);
+
+/*
+ * clf_addr_split - "host:port" or "[ipv6]:port" into its two parts
+ *
+ * The host may be a name, an IPv4 address, an IPv6 address in brackets, or
+ * empty (every local address, for listening); the port is decimal,
+ * 0..65535.  Writes NUL-terminated strings into host and port (hostlen and
+ * portlen bytes).  Returns 0, -EINVAL for a malformed address (message
+ * says why), -ENAMETOOLONG when a part does not fit.
+ */
+int clf_addr_split(const char *addr, char *host, size_t hostlen, char *port,
+		   size_t portlen);
+
+/* ------------------------------------------------------------------ */
+/* Setting up                                                          */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Connect to addr ("host:port") over t within timeout_ms (> 0).  The new
+ * connection has timeout_ms as its timeout and this side's minor version
+ * until authentication negotiates one.  The caller closes it.
+ */
+int clf_conn_connect(const struct clf_transport_ops *t, const char *addr,
+		     int timeout_ms, struct clf_conn **out);
+
+/* Listen on addr ("host:port", port 0 for any).  The caller closes it. */
+int clf_listener_open(const struct clf_transport_ops *t, const char *addr,
+		      struct clf_listener **out);
+
+/*
+ * Wait up to timeout_ms (>= 0) for a new connection; its timeout is
+ * conn_timeout_ms.  Returns -ETIMEDOUT when none came; the listener stays
+ * usable after any error.
+ */
+int clf_listener_accept(struct clf_listener *l, int timeout_ms,
+			int conn_timeout_ms, struct clf_conn **out);
+
+/* For event loops: readable when a connection waits. */
+int clf_listener_fd(const struct clf_listener *l);
+/* The local port, useful after listening on port 0. */
+int clf_listener_port(const struct clf_listener *l);
+/* Stop listening and free l; NULL ok. */
+void clf_listener_close(struct clf_listener *l);
+
+/* ------------------------------------------------------------------ */
+/* Messages                                                            */
+/* ------------------------------------------------------------------ */
+
+/*
+ * clf_conn_send - send one message: h, then the payload gathered from iov
+ *
+ * The header's payload_len is set from the iov lengths and its minor from
+ * the connection (h itself is only read); iovcnt <= CLF_CONN_MAX_IOV.
+ * Nothing is copied: the header and the pieces go out in one gather write.
+ * -E2BIG (nothing sent, connection intact) when the payload exceeds the
+ * connection's limit.
+ */
+int clf_conn_send(struct clf_conn *c, const struct clf_proto_header *h,
+		  const struct iovec *iov, int iovcnt);
+
+/* clf_conn_send with the payload in one buffer (len may be 0). */
+int clf_conn_send_buf(struct clf_conn *c, const struct clf_proto_header *h,
+		      const void *payload, size_t len);
+
+/*
+ * clf_conn_recv_header - wait for the next message and read its header
+ *
+ * Checks magic, major version and flags, and payload_len against the
+ * connection's limit (clf_conn_set_max_payload), all before anything is
+ * allocated.  Then the caller reads exactly h->payload_len bytes with
+ * clf_conn_recv_payload (in pieces if it likes: straight into their final
+ * place) before the next header.
+ */
+int clf_conn_recv_header(struct clf_conn *c, struct clf_proto_header *h);
+
+/*
+ * The same for the first message of a connection, accepting another major
+ * version so that the peer can be told (see
+ * clf_proto_header_decode_any_major); the caller compares h->major and
+ * closes after answering.
+ */
+int clf_conn_recv_header_any_major(struct clf_conn *c,
+				   struct clf_proto_header *h);
+
+/* Read the next len bytes of the current payload (len <= what remains). */
+int clf_conn_recv_payload(struct clf_conn *c, void *buf, size_t len);
+
+/*
+ * clf_conn_recv - read one whole message
+ *
+ * Returns 0 with the header in *h and the payload in *payload, allocated
+ * (never NULL, even for an empty payload) and freed by the caller.
+ */
+int clf_conn_recv(struct clf_conn *c, struct clf_proto_header *h,
+		  void **payload);
+
+/*
+ * clf_conn_call - one request and its reply
+ *
+ * Sends the request (h with opcode and id set, payload in iov), then reads
+ * the reply and checks it answers the request (REPLY flag, same id, and
+ * the same opcode, or CHALLENGE/AUTH_OK for HELLO/RESPONSE).  On a reply
+ * with status 0: returns 0, *reply and *payload (caller frees).  On a reply
+ * with a negative status: returns that status, with the peer's message in
+ * CLF_Last_error() and nothing in *payload; the connection stays usable
+ * (clf_conn_broken() tells a local failure from a remote one).
+ */
+int clf_conn_call(struct clf_conn *c, const struct clf_proto_header *h,
+		  const struct iovec *iov, int iovcnt,
+		  struct clf_proto_header *reply, void **payload);
+
+/*
+ * Wait up to timeout_ms (>= 0) until a message can be received: 1 when
+ * ready (or when the peer closed: the next receive says so), 0 on timeout.
+ */
+int clf_conn_poll(struct clf_conn *c, int timeout_ms);
+
+/* ------------------------------------------------------------------ */
+/* Properties                                                          */
+/* ------------------------------------------------------------------ */
+
+/* For event loops: readable when clf_conn_poll would return 1. */
+int clf_conn_fd(const struct clf_conn *c);
+/* "host:port" of the peer, for messages; valid until close. */
+const char *clf_conn_peer(const struct clf_conn *c);
+/* The time limit of later sends and receives, > 0 ms. */
+void clf_conn_set_timeout(struct clf_conn *c, int timeout_ms);
+int clf_conn_timeout(const struct clf_conn *c);
+/* Largest payload accepted (default CLF_PROTO_PAYLOAD_MAX) and sent. */
+void clf_conn_set_max_payload(struct clf_conn *c, uint32_t max);
+uint32_t clf_conn_max_payload(const struct clf_conn *c);
+/* The negotiated minor version, written into every header sent. */
+void clf_conn_set_minor(struct clf_conn *c, uint16_t minor);
+uint16_t clf_conn_minor(const struct clf_conn *c);
+/* A fresh request id for this connection (1, 2, ...). */
+uint64_t clf_conn_next_id(struct clf_conn *c);
+/* Whether an earlier failure broke the connection. */
+bool clf_conn_broken(const struct clf_conn *c);
+/* Close and free; NULL ok. */
+void clf_conn_close(struct clf_conn *c);
+
+#endif /* CLF_TRANSPORT_H */

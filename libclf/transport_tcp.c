@@ -1,0 +1,484 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * transport_tcp.c -- the TCP transport: IPv4 and IPv6, names through
+ * getaddrinfo.
+ *
+ * Sockets are non-blocking and every wait is a poll() bounded by the
+ * caller's deadline, so nothing here can block past it.  Writes go
+ * through sendmsg(MSG_NOSIGNAL), the gather write of writev without
+ * SIGPIPE when the peer has gone.  TCP_NODELAY because requests are
+ * small and latency-bound; keepalive so that a peer that vanished without
+ * a FIN is noticed on idle connections too.
+ */
+#define _GNU_SOURCE	/* accept4 */
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "transport_i.h"
+
+/* Keepalive: first probe after 30 s idle, then every 10 s, give up after
+ * 3 unanswered: a dead peer is noticed within about a minute. */
+#define KEEPALIVE_IDLE_S 30
+#define KEEPALIVE_INTVL_S 10
+#define KEEPALIVE_CNT 3
+#define LISTEN_BACKLOG 128
+
+struct tcp_conn {
+	struct clf_conn base;	/* first: transport.c sees only this */
+	int fd;			/* owned */
+};
+
+struct tcp_listener {
+	struct clf_listener base;
+	int fd;			/* owned */
+};
+
+static struct tcp_conn *tcp_of(const struct clf_conn *c)
+{
+	return (struct tcp_conn *)c;
+}
+
+static struct tcp_listener *tcpl_of(const struct clf_listener *l)
+{
+	return (struct tcp_listener *)l;
+}
+
+/* The errno of a failed transfer, in the terms of transport.h. */
+static int transfer_errno(int e)
+{
+	switch (e) {
+	case EPIPE:
+	case ECONNRESET:
+	case ECONNABORTED:
+		return ECONNRESET;
+	case ETIMEDOUT:	/* keepalive probes went unanswered */
+		return EHOSTDOWN;
+	case ENETUNREACH:
+	case EHOSTUNREACH:
+		return EHOSTUNREACH;
+	}
+	return e;
+}
+
+static void format_peer(char *buf, size_t len, const char *host,
+			const char *port)
+{
+	/* Bounded so that any host name fits CLF_ADDR_MAX with its port. */
+	if (strchr(host, ':'))
+		snprintf(buf, len, "[%.255s]:%.15s", host, port);
+	else
+		snprintf(buf, len, "%.255s:%.15s", host, port);
+}
+
+static void format_sockaddr(char *buf, size_t len, const struct sockaddr *sa,
+			    socklen_t salen)
+{
+	char host[NI_MAXHOST], port[NI_MAXSERV];
+
+	if (getnameinfo(sa, salen, host, sizeof(host), port, sizeof(port),
+			NI_NUMERICHOST | NI_NUMERICSERV) != 0)
+		snprintf(buf, len, "(unknown peer)");
+	else
+		format_peer(buf, len, host, port);
+}
+
+/*
+ * Wait for events on fd until deadline: 1 when ready, -ETIMEDOUT, or
+ * another negative errno.  Restarts after signals with the time left.
+ * Callers wait only after the socket had nothing for them, so once the
+ * deadline has passed this fails without looking: a peer that trickles
+ * bytes just in time cannot stretch a call past it.
+ */
+static int wait_fd(int fd, short events, int64_t deadline)
+{
+	struct pollfd p = { .fd = fd, .events = events };
+
+	for (;;) {
+		int left = clf_deadline_left(deadline);
+		int n;
+
+		if (left == 0)
+			return -ETIMEDOUT;
+		n = poll(&p, 1, left);
+
+		if (n > 0)
+			return 1;
+		if (n == 0)
+			return -ETIMEDOUT;
+		if (errno != EINTR)
+			return -errno;
+	}
+}
+
+static void tune_socket(int fd)
+{
+	int one = 1, idle = KEEPALIVE_IDLE_S, intvl = KEEPALIVE_INTVL_S;
+	int cnt = KEEPALIVE_CNT;
+
+	/* Best effort: a socket without them still works, only slower to
+	 * notice a dead peer or to send small messages. */
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	(void)setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl,
+			 sizeof(intvl));
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
+}
+
+static int conn_new(int fd, const char *peer, struct clf_conn **out)
+{
+	struct tcp_conn *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return clf_fail(ENOMEM, "clf: no memory for a connection to %s",
+				peer);
+	clf_conn_base_init(&t->base, &clf_transport_tcp, peer);
+	t->fd = fd;
+	tune_socket(fd);
+	*out = &t->base;
+	return 0;
+}
+
+static int resolve(const char *host, const char *port, int flags,
+		   struct addrinfo **res)
+{
+	struct addrinfo hints = {
+		.ai_family = AF_UNSPEC,
+		.ai_socktype = SOCK_STREAM,
+		.ai_flags = flags | AI_NUMERICSERV,
+	};
+	int rc;
+
+	if (host && (!*host || strcmp(host, "*") == 0))
+		host = NULL;
+	rc = getaddrinfo(host, port, &hints, res);
+	if (rc == EAI_SYSTEM)
+		return clf_fail(errno, "clf: cannot resolve '%s': %s",
+				host ? host : "*", strerror(errno));
+	if (rc)
+		return clf_fail(EHOSTUNREACH, "clf: cannot resolve '%s': %s",
+				host ? host : "*", gai_strerror(rc));
+	return 0;
+}
+
+/* One non-blocking connect attempt: the fd, or a negative errno. */
+static int connect_one(const struct addrinfo *ai, int64_t deadline)
+{
+	int fd, err = 0;
+	socklen_t len = sizeof(err);
+
+	fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK |
+		    SOCK_CLOEXEC, ai->ai_protocol);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
+		return fd;
+	if (errno != EINPROGRESS && errno != EINTR) {
+		err = -errno;
+		goto close_fd;
+	}
+	err = wait_fd(fd, POLLOUT, deadline);
+	if (err < 0)
+		goto close_fd;
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
+		err = errno;
+	if (err) {
+		err = -err;
+		goto close_fd;
+	}
+	return fd;
+
+close_fd:
+	close(fd);
+	return err;
+}
+
+static int tcp_connect(const char *host, const char *port, int timeout_ms,
+		       struct clf_conn **out)
+{
+	int64_t deadline = clf_now_ms() + timeout_ms;
+	struct addrinfo *res, *ai;
+	char peer[CLF_ADDR_MAX];
+	int fd = -ETIMEDOUT, err;
+
+	format_peer(peer, sizeof(peer), host, port);
+	err = resolve(host, port, 0, &res);
+	if (err)
+		return err;
+	for (ai = res; ai; ai = ai->ai_next) {
+		fd = connect_one(ai, deadline);
+		if (fd >= 0 || fd == -ETIMEDOUT)
+			break;
+	}
+	freeaddrinfo(res);
+	if (fd < 0) {
+		const char *why = fd == -ETIMEDOUT ? "no answer in time"
+						   : strerror(-fd);
+
+		if (fd == -ENETUNREACH)
+			fd = -EHOSTUNREACH;
+		return clf_fail_neg(fd, "clf: cannot connect to %s: %s", peer,
+				    why);
+	}
+	err = conn_new(fd, peer, out);
+	if (err)
+		close(fd);
+	return err;
+}
+
+static int tcp_listen(const char *host, const char *port,
+		      struct clf_listener **out)
+{
+	struct addrinfo *res, *ai;
+	struct tcp_listener *l;
+	int fd = -1, err, one = 1;
+
+	err = resolve(host, port, AI_PASSIVE, &res);
+	if (err)
+		return err;
+	for (ai = res; ai; ai = ai->ai_next) {
+		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK |
+			    SOCK_CLOEXEC, ai->ai_protocol);
+		if (fd < 0) {
+			err = -errno;
+			continue;
+		}
+		/* Restarting daemons must rebind while old sockets linger in
+		 * TIME_WAIT. */
+		(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one,
+				 sizeof(one));
+		if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 &&
+		    listen(fd, LISTEN_BACKLOG) == 0)
+			break;
+		err = -errno;
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(res);
+	if (fd < 0)
+		return clf_fail_neg(err ? err : -EADDRNOTAVAIL,
+				    "clf: cannot listen on %s:%s: %s",
+				    *host ? host : "*", port,
+				    strerror(err ? -err : EADDRNOTAVAIL));
+	l = calloc(1, sizeof(*l));
+	if (!l) {
+		close(fd);
+		return clf_fail(ENOMEM, "clf: no memory for a listener");
+	}
+	l->base.ops = &clf_transport_tcp;
+	l->fd = fd;
+	*out = &l->base;
+	return 0;
+}
+
+static int tcp_accept(struct clf_listener *cl, int timeout_ms,
+		      struct clf_conn **out)
+{
+	struct tcp_listener *l = tcpl_of(cl);
+	int64_t deadline = clf_now_ms() + timeout_ms;
+	struct sockaddr_storage ss;
+	char peer[CLF_ADDR_MAX];
+	int fd, err;
+
+	for (;;) {
+		socklen_t len = sizeof(ss);
+
+		fd = accept4(l->fd, (struct sockaddr *)&ss, &len,
+			     SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd >= 0) {
+			format_sockaddr(peer, sizeof(peer),
+					(struct sockaddr *)&ss, len);
+			break;
+		}
+		/* A connection that died in the queue is not our error. */
+		if (errno == EINTR || errno == ECONNABORTED)
+			continue;
+		if (errno != EAGAIN && errno != EWOULDBLOCK)
+			return clf_fail(errno, "clf: accept on %s: %s",
+					cl->addr, strerror(errno));
+		err = wait_fd(l->fd, POLLIN, deadline);
+		if (err == -ETIMEDOUT)
+			return clf_fail(ETIMEDOUT,
+					"clf: no connection on %s within %d ms",
+					cl->addr, timeout_ms);
+		if (err < 0)
+			return clf_fail_neg(err, "clf: accept on %s: %s",
+					    cl->addr, strerror(-err));
+	}
+	err = conn_new(fd, peer, out);
+	if (err)
+		close(fd);
+	return err;
+}
+
+static int tcp_send(struct clf_conn *c, const struct iovec *iov, int iovcnt,
+		    int64_t deadline)
+{
+	struct tcp_conn *t = tcp_of(c);
+	struct iovec vec[CLF_CONN_MAX_IOV + 1];
+	struct msghdr msg = { .msg_iov = vec };
+	int first = 0, err;
+
+	if (iovcnt > CLF_CONN_MAX_IOV + 1)
+		return clf_fail(EINVAL, "clf: send to %s: %d pieces", c->peer,
+				iovcnt);
+	memcpy(vec, iov, sizeof(*iov) * (size_t)iovcnt);
+	while (first < iovcnt) {
+		ssize_t n;
+
+		if (vec[first].iov_len == 0) {
+			first++;
+			continue;
+		}
+		msg.msg_iov = vec + first;
+		msg.msg_iovlen = (size_t)(iovcnt - first);
+		n = sendmsg(t->fd, &msg, MSG_NOSIGNAL);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno != EAGAIN && errno != EWOULDBLOCK) {
+				err = transfer_errno(errno);
+				return clf_fail(err, "clf: send to %s: %s",
+						c->peer, strerror(errno));
+			}
+			err = wait_fd(t->fd, POLLOUT, deadline);
+			if (err == -ETIMEDOUT)
+				return clf_fail(ETIMEDOUT,
+						"clf: send to %s: timed out after %d ms",
+						c->peer, c->timeout_ms);
+			if (err < 0)
+				return clf_fail_neg(err, "clf: send to %s: %s",
+						    c->peer, strerror(-err));
+			continue;
+		}
+		/* Short write: skip what went, resume inside a piece. */
+		while (n > 0 && first < iovcnt) {
+			size_t k = (size_t)n < vec[first].iov_len
+					   ? (size_t)n : vec[first].iov_len;
+
+			vec[first].iov_base = (char *)vec[first].iov_base + k;
+			vec[first].iov_len -= k;
+			n -= (ssize_t)k;
+			if (vec[first].iov_len == 0)
+				first++;
+		}
+	}
+	return 0;
+}
+
+static int tcp_recv(struct clf_conn *c, void *buf, size_t len,
+		    int64_t deadline)
+{
+	struct tcp_conn *t = tcp_of(c);
+	size_t got = 0;
+	int err;
+
+	while (got < len) {
+		ssize_t n = recv(t->fd, (char *)buf + got, len - got, 0);
+
+		if (n > 0) {
+			got += (size_t)n;
+			continue;
+		}
+		if (n == 0)
+			return clf_fail(ECONNRESET,
+					"clf: %s closed the connection%s",
+					c->peer, got ? " inside a message" : "");
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN && errno != EWOULDBLOCK) {
+			err = transfer_errno(errno);
+			return clf_fail(err, "clf: receive from %s: %s",
+					c->peer, strerror(errno));
+		}
+		err = wait_fd(t->fd, POLLIN, deadline);
+		if (err == -ETIMEDOUT)
+			return clf_fail(ETIMEDOUT,
+					"clf: receive from %s: no answer within %d ms",
+					c->peer, c->timeout_ms);
+		if (err < 0)
+			return clf_fail_neg(err, "clf: receive from %s: %s",
+					    c->peer, strerror(-err));
+	}
+	return 0;
+}
+
+static int tcp_poll(struct clf_conn *c, int timeout_ms)
+{
+	struct pollfd p = { .fd = tcp_of(c)->fd, .events = POLLIN };
+	int64_t deadline = clf_now_ms() + timeout_ms;
+	int n;
+
+	/* Unlike wait_fd, a zero timeout still looks. */
+	do
+		n = poll(&p, 1, clf_deadline_left(deadline));
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return clf_fail(errno, "clf: poll %s: %s", c->peer,
+				strerror(errno));
+	return n > 0;
+}
+
+static int tcp_conn_fd(const struct clf_conn *c)
+{
+	return tcp_of(c)->fd;
+}
+
+static void tcp_close(struct clf_conn *c)
+{
+	struct tcp_conn *t = tcp_of(c);
+
+	close(t->fd);
+	free(t);
+}
+
+static int tcp_listener_fd(const struct clf_listener *l)
+{
+	return tcpl_of(l)->fd;
+}
+
+static int tcp_listener_port(const struct clf_listener *l)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	if (getsockname(tcpl_of(l)->fd, (struct sockaddr *)&ss, &len) < 0)
+		return clf_fail(errno, "clf: listener %s: %s", l->addr,
+				strerror(errno));
+	if (ss.ss_family == AF_INET6)
+		return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+	return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+}
+
+static void tcp_listener_close(struct clf_listener *l)
+{
+	struct tcp_listener *t = tcpl_of(l);
+
+	close(t->fd);
+	free(t);
+}
+
+const struct clf_transport_ops clf_transport_tcp = {
+	.name = "tcp",
+	.connect = tcp_connect,
+	.listen = tcp_listen,
+	.accept = tcp_accept,
+	.send = tcp_send,
+	.recv = tcp_recv,
+	.poll = tcp_poll,
+	.conn_fd = tcp_conn_fd,
+	.close = tcp_close,
+	.listener_fd = tcp_listener_fd,
+	.listener_port = tcp_listener_port,
+	.listener_close = tcp_listener_close,
+};

@@ -1,0 +1,40 @@
+# tests/fuzz: libFuzzer targets for everything that decodes bytes from the
+# network.  Built with clang (FUZZ_CC) under ASan + UBSan, seeded by
+# gen_corpus, and run for FUZZ_TIME seconds by `make check` (fuzz-proto).
+# The corpus grows in $(O)/tests/fuzz/corpus across runs.
+
+FUZZ_CC ?= clang
+FUZZ_TIME ?= 30
+FUZZ_CFLAGS := -std=gnu11 -g -O1 -fno-omit-frame-pointer \
+	-fsanitize=address,undefined -fno-sanitize-recover=all \
+	-Iinclude -Ilibclf -Itests/fuzz
+# What the decoders need: the codec, the type codec and the error text.
+FUZZ_LIB_SRCS := libclf/error.c libclf/falls.c libclf/falls_algebra.c \
+	libclf/type.c libclf/type_codec.c libclf/proto.c libclf/proto_meta.c \
+	libclf/proto_io.c
+FUZZ_OBJS := $(FUZZ_LIB_SRCS:%.c=$(O)/fuzz/%.o)
+FUZZ_DIR := $(O)/tests/fuzz
+
+$(O)/fuzz/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
+
+$(FUZZ_DIR)/fuzz_proto: tests/fuzz/fuzz_proto.c tests/fuzz/proto_codecs.h \
+		$(FUZZ_OBJS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJS)
+
+$(FUZZ_DIR)/gen_corpus: tests/fuzz/gen_corpus.c tests/fuzz/proto_codecs.h \
+		$(O)/libclf.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Ilibclf -Itests/fuzz -o $@ $< $(O)/libclf.a \
+		$(LIBCLF_EXTRA_LIBS) $(ALL_LDFLAGS)
+
+.PHONY: fuzz-proto
+fuzz-proto: $(FUZZ_DIR)/fuzz_proto $(FUZZ_DIR)/gen_corpus
+	@mkdir -p $(FUZZ_DIR)/corpus
+	$(FUZZ_DIR)/gen_corpus $(FUZZ_DIR)/corpus
+	$(FUZZ_DIR)/fuzz_proto -max_total_time=$(FUZZ_TIME) -timeout=10 \
+		-rss_limit_mb=2048 -print_final_stats=1 $(FUZZ_DIR)/corpus
+
+CHECK_TARGETS += fuzz-proto

@@ -1,0 +1,327 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * proto_codecs.h -- every message body codec of libclf/proto.h in one
+ * table, with a valid sample of each: shared by the unit test
+ * (tests/unit/test_proto.c), the fuzz target and its seed generator, so
+ * that a codec added to the protocol is added here once and is then both
+ * tested and fuzzed.
+ *
+ * Static functions and data only; include from exactly one .c per program.
+ */
+#ifndef CLF_TESTS_PROTO_CODECS_H
+#define CLF_TESTS_PROTO_CODECS_H
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proto.h"
+
+/* Storage for any decoded message. */
+union proto_any {
+	struct clf_proto_error error;
+	struct clf_proto_hello hello;
+	struct clf_proto_challenge challenge;
+	struct clf_proto_response response;
+	struct clf_proto_auth_ok auth_ok;
+	struct clf_proto_status status;
+	struct clf_proto_statfs statfs;
+	struct clf_proto_ino ino;
+	struct clf_proto_u32 u32;
+	struct clf_proto_data data;
+	struct clf_proto_attr attr;
+	struct clf_proto_layout layout;
+	struct clf_proto_lookup_req lookup_req;
+	struct clf_proto_lookup_rep lookup_rep;
+	struct clf_proto_create_req create_req;
+	struct clf_proto_create_rep create_rep;
+	struct clf_proto_mkdir_req mkdir_req;
+	struct clf_proto_readdir_req readdir_req;
+	struct clf_proto_readdir_rep readdir_rep;
+	struct clf_proto_rename_req rename_req;
+	struct clf_proto_path_req path_req;
+	struct clf_proto_setattr_req setattr_req;
+	struct clf_proto_set_layout_req set_layout_req;
+	struct clf_proto_update_size_req update_size_req;
+	struct clf_proto_sub_read_req sub_read_req;
+	struct clf_proto_sub_write_req sub_write_req;
+	struct clf_proto_view_register_req view_register_req;
+	struct clf_proto_view_io_req view_io_req;
+	struct clf_proto_truncate_req truncate_req;
+	struct clf_proto_remove_req remove_req;
+};
+
+struct proto_codec {
+	const char *name;
+	int (*encode)(struct wire_writer *w, const void *m);
+	int (*decode)(struct wire_reader *r, void *m);
+	void (*release)(void *m);
+	const void *sample;
+};
+
+static void proto_no_release(void *m)
+{
+	(void)m;
+}
+
+/* Wrappers with one signature for the table (no calls through casts). */
+#define PROTO_CODEC(NAME, TYPE, ENC, DEC)				\
+	static int enc_##NAME(struct wire_writer *w, const void *m)	\
+	{								\
+		return ENC(w, (const struct TYPE *)m);			\
+	}								\
+	static int dec_##NAME(struct wire_reader *r, void *m)		\
+	{								\
+		return DEC(r, (struct TYPE *)m);			\
+	}
+#define PROTO_RELEASE(NAME, TYPE, REL)					\
+	static void rel_##NAME(void *m)					\
+	{								\
+		REL((struct TYPE *)m);					\
+	}
+
+PROTO_CODEC(error, clf_proto_error, clf_proto_error_encode,
+	    clf_proto_error_decode)
+PROTO_CODEC(hello, clf_proto_hello, clf_proto_hello_encode,
+	    clf_proto_hello_decode)
+PROTO_CODEC(challenge, clf_proto_challenge, clf_proto_challenge_encode,
+	    clf_proto_challenge_decode)
+PROTO_CODEC(response, clf_proto_response, clf_proto_response_encode,
+	    clf_proto_response_decode)
+PROTO_CODEC(auth_ok, clf_proto_auth_ok, clf_proto_auth_ok_encode,
+	    clf_proto_auth_ok_decode)
+PROTO_CODEC(status, clf_proto_status, clf_proto_status_encode,
+	    clf_proto_status_decode)
+PROTO_CODEC(statfs, clf_proto_statfs, clf_proto_statfs_encode,
+	    clf_proto_statfs_decode)
+PROTO_CODEC(ino, clf_proto_ino, clf_proto_ino_encode, clf_proto_ino_decode)
+PROTO_CODEC(u32, clf_proto_u32, clf_proto_u32_encode, clf_proto_u32_decode)
+PROTO_CODEC(data, clf_proto_data, clf_proto_data_encode,
+	    clf_proto_data_decode)
+PROTO_CODEC(attr, clf_proto_attr, clf_proto_attr_encode,
+	    clf_proto_attr_decode)
+PROTO_CODEC(layout, clf_proto_layout, clf_proto_layout_encode,
+	    clf_proto_layout_decode)
+PROTO_RELEASE(layout, clf_proto_layout, clf_proto_layout_release)
+PROTO_CODEC(lookup_req, clf_proto_lookup_req, clf_proto_lookup_req_encode,
+	    clf_proto_lookup_req_decode)
+PROTO_CODEC(lookup_rep, clf_proto_lookup_rep, clf_proto_lookup_rep_encode,
+	    clf_proto_lookup_rep_decode)
+PROTO_RELEASE(lookup_rep, clf_proto_lookup_rep, clf_proto_lookup_rep_release)
+PROTO_CODEC(create_req, clf_proto_create_req, clf_proto_create_req_encode,
+	    clf_proto_create_req_decode)
+PROTO_RELEASE(create_req, clf_proto_create_req, clf_proto_create_req_release)
+PROTO_CODEC(create_rep, clf_proto_create_rep, clf_proto_create_rep_encode,
+	    clf_proto_create_rep_decode)
+PROTO_RELEASE(create_rep, clf_proto_create_rep, clf_proto_create_rep_release)
+PROTO_CODEC(mkdir_req, clf_proto_mkdir_req, clf_proto_mkdir_req_encode,
+	    clf_proto_mkdir_req_decode)
+PROTO_CODEC(readdir_req, clf_proto_readdir_req, clf_proto_readdir_req_encode,
+	    clf_proto_readdir_req_decode)
+PROTO_CODEC(readdir_rep, clf_proto_readdir_rep, clf_proto_readdir_rep_encode,
+	    clf_proto_readdir_rep_decode)
+PROTO_RELEASE(readdir_rep, clf_proto_readdir_rep,
+	      clf_proto_readdir_rep_release)
+PROTO_CODEC(rename_req, clf_proto_rename_req, clf_proto_rename_req_encode,
+	    clf_proto_rename_req_decode)
+PROTO_CODEC(path_req, clf_proto_path_req, clf_proto_path_req_encode,
+	    clf_proto_path_req_decode)
+PROTO_CODEC(setattr_req, clf_proto_setattr_req, clf_proto_setattr_req_encode,
+	    clf_proto_setattr_req_decode)
+PROTO_CODEC(set_layout_req, clf_proto_set_layout_req,
+	    clf_proto_set_layout_req_encode, clf_proto_set_layout_req_decode)
+PROTO_RELEASE(set_layout_req, clf_proto_set_layout_req,
+	      clf_proto_set_layout_req_release)
+PROTO_CODEC(update_size_req, clf_proto_update_size_req,
+	    clf_proto_update_size_req_encode,
+	    clf_proto_update_size_req_decode)
+PROTO_CODEC(sub_read_req, clf_proto_sub_read_req,
+	    clf_proto_sub_read_req_encode, clf_proto_sub_read_req_decode)
+PROTO_CODEC(sub_write_req, clf_proto_sub_write_req,
+	    clf_proto_sub_write_req_encode, clf_proto_sub_write_req_decode)
+PROTO_CODEC(view_register_req, clf_proto_view_register_req,
+	    clf_proto_view_register_req_encode,
+	    clf_proto_view_register_req_decode)
+PROTO_CODEC(view_read_req, clf_proto_view_io_req,
+	    clf_proto_view_read_req_encode, clf_proto_view_read_req_decode)
+PROTO_CODEC(view_write_req, clf_proto_view_io_req,
+	    clf_proto_view_write_req_encode, clf_proto_view_write_req_decode)
+PROTO_CODEC(truncate_req, clf_proto_truncate_req,
+	    clf_proto_truncate_req_encode, clf_proto_truncate_req_decode)
+PROTO_CODEC(remove_req, clf_proto_remove_req, clf_proto_remove_req_encode,
+	    clf_proto_remove_req_decode)
+
+/* ------------------------------------------------------------------ */
+/* Samples: valid messages with every optional part present            */
+/* ------------------------------------------------------------------ */
+
+#define PSTR(s) { s, sizeof(s) - 1 }
+
+static const uint8_t sample_type_a[] = { 'C', 'T', 1, 0, 9, 9, 9, 9 };
+static const uint8_t sample_type_b[] = { 'C', 'T', 1, 0, 1, 2, 3 };
+static const uint8_t sample_bytes[] = "some bulk data";
+
+static const struct clf_proto_subfile sample_subfiles[] = {
+	{ 0, { sample_type_a, sizeof(sample_type_a) } },
+	{ 3, { sample_type_b, sizeof(sample_type_b) } },
+	{ 1023, { sample_type_a, 1 } },
+};
+
+#define SAMPLE_ATTR { 42, 0100644, 1000, 100, 1, 123456789, \
+		      1700000000000000001, 1700000000000000002, \
+		      1700000000000000003 }
+#define SAMPLE_LAYOUT { .kind = CLF_PROTO_LAYOUT_EXPLICIT, .disp = 4096, \
+	.disp_iod = 2, .nsubfiles = 3, \
+	.subfiles = (struct clf_proto_subfile *)sample_subfiles }
+
+static const struct clf_proto_dirent sample_dirents[] = {
+	{ 2, 10, 0040755, PSTR("dir") },
+	{ 3, 11, 0100600, PSTR("a file with spaces") },
+	{ 4, 12, 0100600, PSTR("...") },
+};
+
+static const struct clf_proto_error s_error = {
+	PSTR("cannot create 'a/b': no such directory"),
+};
+static const struct clf_proto_hello s_hello = { 1, 0, PSTR("client") };
+static const struct clf_proto_challenge s_challenge = {
+	1, 7, { 1, 2, 3, 4, 5, 6, 7, 8, 9 },
+};
+static const struct clf_proto_response s_response = {
+	{ 9, 8, 7 }, { 0xff, 0xee },
+};
+static const struct clf_proto_auth_ok s_auth_ok = { { 0xaa, 0xbb, 0xcc } };
+static const struct clf_proto_status s_status = { 1, 2, 3, 4, 5, 6 };
+static const struct clf_proto_statfs s_statfs = {
+	1ull << 40, 1ull << 39, 1ull << 38, 1000, 999, 4096, 255,
+};
+static const struct clf_proto_ino s_ino = { 0x0123456789abcdefull };
+static const struct clf_proto_u32 s_u32 = { 0xdeadbeef };
+static const struct clf_proto_data s_data = {
+	{ sample_bytes, sizeof(sample_bytes) },
+};
+static const struct clf_proto_attr s_attr = SAMPLE_ATTR;
+static const struct clf_proto_layout s_layout = SAMPLE_LAYOUT;
+static const struct clf_proto_lookup_req s_lookup_req = {
+	1, CLF_PROTO_LOOKUP_LAYOUT, PSTR("a/b/c"),
+};
+static const struct clf_proto_lookup_rep s_lookup_rep = {
+	SAMPLE_ATTR, true, SAMPLE_LAYOUT,
+};
+static const struct clf_proto_create_req s_create_req = {
+	1, PSTR("dir/file"), 0644, 1000, 100, CLF_PROTO_CREATE_EXCL,
+	{ .kind = CLF_PROTO_LAYOUT_ROUND_ROBIN, .stripe_size = 65536,
+	  .stripe_count = 4, .first_iod = CLF_PROTO_IOD_DEFAULT },
+};
+static const struct clf_proto_create_rep s_create_rep = {
+	SAMPLE_ATTR, SAMPLE_LAYOUT,
+};
+static const struct clf_proto_mkdir_req s_mkdir_req = {
+	1, PSTR("newdir"), 0755, 0, 0,
+};
+static const struct clf_proto_readdir_req s_readdir_req = { 1, 77, 100 };
+static const struct clf_proto_readdir_rep s_readdir_rep = {
+	3, true, (struct clf_proto_dirent *)sample_dirents,
+};
+static const struct clf_proto_rename_req s_rename_req = {
+	1, PSTR("a/b"), 5, PSTR("c"), CLF_PROTO_RENAME_NOREPLACE,
+};
+static const struct clf_proto_path_req s_path_req = { 9, PSTR("x/y") };
+static const struct clf_proto_setattr_req s_setattr_req = {
+	42, CLF_PROTO_SETATTR_MODE | CLF_PROTO_SETATTR_SIZE |
+	    CLF_PROTO_SETATTR_MTIME_NOW, 0600, 0, 0, -5, 7, 1 << 20,
+};
+static const struct clf_proto_set_layout_req s_set_layout_req = {
+	42, SAMPLE_LAYOUT,
+};
+static const struct clf_proto_update_size_req s_update_size_req = {
+	42, 1 << 30, 1700000000000000000,
+};
+static const struct clf_proto_sub_read_req s_sub_read_req = {
+	42, 3, 1 << 20, 65536,
+};
+static const struct clf_proto_sub_write_req s_sub_write_req = {
+	42, CLF_PROTO_SUBFILE_HEAD, 100, { sample_bytes, sizeof(sample_bytes) },
+};
+static const struct clf_proto_view_register_req s_view_register_req = {
+	42, 1, 0, { sample_type_a, sizeof(sample_type_a) },
+	512, { sample_type_b, sizeof(sample_type_b) },
+};
+static const struct clf_proto_view_io_req s_view_read_req = {
+	7, CLF_PROTO_VIEW_COLLECTIVE, 1000, 5000, 0x1234, 16, { NULL, 0 },
+};
+static const struct clf_proto_view_io_req s_view_write_req = {
+	7, 0, 0, 100, 0, 0, { sample_bytes, sizeof(sample_bytes) },
+};
+static const struct clf_proto_truncate_req s_truncate_req = { 42, 0, 0 };
+static const struct clf_proto_remove_req s_remove_req = {
+	42, CLF_PROTO_SUBFILE_ALL,
+};
+
+#define PROTO_ENTRY(NAME, REL) \
+	{ #NAME, enc_##NAME, dec_##NAME, REL, &s_##NAME }
+
+static const struct proto_codec proto_codecs[] = {
+	PROTO_ENTRY(error, proto_no_release),
+	PROTO_ENTRY(hello, proto_no_release),
+	PROTO_ENTRY(challenge, proto_no_release),
+	PROTO_ENTRY(response, proto_no_release),
+	PROTO_ENTRY(auth_ok, proto_no_release),
+	PROTO_ENTRY(status, proto_no_release),
+	PROTO_ENTRY(statfs, proto_no_release),
+	PROTO_ENTRY(ino, proto_no_release),
+	PROTO_ENTRY(u32, proto_no_release),
+	PROTO_ENTRY(data, proto_no_release),
+	PROTO_ENTRY(attr, proto_no_release),
+	PROTO_ENTRY(layout, rel_layout),
+	PROTO_ENTRY(lookup_req, proto_no_release),
+	PROTO_ENTRY(lookup_rep, rel_lookup_rep),
+	PROTO_ENTRY(create_req, rel_create_req),
+	PROTO_ENTRY(create_rep, rel_create_rep),
+	PROTO_ENTRY(mkdir_req, proto_no_release),
+	PROTO_ENTRY(readdir_req, proto_no_release),
+	PROTO_ENTRY(readdir_rep, rel_readdir_rep),
+	PROTO_ENTRY(rename_req, proto_no_release),
+	PROTO_ENTRY(path_req, proto_no_release),
+	PROTO_ENTRY(setattr_req, proto_no_release),
+	PROTO_ENTRY(set_layout_req, rel_set_layout_req),
+	PROTO_ENTRY(update_size_req, proto_no_release),
+	PROTO_ENTRY(sub_read_req, proto_no_release),
+	PROTO_ENTRY(sub_write_req, proto_no_release),
+	PROTO_ENTRY(view_register_req, proto_no_release),
+	PROTO_ENTRY(view_read_req, proto_no_release),
+	PROTO_ENTRY(view_write_req, proto_no_release),
+	PROTO_ENTRY(truncate_req, proto_no_release),
+	PROTO_ENTRY(remove_req, proto_no_release),
+};
+
+#define PROTO_NCODECS (sizeof(proto_codecs) / sizeof(proto_codecs[0]))
+
+/*
+ * Encode m with codec c into a new buffer (caller frees): its length in
+ * *len.  Returns the encoder's error, or -ENOMEM.
+ */
+static inline int proto_codec_encode(const struct proto_codec *c,
+				     const void *m, uint8_t **buf, size_t *len)
+{
+	struct wire_writer w = { NULL, 0, 0 };
+	int err = c->encode(&w, m);
+
+	if (err)
+		return err;
+	*buf = malloc(w.pos ? w.pos : 1);
+	if (!*buf)
+		return -ENOMEM;
+	w = (struct wire_writer){ *buf, w.pos, 0 };
+	err = c->encode(&w, m);
+	if (err) {
+		free(*buf);
+		return err;
+	}
+	*len = w.pos;
+	return 0;
+}
+
+#endif /* CLF_TESTS_PROTO_CODECS_H */
