@@ -12,6 +12,8 @@ CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck)
 UNIT_TEST_NAMES := test_type test_map test_pattern test_mapping test_codec \
 	test_layout \
 	test_random
+# Network layer: protocol codec, TCP transport, authentication, config.
+UNIT_TEST_NAMES += test_proto test_transport test_auth test_config
 UNIT_TEST_LIBS = $(LIBCLF_EXTRA_LIBS)
 
 TEST_MODEL_OBJ := $(O)/tests/unit/model.o
@@ -27,3 +29,30 @@ $(O)/tests/unit/%.o: tests/unit/%.c
 	$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -Ilibclf -Iiod -Imetad -Itests/unit -c -o $@ $<
 
 CHECK_TARGETS += check-unit
+
+# iod: storage, views, view I/O and collective merging (iod/Build.mk).
+UNIT_TEST_NAMES += test_iod_rangelock test_iod_store test_iod_view \
+	test_iod_viewio test_iod_merge
+TEST_OBJS_test_iod_rangelock := $(O)/iod/iod_rangelock.o
+TEST_LIBS_test_iod_rangelock := -lpthread
+TEST_OBJS_test_iod_store := $(O)/iod/iod_store.o $(O)/iod/iod_store_io.o \
+	$(O)/iod/iod_rangelock.o
+TEST_LIBS_test_iod_store := -lpthread
+TEST_OBJS_test_iod_view := $(O)/iod/iod_view.o
+TEST_LIBS_test_iod_view := -lpthread
+TEST_OBJS_test_iod_viewio := $(O)/iod/iod_viewio.o $(O)/iod/iod_view.o \
+	$(O)/iod/iod_store.o $(O)/iod/iod_store_io.o $(O)/iod/iod_rangelock.o
+TEST_LIBS_test_iod_viewio := -lpthread
+TEST_OBJS_test_iod_merge := $(O)/iod/iod_merge.o $(O)/iod/iod_view.o \
+	$(O)/iod/iod_store.o $(O)/iod/iod_store_io.o $(O)/iod/iod_rangelock.o
+TEST_LIBS_test_iod_merge := -lpthread
+
+# metad store (metad/Build.mk defines MDS_STORE_OBJS, included after this
+# file: hence '=', expanded when the rule runs).
+UNIT_TEST_NAMES += test_mds_store test_mds_namespace test_mds_crash
+TEST_OBJS_test_mds_store = $(MDS_STORE_OBJS)
+TEST_LIBS_test_mds_store = $(MDS_STORE_LIBS)
+TEST_OBJS_test_mds_namespace = $(MDS_STORE_OBJS)
+TEST_LIBS_test_mds_namespace = $(MDS_STORE_LIBS)
+TEST_OBJS_test_mds_crash = $(MDS_STORE_OBJS)
+TEST_LIBS_test_mds_crash = $(MDS_STORE_LIBS)

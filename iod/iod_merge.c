@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * iod_merge.c -- the pieces of a collective access, in subfile order.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "error.h"
+#include "iod_merge.h"
+
+#ifndef IOV_MAX
+#define IOV_MAX 1024
+#endif
+
+void iod_pieces_release(struct iod_pieces *ps)
+{
+	if (!ps)
+		return;
+	free(ps->p);
+	ps->p = NULL;
+	ps->n = ps->cap = 0;
+}
+
+int iod_pieces_add(struct iod_pieces *ps, int64_t off, size_t len, void *buf)
+{
+	if (ps->n == ps->cap) {
+		size_t cap = ps->cap ? 2 * ps->cap : 64;
+		struct iod_piece *bigger = realloc(ps->p, cap * sizeof(*bigger));
+
+		if (!bigger)
+			return clf_fail(ENOMEM, "iod: out of memory");
+		ps->p = bigger;
+		ps->cap = cap;
+	}
+	ps->p[ps->n++] = (struct iod_piece){ .off = off, .len = len,
+					     .buf = buf };
+	return 0;
+}
+
+struct gather {
+	struct iod_pieces *out;
+	char *data;		/* next packed byte */
+	int appended;		/* pieces added by this call */
+};
+
+static int add_run(int64_t v, int64_t s, int64_t len, void *arg)
+{
+	struct gather *g = arg;
+	struct iod_piece *last = g->appended ? &g->out->p[g->out->n - 1]
+					     : NULL;
+	int err = 0;
+
+	if (last && last->off + (int64_t)last->len == s) {
+		last->len += (size_t)len;
+	} else {
+		err = iod_pieces_add(g->out, s, (size_t)len, g->data);
+		g->appended += !err;
+	}
+	g->data += len;
+	return err;
+}
+
+int iod_view_pieces(const struct iod_view *v, int64_t lo, int64_t hi,
+		    void *data, size_t len, struct iod_pieces *out)
+{
+	struct gather g = { .out = out, .data = data };
+	size_t before = out->n;
+	int64_t count;
+	int err;
+
+	count = CLF_Mapping_count(v->map, lo, hi);
+	if (count < 0 || (uint64_t)count != len)
+		return clf_fail(EINVAL,
+				"iod: view %" PRIu32 ": view range [%" PRId64 ", %" PRId64 ") holds %" PRId64 " bytes of subfile %" PRIu32 " of file 0x%" PRIx64 ", not %zu",
+				v->handle, lo, hi, count, v->subfile, v->file,
+				len);
+	err = CLF_Mapping_foreach(v->map, lo, hi, add_run, &g);
+	if (err)
+		out->n = before;
+	return err;
+}
+
+static int by_offset(const void *a, const void *b)
+{
+	const struct iod_piece *x = a, *y = b;
+
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	return x->len < y->len ? -1 : x->len > y->len;
+}
+
+/* The total length of the pieces, or -EINVAL for a bad one. */
+static int64_t check_pieces(uint64_t file, uint32_t subfile,
+			    const struct iod_piece *p, size_t n)
+{
+	int64_t total = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (p[i].off < 0 || p[i].len > (uint64_t)(INT64_MAX - p[i].off) ||
+		    p[i].len > (uint64_t)(INT64_MAX - total) ||
+		    (p[i].len && !p[i].buf))
+			return clf_fail(EINVAL,
+					"iod: bad piece %zu (%zu bytes at offset %" PRId64 ") for subfile %" PRIu32 " of file 0x%" PRIx64,
+					i, p[i].len, p[i].off, subfile, file);
+		total += (int64_t)p[i].len;
+	}
+	return total;
+}
+
+/* Zero what a short read left of iov[0..cnt) after the first got bytes. */
+static void zero_tail(const struct iovec *iov, int cnt, size_t got)
+{
+	for (int i = 0; i < cnt; i++) {
+		if (got >= iov[i].iov_len) {
+			got -= iov[i].iov_len;
+			continue;
+		}
+		memset((char *)iov[i].iov_base + got, 0, iov[i].iov_len - got);
+		got = 0;
+	}
+}
+
+/* One stretch of adjacent pieces [start, end) in iov[0..cnt). */
+static int one_stretch(struct iod_subfile *sf, int write,
+		       const struct iovec *iov, int cnt, int64_t start,
+		       int64_t end)
+{
+	struct iod_range r;
+	ssize_t n;
+
+	if (write) {
+		iod_rangelock_lock(&sf->lock, &r, start, end);
+		n = iod_subfile_pwritev(sf, iov, cnt, start);
+		iod_rangelock_unlock(&sf->lock, &r);
+		return n < 0 ? (int)n : 0;
+	}
+	n = iod_subfile_preadv(sf, iov, cnt, start);
+	if (n < 0)
+		return (int)n;
+	zero_tail(iov, cnt, (size_t)n);
+	return 0;
+}
+
+static int64_t merge_io(struct iod_store *st, uint64_t file,
+			uint32_t subfile, struct iod_piece *p, size_t n,
+			int write)
+{
+	struct iod_subfile *sf;
+	struct iovec *iov;
+	int64_t total;
+	size_t i = 0;
+	int err;
+
+	total = check_pieces(file, subfile, p, n);
+	if (total <= 0)
+		return total;
+	err = iod_subfile_get(st, file, subfile, write ? IOD_CREATE : 0, &sf);
+	if (err == -ENOENT && !write) {
+		for (i = 0; i < n; i++)
+			if (p[i].len)
+				memset(p[i].buf, 0, p[i].len);
+		return total;
+	}
+	if (err)
+		return err;
+	iov = malloc((n < IOV_MAX ? n : IOV_MAX) * sizeof(*iov));
+	if (!iov) {
+		err = clf_fail(ENOMEM, "iod: out of memory");
+		goto put;
+	}
+	qsort(p, n, sizeof(*p), by_offset);
+	while (i < n && !err) {
+		int64_t start = 0, end = 0;
+		int cnt = 0;
+
+		for (; i < n && cnt < IOV_MAX; i++) {
+			if (!p[i].len)
+				continue;
+			if (cnt && p[i].off != end)
+				break;
+			if (!cnt)
+				start = end = p[i].off;
+			iov[cnt++] = (struct iovec){ .iov_base = p[i].buf,
+						     .iov_len = p[i].len };
+			end += (int64_t)p[i].len;
+		}
+		if (cnt)
+			err = one_stretch(sf, write, iov, cnt, start, end);
+	}
+	free(iov);
+put:
+	iod_subfile_put(sf);
+	return err ? err : total;
+}
+
+int64_t iod_merge_write(struct iod_store *st, uint64_t file, uint32_t subfile,
+			struct iod_piece *p, size_t n)
+{
+	return merge_io(st, file, subfile, p, n, 1);
+}
+
+int64_t iod_merge_read(struct iod_store *st, uint64_t file, uint32_t subfile,
+		       struct iod_piece *p, size_t n)
+{
+	return merge_io(st, file, subfile, p, n, 0);
+}

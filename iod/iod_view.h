@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * iod_view.h -- the views clients declared on this iod's subfiles.
+ *
+ * A client sends each involved iod its view and the subfile's pattern
+ * once, when it sets the view (DESIGN.md section 4, step 2).  The registry
+ * intersects them right away and keeps the resulting CLF_Mapping, so that
+ * every later access names only (handle, view range) and costs no more
+ * than walking the stored description.
+ *
+ * Views belong to the connection that declared them (its "owner" id, an
+ * opaque number chosen by the daemon loop): a view is found, and released,
+ * only through its owner, and every view of an owner goes when its
+ * connection drops.  Limits bound what one connection and all of them may
+ * hold, because each mapping costs memory chosen by the client.
+ *
+ * Thread-safe: one mutex guards the tables; views themselves are
+ * immutable and reference counted, so releasing a view while another
+ * thread is still reading through it is safe -- the mapping goes with the
+ * last reference.
+ */
+#ifndef IOD_VIEW_H
+#define IOD_VIEW_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "clf.h"
+
+struct iod_views;
+struct iod_owner;
+
+/* One registered view.  Read-only for everyone but iod_view.c. */
+struct iod_view {
+	/* Immutable after registration. */
+	uint32_t handle;	   /* != 0, unique while registered */
+	uint64_t owner;		   /* connection id */
+	uint64_t file;		   /* file id */
+	uint32_t subfile;	   /* subfile index */
+	CLF_Mapping *map;	   /* owned: view -> subfile runs */
+
+	atomic_uint refs;	   /* the registry's (while registered) and
+				      every lookup's */
+
+	/* Protected by the registry mutex. */
+	struct iod_view *hnext;	   /* handle hash chain */
+	struct iod_view *onext;	   /* owner's list */
+	struct iod_view **oprev;   /* the pointer to this one in that list */
+	struct iod_owner *own;	   /* owner record, NULL once released */
+};
+
+struct iod_view_limits {
+	unsigned max_per_owner;	   /* views one connection may hold */
+	unsigned max_total;	   /* views of all connections together */
+};
+
+#define IOD_VIEWS_PER_OWNER_DEFAULT 4096u
+#define IOD_VIEWS_TOTAL_DEFAULT 65536u
+
+/*
+ * A new, empty registry.  limits is copied; NULL or zero fields take the
+ * defaults above.  Returns 0 and *out, or -ENOMEM.
+ */
+int iod_views_create(const struct iod_view_limits *limits,
+		     struct iod_views **out);
+
+/*
+ * Free the registry and drop its reference to every view; NULL ok.
+ * Views still referenced by lookups stay valid until put.
+ */
+void iod_views_free(struct iod_views *reg);
+
+/*
+ * iod_view_register - build and keep the mapping of a view onto a subfile
+ *
+ * view/view_disp: the client's view; sub/sub_disp: the pattern of subfile
+ * `subfile` of file `file` (types borrowed; the mapping takes its own
+ * references).  Returns 0 and a new handle in *handle, or
+ * -EINVAL/-EOVERFLOW/-E2BIG from CLF_Mapping_create (bad types or
+ * displacements, incommensurate patterns), -EMFILE when the owner holds
+ * max_per_owner views already, -ENFILE when the registry holds max_total,
+ * -ENOMEM.  The message says which limit and its value.
+ */
+int iod_view_register(struct iod_views *reg, uint64_t file, uint32_t subfile,
+		      CLF_Datatype view, int64_t view_disp, CLF_Datatype sub,
+		      int64_t sub_disp, uint64_t owner, uint32_t *handle);
+
+/*
+ * A new reference to view `handle` of `owner` in *out, to be given back
+ * with iod_view_put().  -EBADF when there is no such view for this owner.
+ */
+int iod_view_lookup(struct iod_views *reg, uint32_t handle, uint64_t owner,
+		    struct iod_view **out);
+
+/* Give back a reference from iod_view_lookup(); NULL ok. */
+void iod_view_put(struct iod_view *v);
+
+/* Unregister one view of owner: 0, or -EBADF when there is none. */
+int iod_view_release(struct iod_views *reg, uint32_t handle, uint64_t owner);
+
+/* Unregister every view of owner (its connection dropped): the count. */
+int iod_view_release_owner(struct iod_views *reg, uint64_t owner);
+
+/* Views registered now, all owners together (for the STATUS reply). */
+unsigned iod_views_count(struct iod_views *reg);
+
+#endif /* IOD_VIEW_H */

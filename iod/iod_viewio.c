@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * iod_viewio.c -- scatter and gather by a stored mapping (the rules are in
+ * the header).
+ *
+ * One walk of the mapping over [lo, hi) turns runs into extents (runs
+ * that continue each other in the subfile) and extents into groups.  A
+ * group is a stretch of consecutive extents, hence a contiguous view
+ * range and a contiguous slice of the packed data; when a group closes
+ * it is either sieved or done extent by extent, and both walk the mapping
+ * again over the group's view range only.  So nothing is stored per run
+ * or per extent, whatever their number, and memory stays within one
+ * sieving window.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "iod_viewio.h"
+
+const struct iod_sieve iod_sieve_default = {
+	.window = IOD_SIEVE_WINDOW_DEFAULT,
+	.call_cost = IOD_SIEVE_CALL_COST_DEFAULT,
+};
+
+/* Runs continuing each other in the subfile (and so in the packed data). */
+struct extent {
+	int64_t vlo, vhi;	/* view range covering its runs */
+	int64_t sub;		/* subfile offset of its first byte */
+	int64_t len;
+	size_t data;		/* offset of its first byte in the data */
+};
+
+typedef int (*extent_fn)(const struct extent *e, void *arg);
+
+/* Coalescing runs into extents, during a CLF_Mapping_foreach. */
+struct coalesce {
+	extent_fn emit;
+	void *arg;
+	struct extent cur;	/* being built, when have */
+	int have;
+	size_t next_data;	/* data offset of the next run */
+};
+
+static int on_run(int64_t v, int64_t s, int64_t len, void *arg)
+{
+	struct coalesce *c = arg;
+	int err;
+
+	if (c->have && c->cur.sub + c->cur.len == s) {
+		c->cur.len += len;
+		c->cur.vhi = v + len;
+	} else {
+		if (c->have) {
+			err = c->emit(&c->cur, c->arg);
+			if (err)
+				return err;
+		}
+		c->cur = (struct extent){ .vlo = v, .vhi = v + len, .sub = s,
+					  .len = len, .data = c->next_data };
+		c->have = 1;
+	}
+	c->next_data += (size_t)len;
+	return 0;
+}
+
+/* Call emit for each extent of view range [vlo, vhi), data from data0. */
+static int for_each_extent(const CLF_Mapping *m, int64_t vlo, int64_t vhi,
+			   size_t data0, extent_fn emit, void *arg)
+{
+	struct coalesce c = { .emit = emit, .arg = arg, .next_data = data0 };
+	int err;
+
+	err = CLF_Mapping_foreach(m, vlo, vhi, on_run, &c);
+	if (!err && c.have)
+		err = emit(&c.cur, arg);
+	return err;
+}
+
+/* One view read or write in progress; lives on view_io's stack. */
+struct viewio {
+	struct iod_subfile *sf;	/* a reference, put by view_io */
+	const CLF_Mapping *map;	/* borrowed from the view */
+	char *data;		/* packed view bytes; const when writing */
+	int write;
+	int64_t k;		/* passes over a sieved span: 1 read, 2 write */
+	struct iod_sieve sv;
+	char *buf;		/* owned sieving buffer, bufcap bytes */
+	size_t bufcap;
+
+	/* The group being formed (consecutive extents), when ngroup > 0. */
+	int64_t ngroup;		/* extents in it */
+	int64_t glo, ghi;	/* subfile span */
+	int64_t gvlo, gvhi;	/* view range */
+	size_t gdata;		/* data offset of its first byte */
+};
+
+/* Read [off, off + len) of the subfile into buf, zeros past its end. */
+static int read_zero_filled(struct iod_subfile *sf, char *buf, int64_t len,
+			    int64_t off)
+{
+	ssize_t n = iod_subfile_pread(sf, buf, (size_t)len, off);
+
+	if (n < 0)
+		return (int)n;
+	memset(buf + n, 0, (size_t)(len - n));
+	return 0;
+}
+
+static int direct_extent(const struct extent *e, void *arg)
+{
+	struct viewio *w = arg;
+	struct iod_range r;
+	ssize_t n;
+
+	if (!w->write)
+		return read_zero_filled(w->sf, w->data + e->data, e->len,
+					e->sub);
+	iod_rangelock_lock(&w->sf->lock, &r, e->sub, e->sub + e->len);
+	n = iod_subfile_pwrite(w->sf, w->data + e->data, (size_t)e->len,
+			       e->sub);
+	iod_rangelock_unlock(&w->sf->lock, &r);
+	return n < 0 ? (int)n : 0;
+}
+
+/* Copy one extent between the packed data and the sieving buffer. */
+static int copy_extent(const struct extent *e, void *arg)
+{
+	struct viewio *w = arg;
+	char *in_buf = w->buf + (e->sub - w->glo);
+
+	if (w->write)
+		memcpy(in_buf, w->data + e->data, (size_t)e->len);
+	else
+		memcpy(w->data + e->data, in_buf, (size_t)e->len);
+	return 0;
+}
+
+static int sieve_group(struct viewio *w)
+{
+	int64_t span = w->ghi - w->glo;
+	struct iod_range r;
+	ssize_t n;
+	int err;
+
+	if ((size_t)span > w->bufcap) {
+		char *bigger = realloc(w->buf, (size_t)span);
+
+		if (!bigger)
+			return clf_fail(ENOMEM, "iod: out of memory");
+		w->buf = bigger;
+		w->bufcap = (size_t)span;
+	}
+	if (w->write)
+		iod_rangelock_lock(&w->sf->lock, &r, w->glo, w->ghi);
+	err = read_zero_filled(w->sf, w->buf, span, w->glo);
+	if (!err)
+		err = for_each_extent(w->map, w->gvlo, w->gvhi, w->gdata,
+				      copy_extent, w);
+	if (!err && w->write) {
+		n = iod_subfile_pwrite(w->sf, w->buf, (size_t)span, w->glo);
+		err = n < 0 ? (int)n : 0;
+	}
+	if (w->write)
+		iod_rangelock_unlock(&w->sf->lock, &r);
+	return err;
+}
+
+/* Is the group better sieved?  (n - k) * call_cost > k * span. */
+static int worth_sieving(const struct viewio *w)
+{
+	unsigned __int128 saved, extra;
+
+	if (w->ngroup <= w->k)
+		return 0;
+	saved = (unsigned __int128)(w->ngroup - w->k) * w->sv.call_cost;
+	extra = (unsigned __int128)w->k * (uint64_t)(w->ghi - w->glo);
+	return saved > extra;
+}
+
+static int flush_group(struct viewio *w)
+{
+	int err;
+
+	if (!w->ngroup)
+		return 0;
+	if (worth_sieving(w))
+		err = sieve_group(w);
+	else
+		err = for_each_extent(w->map, w->gvlo, w->gvhi, w->gdata,
+				      direct_extent, w);
+	w->ngroup = 0;
+	return err;
+}
+
+static int64_t min64(int64_t a, int64_t b)
+{
+	return a < b ? a : b;
+}
+
+static int64_t max64(int64_t a, int64_t b)
+{
+	return a > b ? a : b;
+}
+
+/* Place one extent of the first walk: into the group, or directly. */
+static int place_extent(const struct extent *e, void *arg)
+{
+	struct viewio *w = arg;
+	uint64_t cost = (uint64_t)w->sv.call_cost;
+	int64_t lo, hi;
+	int err;
+
+	/* k * len >= cost, without overflow */
+	if (!cost || (uint64_t)e->len >= (cost + (uint64_t)w->k - 1) / w->k) {
+		err = flush_group(w);
+		return err ? err : direct_extent(e, w);
+	}
+	if (w->ngroup) {
+		lo = min64(w->glo, e->sub);
+		hi = max64(w->ghi, e->sub + e->len);
+		if ((uint64_t)(hi - lo) <= w->sv.window &&
+		    (uint64_t)(w->k * ((hi - lo) - (w->ghi - w->glo))) <= cost) {
+			w->glo = lo;
+			w->ghi = hi;
+			w->gvhi = e->vhi;
+			w->ngroup++;
+			return 0;
+		}
+		err = flush_group(w);
+		if (err)
+			return err;
+	}
+	w->ngroup = 1;
+	w->glo = e->sub;
+	w->ghi = e->sub + e->len;
+	w->gvlo = e->vlo;
+	w->gvhi = e->vhi;
+	w->gdata = e->data;
+	return 0;
+}
+
+static int64_t view_io(struct iod_store *st, const struct iod_view *v,
+		       int64_t lo, int64_t hi, char *data, size_t len,
+		       const struct iod_sieve *sv, int write)
+{
+	const char *what = write ? "write" : "read";
+	struct viewio w = {
+		.map = v->map,
+		.data = data,
+		.write = write,
+		.k = write ? 2 : 1,
+		.sv = sv ? *sv : iod_sieve_default,
+	};
+	int64_t count;
+	int err;
+
+	count = CLF_Mapping_count(v->map, lo, hi);
+	if (count < 0)
+		return clf_fail_neg((int)count,
+				    "iod: cannot %s view %" PRIu32 ": bad view range [%" PRId64 ", %" PRId64 ")",
+				    what, v->handle, lo, hi);
+	if ((uint64_t)count != len || (len && !data))
+		return clf_fail(EINVAL,
+				"iod: cannot %s view %" PRIu32 ": view range [%" PRId64 ", %" PRId64 ") holds %" PRId64 " bytes of subfile %" PRIu32 " of file 0x%" PRIx64 ", not %zu",
+				what, v->handle, lo, hi, count, v->subfile,
+				v->file, len);
+	if (len == 0)
+		return 0;
+	err = iod_subfile_get(st, v->file, v->subfile,
+			      write ? IOD_CREATE : 0, &w.sf);
+	if (err == -ENOENT && !write) {
+		memset(data, 0, len);	/* never written: all holes */
+		return (int64_t)len;
+	}
+	if (err)
+		return err;
+	err = for_each_extent(v->map, lo, hi, 0, place_extent, &w);
+	if (!err)
+		err = flush_group(&w);
+	free(w.buf);
+	iod_subfile_put(w.sf);
+	return err ? err : (int64_t)len;
+}
+
+int64_t iod_view_write(struct iod_store *st, const struct iod_view *v,
+		       int64_t lo, int64_t hi, const void *data, size_t len,
+		       const struct iod_sieve *sv)
+{
+	/* Only read from when writing. */
+	return view_io(st, v, lo, hi, (char *)data, len, sv, 1);
+}
+
+int64_t iod_view_read(struct iod_store *st, const struct iod_view *v,
+		      int64_t lo, int64_t hi, void *data, size_t len,
+		      const struct iod_sieve *sv)
+{
+	return view_io(st, v, lo, hi, data, len, sv, 0);
+}

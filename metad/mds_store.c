@@ -1,0 +1,475 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * mds_store.c -- the LMDB environment of the store: open and create,
+ * transactions, keys, and the inode and superblock accessors every
+ * operation shares.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "mds_store_i.h"
+
+/* ---- keys ---- */
+
+void mds_put_be64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (56 - 8 * i));
+}
+
+uint64_t mds_get_be64(const uint8_t *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < 8; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+void mds_ino_key(uint8_t buf[MDS_INO_KEY_LEN], uint64_t ino, MDB_val *key)
+{
+	mds_put_be64(buf, ino);
+	key->mv_data = buf;
+	key->mv_size = MDS_INO_KEY_LEN;
+}
+
+/* len <= MDS_NAME_MAX: the name passed mds_name_check. */
+void mds_dirent_key(uint8_t buf[MDS_DIRENT_KEY_MAX], uint64_t dir,
+		    const char *name, size_t len, MDB_val *key)
+{
+	mds_put_be64(buf, dir);
+	memcpy(buf + 8, name, len);
+	key->mv_data = buf;
+	key->mv_size = 8 + len;
+}
+
+void mds_cookie_key(uint8_t buf[MDS_COOKIE_KEY_LEN], uint64_t dir,
+		    uint64_t cookie, MDB_val *key)
+{
+	mds_put_be64(buf, dir);
+	mds_put_be64(buf + 8, cookie);
+	key->mv_data = buf;
+	key->mv_size = MDS_COOKIE_KEY_LEN;
+}
+
+/* ---- small shared steps ---- */
+
+int64_t mds_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int lmdb_errno(int rc)
+{
+	if (rc > 0)
+		return rc;	/* LMDB passes system errors through */
+	switch (rc) {
+	case MDB_NOTFOUND:
+		return ENOENT;
+	case MDB_MAP_FULL:
+	case MDB_TXN_FULL:
+		return ENOSPC;
+	case MDB_READERS_FULL:
+		return EAGAIN;
+	case MDB_BAD_VALSIZE:
+		return EINVAL;
+	default:
+		return EIO;
+	}
+}
+
+int mds_lmdb_fail(int rc, const char *what)
+{
+	return clf_fail(lmdb_errno(rc), "mds: cannot %s: %s", what,
+			mdb_strerror(rc));
+}
+
+int mds_txn_begin(struct mds_store *s, bool write, MDB_txn **txn,
+		  const char *what)
+{
+	int rc = mdb_txn_begin(s->env, NULL, write ? 0 : MDB_RDONLY, txn);
+
+	return rc ? mds_lmdb_fail(rc, what) : 0;
+}
+
+/* mdb_txn_commit frees the transaction whether it succeeds or not. */
+int mds_txn_commit(MDB_txn *txn, const char *what)
+{
+	int rc = mdb_txn_commit(txn);
+
+	return rc ? mds_lmdb_fail(rc, what) : 0;
+}
+
+int mds_name_check(const char *name, const char *what)
+{
+	size_t len;
+
+	if (!name)
+		return clf_fail(EINVAL, "mds: cannot %s: no name", what);
+	len = strnlen(name, MDS_NAME_MAX + 1);
+	if (len == 0)
+		return clf_fail(EINVAL, "mds: cannot %s: empty name", what);
+	if (len > MDS_NAME_MAX)
+		return clf_fail(ENAMETOOLONG,
+				"mds: cannot %s: name longer than %d bytes",
+				what, MDS_NAME_MAX);
+	if (memchr(name, '/', len))
+		return clf_fail(EINVAL, "mds: cannot %s: '/' in a name", what);
+	if (!strcmp(name, ".") || !strcmp(name, ".."))
+		return clf_fail(EINVAL, "mds: cannot %s: '%s' is reserved",
+				what, name);
+	return 0;
+}
+
+/* ---- inodes and superblock ---- */
+
+static int inode_get(struct mds_store *s, MDB_txn *txn, uint64_t ino,
+		     struct mds_inode *out, const char *what,
+		     const char *noun)
+{
+	uint8_t kbuf[MDS_INO_KEY_LEN];
+	MDB_val key, val;
+	int rc;
+
+	mds_ino_key(kbuf, ino, &key);
+	rc = mdb_get(txn, s->inodes, &key, &val);
+	if (rc == MDB_NOTFOUND)
+		return clf_fail(ENOENT, "mds: cannot %s: %s %llu does not exist",
+				what, noun, (unsigned long long)ino);
+	if (rc)
+		return mds_lmdb_fail(rc, what);
+	return mds_inode_decode(val.mv_data, val.mv_size, ino, out);
+}
+
+int mds_inode_get(struct mds_store *s, MDB_txn *txn, uint64_t ino,
+		  struct mds_inode *out, const char *what)
+{
+	return inode_get(s, txn, ino, out, what, "inode");
+}
+
+int mds_dir_get(struct mds_store *s, MDB_txn *txn, uint64_t ino,
+		struct mds_inode *out, const char *what)
+{
+	struct mds_inode in;
+	int err = inode_get(s, txn, ino, &in, what, "directory");
+
+	if (err)
+		return err;
+	if (!S_ISDIR(in.attr.mode))
+		return clf_fail(ENOTDIR, "mds: cannot %s: inode %llu is not a directory",
+				what, (unsigned long long)ino);
+	*out = in;
+	return 0;
+}
+
+int mds_inode_put(struct mds_store *s, MDB_txn *txn,
+		  const struct mds_inode *in, bool create, const char *what)
+{
+	uint8_t kbuf[MDS_INO_KEY_LEN], small[256], *buf = small;
+	size_t len = mds_inode_encode(in, NULL, 0);
+	MDB_val key, val;
+	int rc;
+
+	/* Encode first, then put: in->layout may point into the page that
+	 * the put is about to change. */
+	if (len > sizeof(small)) {
+		buf = malloc(len);
+		if (!buf)
+			return clf_fail(ENOMEM, "mds: cannot %s: out of memory",
+					what);
+	}
+	mds_inode_encode(in, buf, len);
+	mds_ino_key(kbuf, in->attr.ino, &key);
+	val.mv_data = buf;
+	val.mv_size = len;
+	rc = mdb_put(txn, s->inodes, &key, &val, create ? MDB_NOOVERWRITE : 0);
+	if (buf != small)
+		free(buf);
+	if (rc == MDB_KEYEXIST)
+		return clf_fail(EIO, "mds: cannot %s: inode %llu already exists "
+				"(the inode counter is behind)", what,
+				(unsigned long long)in->attr.ino);
+	return rc ? mds_lmdb_fail(rc, what) : 0;
+}
+
+int mds_inode_del(struct mds_store *s, MDB_txn *txn, uint64_t ino,
+		  const char *what)
+{
+	uint8_t kbuf[MDS_INO_KEY_LEN];
+	MDB_val key;
+	int rc;
+
+	mds_ino_key(kbuf, ino, &key);
+	rc = mdb_del(txn, s->inodes, &key, NULL);
+	if (rc == MDB_NOTFOUND)
+		return clf_fail(EIO, "mds: cannot %s: inode %llu vanished",
+				what, (unsigned long long)ino);
+	return rc ? mds_lmdb_fail(rc, what) : 0;
+}
+
+int mds_fail_context(int neg_err, const char *what)
+{
+	char why[512];
+	const char *p = CLF_Last_error();
+
+	if (!strncmp(p, "mds: ", 5))
+		p += 5;
+	snprintf(why, sizeof(why), "%s", p);
+	return clf_fail_neg(neg_err, "mds: cannot %s: %s", what, why);
+}
+
+int mds_inode_layout(const struct mds_inode *in, struct mds_layout **out)
+{
+	if (!in->layout) {
+		*out = NULL;
+		return 0;
+	}
+	return mds_layout_from_raw(in->layout, in->layout_len, out);
+}
+
+static void super_key(MDB_val *key)
+{
+	key->mv_data = (void *)MDS_SUPER_KEY;
+	key->mv_size = strlen(MDS_SUPER_KEY);
+}
+
+int mds_super_get(struct mds_store *s, MDB_txn *txn, struct mds_super *out)
+{
+	MDB_val key, val;
+	int rc;
+
+	super_key(&key);
+	rc = mdb_get(txn, s->super, &key, &val);
+	if (rc == MDB_NOTFOUND)
+		return clf_fail(EIO, "mds: the superblock is missing");
+	if (rc)
+		return mds_lmdb_fail(rc, "read the superblock");
+	return mds_super_decode(val.mv_data, val.mv_size, out);
+}
+
+int mds_super_put(struct mds_store *s, MDB_txn *txn,
+		  const struct mds_super *sb, const char *what)
+{
+	uint8_t buf[MDS_SUPER_LEN];
+	MDB_val key, val = { .mv_size = sizeof(buf), .mv_data = buf };
+	int rc;
+
+	super_key(&key);
+	mds_super_encode(sb, buf);
+	rc = mdb_put(txn, s->super, &key, &val, 0);
+	return rc ? mds_lmdb_fail(rc, what) : 0;
+}
+
+/* ---- open and close ---- */
+
+/* A new store: superblock and root directory, in the caller's txn. */
+static int store_format(struct mds_store *s, MDB_txn *txn)
+{
+	struct mds_super sb = {
+		.next_ino = MDS_ROOT_INO + 1,
+		.next_cookie = 1,
+	};
+	int64_t now = mds_now();
+	struct mds_inode root = {
+		.attr = {
+			.ino = MDS_ROOT_INO, .mode = S_IFDIR | 0755, .nlink = 2,
+			.atime = now, .mtime = now, .ctime = now,
+		},
+		.parent = MDS_ROOT_INO,
+	};
+	MDB_stat st;
+	int rc, err;
+
+	rc = mdb_stat(txn, s->inodes, &st);
+	if (rc)
+		return mds_lmdb_fail(rc, "format the store");
+	if (st.ms_entries)
+		return clf_fail(EIO, "mds: %zu inodes but no superblock",
+				st.ms_entries);
+	if (getrandom(sb.fsid, sizeof(sb.fsid), 0) != sizeof(sb.fsid))
+		return clf_fail(errno, "mds: cannot draw a file system id: %s",
+				strerror(errno));
+	err = mds_super_put(s, txn, &sb, "format the store");
+	if (err)
+		return err;
+	return mds_inode_put(s, txn, &root, true, "create the root directory");
+}
+
+/* Open the databases, format a new store, read the superblock. */
+static int store_init(struct mds_store *s)
+{
+	struct { const char *name; MDB_dbi *dbi; } dbs[] = {
+		{ MDS_DB_SUPER, &s->super },
+		{ MDS_DB_INODES, &s->inodes },
+		{ MDS_DB_DIRENTS, &s->dirents },
+		{ MDS_DB_COOKIES, &s->cookies },
+	};
+	struct mds_super sb;
+	MDB_txn *txn;
+	MDB_val key, val;
+	int rc, err;
+
+	err = mds_txn_begin(s, true, &txn, "open the store");
+	if (err)
+		return err;
+	for (size_t i = 0; i < sizeof(dbs) / sizeof(dbs[0]); i++) {
+		rc = mdb_dbi_open(txn, dbs[i].name, MDB_CREATE, dbs[i].dbi);
+		if (rc) {
+			err = mds_lmdb_fail(rc, "open the store's databases");
+			goto abort;
+		}
+	}
+	super_key(&key);
+	rc = mdb_get(txn, s->super, &key, &val);
+	if (rc == MDB_NOTFOUND) {
+		err = store_format(s, txn);
+		if (err)
+			goto abort;
+	} else if (rc) {
+		err = mds_lmdb_fail(rc, "read the superblock");
+		goto abort;
+	}
+	err = mds_super_get(s, txn, &sb);
+	if (err)
+		goto abort;
+	memcpy(s->fsid, sb.fsid, sizeof(s->fsid));
+	return mds_txn_commit(txn, "open the store");
+abort:
+	mdb_txn_abort(txn);
+	return err;
+}
+
+/* Keep a second process (or handle) off the directory. */
+static int lock_dir(struct mds_store *s, const char *dir)
+{
+	char path[4096];
+	int fd;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, MDS_LOCK_FILE) >=
+	    sizeof(path))
+		return clf_fail(ENAMETOOLONG, "mds: store directory name too long");
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return clf_fail(errno, "mds: cannot open '%s': %s", path,
+				strerror(errno));
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		int err = errno == EWOULDBLOCK ? EBUSY : errno;
+
+		close(fd);
+		return clf_fail(err, "mds: store '%s' is in use by another process",
+				dir);
+	}
+	s->lock_fd = fd;
+	return 0;
+}
+
+static int env_open(struct mds_store *s, const char *dir)
+{
+	int rc, dead;
+
+	rc = mdb_env_create(&s->env);
+	if (rc)
+		return mds_lmdb_fail(rc, "create the LMDB environment");
+	rc = mdb_env_set_maxdbs(s->env, 4);
+	if (!rc)
+		rc = mdb_env_set_mapsize(s->env, MDS_STORE_MAP_SIZE);
+	if (!rc)
+		rc = mdb_env_set_maxreaders(s->env, MDS_STORE_MAX_READERS);
+	/* Synchronous commits (no MDB_NOSYNC): durability is the point. */
+	if (!rc)
+		rc = mdb_env_open(s->env, dir, MDB_NOTLS, 0600);
+	/* Free reader slots of processes that died holding them. */
+	if (!rc)
+		rc = mdb_reader_check(s->env, &dead);
+	if (rc) {
+		int err = clf_fail(lmdb_errno(rc), "mds: cannot open store '%s': %s",
+				   dir, mdb_strerror(rc));
+
+		mdb_env_close(s->env);
+		s->env = NULL;
+		return err;
+	}
+	return 0;
+}
+
+int mds_store_open(const char *dir, struct mds_store **out)
+{
+	struct mds_store *s;
+	int err;
+
+	if (!dir || !out)
+		return clf_fail(EINVAL, "mds: open: no directory");
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return clf_fail(ENOMEM, "mds: open: out of memory");
+	s->lock_fd = -1;
+	if (mkdir(dir, 0700) && errno != EEXIST) {
+		err = clf_fail(errno, "mds: cannot create store directory '%s': %s",
+			       dir, strerror(errno));
+		goto free_store;
+	}
+	err = lock_dir(s, dir);
+	if (err)
+		goto free_store;
+	err = env_open(s, dir);
+	if (err)
+		goto unlock;
+	err = store_init(s);
+	if (err)
+		goto close_env;
+	*out = s;
+	return 0;
+close_env:
+	mdb_env_close(s->env);
+unlock:
+	close(s->lock_fd);
+free_store:
+	free(s);
+	return err;
+}
+
+void mds_store_close(struct mds_store *s)
+{
+	if (!s)
+		return;
+	mdb_env_close(s->env);
+	close(s->lock_fd);
+	free(s);
+}
+
+int mds_statfs(struct mds_store *s, struct mds_statfs *out)
+{
+	MDB_envinfo info;
+	MDB_stat st, est;
+	MDB_txn *txn;
+	int rc, err;
+
+	err = mds_txn_begin(s, false, &txn, "statfs");
+	if (err)
+		return err;
+	rc = mdb_stat(txn, s->inodes, &st);
+	if (!rc)
+		rc = mdb_env_info(s->env, &info);
+	if (!rc)
+		rc = mdb_env_stat(s->env, &est);
+	mdb_txn_abort(txn);
+	if (rc)
+		return mds_lmdb_fail(rc, "statfs");
+	out->inodes = st.ms_entries;
+	out->bytes_used = ((uint64_t)info.me_last_pgno + 1) * est.ms_psize;
+	out->bytes_max = info.me_mapsize;
+	memcpy(out->fsid, s->fsid, sizeof(out->fsid));
+	return 0;
+}

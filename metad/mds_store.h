@@ -1,0 +1,391 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * mds_store.h -- the metadata server's durable store: the directory tree,
+ * the inodes and the layout of every file, in LMDB.
+ *
+ * This is a library, not a daemon: metad decodes a request, calls one
+ * function here, encodes the reply.  Nothing here knows the wire protocol.
+ *
+ * Durability and atomicity
+ * ------------------------
+ *   Every operation is one LMDB transaction.  A write commits with LMDB's
+ *   default synchronous commit (no MDB_NOSYNC), so an operation that
+ *   returned 0 survives a crash of the process or the machine; one that
+ *   did not return (killed, power cut) left either all of its changes or
+ *   none.  A reader never sees half an operation.
+ *
+ * File size rule
+ * --------------
+ *   The data of a file lives on the iods; metad keeps the size.
+ *   - A client that writes past the end of a file reports the end offset
+ *     of that write with mds_update_size(): size = max(size, end).  Reports
+ *     may arrive late and out of order; the maximum makes them commute.
+ *   - Truncation (mds_setattr with MDS_SETATTR_SIZE) sets the size exactly,
+ *     smaller or larger.
+ *   - Sizes only grow through writes; only truncation shrinks a file.
+ *
+ * Layout rule
+ * -----------
+ *   A file's layout (displacement, and one encoded CLF datatype plus the
+ *   iod that stores it per subfile) is given at creation or, when the file
+ *   was created without one, set once by mds_set_layout() while the file
+ *   is still empty.  It never changes afterwards: the bytes on the iods
+ *   are placed by it.  A round-robin layout is just a pattern the caller
+ *   builds (mds_layout_round_robin()).
+ *
+ * Threads and processes
+ * ---------------------
+ *   One struct mds_store per process and per directory (a second open of
+ *   the same directory fails with -EBUSY).  Every function may be called
+ *   from any thread at any time on the shared handle: each call runs its
+ *   own transaction from start to end inside the call.  Calls that change
+ *   the store take LMDB's single writer lock and run one after the other;
+ *   the read-only calls (lookup, resolve, getattr, get_layout, readdir,
+ *   statfs, verify) run concurrently with each other and with the writer.
+ *   The environment is opened with MDB_NOTLS, so read transactions are
+ *   not tied to a thread; at most MDS_STORE_MAX_READERS calls read at
+ *   once (more fail with -EAGAIN).  A forked child must not use its
+ *   parent's handle.
+ *
+ * Errors
+ * ------
+ *   Every function that can fail returns 0 (or a count) or a negative
+ *   errno; outputs are written only on success.  CLF_Last_error() (clf.h)
+ *   then says what failed and where, for the calling thread, e.g.
+ *   "mds: cannot create 'a' in directory 1: file exists".  A record that
+ *   fails its checks gives -EIO, never a crash.  The store does no
+ *   permission checking: that is the daemon's business.
+ *
+ * Names are C strings of 1..MDS_NAME_MAX bytes without '/', and neither
+ * "." nor ".." (-EINVAL; -ENAMETOOLONG when too long).  A daemon that
+ * receives counted strings must refuse an embedded NUL before calling.
+ */
+#ifndef MDS_STORE_H
+#define MDS_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clf.h"
+
+#define MDS_ROOT_INO 1ull
+#define MDS_NAME_MAX 255		/* bytes in one name */
+#define MDS_PATH_MAX 4096		/* bytes in a path for mds_resolve */
+#define MDS_MAX_SUBFILES 1024		/* subfiles of one file */
+#define MDS_MAX_IODS 1024		/* iod indexes are 0..MDS_MAX_IODS-1 */
+/* One encoded CLF type: a 16-byte header, then per set a u32 count and
+ * 33 bytes per FALLS; at most CLF_TYPE_MAX_NODES FALLS and as many sets. */
+#define MDS_TYPE_MAX_BYTES (16u + 37u * CLF_TYPE_MAX_NODES)
+/* All the encoded types of one layout together. */
+#define MDS_LAYOUT_MAX_BYTES (32u << 20)
+/* Size of the LMDB map: the most the store can ever hold. */
+#define MDS_STORE_MAP_SIZE (64ull << 30)
+#define MDS_STORE_MAX_READERS 512
+
+/* A time argument meaning "the store's clock, now". */
+#define MDS_TIME_NOW INT64_MIN
+
+/* An open store.  Opaque; see mds_store_open(). */
+struct mds_store;
+
+/* The attributes of an inode, as the store returns them. */
+struct mds_attr {
+	uint64_t ino;
+	uint32_t mode;		/* S_IFREG or S_IFDIR | permission bits 07777 */
+	uint32_t uid;
+	uint32_t gid;
+	uint32_t nlink;		/* files 1; directories 2 + subdirectories */
+	int64_t size;		/* bytes; 0 for directories */
+	int64_t atime;		/* ns since the Unix epoch */
+	int64_t mtime;		/* ns */
+	int64_t ctime;		/* ns */
+	bool has_layout;	/* files: a layout is set */
+};
+
+/* One subfile of a layout. */
+struct mds_subfile {
+	uint32_t iod;		/* index of the iod that stores it */
+	uint32_t type_len;	/* bytes at type, 1..MDS_TYPE_MAX_BYTES */
+	const uint8_t *type;	/* CLF_Type_encode() of its datatype */
+};
+
+/*
+ * The physical layout of a file: file byte disp + x (x >= 0) belongs to
+ * the subfile whose datatype selects x in the pattern repeated from disp;
+ * bytes before disp live in one extra subfile on head_iod.
+ *
+ * Layouts the store returns are one allocation, subfiles and type bytes
+ * included; the caller frees them with mds_layout_free().  Layouts the
+ * caller passes in are borrowed for the call, in any memory.
+ */
+struct mds_layout {
+	int64_t disp;		/* displacement, bytes, >= 0 */
+	uint32_t head_iod;	/* iod of the bytes before disp */
+	uint32_t nsubfiles;	/* 1..MDS_MAX_SUBFILES */
+	struct mds_subfile *subfiles; /* nsubfiles entries */
+};
+
+/* One directory entry, from mds_readdir(). */
+struct mds_dirent {
+	uint64_t ino;
+	uint64_t cookie;	/* mds_readdir resumes after this entry */
+	uint32_t mode;		/* the entry's mode, as in mds_attr */
+	char name[MDS_NAME_MAX + 1]; /* NUL-terminated */
+};
+
+/*
+ * What an unlink, or a rename over an existing entry, took away.  The
+ * caller removes the subfiles of a removed file from the iods, named by
+ * attr.ino, then calls mds_removed_release().  attr.ino == 0 when nothing
+ * was removed.
+ */
+struct mds_removed {
+	struct mds_attr attr;
+	struct mds_layout *layout; /* owned; NULL for none (dirs, no layout) */
+};
+
+/* Which fields mds_setattr() changes (values equal CLF_PROTO_SETATTR_*). */
+#define MDS_SETATTR_MODE 0x01u		/* permission bits only */
+#define MDS_SETATTR_UID 0x02u
+#define MDS_SETATTR_GID 0x04u
+#define MDS_SETATTR_SIZE 0x08u		/* truncate: exact new size */
+#define MDS_SETATTR_ATIME 0x10u
+#define MDS_SETATTR_MTIME 0x20u
+#define MDS_SETATTR_ATIME_NOW 0x40u
+#define MDS_SETATTR_MTIME_NOW 0x80u
+#define MDS_SETATTR_KNOWN 0xffu
+
+struct mds_setattr {
+	uint32_t mask;		/* MDS_SETATTR_* */
+	uint32_t mode;		/* permission bits, <= 07777 */
+	uint32_t uid;
+	uint32_t gid;
+	int64_t size;		/* bytes, >= 0 */
+	int64_t atime;		/* ns */
+	int64_t mtime;		/* ns */
+};
+
+/* mds_rename() flags */
+#define MDS_RENAME_NOREPLACE 0x1u	/* -EEXIST when the target exists */
+#define MDS_RENAME_FLAGS 0x1u
+
+/* Whole-store counts, for statfs. */
+struct mds_statfs {
+	uint64_t inodes;	/* files and directories, root included */
+	uint64_t bytes_used;	/* bytes of the store's map in use */
+	uint64_t bytes_max;	/* the map size: the most it can use */
+	uint8_t fsid[16];	/* random at creation, never changes */
+};
+
+/* ------------------------------------------------------------------ */
+/* The store                                                           */
+/* ------------------------------------------------------------------ */
+
+/*
+ * mds_store_open - open, or create, the store in directory dir
+ *
+ * Creates dir (mode 0700) when missing.  A new store gets a random file
+ * system id and the root directory (MDS_ROOT_INO, mode 0755, owned by 0).
+ * Returns 0 and a new handle in *out (close it with mds_store_close), or
+ * -EBUSY when another handle has the directory open, -EIO for a corrupt
+ * store, -EPROTONOSUPPORT for a store of a newer format, or the errno of
+ * the failing system call.
+ */
+int mds_store_open(const char *dir, struct mds_store **out);
+
+/* Close a store; waits for nothing (no call may be running).  NULL ok. */
+void mds_store_close(struct mds_store *s);
+
+/* Whole-store counts.  Returns 0, or -EIO. */
+int mds_statfs(struct mds_store *s, struct mds_statfs *out);
+
+/*
+ * mds_store_verify - check the store's invariants (fsck)
+ *
+ * Every record decodes; every directory entry names an existing inode and
+ * has its readdir cookie; every inode but the root has exactly one entry;
+ * directories know their parent and count their subdirectories in nlink;
+ * the inode and cookie counters are ahead of every value in use.  One
+ * read transaction: a consistent snapshot.  Returns 0, or -EIO naming the
+ * first inconsistency found, -ENOMEM.
+ */
+int mds_store_verify(struct mds_store *s);
+
+/* ------------------------------------------------------------------ */
+/* Namespace                                                           */
+/* ------------------------------------------------------------------ */
+
+/*
+ * mds_lookup - the entry name in directory dir
+ *
+ * Writes its attributes to *attr and, when layout is not NULL, its layout
+ * to *layout (NULL when it has none; the caller frees it), from one
+ * snapshot.  Returns 0, -ENOENT (no such entry or directory), -ENOTDIR
+ * (dir is a file), -EINVAL/-ENAMETOOLONG (bad name), -EIO.
+ */
+int mds_lookup(struct mds_store *s, uint64_t dir, const char *name,
+	       struct mds_attr *attr, struct mds_layout **layout);
+
+/*
+ * mds_resolve - follow a path component by component
+ *
+ * An absolute path ("/a/b/c") starts at the root, a relative one at dir.
+ * Repeated '/' count as one, "." stays, ".." goes to the parent (the
+ * root's parent is the root), a trailing '/' demands a directory.  "/"
+ * is the root.  Outputs as mds_lookup.  Returns 0, -ENOENT (a component
+ * is missing, or the path is empty), -ENOTDIR (a component before the
+ * last, or the last before a trailing '/', is a file), -EINVAL /
+ * -ENAMETOOLONG (a bad component, a path over MDS_PATH_MAX), -EIO.
+ */
+int mds_resolve(struct mds_store *s, uint64_t dir, const char *path,
+		struct mds_attr *attr, struct mds_layout **layout);
+
+/*
+ * mds_create - a new regular file name in directory dir (O_EXCL)
+ *
+ * mode: permission bits (<= 07777).  layout: borrowed; checked with
+ * mds_layout_check(); NULL creates the file without a layout, to be set
+ * by mds_set_layout().  Sets the directory's mtime and ctime.  Writes the
+ * new file's attributes to *attr.  Returns 0, -EEXIST (the name exists,
+ * whatever it is), -ENOENT/-ENOTDIR (dir), -EINVAL (name, mode, layout),
+ * -ENAMETOOLONG, -E2BIG (layout over the limits), -ENOSPC (store full),
+ * -EIO.  A daemon implements non-exclusive create as create, then lookup
+ * on -EEXIST.
+ */
+int mds_create(struct mds_store *s, uint64_t dir, const char *name,
+	       uint32_t mode, uint32_t uid, uint32_t gid,
+	       const struct mds_layout *layout, struct mds_attr *attr);
+
+/* mds_mkdir - a new directory; as mds_create without a layout. */
+int mds_mkdir(struct mds_store *s, uint64_t dir, const char *name,
+	      uint32_t mode, uint32_t uid, uint32_t gid,
+	      struct mds_attr *attr);
+
+/*
+ * mds_readdir - up to max entries of directory dir after cookie
+ *
+ * cookie 0 starts at the beginning; otherwise pass the cookie of the last
+ * entry received.  Each entry's cookie is a number given when the entry
+ * was made, and entries come in cookie order, so paging is stable under
+ * concurrent changes: an entry that exists throughout a listing appears
+ * exactly once; one created or renamed during it may appear or not.
+ * "." and ".." are not stored and not returned.  Writes the entries to
+ * ents[0..n-1] and *eof (no entry after the last one returned) and
+ * returns n, or -ENOENT, -ENOTDIR, -EINVAL (max == 0), -EIO; after a
+ * failure ents may hold garbage, *eof is untouched.  ents: caller's
+ * array of max entries.
+ */
+int mds_readdir(struct mds_store *s, uint64_t dir, uint64_t cookie,
+		struct mds_dirent *ents, uint32_t max, bool *eof);
+
+/*
+ * mds_rename - move src_dir/src_name to dst_dir/dst_name
+ *
+ * An existing target is replaced atomically when the kinds agree (a file
+ * by a file, an empty directory by a directory); what it held is given
+ * back in *replaced (NULL: not wanted) so that the caller removes its
+ * subfiles.  Renaming an entry onto itself does nothing.  Updates both
+ * directories' mtime and ctime and the moved inode's ctime.  Returns 0,
+ * -ENOENT (source or a directory missing), -ENOTDIR (a directory argument
+ * is a file; a directory over a file), -EISDIR (a file over a directory),
+ * -ENOTEMPTY (over a non-empty directory), -EINVAL (a directory into its
+ * own subtree; bad names or flags), -EEXIST (MDS_RENAME_NOREPLACE and the
+ * target exists), -ENAMETOOLONG, -ENOSPC, -EIO.
+ */
+int mds_rename(struct mds_store *s, uint64_t src_dir, const char *src_name,
+	       uint64_t dst_dir, const char *dst_name, uint32_t flags,
+	       struct mds_removed *replaced);
+
+/*
+ * mds_unlink - remove the file name from directory dir
+ *
+ * The inode goes with its only name; *removed (NULL: not wanted) gets
+ * its attributes and layout for the removal of its subfiles.  Returns 0,
+ * -ENOENT, -ENOTDIR (dir), -EISDIR (name is a directory), -EINVAL,
+ * -ENAMETOOLONG, -EIO.
+ */
+int mds_unlink(struct mds_store *s, uint64_t dir, const char *name,
+	       struct mds_removed *removed);
+
+/* mds_rmdir - remove the empty directory name.  Returns 0, -ENOENT,
+ * -ENOTDIR (dir, or name is a file), -ENOTEMPTY, -EINVAL, -ENAMETOOLONG,
+ * -EIO. */
+int mds_rmdir(struct mds_store *s, uint64_t dir, const char *name);
+
+/* Free the layout in *r and clear it; NULL ok. */
+void mds_removed_release(struct mds_removed *r);
+
+/* ------------------------------------------------------------------ */
+/* Attributes and layouts                                              */
+/* ------------------------------------------------------------------ */
+
+/* The attributes of inode ino.  Returns 0, -ENOENT, -EIO. */
+int mds_getattr(struct mds_store *s, uint64_t ino, struct mds_attr *attr);
+
+/*
+ * mds_setattr - change the fields named by set->mask
+ *
+ * Sets ctime to now; a size change (truncate, files only) also sets mtime
+ * unless the mask sets it.  Writes the new attributes to *attr (NULL: not
+ * wanted).  Returns 0, -ENOENT, -EINVAL (unknown mask bits, mode over
+ * 07777, negative size), -EISDIR (size of a directory), -EIO.
+ */
+int mds_setattr(struct mds_store *s, uint64_t ino,
+		const struct mds_setattr *set, struct mds_attr *attr);
+
+/*
+ * mds_set_layout - give a file created without a layout its layout
+ *
+ * layout: borrowed, checked with mds_layout_check().  Only while the file
+ * has size 0 and no layout: otherwise -EBUSY ("layout of inode N can only
+ * be set while the file is empty").  Sets ctime.  Returns 0, -EBUSY,
+ * -ENOENT, -EISDIR, -EINVAL, -E2BIG, -EIO.
+ */
+int mds_set_layout(struct mds_store *s, uint64_t ino,
+		   const struct mds_layout *layout);
+
+/* The layout of file ino in *out (caller frees).  Returns 0, -ENOENT,
+ * -EISDIR, -ENODATA (no layout yet), -EIO. */
+int mds_get_layout(struct mds_store *s, uint64_t ino,
+		   struct mds_layout **out);
+
+/*
+ * mds_update_size - a client wrote up to end (exclusive) at time mtime
+ *
+ * size = max(size, end); mtime and ctime = max(their value, mtime), so
+ * late reports never move time back (MDS_TIME_NOW: the store's clock).
+ * Nothing is written when nothing changes.  Writes the attributes to
+ * *attr (NULL: not wanted).  Returns 0, -ENOENT, -EISDIR, -EINVAL
+ * (end < 0), -EIO.
+ */
+int mds_update_size(struct mds_store *s, uint64_t ino, int64_t end,
+		    int64_t mtime, struct mds_attr *attr);
+
+/* ------------------------------------------------------------------ */
+/* Layouts                                                             */
+/* ------------------------------------------------------------------ */
+
+/*
+ * mds_layout_check - is this a valid layout?
+ *
+ * Limits (subfiles, iod indexes, type sizes, total size), displacement
+ * >= 0, every type decodes, and together they form a partitioning pattern
+ * (CLF_Pattern_check: one extent, no overlap, no hole).  Returns 0,
+ * -EINVAL, -E2BIG, -ENOMEM.
+ */
+int mds_layout_check(const struct mds_layout *layout);
+
+/*
+ * mds_layout_round_robin - the striped layout: count subfiles, stripe
+ * bytes each in turn, subfile j on iod (first_iod + j) % niods.  Returns
+ * 0 and a new layout in *out (caller frees), -EINVAL, -ENOMEM.
+ */
+int mds_layout_round_robin(int64_t stripe, uint32_t count,
+			   uint32_t first_iod, uint32_t niods,
+			   struct mds_layout **out);
+
+/* Free a layout the store returned.  NULL ok. */
+void mds_layout_free(struct mds_layout *layout);
+
+#endif /* MDS_STORE_H */

@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * mds_store_i.h -- inside the store: the handle, the databases, the
+ * record encodings and the helpers every operation shares.
+ *
+ * Databases of the LMDB environment (all keys compared as bytes):
+ *
+ *   super    "super" -> superblock record (mds_super_*)
+ *   inodes   u64 ino, big-endian -> inode record (mds_inode_*)
+ *   dirents  u64 parent ino, big-endian, + name bytes (no NUL)
+ *            -> u64 child ino, u64 cookie (little-endian)
+ *   cookies  u64 parent ino, big-endian, + u64 cookie, big-endian
+ *            -> u64 child ino (little-endian) + name bytes
+ *
+ * Big-endian keys make a cursor range list one directory: by name in
+ * dirents (lookup, emptiness), by cookie in cookies (readdir).  Values are
+ * little-endian like everything clf encodes (wire.h).
+ */
+#ifndef MDS_STORE_I_H
+#define MDS_STORE_I_H
+
+#include <lmdb.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mds_store.h"
+
+#define MDS_DB_SUPER "super"
+#define MDS_DB_INODES "inodes"
+#define MDS_DB_DIRENTS "dirents"
+#define MDS_DB_COOKIES "cookies"
+#define MDS_SUPER_KEY "super"
+#define MDS_LOCK_FILE "metad.lock"
+
+#define MDS_FORMAT_VERSION 1	/* of the store as a whole */
+#define MDS_INODE_VERSION 1	/* of one inode record */
+
+/* Bound on the parent walk, against a corrupt parent cycle. */
+#define MDS_MAX_DEPTH 65536
+
+struct mds_store {
+	MDB_env *env;		/* owned */
+	MDB_dbi super;		/* handles, valid until env closes */
+	MDB_dbi inodes;
+	MDB_dbi dirents;
+	MDB_dbi cookies;
+	int lock_fd;		/* holds the flock that keeps others out */
+	uint8_t fsid[16];	/* copy of the superblock's, never changes */
+};
+
+/* The superblock: counters every create advances. */
+struct mds_super {
+	uint8_t fsid[16];
+	uint64_t next_ino;	/* > every inode number in use */
+	uint64_t next_cookie;	/* > every readdir cookie in use */
+};
+
+/*
+ * An inode as the code handles it.  The layout stays encoded: it is
+ * checked when the record is decoded, copied out by mds_layout_from_raw
+ * and otherwise carried over unchanged when the record is rewritten.
+ */
+struct mds_inode {
+	struct mds_attr attr;	/* attr.ino is the key */
+	uint64_t parent;	/* dirs: their directory (root: itself);
+				   files: 0 */
+	const uint8_t *layout;	/* borrowed: the encoded layout, inside
+				   the record or a caller's buffer; NULL
+				   when the file has none */
+	size_t layout_len;
+};
+
+/* ---- records (mds_inode.c) ---- */
+
+/*
+ * Encode in into buf (cap bytes; buf NULL and cap 0 to measure).
+ * Returns the record's length, which may exceed cap.
+ */
+size_t mds_inode_encode(const struct mds_inode *in, uint8_t *buf, size_t cap);
+
+/*
+ * Decode and check the record of inode ino.  out->layout points into buf.
+ * Returns 0 or -EIO ("mds: inode N: corrupt record: why").
+ */
+int mds_inode_decode(const uint8_t *buf, size_t len, uint64_t ino,
+		     struct mds_inode *out);
+
+/* Superblock record; decode gives -EIO or -EPROTONOSUPPORT. */
+#define MDS_SUPER_LEN (4 + 16 + 8 + 8)
+void mds_super_encode(const struct mds_super *sb, uint8_t buf[MDS_SUPER_LEN]);
+int mds_super_decode(const uint8_t *buf, size_t len, struct mds_super *out);
+
+/* The value of a dirents record; decode gives -EIO without a message
+ * (the caller knows which entry). */
+#define MDS_DIRENT_LEN 16
+void mds_dirent_encode(uint64_t ino, uint64_t cookie,
+		       uint8_t buf[MDS_DIRENT_LEN]);
+int mds_dirent_decode(const MDB_val *v, uint64_t *ino, uint64_t *cookie);
+
+/* ---- layouts (mds_layout.c) ---- */
+
+/*
+ * The encoded layout section of an inode record, in a new buffer the
+ * caller frees.  layout must have passed mds_layout_check.  Returns 0 or
+ * -ENOMEM.
+ */
+int mds_layout_encode(const struct mds_layout *layout, uint8_t **buf,
+		      size_t *len);
+
+/*
+ * Check an encoded layout section's structure (not its types).  Returns
+ * NULL when it is sound, else why not.
+ */
+const char *mds_layout_raw_check(const uint8_t *raw, size_t len);
+
+/* A new layout (one allocation) from a checked encoded section.  Returns
+ * 0 or -ENOMEM. */
+int mds_layout_from_raw(const uint8_t *raw, size_t len,
+			struct mds_layout **out);
+
+/* ---- keys, transactions, shared steps (mds_store.c) ---- */
+
+#define MDS_INO_KEY_LEN 8
+#define MDS_DIRENT_KEY_MAX (8 + MDS_NAME_MAX)
+#define MDS_COOKIE_KEY_LEN 16
+
+void mds_put_be64(uint8_t *p, uint64_t v);
+uint64_t mds_get_be64(const uint8_t *p);
+void mds_ino_key(uint8_t buf[MDS_INO_KEY_LEN], uint64_t ino, MDB_val *key);
+void mds_dirent_key(uint8_t buf[MDS_DIRENT_KEY_MAX], uint64_t dir,
+		    const char *name, size_t len, MDB_val *key);
+void mds_cookie_key(uint8_t buf[MDS_COOKIE_KEY_LEN], uint64_t dir,
+		    uint64_t cookie, MDB_val *key);
+
+/* Now, in ns since the epoch. */
+int64_t mds_now(void);
+
+/* An LMDB return code as a negative errno, with the message
+ * "mds: cannot WHAT: lmdb's reason". */
+int mds_lmdb_fail(int rc, const char *what);
+
+/* Begin a read (write == false) or write transaction; commit a write.
+ * Failures set a message naming what. */
+int mds_txn_begin(struct mds_store *s, bool write, MDB_txn **txn,
+		  const char *what);
+int mds_txn_commit(MDB_txn *txn, const char *what);
+
+/*
+ * Read inode ino in txn.  out->layout borrows from the database and is
+ * valid until the next write in txn or its end.  Returns 0, -ENOENT
+ * ("mds: cannot WHAT: inode N does not exist"), -EIO.
+ */
+int mds_inode_get(struct mds_store *s, MDB_txn *txn, uint64_t ino,
+		  struct mds_inode *out, const char *what);
+
+/* Same, demanding a directory (-ENOTDIR). */
+int mds_dir_get(struct mds_store *s, MDB_txn *txn, uint64_t ino,
+		struct mds_inode *out, const char *what);
+
+/*
+ * Write inode in: a new record when create (-EIO if the number is taken:
+ * the counter is behind), else a replacement.  Encodes before the write,
+ * so in->layout may borrow from the record it replaces; but a pointer
+ * borrowed from any other record may move with any write, so operations
+ * read and copy everything first, then write.
+ */
+int mds_inode_put(struct mds_store *s, MDB_txn *txn,
+		  const struct mds_inode *in, bool create, const char *what);
+
+/* Delete inode ino's record (-EIO when it is missing). */
+int mds_inode_del(struct mds_store *s, MDB_txn *txn, uint64_t ino,
+		  const char *what);
+
+/* Superblock read and write in txn. */
+int mds_super_get(struct mds_store *s, MDB_txn *txn, struct mds_super *out);
+int mds_super_put(struct mds_store *s, MDB_txn *txn,
+		  const struct mds_super *sb, const char *what);
+
+/*
+ * Check a name.  Returns 0, or -EINVAL / -ENAMETOOLONG with the message
+ * "mds: cannot WHAT: why".
+ */
+int mds_name_check(const char *name, const char *what);
+
+/*
+ * Fail again with the calling thread's last message behind "mds: cannot
+ * WHAT: ", for errors from helpers that do not know the operation.
+ * Returns neg_err.
+ */
+int mds_fail_context(int neg_err, const char *what);
+
+/* The layout of in, copied out (NULL when it has none). */
+int mds_inode_layout(const struct mds_inode *in, struct mds_layout **out);
+
+#endif /* MDS_STORE_I_H */

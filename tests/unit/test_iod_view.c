@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * test_iod_view.c -- the view registry: handles, owners, limits and
+ * releasing views that are still in use.
+ */
+#include <check.h>
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "check_main.h"
+#include "clf.h"
+#include "iod_view.h"
+
+struct fixture {
+	CLF_Datatype sub[4];	/* cyclic(16) over 4 subfiles */
+	CLF_Datatype view;	/* bytes of subfile 2, as one vector */
+};
+
+static void fixture_init(struct fixture *f)
+{
+	ck_assert_int_eq(CLF_Type_pitfalls(0, 15, 64, 1, 16, 4, CLF_BYTE,
+					   f->sub), 0);
+	f->view = CLF_Type_vector(32, 47, 64, 1, CLF_BYTE);
+	ck_assert_ptr_nonnull(f->view);
+}
+
+static void fixture_free(struct fixture *f)
+{
+	for (int i = 0; i < 4; i++)
+		CLF_Type_free(&f->sub[i]);
+	CLF_Type_free(&f->view);
+}
+
+static struct iod_views *registry(unsigned per_owner, unsigned total)
+{
+	struct iod_view_limits lim = { per_owner, total };
+	struct iod_views *reg = NULL;
+
+	ck_assert_int_eq(iod_views_create(&lim, &reg), 0);
+	ck_assert_ptr_nonnull(reg);
+	return reg;
+}
+
+START_TEST(test_register_builds_the_mapping_once)
+{
+	struct iod_views *reg = registry(0, 0);
+	struct iod_view *v = NULL, *again;
+	struct fixture f;
+	uint32_t h = 0;
+
+	fixture_init(&f);
+	ck_assert_int_eq(iod_view_register(reg, 0x77, 2, f.view, 0, f.sub[2],
+					   0, 5, &h), 0);
+	ck_assert_uint_ne(h, 0);
+	/* The registry keeps its own references to the types. */
+	fixture_free(&f);
+	ck_assert_int_eq(iod_view_lookup(reg, h, 5, &v), 0);
+	ck_assert_uint_eq(v->handle, h);
+	ck_assert_uint_eq(v->file, 0x77);
+	ck_assert_uint_eq(v->subfile, 2);
+	ck_assert_uint_eq(v->owner, 5);
+	ck_assert_int_eq(CLF_Mapping_is_contiguous(v->map), 1);
+	ck_assert_int_eq(CLF_Mapping_count(v->map, 0, 1000), 1000);
+	/* Every lookup shares the mapping built at registration. */
+	ck_assert_int_eq(iod_view_lookup(reg, h, 5, &again), 0);
+	ck_assert_ptr_eq(again, v);
+	ck_assert_ptr_eq(again->map, v->map);
+	iod_view_put(again);
+	iod_view_put(v);
+	ck_assert_uint_eq(iod_views_count(reg), 1);
+	iod_views_free(reg);
+}
+END_TEST
+
+START_TEST(test_register_accepts_decoded_types)
+{
+	struct iod_views *reg = registry(0, 0);
+	CLF_Datatype view = NULL, sub = NULL;
+	unsigned char vbuf[512], sbuf[512];
+	int64_t vlen, slen;
+	struct iod_view *v;
+	struct fixture f;
+	uint32_t h;
+
+	fixture_init(&f);
+	vlen = CLF_Type_encode(f.view, vbuf, sizeof(vbuf));
+	slen = CLF_Type_encode(f.sub[3], sbuf, sizeof(sbuf));
+	ck_assert_int_gt(vlen, 0);
+	ck_assert_int_gt(slen, 0);
+	ck_assert_int_eq(CLF_Type_decode(vbuf, (size_t)vlen, &view), 0);
+	ck_assert_int_eq(CLF_Type_decode(sbuf, (size_t)slen, &sub), 0);
+	ck_assert_int_eq(iod_view_register(reg, 1, 3, view, 0, sub, 0, 1, &h),
+			 0);
+	ck_assert_int_eq(iod_view_lookup(reg, h, 1, &v), 0);
+	ck_assert_int_eq(CLF_Mapping_count(v->map, 0, 1000), 0);
+	iod_view_put(v);
+	CLF_Type_free(&view);
+	CLF_Type_free(&sub);
+	fixture_free(&f);
+	iod_views_free(reg);
+}
+END_TEST
+
+START_TEST(test_register_refuses_bad_types_with_a_message)
+{
+	struct iod_views *reg = registry(0, 0);
+	struct fixture f;
+	uint32_t h = 0;
+
+	fixture_init(&f);
+	ck_assert_int_eq(iod_view_register(reg, 0x9, 1, NULL, 0, f.sub[1], 0,
+					   1, &h), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(CLF_Last_error(),
+				     "subfile 1 of file 0x9"));
+	ck_assert_int_eq(iod_view_register(reg, 0x9, 1, f.view, -1, f.sub[1],
+					   0, 1, &h), -EINVAL);
+	ck_assert_uint_eq(h, 0);
+	ck_assert_uint_eq(iod_views_count(reg), 0);
+	fixture_free(&f);
+	iod_views_free(reg);
+}
+END_TEST
+
+START_TEST(test_views_are_found_only_through_their_owner)
+{
+	struct iod_views *reg = registry(0, 0);
+	struct iod_view *v = NULL;
+	struct fixture f;
+	uint32_t h;
+
+	fixture_init(&f);
+	ck_assert_int_eq(iod_view_register(reg, 1, 2, f.view, 0, f.sub[2], 0,
+					   10, &h), 0);
+	ck_assert_int_eq(iod_view_lookup(reg, h, 11, &v), -EBADF);
+	ck_assert_ptr_null(v);
+	ck_assert_ptr_nonnull(strstr(CLF_Last_error(), "connection 11"));
+	ck_assert_int_eq(iod_view_release(reg, h, 11), -EBADF);
+	ck_assert_int_eq(iod_view_lookup(reg, h + 1, 10, &v), -EBADF);
+	ck_assert_int_eq(iod_view_lookup(reg, h, 10, &v), 0);
+	iod_view_put(v);
+	fixture_free(&f);
+	iod_views_free(reg);
+}
+END_TEST
+
+START_TEST(test_release_one_view)
+{
+	struct iod_views *reg = registry(0, 0);
+	struct iod_view *v = NULL;
+	struct fixture f;
+	uint32_t a, b;
+
+	fixture_init(&f);
+	ck_assert_int_eq(iod_view_register(reg, 1, 2, f.view, 0, f.sub[2], 0,
+					   3, &a), 0);
+	ck_assert_int_eq(iod_view_register(reg, 1, 1, f.view, 0, f.sub[1], 0,
+					   3, &b), 0);
+	ck_assert_uint_ne(a, b);
+	ck_assert_int_eq(iod_view_release(reg, a, 3), 0);
+	ck_assert_int_eq(iod_view_release(reg, a, 3), -EBADF);
+	ck_assert_int_eq(iod_view_lookup(reg, a, 3, &v), -EBADF);
+	ck_assert_int_eq(iod_view_lookup(reg, b, 3, &v), 0);
+	iod_view_put(v);
+	ck_assert_uint_eq(iod_views_count(reg), 1);
+	fixture_free(&f);
+	iod_views_free(reg);
+}
+END_TEST
+
+START_TEST(test_release_all_of_owner_frees_views)
+{
+	struct iod_views *reg = registry(0, 0);
+	struct iod_view *v;
+	struct fixture f;
+	uint32_t mine[10], other;
+
+	fixture_init(&f);
+	for (int i = 0; i < 10; i++)
+		ck_assert_int_eq(iod_view_register(reg, 1, i % 4, f.view, 0,
+						   f.sub[i % 4], 0, 7,
+						   &mine[i]), 0);
+	ck_assert_int_eq(iod_view_register(reg, 1, 0, f.view, 0, f.sub[0], 0,
+					   8, &other), 0);
+	ck_assert_uint_eq(iod_views_count(reg), 11);
+	ck_assert_int_eq(iod_view_release_owner(reg, 7), 10);
+	ck_assert_uint_eq(iod_views_count(reg), 1);
+	for (int i = 0; i < 10; i++)
+		ck_assert_int_eq(iod_view_lookup(reg, mine[i], 7, &v), -EBADF);
+	ck_assert_int_eq(iod_view_lookup(reg, other, 8, &v), 0);
+	iod_view_put(v);
+	ck_assert_int_eq(iod_view_release_owner(reg, 7), 0);
+	/* The owner can start again, with its full allowance. */
+	ck_assert_int_eq(iod_view_register(reg, 1, 0, f.view, 0, f.sub[0], 0,
+					   7, &mine[0]), 0);
+	fixture_free(&f);
+	iod_views_free(reg);
+}
+END_TEST
+
+START_TEST(test_limits_per_owner_and_in_total)
+{
+	struct iod_views *reg = registry(2, 3);
+	struct fixture f;
+	uint32_t h[4];
+
+	fixture_init(&f);
+	ck_assert_int_eq(iod_view_register(reg, 1, 0, f.view, 0, f.sub[0], 0,
+					   1, &h[0]), 0);
+	ck_assert_int_eq(iod_view_register(reg, 1, 0, f.view, 0, f.sub[0], 0,
+					   1, &h[1]), 0);
+	ck_assert_int_eq(iod_view_register(reg, 1, 0, f.view, 0, f.sub[0], 0,
+					   1, &h[2]), -EMFILE);
+	ck_assert_ptr_nonnull(strstr(CLF_Last_error(),
+				     "connection 1 holds 2 views"));
+	ck_assert_int_eq(iod_view_register(reg, 1, 0, f.view, 0, f.sub[0], 0,
+					   2, &h[2]), 0);
+	ck_assert_int_eq(iod_view_register(reg, 1, 0, f.view, 0, f.sub[0], 0,
+					   3, &h[3]), -ENFILE);
+	ck_assert_ptr_nonnull(strstr(CLF_Last_error(), "holds 3 views"));
+	ck_assert_int_eq(iod_view_release(reg, h[0], 1), 0);
+	ck_assert_int_eq(iod_view_register(reg, 1, 0, f.view, 0, f.sub[0], 0,
+					   3, &h[3]), 0);
+	ck_assert_uint_eq(iod_views_count(reg), 3);
+	fixture_free(&f);
+	iod_views_free(reg);
+}
+END_TEST
+
+START_TEST(test_release_during_access_is_safe)
+{
+	struct iod_views *reg = registry(0, 0);
+	struct iod_view *v;
+	struct fixture f;
+	uint32_t h;
+
+	fixture_init(&f);
+	ck_assert_int_eq(iod_view_register(reg, 1, 2, f.view, 0, f.sub[2], 0,
+					   4, &h), 0);
+	ck_assert_int_eq(iod_view_lookup(reg, h, 4, &v), 0);
+	/* The connection drops while a request is reading through v. */
+	ck_assert_int_eq(iod_view_release_owner(reg, 4), 1);
+	ck_assert_int_eq(CLF_Mapping_count(v->map, 0, 64), 64);
+	iod_views_free(reg);
+	ck_assert_int_eq(CLF_Mapping_count(v->map, 0, 64), 64);
+	iod_view_put(v);	/* the last reference frees the mapping */
+	iod_view_put(NULL);
+	iod_views_free(NULL);
+	fixture_free(&f);
+}
+END_TEST
+
+struct owner_thread {
+	struct iod_views *reg;
+	struct fixture *f;
+	uint64_t owner;
+};
+
+static void *register_and_drop(void *arg)
+{
+	struct owner_thread *o = arg;
+
+	for (int round = 0; round < 50; round++) {
+		uint32_t h[8];
+
+		for (int i = 0; i < 8; i++) {
+			struct iod_view *v;
+
+			if (iod_view_register(o->reg, 1, i % 4, o->f->view, 0,
+					      o->f->sub[i % 4], 0, o->owner,
+					      &h[i]))
+				return (void *)1;
+			if (iod_view_lookup(o->reg, h[i], o->owner, &v))
+				return (void *)1;
+			if (v->owner != o->owner || v->handle != h[i])
+				return (void *)1;
+			iod_view_put(v);
+		}
+		if (iod_view_release(o->reg, h[0], o->owner))
+			return (void *)1;
+		if (iod_view_release_owner(o->reg, o->owner) != 7)
+			return (void *)1;
+	}
+	return NULL;
+}
+
+START_TEST(test_concurrent_owners_register_and_drop_independently)
+{
+	struct iod_views *reg = registry(8, 32);
+	struct owner_thread o[4];
+	struct fixture f;
+	pthread_t t[4];
+
+	fixture_init(&f);
+	for (int i = 0; i < 4; i++) {
+		o[i] = (struct owner_thread){ reg, &f, 100 + (uint64_t)i };
+		ck_assert_int_eq(pthread_create(&t[i], NULL, register_and_drop,
+						&o[i]), 0);
+	}
+	for (int i = 0; i < 4; i++) {
+		void *ret;
+
+		ck_assert_int_eq(pthread_join(t[i], &ret), 0);
+		ck_assert_ptr_null(ret);
+	}
+	ck_assert_uint_eq(iod_views_count(reg), 0);
+	fixture_free(&f);
+	iod_views_free(reg);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("iod_view");
+	TCase *tc = tcase_create("registry");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_register_builds_the_mapping_once);
+	tcase_add_test(tc, test_register_accepts_decoded_types);
+	tcase_add_test(tc, test_register_refuses_bad_types_with_a_message);
+	tcase_add_test(tc, test_views_are_found_only_through_their_owner);
+	tcase_add_test(tc, test_release_one_view);
+	tcase_add_test(tc, test_release_all_of_owner_frees_views);
+	tcase_add_test(tc, test_limits_per_owner_and_in_total);
+	tcase_add_test(tc, test_release_during_access_is_safe);
+	tcase_add_test(tc, test_concurrent_owners_register_and_drop_independently);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}
