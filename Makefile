@@ -39,6 +39,9 @@ ifeq ($(CONFIG_CLF_DEBUG),y)
 ALL_CFLAGS += -DCLF_DEBUG
 endif
 
+# The fragments define rules; `make` alone still builds everything.
+.DEFAULT_GOAL := all
+
 # Filled in by the fragments.
 LIBS :=
 PROGRAMS :=
