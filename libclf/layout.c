@@ -97,10 +97,10 @@ static int view_touches_head(int64_t disp, CLF_Datatype type, int64_t end)
 	       CLF_Type_unmap(type, disp, 0, &first) == 0 && first < end;
 }
 
-int clf_view_create(const struct clf_layout *layout, int64_t disp,
-		    CLF_Datatype type, struct clf_view **out)
+int clf_viewmap_create(const struct clf_layout *layout, int64_t disp,
+		    CLF_Datatype type, struct clf_viewmap **out)
 {
-	struct clf_view *v;
+	struct clf_viewmap *v;
 	int err = 0;
 
 	if (!layout || !type || disp < 0)
@@ -130,14 +130,14 @@ int clf_view_create(const struct clf_layout *layout, int64_t disp,
 		err = CLF_Mapping_create(type, disp, CLF_BYTE, 0,
 					 &v->maps[CLF_HEAD(layout)]);
 	if (err) {
-		clf_view_free(v);
+		clf_viewmap_free(v);
 		return err;
 	}
 	*out = v;
 	return 0;
 }
 
-void clf_view_free(struct clf_view *view)
+void clf_viewmap_free(struct clf_viewmap *view)
 {
 	if (!view)
 		return;
@@ -169,7 +169,7 @@ static int clip_to_head(int64_t voff, int64_t soff, int64_t len, void *arg)
 	return soff + len >= h->end ? HEAD_DONE : 0;
 }
 
-int clf_view_foreach(const struct clf_view *view, int j, int64_t lo,
+int clf_viewmap_foreach(const struct clf_viewmap *view, int j, int64_t lo,
 		     int64_t hi, CLF_Segment_fn fn, void *arg)
 {
 	struct head_clip h = { view->head_end, fn, arg };
@@ -191,7 +191,7 @@ static int add_len(int64_t voff, int64_t soff, int64_t len, void *arg)
 	return 0;
 }
 
-int64_t clf_view_count(const struct clf_view *view, int j, int64_t lo,
+int64_t clf_viewmap_count(const struct clf_viewmap *view, int j, int64_t lo,
 		       int64_t hi)
 {
 	int64_t n = 0;
@@ -204,7 +204,7 @@ int64_t clf_view_count(const struct clf_view *view, int j, int64_t lo,
 	if (j < view->nmaps - 1)
 		return CLF_Mapping_count(view->maps[j], lo, hi);
 	/* The head is short and contiguous in the file: walk it. */
-	err = clf_view_foreach(view, j, lo, hi, add_len, &n);
+	err = clf_viewmap_foreach(view, j, lo, hi, add_len, &n);
 	return err ? err : n;
 }
 
@@ -232,7 +232,7 @@ void clf_memlayout_release(struct clf_memlayout *mem)
 
 /* One subfile run, copied between the user buffer and packed data. */
 struct copy {
-	int64_t lo;		/* view offset at memory linear offset 0 */
+	int64_t base;		/* view offset at memory linear offset 0 */
 	int64_t done;		/* packed bytes so far */
 	const struct clf_memlayout *mem;
 	uint8_t *user;
@@ -265,7 +265,7 @@ static int copy_mem_run(int64_t mlin, int64_t moff, int64_t len, void *arg)
 static int copy_run(int64_t voff, int64_t soff, int64_t len, void *arg)
 {
 	struct copy *c = arg;
-	int64_t mlin = voff - c->lo;
+	int64_t mlin = voff - c->base;
 	int err = 0;
 
 	if (!c->mem->map) {
@@ -281,26 +281,30 @@ static int copy_run(int64_t voff, int64_t soff, int64_t len, void *arg)
 	return err;
 }
 
-static int64_t view_copy(const struct clf_view *view, int j, int64_t lo,
-			 int64_t hi, const struct clf_memlayout *mem,
-			 uint8_t *user, uint8_t *packed, int to_packed)
+static int64_t view_copy(const struct clf_viewmap *view, int j, int64_t lo,
+			 int64_t hi, int64_t base,
+			 const struct clf_memlayout *mem, uint8_t *user,
+			 uint8_t *packed, int to_packed)
 {
-	struct copy c = { lo, 0, mem, user, packed, to_packed };
-	int err = clf_view_foreach(view, j, lo, hi, copy_run, &c);
+	struct copy c = { base, 0, mem, user, packed, to_packed };
+	int err = clf_viewmap_foreach(view, j, lo, hi, copy_run, &c);
 
 	return err ? err : c.done;
 }
 
-int64_t clf_view_gather(const struct clf_view *view, int j, int64_t lo,
-			int64_t hi, const void *buf,
-			const struct clf_memlayout *mem, void *packed)
+int64_t clf_viewmap_gather(const struct clf_viewmap *view, int j, int64_t lo,
+			   int64_t hi, int64_t base, const void *buf,
+			   const struct clf_memlayout *mem, void *packed)
 {
-	return view_copy(view, j, lo, hi, mem, (uint8_t *)buf, packed, 1);
+	return view_copy(view, j, lo, hi, base, mem, (uint8_t *)buf, packed,
+			 1);
 }
 
-int64_t clf_view_scatter(const struct clf_view *view, int j, int64_t lo,
-			 int64_t hi, void *buf,
-			 const struct clf_memlayout *mem, const void *packed)
+int64_t clf_viewmap_scatter(const struct clf_viewmap *view, int j,
+			    int64_t lo, int64_t hi, int64_t base, void *buf,
+			    const struct clf_memlayout *mem,
+			    const void *packed)
 {
-	return view_copy(view, j, lo, hi, mem, buf, (uint8_t *)packed, 0);
+	return view_copy(view, j, lo, hi, base, mem, buf, (uint8_t *)packed,
+			 0);
 }

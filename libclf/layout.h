@@ -9,7 +9,7 @@
  * offset = file offset.
  *
  * A view (displacement + type) is intersected once with every subfile
- * (clf_view_create); afterwards gathering the bytes of a view range for
+ * (clf_viewmap_create); afterwards gathering the bytes of a view range for
  * one subfile, or scattering them back, walks the stored mappings and
  * never recomputes them.
  */
@@ -47,7 +47,7 @@ int clf_layout_round_robin(int64_t stripe, int count, uint32_t first,
 
 void clf_layout_free(struct clf_layout *layout);
 
-struct clf_view {
+struct clf_viewmap {
 	int64_t disp;
 	CLF_Datatype type;	/* owned reference */
 	int64_t head_end;	/* file offset where the pattern starts */
@@ -56,26 +56,26 @@ struct clf_view {
 };
 
 /* Intersect the view (disp, type) with every subfile of layout. */
-int clf_view_create(const struct clf_layout *layout, int64_t disp,
-		    CLF_Datatype type, struct clf_view **out);
+int clf_viewmap_create(const struct clf_layout *layout, int64_t disp,
+		    CLF_Datatype type, struct clf_viewmap **out);
 
-void clf_view_free(struct clf_view *view);
+void clf_viewmap_free(struct clf_viewmap *view);
 
 /* Does the view ever touch subfile j (CLF_HEAD for the head)? */
-static inline int clf_view_touches(const struct clf_view *view, int j)
+static inline int clf_viewmap_touches(const struct clf_viewmap *view, int j)
 {
 	return view->maps[j] != NULL;
 }
 
 /* Bytes of view range [lo, hi) in subfile j. */
-int64_t clf_view_count(const struct clf_view *view, int j, int64_t lo,
+int64_t clf_viewmap_count(const struct clf_viewmap *view, int j, int64_t lo,
 		       int64_t hi);
 
 /*
  * Walk the runs of view range [lo, hi) in subfile j, as
  * CLF_Mapping_foreach does, the head's clipped to the head's bytes.
  */
-int clf_view_foreach(const struct clf_view *view, int j, int64_t lo,
+int clf_viewmap_foreach(const struct clf_viewmap *view, int j, int64_t lo,
 		     int64_t hi, CLF_Segment_fn fn, void *arg);
 
 /*
@@ -93,15 +93,17 @@ void clf_memlayout_release(struct clf_memlayout *mem);
 
 /*
  * Gather into packed the bytes of view range [lo, hi) that lie in
- * subfile j, taken from the user buffer buf laid out by mem (view byte
- * lo + w at memory linear offset w).  Scatter is the mirror image.
+ * subfile j, taken from the user buffer buf laid out by mem: view byte
+ * base + w is at memory linear offset w (base <= lo; a large access is
+ * moved in several ranges with one base).  Scatter is the mirror image.
  * Return the bytes moved, or a negative errno.
  */
-int64_t clf_view_gather(const struct clf_view *view, int j, int64_t lo,
-			int64_t hi, const void *buf,
-			const struct clf_memlayout *mem, void *packed);
-int64_t clf_view_scatter(const struct clf_view *view, int j, int64_t lo,
-			 int64_t hi, void *buf,
-			 const struct clf_memlayout *mem, const void *packed);
+int64_t clf_viewmap_gather(const struct clf_viewmap *view, int j, int64_t lo,
+			   int64_t hi, int64_t base, const void *buf,
+			   const struct clf_memlayout *mem, void *packed);
+int64_t clf_viewmap_scatter(const struct clf_viewmap *view, int j,
+			    int64_t lo, int64_t hi, int64_t base, void *buf,
+			    const struct clf_memlayout *mem,
+			    const void *packed);
 
 #endif /* CLF_LAYOUT_H */

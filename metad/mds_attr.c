@@ -143,9 +143,10 @@ int mds_set_layout(struct mds_store *s, uint64_t ino,
 	err = mds_inode_get(s, txn, ino, &in, what);
 	if (!err && S_ISDIR(in.attr.mode))
 		err = clf_fail(EISDIR, "mds: cannot %s: is a directory", what);
-	else if (!err && in.layout)
-		err = clf_fail(EBUSY, "mds: layout of inode %llu is already set",
-			       (unsigned long long)ino);
+	/*
+	 * A file created with the default layout gets its declared one
+	 * before any data: replacing is allowed while the size is 0.
+	 */
 	else if (!err && in.attr.size != 0)
 		err = clf_fail(EBUSY,
 			"mds: layout of inode %llu can only be set while the file is empty",

@@ -15,7 +15,7 @@
 #include "model.h"
 
 /* Where view byte v lives: subfile (CLF_HEAD for the head) and offset. */
-static void locate(const struct clf_layout *l, const struct clf_view *v,
+static void locate(const struct clf_layout *l, const struct clf_viewmap *v,
 		   int64_t vb, int *sub, int64_t *off)
 {
 	int64_t f;
@@ -38,7 +38,7 @@ static void check_gather_scatter(const struct clf_layout *l, int64_t vdisp,
 				 CLF_Datatype vtype, CLF_Datatype memtype,
 				 int64_t lo)
 {
-	struct clf_view *v;
+	struct clf_viewmap *v;
 	struct clf_memlayout mem;
 	int64_t n = memtype ? CLF_Type_size(memtype) : 777;
 	int64_t mext = memtype ? CLF_Type_extent(memtype) : n;
@@ -48,7 +48,7 @@ static void check_gather_scatter(const struct clf_layout *l, int64_t vdisp,
 
 	for (int64_t i = 0; i < mext; i++)
 		user[i] = (uint8_t)(i * 7 + 3);
-	ck_assert_int_eq(clf_view_create(l, vdisp, vtype, &v), 0);
+	ck_assert_int_eq(clf_viewmap_create(l, vdisp, vtype, &v), 0);
 	ck_assert_int_eq(clf_memlayout_init(&mem, memtype), 0);
 	for (int j = 0; j <= l->nsub; j++) {
 		int64_t k = 0, got;
@@ -66,12 +66,13 @@ static void check_gather_scatter(const struct clf_layout *l, int64_t vdisp,
 								&moff), 0);
 			want[k++] = user[moff];
 		}
-		ck_assert_int_eq(clf_view_count(v, j, lo, lo + n), k);
-		got = clf_view_gather(v, j, lo, lo + n, user, &mem, packed);
+		ck_assert_int_eq(clf_viewmap_count(v, j, lo, lo + n), k);
+		got = clf_viewmap_gather(v, j, lo, lo + n, lo, user, &mem,
+					 packed);
 		ck_assert_int_eq(got, k);
 		ck_assert_mem_eq(packed, want, k);
-		ck_assert_int_eq(clf_view_scatter(v, j, lo, lo + n, back, &mem,
-						  packed), k);
+		ck_assert_int_eq(clf_viewmap_scatter(v, j, lo, lo + n, lo, back,
+						     &mem, packed), k);
 		total += k;
 	}
 	ck_assert_int_eq(total, n);
@@ -87,7 +88,7 @@ static void check_gather_scatter(const struct clf_layout *l, int64_t vdisp,
 	for (int64_t i = 0; i < mext; i++)
 		ck_assert_int_eq(user[i] == 0 ? 0 : back[i], 0);
 	clf_memlayout_release(&mem);
-	clf_view_free(v);
+	clf_viewmap_free(v);
 	free(user);
 	free(back);
 	free(packed);

@@ -444,7 +444,7 @@ START_TEST(test_set_layout_refused_once_file_has_data)
 }
 END_TEST
 
-START_TEST(test_set_layout_on_empty_file_records_it_once)
+START_TEST(test_set_layout_on_empty_file_records_the_latest)
 {
 	struct mds_layout *l = rr_layout(4096, 4), *other = rr_layout(512, 2);
 	struct mds_layout *got = NULL;
@@ -456,10 +456,11 @@ START_TEST(test_set_layout_on_empty_file_records_it_once)
 	ck_assert(attr_of(f).has_layout);
 	expect_err(mds_get_layout(s, f, &got), 0);
 	assert_same_layout(l, got);
-	expect_err(mds_set_layout(s, f, other), -EBUSY);
+	/* Still empty: the declared layout replaces the default one. */
+	expect_err(mds_set_layout(s, f, other), 0);
 	mds_layout_free(got);
 	expect_err(mds_get_layout(s, f, &got), 0);
-	assert_same_layout(l, got);
+	assert_same_layout(other, got);
 	expect_err(mds_get_layout(s, MDS_ROOT_INO, &got), -EISDIR);
 	mds_layout_free(got);
 	mds_layout_free(l);
@@ -726,7 +727,7 @@ int main(void)
 	tcase_add_test(tc, test_truncate_sets_size_exactly);
 	tcase_add_test(tc, test_update_size_only_grows);
 	tcase_add_test(tc, test_set_layout_refused_once_file_has_data);
-	tcase_add_test(tc, test_set_layout_on_empty_file_records_it_once);
+	tcase_add_test(tc, test_set_layout_on_empty_file_records_the_latest);
 	tcase_add_test(tc, test_layout_keeps_displacement_and_head_iod);
 	tcase_add_test(tc, test_layouts_that_are_not_patterns_are_refused);
 	tcase_add_test(tc, test_statfs_counts_inodes);
