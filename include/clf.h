@@ -18,6 +18,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -198,6 +200,128 @@ int64_t CLF_Mapping_count(const CLF_Mapping *m, int64_t view_lo,
  */
 int64_t CLF_Mapping_bytes_per_period(const CLF_Mapping *m);
 int CLF_Mapping_is_contiguous(const CLF_Mapping *m);
+
+
+/* ------------------------------------------------------------------ */
+/* The file system: native client API                                 */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Every call below returns 0 (or a non-negative count, descriptor or
+ * offset) on success and a NEGATIVE ERRNO on failure -- never -1 with
+ * errno -- with CLF_Last_error() saying what failed and on which daemon:
+ *   -EHOSTDOWN   a daemon cannot be reached ("iod 2 (127.0.0.1:7003) is
+ *                down: Connection refused"); other files keep working and
+ *                the next call reconnects
+ *   -ETIMEDOUT   a daemon did not answer within the configured timeout
+ *   -ENOSPC      an iod's disk is full
+ *
+ * Paths are absolute in the clf namespace ("/dir/file"); "." and ".."
+ * are resolved by the client.  A descriptor belongs to one process and
+ * may be used by one thread at a time.
+ *
+ * File size: a client's writes beyond the end of file are reported to
+ * metad at CLF_sync(), CLF_close(), CLF_ftruncate(), and before
+ * CLF_lseek(SEEK_END) on the same descriptor; other clients see the new
+ * size once that happened (close-to-open consistency, as in NFS and as
+ * MPI-IO's sync-barrier-sync requires).
+ */
+
+/*
+ * CLF_init - connect this process to a clf instance
+ *
+ * config_path NULL: $CLF_CONFIG, then the data directory's clf.conf, then
+ * the built-in local default (one metad and four iods on 127.0.0.1).
+ * Connections are opened lazily, at first use.  Calling it again after
+ * CLF_finalize() is allowed.
+ */
+int CLF_init(const char *config_path);
+int CLF_finalize(void);
+
+/*
+ * CLF_open - open (or create, with O_CREAT and a mode_t argument) a file
+ *
+ * flags: O_RDONLY, O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_TRUNC, O_APPEND.
+ * A new file gets the default round-robin layout of the configuration;
+ * CLF_FCNTL_SUBFILES replaces it while the file is empty.  The view is
+ * the whole file as bytes.  Returns a descriptor >= 0.
+ */
+int CLF_open(const char *path, int flags, ...);
+int CLF_close(int fd);
+
+/* CLF_fcntl commands. */
+#define CLF_FCNTL_SUBFILES 1	/* const struct clf_subfiles * */
+#define CLF_FCNTL_SETVIEW 2	/* const struct clf_view * */
+#define CLF_FCNTL_GETLAYOUT 3	/* struct clf_layout_info * (out) */
+
+/*
+ * The physical layout: disp bytes at the start of the file (stored in
+ * one extra subfile), then a partitioning pattern of count types, one per
+ * subfile (CLF_Pattern_check).  Subfile j is placed on iod
+ * (first_iod + j) % number of iods.  Only on an empty file.
+ */
+struct clf_subfiles {
+	int64_t disp;
+	int count;
+	const CLF_Datatype *types;	/* borrowed */
+};
+
+/*
+ * A view: from file offset disp on, the bytes type selects, repeated.
+ * Setting one maps it onto every subfile once (CLF_Mapping_create) and
+ * registers each projection with its iod once; the position is reset to
+ * 0.  Views may overlap other processes' views.
+ */
+struct clf_view {
+	int64_t disp;
+	CLF_Datatype type;		/* borrowed; the file keeps a reference */
+};
+
+/* What CLF_FCNTL_GETLAYOUT fills in; release with CLF_Layout_release(). */
+struct clf_layout_info {
+	int64_t disp;
+	int head_iod;			/* iod of the bytes before disp */
+	int count;			/* subfiles */
+	CLF_Datatype *types;		/* count new references */
+	int *iods;			/* iod index of each subfile */
+};
+
+void CLF_Layout_release(struct clf_layout_info *info);
+
+int CLF_fcntl(int fd, int cmd, ...);
+
+/* Contiguous access at the current view position, which advances. */
+ssize_t CLF_read(int fd, void *buf, size_t len);
+ssize_t CLF_write(int fd, const void *buf, size_t len);
+
+/*
+ * Non-contiguous access: CLF_Type_size(memtype) view bytes, taken from
+ * (or put into) memory at the offsets memtype selects in buf.  The _at
+ * variants access view offset view_off and leave the position alone; the
+ * others use and advance it.  Reads stop at the end of file (a short
+ * count; 0 at or past the end).
+ */
+ssize_t CLF_ncread(int fd, void *buf, CLF_Datatype memtype);
+ssize_t CLF_ncwrite(int fd, const void *buf, CLF_Datatype memtype);
+ssize_t CLF_ncread_at(int fd, int64_t view_off, void *buf,
+		      CLF_Datatype memtype);
+ssize_t CLF_ncwrite_at(int fd, int64_t view_off, const void *buf,
+		       CLF_Datatype memtype);
+
+/* Position in view bytes; SEEK_END counts the view bytes below the size. */
+int64_t CLF_lseek(int fd, int64_t off, int whence);
+
+/* Report the size and make every written byte durable on the iods. */
+int CLF_sync(int fd);
+
+/* Set the file size (bytes of the file, not of the view). */
+int CLF_ftruncate(int fd, int64_t len);
+
+int CLF_stat(const char *path, struct stat *st);
+int CLF_unlink(const char *path);
+int CLF_mkdir(const char *path, mode_t mode);
+int CLF_rmdir(const char *path);
+int CLF_rename(const char *from, const char *to);
 
 /* ------------------------------------------------------------------ */
 /* Errors                                                              */

@@ -10,8 +10,9 @@ LIBCLF_SRCS += libclf/proto.c libclf/proto_meta.c libclf/proto_io.c \
 LIBCLF_EXTRA_LIBS :=
 LIBCLF_EXTRA_LIBS += $(shell pkg-config --libs libsodium inih 2>/dev/null || \
 	echo -lsodium -linih) -pthread
-# Client-side layouts and views.
-LIBCLF_SRCS += libclf/layout.c
+# Client-side layouts and views, and the native client API.
+LIBCLF_SRCS += libclf/layout.c libclf/client.c libclf/client_meta.c \
+	libclf/file.c libclf/io.c
 LIBCLF_OBJS = $(LIBCLF_SRCS:%.c=$(O)/%.o)
 
 LIBS += $(O)/libclf.so $(O)/libclf.a

@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * client.c -- CLF_init/CLF_finalize and the connections to the daemons.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "auth.h"
+#include "client_i.h"
+#include "error.h"
+
+struct clf_client *clf_client_instance;
+
+static void peer_init(struct clf_peer *p, const struct clf_config_daemon *d,
+		      const char *name)
+{
+	pthread_mutex_init(&p->lock, NULL);
+	p->d = d;
+	snprintf(p->name, sizeof(p->name), "%s", name);
+	p->conn = NULL;
+	p->generation = 0;
+}
+
+static void peer_release(struct clf_peer *p)
+{
+	clf_conn_close(p->conn);
+	p->conn = NULL;
+	pthread_mutex_destroy(&p->lock);
+}
+
+int CLF_init(const char *config_path)
+{
+	struct clf_client *cl;
+	int err;
+
+	if (clf_client_instance)
+		return clf_fail(EBUSY, "clf: already initialised");
+	cl = calloc(1, sizeof(*cl));
+	if (!cl)
+		return clf_fail(ENOMEM, "clf: out of memory");
+	err = clf_config_load(config_path, &cl->cfg);
+	if (err)
+		goto free_cl;
+	if (!cl->cfg->has_secret) {
+		err = clf_fail(EACCES,
+			"clf: the configuration %s has no secret (run 'clf up' or set secret =)",
+			cl->cfg->source ? cl->cfg->source : "(built in)");
+		goto free_cfg;
+	}
+	cl->transport = clf_transport_find(cl->cfg->transport);
+	if (!cl->transport) {
+		err = clf_fail(EPROTONOSUPPORT, "clf: unknown transport '%s'",
+			       cl->cfg->transport);
+		goto free_cfg;
+	}
+	cl->iods = calloc(cl->cfg->niods, sizeof(*cl->iods));
+	if (!cl->iods) {
+		err = clf_fail(ENOMEM, "clf: out of memory");
+		goto free_cfg;
+	}
+	peer_init(&cl->metad, &cl->cfg->metad, "metad");
+	for (uint32_t i = 0; i < cl->cfg->niods; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "iod %u", i);
+		peer_init(&cl->iods[i], &cl->cfg->iods[i], name);
+	}
+	clf_client_instance = cl;
+	return 0;
+free_cfg:
+	clf_config_free(cl->cfg);
+free_cl:
+	free(cl);
+	return err;
+}
+
+int CLF_finalize(void)
+{
+	struct clf_client *cl = clf_client_instance;
+
+	if (!cl)
+		return clf_fail(EINVAL, "clf: not initialised");
+	clf_files_close_all();
+	peer_release(&cl->metad);
+	for (uint32_t i = 0; i < cl->cfg->niods; i++)
+		peer_release(&cl->iods[i]);
+	free(cl->iods);
+	clf_config_free(cl->cfg);
+	free(cl);
+	clf_client_instance = NULL;
+	return 0;
+}
+
+int clf_client_get(struct clf_client **out)
+{
+	if (!clf_client_instance)
+		return clf_fail(EINVAL, "clf: CLF_init() has not been called");
+	*out = clf_client_instance;
+	return 0;
+}
+
+struct clf_peer *clf_client_iod(struct clf_client *cl, uint32_t i)
+{
+	if (i >= cl->cfg->niods) {
+		clf_fail(EINVAL, "clf: the layout names iod %u, the configuration has %u",
+			 i, cl->cfg->niods);
+		return NULL;
+	}
+	return &cl->iods[i];
+}
+
+/* Connection failures all mean the daemon is not there for us. */
+static int down_error(struct clf_peer *p, int err)
+{
+	if (err == -ETIMEDOUT)
+		return clf_fail(ETIMEDOUT, "clf: %s (%s) did not answer in time",
+				p->name, p->d->addr);
+	if (err == -EACCES || err == -EPROTONOSUPPORT)
+		return clf_fail_neg(err, "clf: %s (%s): %s", p->name,
+				    p->d->addr, CLF_Last_error());
+	return clf_fail(EHOSTDOWN, "clf: %s (%s) is down: %s", p->name,
+			p->d->addr, strerror(-err));
+}
+
+static void peer_drop(struct clf_peer *p)
+{
+	clf_conn_close(p->conn);
+	p->conn = NULL;
+}
+
+int clf_peer_lock(struct clf_peer *p)
+{
+	struct clf_client *cl = clf_client_instance;
+	int err;
+
+	pthread_mutex_lock(&p->lock);
+	if (p->conn && !clf_conn_broken(p->conn))
+		return 0;
+	peer_drop(p);
+	err = clf_conn_connect(cl->transport, p->d->addr, cl->cfg->timeout_ms,
+			       &p->conn);
+	if (!err) {
+		err = clf_auth_client(p->conn, &cl->cfg->secret, "client");
+		if (err)
+			peer_drop(p);
+	}
+	if (err) {
+		pthread_mutex_unlock(&p->lock);
+		return down_error(p, err);
+	}
+	p->generation++;
+	return 0;
+}
+
+void clf_peer_unlock(struct clf_peer *p)
+{
+	pthread_mutex_unlock(&p->lock);
+}
+
+int clf_peer_send(struct clf_peer *p, uint16_t op, const struct iovec *iov,
+		  int iovcnt, uint64_t *id)
+{
+	struct clf_proto_header h;
+	int err;
+
+	if (!p->conn)	/* dropped by an earlier failure under this lock */
+		return clf_fail(EHOSTDOWN, "clf: lost the connection to %s (%s)",
+				p->name, p->d->addr);
+	clf_proto_header_init(&h, op, clf_conn_next_id(p->conn));
+	err = clf_conn_send(p->conn, &h, iov, iovcnt);
+	if (err) {
+		peer_drop(p);
+		return down_error(p, err);
+	}
+	*id = h.id;
+	return 0;
+}
+
+int clf_peer_recv(struct clf_peer *p, uint16_t op, uint64_t id,
+		  void **payload, uint32_t *len)
+{
+	struct clf_proto_header h;
+	struct clf_proto_error e;
+	struct wire_reader r;
+	void *body = NULL;
+	int err;
+
+	if (!p->conn)
+		return clf_fail(EHOSTDOWN, "clf: lost the connection to %s (%s)",
+				p->name, p->d->addr);
+	err = clf_conn_recv(p->conn, &h, &body);
+	if (err) {
+		peer_drop(p);
+		return down_error(p, err);
+	}
+	if (h.id != id || h.opcode != op || !(h.flags & CLF_PROTO_FLAG_REPLY)) {
+		free(body);
+		peer_drop(p);
+		return clf_fail(EPROTO, "clf: %s answered request %llu with %llu",
+				p->name, (unsigned long long)id,
+				(unsigned long long)h.id);
+	}
+	if (h.status < 0) {
+		r = (struct wire_reader){ .buf = body, .len = h.payload_len };
+		if (clf_proto_error_decode(&r, &e) == 0 && e.message.len)
+			err = clf_fail_neg(h.status, "%.*s", (int)e.message.len,
+					   e.message.ptr);
+		else
+			err = clf_fail_neg(h.status, "clf: %s: %s", p->name,
+					   strerror(-h.status));
+		free(body);
+		return err;
+	}
+	*payload = body;
+	*len = h.payload_len;
+	return 0;
+}
+
+int clf_peer_call(struct clf_peer *p, uint16_t op, const struct iovec *iov,
+		  int iovcnt, void **payload, uint32_t *len)
+{
+	uint64_t id;
+	int err = clf_peer_lock(p);
+
+	if (err)
+		return err;
+	err = clf_peer_send(p, op, iov, iovcnt, &id);
+	if (!err)
+		err = clf_peer_recv(p, op, id, payload, len);
+	clf_peer_unlock(p);
+	return err;
+}
+
+int clf_encode(clf_encode_fn encode, const void *msg, void **buf,
+	       size_t *len)
+{
+	struct wire_writer w = { 0 };
+	int err = encode(&w, msg);
+
+	if (err)
+		return err;
+	w.buf = malloc(w.pos ? w.pos : 1);
+	if (!w.buf)
+		return clf_fail(ENOMEM, "clf: out of memory");
+	w.cap = w.pos;
+	w.pos = 0;
+	err = encode(&w, msg);
+	if (err) {
+		free(w.buf);
+		return err;
+	}
+	*buf = w.buf;
+	*len = w.pos;
+	return 0;
+}

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * client.h -- the client's connections to metad and the iods.
+ *
+ * One connection per daemon and process, opened at first use and
+ * reopened after a failure.  A request holds the daemon's lock from send
+ * to reply, so requests of several threads never interleave on a
+ * connection; an access that touches several iods locks them in index
+ * order (no deadlock), sends every request, then collects every reply, so
+ * the iods work in parallel.
+ */
+#ifndef CLF_CLIENT_H
+#define CLF_CLIENT_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "config.h"
+#include "proto.h"
+#include "transport.h"
+
+struct clf_peer {
+	pthread_mutex_t lock;	/* held from a request's send to its reply */
+	const struct clf_config_daemon *d; /* borrowed from the config */
+	char name[32];		/* "metad", "iod 2": for messages */
+	struct clf_conn *conn;	/* owned; NULL until used or after failure */
+	uint64_t generation;	/* +1 per connection: stamps view handles */
+};
+
+struct clf_client {
+	struct clf_config *cfg;	/* owned */
+	const struct clf_transport_ops *transport;
+	struct clf_peer metad;
+	struct clf_peer *iods;	/* cfg->niods, owned */
+};
+
+/* The instance CLF_init() connected to, or NULL. */
+extern struct clf_client *clf_client_instance;
+
+/* -EINVAL with a message when CLF_init() has not run. */
+int clf_client_get(struct clf_client **out);
+
+/* The peer of iod index i, or NULL with a message. */
+struct clf_peer *clf_client_iod(struct clf_client *cl, uint32_t i);
+
+/*
+ * Lock the peer and make sure it is connected and authenticated.  On
+ * failure the peer is unlocked again and -EHOSTDOWN / -ETIMEDOUT /
+ * -EACCES is returned with a message naming the daemon.
+ */
+int clf_peer_lock(struct clf_peer *p);
+void clf_peer_unlock(struct clf_peer *p);
+
+/*
+ * Send one request (op, payload pieces) on a locked peer; *id receives
+ * its request id for clf_peer_recv().  A failure closes the connection.
+ */
+int clf_peer_send(struct clf_peer *p, uint16_t op, const struct iovec *iov,
+		  int iovcnt, uint64_t *id);
+
+/*
+ * Receive the reply to request id on a locked peer: 0 and the payload
+ * (caller frees) with its length, or the reply's negative status with
+ * the daemon's message in CLF_Last_error().
+ */
+int clf_peer_recv(struct clf_peer *p, uint16_t op, uint64_t id,
+		  void **payload, uint32_t *len);
+
+/* Both, on an unlocked peer: lock, send, receive, unlock. */
+int clf_peer_call(struct clf_peer *p, uint16_t op, const struct iovec *iov,
+		  int iovcnt, void **payload, uint32_t *len);
+
+/*
+ * Encode a request body with encode(w, msg) into a new buffer: the
+ * buffer (caller frees) and its length in *len.
+ */
+typedef int (*clf_encode_fn)(struct wire_writer *w, const void *msg);
+int clf_encode(clf_encode_fn encode, const void *msg, void **buf,
+	       size_t *len);
+
+#endif /* CLF_CLIENT_H */

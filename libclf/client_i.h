@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * client_i.h -- what the client's files share: open files, metad calls,
+ * and the I/O path.
+ */
+#ifndef CLF_CLIENT_I_H
+#define CLF_CLIENT_I_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "client.h"
+#include "clf.h"
+#include "layout.h"
+#include "proto.h"
+
+struct clf_file {
+	pthread_mutex_t lock;	/* guards everything below */
+	uint64_t ino;
+	int flags;		/* O_ACCMODE and O_APPEND bits of open */
+	struct clf_layout *layout;	/* owned */
+	int64_t view_disp;
+	CLF_Datatype view_type;	/* owned reference */
+	struct clf_viewmap *view;	/* owned: view x every subfile */
+	int64_t pos;		/* current view offset */
+	int64_t size;		/* file size as metad last told us */
+	int64_t dirty_end;	/* end of our writes beyond size, unreported */
+	uint32_t *handles;	/* layout->nsub view handles on the iods */
+	uint64_t *handle_gen;	/* connection generation of each; 0: none */
+};
+
+/* Time now in ns since the epoch. */
+int64_t clf_now_ns(void);
+
+/* "/a/./b//c/../d" -> "a/b/d" ("" for the root); relative to the root. */
+int clf_path_normalize(const char *path, char *out, size_t outlen);
+
+/* metad calls; replies decoded into the caller's structs. */
+int clf_meta_lookup(const char *rel, bool want_layout,
+		    struct clf_proto_lookup_rep *rep);
+int clf_meta_create(const char *rel, mode_t mode, bool excl,
+		    struct clf_proto_create_rep *rep);
+int clf_meta_getattr(uint64_t ino, struct clf_proto_attr *attr);
+int clf_meta_truncate(uint64_t ino, int64_t size, struct clf_proto_attr *attr);
+int clf_meta_update_size(uint64_t ino, int64_t end,
+			 struct clf_proto_attr *attr);
+int clf_meta_set_layout(uint64_t ino, const struct clf_proto_layout *layout,
+			struct clf_proto_layout *reply);
+
+/* The open file behind fd, locked; clf_file_put() unlocks. */
+int clf_file_get(int fd, struct clf_file **out);
+void clf_file_put(struct clf_file *f);
+
+/* Close every file (CLF_finalize). */
+void clf_files_close_all(void);
+
+/* Report our writes beyond the end of file to metad. */
+int clf_file_flush_size(struct clf_file *f);
+
+/*
+ * Move n view bytes at view offset lo between the iods and buf (laid out
+ * by memtype, NULL: contiguous).  Reads stop at the end of file.
+ * Returns the bytes moved or a negative errno.
+ */
+int64_t clf_file_io(struct clf_file *f, int64_t lo, int64_t n, void *buf,
+		    CLF_Datatype memtype, bool write);
+
+/* Forget every registered view handle (views changed). */
+void clf_file_release_views(struct clf_file *f);
+
+#endif /* CLF_CLIENT_I_H */

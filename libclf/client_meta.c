@@ -1,0 +1,371 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * client_meta.c -- namespace calls to metad: paths, stat, mkdir, unlink,
+ * rmdir, rename, and the lookups behind CLF_open.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client_i.h"
+#include "error.h"
+
+/* Encoders with one signature, for clf_encode(). */
+static int enc_lookup(struct wire_writer *w, const void *m)
+{
+	return clf_proto_lookup_req_encode(w, m);
+}
+
+static int enc_create(struct wire_writer *w, const void *m)
+{
+	return clf_proto_create_req_encode(w, m);
+}
+
+static int enc_mkdir(struct wire_writer *w, const void *m)
+{
+	return clf_proto_mkdir_req_encode(w, m);
+}
+
+static int enc_path(struct wire_writer *w, const void *m)
+{
+	return clf_proto_path_req_encode(w, m);
+}
+
+static int enc_rename(struct wire_writer *w, const void *m)
+{
+	return clf_proto_rename_req_encode(w, m);
+}
+
+static int enc_ino(struct wire_writer *w, const void *m)
+{
+	return clf_proto_ino_encode(w, m);
+}
+
+static int enc_setattr(struct wire_writer *w, const void *m)
+{
+	return clf_proto_setattr_req_encode(w, m);
+}
+
+static int enc_update_size(struct wire_writer *w, const void *m)
+{
+	return clf_proto_update_size_req_encode(w, m);
+}
+
+static int enc_set_layout(struct wire_writer *w, const void *m)
+{
+	return clf_proto_set_layout_req_encode(w, m);
+}
+
+int clf_path_normalize(const char *path, char *out, size_t outlen)
+{
+	size_t n = 0;
+	const char *p = path;
+
+	if (!path || !*path)
+		return clf_fail(ENOENT, "clf: empty path");
+	while (*p) {
+		const char *end;
+		size_t len;
+
+		while (*p == '/')
+			p++;
+		end = strchr(p, '/');
+		if (!end)
+			end = p + strlen(p);
+		len = end - p;
+		if (len == 0 || (len == 1 && p[0] == '.')) {
+			/* nothing */
+		} else if (len == 2 && p[0] == '.' && p[1] == '.') {
+			while (n > 0 && out[n - 1] != '/')
+				n--;
+			if (n > 0)
+				n--;
+		} else {
+			if (len > CLF_PROTO_NAME_MAX)
+				return clf_fail(ENAMETOOLONG,
+						"clf: a component of '%s' is too long",
+						path);
+			if (n + !!n + len + 1 > outlen ||
+			    n + !!n + len > CLF_PROTO_PATH_MAX)
+				return clf_fail(ENAMETOOLONG,
+						"clf: path '%s' is too long", path);
+			if (n)
+				out[n++] = '/';
+			memcpy(out + n, p, len);
+			n += len;
+		}
+		p = end;
+	}
+	out[n] = '\0';
+	return 0;
+}
+
+/* A metad call with one encoded body; reply payload to the caller. */
+static int meta_call(uint16_t op, clf_encode_fn enc, const void *msg,
+		     void **reply, uint32_t *rlen)
+{
+	struct clf_client *cl;
+	struct iovec iov;
+	void *buf;
+	size_t len;
+	int err;
+
+	err = clf_client_get(&cl);
+	if (err)
+		return err;
+	err = clf_encode(enc, msg, &buf, &len);
+	if (err)
+		return err;
+	iov = (struct iovec){ buf, len };
+	err = clf_peer_call(&cl->metad, op, &iov, 1, reply, rlen);
+	free(buf);
+	return err;
+}
+
+static int decode_attr(void *payload, uint32_t len,
+		       struct clf_proto_attr *attr)
+{
+	struct wire_reader r = { .buf = payload, .len = len };
+	int err = clf_proto_attr_decode(&r, attr);
+
+	free(payload);
+	return err;
+}
+
+int clf_meta_lookup(const char *rel, bool want_layout,
+		    struct clf_proto_lookup_rep *rep)
+{
+	struct clf_proto_lookup_req req = {
+		.dir = CLF_PROTO_ROOT_INO,
+		.flags = want_layout ? CLF_PROTO_LOOKUP_LAYOUT : 0,
+		.path = clf_proto_str_of(rel),
+	};
+	struct wire_reader r;
+	void *payload;
+	uint32_t len;
+	int err;
+
+	if (!*rel) {
+		/* The root itself. */
+		memset(rep, 0, sizeof(*rep));
+		return clf_meta_getattr(CLF_PROTO_ROOT_INO, &rep->attr);
+	}
+	err = meta_call(CLF_PROTO_OP_LOOKUP, enc_lookup, &req, &payload, &len);
+	if (err)
+		return err;
+	r = (struct wire_reader){ .buf = payload, .len = len };
+	err = clf_proto_lookup_rep_decode(&r, rep);
+	free(payload);
+	return err;
+}
+
+int clf_meta_create(const char *rel, mode_t mode, bool excl,
+		    struct clf_proto_create_rep *rep)
+{
+	struct clf_proto_create_req req = {
+		.dir = CLF_PROTO_ROOT_INO,
+		.path = clf_proto_str_of(rel),
+		.mode = mode & CLF_PROTO_MODE_PERM,
+		.uid = geteuid(),
+		.gid = getegid(),
+		.flags = excl ? CLF_PROTO_CREATE_EXCL : 0,
+		.layout = {
+			.kind = CLF_PROTO_LAYOUT_ROUND_ROBIN,
+			.first_iod = CLF_PROTO_IOD_DEFAULT,
+		},
+	};
+	struct wire_reader r;
+	void *payload;
+	uint32_t len;
+	int err;
+
+	err = meta_call(CLF_PROTO_OP_CREATE, enc_create, &req, &payload, &len);
+	if (err)
+		return err;
+	r = (struct wire_reader){ .buf = payload, .len = len };
+	err = clf_proto_create_rep_decode(&r, rep);
+	free(payload);
+	return err;
+}
+
+int clf_meta_getattr(uint64_t ino, struct clf_proto_attr *attr)
+{
+	struct clf_proto_ino req = { ino };
+	void *payload;
+	uint32_t len;
+	int err;
+
+	err = meta_call(CLF_PROTO_OP_GETATTR, enc_ino, &req, &payload, &len);
+	return err ? err : decode_attr(payload, len, attr);
+}
+
+int clf_meta_truncate(uint64_t ino, int64_t size, struct clf_proto_attr *attr)
+{
+	struct clf_proto_setattr_req req = {
+		.ino = ino,
+		.mask = CLF_PROTO_SETATTR_SIZE | CLF_PROTO_SETATTR_MTIME_NOW,
+		.size = size,
+	};
+	void *payload;
+	uint32_t len;
+	int err;
+
+	err = meta_call(CLF_PROTO_OP_SETATTR, enc_setattr, &req, &payload,
+			&len);
+	return err ? err : decode_attr(payload, len, attr);
+}
+
+int clf_meta_update_size(uint64_t ino, int64_t end,
+			 struct clf_proto_attr *attr)
+{
+	struct clf_proto_update_size_req req = {
+		.ino = ino,
+		.size = end,
+		.mtime = clf_now_ns(),
+	};
+	void *payload;
+	uint32_t len;
+	int err;
+
+	err = meta_call(CLF_PROTO_OP_UPDATE_SIZE, enc_update_size, &req,
+			&payload, &len);
+	return err ? err : decode_attr(payload, len, attr);
+}
+
+int clf_meta_set_layout(uint64_t ino, const struct clf_proto_layout *layout,
+			struct clf_proto_layout *reply)
+{
+	struct clf_proto_set_layout_req req = { .ino = ino, .layout = *layout };
+	struct wire_reader r;
+	void *payload;
+	uint32_t len;
+	int err;
+
+	err = meta_call(CLF_PROTO_OP_SET_LAYOUT, enc_set_layout, &req,
+			&payload, &len);
+	if (err)
+		return err;
+	r = (struct wire_reader){ .buf = payload, .len = len };
+	err = clf_proto_layout_decode(&r, reply);
+	free(payload);
+	return err;
+}
+
+static void attr_to_stat(const struct clf_proto_attr *a, struct stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_ino = a->ino;
+	st->st_mode = a->mode;
+	st->st_nlink = a->nlink;
+	st->st_uid = a->uid;
+	st->st_gid = a->gid;
+	st->st_size = a->size;
+	st->st_blksize = 1 << 20;
+	st->st_blocks = (a->size + 511) / 512;
+	st->st_atim.tv_sec = a->atime / 1000000000;
+	st->st_atim.tv_nsec = a->atime % 1000000000;
+	st->st_mtim.tv_sec = a->mtime / 1000000000;
+	st->st_mtim.tv_nsec = a->mtime % 1000000000;
+	st->st_ctim.tv_sec = a->ctime / 1000000000;
+	st->st_ctim.tv_nsec = a->ctime % 1000000000;
+}
+
+int CLF_stat(const char *path, struct stat *st)
+{
+	struct clf_proto_lookup_rep rep;
+	char rel[CLF_PROTO_PATH_MAX + 1];
+	int err;
+
+	if (!st)
+		return clf_fail(EINVAL, "clf: stat: NULL buffer");
+	err = clf_path_normalize(path, rel, sizeof(rel));
+	if (!err)
+		err = clf_meta_lookup(rel, false, &rep);
+	if (err)
+		return err;
+	attr_to_stat(&rep.attr, st);
+	clf_proto_lookup_rep_release(&rep);
+	return 0;
+}
+
+/* Split a normalized path into its parent and its last component. */
+static int path_op(uint16_t op, const char *path)
+{
+	struct clf_proto_path_req req = { .dir = CLF_PROTO_ROOT_INO };
+	char rel[CLF_PROTO_PATH_MAX + 1];
+	void *payload;
+	uint32_t len;
+	int err;
+
+	err = clf_path_normalize(path, rel, sizeof(rel));
+	if (err)
+		return err;
+	if (!*rel)
+		return clf_fail(EBUSY, "clf: cannot remove the root directory");
+	req.path = clf_proto_str_of(rel);
+	err = meta_call(op, enc_path, &req, &payload, &len);
+	if (!err)
+		free(payload);
+	return err;
+}
+
+int CLF_unlink(const char *path)
+{
+	return path_op(CLF_PROTO_OP_UNLINK, path);
+}
+
+int CLF_rmdir(const char *path)
+{
+	return path_op(CLF_PROTO_OP_RMDIR, path);
+}
+
+int CLF_mkdir(const char *path, mode_t mode)
+{
+	struct clf_proto_mkdir_req req = {
+		.dir = CLF_PROTO_ROOT_INO,
+		.mode = mode & CLF_PROTO_MODE_PERM,
+		.uid = geteuid(),
+		.gid = getegid(),
+	};
+	char rel[CLF_PROTO_PATH_MAX + 1];
+	void *payload;
+	uint32_t len;
+	int err;
+
+	err = clf_path_normalize(path, rel, sizeof(rel));
+	if (err)
+		return err;
+	if (!*rel)
+		return clf_fail(EEXIST, "clf: mkdir '/': the root exists");
+	req.path = clf_proto_str_of(rel);
+	err = meta_call(CLF_PROTO_OP_MKDIR, enc_mkdir, &req, &payload, &len);
+	if (!err)
+		free(payload);
+	return err;
+}
+
+int CLF_rename(const char *from, const char *to)
+{
+	struct clf_proto_rename_req req = {
+		.dir = CLF_PROTO_ROOT_INO,
+		.new_dir = CLF_PROTO_ROOT_INO,
+	};
+	char a[CLF_PROTO_PATH_MAX + 1], b[CLF_PROTO_PATH_MAX + 1];
+	void *payload;
+	uint32_t len;
+	int err;
+
+	err = clf_path_normalize(from, a, sizeof(a));
+	if (!err)
+		err = clf_path_normalize(to, b, sizeof(b));
+	if (err)
+		return err;
+	if (!*a || !*b)
+		return clf_fail(EBUSY, "clf: cannot rename the root directory");
+	req.path = clf_proto_str_of(a);
+	req.new_path = clf_proto_str_of(b);
+	err = meta_call(CLF_PROTO_OP_RENAME, enc_rename, &req, &payload, &len);
+	if (!err)
+		free(payload);
+	return err;
+}

@@ -1,0 +1,501 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * file.c -- open files: CLF_open/close/fcntl/lseek/sync/ftruncate.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "client_i.h"
+#include "error.h"
+#include "type.h"
+
+static pthread_mutex_t files_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct clf_file **files;	/* by descriptor; guarded by files_lock */
+static int nfiles;		/* slots in files */
+
+int64_t clf_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Turn a layout from metad (EXPLICIT) into types and mappings. */
+static int layout_from_proto(const struct clf_proto_layout *pl,
+			     struct clf_layout **out)
+{
+	CLF_Datatype *types;
+	uint32_t *iods;
+	int err = 0, n = (int)pl->nsubfiles;
+
+	if (pl->kind != CLF_PROTO_LAYOUT_EXPLICIT || n < 1)
+		return clf_fail(EPROTO, "clf: metad sent a layout of kind %u",
+				pl->kind);
+	types = calloc(n, sizeof(*types));
+	iods = calloc(n, sizeof(*iods));
+	if (!types || !iods) {
+		err = clf_fail(ENOMEM, "clf: out of memory");
+		goto out;
+	}
+	for (int j = 0; j < n && !err; j++) {
+		err = CLF_Type_decode(pl->subfiles[j].type.ptr,
+				      pl->subfiles[j].type.len, &types[j]);
+		iods[j] = pl->subfiles[j].iod;
+	}
+	if (!err)
+		err = clf_layout_create(pl->disp, n, types, iods, pl->disp_iod,
+					out);
+	for (int j = 0; j < n; j++)
+		CLF_Type_free(&types[j]);
+out:
+	free(types);
+	free(iods);
+	return err;
+}
+
+/* Install layout (taken) and recompute the view against it. */
+static int file_set_layout(struct clf_file *f, struct clf_layout *layout)
+{
+	struct clf_viewmap *view;
+	uint32_t *handles;
+	uint64_t *gen;
+	int err;
+
+	err = clf_viewmap_create(layout, f->view_disp, f->view_type, &view);
+	if (err)
+		goto free_layout;
+	handles = calloc(layout->nsub, sizeof(*handles));
+	gen = calloc(layout->nsub, sizeof(*gen));
+	if (!handles || !gen) {
+		free(handles);
+		free(gen);
+		clf_viewmap_free(view);
+		err = clf_fail(ENOMEM, "clf: out of memory");
+		goto free_layout;
+	}
+	clf_file_release_views(f);
+	clf_viewmap_free(f->view);
+	clf_layout_free(f->layout);
+	free(f->handles);
+	free(f->handle_gen);
+	f->layout = layout;
+	f->view = view;
+	f->handles = handles;
+	f->handle_gen = gen;
+	return 0;
+free_layout:
+	clf_layout_free(layout);
+	return err;
+}
+
+static void file_free(struct clf_file *f)
+{
+	if (!f)
+		return;
+	clf_viewmap_free(f->view);
+	clf_layout_free(f->layout);
+	CLF_Type_free(&f->view_type);
+	free(f->handles);
+	free(f->handle_gen);
+	pthread_mutex_destroy(&f->lock);
+	free(f);
+}
+
+static int fd_install(struct clf_file *f)
+{
+	int fd;
+
+	pthread_mutex_lock(&files_lock);
+	for (fd = 0; fd < nfiles && files[fd]; fd++)
+		;
+	if (fd == nfiles) {
+		int n = nfiles ? 2 * nfiles : 16;
+		struct clf_file **nf = realloc(files, n * sizeof(*nf));
+
+		if (!nf) {
+			pthread_mutex_unlock(&files_lock);
+			return clf_fail(ENOMEM, "clf: out of memory");
+		}
+		memset(nf + nfiles, 0, (n - nfiles) * sizeof(*nf));
+		files = nf;
+		nfiles = n;
+	}
+	files[fd] = f;
+	pthread_mutex_unlock(&files_lock);
+	return fd;
+}
+
+int clf_file_get(int fd, struct clf_file **out)
+{
+	struct clf_file *f = NULL;
+
+	pthread_mutex_lock(&files_lock);
+	if (fd >= 0 && fd < nfiles)
+		f = files[fd];
+	pthread_mutex_unlock(&files_lock);
+	if (!f)
+		return clf_fail(EBADF, "clf: %d is not an open clf file", fd);
+	pthread_mutex_lock(&f->lock);
+	*out = f;
+	return 0;
+}
+
+void clf_file_put(struct clf_file *f)
+{
+	pthread_mutex_unlock(&f->lock);
+}
+
+/* Look the file up, creating it when asked; fill f's ino, size, layout. */
+static int open_inode(struct clf_file *f, const char *rel, int flags,
+		      mode_t mode)
+{
+	struct clf_proto_lookup_rep lk;
+	struct clf_proto_create_rep cr;
+	struct clf_layout *layout = NULL;
+	const struct clf_proto_attr *attr;
+	const struct clf_proto_layout *pl;
+	bool created = false;
+	int err;
+
+	if (flags & O_CREAT) {
+		err = clf_meta_create(rel, mode, flags & O_EXCL, &cr);
+		if (err)
+			return err;
+		created = true;
+		attr = &cr.attr;
+		pl = &cr.layout;
+	} else {
+		err = clf_meta_lookup(rel, true, &lk);
+		if (err)
+			return err;
+		attr = &lk.attr;
+		pl = &lk.layout;
+		if (S_ISDIR(attr->mode))
+			err = clf_fail(EISDIR, "clf: cannot open '/%s': is a directory",
+				       rel);
+		else if (!lk.has_layout)
+			err = clf_fail(EIO, "clf: '/%s' has no layout", rel);
+	}
+	if (!err)
+		err = layout_from_proto(pl, &layout);
+	if (!err) {
+		f->ino = attr->ino;
+		f->size = attr->size;
+		err = file_set_layout(f, layout);
+	}
+	if (created)
+		clf_proto_create_rep_release(&cr);
+	else
+		clf_proto_lookup_rep_release(&lk);
+	return err;
+}
+
+int CLF_open(const char *path, int flags, ...)
+{
+	char rel[CLF_PROTO_PATH_MAX + 1];
+	struct clf_client *cl;
+	struct clf_file *f;
+	mode_t mode = 0;
+	int err, fd;
+
+	if (flags & O_CREAT) {
+		va_list ap;
+
+		va_start(ap, flags);
+		mode = va_arg(ap, mode_t);
+		va_end(ap);
+	}
+	err = clf_client_get(&cl);
+	if (!err)
+		err = clf_path_normalize(path, rel, sizeof(rel));
+	if (err)
+		return err;
+	if (!*rel)
+		return clf_fail(EISDIR, "clf: cannot open '/': is a directory");
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return clf_fail(ENOMEM, "clf: out of memory");
+	pthread_mutex_init(&f->lock, NULL);
+	f->flags = flags & (O_ACCMODE | O_APPEND);
+	f->view_type = CLF_BYTE;
+	err = open_inode(f, rel, flags, mode);
+	if (!err && (flags & O_TRUNC) && (flags & O_ACCMODE) != O_RDONLY &&
+	    f->size > 0) {
+		struct clf_proto_attr attr;
+
+		err = clf_meta_truncate(f->ino, 0, &attr);
+		if (!err)
+			f->size = 0;
+	}
+	if (err)
+		goto fail;
+	fd = fd_install(f);
+	if (fd < 0) {
+		err = fd;
+		goto fail;
+	}
+	return fd;
+fail:
+	file_free(f);
+	return err;
+}
+
+int clf_file_flush_size(struct clf_file *f)
+{
+	struct clf_proto_attr attr;
+	int err;
+
+	if (f->dirty_end <= f->size)
+		return 0;
+	err = clf_meta_update_size(f->ino, f->dirty_end, &attr);
+	if (err)
+		return err;
+	f->size = attr.size;
+	f->dirty_end = 0;
+	return 0;
+}
+
+int CLF_close(int fd)
+{
+	struct clf_file *f;
+	int err;
+
+	err = clf_file_get(fd, &f);
+	if (err)
+		return err;
+	pthread_mutex_lock(&files_lock);
+	files[fd] = NULL;
+	pthread_mutex_unlock(&files_lock);
+	err = clf_file_flush_size(f);
+	clf_file_release_views(f);
+	clf_file_put(f);
+	file_free(f);
+	return err;
+}
+
+void clf_files_close_all(void)
+{
+	for (int fd = 0; fd < nfiles; fd++)
+		if (files[fd])
+			CLF_close(fd);
+	free(files);
+	files = NULL;
+	nfiles = 0;
+}
+
+static int fcntl_subfiles(struct clf_file *f, const struct clf_subfiles *sf)
+{
+	struct clf_client *cl = clf_client_instance;
+	struct clf_proto_layout req = { .kind = CLF_PROTO_LAYOUT_EXPLICIT };
+	struct clf_proto_layout reply;
+	struct clf_layout *layout;
+	uint8_t **enc;
+	int err = 0;
+
+	if (!sf || sf->disp < 0 || sf->count < 1 || !sf->types)
+		return clf_fail(EINVAL, "clf: fcntl(SUBFILES): need a displacement >= 0 and at least one type");
+	if (sf->count > CLF_PROTO_MAX_SUBFILES)
+		return clf_fail(E2BIG, "clf: fcntl(SUBFILES): %d subfiles, at most %d",
+				sf->count, CLF_PROTO_MAX_SUBFILES);
+	err = CLF_Pattern_check(sf->count, sf->types);
+	if (err)
+		return err;
+	if (f->size > 0 || f->dirty_end > 0)
+		return clf_fail(EBUSY, "clf: fcntl(SUBFILES): the layout can only be set while the file is empty (it has %lld bytes)",
+				(long long)(f->size > f->dirty_end ? f->size : f->dirty_end));
+	req.disp = sf->disp;
+	req.disp_iod = cl->cfg->first_iod;
+	req.nsubfiles = sf->count;
+	req.subfiles = calloc(sf->count, sizeof(*req.subfiles));
+	enc = calloc(sf->count, sizeof(*enc));
+	if (!req.subfiles || !enc) {
+		err = clf_fail(ENOMEM, "clf: out of memory");
+		goto out;
+	}
+	for (int j = 0; j < sf->count && !err; j++) {
+		int64_t len = CLF_Type_encode(sf->types[j], NULL, 0);
+
+		enc[j] = len > 0 ? malloc(len) : NULL;
+		if (len < 0)
+			err = (int)len;
+		else if (!enc[j])
+			err = clf_fail(ENOMEM, "clf: out of memory");
+		else
+			len = CLF_Type_encode(sf->types[j], enc[j], len);
+		req.subfiles[j].iod = (cl->cfg->first_iod + j) % cl->cfg->niods;
+		req.subfiles[j].type.ptr = enc[j];
+		req.subfiles[j].type.len = (uint32_t)len;
+	}
+	if (!err)
+		err = clf_meta_set_layout(f->ino, &req, &reply);
+	if (!err) {
+		err = layout_from_proto(&reply, &layout);
+		clf_proto_layout_release(&reply);
+		if (!err)
+			err = file_set_layout(f, layout);
+	}
+out:
+	for (int j = 0; enc && j < sf->count; j++)
+		free(enc[j]);
+	free(enc);
+	free(req.subfiles);
+	return err;
+}
+
+static int fcntl_setview(struct clf_file *f, const struct clf_view *v)
+{
+	struct clf_viewmap *view;
+	int err;
+
+	if (!v || !v->type || v->disp < 0)
+		return clf_fail(EINVAL, "clf: fcntl(SETVIEW): need a type and a displacement >= 0");
+	err = clf_viewmap_create(f->layout, v->disp, v->type, &view);
+	if (err)
+		return err;
+	clf_file_release_views(f);
+	clf_viewmap_free(f->view);
+	CLF_Type_free(&f->view_type);
+	f->view = view;
+	f->view_type = CLF_Type_dup(v->type);
+	f->view_disp = v->disp;
+	f->pos = 0;
+	return 0;
+}
+
+static int fcntl_getlayout(struct clf_file *f, struct clf_layout_info *info)
+{
+	const struct clf_layout *l = f->layout;
+
+	if (!info)
+		return clf_fail(EINVAL, "clf: fcntl(GETLAYOUT): NULL output");
+	info->types = calloc(l->nsub, sizeof(*info->types));
+	info->iods = calloc(l->nsub, sizeof(*info->iods));
+	if (!info->types || !info->iods) {
+		free(info->types);
+		free(info->iods);
+		return clf_fail(ENOMEM, "clf: out of memory");
+	}
+	info->disp = l->disp;
+	info->head_iod = (int)l->head_iod;
+	info->count = l->nsub;
+	for (int j = 0; j < l->nsub; j++) {
+		info->types[j] = CLF_Type_dup(l->types[j]);
+		info->iods[j] = (int)l->iods[j];
+	}
+	return 0;
+}
+
+void CLF_Layout_release(struct clf_layout_info *info)
+{
+	if (!info)
+		return;
+	for (int j = 0; info->types && j < info->count; j++)
+		CLF_Type_free(&info->types[j]);
+	free(info->types);
+	free(info->iods);
+	info->types = NULL;
+	info->iods = NULL;
+	info->count = 0;
+}
+
+int CLF_fcntl(int fd, int cmd, ...)
+{
+	struct clf_file *f;
+	va_list ap;
+	void *arg;
+	int err;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	err = clf_file_get(fd, &f);
+	if (err)
+		return err;
+	switch (cmd) {
+	case CLF_FCNTL_SUBFILES:
+		err = fcntl_subfiles(f, arg);
+		break;
+	case CLF_FCNTL_SETVIEW:
+		err = fcntl_setview(f, arg);
+		break;
+	case CLF_FCNTL_GETLAYOUT:
+		err = fcntl_getlayout(f, arg);
+		break;
+	default:
+		err = clf_fail(EINVAL, "clf: fcntl: unknown command %d", cmd);
+	}
+	clf_file_put(f);
+	return err;
+}
+
+/* View bytes below the end of file, as far as this client knows. */
+static int64_t view_bytes_below(const struct clf_file *f, int64_t size)
+{
+	return clf_type_count_before(f->view_type, f->view_disp, size);
+}
+
+int64_t CLF_lseek(int fd, int64_t off, int whence)
+{
+	struct clf_proto_attr attr;
+	struct clf_file *f;
+	int64_t base = 0;
+	int err;
+
+	err = clf_file_get(fd, &f);
+	if (err)
+		return err;
+	switch (whence) {
+	case SEEK_SET:
+		break;
+	case SEEK_CUR:
+		base = f->pos;
+		break;
+	case SEEK_END:
+		err = clf_file_flush_size(f);
+		if (!err)
+			err = clf_meta_getattr(f->ino, &attr);
+		if (!err) {
+			f->size = attr.size;
+			base = view_bytes_below(f, f->size);
+		}
+		break;
+	default:
+		err = clf_fail(EINVAL, "clf: lseek: bad whence %d", whence);
+	}
+	if (!err && (off < -base || (off > 0 && base > INT64_MAX - off)))
+		err = clf_fail(EINVAL, "clf: lseek: offset out of range");
+	if (!err)
+		f->pos = base + off;
+	clf_file_put(f);
+	return err ? err : base + off;
+}
+
+int CLF_ftruncate(int fd, int64_t len)
+{
+	struct clf_proto_attr attr;
+	struct clf_file *f;
+	int err;
+
+	if (len < 0)
+		return clf_fail(EINVAL, "clf: ftruncate: negative length");
+	err = clf_file_get(fd, &f);
+	if (err)
+		return err;
+	if ((f->flags & O_ACCMODE) == O_RDONLY)
+		err = clf_fail(EBADF, "clf: ftruncate: file opened read-only");
+	if (!err)
+		err = clf_file_flush_size(f);
+	if (!err)
+		err = clf_meta_truncate(f->ino, len, &attr);
+	if (!err) {
+		f->size = attr.size;
+		f->dirty_end = 0;
+	}
+	clf_file_put(f);
+	return err;
+}
