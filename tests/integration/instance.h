@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * instance.h -- a real clf instance for integration tests: one metad and
+ * n iods started from the build directory on loopback, in a fresh
+ * directory, with a generated secret and ports of their own.
+ */
+#ifndef CLF_TEST_INSTANCE_H
+#define CLF_TEST_INSTANCE_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#define INSTANCE_MAX_IODS 8
+
+struct instance {
+	char dir[PATH_MAX];	/* mkdtemp; removed by instance_stop */
+	char conf[PATH_MAX + 16];	/* dir/clf.conf */
+	char bindir[PATH_MAX];	/* where metad/metad and iod/iod are */
+	int base_port;		/* metad; iod i at base_port + 1 + i */
+	int niods;
+	int timeout_ms;
+	pid_t metad;		/* 0 when not running */
+	pid_t iods[INSTANCE_MAX_IODS];
+};
+
+/*
+ * Start metad and niods iods; iod_dirs may be NULL (each iod under dir)
+ * or give an iod's storage directory (e.g. a small tmpfs).  Returns 0,
+ * 77 when the daemon binaries are not built, -1 on failure (printed).
+ */
+int instance_start(struct instance *in, int niods, int timeout_ms,
+		   const char *const *iod_dirs);
+
+/* Start (again) metad (idx -1) or iod idx and wait until it listens. */
+int instance_start_daemon(struct instance *in, int idx);
+
+/* Send sig to metad (idx -1) or iod idx and reap it. */
+void instance_kill(struct instance *in, int idx, int sig);
+
+/* Stop everything, remove the directory. */
+void instance_stop(struct instance *in);
+
+#endif /* CLF_TEST_INSTANCE_H */

@@ -1,0 +1,20 @@
+# Integration tests of the native API against real daemons (test_native).
+
+NATIVE_TEST := $(O)/tests/integration/test_native
+NATIVE_TEST_OBJS := $(O)/tests/integration/test_native.o \
+	$(O)/tests/integration/instance.o $(TEST_MODEL_OBJ)
+
+$(O)/tests/integration/%.o: tests/integration/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -Ilibclf -Itests/unit \
+		-Itests/integration -c -o $@ $<
+
+$(NATIVE_TEST): $(NATIVE_TEST_OBJS) $(O)/libclf.a
+	$(CC) -o $@ $(NATIVE_TEST_OBJS) $(O)/libclf.a $(LIBCLF_EXTRA_LIBS) \
+		$(CHECK_LIBS) $(ALL_LDFLAGS)
+
+.PHONY: check-native
+check-native: $(NATIVE_TEST) $(PROGRAMS)
+	@CLF_BUILD_DIR=$(O) scripts/run-tests.sh $(NATIVE_TEST)
+
+CHECK_TARGETS += check-native

@@ -1,0 +1,439 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * test_native.c -- the native API against real daemons on loopback.
+ *
+ * Every test starts its own metad and iods (instance.h) in a fresh
+ * directory, and stops them.  Contents are always checked against a
+ * reference computed in the test: byte f of a file holds pattern(f).
+ */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "client.h"
+#include "clf.h"
+#include "instance.h"
+#include "model.h"
+
+static struct instance inst;
+
+static uint8_t pattern(int64_t f, int salt)
+{
+	return (uint8_t)((f * 131 + (f >> 8) * 7 + salt) & 0xff);
+}
+
+static void start(int niods, int timeout_ms)
+{
+	int err = instance_start(&inst, niods, timeout_ms, NULL);
+
+	if (err == 77) {
+		fprintf(stderr, "SKIP: daemons not built\n");
+		exit(77);
+	}
+	ck_assert_int_eq(err, 0);
+	ck_assert_msg(CLF_init(NULL) == 0, "%s", CLF_Last_error());
+}
+
+static void stop(void)
+{
+	CLF_finalize();
+	instance_stop(&inst);
+}
+
+/* Read the whole file through the default view and compare. */
+static void check_file(const char *path, int64_t size, int salt)
+{
+	int fd = CLF_open(path, O_RDONLY);
+	uint8_t *buf = malloc(size + 16);
+	struct stat st;
+
+	ck_assert_msg(fd >= 0, "%s", CLF_Last_error());
+	ck_assert_int_eq(CLF_stat(path, &st), 0);
+	ck_assert_int_eq(st.st_size, size);
+	ck_assert_int_eq(CLF_read(fd, buf, size + 16), size);
+	for (int64_t f = 0; f < size; f++)
+		if (buf[f] != pattern(f, salt))
+			ck_abort_msg("%s: byte %lld is %u, want %u", path,
+				     (long long)f, buf[f], pattern(f, salt));
+	ck_assert_int_eq(CLF_close(fd), 0);
+	free(buf);
+}
+
+START_TEST(test_default_view_round_trips_a_file)
+{
+	int64_t size = 3 * 1000 * 1000 + 17;
+	uint8_t *buf = malloc(size);
+	int fd;
+
+	start(4, 5000);
+	for (int64_t f = 0; f < size; f++)
+		buf[f] = pattern(f, 1);
+	fd = CLF_open("/data.bin", O_CREAT | O_RDWR, 0644);
+	ck_assert_msg(fd >= 0, "%s", CLF_Last_error());
+	ck_assert_int_eq(CLF_write(fd, buf, size), size);
+	ck_assert_int_eq(CLF_close(fd), 0);
+	check_file("/data.bin", size, 1);
+	/* Seek, overwrite in the middle, append. */
+	fd = CLF_open("/data.bin", O_RDWR);
+	ck_assert_int_eq(CLF_lseek(fd, 0, SEEK_END), size);
+	ck_assert_int_eq(CLF_lseek(fd, 1000, SEEK_SET), 1000);
+	ck_assert_int_eq(CLF_write(fd, buf + 1000, 5000), 5000);
+	ck_assert_int_eq(CLF_close(fd), 0);
+	check_file("/data.bin", size, 1);
+	free(buf);
+	stop();
+}
+END_TEST
+
+START_TEST(test_namespace_calls_reach_metad)
+{
+	struct stat st;
+	int fd;
+
+	start(2, 5000);
+	ck_assert_int_eq(CLF_mkdir("/d", 0755), 0);
+	ck_assert_int_eq(CLF_mkdir("/d", 0755), -EEXIST);
+	fd = CLF_open("/d/../d/./f", O_CREAT | O_EXCL | O_WRONLY, 0600);
+	ck_assert_msg(fd >= 0, "%s", CLF_Last_error());
+	ck_assert_int_eq(CLF_close(fd), 0);
+	ck_assert_int_eq(CLF_open("/d/f", O_CREAT | O_EXCL | O_WRONLY, 0600),
+			 -EEXIST);
+	ck_assert_int_eq(CLF_stat("/d/f", &st), 0);
+	ck_assert(S_ISREG(st.st_mode));
+	ck_assert_int_eq(st.st_mode & 0777, 0600);
+	ck_assert_int_eq(CLF_rename("/d/f", "/g"), 0);
+	ck_assert_int_eq(CLF_stat("/d/f", &st), -ENOENT);
+	ck_assert_int_eq(CLF_rmdir("/d"), 0);
+	ck_assert_int_eq(CLF_unlink("/g"), 0);
+	ck_assert_int_eq(CLF_open("/g", O_RDONLY), -ENOENT);
+	ck_assert_int_eq(CLF_open("/", O_RDONLY), -EISDIR);
+	ck_assert_int_eq(CLF_stat("/", &st), 0);
+	ck_assert(S_ISDIR(st.st_mode));
+	stop();
+}
+END_TEST
+
+/*
+ * A random partition pattern as the physical layout, the file written
+ * by nproc processes at once, each through the view made of some of the
+ * pattern's types (views from a second random pattern), then read back
+ * whole through the default view.
+ */
+static void write_through_views(uint64_t seed, int nproc)
+{
+	uint64_t rs = seed;
+	struct typed lay[16], views[16];
+	CLF_Datatype lt[16];
+	int nl = random_pattern(&rs, lay, 4096);
+	int nv = random_pattern(&rs, views, 4096);
+	int64_t disp = rnd_range(&rs, 0, 100);
+	int64_t vext = views[0].m->extent, periods = 1 + 300000 / vext;
+	int64_t size = disp + periods * vext;
+	struct clf_subfiles sf = { disp, nl, lt };
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/f%llu", (unsigned long long)seed);
+	for (int j = 0; j < nl; j++)
+		lt[j] = lay[j].t;
+	fd = CLF_open(path, O_CREAT | O_RDWR, 0644);
+	ck_assert_msg(fd >= 0, "%s", CLF_Last_error());
+	ck_assert_msg(CLF_fcntl(fd, CLF_FCNTL_SUBFILES, &sf) == 0, "%s",
+		      CLF_Last_error());
+	/* The bytes before disp: written through the default view. */
+	{
+		uint8_t head[128];
+
+		for (int64_t f = 0; f < disp; f++)
+			head[f] = pattern(f, 2);
+		ck_assert_int_eq(CLF_write(fd, head, disp), disp);
+	}
+	ck_assert_int_eq(CLF_close(fd), 0);
+
+	for (int p = 0; p < nproc; p++) {
+		pid_t pid = fork();
+
+		ck_assert_int_ge(pid, 0);
+		if (pid)
+			continue;
+		/* Child: its own connections, views p, p + nproc, ... */
+		CLF_finalize();
+		if (CLF_init(NULL))
+			_exit(10);
+		fd = CLF_open(path, O_WRONLY);
+		if (fd < 0)
+			_exit(11);
+		for (int v = p; v < nv; v += nproc) {
+			struct clf_view view = { disp, views[v].t };
+			int64_t n = periods * views[v].m->size;
+			uint8_t *buf = malloc(n);
+
+			for (int64_t w = 0; w < n; w++)
+				buf[w] = pattern(model_unmap(views[v].m, disp, w), 2);
+			if (CLF_fcntl(fd, CLF_FCNTL_SETVIEW, &view) ||
+			    CLF_write(fd, buf, n) != n) {
+				fprintf(stderr, "child %d: %s\n", p,
+					CLF_Last_error());
+				_exit(12);
+			}
+			free(buf);
+		}
+		_exit(CLF_close(fd) ? 13 : 0);
+	}
+	for (int p = 0; p < nproc; p++) {
+		int status;
+
+		ck_assert_int_gt(wait(&status), 0);
+		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+			      "a writer failed: status %d", status);
+	}
+	check_file(path, size, 2);
+	for (int j = 0; j < nl; j++)
+		typed_free(&lay[j]);
+	for (int j = 0; j < nv; j++)
+		typed_free(&views[j]);
+}
+
+START_TEST(test_random_layouts_written_by_processes_through_views)
+{
+	start(4, 10000);
+	for (uint64_t seed = 1; seed <= 12; seed++)
+		write_through_views(seed * 7919, 3);
+	stop();
+}
+END_TEST
+
+/* Requests served by iod i so far (its STATUS). */
+static uint64_t iod_requests(int i)
+{
+	struct clf_client *cl;
+	struct clf_proto_status st;
+	struct wire_reader r;
+	void *reply;
+	uint32_t len;
+
+	ck_assert_int_eq(clf_client_get(&cl), 0);
+	ck_assert_int_eq(clf_peer_call(&cl->iods[i], CLF_PROTO_OP_STATUS, NULL,
+				       0, &reply, &len), 0);
+	r = (struct wire_reader){ .buf = reply, .len = len };
+	ck_assert_int_eq(clf_proto_status_decode(&r, &st), 0);
+	free(reply);
+	return st.requests;
+}
+
+START_TEST(test_view_on_one_subfile_is_one_transfer)
+{
+	/* CYCLIC(1000) over 4 iods; the view is subfile 2's pattern. */
+	CLF_Datatype sub[4];
+	struct clf_subfiles sf = { 0, 4, sub };
+	struct clf_view view;
+	uint64_t before[4], after[4];
+	int64_t n = 8 << 20;
+	uint8_t *buf = malloc(n), *back = malloc(n);
+	int fd;
+
+	start(4, 5000);
+	ck_assert_int_eq(CLF_Type_pitfalls(0, 999, 4000, 1, 1000, 4, CLF_BYTE,
+					   sub), 0);
+	view = (struct clf_view){ 0, sub[2] };
+	for (int64_t w = 0; w < n; w++)
+		buf[w] = (uint8_t)(w * 13);
+	fd = CLF_open("/cyc", O_CREAT | O_RDWR, 0644);
+	ck_assert_int_eq(CLF_fcntl(fd, CLF_FCNTL_SUBFILES, &sf), 0);
+	ck_assert_int_eq(CLF_fcntl(fd, CLF_FCNTL_SETVIEW, &view), 0);
+	/* Register the view with a first small write. */
+	ck_assert_int_eq(CLF_write(fd, buf, 1), 1);
+	for (int i = 0; i < 4; i++)
+		before[i] = iod_requests(i);
+	ck_assert_int_eq(CLF_ncwrite_at(fd, 0, buf, NULL), -EINVAL);
+	ck_assert_int_eq(CLF_lseek(fd, 0, SEEK_SET), 0);
+	ck_assert_int_eq(CLF_write(fd, buf, n), n);
+	for (int i = 0; i < 4; i++)
+		after[i] = iod_requests(i);
+	/* One VIEW_WRITE to iod 2 (plus the STATUS), nothing elsewhere. */
+	for (int i = 0; i < 4; i++)
+		ck_assert_int_eq(after[i] - before[i], i == 2 ? 2 : 1);
+	ck_assert_int_eq(CLF_lseek(fd, 0, SEEK_SET), 0);
+	ck_assert_int_eq(CLF_read(fd, back, n), n);
+	ck_assert_mem_eq(back, buf, n);
+	ck_assert_int_eq(CLF_close(fd), 0);
+	for (int j = 0; j < 4; j++)
+		CLF_Type_free(&sub[j]);
+	free(buf);
+	free(back);
+	stop();
+}
+END_TEST
+
+START_TEST(test_layout_rules_are_enforced_with_the_rule_named)
+{
+	CLF_Datatype bad[2];
+	struct clf_subfiles sf = { 0, 2, bad };
+	int fd;
+
+	start(2, 5000);
+	bad[0] = CLF_Type_vector(0, 5, 8, 1, CLF_BYTE);
+	bad[1] = CLF_Type_vector(4, 7, 8, 1, CLF_BYTE);
+	fd = CLF_open("/bad", O_CREAT | O_RDWR, 0644);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(CLF_fcntl(fd, CLF_FCNTL_SUBFILES, &sf), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(CLF_Last_error(), "overlap at byte 4"));
+	ck_assert_int_eq(CLF_write(fd, "x", 1), 1);
+	CLF_Type_free(&bad[1]);
+	bad[1] = CLF_Type_vector(6, 7, 8, 1, CLF_BYTE);
+	ck_assert_int_eq(CLF_fcntl(fd, CLF_FCNTL_SUBFILES, &sf), -EBUSY);
+	ck_assert_ptr_nonnull(strstr(CLF_Last_error(), "empty"));
+	ck_assert_int_eq(CLF_close(fd), 0);
+	CLF_Type_free(&bad[0]);
+	CLF_Type_free(&bad[1]);
+	stop();
+}
+END_TEST
+
+static int64_t elapsed_ms(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (t1.tv_sec - t0->tv_sec) * 1000 +
+	       (t1.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+START_TEST(test_killed_iod_fails_fast_and_comes_back_with_its_data)
+{
+	int64_t size = 1 << 20;
+	uint8_t *buf = malloc(size);
+	struct timespec t0;
+	int fd;
+
+	start(4, 2000);
+	for (int64_t f = 0; f < size; f++)
+		buf[f] = pattern(f, 3);
+	fd = CLF_open("/k", O_CREAT | O_RDWR, 0644);
+	ck_assert_int_eq(CLF_write(fd, buf, size), size);
+	ck_assert_int_eq(CLF_sync(fd), 0);
+	instance_kill(&inst, 1, SIGKILL);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ck_assert_int_eq(CLF_lseek(fd, 0, SEEK_SET), 0);
+	ck_assert_int_eq(CLF_read(fd, buf, size), -EHOSTDOWN);
+	ck_assert_ptr_nonnull(strstr(CLF_Last_error(), "iod 1"));
+	ck_assert_int_lt(elapsed_ms(&t0), 2000 + 500);
+	/* A file whose one subfile lives on iod 0 keeps working. */
+	{
+		CLF_Datatype one = CLF_Type_vector(0, 4095, 4096, 1, CLF_BYTE);
+		struct clf_subfiles sf = { 0, 1, &one };
+		int g = CLF_open("/other", O_CREAT | O_RDWR, 0644);
+		char back[6];
+
+		ck_assert_int_ge(g, 0);
+		ck_assert_msg(CLF_fcntl(g, CLF_FCNTL_SUBFILES, &sf) == 0, "%s",
+			      CLF_Last_error());
+		ck_assert_int_eq(CLF_write(g, "alive", 6), 6);
+		ck_assert_int_eq(CLF_lseek(g, 0, SEEK_SET), 0);
+		ck_assert_int_eq(CLF_read(g, back, 6), 6);
+		ck_assert_str_eq(back, "alive");
+		ck_assert_int_eq(CLF_close(g), 0);
+		CLF_Type_free(&one);
+		ck_assert_int_eq(CLF_mkdir("/still-there", 0755), 0);
+	}
+	ck_assert_int_eq(instance_start_daemon(&inst, 1), 0);
+	ck_assert_int_eq(CLF_close(fd), 0);
+	check_file("/k", size, 3);
+	free(buf);
+	stop();
+}
+END_TEST
+
+START_TEST(test_metad_and_iods_restart_with_data_intact)
+{
+	int64_t size = 700001;
+	uint8_t *buf = malloc(size);
+	int fd;
+
+	start(3, 5000);
+	for (int64_t f = 0; f < size; f++)
+		buf[f] = pattern(f, 4);
+	fd = CLF_open("/r", O_CREAT | O_RDWR, 0644);
+	ck_assert_int_eq(CLF_write(fd, buf, size), size);
+	ck_assert_int_eq(CLF_sync(fd), 0);
+	ck_assert_int_eq(CLF_close(fd), 0);
+	instance_kill(&inst, -1, SIGKILL);
+	for (int i = 0; i < 3; i++)
+		instance_kill(&inst, i, SIGKILL);
+	ck_assert_int_eq(instance_start_daemon(&inst, -1), 0);
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(instance_start_daemon(&inst, i), 0);
+	check_file("/r", size, 4);
+	free(buf);
+	stop();
+}
+END_TEST
+
+START_TEST(test_full_disk_on_an_iod_reaches_the_writer)
+{
+	char small[PATH_MAX];
+	const char *dirs[2] = { NULL, NULL };
+	int64_t size = 4 << 20;
+	uint8_t *buf = calloc(size, 1);
+	ssize_t n;
+	int fd, err;
+
+	snprintf(small, sizeof(small), "/tmp/clf-enospc-%d", getpid());
+	mkdir(small, 0700);
+	if (mount("tmpfs", small, "tmpfs", 0, "size=1m")) {
+		fprintf(stderr, "SKIP: cannot mount a tmpfs: %s\n",
+			strerror(errno));
+		rmdir(small);
+		exit(77);
+	}
+	dirs[1] = small;
+	err = instance_start(&inst, 2, 5000, dirs);
+	if (err == 77)
+		exit(77);
+	ck_assert_int_eq(err, 0);
+	ck_assert_int_eq(CLF_init(NULL), 0);
+	fd = CLF_open("/big", O_CREAT | O_RDWR, 0644);
+	ck_assert_int_ge(fd, 0);
+	n = CLF_write(fd, buf, size);
+	ck_assert_int_eq(n, -ENOSPC);
+	ck_assert_ptr_nonnull(strstr(CLF_Last_error(), "space"));
+	CLF_close(fd);
+	stop();
+	umount(small);
+	rmdir(small);
+	free(buf);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("native");
+	TCase *tc = tcase_create("against real daemons");
+	SRunner *sr;
+	int failed;
+
+	tcase_set_timeout(tc, 240);
+	tcase_add_test(tc, test_default_view_round_trips_a_file);
+	tcase_add_test(tc, test_namespace_calls_reach_metad);
+	tcase_add_test(tc, test_random_layouts_written_by_processes_through_views);
+	tcase_add_test(tc, test_view_on_one_subfile_is_one_transfer);
+	tcase_add_test(tc, test_layout_rules_are_enforced_with_the_rule_named);
+	tcase_add_test(tc, test_killed_iod_fails_fast_and_comes_back_with_its_data);
+	tcase_add_test(tc, test_metad_and_iods_restart_with_data_intact);
+	tcase_add_test(tc, test_full_disk_on_an_iod_reaches_the_writer);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
