@@ -136,7 +136,8 @@ int clf_peer_lock(struct clf_peer *p)
 	int err;
 
 	pthread_mutex_lock(&p->lock);
-	if (p->conn && !clf_conn_broken(p->conn))
+	p->reused = p->conn && !clf_conn_broken(p->conn);
+	if (p->reused)
 		return 0;
 	peer_drop(p);
 	err = clf_conn_connect(cl->transport, p->d->addr, cl->cfg->timeout_ms,
@@ -222,14 +223,22 @@ int clf_peer_call(struct clf_peer *p, uint16_t op, const struct iovec *iov,
 		  int iovcnt, void **payload, uint32_t *len)
 {
 	uint64_t id;
-	int err = clf_peer_lock(p);
+	int err;
 
-	if (err)
-		return err;
-	err = clf_peer_send(p, op, iov, iovcnt, &id);
-	if (!err)
-		err = clf_peer_recv(p, op, id, payload, len);
-	clf_peer_unlock(p);
+	for (int attempt = 0; attempt < 2; attempt++) {
+		bool stale;
+
+		err = clf_peer_lock(p);
+		if (err)
+			return err;
+		err = clf_peer_send(p, op, iov, iovcnt, &id);
+		if (!err)
+			err = clf_peer_recv(p, op, id, payload, len);
+		stale = err && clf_peer_stale(p);
+		clf_peer_unlock(p);
+		if (!stale)
+			break;
+	}
 	return err;
 }
 

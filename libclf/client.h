@@ -13,6 +13,7 @@
 #define CLF_CLIENT_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/uio.h>
 
@@ -26,6 +27,7 @@ struct clf_peer {
 	char name[32];		/* "metad", "iod 2": for messages */
 	struct clf_conn *conn;	/* owned; NULL until used or after failure */
 	uint64_t generation;	/* +1 per connection: stamps view handles */
+	bool reused;		/* the last lock kept an older connection */
 };
 
 struct clf_client {
@@ -67,7 +69,20 @@ int clf_peer_send(struct clf_peer *p, uint16_t op, const struct iovec *iov,
 int clf_peer_recv(struct clf_peer *p, uint16_t op, uint64_t id,
 		  void **payload, uint32_t *len);
 
-/* Both, on an unlocked peer: lock, send, receive, unlock. */
+/*
+ * Did a request on a locked peer fail because the connection kept from
+ * before was stale (the daemon restarted since)?  Then the request never
+ * reached the new daemon and one retry on a fresh connection is right.
+ */
+static inline bool clf_peer_stale(const struct clf_peer *p)
+{
+	return p->reused && !p->conn;
+}
+
+/*
+ * Both, on an unlocked peer: lock, send, receive, unlock; retried once
+ * on a fresh connection when the kept one turns out stale.
+ */
 int clf_peer_call(struct clf_peer *p, uint16_t op, const struct iovec *iov,
 		  int iovcnt, void **payload, uint32_t *len);
 

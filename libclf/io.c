@@ -305,9 +305,13 @@ static int recv_job(struct job *jb, bool write)
  * still read so that the connections stay in step.
  */
 static int exchange(struct clf_file *f, struct job *jobs, int njobs,
-		    int64_t lo, int64_t hi, bool write)
+		    int64_t lo, int64_t hi, bool write, bool *stale)
 {
 	int err = 0, locked = 0;
+
+	*stale = false;
+	for (int k = 0; k < njobs; k++)
+		jobs[k].sent = false;
 
 	qsort(jobs, njobs, sizeof(*jobs), cmp_job_iod);
 	for (; locked < njobs && !err; locked++) {
@@ -333,9 +337,12 @@ static int exchange(struct clf_file *f, struct job *jobs, int njobs,
 		if (!err)
 			err = e;
 	}
-	for (int k = 0; k < locked; k++)
+	for (int k = 0; k < locked; k++) {
+		if (err && clf_peer_stale(jobs[k].peer))
+			*stale = true;
 		if (k + 1 == locked || jobs[k].peer != jobs[k + 1].peer)
 			clf_peer_unlock(jobs[k].peer);
+	}
 	return err;
 }
 
@@ -386,8 +393,15 @@ static int piece_io(struct clf_file *f, int64_t lo, int64_t hi, int64_t base,
 	}
 	if (!err && head_buf)
 		err = head_io(f, lo, hi, head_buf, write);
-	if (!err && njobs)
-		err = exchange(f, jobs, njobs, lo, hi, write);
+	/* A daemon restarted since our last request: retry once, afresh. */
+	for (int attempt = 0; attempt < 2 && !err && njobs; attempt++) {
+		bool stale;
+
+		err = exchange(f, jobs, njobs, lo, hi, write, &stale);
+		if (!err || !stale || attempt == 1)
+			break;
+		err = 0;
+	}
 	if (!err && !write) {
 		for (int k = 0; k < njobs; k++)
 			clf_viewmap_scatter(f->view, jobs[k].j, lo, hi, base,

@@ -19,3 +19,25 @@ LIBS += $(O)/metad/libmds_store.a
 $(O)/metad/libmds_store.a: $(MDS_STORE_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
+
+# The daemon: the network program around the store.
+METAD_SRCS := metad/metad.c metad/mds_server.c metad/mds_ops.c \
+	metad/mds_ops_ns.c metad/mds_ops_attr.c metad/mds_wire.c \
+	metad/mds_data.c metad/mds_iods.c metad/mds_log.c metad/mds_fault.c
+METAD_OBJS = $(METAD_SRCS:%.c=$(O)/%.o)
+
+# The daemon uses libclf's private headers: proto.h, transport.h, auth.h,
+# config.h, error.h.
+$(METAD_OBJS): ALL_CFLAGS += -Ilibclf
+
+PROGRAMS += $(O)/metad/metad
+
+$(O)/metad/metad: $(METAD_OBJS) $(MDS_STORE_OBJS) $(O)/libclf.a
+	$(CC) -o $@ $(METAD_OBJS) $(MDS_STORE_OBJS) $(O)/libclf.a \
+		$(MDS_STORE_LIBS) $(LIBCLF_EXTRA_LIBS) $(ALL_LDFLAGS)
+
+# Unit test of the daemon's own arithmetic: the subfile lengths of a
+# truncation (tests/unit/test_mds_data.c).
+UNIT_TEST_NAMES += test_mds_data
+TEST_OBJS_test_mds_data = $(O)/metad/mds_data.o $(O)/metad/mds_iods.o \
+	$(O)/metad/mds_log.o

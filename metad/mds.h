@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * mds.h -- what the parts of the metad daemon share: the daemon context
+ * that every request handler sees, the log, and the fault hooks.
+ *
+ * The daemon is: metad.c (command line, daemonizing, signals) around
+ * mds_server.c (listener, one thread per connection, authentication, the
+ * request loop), which hands each request to mds_ops.c (decode, one store
+ * call, encode).  Operations that reach the file data (unlink, truncate,
+ * statfs) go through mds_data.c, which talks to the iods over the
+ * connections of mds_iods.c.
+ */
+#ifndef MDS_H
+#define MDS_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "mds_store.h"
+
+struct mds_iods;
+
+/*
+ * The daemon, as the request handlers see it.  Set up once by metad.c
+ * before the first connection and read-only afterwards, except the
+ * counters, which are atomic.
+ */
+struct mds_ctx {
+	const struct clf_config *cfg;	/* borrowed: outlives the server */
+	struct mds_store *store;	/* borrowed; thread-safe */
+	struct mds_iods *iods;		/* borrowed; thread-safe */
+	int64_t start_ms;		/* clf_now_ms() at start */
+	atomic_uint_fast64_t requests;	/* served since start */
+	atomic_uint_fast64_t bytes_in;	/* message bytes received */
+	atomic_uint_fast64_t bytes_out;	/* message bytes sent */
+	atomic_uint connections;	/* authenticated and open now */
+};
+
+/* Requests larger than this are refused (-E2BIG) and the connection is
+ * closed: the largest thing a request carries is a layout, and the store
+ * refuses layouts over MDS_LAYOUT_MAX_BYTES anyway. */
+#define MDS_REQUEST_MAX (MDS_LAYOUT_MAX_BYTES + (64u << 10))
+
+/* ------------------------------------------------------------------ */
+/* Log (mds_log.c)                                                     */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The log is one per process: a daemon has one, and every thread writes
+ * to it.  Each line is "<UTC time> metad[<pid>]: <message>\n", written
+ * with one write(2) to a descriptor opened O_APPEND, so lines of
+ * different threads never mix.
+ */
+
+/* Open path for appending ("-": standard error).  Returns 0 or -errno
+ * with a message. */
+int mds_log_open(const char *path);
+
+/* Log one line (no newline in fmt).  Before mds_log_open: standard error. */
+void mds_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Close the log; later lines go to standard error. */
+void mds_log_close(void);
+
+/*
+ * Put context in front of the calling thread's CLF_Last_error(): the
+ * message becomes "<fmt...>: <previous message>".  Returns neg_err, a
+ * negative errno, so that a failing path reads
+ *   return mds_fail_ctx(err, "metad: cannot truncate 'ino %llu'", ino);
+ */
+int mds_fail_ctx(int neg_err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* ------------------------------------------------------------------ */
+/* Fault hooks and test knobs (mds_fault.c)                            */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Compiled in, off unless their environment variable is set, so that
+ * integration tests can make the real daemon fail on purpose:
+ *
+ *   CLF_TEST_METAD_CRASH_AFTER_CREATES=N  abort() right after the Nth
+ *	successful create (counting from start) has committed, before
+ *	its reply is sent: the file must survive a restart although its
+ *	client never heard of it.
+ *   CLF_TEST_METAD_CRASH_AFTER_UNLINKS=N  the same after the Nth
+ *	unlink or replacing rename, before its subfiles are removed from
+ *	the iods: the orphans must stay invisible.
+ *   CLF_TEST_METAD_MAX_CONNECTIONS=N  bound open connections by N
+ *	instead of MDS_MAX_CONNECTIONS, to test the refusal cheaply.
+ */
+enum mds_fault {
+	MDS_FAULT_CREATES,
+	MDS_FAULT_UNLINKS,
+	MDS_FAULT_COUNT
+};
+
+/* Read the environment; call once, before any thread starts.  Returns 0
+ * or -EINVAL with a message naming the malformed variable. */
+int mds_fault_init(void);
+
+/* One more event of kind f has happened; abort() when it is the Nth. */
+void mds_fault_point(enum mds_fault f);
+
+/* The connection bound: the knob above, or dflt. */
+unsigned mds_fault_max_connections(unsigned dflt);
+
+#endif /* MDS_H */

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * mds_data.h -- what metad asks of the iods on behalf of a file: remove
+ * its subfiles, cut them to a new file size, sum the iods' capacity.
+ *
+ * The namespace is the truth and is changed first or last so that a
+ * failure half-way never shows through it:
+ *   - removal runs after the unlink (or the replacing rename) has
+ *     committed.  An iod that cannot be reached keeps the subfiles of the
+ *     removed inode: they are garbage, named by an inode number that no
+ *     entry leads to any more and that is never given out again (the
+ *     store's inode counter only grows), so nothing can ever read them.
+ *     The failure is logged with the inode and the iod, for a cleaner.
+ *   - truncation runs before the new size is recorded; when an iod fails,
+ *     the size stays as it was and the request fails.  Repeating the
+ *     truncate converges, since each subfile is set to an exact length.
+ */
+#ifndef MDS_DATA_H
+#define MDS_DATA_H
+
+#include <stdint.h>
+
+#include "clf.h"
+#include "mds_iods.h"
+#include "mds_store.h"
+#include "proto.h"
+
+/*
+ * The length of one subfile, type t (borrowed) repeated from disp, in a
+ * file of size bytes: how many bytes of [disp, size) the type selects.
+ * Time in O(depth of t x 64), whatever size.  Returns 0 and *len, or
+ * -EINVAL.
+ */
+int mds_subfile_length(CLF_Datatype t, int64_t disp, int64_t size,
+		       int64_t *len);
+
+/*
+ * Remove every subfile of inode ino (laid out by layout, borrowed) from
+ * every iod that holds one.  Best effort: failures are logged, not
+ * returned (see above).
+ */
+void mds_data_remove(struct mds_iods *io, uint64_t ino,
+		     const struct mds_layout *layout);
+
+/*
+ * Set each subfile of ino, and the bytes before the displacement, to its
+ * length in a file of size bytes.  Returns 0, or the first failure with
+ * the message "metad: cannot truncate 'ino N' on iod I (host:port): why"
+ * (-EHOSTDOWN for an iod out of reach, else the iod's status), -EINVAL
+ * for a layout whose types do not decode, -ENOMEM.
+ */
+int mds_data_truncate(struct mds_iods *io, uint64_t ino,
+		      const struct mds_layout *layout, int64_t size);
+
+/*
+ * The sum of every iod's IOD_STATFS: bytes (total, free, available) add
+ * up; the block size is the largest of theirs.  Fails when any iod does
+ * not answer, naming it: a partial sum would look like a smaller file
+ * system, and the statfs body has no field to say it is partial.  files
+ * and files_free are left 0 for the caller (metad counts inodes itself).
+ */
+int mds_data_statfs(struct mds_iods *io, struct clf_proto_statfs *out);
+
+#endif /* MDS_DATA_H */

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * mds_iods.c -- metad's connections to the iods (see mds_iods.h).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "auth.h"
+#include "error.h"
+#include "mds.h"
+#include "mds_iods.h"
+
+struct mds_iod_slot {
+	/* Held for a whole call, connect included: one request at a time
+	 * on the connection. */
+	pthread_mutex_t lock;
+	struct clf_conn *conn;	/* owned; NULL when not connected; lock */
+	int64_t retry_ms;	/* clf_now_ms() before which a connect is not
+				   tried again; lock */
+	char why[512];		/* why the last connect failed; lock */
+	const char *addr;	/* borrowed from the configuration */
+};
+
+struct mds_iods {
+	const struct clf_config *cfg;		/* borrowed */
+	const struct clf_transport_ops *t;	/* borrowed, static */
+	uint32_t n;
+	struct mds_iod_slot *slots;		/* n, owned */
+};
+
+int mds_iods_open(const struct clf_config *cfg,
+		  const struct clf_transport_ops *t, struct mds_iods **out)
+{
+	struct mds_iods *io = calloc(1, sizeof(*io));
+
+	if (!io)
+		goto nomem;
+	io->slots = calloc(cfg->niods, sizeof(*io->slots));
+	if (!io->slots)
+		goto free_io;
+	io->cfg = cfg;
+	io->t = t;
+	io->n = cfg->niods;
+	for (uint32_t i = 0; i < io->n; i++) {
+		pthread_mutex_init(&io->slots[i].lock, NULL);
+		io->slots[i].addr = cfg->iods[i].addr;
+	}
+	*out = io;
+	return 0;
+
+free_io:
+	free(io);
+nomem:
+	return clf_fail(ENOMEM, "metad: out of memory for %u iods",
+			cfg->niods);
+}
+
+void mds_iods_close(struct mds_iods *io)
+{
+	if (!io)
+		return;
+	for (uint32_t i = 0; i < io->n; i++) {
+		clf_conn_close(io->slots[i].conn);
+		pthread_mutex_destroy(&io->slots[i].lock);
+	}
+	free(io->slots);
+	free(io);
+}
+
+uint32_t mds_iods_count(const struct mds_iods *io)
+{
+	return io->n;
+}
+
+const char *mds_iods_addr(const struct mds_iods *io, uint32_t iod)
+{
+	return iod < io->n ? io->slots[iod].addr : "(not configured)";
+}
+
+/* Connect and authenticate slot iod; called with its lock held. */
+static int slot_connect(struct mds_iods *io, uint32_t iod)
+{
+	struct mds_iod_slot *s = &io->slots[iod];
+	struct clf_conn *c;
+	int err;
+
+	if (clf_now_ms() < s->retry_ms)
+		return clf_fail(EHOSTDOWN, "%s (next attempt in at most %d ms)",
+				s->why, MDS_IODS_RETRY_MS);
+	err = clf_conn_connect(io->t, s->addr, io->cfg->timeout_ms, &c);
+	if (!err) {
+		err = clf_auth_client(c, &io->cfg->secret, "metad");
+		if (err)
+			clf_conn_close(c);
+	}
+	if (err) {
+		snprintf(s->why, sizeof(s->why), "%s", CLF_Last_error());
+		s->retry_ms = clf_now_ms() + MDS_IODS_RETRY_MS;
+		mds_log("cannot connect to iod %u (%s): %s", iod, s->addr,
+			s->why);
+		return clf_fail(EHOSTDOWN, "%s", s->why);
+	}
+	s->conn = c;
+	s->retry_ms = 0;
+	mds_log("connected to iod %u (%s)", iod, s->addr);
+	return 0;
+}
+
+int mds_iods_call(struct mds_iods *io, uint32_t iod, uint16_t op,
+		  const void *body, size_t len, void **reply,
+		  uint32_t *reply_len)
+{
+	struct iovec iov = { (void *)body, len };
+	struct clf_proto_header h, rh;
+	struct mds_iod_slot *s;
+	void *payload = NULL;
+	char why[512];
+	bool fresh;
+	int err;
+
+	if (iod >= io->n)
+		return clf_fail(EINVAL,
+				"metad: iod %u is not in the configuration (%u iods)",
+				iod, io->n);
+	s = &io->slots[iod];
+	pthread_mutex_lock(&s->lock);
+	for (int attempt = 0; attempt < 2; attempt++) {
+		fresh = !s->conn;
+		if (fresh) {
+			err = slot_connect(io, iod);
+			if (err)
+				break;
+		}
+		clf_proto_header_init(&h, op, clf_conn_next_id(s->conn));
+		err = clf_conn_call(s->conn, &h, &iov, len ? 1 : 0, &rh,
+				    &payload);
+		if (!err || !clf_conn_broken(s->conn))
+			break;
+		/* The exchange failed on our side of the wire: the
+		 * connection is unusable, the iod maybe restarted. */
+		snprintf(why, sizeof(why), "%s", CLF_Last_error());
+		mds_log("connection to iod %u (%s) failed: %s", iod, s->addr,
+			why);
+		clf_conn_close(s->conn);
+		s->conn = NULL;
+		err = clf_fail(EHOSTDOWN, "%s", why);
+		if (fresh)
+			break;
+	}
+	pthread_mutex_unlock(&s->lock);
+	if (err)
+		return err;
+	*reply = payload;
+	*reply_len = rh.payload_len;
+	return 0;
+}

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * mds_ops.c -- one handler per opcode: the dispatch, and the requests
+ * about the daemon itself (PING, STATUS, STATFS).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "error.h"
+#include "mds_data.h"
+#include "mds_ops_i.h"
+#include "transport.h"
+
+/*
+ * STATFS files_free: the store grows to at most its map size, and one
+ * inode with its directory entries takes about this many bytes of it (a
+ * file with a large layout takes more): an estimate, as for any file
+ * system whose inodes are not preallocated.
+ */
+#define MDS_BYTES_PER_INODE 512
+
+int mds_bad_request(const struct mds_session *s, uint16_t op, int err)
+{
+	const char *name = clf_proto_op_name(op);
+
+	err = mds_fail_ctx(err, "metad: malformed %s", name);
+	mds_log("malformed %s from %s (%s): %s", name, s->peer, s->role,
+		CLF_Last_error());
+	return err;
+}
+
+int mds_op_ping(const struct mds_session *s, struct wire_reader *r,
+		struct mds_reply *rep)
+{
+	int err = clf_proto_empty_decode(r);
+
+	if (err)
+		return mds_bad_request(s, CLF_PROTO_OP_PING, err);
+	return mds_reply_empty(rep);
+}
+
+int mds_op_status(const struct mds_session *s, struct wire_reader *r,
+		  struct mds_reply *rep)
+{
+	struct mds_ctx *ctx = s->ctx;
+	struct clf_proto_status m;
+	int err = clf_proto_empty_decode(r);
+
+	if (err)
+		return mds_bad_request(s, CLF_PROTO_OP_STATUS, err);
+	/* metad moves no file data: its byte counts are message bytes. */
+	m = (struct clf_proto_status){
+		.uptime_ms = (uint64_t)(clf_now_ms() - ctx->start_ms),
+		.requests = atomic_load(&ctx->requests),
+		.bytes_read = atomic_load(&ctx->bytes_in),
+		.bytes_written = atomic_load(&ctx->bytes_out),
+		.connections = atomic_load(&ctx->connections),
+		.views = 0,
+	};
+	return mds_reply_status(rep, &m);
+}
+
+int mds_op_statfs(const struct mds_session *s, struct wire_reader *r,
+		  struct mds_reply *rep)
+{
+	struct clf_proto_statfs m;
+	struct mds_statfs st;
+	int err = clf_proto_empty_decode(r);
+
+	if (err)
+		return mds_bad_request(s, CLF_PROTO_OP_STATFS, err);
+	err = mds_statfs(s->ctx->store, &st);
+	if (!err)
+		err = mds_data_statfs(s->ctx->iods, &m);
+	if (err)
+		return err;
+	m.files = st.inodes;
+	m.files_free = st.bytes_max > st.bytes_used
+			       ? (st.bytes_max - st.bytes_used) /
+					 MDS_BYTES_PER_INODE
+			       : 0;
+	return mds_reply_statfs(rep, &m);
+}
+
+static mds_op_fn *handler_of(uint16_t op)
+{
+	switch (op) {
+	case CLF_PROTO_OP_PING:
+		return mds_op_ping;
+	case CLF_PROTO_OP_STATUS:
+		return mds_op_status;
+	case CLF_PROTO_OP_LOOKUP:
+		return mds_op_lookup;
+	case CLF_PROTO_OP_CREATE:
+		return mds_op_create;
+	case CLF_PROTO_OP_MKDIR:
+		return mds_op_mkdir;
+	case CLF_PROTO_OP_READDIR:
+		return mds_op_readdir;
+	case CLF_PROTO_OP_RENAME:
+		return mds_op_rename;
+	case CLF_PROTO_OP_UNLINK:
+		return mds_op_unlink;
+	case CLF_PROTO_OP_RMDIR:
+		return mds_op_rmdir;
+	case CLF_PROTO_OP_GETATTR:
+		return mds_op_getattr;
+	case CLF_PROTO_OP_SETATTR:
+		return mds_op_setattr;
+	case CLF_PROTO_OP_STATFS:
+		return mds_op_statfs;
+	case CLF_PROTO_OP_SET_LAYOUT:
+		return mds_op_set_layout;
+	case CLF_PROTO_OP_GET_LAYOUT:
+		return mds_op_get_layout;
+	case CLF_PROTO_OP_UPDATE_SIZE:
+		return mds_op_update_size;
+	default:
+		return NULL;
+	}
+}
+
+int mds_ops_handle(const struct mds_session *s,
+		   const struct clf_proto_header *h, const uint8_t *payload,
+		   struct mds_reply *rep)
+{
+	struct wire_reader r = { payload, h->payload_len, 0, false };
+	mds_op_fn *fn = handler_of(h->opcode);
+	const char *name = clf_proto_op_name(h->opcode);
+
+	mds_reply_empty(rep);
+	if (fn)
+		return fn(s, &r, rep);
+	/* The exchange that opens a connection happens once. */
+	if (h->opcode >= CLF_PROTO_OP_HELLO &&
+	    h->opcode <= CLF_PROTO_OP_AUTH_OK) {
+		mds_log("malformed %s from %s (%s): after authentication",
+			name, s->peer, s->role);
+		return clf_fail(EPROTO, "metad: %s after authentication",
+				name);
+	}
+	/* Known to the protocol but served by the iods, or unknown: the
+	 * protocol says -ENOSYS, and the connection goes on. */
+	if (name)
+		return clf_fail(ENOSYS, "metad: %s is an iod request", name);
+	return clf_fail(ENOSYS, "metad: unknown opcode %u", h->opcode);
+}

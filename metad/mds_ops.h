@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * mds_ops.h -- serve one metad request: decode its body, make one store
+ * call (plus the iod calls of mds_data.h where the data is concerned),
+ * encode the reply body.  Nothing here touches a connection.
+ */
+#ifndef MDS_OPS_H
+#define MDS_OPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mds.h"
+#include "proto.h"
+
+/* Who is asking: for the log lines of malformed requests. */
+struct mds_session {
+	struct mds_ctx *ctx;	/* borrowed */
+	const char *peer;	/* borrowed: "host:port" of the client */
+	const char *role;	/* borrowed: the role it authenticated as */
+};
+
+/* An encoded reply body. */
+struct mds_reply {
+	uint8_t *buf;		/* owned, the caller frees it; may be NULL */
+	size_t len;
+};
+
+/*
+ * mds_ops_handle - serve the request h with its payload (h->payload_len
+ * bytes, borrowed)
+ *
+ * Returns 0 with the reply body in *rep, or a negative errno that the
+ * caller sends as the reply's status with CLF_Last_error() as the error
+ * body; *rep is then empty.  Malformed bodies give -EPROTO or -E2BIG and
+ * a log line; opcodes metad does not serve give -ENOSYS; neither harms
+ * the connection.  Thread-safe.
+ */
+int mds_ops_handle(const struct mds_session *s,
+		   const struct clf_proto_header *h, const uint8_t *payload,
+		   struct mds_reply *rep);
+
+#endif /* MDS_OPS_H */

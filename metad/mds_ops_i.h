@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * mds_ops_i.h -- inside the request handlers: one function per opcode,
+ * and the conversions between the store's structs and the protocol's
+ * (mds_wire.c) that they share.
+ */
+#ifndef MDS_OPS_I_H
+#define MDS_OPS_I_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "mds_ops.h"
+#include "mds_store.h"
+#include "proto.h"
+
+/* ------------------------------------------------------------------ */
+/* Handlers: decode from r, act, encode into rep (mds_ops_*.c)         */
+/* ------------------------------------------------------------------ */
+
+typedef int mds_op_fn(const struct mds_session *s, struct wire_reader *r,
+		      struct mds_reply *rep);
+
+/* Namespace (mds_ops_ns.c). */
+mds_op_fn mds_op_lookup, mds_op_create, mds_op_mkdir, mds_op_readdir,
+	mds_op_rename, mds_op_unlink, mds_op_rmdir;
+/* Attributes and layouts (mds_ops_attr.c). */
+mds_op_fn mds_op_getattr, mds_op_setattr, mds_op_set_layout,
+	mds_op_get_layout, mds_op_update_size;
+/* The daemon itself (mds_ops.c). */
+mds_op_fn mds_op_ping, mds_op_status, mds_op_statfs;
+
+/*
+ * A body that did not decode (err from the decoder): one log line naming
+ * the peer, and err returned with the message "metad: malformed OP: why".
+ */
+int mds_bad_request(const struct mds_session *s, uint16_t op, int err);
+
+/* ------------------------------------------------------------------ */
+/* Paths (mds_wire.c)                                                  */
+/* ------------------------------------------------------------------ */
+
+/* A request path split into the directory that holds its last name. */
+struct mds_path {
+	char buf[CLF_PROTO_PATH_MAX + 1];	/* the path, cut at the last
+						   '/' */
+	uint64_t dir;		/* inode of the directory of name */
+	const char *name;	/* the last component, inside buf */
+};
+
+/*
+ * Resolve every component of path (relative to directory dir) but the
+ * last one, which must name a directory.  Returns 0 and *out, or the
+ * store's error (-ENOENT, -ENOTDIR, ...).
+ */
+int mds_path_split(struct mds_store *st, uint64_t dir,
+		   struct clf_proto_str path, struct mds_path *out);
+
+/* ------------------------------------------------------------------ */
+/* Layouts from requests (mds_wire.c)                                  */
+/* ------------------------------------------------------------------ */
+
+/* The layout a request asks for, as the store takes it. */
+struct mds_req_layout {
+	const struct mds_layout *use;	/* what to store: rr or &ex */
+	struct mds_layout *rr;		/* round robin; owned */
+	struct mds_layout ex;		/* explicit; subfiles owned, their
+					   types borrowed from the request */
+};
+
+/*
+ * Resolve a request's layout: a round robin one with the configuration's
+ * defaults for its zero fields and its iod count; an explicit one as is.
+ * Refuses (-EINVAL) iod indexes outside the configuration.  The result
+ * borrows from pl; release it with mds_req_layout_release.
+ */
+int mds_req_layout_init(const struct mds_ctx *ctx,
+			const struct clf_proto_layout *pl,
+			struct mds_req_layout *out);
+void mds_req_layout_release(struct mds_req_layout *l);
+
+/* ------------------------------------------------------------------ */
+/* Replies (mds_wire.c); each returns 0 or -ENOMEM, -EIO (a value the    */
+/* protocol cannot carry), with rep untouched on failure              */
+/* ------------------------------------------------------------------ */
+
+int mds_reply_empty(struct mds_reply *rep);
+int mds_reply_attr(struct mds_reply *rep, const struct mds_attr *a);
+int mds_reply_layout(struct mds_reply *rep, const struct mds_layout *l);
+/* l may be NULL: no layout in the reply. */
+int mds_reply_lookup(struct mds_reply *rep, const struct mds_attr *a,
+		     const struct mds_layout *l);
+int mds_reply_create(struct mds_reply *rep, const struct mds_attr *a,
+		     const struct mds_layout *l);
+int mds_reply_readdir(struct mds_reply *rep, const struct mds_dirent *ents,
+		      uint32_t n, bool eof);
+int mds_reply_statfs(struct mds_reply *rep, const struct clf_proto_statfs *m);
+int mds_reply_status(struct mds_reply *rep, const struct clf_proto_status *m);
+
+#endif /* MDS_OPS_I_H */

@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * mds_ops_ns.c -- the namespace requests: LOOKUP, CREATE, MKDIR,
+ * READDIR, RENAME, UNLINK, RMDIR.
+ *
+ * Paths in requests are relative to a directory inode and may have
+ * several components; the store works on one name in one directory, so
+ * every handler first resolves the directory of the last name
+ * (mds_path_split).  That resolution and the change are two transactions:
+ * a concurrent rename of a parent in between only means the change
+ * happens in the directory the path named when it was resolved, as with
+ * any POSIX file system, never that the store is left inconsistent.
+ *
+ * There is no permission checking here: requests carry no caller
+ * identity beyond the owner of new inodes, and every peer has proven it
+ * holds the instance's secret.  Clients check permissions against the
+ * attributes they are given.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "error.h"
+#include "mds_data.h"
+#include "mds_ops_i.h"
+
+_Static_assert(MDS_RENAME_NOREPLACE == CLF_PROTO_RENAME_NOREPLACE,
+	       "rename flags");
+
+int mds_op_lookup(const struct mds_session *s, struct wire_reader *r,
+		  struct mds_reply *rep)
+{
+	struct clf_proto_lookup_req req;
+	struct mds_layout *layout = NULL;
+	char path[CLF_PROTO_PATH_MAX + 1];
+	struct mds_attr a;
+	int err = clf_proto_lookup_req_decode(r, &req);
+
+	if (err)
+		return mds_bad_request(s, CLF_PROTO_OP_LOOKUP, err);
+	memcpy(path, req.path.ptr, req.path.len);
+	path[req.path.len] = '\0';
+	err = mds_resolve(s->ctx->store, req.dir, path, &a,
+			  req.flags & CLF_PROTO_LOOKUP_LAYOUT ? &layout : NULL);
+	if (!err)
+		err = mds_reply_lookup(rep, &a, layout);
+	mds_layout_free(layout);
+	return err;
+}
+
+/*
+ * CREATE of a name that exists, without CLF_PROTO_CREATE_EXCL: open what
+ * is there.  A file that has no layout yet gets the one asked for (the
+ * store allows that while it is empty), since the reply must carry one.
+ */
+static int create_existing(const struct mds_session *s,
+			   const struct mds_path *p,
+			   const struct mds_layout *want,
+			   struct mds_reply *rep)
+{
+	struct mds_store *st = s->ctx->store;
+	struct mds_layout *layout = NULL;
+	struct mds_attr a;
+	int err = mds_lookup(st, p->dir, p->name, &a, &layout);
+
+	if (err)
+		return err;
+	if (S_ISDIR(a.mode)) {
+		err = clf_fail(EISDIR,
+			       "metad: cannot create '%s' in directory %llu: it is a directory",
+			       p->name, (unsigned long long)p->dir);
+		goto free_layout;
+	}
+	if (!layout) {
+		err = mds_set_layout(st, a.ino, want);
+		if (!err)
+			err = mds_getattr(st, a.ino, &a);
+		if (!err)
+			err = mds_reply_create(rep, &a, want);
+		goto free_layout;
+	}
+	err = mds_reply_create(rep, &a, layout);
+free_layout:
+	mds_layout_free(layout);
+	return err;
+}
+
+int mds_op_create(const struct mds_session *s, struct wire_reader *r,
+		  struct mds_reply *rep)
+{
+	struct clf_proto_create_req req;
+	struct mds_req_layout layout;
+	struct mds_path p;
+	struct mds_attr a;
+	int err = clf_proto_create_req_decode(r, &req);
+
+	if (err)
+		return mds_bad_request(s, CLF_PROTO_OP_CREATE, err);
+	err = mds_req_layout_init(s->ctx, &req.layout, &layout);
+	if (err)
+		goto release_req;
+	err = mds_path_split(s->ctx->store, req.dir, req.path, &p);
+	if (err)
+		goto release_layout;
+	err = mds_create(s->ctx->store, p.dir, p.name, req.mode, req.uid,
+			 req.gid, layout.use, &a);
+	if (!err) {
+		/* Committed: the file exists whatever happens next. */
+		mds_fault_point(MDS_FAULT_CREATES);
+		err = mds_reply_create(rep, &a, layout.use);
+	} else if (err == -EEXIST && !(req.flags & CLF_PROTO_CREATE_EXCL)) {
+		err = create_existing(s, &p, layout.use, rep);
+	}
+release_layout:
+	mds_req_layout_release(&layout);
+release_req:
+	clf_proto_create_req_release(&req);
+	return err;
+}
+
+int mds_op_mkdir(const struct mds_session *s, struct wire_reader *r,
+		 struct mds_reply *rep)
+{
+	struct clf_proto_mkdir_req req;
+	struct mds_path p;
+	struct mds_attr a;
+	int err = clf_proto_mkdir_req_decode(r, &req);
+
+	if (err)
+		return mds_bad_request(s, CLF_PROTO_OP_MKDIR, err);
+	err = mds_path_split(s->ctx->store, req.dir, req.path, &p);
+	if (!err)
+		err = mds_mkdir(s->ctx->store, p.dir, p.name, req.mode,
+				req.uid, req.gid, &a);
+	if (!err)
+		err = mds_reply_attr(rep, &a);
+	return err;
+}
+
+int mds_op_readdir(const struct mds_session *s, struct wire_reader *r,
+		   struct mds_reply *rep)
+{
+	struct clf_proto_readdir_req req;
+	struct mds_dirent *ents;
+	bool eof = false;
+	int n, err = clf_proto_readdir_req_decode(r, &req);
+
+	if (err)
+		return mds_bad_request(s, CLF_PROTO_OP_READDIR, err);
+	/* max is 1..CLF_PROTO_READDIR_MAX after decoding. */
+	ents = malloc(req.max * sizeof(*ents));
+	if (!ents)
+		return clf_fail(ENOMEM,
+				"metad: out of memory for %u directory entries",
+				req.max);
+	n = mds_readdir(s->ctx->store, req.dir, req.cookie, ents, req.max,
+			&eof);
+	err = n < 0 ? n : mds_reply_readdir(rep, ents, (uint32_t)n, eof);
+	free(ents);
+	return err;
+}
+
+/*
+ * After an unlink or a replacing rename has committed: the removed
+ * inode's subfiles go from the iods (mds_data.h says what happens when
+ * an iod is out of reach).
+ */
+static void drop_removed(const struct mds_session *s, struct mds_removed *rm)
+{
+	if (rm->attr.ino) {
+		mds_fault_point(MDS_FAULT_UNLINKS);
+		if (rm->layout)
+			mds_data_remove(s->ctx->iods, rm->attr.ino,
+					rm->layout);
+	}
+	mds_removed_release(rm);
+}
+
+int mds_op_rename(const struct mds_session *s, struct wire_reader *r,
+		  struct mds_reply *rep)
+{
+	struct mds_removed replaced = { .layout = NULL };
+	struct clf_proto_rename_req req;
+	struct mds_path from, to;
+	int err = clf_proto_rename_req_decode(r, &req);
+
+	if (err)
+		return mds_bad_request(s, CLF_PROTO_OP_RENAME, err);
+	err = mds_path_split(s->ctx->store, req.dir, req.path, &from);
+	if (!err)
+		err = mds_path_split(s->ctx->store, req.new_dir, req.new_path,
+				     &to);
+	if (!err)
+		err = mds_rename(s->ctx->store, from.dir, from.name, to.dir,
+				 to.name,
+				 req.flags & CLF_PROTO_RENAME_NOREPLACE,
+				 &replaced);
+	if (!err) {
+		drop_removed(s, &replaced);
+		err = mds_reply_empty(rep);
+	}
+	return err;
+}
+
+int mds_op_unlink(const struct mds_session *s, struct wire_reader *r,
+		  struct mds_reply *rep)
+{
+	struct mds_removed removed = { .layout = NULL };
+	struct clf_proto_path_req req;
+	struct mds_path p;
+	int err = clf_proto_path_req_decode(r, &req);
+
+	if (err)
+		return mds_bad_request(s, CLF_PROTO_OP_UNLINK, err);
+	err = mds_path_split(s->ctx->store, req.dir, req.path, &p);
+	if (!err)
+		err = mds_unlink(s->ctx->store, p.dir, p.name, &removed);
+	if (!err) {
+		drop_removed(s, &removed);
+		err = mds_reply_empty(rep);
+	}
+	return err;
+}
+
+int mds_op_rmdir(const struct mds_session *s, struct wire_reader *r,
+		 struct mds_reply *rep)
+{
+	struct clf_proto_path_req req;
+	struct mds_path p;
+	int err = clf_proto_path_req_decode(r, &req);
+
+	if (err)
+		return mds_bad_request(s, CLF_PROTO_OP_RMDIR, err);
+	err = mds_path_split(s->ctx->store, req.dir, req.path, &p);
+	if (!err)
+		err = mds_rmdir(s->ctx->store, p.dir, p.name);
+	if (!err)
+		err = mds_reply_empty(rep);
+	return err;
+}

@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * mds_server.c -- the listener, one thread per connection, and the
+ * request loop of each connection.
+ *
+ * Why a thread per connection, and not an event loop: metad's clients are
+ * few (the processes of the jobs that use the file system, the tools, the
+ * mounts) and keep their connections for a long time; each request is
+ * one short LMDB transaction, and LMDB runs writers one at a time anyway
+ * while readers never block.  An event loop would have to hand every
+ * store call to worker threads all the same, and would buy nothing but
+ * callbacks.  A thread that blocks (a slow peer, an iod out of reach) is
+ * bounded by the configured timeout and holds up only its own client.
+ * The number of threads is bounded by MDS_MAX_CONNECTIONS.
+ *
+ * Replies on one connection come in request order: a connection thread
+ * serves one request at a time.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "auth.h"
+#include "error.h"
+#include "mds_ops.h"
+#include "mds_server.h"
+
+/* Stack of a connection thread: requests keep at most a few paths of
+ * CLF_PROTO_PATH_MAX bytes on it; bigger things are on the heap. */
+#define MDS_THREAD_STACK (1u << 20)
+/* How long an over-the-limit peer may take to say HELLO, to be told. */
+#define MDS_REFUSE_WAIT_MS 250
+/* Slices of the waits that end only when something happens, so that no
+ * wait is unbounded. */
+#define MDS_WAIT_SLICE_MS 60000
+/* While stopping, how often to log that connections are still busy. */
+#define MDS_STOP_LOG_MS 5000
+
+struct mds_server {
+	struct mds_ctx *ctx;		/* borrowed */
+	struct clf_listener *listener;	/* owned; NULL once stopping */
+	int wake_fd;			/* eventfd, owned: readable once the
+					   server stops, never read */
+	unsigned max_conns;
+	pthread_attr_t attr;		/* of connection threads */
+	pthread_mutex_t lock;
+	pthread_cond_t gone;		/* a connection ended; lock */
+	unsigned nconns;		/* connection threads alive; lock */
+};
+
+/* One connection, owned by its thread. */
+struct mds_conn {
+	struct mds_server *srv;		/* borrowed */
+	struct clf_conn *c;		/* owned */
+	char peer[CLF_ADDR_MAX];
+	char role[CLF_PROTO_ROLE_MAX + 1];
+};
+
+int mds_server_open(struct mds_ctx *ctx, const struct clf_transport_ops *t,
+		    const char *addr, struct mds_server **out)
+{
+	struct mds_server *srv = calloc(1, sizeof(*srv));
+	int err;
+
+	if (!srv)
+		return clf_fail(ENOMEM, "metad: out of memory");
+	srv->ctx = ctx;
+	srv->max_conns = mds_fault_max_connections(MDS_MAX_CONNECTIONS);
+	srv->wake_fd = eventfd(0, EFD_CLOEXEC);
+	if (srv->wake_fd < 0) {
+		err = clf_fail(errno, "metad: eventfd: %s", strerror(errno));
+		goto free_srv;
+	}
+	err = clf_listener_open(t, addr, &srv->listener);
+	if (err) {
+		err = mds_fail_ctx(err, "metad: cannot listen on %s", addr);
+		goto close_wake;
+	}
+	pthread_attr_init(&srv->attr);
+	pthread_attr_setdetachstate(&srv->attr, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&srv->attr, MDS_THREAD_STACK);
+	pthread_mutex_init(&srv->lock, NULL);
+	pthread_cond_init(&srv->gone, NULL);
+	*out = srv;
+	return 0;
+
+close_wake:
+	close(srv->wake_fd);
+free_srv:
+	free(srv);
+	return err;
+}
+
+void mds_server_close(struct mds_server *srv)
+{
+	if (!srv)
+		return;
+	clf_listener_close(srv->listener);
+	pthread_cond_destroy(&srv->gone);
+	pthread_mutex_destroy(&srv->lock);
+	pthread_attr_destroy(&srv->attr);
+	close(srv->wake_fd);
+	free(srv);
+}
+
+/* ------------------------------------------------------------------ */
+/* One connection                                                      */
+/* ------------------------------------------------------------------ */
+
+/* Wait until a request arrives (1) or the server stops (0). */
+static int wait_request(struct mds_conn *mc)
+{
+	struct pollfd fds[2] = {
+		{ .fd = clf_conn_fd(mc->c), .events = POLLIN },
+		{ .fd = mc->srv->wake_fd, .events = POLLIN },
+	};
+
+	for (;;) {
+		int n = poll(fds, 2, MDS_WAIT_SLICE_MS);
+
+		if (n < 0 && errno != EINTR)
+			return 0;
+		if (fds[1].revents)
+			return 0;
+		if (fds[0].revents)
+			return 1;
+	}
+}
+
+/* Send the reply to req: the body, or the error message when status < 0. */
+static int send_reply(struct mds_conn *mc, const struct clf_proto_header *req,
+		      int status, const struct mds_reply *rep)
+{
+	uint8_t ebuf[CLF_PROTO_ERRMSG_MAX + 2 + 1];
+	char msg[CLF_PROTO_ERRMSG_MAX + 1];
+	struct wire_writer w = { ebuf, sizeof(ebuf), 0 };
+	struct clf_proto_header h;
+	const void *body = rep->buf;
+	size_t len = rep->len;
+	int err;
+
+	clf_proto_header_init_reply(&h, req, status);
+	/* The protocol answers these two with another opcode, even to
+	 * refuse them. */
+	if (req->opcode == CLF_PROTO_OP_HELLO)
+		h.opcode = CLF_PROTO_OP_CHALLENGE;
+	else if (req->opcode == CLF_PROTO_OP_RESPONSE)
+		h.opcode = CLF_PROTO_OP_AUTH_OK;
+	if (status < 0) {
+		struct clf_proto_error e;
+
+		snprintf(msg, sizeof(msg), "%s", CLF_Last_error());
+		e.message = clf_proto_str_of(msg);
+		clf_proto_error_encode(&w, &e);
+		body = ebuf;
+		len = w.pos;
+	}
+	err = clf_conn_send_buf(mc->c, &h, body, len);
+	if (!err)
+		atomic_fetch_add(&mc->srv->ctx->bytes_out,
+				 CLF_PROTO_HEADER_SIZE + len);
+	return err;
+}
+
+/* Read, serve and answer one request whose header is h.  Returns 0 to
+ * go on, or a negative errno after which the connection is closed. */
+static int serve_one(struct mds_conn *mc, const struct mds_session *s,
+		     const struct clf_proto_header *h)
+{
+	struct mds_ctx *ctx = mc->srv->ctx;
+	struct mds_reply rep;
+	uint8_t *payload;
+	int status, err;
+
+	payload = malloc(h->payload_len ? h->payload_len : 1);
+	if (!payload)
+		return clf_fail(ENOMEM,
+				"metad: out of memory for a request of %u bytes",
+				h->payload_len);
+	err = clf_conn_recv_payload(mc->c, payload, h->payload_len);
+	if (err)
+		goto free_payload;
+	atomic_fetch_add(&ctx->bytes_in,
+			 CLF_PROTO_HEADER_SIZE + h->payload_len);
+	atomic_fetch_add(&ctx->requests, 1);
+	status = mds_ops_handle(s, h, payload, &rep);
+	err = send_reply(mc, h, status, &rep);
+	free(rep.buf);
+free_payload:
+	free(payload);
+	return err;
+}
+
+static void serve(struct mds_conn *mc)
+{
+	struct mds_session s = { mc->srv->ctx, mc->peer, mc->role };
+	struct clf_proto_header h;
+	int err;
+
+	while (wait_request(mc)) {
+		err = clf_conn_recv_header(mc->c, &h);
+		if (err == -ECONNRESET)
+			return;	/* the client left: nothing to say */
+		if (err) {
+			mds_log("closing the connection from %s (%s): %s",
+				mc->peer, mc->role, CLF_Last_error());
+			return;
+		}
+		if (h.flags & CLF_PROTO_FLAG_REPLY) {
+			mds_log("closing the connection from %s (%s): it sent a %s reply, metad asks nothing",
+				mc->peer, mc->role,
+				clf_proto_op_name(h.opcode) ?: "unknown");
+			return;
+		}
+		err = serve_one(mc, &s, &h);
+		if (err) {
+			mds_log("closing the connection from %s (%s): %s",
+				mc->peer, mc->role, CLF_Last_error());
+			return;
+		}
+	}
+}
+
+static void *conn_main(void *arg)
+{
+	struct mds_conn *mc = arg;
+	struct mds_server *srv = mc->srv;
+	struct mds_ctx *ctx = srv->ctx;
+	int err;
+
+	clf_conn_set_max_payload(mc->c, MDS_REQUEST_MAX);
+	err = clf_auth_server(mc->c, &ctx->cfg->secret, mc->role,
+			      sizeof(mc->role));
+	if (err == -ECONNRESET) {
+		/* A port probe, or a client that gave up: nothing refused. */
+		mds_log("connection from %s closed before authenticating",
+			mc->peer);
+	} else if (err) {
+		mds_log("refused the connection from %s: %s", mc->peer,
+			CLF_Last_error());
+	} else {
+		atomic_fetch_add(&ctx->connections, 1);
+		serve(mc);
+		atomic_fetch_sub(&ctx->connections, 1);
+	}
+	clf_conn_close(mc->c);
+	free(mc);
+	pthread_mutex_lock(&srv->lock);
+	srv->nconns--;
+	pthread_cond_signal(&srv->gone);
+	pthread_mutex_unlock(&srv->lock);
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Accepting                                                           */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Too many connections: answer the peer's HELLO with -EAGAIN and a
+ * reason, so that its authentication fails saying why, then close.  The
+ * wait for the HELLO is short, since the acceptor waits with it.
+ */
+static void refuse(struct mds_server *srv, struct clf_conn *c)
+{
+	struct clf_proto_header h, rh;
+	uint8_t buf[CLF_AUTH_MAX_PAYLOAD];
+	uint8_t ebuf[CLF_AUTH_MAX_PAYLOAD];
+	struct wire_writer w = { ebuf, sizeof(ebuf), 0 };
+	struct clf_proto_error e;
+	char why[128];
+
+	snprintf(why, sizeof(why),
+		 "metad: %u connections open, the most it serves; try again later",
+		 srv->max_conns);
+	mds_log("refused the connection from %s: %u connections open, the limit",
+		clf_conn_peer(c), srv->max_conns);
+	clf_conn_set_timeout(c, MDS_REFUSE_WAIT_MS);
+	clf_conn_set_max_payload(c, CLF_AUTH_MAX_PAYLOAD);
+	if (clf_conn_recv_header_any_major(c, &h) ||
+	    h.major != CLF_PROTO_VERSION_MAJOR ||
+	    h.opcode != CLF_PROTO_OP_HELLO ||
+	    clf_conn_recv_payload(c, buf, h.payload_len))
+		goto close;
+	e.message = clf_proto_str_of(why);
+	clf_proto_error_encode(&w, &e);
+	clf_proto_header_init_reply(&rh, &h, -EAGAIN);
+	rh.opcode = CLF_PROTO_OP_CHALLENGE;
+	(void)clf_conn_send_buf(c, &rh, ebuf, w.pos);
+close:
+	clf_conn_close(c);
+}
+
+static void start_conn(struct mds_server *srv, struct clf_conn *c)
+{
+	struct mds_conn *mc;
+	pthread_t tid;
+	int err;
+
+	pthread_mutex_lock(&srv->lock);
+	if (srv->nconns >= srv->max_conns) {
+		pthread_mutex_unlock(&srv->lock);
+		refuse(srv, c);
+		return;
+	}
+	srv->nconns++;
+	pthread_mutex_unlock(&srv->lock);
+
+	mc = calloc(1, sizeof(*mc));
+	if (!mc) {
+		err = ENOMEM;
+		goto undo;
+	}
+	mc->srv = srv;
+	mc->c = c;
+	snprintf(mc->peer, sizeof(mc->peer), "%s", clf_conn_peer(c));
+	snprintf(mc->role, sizeof(mc->role), "unauthenticated");
+	err = pthread_create(&tid, &srv->attr, conn_main, mc);
+	if (!err)
+		return;
+	free(mc);
+undo:
+	mds_log("refused the connection from %s: cannot start a thread: %s",
+		clf_conn_peer(c), strerror(err));
+	clf_conn_close(c);
+	pthread_mutex_lock(&srv->lock);
+	srv->nconns--;
+	pthread_mutex_unlock(&srv->lock);
+}
+
+/* Tell every connection to finish and wait until all are gone. */
+static void stop_conns(struct mds_server *srv)
+{
+	uint64_t one = 1;
+	int64_t next_log = clf_now_ms() + MDS_STOP_LOG_MS;
+
+	if (write(srv->wake_fd, &one, sizeof(one)) != sizeof(one))
+		mds_log("cannot wake the connection threads: %s",
+			strerror(errno));
+	pthread_mutex_lock(&srv->lock);
+	while (srv->nconns > 0) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += 1;
+		pthread_cond_timedwait(&srv->gone, &srv->lock, &ts);
+		if (srv->nconns > 0 && clf_now_ms() >= next_log) {
+			mds_log("stopping: waiting for %u connections to finish their request",
+				srv->nconns);
+			next_log = clf_now_ms() + MDS_STOP_LOG_MS;
+		}
+	}
+	pthread_mutex_unlock(&srv->lock);
+}
+
+int mds_server_run(struct mds_server *srv, int stop_fd)
+{
+	const struct clf_config *cfg = srv->ctx->cfg;
+	struct pollfd fds[2] = {
+		{ .fd = clf_listener_fd(srv->listener), .events = POLLIN },
+		{ .fd = stop_fd, .events = POLLIN },
+	};
+
+	int ret = 0;
+
+	for (;;) {
+		struct clf_conn *c;
+		int n, err;
+
+		n = poll(fds, 2, MDS_WAIT_SLICE_MS);
+		if (n < 0 && errno != EINTR) {
+			ret = clf_fail(errno, "metad: poll: %s",
+				       strerror(errno));
+			mds_log("%s", CLF_Last_error());
+			break;
+		}
+		if (n <= 0)
+			continue;
+		if (fds[1].revents)
+			break;
+		if (!fds[0].revents)
+			continue;
+		err = clf_listener_accept(srv->listener, 0, cfg->timeout_ms,
+					  &c);
+		if (err == -ETIMEDOUT)
+			continue;	/* the peer gave up in between */
+		if (err) {
+			/* Out of descriptors, say: do not spin on it. */
+			mds_log("accept: %s", CLF_Last_error());
+			usleep(100 * 1000);
+			continue;
+		}
+		start_conn(srv, c);
+	}
+	clf_listener_close(srv->listener);
+	srv->listener = NULL;
+	stop_conns(srv);
+	return ret;
+}

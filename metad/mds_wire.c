@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * mds_wire.c -- between the store's structs and the protocol's: request
+ * paths and layouts in, reply bodies out.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "error.h"
+#include "mds_ops_i.h"
+
+_Static_assert(MDS_NAME_MAX == CLF_PROTO_NAME_MAX &&
+	       MDS_PATH_MAX == CLF_PROTO_PATH_MAX &&
+	       MDS_MAX_SUBFILES == CLF_PROTO_MAX_SUBFILES &&
+	       MDS_MAX_IODS == CLF_PROTO_MAX_IODS &&
+	       MDS_TYPE_MAX_BYTES == CLF_PROTO_TYPE_MAX_BYTES &&
+	       MDS_ROOT_INO == CLF_PROTO_ROOT_INO,
+	       "the store and the protocol must agree on their limits");
+
+/* ------------------------------------------------------------------ */
+/* Requests                                                            */
+/* ------------------------------------------------------------------ */
+
+int mds_path_split(struct mds_store *st, uint64_t dir,
+		   struct clf_proto_str path, struct mds_path *out)
+{
+	struct mds_attr a;
+	char *slash;
+	int err;
+
+	/* The decoder bounds the length and refuses NUL bytes. */
+	if (path.len > CLF_PROTO_PATH_MAX)
+		return clf_fail(ENAMETOOLONG, "metad: path of %u bytes",
+				path.len);
+	memcpy(out->buf, path.ptr, path.len);
+	out->buf[path.len] = '\0';
+	slash = strrchr(out->buf, '/');
+	if (!slash) {
+		out->dir = dir;
+		out->name = out->buf;
+		return 0;
+	}
+	*slash = '\0';
+	err = mds_resolve(st, dir, out->buf, &a, NULL);
+	if (err)
+		return err;
+	if (!S_ISDIR(a.mode))
+		return clf_fail(ENOTDIR, "metad: '%s' is not a directory",
+				out->buf);
+	out->dir = a.ino;
+	out->name = slash + 1;
+	return 0;
+}
+
+static int req_round_robin(const struct mds_ctx *ctx,
+			   const struct clf_proto_layout *pl,
+			   struct mds_req_layout *out)
+{
+	const struct clf_config *cfg = ctx->cfg;
+	int64_t stripe = pl->stripe_size ? (int64_t)pl->stripe_size
+					 : cfg->stripe_size;
+	uint32_t count = pl->stripe_count ? pl->stripe_count
+					  : cfg->stripe_count;
+	uint32_t first = pl->first_iod == CLF_PROTO_IOD_DEFAULT
+				 ? cfg->first_iod : pl->first_iod;
+	int err;
+
+	if (first >= cfg->niods)
+		return clf_fail(EINVAL,
+				"metad: round-robin layout starts on iod %u; the configuration has iods 0 to %u",
+				first, cfg->niods - 1);
+	err = mds_layout_round_robin(stripe, count, first, cfg->niods,
+				     &out->rr);
+	if (err)
+		return err;
+	out->use = out->rr;
+	return 0;
+}
+
+int mds_req_layout_init(const struct mds_ctx *ctx,
+			const struct clf_proto_layout *pl,
+			struct mds_req_layout *out)
+{
+	uint32_t niods = ctx->cfg->niods;
+	struct mds_subfile *subs;
+
+	memset(out, 0, sizeof(*out));
+	if (pl->kind == CLF_PROTO_LAYOUT_ROUND_ROBIN)
+		return req_round_robin(ctx, pl, out);
+	/* The decoder admits only the two kinds. */
+	if (pl->disp > 0 && pl->disp_iod >= niods)
+		return clf_fail(EINVAL,
+				"metad: layout puts the bytes before the displacement on iod %u; the configuration has iods 0 to %u",
+				pl->disp_iod, niods - 1);
+	subs = calloc(pl->nsubfiles, sizeof(*subs));
+	if (!subs)
+		return clf_fail(ENOMEM, "metad: out of memory for %u subfiles",
+				pl->nsubfiles);
+	for (uint32_t j = 0; j < pl->nsubfiles; j++) {
+		const struct clf_proto_subfile *sf = &pl->subfiles[j];
+
+		if (sf->iod >= niods) {
+			free(subs);
+			return clf_fail(EINVAL,
+					"metad: layout puts subfile %u on iod %u; the configuration has iods 0 to %u",
+					j, sf->iod, niods - 1);
+		}
+		subs[j] = (struct mds_subfile){ sf->iod, sf->type.len,
+						sf->type.ptr };
+	}
+	out->ex = (struct mds_layout){ pl->disp, pl->disp_iod, pl->nsubfiles,
+				       subs };
+	out->use = &out->ex;
+	return 0;
+}
+
+void mds_req_layout_release(struct mds_req_layout *l)
+{
+	if (!l)
+		return;
+	mds_layout_free(l->rr);
+	free(l->ex.subfiles);
+	memset(l, 0, sizeof(*l));
+}
+
+/* ------------------------------------------------------------------ */
+/* Replies                                                             */
+/* ------------------------------------------------------------------ */
+
+static void attr_to_proto(const struct mds_attr *a, struct clf_proto_attr *p)
+{
+	*p = (struct clf_proto_attr){
+		.ino = a->ino,
+		.mode = a->mode,
+		.uid = a->uid,
+		.gid = a->gid,
+		.nlink = a->nlink,
+		.size = a->size,
+		.atime = a->atime,
+		.mtime = a->mtime,
+		.ctime = a->ctime,
+	};
+}
+
+/* An EXPLICIT protocol layout borrowing l's types; free p->subfiles. */
+static int layout_to_proto(const struct mds_layout *l,
+			   struct clf_proto_layout *p)
+{
+	struct clf_proto_subfile *subs = calloc(l->nsubfiles, sizeof(*subs));
+
+	if (!subs)
+		return clf_fail(ENOMEM, "metad: out of memory for %u subfiles",
+				l->nsubfiles);
+	for (uint32_t j = 0; j < l->nsubfiles; j++)
+		subs[j] = (struct clf_proto_subfile){
+			l->subfiles[j].iod,
+			{ l->subfiles[j].type, l->subfiles[j].type_len },
+		};
+	*p = (struct clf_proto_layout){
+		.kind = CLF_PROTO_LAYOUT_EXPLICIT,
+		.disp = l->disp,
+		.disp_iod = l->head_iod,
+		.nsubfiles = l->nsubfiles,
+		.subfiles = subs,
+	};
+	return 0;
+}
+
+/*
+ * After the measuring pass of an encoder (err its result, w what it
+ * counted): make rep's buffer and point w at it for the real pass.
+ */
+static int reply_buf(int err, struct mds_reply *rep, struct wire_writer *w)
+{
+	uint8_t *buf;
+
+	if (err == -ENOMEM)
+		return err;
+	/* Values from the store that the protocol refuses. */
+	if (err)
+		return mds_fail_ctx(-EIO, "metad: cannot encode the reply");
+	buf = malloc(w->pos ? w->pos : 1);
+	if (!buf)
+		return clf_fail(ENOMEM,
+				"metad: out of memory for a reply of %zu bytes",
+				w->pos);
+	rep->buf = buf;
+	rep->len = w->pos;
+	*w = (struct wire_writer){ buf, rep->len, 0 };
+	return 0;
+}
+
+int mds_reply_empty(struct mds_reply *rep)
+{
+	rep->buf = NULL;
+	rep->len = 0;
+	return 0;
+}
+
+int mds_reply_attr(struct mds_reply *rep, const struct mds_attr *a)
+{
+	struct wire_writer w = { NULL, 0, 0 };
+	struct clf_proto_attr p;
+	int err;
+
+	attr_to_proto(a, &p);
+	err = reply_buf(clf_proto_attr_encode(&w, &p), rep, &w);
+	if (!err)
+		clf_proto_attr_encode(&w, &p);
+	return err;
+}
+
+int mds_reply_layout(struct mds_reply *rep, const struct mds_layout *l)
+{
+	struct wire_writer w = { NULL, 0, 0 };
+	struct clf_proto_layout p;
+	int err = layout_to_proto(l, &p);
+
+	if (err)
+		return err;
+	err = reply_buf(clf_proto_layout_encode(&w, &p), rep, &w);
+	if (!err)
+		clf_proto_layout_encode(&w, &p);
+	free(p.subfiles);
+	return err;
+}
+
+int mds_reply_lookup(struct mds_reply *rep, const struct mds_attr *a,
+		     const struct mds_layout *l)
+{
+	struct clf_proto_lookup_rep p = { .has_layout = l != NULL };
+	struct wire_writer w = { NULL, 0, 0 };
+	int err = 0;
+
+	attr_to_proto(a, &p.attr);
+	if (l)
+		err = layout_to_proto(l, &p.layout);
+	if (err)
+		return err;
+	err = reply_buf(clf_proto_lookup_rep_encode(&w, &p), rep, &w);
+	if (!err)
+		clf_proto_lookup_rep_encode(&w, &p);
+	free(p.layout.subfiles);
+	return err;
+}
+
+int mds_reply_create(struct mds_reply *rep, const struct mds_attr *a,
+		     const struct mds_layout *l)
+{
+	struct wire_writer w = { NULL, 0, 0 };
+	struct clf_proto_create_rep p;
+	int err;
+
+	attr_to_proto(a, &p.attr);
+	err = layout_to_proto(l, &p.layout);
+	if (err)
+		return err;
+	err = reply_buf(clf_proto_create_rep_encode(&w, &p), rep, &w);
+	if (!err)
+		clf_proto_create_rep_encode(&w, &p);
+	free(p.layout.subfiles);
+	return err;
+}
+
+int mds_reply_readdir(struct mds_reply *rep, const struct mds_dirent *ents,
+		      uint32_t n, bool eof)
+{
+	struct clf_proto_readdir_rep p = { .count = n, .eof = eof };
+	struct wire_writer w = { NULL, 0, 0 };
+	int err;
+
+	p.ents = calloc(n ? n : 1, sizeof(*p.ents));
+	if (!p.ents)
+		return clf_fail(ENOMEM,
+				"metad: out of memory for %u directory entries",
+				n);
+	for (uint32_t i = 0; i < n; i++)
+		p.ents[i] = (struct clf_proto_dirent){
+			ents[i].ino, ents[i].cookie, ents[i].mode,
+			clf_proto_str_of(ents[i].name),
+		};
+	err = reply_buf(clf_proto_readdir_rep_encode(&w, &p), rep, &w);
+	if (!err)
+		clf_proto_readdir_rep_encode(&w, &p);
+	free(p.ents);
+	return err;
+}
+
+int mds_reply_statfs(struct mds_reply *rep, const struct clf_proto_statfs *m)
+{
+	struct wire_writer w = { NULL, 0, 0 };
+	int err = reply_buf(clf_proto_statfs_encode(&w, m), rep, &w);
+
+	if (!err)
+		clf_proto_statfs_encode(&w, m);
+	return err;
+}
+
+int mds_reply_status(struct mds_reply *rep, const struct clf_proto_status *m)
+{
+	struct wire_writer w = { NULL, 0, 0 };
+	int err = reply_buf(clf_proto_status_encode(&w, m), rep, &w);
+
+	if (!err)
+		clf_proto_status_encode(&w, m);
+	return err;
+}
