@@ -1,1 +1,4 @@
 -include tests/integration/native.mk
+-include tests/integration/iod.mk
+-include tests/integration/metad.mk
+-include tests/integration/cli.mk
