@@ -136,7 +136,12 @@ int clf_peer_lock(struct clf_peer *p)
 	int err;
 
 	pthread_mutex_lock(&p->lock);
-	p->reused = p->conn && !clf_conn_broken(p->conn);
+	/*
+	 * Between requests nothing may arrive on a connection: if it polls
+	 * readable, the daemon closed it (it restarted, or dropped us).
+	 */
+	p->reused = p->conn && !clf_conn_broken(p->conn) &&
+		    clf_conn_poll(p->conn, 0) == 0;
 	if (p->reused)
 		return 0;
 	peer_drop(p);

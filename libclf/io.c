@@ -320,14 +320,12 @@ static int exchange(struct clf_file *f, struct job *jobs, int njobs,
 		if (err)
 			break;
 	}
-	for (int k = 0; k < locked && !err; k++) {
-		struct job *jb = &jobs[k];
-
-		if (f->handle_gen[jb->j] != jb->peer->generation)
-			err = register_view(f, jb->peer, jb->j);
-		if (!err)
-			err = send_job(f, jb, lo, hi, write);
-	}
+	/* Registrations first: their replies must not queue behind data. */
+	for (int k = 0; k < locked && !err; k++)
+		if (f->handle_gen[jobs[k].j] != jobs[k].peer->generation)
+			err = register_view(f, jobs[k].peer, jobs[k].j);
+	for (int k = 0; k < locked && !err; k++)
+		err = send_job(f, &jobs[k], lo, hi, write);
 	for (int k = 0; k < locked; k++) {
 		int e;
 
