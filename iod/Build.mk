@@ -13,3 +13,18 @@ IOD_CORE_OBJS := $(IOD_CORE_SRCS:%.c=$(O)/%.o)
 IOD_CORE_LIBS := -lpthread
 
 $(IOD_CORE_OBJS): ALL_CFLAGS += -Ilibclf
+
+# The daemon: options and daemonizing (iod.c), the listener and one thread
+# per connection (iod_server.c), a handler per opcode (iod_ops.c),
+# collective operations (iod_collective.c) and the log (iod_log.c).
+IOD_DAEMON_SRCS := iod/iod.c iod/iod_server.c iod/iod_ops.c \
+	iod/iod_collective.c iod/iod_log.c
+IOD_DAEMON_OBJS := $(IOD_DAEMON_SRCS:%.c=$(O)/%.o)
+
+$(IOD_DAEMON_OBJS): ALL_CFLAGS += -Ilibclf
+
+PROGRAMS += $(O)/iod/iod
+
+$(O)/iod/iod: $(IOD_DAEMON_OBJS) $(IOD_CORE_OBJS) $(O)/libclf.a
+	$(CC) -o $@ $(IOD_DAEMON_OBJS) $(IOD_CORE_OBJS) $(O)/libclf.a \
+		$(IOD_CORE_LIBS) $(LIBCLF_EXTRA_LIBS) $(ALL_LDFLAGS)

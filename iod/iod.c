@@ -1,0 +1,494 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * iod.c -- the I/O daemon's main: options, the storage directory's lock
+ * and pid file, daemonizing, signals.
+ *
+ *   iod [-c CONFIG] -n INDEX [-f|--foreground] [--log FILE]
+ *       [-m|--max-connections N]
+ *
+ * INDEX selects the [iod] entry of the configuration, which gives the
+ * address to listen on and the storage directory.  Without -f the
+ * program forks and the parent exits only once the child listens: 0 when
+ * it is ready, non-zero (the child having said why on stderr) when it
+ * could not start; so `iod -n 0 && next-step` never races the listener.
+ * The daemon keeps <dir>/iod.pid and logs to <dir>/iod.log (--log FILE,
+ * or "-" for stderr; the default with -f is stderr).  SIGTERM or SIGINT
+ * end it cleanly: no new connections, requests in progress finish, the
+ * pid file goes.
+ *
+ * One iod per storage directory: <dir>/iod.lock is held with flock() for
+ * the daemon's life (the kernel drops it when the process dies, even
+ * under kill -9), and a second iod on the same directory is refused.
+ */
+#define _GNU_SOURCE	/* pipe2 */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "clf.h"
+#include "error.h"
+#include "iod_server.h"
+
+struct iod_options {
+	const char *config;	/* NULL: clf_config_load's default */
+	long index;		/* -1 until given */
+	int foreground;
+	const char *log;	/* NULL: default for the mode */
+	unsigned max_conns;	/* 0: default */
+};
+
+/* The server the signal handler stops; set before handlers exist. */
+static struct iod_server *the_server;
+
+static void on_stop_signal(int sig)
+{
+	if (the_server)
+		iod_server_stop(the_server);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: iod [-c CONFIG] -n INDEX [-f|--foreground] [--log FILE]\n"
+		"           [-m|--max-connections N]\n"
+		"  -c CONFIG   configuration file (default: $CLF_CONFIG, the data\n"
+		"              directory's clf.conf, else the built-in default)\n"
+		"  -n INDEX    which [iod] entry of the configuration to serve\n"
+		"  -f          stay in the foreground (log to stderr)\n"
+		"  --log FILE  log file ('-': stderr; default <dir>/iod.log)\n"
+		"  -m N        connections served at once (default %u)\n",
+		IOD_MAX_CONNS_DEFAULT);
+}
+
+static int parse_long(const char *s, long min, long max, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (!*s || *end || errno || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/* 0, 1 for --help, or -EINVAL after printing why. */
+static int parse_options(int argc, char **argv, struct iod_options *o)
+{
+	static const struct option longs[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "index", required_argument, NULL, 'n' },
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "log", required_argument, NULL, 'l' },
+		{ "max-connections", required_argument, NULL, 'm' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	long v;
+	int c;
+
+	*o = (struct iod_options){ .index = -1 };
+	while ((c = getopt_long(argc, argv, "c:n:fm:h", longs, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			o->config = optarg;
+			break;
+		case 'n':
+			if (parse_long(optarg, 0, CLF_PROTO_MAX_IODS - 1,
+				       &o->index)) {
+				fprintf(stderr, "iod: -n %s: not an iod index (0 to %d)\n",
+					optarg, CLF_PROTO_MAX_IODS - 1);
+				return -EINVAL;
+			}
+			break;
+		case 'f':
+			o->foreground = 1;
+			break;
+		case 'l':
+			o->log = optarg;
+			break;
+		case 'm':
+			if (parse_long(optarg, 1, 65536, &v)) {
+				fprintf(stderr, "iod: -m %s: not a number from 1 to 65536\n",
+					optarg);
+				return -EINVAL;
+			}
+			o->max_conns = (unsigned)v;
+			break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		default:
+			usage(stderr);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "iod: unexpected argument '%s'\n", argv[optind]);
+		usage(stderr);
+		return -EINVAL;
+	}
+	if (o->index < 0) {
+		fprintf(stderr, "iod: which iod? give -n INDEX\n");
+		usage(stderr);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int iod_hooks_from_env(struct iod_hooks *out)
+{
+	const char *s;
+	long v;
+
+	*out = (struct iod_hooks){ 0 };
+	s = getenv("CLF_TEST_IOD_ENOSPC_AFTER");
+	if (s && *s) {
+		if (parse_long(s, 0, LONG_MAX, &v))
+			return clf_fail(EINVAL,
+					"iod: CLF_TEST_IOD_ENOSPC_AFTER='%s' is not a byte count",
+					s);
+		out->enospc_after = (uint64_t)v;
+	}
+	s = getenv("CLF_TEST_IOD_DELAY_MS");
+	if (s && *s) {
+		if (parse_long(s, 0, 600000, &v))
+			return clf_fail(EINVAL,
+					"iod: CLF_TEST_IOD_DELAY_MS='%s' is not 0 to 600000 ms",
+					s);
+		out->delay_ms = (unsigned)v;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The storage directory: creation, lock, pid file                    */
+/* ------------------------------------------------------------------ */
+
+/* mkdir -p dir, mode 0700 for what is created. */
+static int make_dir(const char *dir)
+{
+	char path[PATH_MAX];
+	size_t n = strlen(dir);
+
+	if (n >= sizeof(path))
+		return clf_fail(ENAMETOOLONG, "iod: directory name too long");
+	memcpy(path, dir, n + 1);
+	for (size_t i = 1; i <= n; i++) {
+		if (path[i] != '/' && path[i] != '\0')
+			continue;
+		path[i] = '\0';
+		if (mkdir(path, 0700) < 0 && errno != EEXIST)
+			return clf_fail(errno, "iod: cannot create '%s': %s",
+					path, strerror(errno));
+		path[i] = dir[i];
+	}
+	return 0;
+}
+
+/* The pid in <dir>/iod.pid, or 0. */
+static long read_pid(const char *dir)
+{
+	char path[PATH_MAX], text[32];
+	long pid = 0;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/iod.pid", dir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	text[n] = '\0';
+	if (text[n - 1] == '\n')
+		text[n - 1] = '\0';
+	if (parse_long(text, 1, LONG_MAX, &pid))
+		return 0;
+	return pid;
+}
+
+/* Hold <dir>/iod.lock; the descriptor, kept open for life, or -errno. */
+static int lock_dir(const char *dir)
+{
+	char path[PATH_MAX];
+	long pid;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/iod.lock", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return clf_fail(errno, "iod: cannot open lock file '%s': %s",
+				path, strerror(errno));
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+		return fd;
+	if (errno == EWOULDBLOCK) {
+		pid = read_pid(dir);
+		clf_fail(EBUSY,
+			 "iod: storage directory '%s' is in use by another iod (pid %ld; lock file %s)",
+			 dir, pid, path);
+	} else {
+		clf_fail(errno, "iod: cannot lock '%s': %s", path,
+			 strerror(errno));
+	}
+	close(fd);
+	return -EBUSY;
+}
+
+/* Write our pid to <dir>/iod.pid, atomically (temporary file, rename). */
+static int write_pid(const char *dir)
+{
+	char path[PATH_MAX], tmp[PATH_MAX], text[32];
+	int fd, n, err = 0;
+
+	snprintf(path, sizeof(path), "%s/iod.pid", dir);
+	snprintf(tmp, sizeof(tmp), "%s/iod.pid.tmp", dir);
+	n = snprintf(text, sizeof(text), "%ld\n", (long)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || write(fd, text, (size_t)n) != n)
+		err = clf_fail(errno ? errno : EIO,
+			       "iod: cannot write pid file '%s': %s", tmp,
+			       strerror(errno ? errno : EIO));
+	if (fd >= 0)
+		close(fd);
+	if (!err && rename(tmp, path) < 0)
+		err = clf_fail(errno, "iod: cannot write pid file '%s': %s",
+			       path, strerror(errno));
+	return err;
+}
+
+static void remove_pid(const char *dir)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/iod.pid", dir);
+	(void)unlink(path);
+}
+
+/* ------------------------------------------------------------------ */
+/* Daemonizing                                                         */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Fork.  The parent waits for the child's readiness byte on a pipe and
+ * exits 0, or exits 1 when the pipe closes without it (the child failed
+ * and said why on the stderr they share).  The child returns the write
+ * end of the pipe, and becomes a session leader with no terminal.
+ */
+static int daemonize(void)
+{
+	int fds[2], status;
+	pid_t pid;
+	char ok;
+	ssize_t n;
+
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		fprintf(stderr, "iod: cannot create a pipe: %s\n",
+			strerror(errno));
+		exit(1);
+	}
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "iod: cannot fork: %s\n", strerror(errno));
+		exit(1);
+	}
+	if (pid > 0) {
+		close(fds[1]);
+		do
+			n = read(fds[0], &ok, 1);
+		while (n < 0 && errno == EINTR);
+		if (n == 1 && ok == 'R')
+			_exit(0);
+		/* The child failed: reap it and pass its failure on. */
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		_exit(1);
+	}
+	close(fds[0]);
+	if (setsid() < 0) {
+		fprintf(stderr, "iod: setsid: %s\n", strerror(errno));
+		exit(1);
+	}
+	return fds[1];
+}
+
+/* Tell the waiting parent we are ready; detach from its stdio. */
+static void report_ready(int ready_fd)
+{
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	int log = iod_log_fd();
+
+	if (null >= 0) {
+		dup2(null, STDIN_FILENO);
+		dup2(null, STDOUT_FILENO);
+		/* Stray writes to stderr (sanitizer reports...) go to the
+		 * log, unless the log is stderr itself. */
+		if (log != STDERR_FILENO)
+			dup2(log, STDERR_FILENO);
+		close(null);
+	}
+	while (write(ready_fd, "R", 1) < 0 && errno == EINTR)
+		;
+	close(ready_fd);
+}
+
+static void set_signals(int foreground)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on_stop_signal;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sa.sa_handler = foreground ? on_stop_signal : SIG_IGN;
+	sigaction(SIGHUP, &sa, NULL);
+	/* Sends use MSG_NOSIGNAL; this covers anything else. */
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+}
+
+/* ------------------------------------------------------------------ */
+/* main                                                                */
+/* ------------------------------------------------------------------ */
+
+/* Report a start-up failure: on stderr, and in the log if that is not
+ * stderr. */
+static int start_failed(void)
+{
+	char msg[1024];
+
+	iod_errmsg(msg, sizeof(msg));
+	fprintf(stderr, "%s\n", msg);
+	if (iod_log_fd() != STDERR_FILENO)
+		iod_log("cannot start: %s", msg + strlen(iod_log_name()) + 2);
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	struct iod_options o;
+	struct iod_hooks hooks;
+	struct clf_config *cfg = NULL;	/* owned */
+	struct iod_server *srv;		/* owned */
+	char logpath[PATH_MAX];
+	const char *dir;
+	int ready_fd = -1, lock_fd, rc, err;
+
+	rc = parse_options(argc, argv, &o);
+	if (rc)
+		return rc > 0 ? 0 : 2;
+	iod_log_set_name((uint32_t)o.index);
+	if (!o.foreground)
+		ready_fd = daemonize();
+
+	rc = 1;
+	err = iod_hooks_from_env(&hooks);
+	if (!err)
+		err = clf_config_load(o.config, &cfg);
+	if (err) {
+		start_failed();
+		goto out;
+	}
+	if ((uint32_t)o.index >= cfg->niods) {
+		clf_fail(EINVAL, "iod: the configuration (%s) has %u iods, 0 to %u",
+			 cfg->source ? cfg->source : "built in", cfg->niods,
+			 cfg->niods - 1);
+		start_failed();
+		goto free_cfg;
+	}
+	if (!cfg->has_secret) {
+		clf_fail(EINVAL,
+			 "iod: the configuration (%s) has no secret: set 'secret' or 'secret_file'",
+			 cfg->source ? cfg->source : "built in");
+		start_failed();
+		goto free_cfg;
+	}
+	dir = cfg->iods[o.index].dir;
+	err = make_dir(dir);
+	if (err) {
+		start_failed();
+		goto free_cfg;
+	}
+	lock_fd = lock_dir(dir);
+	if (lock_fd < 0) {
+		start_failed();
+		goto free_cfg;
+	}
+	if (!o.log && !o.foreground) {
+		snprintf(logpath, sizeof(logpath), "%s/iod.log", dir);
+		o.log = logpath;
+	}
+	err = iod_log_open(o.log);
+	if (err) {
+		start_failed();
+		goto unlock;
+	}
+
+	srv = calloc(1, sizeof(*srv));
+	if (!srv) {
+		clf_fail(ENOMEM, "iod: out of memory");
+		start_failed();
+		goto unlock;
+	}
+	err = iod_server_open(srv, cfg, (uint32_t)o.index, o.max_conns,
+			      &hooks);
+	if (err) {
+		start_failed();
+		goto free_srv;
+	}
+	err = write_pid(dir);
+	if (err) {
+		start_failed();
+		goto close_srv;
+	}
+	the_server = srv;
+	set_signals(o.foreground);
+	iod_log("listening on %s, storage %s, pid %ld, at most %u connections",
+		srv->addr, dir, (long)getpid(), srv->max_conns);
+	if (ready_fd >= 0) {
+		/* Every path in use is absolute by now; do not keep the
+		 * directory we were started from busy. */
+		if (chdir("/") < 0)
+			iod_log("cannot chdir to /: %s", strerror(errno));
+		report_ready(ready_fd);
+	}
+	ready_fd = -1;
+
+	err = iod_server_run(srv);
+	remove_pid(dir);
+	if (err) {
+		/* Threads still run on the server: do not free it under
+		 * them.  The kernel releases everything. */
+		iod_log("stopped (without waiting for the busy connections)");
+		_exit(0);
+	}
+	iod_log("stopped");
+	rc = 0;
+close_srv:
+	the_server = NULL;
+	iod_server_close(srv);
+free_srv:
+	free(srv);
+unlock:
+	close(lock_fd);
+free_cfg:
+	clf_config_free(cfg);
+out:
+	if (ready_fd >= 0)
+		close(ready_fd);
+	return rc;
+}

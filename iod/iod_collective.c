@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * iod_collective.c -- collective VIEW_READ and VIEW_WRITE: server-directed
+ * I/O (DESIGN.md section 4, step 4).
+ *
+ * The rules, as a client sees them at one iod:
+ *
+ *  1. A collective request is a VIEW_READ or VIEW_WRITE with the flag
+ *     CLF_PROTO_VIEW_COLLECTIVE, a u64 tag and a participant count P.
+ *     The requests with the same (tag, file, subfile) -- file and subfile
+ *     being those of the view each request names -- form one operation.
+ *
+ *  2. Every request of an operation gives the same P and the same
+ *     direction (all reads or all writes).  A request that disagrees with
+ *     the operation it would join is refused (-EINVAL) and does not count.
+ *     P may not exceed the connections the iod serves at once (-E2BIG:
+ *     such an operation could never complete).
+ *
+ *  3. Each participant is one connection.  A connection serves its
+ *     requests one at a time, so it is in at most one operation at a time
+ *     and is never counted twice.
+ *
+ *  4. A participant with no bytes in this subfile still sends its request,
+ *     with an empty range (lo == hi), so that P is always the number of
+ *     requests to wait for.
+ *
+ *  5. An operation begins when its first request arrives and waits at most
+ *     the configured timeout (timeout_ms) for the others.  If it is still
+ *     incomplete then, it is discarded: every participant that came gets
+ *     -ETIMEDOUT, nothing was read or written, and a later request with
+ *     the same tag begins a new operation.  So a participant that never
+ *     comes, or whose connection drops before its request arrives, costs
+ *     the others one timeout, never a hang.
+ *
+ *  6. When the P-th request arrives, its thread does the I/O for all: the
+ *     pieces of every participant (iod_view_pieces), in subfile order,
+ *     adjacent pieces in one pwritev/preadv (iod_merge.h).  Overlapping
+ *     writes land in offset order; MPI leaves them undefined.
+ *
+ *  7. Then every participant gets its reply: a write the count of its own
+ *     bytes, a read its own packed data (zeros past the end of the
+ *     subfile).  If the I/O fails, every participant gets the same error
+ *     and message, and a write may be partly done.
+ *
+ *  8. A participant whose connection drops after its request arrived
+ *     still counts; only its reply is lost.  Its data stays in memory
+ *     until the operation ends, because its thread waits in it.
+ *
+ *  9. Tags are the clients' choice; a tag must not name two operations in
+ *     progress on the same subfile, and may be reused once one ended.
+ *
+ * Memory: each participant's buffer belongs to its connection thread,
+ * which stays inside iod_coll_join until the operation ended, so the
+ * pieces never outlive what they point to.  The operation itself is freed
+ * by the last participant to leave.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "clf.h"
+#include "error.h"
+#include "iod_merge.h"
+#include "iod_server.h"
+
+/* How often a waiting participant looks at the stop flag, ms. */
+#define COLL_POLL_MS 200
+/*
+ * Pieces one operation may gather: 24 bytes each, and a byte-granular
+ * interleaving of 64 MiB requests would otherwise need 1.5 GiB per
+ * request.  Past it the request is refused (-E2BIG).
+ */
+#define COLL_MAX_PIECES (1u << 22)
+#define COLL_MSG_MAX 512
+
+enum coll_state {
+	COLL_GATHERING,		/* waiting for participants; in the table */
+	COLL_RUNNING,		/* the last one does the I/O */
+	COLL_DONE,		/* result set; participants leave */
+};
+
+struct coll_op {
+	/* Immutable after creation. */
+	uint64_t tag, file;
+	uint32_t subfile;
+	uint32_t participants;
+	int write;
+	int64_t deadline_ms;		/* clf_now_ms() when it is discarded */
+	pthread_cond_t cond;		/* state changes; the table mutex */
+
+	/* Protected by the table mutex (the pieces too, except while
+	 * RUNNING, when only the thread doing the I/O touches them). */
+	enum coll_state state;
+	uint32_t joined;		/* requests that arrived */
+	unsigned refs;			/* threads inside iod_coll_join */
+	struct iod_pieces pieces;	/* owned array; buffers borrowed */
+	int64_t result;			/* when DONE: bytes, or -errno */
+	char msg[COLL_MSG_MAX];		/* when DONE and result < 0 */
+	struct coll_op *next;		/* table list, while GATHERING */
+};
+
+struct iod_colls {
+	pthread_mutex_t mutex;
+	/* Protected by mutex. */
+	struct coll_op *gathering;	/* operations waiting for requests */
+};
+
+int iod_colls_create(struct iod_colls **out)
+{
+	struct iod_colls *cs = calloc(1, sizeof(*cs));
+	int err;
+
+	if (!cs)
+		return clf_fail(ENOMEM, "iod: out of memory");
+	err = -pthread_mutex_init(&cs->mutex, NULL);
+	if (err) {
+		free(cs);
+		return clf_fail_neg(err, "iod: cannot create a mutex");
+	}
+	*out = cs;
+	return 0;
+}
+
+void iod_colls_free(struct iod_colls *cs)
+{
+	if (!cs)
+		return;
+	pthread_mutex_destroy(&cs->mutex);
+	free(cs);
+}
+
+/* ------------------------------------------------------------------ */
+/* Operations                                                          */
+/* ------------------------------------------------------------------ */
+
+static struct coll_op *op_find(struct iod_colls *cs, uint64_t tag,
+			       uint64_t file, uint32_t subfile)
+{
+	for (struct coll_op *op = cs->gathering; op; op = op->next)
+		if (op->tag == tag && op->file == file &&
+		    op->subfile == subfile)
+			return op;
+	return NULL;
+}
+
+static void op_unlink(struct iod_colls *cs, struct coll_op *op)
+{
+	for (struct coll_op **pp = &cs->gathering; *pp; pp = &(*pp)->next) {
+		if (*pp == op) {
+			*pp = op->next;
+			op->next = NULL;
+			return;
+		}
+	}
+}
+
+static void op_free(struct coll_op *op)
+{
+	iod_pieces_release(&op->pieces);
+	pthread_cond_destroy(&op->cond);
+	free(op);
+}
+
+/* A new operation in the table, with its deadline from now. */
+static int op_create(struct iod_colls *cs, const struct iod_view *v,
+		     uint64_t tag, uint32_t participants, int write,
+		     int timeout_ms, struct coll_op **out)
+{
+	pthread_condattr_t attr;
+	struct coll_op *op = calloc(1, sizeof(*op));
+	int err;
+
+	if (!op)
+		return clf_fail(ENOMEM, "iod: out of memory");
+	err = -pthread_condattr_init(&attr);
+	if (err)
+		goto free_op;
+	/* Deadlines are on the monotonic clock, immune to clock changes. */
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	err = -pthread_cond_init(&op->cond, &attr);
+	pthread_condattr_destroy(&attr);
+	if (err)
+		goto free_op;
+	op->tag = tag;
+	op->file = v->file;
+	op->subfile = v->subfile;
+	op->participants = participants;
+	op->write = write;
+	op->deadline_ms = clf_now_ms() + timeout_ms;
+	op->state = COLL_GATHERING;
+	op->pieces = (struct iod_pieces)IOD_PIECES_INIT;
+	op->next = cs->gathering;
+	cs->gathering = op;
+	*out = op;
+	return 0;
+
+free_op:
+	free(op);
+	return clf_fail_neg(err, "iod: cannot create a condition variable");
+}
+
+/* Append mine to the operation's pieces, all or nothing. */
+static int op_add_pieces(struct coll_op *op, const struct iod_pieces *mine)
+{
+	struct iod_pieces *ps = &op->pieces;
+
+	if (mine->n > COLL_MAX_PIECES - ps->n)
+		return clf_fail(E2BIG,
+				"iod: collective operation 0x%" PRIx64 " on subfile %" PRIu32 " of file 0x%" PRIx64 ": more than %u pieces; use independent I/O",
+				op->tag, op->subfile, op->file,
+				COLL_MAX_PIECES);
+	if (ps->n + mine->n > ps->cap) {
+		size_t cap = ps->n + mine->n;
+		struct iod_piece *p;
+
+		if (cap < 2 * ps->cap)
+			cap = 2 * ps->cap;
+		p = realloc(ps->p, cap * sizeof(*p));
+		if (!p)
+			return clf_fail(ENOMEM, "iod: out of memory");
+		ps->p = p;
+		ps->cap = cap;
+	}
+	if (mine->n)
+		memcpy(ps->p + ps->n, mine->p, mine->n * sizeof(*mine->p));
+	ps->n += mine->n;
+	return 0;
+}
+
+/* End the operation with result; the table mutex is held. */
+static void op_finish(struct iod_colls *cs, struct coll_op *op,
+		      int64_t result, const char *msg)
+{
+	if (op->state == COLL_GATHERING)
+		op_unlink(cs, op);
+	op->state = COLL_DONE;
+	op->result = result;
+	if (result < 0)
+		snprintf(op->msg, sizeof(op->msg), "%s", msg);
+	pthread_cond_broadcast(&op->cond);
+}
+
+/* The last participant: the I/O for everyone, without the mutex. */
+static void op_perform(struct iod_server *srv, struct coll_op *op)
+{
+	struct iod_colls *cs = srv->colls;
+	int64_t total = 0, n;
+
+	for (size_t i = 0; i < op->pieces.n; i++)
+		total += (int64_t)op->pieces.p[i].len;
+	if (op->write) {
+		iod_hook_before_write(srv, (size_t)total);
+		n = iod_merge_write(srv->st, op->file, op->subfile,
+				    op->pieces.p, op->pieces.n);
+	} else {
+		n = iod_merge_read(srv->st, op->file, op->subfile,
+				   op->pieces.p, op->pieces.n);
+	}
+	pthread_mutex_lock(&cs->mutex);
+	op_finish(cs, op, n, n < 0 ? CLF_Last_error() : "");
+	pthread_mutex_unlock(&cs->mutex);
+}
+
+static struct timespec abs_ms(int64_t ms)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(ms / 1000),
+		.tv_nsec = (long)(ms % 1000) * 1000000L,
+	};
+
+	return ts;
+}
+
+/*
+ * Wait, the table mutex held, until the operation is DONE.  A gathering
+ * operation is discarded at its deadline, or when the iod stops, by
+ * whichever participant notices first.
+ */
+static void op_wait(struct iod_server *srv, struct coll_op *op)
+{
+	struct iod_colls *cs = srv->colls;
+	char msg[COLL_MSG_MAX];
+
+	while (op->state != COLL_DONE) {
+		int64_t now = clf_now_ms(), until = now + COLL_POLL_MS;
+		struct timespec ts;
+
+		if (op->state == COLL_GATHERING && now >= op->deadline_ms) {
+			snprintf(msg, sizeof(msg),
+				 "iod: collective operation 0x%" PRIx64 " on subfile %" PRIu32 " of file 0x%" PRIx64 ": %" PRIu32 " of %" PRIu32 " participants came within the timeout",
+				 op->tag, op->subfile, op->file, op->joined,
+				 op->participants);
+			op_finish(cs, op, -ETIMEDOUT, msg);
+			break;
+		}
+		if (op->state == COLL_GATHERING && atomic_load(&srv->stop)) {
+			op_finish(cs, op, -ESHUTDOWN,
+				  "iod: stopping; collective operation discarded");
+			break;
+		}
+		/* While RUNNING the I/O goes on past the deadline: it is
+		 * bounded by the disk, and its result is everyone's. */
+		if (op->state == COLL_GATHERING && op->deadline_ms < until)
+			until = op->deadline_ms;
+		ts = abs_ms(until);
+		pthread_cond_timedwait(&op->cond, &cs->mutex, &ts);
+	}
+}
+
+/* Find or begin the operation this request belongs to; mutex held. */
+static int op_enter(struct iod_server *srv, const struct iod_view *v,
+		    uint64_t tag, uint32_t participants, int write,
+		    struct coll_op **out)
+{
+	struct coll_op *op = op_find(srv->colls, tag, v->file, v->subfile);
+
+	if (participants > srv->max_conns)
+		return clf_fail(E2BIG,
+				"iod: collective operation 0x%" PRIx64 " of %" PRIu32 " participants: this iod serves at most %u connections",
+				tag, participants, srv->max_conns);
+	if (!op)
+		return op_create(srv->colls, v, tag, participants, write,
+				 srv->timeout_ms, out);
+	if (op->participants != participants || op->write != write)
+		return clf_fail(EINVAL,
+				"iod: collective operation 0x%" PRIx64 " on subfile %" PRIu32 " of file 0x%" PRIx64 " is a %s of %" PRIu32 " participants; this request is a %s of %" PRIu32,
+				tag, v->subfile, v->file,
+				op->write ? "write" : "read", op->participants,
+				write ? "write" : "read", participants);
+	*out = op;
+	return 0;
+}
+
+int64_t iod_coll_join(struct iod_server *srv, const struct iod_view *v,
+		      uint64_t tag, uint32_t participants, int write,
+		      int64_t lo, int64_t hi, void *data, size_t len)
+{
+	struct iod_colls *cs = srv->colls;
+	struct iod_pieces mine = IOD_PIECES_INIT;
+	struct coll_op *op = NULL;	/* shared; freed by the last to leave */
+	char msg[COLL_MSG_MAX];
+	int64_t result;
+	bool last;
+	int err;
+
+	err = iod_view_pieces(v, lo, hi, data, len, &mine);
+	if (err)
+		return err;
+	pthread_mutex_lock(&cs->mutex);
+	err = op_enter(srv, v, tag, participants, write, &op);
+	if (!err)
+		err = op_add_pieces(op, &mine);
+	if (err) {
+		/* Not joined.  An operation this request just began has no
+		 * participant: nobody else will end it. */
+		if (op && op->joined == 0 && op->refs == 0 &&
+		    op->state == COLL_GATHERING) {
+			op_unlink(cs, op);
+			op_free(op);
+		}
+		pthread_mutex_unlock(&cs->mutex);
+		goto release;
+	}
+	op->joined++;
+	op->refs++;
+	if (op->joined == op->participants) {
+		op_unlink(cs, op);
+		op->state = COLL_RUNNING;
+		pthread_mutex_unlock(&cs->mutex);
+		op_perform(srv, op);
+		pthread_mutex_lock(&cs->mutex);
+	} else {
+		op_wait(srv, op);
+	}
+	result = op->result;
+	if (result < 0)
+		snprintf(msg, sizeof(msg), "%s", op->msg);
+	last = --op->refs == 0;
+	pthread_mutex_unlock(&cs->mutex);
+	if (last)
+		op_free(op);
+	if (result < 0)
+		err = clf_fail_neg((int)result, "%s", msg);
+release:
+	iod_pieces_release(&mine);
+	return err ? err : (int64_t)len;
+}

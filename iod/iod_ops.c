@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * iod_ops.c -- one handler per opcode the iod serves.
+ *
+ * A handler decodes its body (borrowing the connection's payload buffer:
+ * bulk write data is used where it was received, never copied), calls the
+ * storage engine and prepares the reply; iod_server.c sends it.  Bulk read
+ * data is read into a buffer of exactly the reply's size and sent from
+ * there after the encoded length (the "_encode_head" form), again with no
+ * copy.  A handler returns 0, or a negative errno with the message for the
+ * client in CLF_Last_error().
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clf.h"
+#include "error.h"
+#include "iod_merge.h"
+#include "iod_server.h"
+#include "iod_viewio.h"
+
+typedef int (*iod_handler)(struct iod_conn *cn, struct wire_reader *r,
+			   struct iod_reply *rep);
+
+/* A writer onto the reply's small body. */
+static struct wire_writer body_writer(struct iod_reply *rep)
+{
+	return (struct wire_writer){ rep->head, sizeof(rep->head), 0 };
+}
+
+/* After an encoder ran on w (returning err): the body's length, or err. */
+static int body_done(struct iod_reply *rep, const struct wire_writer *w,
+		     int err)
+{
+	if (!err && w->pos > w->cap)
+		err = clf_fail(EOVERFLOW, "iod: reply body of %zu bytes",
+			       w->pos);
+	rep->head_len = err ? 0 : w->pos;
+	return err;
+}
+
+static int reply_u32(struct iod_reply *rep, uint32_t v)
+{
+	struct clf_proto_u32 m = { v };
+	struct wire_writer w = body_writer(rep);
+
+	return body_done(rep, &w, clf_proto_u32_encode(&w, &m));
+}
+
+/* Reply bytes32 data of len bytes at buf, which the reply takes over. */
+static int reply_data(struct iod_reply *rep, void *buf, size_t len)
+{
+	struct clf_proto_data m = { { buf, (uint32_t)len } };
+	struct wire_writer w = body_writer(rep);
+	int err = body_done(rep, &w, clf_proto_data_encode_head(&w, &m));
+
+	if (err) {
+		free(buf);
+		return err;
+	}
+	rep->data = buf;
+	rep->data_len = len;
+	rep->owned = buf;
+	return 0;
+}
+
+/* A buffer for len bytes of read data (len may be 0). */
+static void *data_buffer(size_t len)
+{
+	void *buf = malloc(len ? len : 1);
+
+	if (!buf)
+		clf_fail(ENOMEM, "iod: no memory for %zu bytes of data", len);
+	return buf;
+}
+
+void iod_hook_before_write(struct iod_server *srv, size_t len)
+{
+	uint64_t done;
+
+	if (!srv->hooks.enospc_after || !len)
+		return;
+	done = atomic_load(&srv->bytes_written);
+	if (done + len > srv->hooks.enospc_after)
+		iod_store_fail_next_io(srv->st, ENOSPC);
+}
+
+/* ------------------------------------------------------------------ */
+/* Any daemon                                                          */
+/* ------------------------------------------------------------------ */
+
+static int op_ping(struct iod_conn *cn, struct wire_reader *r,
+		   struct iod_reply *rep)
+{
+	return clf_proto_empty_decode(r);
+}
+
+static int op_status(struct iod_conn *cn, struct wire_reader *r,
+		     struct iod_reply *rep)
+{
+	struct iod_server *srv = cn->srv;
+	struct clf_proto_status m;
+	struct wire_writer w = body_writer(rep);
+	int err = clf_proto_empty_decode(r);
+
+	if (err)
+		return err;
+	m.uptime_ms = (uint64_t)(clf_now_ms() - srv->start_ms);
+	m.requests = atomic_load(&srv->requests);
+	m.bytes_read = atomic_load(&srv->bytes_read);
+	m.bytes_written = atomic_load(&srv->bytes_written);
+	m.connections = atomic_load(&srv->connections);
+	m.views = iod_views_count(srv->views);
+	return body_done(rep, &w, clf_proto_status_encode(&w, &m));
+}
+
+/* ------------------------------------------------------------------ */
+/* Contiguous subfile ranges                                           */
+/* ------------------------------------------------------------------ */
+
+static int op_sub_read(struct iod_conn *cn, struct wire_reader *r,
+		       struct iod_reply *rep)
+{
+	struct clf_proto_sub_read_req m;
+	ssize_t n;
+	void *buf;
+	int err = clf_proto_sub_read_req_decode(r, &m);
+
+	if (err)
+		return err;
+	buf = data_buffer(m.length);
+	if (!buf)
+		return -ENOMEM;
+	n = iod_store_read(cn->srv->st, m.file, m.subfile, m.offset, buf,
+			   m.length);
+	if (n < 0) {
+		free(buf);
+		return (int)n;
+	}
+	atomic_fetch_add(&cn->srv->bytes_read, (uint64_t)n);
+	return reply_data(rep, buf, (size_t)n);
+}
+
+static int op_sub_write(struct iod_conn *cn, struct wire_reader *r,
+			struct iod_reply *rep)
+{
+	struct clf_proto_sub_write_req m;
+	ssize_t n;
+	int err = clf_proto_sub_write_req_decode(r, &m);
+
+	if (err)
+		return err;
+	iod_hook_before_write(cn->srv, m.data.len);
+	n = iod_store_write(cn->srv->st, m.file, m.subfile, m.offset,
+			    m.data.ptr, m.data.len);
+	if (n < 0)
+		return (int)n;
+	atomic_fetch_add(&cn->srv->bytes_written, (uint64_t)n);
+	return reply_u32(rep, (uint32_t)n);
+}
+
+/* ------------------------------------------------------------------ */
+/* Views                                                               */
+/* ------------------------------------------------------------------ */
+
+static int decode_type(struct clf_proto_bytes b, const char *which,
+		       const struct clf_proto_view_register_req *m,
+		       CLF_Datatype *out)
+{
+	char why[512];
+	int err = CLF_Type_decode(b.ptr, b.len, out);
+
+	if (!err)
+		return 0;
+	snprintf(why, sizeof(why), "%s", CLF_Last_error());
+	return clf_fail_neg(err,
+			    "iod: view on subfile %" PRIu32 " of file 0x%" PRIx64 ": %s type: %s",
+			    m->subfile, m->file, which, why);
+}
+
+static int op_view_register(struct iod_conn *cn, struct wire_reader *r,
+			    struct iod_reply *rep)
+{
+	struct clf_proto_view_register_req m;
+	CLF_Datatype view = NULL, sub = NULL;	/* owned references */
+	uint32_t handle;
+	int err = clf_proto_view_register_req_decode(r, &m);
+
+	if (err)
+		return err;
+	err = decode_type(m.view_type, "view", &m, &view);
+	if (err)
+		return err;
+	err = decode_type(m.subfile_type, "subfile", &m, &sub);
+	if (err)
+		goto free_view;
+	err = iod_view_register(cn->srv->views, m.file, m.subfile, view,
+				m.view_disp, sub, m.subfile_disp, cn->owner,
+				&handle);
+	if (!err)
+		err = reply_u32(rep, handle);
+	CLF_Type_free(&sub);
+free_view:
+	CLF_Type_free(&view);
+	return err;
+}
+
+static int op_view_release(struct iod_conn *cn, struct wire_reader *r,
+			   struct iod_reply *rep)
+{
+	struct clf_proto_u32 m;
+	int err = clf_proto_u32_decode(r, &m);
+
+	if (err)
+		return err;
+	return iod_view_release(cn->srv->views, m.value, cn->owner);
+}
+
+/* How many packed bytes [lo, hi) of v holds in its subfile. */
+static int64_t view_count(const struct iod_view *v, int64_t lo, int64_t hi)
+{
+	int64_t count = CLF_Mapping_count(v->map, lo, hi);
+
+	if (count < 0)
+		return clf_fail_neg((int)count,
+				    "iod: view %" PRIu32 ": bad range [%" PRId64 ", %" PRId64 ")",
+				    v->handle, lo, hi);
+	return count;
+}
+
+static int op_view_read(struct iod_conn *cn, struct wire_reader *r,
+			struct iod_reply *rep)
+{
+	struct clf_proto_view_io_req m;
+	struct iod_view *v;	/* a reference, put below */
+	int64_t count, n;
+	void *buf = NULL;
+	int err = clf_proto_view_read_req_decode(r, &m);
+
+	if (err)
+		return err;
+	err = iod_view_lookup(cn->srv->views, m.handle, cn->owner, &v);
+	if (err)
+		return err;
+	count = view_count(v, m.lo, m.hi);
+	if (count < 0) {
+		err = (int)count;
+		goto put;
+	}
+	buf = data_buffer((size_t)count);
+	if (!buf) {
+		err = -ENOMEM;
+		goto put;
+	}
+	if (m.flags & CLF_PROTO_VIEW_COLLECTIVE)
+		n = iod_coll_join(cn->srv, v, m.coll_tag, m.participants, 0,
+				  m.lo, m.hi, buf, (size_t)count);
+	else
+		n = iod_view_read(cn->srv->st, v, m.lo, m.hi, buf,
+				  (size_t)count, NULL);
+	if (n < 0) {
+		err = (int)n;
+		free(buf);
+		goto put;
+	}
+	atomic_fetch_add(&cn->srv->bytes_read, (uint64_t)count);
+	err = reply_data(rep, buf, (size_t)count);
+put:
+	iod_view_put(v);
+	return err;
+}
+
+static int op_view_write(struct iod_conn *cn, struct wire_reader *r,
+			 struct iod_reply *rep)
+{
+	struct clf_proto_view_io_req m;
+	struct iod_view *v;	/* a reference, put below */
+	void *data;		/* borrowed: the connection's buffer */
+	int64_t n;
+	int err = clf_proto_view_write_req_decode(r, &m);
+
+	if (err)
+		return err;
+	err = iod_view_lookup(cn->srv->views, m.handle, cn->owner, &v);
+	if (err)
+		return err;
+	data = (void *)m.data.ptr;
+	if (m.flags & CLF_PROTO_VIEW_COLLECTIVE) {
+		n = iod_coll_join(cn->srv, v, m.coll_tag, m.participants, 1,
+				  m.lo, m.hi, data, m.data.len);
+	} else {
+		iod_hook_before_write(cn->srv, m.data.len);
+		n = iod_view_write(cn->srv->st, v, m.lo, m.hi, data,
+				   m.data.len, NULL);
+	}
+	iod_view_put(v);
+	if (n < 0)
+		return (int)n;
+	atomic_fetch_add(&cn->srv->bytes_written, (uint64_t)n);
+	return reply_u32(rep, (uint32_t)n);
+}
+
+/* ------------------------------------------------------------------ */
+/* Whole subfiles and the iod                                          */
+/* ------------------------------------------------------------------ */
+
+static int op_sync(struct iod_conn *cn, struct wire_reader *r,
+		   struct iod_reply *rep)
+{
+	struct clf_proto_ino m;
+	int err = clf_proto_ino_decode(r, &m);
+
+	if (err)
+		return err;
+	if (m.ino == CLF_PROTO_FILE_ALL)
+		return iod_store_sync_all(cn->srv->st);
+	err = iod_store_sync_file(cn->srv->st, m.ino);
+	return err < 0 ? err : 0;
+}
+
+static int op_truncate(struct iod_conn *cn, struct wire_reader *r,
+		       struct iod_reply *rep)
+{
+	struct clf_proto_truncate_req m;
+	int err = clf_proto_truncate_req_decode(r, &m);
+
+	if (err)
+		return err;
+	return iod_store_truncate(cn->srv->st, m.file, m.subfile, m.length);
+}
+
+static int op_remove(struct iod_conn *cn, struct wire_reader *r,
+		     struct iod_reply *rep)
+{
+	struct clf_proto_remove_req m;
+	int err = clf_proto_remove_req_decode(r, &m);
+
+	if (err)
+		return err;
+	if (m.subfile == CLF_PROTO_SUBFILE_ALL)
+		err = iod_store_remove_file(cn->srv->st, m.file);
+	else
+		err = iod_store_remove(cn->srv->st, m.file, m.subfile);
+	return err < 0 ? err : 0;
+}
+
+static int op_statfs(struct iod_conn *cn, struct wire_reader *r,
+		     struct iod_reply *rep)
+{
+	struct iod_statfs s;
+	struct clf_proto_statfs m;
+	struct wire_writer w = body_writer(rep);
+	int err = clf_proto_empty_decode(r);
+
+	if (!err)
+		err = iod_store_statfs(cn->srv->st, &s);
+	if (err)
+		return err;
+	m = (struct clf_proto_statfs){
+		.bytes_total = s.bytes_total,
+		.bytes_free = s.bytes_free,
+		.bytes_avail = s.bytes_avail,
+		.files = s.files,
+		.files_free = s.files_free,
+		.block_size = s.block_size,
+		.name_max = s.name_max,
+	};
+	return body_done(rep, &w, clf_proto_statfs_encode(&w, &m));
+}
+
+/* ------------------------------------------------------------------ */
+/* The table                                                           */
+/* ------------------------------------------------------------------ */
+
+/* Fixed parts of the bodies (clf_proto.h), in bytes. */
+#define SUB_IO_HEAD (8 + 4 + 8 + 4)		/* file, subfile, offset, len */
+#define VIEW_IO_HEAD (4 + 4 + 8 + 8 + 8 + 4)	/* handle ... participants */
+#define VIEW_REGISTER_MAX (8 + 4 + 2 * (8 + 4 + CLF_PROTO_TYPE_MAX_BYTES))
+
+static const struct {
+	uint16_t op;
+	int64_t payload_max;	/* the largest valid body */
+	iod_handler fn;
+} ops[] = {
+	{ CLF_PROTO_OP_PING, 0, op_ping },
+	{ CLF_PROTO_OP_STATUS, 0, op_status },
+	{ CLF_PROTO_OP_SUB_READ, SUB_IO_HEAD, op_sub_read },
+	{ CLF_PROTO_OP_SUB_WRITE, SUB_IO_HEAD + (int64_t)CLF_PROTO_DATA_MAX,
+	  op_sub_write },
+	{ CLF_PROTO_OP_VIEW_REGISTER, VIEW_REGISTER_MAX, op_view_register },
+	{ CLF_PROTO_OP_VIEW_RELEASE, 4, op_view_release },
+	{ CLF_PROTO_OP_VIEW_READ, VIEW_IO_HEAD, op_view_read },
+	{ CLF_PROTO_OP_VIEW_WRITE,
+	  VIEW_IO_HEAD + 4 + (int64_t)CLF_PROTO_DATA_MAX, op_view_write },
+	{ CLF_PROTO_OP_SYNC, 8, op_sync },
+	{ CLF_PROTO_OP_TRUNCATE, 8 + 4 + 8, op_truncate },
+	{ CLF_PROTO_OP_REMOVE, 8 + 4, op_remove },
+	{ CLF_PROTO_OP_IOD_STATFS, 0, op_statfs },
+};
+
+_Static_assert(VIEW_REGISTER_MAX <= CLF_PROTO_PAYLOAD_MAX &&
+	       VIEW_IO_HEAD + 4 + (int64_t)CLF_PROTO_DATA_MAX <=
+	       CLF_PROTO_PAYLOAD_MAX,
+	       "every request body fits in a message");
+
+int64_t iod_op_payload_max(uint16_t op)
+{
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (ops[i].op == op)
+			return ops[i].payload_max;
+	return -1;
+}
+
+int iod_dispatch(struct iod_conn *cn, const struct clf_proto_header *h,
+		 uint8_t *p, size_t len, struct iod_reply *rep)
+{
+	struct wire_reader r = { p, len, 0, false };
+
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (ops[i].op == h->opcode)
+			return ops[i].fn(cn, &r, rep);
+	return clf_fail(ENOSYS, "iod: opcode %u is not served here",
+			h->opcode);
+}

@@ -1,0 +1,551 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * iod_server.c -- the listener, one thread per connection, authentication
+ * and the request loop.
+ *
+ * Why a thread per connection and not an event loop: every request ends
+ * in blocking disk I/O (pread/pwrite/fsync on the subfiles, which no
+ * readiness API covers), clients keep a few long-lived connections (one
+ * per process and iod), and the store, the view registry and the range
+ * locks are already thread-safe.  An event loop would need a thread pool
+ * for the disk anyway, plus a state machine per message; a thread that
+ * reads a request, does the I/O and answers is the same work in straight
+ * code.  The cost is bounded by max_conns threads.
+ *
+ * A connection is one view owner: the views it registers are found only
+ * through it and all go when it drops.  Requests on one connection are
+ * served one after the other, in order, so replies come in request order.
+ *
+ * What arrives is checked before it is trusted: the header by the
+ * transport (magic, version, payload limit), then the payload length
+ * against the largest body of the opcode before anything is allocated,
+ * then the body by the protocol decoders.  A request we refuse whole (an
+ * unknown opcode: -ENOSYS; a body longer than its opcode allows: -E2BIG;
+ * a reply flag on a request: -EPROTO) has its payload skipped and an
+ * error reply; a malformed body gets the decoder's error (-EPROTO,
+ * -E2BIG); in all these cases the connection goes on.  A broken stream
+ * (bad header, payload over the protocol's limit, truncated payload)
+ * closes the connection.  Each such event is one log line; nothing a
+ * peer sends can crash the daemon.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "auth.h"
+#include "clf.h"
+#include "error.h"
+#include "iod_server.h"
+
+/* How often blocked loops look at the stop flag, ms. */
+#define STOP_POLL_MS 200
+/* A connection buffer bigger than this is freed after its request. */
+#define KEEP_BUF_MAX (1u << 20)
+/* Scratch for skipping the payload of a refused request. */
+#define DRAIN_CHUNK (64u << 10)
+/*
+ * A payload is received in pieces of this size, each within the timeout:
+ * a big write over a slow link then needs only steady progress, not a
+ * 64 MiB transfer within one timeout, while a peer that stalls is still
+ * cut off after one timeout.
+ */
+#define RECV_CHUNK (1u << 20)
+/* Room for an error reply's body. */
+#define ERR_BODY_MAX (2 + CLF_PROTO_ERRMSG_MAX)
+
+int iod_server_open(struct iod_server *srv, const struct clf_config *cfg,
+		    uint32_t index, unsigned max_conns,
+		    const struct iod_hooks *hooks)
+{
+	const struct clf_transport_ops *t;
+	const char *dir;
+	int err;
+
+	memset(srv, 0, sizeof(*srv));
+	if (index >= cfg->niods)
+		return clf_fail(EINVAL,
+				"iod: no iod %u in the configuration (it has %u)",
+				index, cfg->niods);
+	srv->index = index;
+	srv->cfg = cfg;
+	srv->addr = cfg->iods[index].addr;
+	dir = cfg->iods[index].dir;
+	srv->max_conns = max_conns ? max_conns : IOD_MAX_CONNS_DEFAULT;
+	srv->timeout_ms = cfg->timeout_ms;
+	srv->hooks = *hooks;
+	srv->start_ms = clf_now_ms();
+	atomic_init(&srv->stop, false);
+	atomic_init(&srv->requests, 0);
+	atomic_init(&srv->bytes_read, 0);
+	atomic_init(&srv->bytes_written, 0);
+	atomic_init(&srv->connections, 0);
+	atomic_init(&srv->next_owner, 0);
+
+	t = clf_transport_find(cfg->transport);
+	if (!t)
+		return -ENOENT;
+	err = -pthread_mutex_init(&srv->mutex, NULL);
+	if (err)
+		return clf_fail_neg(err, "iod: cannot create a mutex");
+	err = -pthread_cond_init(&srv->idle, NULL);
+	if (err) {
+		clf_fail_neg(err, "iod: cannot create a condition variable");
+		goto destroy_mutex;
+	}
+	err = iod_store_open(dir, 0, &srv->st);
+	if (err)
+		goto destroy_cond;
+	if (hooks->enospc_after)
+		iod_log("test hook CLF_TEST_IOD_ENOSPC_AFTER=%" PRIu64 " is on",
+			hooks->enospc_after);
+	if (hooks->delay_ms)
+		iod_log("test hook CLF_TEST_IOD_DELAY_MS=%u is on",
+			hooks->delay_ms);
+	err = iod_views_create(NULL, &srv->views);
+	if (err)
+		goto free_store;
+	err = iod_colls_create(&srv->colls);
+	if (err)
+		goto free_views;
+	/* The transport's message names the address and the reason. */
+	err = clf_listener_open(t, srv->addr, &srv->listener);
+	if (err)
+		goto free_colls;
+	return 0;
+
+free_colls:
+	iod_colls_free(srv->colls);
+free_views:
+	iod_views_free(srv->views);
+free_store:
+	iod_store_free(srv->st);
+destroy_cond:
+	pthread_cond_destroy(&srv->idle);
+destroy_mutex:
+	pthread_mutex_destroy(&srv->mutex);
+	return err;
+}
+
+void iod_server_close(struct iod_server *srv)
+{
+	clf_listener_close(srv->listener);
+	iod_colls_free(srv->colls);
+	iod_views_free(srv->views);
+	iod_store_free(srv->st);
+	pthread_cond_destroy(&srv->idle);
+	pthread_mutex_destroy(&srv->mutex);
+}
+
+void iod_server_stop(struct iod_server *srv)
+{
+	atomic_store(&srv->stop, true);
+}
+
+static bool stopping(const struct iod_server *srv)
+{
+	return atomic_load(&srv->stop);
+}
+
+/* ------------------------------------------------------------------ */
+/* Replies                                                             */
+/* ------------------------------------------------------------------ */
+
+static void delay_hook(const struct iod_server *srv)
+{
+	struct timespec ts;
+
+	if (!srv->hooks.delay_ms)
+		return;
+	ts.tv_sec = srv->hooks.delay_ms / 1000;
+	ts.tv_nsec = (long)(srv->hooks.delay_ms % 1000) * 1000000L;
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static int send_reply(struct iod_conn *cn, const struct clf_proto_header *req,
+		      const struct iod_reply *rep)
+{
+	struct clf_proto_header h;
+	struct iovec iov[2];
+	int n = 0;
+
+	clf_proto_header_init_reply(&h, req, 0);
+	if (rep->head_len)
+		iov[n++] = (struct iovec){ (void *)rep->head, rep->head_len };
+	if (rep->data_len)
+		iov[n++] = (struct iovec){ (void *)rep->data, rep->data_len };
+	delay_hook(cn->srv);
+	return clf_conn_send(cn->c, &h, iov, n);
+}
+
+/* An error reply: status err, the message of msg (cut to the limit). */
+static int send_error(struct iod_conn *cn, const struct clf_proto_header *req,
+		      int err, const char *msg)
+{
+	uint8_t body[ERR_BODY_MAX];
+	struct wire_writer w = { body, sizeof(body), 0 };
+	struct clf_proto_error e = { clf_proto_str_of(msg) };
+	struct clf_proto_header h;
+
+	if (e.message.len > CLF_PROTO_ERRMSG_MAX)
+		e.message.len = CLF_PROTO_ERRMSG_MAX;
+	clf_proto_header_init_reply(&h, req, err);
+	if (clf_proto_error_encode(&w, &e) || w.pos > w.cap)
+		w.pos = 0;	/* the status alone still tells the client */
+	delay_hook(cn->srv);
+	return clf_conn_send_buf(cn->c, &h, body, w.pos);
+}
+
+/* Whether an error is worth a log line: the daemon's or the disk's, not
+ * the everyday answers a client expects (no such view, bad range...). */
+static bool log_worthy(int err)
+{
+	switch (-err) {
+	case EIO: case ENOSPC: case EDQUOT: case EROFS: case ENOMEM:
+	case ETIMEDOUT: case EPROTO: case E2BIG: case ENOSYS: case EMFILE:
+	case ENFILE: case ESHUTDOWN:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* The request loop                                                    */
+/* ------------------------------------------------------------------ */
+
+/* Skip the rest of the payload of a request that is refused. */
+static int drain(struct iod_conn *cn, size_t left)
+{
+	uint8_t *scratch;
+	int err = 0;
+
+	if (!left)
+		return 0;
+	scratch = malloc(DRAIN_CHUNK);
+	if (!scratch)
+		return clf_fail(ENOMEM, "iod: out of memory");
+	while (left && !err) {
+		size_t n = left < DRAIN_CHUNK ? left : DRAIN_CHUNK;
+
+		err = clf_conn_recv_payload(cn->c, scratch, n);
+		left -= n;
+	}
+	free(scratch);
+	return err;
+}
+
+/* The request's payload into the connection buffer, in RECV_CHUNKs. */
+static int recv_payload(struct iod_conn *cn, size_t len)
+{
+	int err = 0;
+
+	for (size_t off = 0; off < len && !err; off += RECV_CHUNK) {
+		size_t n = len - off < RECV_CHUNK ? len - off : RECV_CHUNK;
+
+		err = clf_conn_recv_payload(cn->c, cn->buf + off, n);
+	}
+	return err;
+}
+
+/* The connection buffer with room for len bytes (at least 1). */
+static int reserve(struct iod_conn *cn, size_t len)
+{
+	uint8_t *buf;
+
+	if (len <= cn->cap && cn->buf)
+		return 0;
+	free(cn->buf);
+	cn->buf = NULL;
+	cn->cap = 0;
+	buf = malloc(len ? len : 1);
+	if (!buf)
+		return clf_fail(ENOMEM,
+				"iod: no memory for a payload of %zu bytes",
+				len);
+	cn->buf = buf;
+	cn->cap = len ? len : 1;
+	return 0;
+}
+
+/*
+ * A request we will not serve (unknown opcode, a reply where a request
+ * belongs...): skip its payload and answer err with "iod N: why", keeping
+ * the connection.  Returns 0, or a transport error that ends it.
+ */
+static int refuse(struct iod_conn *cn, const struct clf_proto_header *h,
+		  int err, const char *why)
+{
+	char msg[CLF_PROTO_ERRMSG_MAX];
+	int rc = drain(cn, h->payload_len);
+
+	iod_log("%s (%s): %s", clf_conn_peer(cn->c), cn->role, why);
+	if (rc)
+		return rc;
+	snprintf(msg, sizeof(msg), "%s: %s", iod_log_name(), why);
+	return send_error(cn, h, err, msg);
+}
+
+/* CLF_Last_error() without its "clf: " or "iod: " prefix, for the log. */
+static const char *last_error(void)
+{
+	const char *msg = CLF_Last_error();
+
+	if (strncmp(msg, "clf: ", 5) == 0 || strncmp(msg, "iod: ", 5) == 0)
+		msg += 5;
+	return msg;
+}
+
+/*
+ * Serve the request whose header is h.  Returns 0 to go on with the
+ * connection, or a negative errno to close it (the stream is unusable or
+ * the peer is misbehaving); the reason is logged before returning.
+ */
+static int serve(struct iod_conn *cn, const struct clf_proto_header *h)
+{
+	struct iod_reply rep = { .head_len = 0 };
+	const char *name = clf_proto_op_name(h->opcode);
+	int64_t max = iod_op_payload_max(h->opcode);
+	char msg[CLF_PROTO_ERRMSG_MAX];
+	int err;
+
+	atomic_fetch_add(&cn->srv->requests, 1);
+	cn->nrequests++;
+	if (h->flags & CLF_PROTO_FLAG_REPLY) {
+		snprintf(msg, sizeof(msg), "a reply (%s) where a request belongs",
+			 name ? name : "unknown opcode");
+		return refuse(cn, h, -EPROTO, msg);
+	}
+	if (max < 0) {
+		snprintf(msg, sizeof(msg), "opcode %u (%s) is not served here",
+			 h->opcode, name ? name : "unknown");
+		return refuse(cn, h, -ENOSYS, msg);
+	}
+	if (h->payload_len > max) {
+		/* Nothing valid is that long; the transport bounds what we
+		 * skip by CLF_PROTO_PAYLOAD_MAX and the timeout. */
+		snprintf(msg, sizeof(msg),
+			 "%s with a body of %" PRIu32 " bytes, at most %" PRId64,
+			 name, h->payload_len, max);
+		return refuse(cn, h, -E2BIG, msg);
+	}
+	err = reserve(cn, h->payload_len);
+	if (err)
+		return refuse(cn, h, err, last_error());
+	err = recv_payload(cn, h->payload_len);
+	if (err) {
+		iod_log("%s (%s): %s: %s; closing", clf_conn_peer(cn->c),
+			cn->role, name, last_error());
+		return err;
+	}
+
+	err = iod_dispatch(cn, h, cn->buf, h->payload_len, &rep);
+	if (err) {
+		iod_errmsg(msg, sizeof(msg));
+		if (log_worthy(err))
+			iod_log("%s (%s): %s failed: %s", clf_conn_peer(cn->c),
+				cn->role, name, last_error());
+		err = send_error(cn, h, err, msg);
+	} else {
+		err = send_reply(cn, h, &rep);
+	}
+	free(rep.owned);
+	if (cn->cap > KEEP_BUF_MAX) {
+		free(cn->buf);
+		cn->buf = NULL;
+		cn->cap = 0;
+	}
+	if (err)
+		iod_log("%s (%s): cannot reply to %s: %s; closing",
+			clf_conn_peer(cn->c), cn->role, name, last_error());
+	return err;
+}
+
+/*
+ * Wait for the next request header, looking at the stop flag every
+ * STOP_POLL_MS: an idle connection may stay idle as long as it likes
+ * (TCP keepalive notices a peer that vanished).  Returns 0 with *h,
+ * 1 when the peer closed or the iod stops, or a negative errno.
+ */
+static int next_request(struct iod_conn *cn, struct clf_proto_header *h)
+{
+	int rc;
+
+	for (;;) {
+		if (stopping(cn->srv))
+			return 1;
+		rc = clf_conn_poll(cn->c, STOP_POLL_MS);
+		if (rc < 0)
+			return rc;
+		if (rc > 0)
+			break;
+	}
+	rc = clf_conn_recv_header(cn->c, h);
+	if (rc == -ECONNRESET)
+		return 1;
+	return rc;
+}
+
+static void serve_connection(struct iod_conn *cn)
+{
+	struct clf_proto_header h;
+	int rc;
+
+	for (;;) {
+		rc = next_request(cn, &h);
+		if (rc > 0)
+			break;
+		if (rc < 0) {
+			iod_log("%s (%s): %s; closing", clf_conn_peer(cn->c),
+				cn->role, last_error());
+			break;
+		}
+		if (serve(cn, &h))
+			break;
+	}
+}
+
+static void *conn_thread(void *arg)
+{
+	struct iod_conn *cn = arg;
+	struct iod_server *srv = cn->srv;
+	int err, released;
+
+	err = clf_auth_server(cn->c, &srv->cfg->secret, cn->role,
+			      sizeof(cn->role));
+	if (err) {
+		/* A port probe (connect, close) is not worth a line. */
+		if (err != -ECONNRESET)
+			iod_log("%s: refused: %s", clf_conn_peer(cn->c),
+				last_error());
+		goto close;
+	}
+	atomic_fetch_add(&srv->connections, 1);
+	iod_log("%s (%s): connected", clf_conn_peer(cn->c), cn->role);
+	serve_connection(cn);
+	released = iod_view_release_owner(srv->views, cn->owner);
+	atomic_fetch_sub(&srv->connections, 1);
+	iod_log("%s (%s): closed after %" PRIu64 " requests; %d views released",
+		clf_conn_peer(cn->c), cn->role, cn->nrequests, released);
+close:
+	clf_conn_close(cn->c);
+	free(cn->buf);
+	free(cn);
+	pthread_mutex_lock(&srv->mutex);
+	srv->nthreads--;
+	pthread_cond_broadcast(&srv->idle);
+	pthread_mutex_unlock(&srv->mutex);
+	return NULL;
+}
+
+/* Start a thread for c (taken over in every case). */
+static void start_connection(struct iod_server *srv, struct clf_conn *c)
+{
+	pthread_attr_t attr;
+	struct iod_conn *cn;
+	pthread_t tid;
+	int err;
+
+	pthread_mutex_lock(&srv->mutex);
+	if (srv->nthreads >= srv->max_conns) {
+		pthread_mutex_unlock(&srv->mutex);
+		iod_log("%s: refused: %u connections already (the limit)",
+			clf_conn_peer(c), srv->max_conns);
+		clf_conn_close(c);
+		return;
+	}
+	srv->nthreads++;
+	pthread_mutex_unlock(&srv->mutex);
+
+	cn = calloc(1, sizeof(*cn));
+	if (!cn) {
+		err = ENOMEM;
+		goto fail;
+	}
+	cn->srv = srv;
+	cn->c = c;
+	cn->owner = atomic_fetch_add(&srv->next_owner, 1) + 1;
+	snprintf(cn->role, sizeof(cn->role), "?");
+	err = pthread_attr_init(&attr);
+	if (err)
+		goto fail;
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	err = pthread_create(&tid, &attr, conn_thread, cn);
+	pthread_attr_destroy(&attr);
+	if (err)
+		goto fail;
+	return;
+
+fail:
+	iod_log("%s: refused: cannot start a thread: %s", clf_conn_peer(c),
+		strerror(err));
+	free(cn);
+	clf_conn_close(c);
+	pthread_mutex_lock(&srv->mutex);
+	srv->nthreads--;
+	pthread_mutex_unlock(&srv->mutex);
+}
+
+/* Wait up to ms for the connection threads to end: 0 or -EBUSY. */
+static int wait_threads(struct iod_server *srv, int ms)
+{
+	struct timespec dl;
+	unsigned left;
+
+	clock_gettime(CLOCK_REALTIME, &dl);
+	dl.tv_sec += ms / 1000;
+	dl.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (dl.tv_nsec >= 1000000000L) {
+		dl.tv_sec++;
+		dl.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&srv->mutex);
+	while (srv->nthreads &&
+	       pthread_cond_timedwait(&srv->idle, &srv->mutex, &dl) == 0)
+		;
+	left = srv->nthreads;
+	pthread_mutex_unlock(&srv->mutex);
+	if (!left)
+		return 0;
+	iod_log("%u connections still busy at exit", left);
+	return -EBUSY;
+}
+
+int iod_server_run(struct iod_server *srv)
+{
+	sigset_t block, old;
+	struct clf_conn *c;
+	int err;
+
+	/* Connection threads leave SIGTERM and SIGINT to this one. */
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGHUP);
+	while (!stopping(srv)) {
+		err = clf_listener_accept(srv->listener, STOP_POLL_MS,
+					  srv->timeout_ms, &c);
+		if (err == -ETIMEDOUT || err == -EINTR)
+			continue;
+		if (err) {
+			/* Out of descriptors and the like: transient. */
+			iod_log("cannot accept: %s", CLF_Last_error());
+			usleep(STOP_POLL_MS * 1000);
+			continue;
+		}
+		pthread_sigmask(SIG_BLOCK, &block, &old);
+		start_connection(srv, c);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
+	clf_listener_close(srv->listener);
+	srv->listener = NULL;
+	/* Threads notice the stop within STOP_POLL_MS between requests; a
+	 * request in progress or a collective wait needs up to a timeout. */
+	return wait_threads(srv, 2 * srv->timeout_ms + 2 * STOP_POLL_MS);
+}

@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * iod_server.h -- the I/O daemon's network side: the server, its
+ * connections, the request handlers and collective operations.
+ *
+ * Private to the iod program (iod.c, iod_server.c, iod_ops.c,
+ * iod_collective.c, iod_log.c); the storage engine below it is
+ * iod_store.h, iod_view.h, iod_viewio.h and iod_merge.h.
+ */
+#ifndef IOD_SERVER_H
+#define IOD_SERVER_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "config.h"
+#include "iod_store.h"
+#include "iod_view.h"
+#include "transport.h"
+
+struct iod_colls;
+
+/* Connections served at once unless -m says otherwise. */
+#define IOD_MAX_CONNS_DEFAULT 256u
+
+/*
+ * Test hooks, read from the environment at start, off (0) by default.
+ * Named like git's GIT_TEST_*: compiled in so that the binary under test
+ * is the binary that ships.
+ */
+struct iod_hooks {
+	/* CLF_TEST_IOD_ENOSPC_AFTER: writes that would take the bytes this
+	 * iod has written past this many fail with ENOSPC; 0: off. */
+	uint64_t enospc_after;
+	/* CLF_TEST_IOD_DELAY_MS: sleep this long before every reply. */
+	unsigned delay_ms;
+};
+
+/* Parse the CLF_TEST_IOD_* variables: 0, or -EINVAL with a message. */
+int iod_hooks_from_env(struct iod_hooks *out);
+
+struct iod_server {
+	/* Immutable while serving. */
+	uint32_t index;			/* this iod's index in the config */
+	const struct clf_config *cfg;	/* borrowed; outlives the server */
+	const char *addr;		/* listening address; borrowed (cfg) */
+	struct iod_store *st;		/* owned */
+	struct iod_views *views;	/* owned */
+	struct iod_colls *colls;	/* owned: collective operations */
+	struct clf_listener *listener;	/* owned */
+	struct iod_hooks hooks;
+	unsigned max_conns;		/* connections served at once */
+	int timeout_ms;			/* network waits and collectives */
+	int64_t start_ms;		/* clf_now_ms() at start */
+
+	/* Set by the signal handler (through iod_server_stop). */
+	atomic_bool stop;
+
+	/* Counters for STATUS; atomic, no lock. */
+	atomic_uint_least64_t requests;	/* served since start */
+	atomic_uint_least64_t bytes_read;    /* client data sent, bytes */
+	atomic_uint_least64_t bytes_written; /* client data stored, bytes */
+	atomic_uint connections;	/* authenticated and open now */
+	atomic_uint_least64_t next_owner; /* the last connection id given */
+
+	pthread_mutex_t mutex;
+	pthread_cond_t idle;		/* signalled when a thread ends */
+	/* Protected by mutex. */
+	unsigned nthreads;		/* connection threads running */
+};
+
+/*
+ * iod_server_open - everything but the loop: the store of `dir`, the
+ * view registry, the collective table and the listener on `addr`.
+ * Returns 0 and fills *srv (which the caller allocated), or a negative
+ * errno with a message naming what failed (e.g. "iod 1: cannot listen on
+ * 127.0.0.1:7002: Address already in use").
+ */
+int iod_server_open(struct iod_server *srv, const struct clf_config *cfg,
+		    uint32_t index, unsigned max_conns,
+		    const struct iod_hooks *hooks);
+
+/*
+ * Accept and serve connections until iod_server_stop(), then wait (up to
+ * a bound) for the connection threads to finish.  Returns 0, or -EBUSY
+ * when some threads were still running at the bound: the caller must not
+ * free the server then (it exits instead).
+ */
+int iod_server_run(struct iod_server *srv);
+
+/* Ask the loop to end; async-signal-safe. */
+void iod_server_stop(struct iod_server *srv);
+
+/* Free what iod_server_open made; no thread may be running. */
+void iod_server_close(struct iod_server *srv);
+
+/* ------------------------------------------------------------------ */
+/* One connection, one thread                                          */
+/* ------------------------------------------------------------------ */
+
+struct iod_conn {
+	struct iod_server *srv;		/* borrowed */
+	struct clf_conn *c;		/* owned */
+	uint64_t owner;			/* view owner id, unique */
+	char role[CLF_PROTO_ROLE_MAX + 1]; /* what the peer said it is */
+	uint64_t nrequests;		/* served on this connection */
+
+	/* Payload of the request being served; reused, shrunk after big
+	 * requests so that idle connections hold little memory. */
+	uint8_t *buf;			/* owned */
+	size_t cap;			/* bytes allocated */
+};
+
+/*
+ * The reply a handler prepares: a body of up to sizeof(head) bytes, then
+ * optionally bulk data sent from where it is (no copy), which the reply
+ * owns when `owned` is set.
+ */
+struct iod_reply {
+	uint8_t head[64];
+	size_t head_len;
+	const void *data;		/* borrowed, or `owned` */
+	size_t data_len;
+	void *owned;			/* freed after sending; may be NULL */
+};
+
+/*
+ * iod_dispatch - serve one request whose payload is in p[0..len)
+ *
+ * Fills *rep on success and returns 0; or returns a negative errno with
+ * the message for the client in CLF_Last_error().  An opcode without a
+ * handler is -ENOSYS.
+ */
+int iod_dispatch(struct iod_conn *cn, const struct clf_proto_header *h,
+		 uint8_t *p, size_t len, struct iod_reply *rep);
+
+/*
+ * The largest payload a request with this opcode can have, so that the
+ * loop refuses a bigger one before allocating; 0 for opcodes with empty
+ * bodies and -1 for opcodes the iod does not serve.
+ */
+int64_t iod_op_payload_max(uint16_t op);
+
+/* Apply the ENOSPC hook before a write of len bytes (see iod_hooks). */
+void iod_hook_before_write(struct iod_server *srv, size_t len);
+
+/* ------------------------------------------------------------------ */
+/* Collective operations (iod_collective.c)                            */
+/* ------------------------------------------------------------------ */
+
+int iod_colls_create(struct iod_colls **out);
+/* NULL ok; no operation may be in progress. */
+void iod_colls_free(struct iod_colls *cs);
+
+/*
+ * iod_coll_join - take part in collective operation `tag` with view v
+ *
+ * data holds len bytes: what this participant writes (write != 0) or
+ * where its read goes.  Blocks until all `participants` requests for
+ * (tag, v->file, v->subfile) arrived and the merged I/O was done, or
+ * until timeout_ms after the first of them arrived.  Returns len, or a
+ * negative errno for this participant: -ETIMEDOUT (the operation is
+ * discarded for everyone), -EINVAL (this request disagrees with the
+ * operation it joins, or len is wrong), -ESHUTDOWN (the iod is
+ * stopping), or the I/O error every participant gets.
+ */
+int64_t iod_coll_join(struct iod_server *srv, const struct iod_view *v,
+		      uint64_t tag, uint32_t participants, int write,
+		      int64_t lo, int64_t hi, void *data, size_t len);
+
+/* ------------------------------------------------------------------ */
+/* Log (iod_log.c)                                                     */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Where log lines go: a file opened for appending, or stderr for "-".
+ * Returns 0 or a negative errno with a message.
+ */
+int iod_log_open(const char *path);
+
+/* Use fd (e.g. after daemonizing, stderr pointed at the log). */
+int iod_log_fd(void);
+
+/* The prefix of every line and message: "iod 3". */
+void iod_log_set_name(uint32_t index);
+const char *iod_log_name(void);
+
+/*
+ * One line "<time> iod N: <message>", written with one write(2) so that
+ * lines of different threads never mix.
+ */
+void iod_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * CLF_Last_error() with its "iod: " or "clf: " prefix replaced by this
+ * iod's name, into buf: "iod 2: cannot write subfile 3 ...".
+ */
+const char *iod_errmsg(char *buf, size_t size);
+
+#endif /* IOD_SERVER_H */

@@ -1,0 +1,450 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * test_iod_collective.c -- collective VIEW_WRITE/VIEW_READ at a real iod:
+ * P connections whose requests form one merged operation, participants
+ * with nothing to do, participants that never come or go away, and
+ * requests that disagree with the operation they would join.
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check_main.h"
+#include "iod_harness.h"
+
+#define TIMEOUT_MS 1500
+#define P 3
+#define NSUB 2
+#define FILE_ID 0x42
+#define VIEW_BYTES 6000		/* per participant */
+
+/* One participant: its own connection, view and requests. */
+struct part {
+	const struct iodh *h;
+	int rank;
+	CLF_Datatype *subs;	/* NSUB subfile patterns; borrowed */
+	int64_t lo, hi;		/* view range; lo == hi: nothing to do */
+	int write;
+	uint64_t tag;
+	uint32_t participants;
+	int nsub;		/* subfiles 0..nsub-1; 0: all NSUB */
+	/* Results, read by the main thread after the join. */
+	int64_t got[NSUB];	/* each reply: count or -errno */
+	char msg[NSUB][256];
+	int read_mismatch;	/* read data differed from the reference */
+	int64_t elapsed_ms;
+};
+
+/* Rank p's view: cyclic(2) over P processes. */
+static CLF_Datatype rank_view(int p)
+{
+	CLF_Datatype v = CLF_Type_vector(2 * p, 2 * p + 1, 2 * P, 1, CLF_BYTE);
+
+	ck_assert_ptr_nonnull(v);
+	return v;
+}
+
+static void *part_main(void *arg)
+{
+	struct part *pt = arg;
+	CLF_Datatype view = rank_view(pt->rank);
+	size_t cap = (size_t)(pt->hi - pt->lo) + 1;
+	uint8_t *mine = iodh_alloc(cap), *back = iodh_alloc(cap);
+	struct clf_conn *c = NULL;
+	uint32_t handle[NSUB];
+	int64_t t0 = clf_now_ms();
+	int nsub = pt->nsub ? pt->nsub : NSUB;
+	int err;
+
+	err = iodh_connect_with(pt->h, &pt->h->secret, &c);
+	/* A collective reply may come a whole iod timeout late: wait for
+	 * it longer than that, or our own limit would race the iod's. */
+	if (!err)
+		clf_conn_set_timeout(c, 3 * TIMEOUT_MS);
+	for (int j = 0; j < nsub && !err; j++)
+		err = cl_view_register(c, FILE_ID, (uint32_t)j, view, 0,
+				       pt->subs[j], 0, &handle[j]);
+	for (int j = 0; j < nsub; j++) {
+		size_t n = iodh_ref_pack(view, 0, pt->subs[j], 0, pt->lo,
+					 pt->hi, 1, mine, NULL);
+
+		if (err) {
+			pt->got[j] = err;
+			continue;
+		}
+		if (pt->write) {
+			pt->got[j] = cl_view_write(c, handle[j], pt->lo,
+						   pt->hi, mine, n, pt->tag,
+						   pt->participants);
+		} else {
+			pt->got[j] = cl_view_read(c, handle[j], pt->lo, pt->hi,
+						  back, cap, pt->tag,
+						  pt->participants);
+			if (pt->got[j] == (int64_t)n && memcmp(back, mine, n))
+				pt->read_mismatch = 1;
+		}
+		if (pt->got[j] < 0)
+			snprintf(pt->msg[j], sizeof(pt->msg[j]), "%s",
+				 CLF_Last_error());
+	}
+	pt->elapsed_ms = clf_now_ms() - t0;
+	clf_conn_close(c);
+	CLF_Type_free(&view);
+	free(mine);
+	free(back);
+	return NULL;
+}
+
+/* Run participants pts[0..n) at once and wait for all. */
+static void run_parts(struct part *pts, int n)
+{
+	pthread_t tid[8];
+
+	ck_assert_int_le(n, 8);
+	for (int i = 0; i < n; i++)
+		ck_assert_int_eq(pthread_create(&tid[i], NULL, part_main,
+						&pts[i]), 0);
+	for (int i = 0; i < n; i++)
+		pthread_join(tid[i], NULL);
+}
+
+static void make_subs(CLF_Datatype *subs)
+{
+	/* cyclic(4) over 2 subfiles: every rank's cyclic(2) pieces land
+	 * between the others' in both subfiles. */
+	ck_assert_int_eq(CLF_Type_pitfalls(0, 3, 8, 1, 4, NSUB, CLF_BYTE,
+					   subs), 0);
+}
+
+/* Count of rank p's packed bytes of [lo, hi) in subfile j. */
+static size_t rank_count(int p, CLF_Datatype sub, int64_t lo, int64_t hi)
+{
+	CLF_Datatype v = rank_view(p);
+	size_t n = iodh_ref_pack(v, 0, sub, 0, lo, hi, 0, NULL, NULL);
+
+	CLF_Type_free(&v);
+	return n;
+}
+
+/* Each subfile holds exactly what the ranks' views put there. */
+static void check_contents(struct clf_conn *c, CLF_Datatype *subs,
+			   int64_t sub_len)
+{
+	uint8_t *got = iodh_alloc((size_t)sub_len + 16);
+
+	for (int j = 0; j < NSUB; j++) {
+		ck_assert_int_eq(cl_sub_read(c, FILE_ID, (uint32_t)j, 0, got,
+					     (size_t)sub_len + 16), sub_len);
+		for (int64_t s = 0; s < sub_len; s++) {
+			int64_t f;
+
+			ck_assert_int_eq(CLF_Type_unmap(subs[j], 0, s, &f), 0);
+			ck_assert_msg(got[s] == iodh_val(f, 1),
+				      "subfile %d byte %" PRId64 ": %u, expected %u",
+				      j, s, got[s], iodh_val(f, 1));
+		}
+	}
+	free(got);
+}
+
+START_TEST(test_collective_write_of_three_is_merged_then_read_back)
+{
+	CLF_Datatype subs[NSUB];
+	struct part pts[P];
+	struct iodh h;
+	struct clf_conn *c;
+	struct clf_proto_status before, after;
+	uint64_t total = 0;
+
+	make_subs(subs);
+	iodh_init(&h, TIMEOUT_MS);
+	iodh_start(&h);
+	c = iodh_connect(&h);
+	ck_assert_int_eq(cl_status(c, &before), 0);
+	for (int p = 0; p < P; p++)
+		pts[p] = (struct part){ .h = &h, .rank = p, .subs = subs,
+					.lo = 0, .hi = VIEW_BYTES, .write = 1,
+					.tag = 7, .participants = P };
+	run_parts(pts, P);
+	for (int p = 0; p < P; p++)
+		for (int j = 0; j < NSUB; j++) {
+			size_t n = rank_count(p, subs[j], 0, VIEW_BYTES);
+
+			ck_assert_msg(pts[p].got[j] == (int64_t)n,
+				      "rank %d subfile %d: %" PRId64 " (%s), expected %zu",
+				      p, j, pts[p].got[j], pts[p].msg[j], n);
+			total += n;
+		}
+	/* The file is P * VIEW_BYTES bytes, half in each subfile. */
+	check_contents(c, subs, P * VIEW_BYTES / NSUB);
+	ck_assert_int_eq(cl_status(c, &after), 0);
+	ck_assert_uint_eq(after.bytes_written - before.bytes_written, total);
+
+	/* The same, read collectively: each gets its own bytes. */
+	for (int p = 0; p < P; p++) {
+		pts[p].write = 0;
+		pts[p].tag = 8;
+	}
+	run_parts(pts, P);
+	for (int p = 0; p < P; p++)
+		for (int j = 0; j < NSUB; j++) {
+			int64_t n = (int64_t)rank_count(p, subs[j], 0,
+							VIEW_BYTES);
+
+			ck_assert_msg(pts[p].got[j] == n,
+				      "read rank %d subfile %d: %" PRId64 " (%s)",
+				      p, j, pts[p].got[j], pts[p].msg[j]);
+			ck_assert_int_eq(pts[p].read_mismatch, 0);
+		}
+	clf_conn_close(c);
+	iodh_stop(&h);
+	iodh_cleanup(&h);
+	for (int j = 0; j < NSUB; j++)
+		CLF_Type_free(&subs[j]);
+}
+END_TEST
+
+START_TEST(test_collective_participant_with_nothing_still_counts)
+{
+	CLF_Datatype subs[NSUB];
+	struct part pts[P];
+	struct iodh h;
+	struct clf_conn *c;
+	uint8_t buf[64];
+
+	make_subs(subs);
+	iodh_init(&h, TIMEOUT_MS);
+	iodh_start(&h);
+	for (int p = 0; p < P; p++)
+		pts[p] = (struct part){ .h = &h, .rank = p, .subs = subs,
+					.lo = 0, .hi = 20, .write = 1,
+					.tag = 1, .participants = P };
+	pts[1].lo = pts[1].hi = 10;	/* rank 1 has no bytes */
+	run_parts(pts, P);
+	for (int p = 0; p < P; p++)
+		for (int j = 0; j < NSUB; j++)
+			ck_assert_msg(pts[p].got[j] ==
+				      (int64_t)rank_count(p, subs[j], pts[p].lo,
+							  pts[p].hi),
+				      "rank %d subfile %d: %" PRId64 " (%s)", p,
+				      j, pts[p].got[j], pts[p].msg[j]);
+	ck_assert_int_lt(pts[0].elapsed_ms, TIMEOUT_MS);
+	/* Rank 1's bytes are holes: zeros where its view lies. */
+	c = iodh_connect(&h);
+	ck_assert_int_gt(cl_sub_read(c, FILE_ID, 0, 0, buf, sizeof(buf)), 0);
+	ck_assert_uint_eq(buf[2], 0);	/* file byte 2, rank 1's */
+	ck_assert_uint_eq(buf[0], iodh_val(0, 1));
+	clf_conn_close(c);
+	iodh_stop(&h);
+	iodh_cleanup(&h);
+	for (int j = 0; j < NSUB; j++)
+		CLF_Type_free(&subs[j]);
+}
+END_TEST
+
+START_TEST(test_collective_times_out_when_a_participant_never_comes)
+{
+	CLF_Datatype subs[NSUB];
+	struct part pts[P];
+	struct iodh h;
+	struct clf_conn *c;
+	uint8_t buf[16];
+
+	make_subs(subs);
+	iodh_init(&h, TIMEOUT_MS);
+	iodh_start(&h);
+	/* Ranks 0 and 1 come, rank 2 never does. */
+	for (int p = 0; p < 2; p++)
+		pts[p] = (struct part){ .h = &h, .rank = p, .subs = subs,
+					.lo = 0, .hi = 100, .write = 1,
+					.tag = 5, .participants = P };
+	run_parts(pts, 2);
+	for (int p = 0; p < 2; p++) {
+		ck_assert_msg(pts[p].got[0] == -ETIMEDOUT,
+			      "rank %d: %" PRId64 " (%s)", p, pts[p].got[0],
+			      pts[p].msg[0]);
+		ck_assert_ptr_nonnull(strstr(pts[p].msg[0], "2 of 3"));
+		ck_assert_int_le(pts[p].elapsed_ms, 2 * TIMEOUT_MS + 2000);
+	}
+	/* Subfile 0 waited one timeout, subfile 1 another: the rank that
+	 * came first to both waited them whole. */
+	ck_assert_int_ge(pts[0].elapsed_ms > pts[1].elapsed_ms ?
+			 pts[0].elapsed_ms : pts[1].elapsed_ms,
+			 2 * TIMEOUT_MS - 50);
+	c = iodh_connect(&h);
+	/* Nothing was written. */
+	ck_assert_int_eq(cl_sub_read(c, FILE_ID, 0, 0, buf, sizeof(buf)), 0);
+	/* The operation was discarded: the tag starts afresh. */
+	for (int p = 0; p < 2; p++)
+		pts[p].participants = 2;
+	run_parts(pts, 2);
+	for (int p = 0; p < 2; p++)
+		ck_assert_msg(pts[p].got[0] ==
+			      (int64_t)rank_count(p, subs[0], 0, 100),
+			      "rank %d: %" PRId64 " (%s)", p, pts[p].got[0],
+			      pts[p].msg[0]);
+	clf_conn_close(c);
+	iodh_stop(&h);
+	ck_assert(iodh_log_has(&h, "participants came within the timeout"));
+	iodh_cleanup(&h);
+	for (int j = 0; j < NSUB; j++)
+		CLF_Type_free(&subs[j]);
+}
+END_TEST
+
+/*
+ * Send a collective write for rank p on subfile 0 without waiting for
+ * the reply, then drop the connection.
+ */
+static void send_and_vanish(const struct iodh *h, CLF_Datatype *subs, int p,
+			    uint64_t tag, uint32_t participants)
+{
+	CLF_Datatype view = rank_view(p);
+	struct clf_conn *c = iodh_connect(h);
+	struct clf_proto_view_io_req m = {
+		.flags = CLF_PROTO_VIEW_COLLECTIVE, .lo = 0, .hi = 100,
+		.coll_tag = tag, .participants = participants,
+	};
+	uint8_t data[100], body[64];
+	struct wire_writer w = { body, sizeof(body), 0 };
+	struct clf_proto_header hd;
+	struct iovec iov[2];
+	size_t n;
+
+	ck_assert_int_eq(cl_view_register(c, FILE_ID, 0, view, 0, subs[0], 0,
+					  &m.handle), 0);
+	n = iodh_ref_pack(view, 0, subs[0], 0, 0, 100, 1, data, NULL);
+	m.data = (struct clf_proto_bytes){ data, (uint32_t)n };
+	ck_assert_int_eq(clf_proto_view_write_req_encode_head(&w, &m), 0);
+	iov[0] = (struct iovec){ body, w.pos };
+	iov[1] = (struct iovec){ data, n };
+	clf_proto_header_init(&hd, CLF_PROTO_OP_VIEW_WRITE,
+			      clf_conn_next_id(c));
+	ck_assert_int_eq(clf_conn_send(c, &hd, iov, 2), 0);
+	clf_conn_close(c);
+	CLF_Type_free(&view);
+}
+
+START_TEST(test_collective_survives_participants_that_disconnect)
+{
+	CLF_Datatype subs[NSUB];
+	struct part pt;
+	struct iodh h;
+	struct clf_conn *c;
+	struct clf_proto_status st;
+	uint8_t buf[64];
+	int64_t end;
+
+	make_subs(subs);
+	iodh_init(&h, TIMEOUT_MS);
+	iodh_start(&h);
+	c = iodh_connect(&h);
+
+	/* Rank 0 sends and goes; rank 1 completes the pair: done, and
+	 * rank 0's bytes are written though nobody hears the reply. */
+	send_and_vanish(&h, subs, 0, 21, 2);
+	pt = (struct part){ .h = &h, .rank = 1, .subs = subs, .lo = 0,
+			    .hi = 100, .write = 1, .tag = 21,
+			    .participants = 2, .nsub = 1 };
+	run_parts(&pt, 1);
+	ck_assert_msg(pt.got[0] == (int64_t)rank_count(1, subs[0], 0, 100),
+		      "%" PRId64 " (%s)", pt.got[0], pt.msg[0]);
+	ck_assert_int_gt(cl_sub_read(c, FILE_ID, 0, 0, buf, sizeof(buf)), 0);
+	ck_assert_uint_eq(buf[0], iodh_val(0, 1));	/* rank 0's */
+	ck_assert_uint_eq(buf[2], iodh_val(2, 1));	/* rank 1's */
+
+	/* Rank 0 sends and goes, rank 2 never comes: rank 1 times out
+	 * instead of hanging. */
+	send_and_vanish(&h, subs, 0, 22, 3);
+	pt.tag = 22;
+	pt.participants = 3;
+	pt.hi = 50;
+	run_parts(&pt, 1);
+	ck_assert_int_eq(pt.got[0], -ETIMEDOUT);
+	ck_assert_int_le(pt.elapsed_ms, 2 * TIMEOUT_MS + 2000);
+
+	/* Every connection but ours is gone, views and all. */
+	end = clf_now_ms() + IODH_WAIT_MS;
+	do
+		ck_assert_int_eq(cl_status(c, &st), 0);
+	while ((st.connections != 1 || st.views != 0) &&
+	       clf_now_ms() < end);
+	ck_assert_uint_eq(st.connections, 1);
+	ck_assert_uint_eq(st.views, 0);
+	clf_conn_close(c);
+	iodh_stop(&h);
+	iodh_cleanup(&h);
+	for (int j = 0; j < NSUB; j++)
+		CLF_Type_free(&subs[j]);
+}
+END_TEST
+
+/*
+ * Run two participants of tag 9 at once that disagree; whichever comes
+ * second is refused at once with a message containing `why`, the other
+ * waits for its operation's timeout.
+ */
+static void check_disagreement(struct part *pts, const char *why)
+{
+	int refused, other;
+
+	run_parts(pts, 2);
+	refused = pts[0].got[0] == -EINVAL ? 0 : 1;
+	other = 1 - refused;
+	ck_assert_msg(pts[refused].got[0] == -EINVAL,
+		      "%" PRId64 " (%s), %" PRId64 " (%s)", pts[0].got[0],
+		      pts[0].msg[0], pts[1].got[0], pts[1].msg[0]);
+	ck_assert_msg(strstr(pts[refused].msg[0], why), "%s",
+		      pts[refused].msg[0]);
+	ck_assert_int_lt(pts[refused].elapsed_ms, TIMEOUT_MS);
+	ck_assert_int_eq(pts[other].got[0], -ETIMEDOUT);
+}
+
+START_TEST(test_collective_request_that_disagrees_is_refused)
+{
+	CLF_Datatype subs[NSUB];
+	struct part pts[2];
+	struct iodh h;
+
+	make_subs(subs);
+	iodh_init(&h, TIMEOUT_MS);
+	iodh_start(&h);
+	/* A write of 3 and a write of 2. */
+	pts[0] = (struct part){ .h = &h, .rank = 0, .subs = subs, .lo = 0,
+				.hi = 40, .write = 1, .tag = 9,
+				.participants = 3, .nsub = 1 };
+	pts[1] = pts[0];
+	pts[1].rank = 1;
+	pts[1].participants = 2;
+	check_disagreement(pts, "participants");
+	/* A write and a read. */
+	pts[1].participants = 3;
+	pts[1].write = 0;
+	check_disagreement(pts, "this request is a");
+	iodh_stop(&h);
+	iodh_cleanup(&h);
+	for (int j = 0; j < NSUB; j++)
+		CLF_Type_free(&subs[j]);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("iod_collective");
+	TCase *tc = tcase_create("collective");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_collective_write_of_three_is_merged_then_read_back);
+	tcase_add_test(tc, test_collective_participant_with_nothing_still_counts);
+	tcase_add_test(tc, test_collective_times_out_when_a_participant_never_comes);
+	tcase_add_test(tc, test_collective_survives_participants_that_disconnect);
+	tcase_add_test(tc, test_collective_request_that_disagrees_is_refused);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}
