@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * matrix_native.c -- the 2-D matrix experiment through the native API.
+ *
+ * A side x side byte matrix is written and then read by 2 client
+ * processes over 2 iods.  The matrix is cut CYCLIC(k) x CYCLIC(k) into a
+ * 2 x 2 grid of cells; process 0 owns the cells (0,0) and (1,1), process
+ * 1 the cells (0,1) and (1,0) -- a checkerboard, so every view is nested
+ * strided.  For each k = 1, 2, 4, ... kmax, two physical layouts:
+ *   (a) matching: subfile p = the view of process p (one subfile per iod),
+ *   (b) round-robin: 64 KiB stripes over the 2 iods.
+ * The reference, in the same run: each process streams the same number of
+ * bytes over loopback TCP to a receiver process that pwrite()s them to a
+ * file on the same disk (and, for reads, pread()s and sends them back).
+ *
+ *   matrix_native [side] [kmax] [csv]
+ *
+ * Prints MB/s per k and the ratio to the reference; with a csv path, also
+ * writes the table there (bench/plot.sh draws it).  2 processes only: this
+ * machine has 2 cores and more busy processes measure the scheduler.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clf.h"
+#include "instance.h"
+
+#define NPROC 2
+#define CHUNK (1 << 20)
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "matrix_native: %s: %s\n", what, CLF_Last_error());
+	exit(1);
+}
+
+/* Cell (ci, cj) of the 2 x 2 CYCLIC(k) grid. */
+static CLF_Datatype cell(int64_t side, int64_t k, int ci, int cj)
+{
+	CLF_Datatype row = CLF_Type_vector(cj * k, cj * k + k - 1, 2 * k,
+					   side / (2 * k), CLF_BYTE);
+	CLF_Datatype t = CLF_Type_vector(ci * k * side, (ci * k + k) * side - 1,
+					 2 * k * side, side / (2 * k), row);
+
+	CLF_Type_free(&row);
+	if (!t)
+		die("cell type");
+	return t;
+}
+
+/* The checkerboard view of process p: two diagonal cells. */
+static CLF_Datatype view_of(int64_t side, int64_t k, int p)
+{
+	CLF_Datatype c[2] = { cell(side, k, 0, p), cell(side, k, 1, 1 - p) };
+	CLF_Datatype t = CLF_Type_struct(2, c);
+
+	CLF_Type_free(&c[0]);
+	CLF_Type_free(&c[1]);
+	if (!t)
+		die("view type");
+	return t;
+}
+
+/*
+ * Children synchronise through pipes: each says "ready", waits for "go",
+ * works, and reports its time.  The parent takes the slowest.
+ */
+struct team {
+	int ready[2], go[2], done[2];
+};
+
+static void team_init(struct team *t)
+{
+	if (pipe(t->ready) || pipe(t->go) || pipe(t->done))
+		exit(1);
+}
+
+static void child_wait_go(struct team *t)
+{
+	char c = 'r';
+
+	if (write(t->ready[1], &c, 1) != 1 || read(t->go[0], &c, 1) != 1)
+		_exit(2);
+}
+
+static void child_report(struct team *t, double secs)
+{
+	if (write(t->done[1], &secs, sizeof(secs)) != sizeof(secs))
+		_exit(3);
+}
+
+/* Release the children together; the wall time of the slowest. */
+static double team_run(struct team *t)
+{
+	double worst = 0, secs;
+	char c[NPROC] = { 0 };
+
+	for (int p = 0; p < NPROC; p++)
+		if (read(t->ready[0], &c[p], 1) != 1)
+			exit(1);
+	if (write(t->go[1], c, NPROC) != NPROC)
+		exit(1);
+	for (int p = 0; p < NPROC; p++) {
+		if (read(t->done[0], &secs, sizeof(secs)) != sizeof(secs)) {
+			fprintf(stderr, "matrix_native: a process failed\n");
+			exit(1);
+		}
+		if (secs > worst)
+			worst = secs;
+	}
+	for (int p = 0; p < NPROC; p++) {
+		int status;
+
+		wait(&status);
+		if (!WIFEXITED(status) || WEXITSTATUS(status))
+			exit(1);
+	}
+	return worst;
+}
+
+/* One process's share through clf: write (or read) its whole view. */
+static void clf_child(struct team *t, const char *path, int64_t side,
+		      int64_t k, int p, int write_it)
+{
+	int64_t n = side * side / NPROC;
+	uint8_t *buf = malloc(n);
+	CLF_Datatype view = view_of(side, k, p);
+	struct clf_view v = { 0, view };
+	double t0;
+	int fd;
+
+	/* Connections of its own: the parent's stay the parent's. */
+	CLF_finalize();
+	if (!buf || CLF_init(NULL))
+		_exit(4);
+	for (int64_t i = 0; i < n; i++)
+		buf[i] = (uint8_t)(i * 7 + p);
+	fd = CLF_open(path, O_RDWR);
+	if (fd < 0 || CLF_fcntl(fd, CLF_FCNTL_SETVIEW, &v))
+		die("open/view");
+	/* Register the view on every iod before the clock starts. */
+	if (write_it ? CLF_write(fd, buf, 1) != 1 : CLF_read(fd, buf, 1) != 1)
+		die("first byte");
+	CLF_lseek(fd, 0, SEEK_SET);
+	child_wait_go(t);
+	t0 = now();
+	if ((write_it ? CLF_write(fd, buf, n) : CLF_read(fd, buf, n)) != n)
+		die(write_it ? "write" : "read");
+	child_report(t, now() - t0);
+	if (!write_it)
+		for (int64_t i = 0; i < n; i++)
+			if (buf[i] != (uint8_t)(i * 7 + p)) {
+				fprintf(stderr, "matrix_native: byte %lld of process %d is wrong\n",
+					(long long)i, p);
+				_exit(5);
+			}
+	CLF_close(fd);
+	CLF_Type_free(&view);
+	CLF_finalize();
+	free(buf);
+	_exit(0);
+}
+
+/* Create the file with layout (a) or (b) for this k. */
+static void make_file(const char *path, int64_t side, int64_t k, int matching)
+{
+	CLF_Datatype sub[NPROC];
+	struct clf_subfiles sf = { 0, NPROC, sub };
+	int fd;
+
+	CLF_unlink(path);
+	fd = CLF_open(path, O_CREAT | O_RDWR, 0644);
+	if (fd < 0)
+		die("create");
+	if (matching) {
+		for (int p = 0; p < NPROC; p++)
+			sub[p] = view_of(side, k, p);
+	} else if (CLF_Type_pitfalls(0, 65535, NPROC * 65536, 1, 65536, NPROC,
+				     CLF_BYTE, sub)) {
+		die("round robin");
+	}
+	if (CLF_fcntl(fd, CLF_FCNTL_SUBFILES, &sf))
+		die("layout");
+	CLF_close(fd);
+	for (int p = 0; p < NPROC; p++)
+		CLF_Type_free(&sub[p]);
+}
+
+static double clf_phase(const char *path, int64_t side, int64_t k,
+			int write_it)
+{
+	struct team t;
+
+	team_init(&t);
+	for (int p = 0; p < NPROC; p++)
+		if (fork() == 0)
+			clf_child(&t, path, side, k, p, write_it);
+	return team_run(&t);
+}
+
+/* ---- the reference: TCP streams into pwrite ---- */
+
+static void receiver(int lfd, const char *file, int64_t n, int write_it)
+{
+	int s = accept(lfd, NULL, NULL), fd;
+	uint8_t *buf = malloc(CHUNK);
+
+	fd = open(file, O_RDWR | O_CREAT, 0644);
+	if (s < 0 || fd < 0 || !buf)
+		_exit(6);
+	for (int64_t off = 0; off < n;) {
+		ssize_t got;
+
+		if (write_it) {
+			got = read(s, buf, CHUNK);
+			if (got <= 0 || pwrite(fd, buf, got, off) != got)
+				_exit(7);
+		} else {
+			got = pread(fd, buf, CHUNK, off);
+			if (got <= 0 || write(s, buf, got) != got)
+				_exit(8);
+		}
+		off += got;
+	}
+	close(s);
+	close(fd);
+	_exit(0);
+}
+
+static void sender(struct team *t, int port, int64_t n, int write_it)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons(port) };
+	uint8_t *buf = malloc(CHUNK);
+	int s = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+	double t0;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	memset(buf, 0x5a, CHUNK);
+	if (connect(s, (struct sockaddr *)&a, sizeof(a)))
+		_exit(9);
+	setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	child_wait_go(t);
+	t0 = now();
+	for (int64_t off = 0; off < n;) {
+		ssize_t len = n - off < CHUNK ? n - off : CHUNK;
+
+		len = write_it ? write(s, buf, len) : read(s, buf, len);
+		if (len <= 0)
+			_exit(10);
+		off += len;
+	}
+	if (write_it)
+		shutdown(s, SHUT_WR);
+	/* Wait for the receiver to finish its pwrites. */
+	while (write_it && read(s, buf, 1) > 0)
+		;
+	child_report(t, now() - t0);
+	_exit(0);
+}
+
+static double reference(const char *dir, int64_t side, int write_it)
+{
+	int64_t n = side * side / NPROC;
+	pid_t recv_pid[NPROC];
+	struct team t;
+	double secs;
+
+	team_init(&t);
+	for (int p = 0; p < NPROC; p++) {
+		struct sockaddr_in a = { .sin_family = AF_INET };
+		socklen_t alen = sizeof(a);
+		int lfd = socket(AF_INET, SOCK_STREAM, 0);
+		char file[PATH_MAX + 32];
+
+		a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		if (bind(lfd, (struct sockaddr *)&a, sizeof(a)) ||
+		    listen(lfd, 1) ||
+		    getsockname(lfd, (struct sockaddr *)&a, &alen))
+			exit(1);
+		snprintf(file, sizeof(file), "%s/reference.%d", dir, p);
+		recv_pid[p] = fork();
+		if (recv_pid[p] == 0)
+			receiver(lfd, file, n, write_it);
+		if (fork() == 0)
+			sender(&t, ntohs(a.sin_port), n, write_it);
+		close(lfd);
+	}
+	secs = team_run(&t);
+	for (int p = 0; p < NPROC; p++)
+		waitpid(recv_pid[p], NULL, 0);
+	return secs;
+}
+
+int main(int argc, char **argv)
+{
+	int64_t side = argc > 1 ? atoll(argv[1]) : 8192;
+	int64_t kmax = argc > 2 ? atoll(argv[2]) : 1024;
+	FILE *csv = argc > 3 ? fopen(argv[3], "w") : NULL;
+	double mb = (double)side * side / 1e6, ref_w, ref_r;
+	struct instance in;
+	int err;
+
+	if (side % (2 * kmax)) {
+		fprintf(stderr, "matrix_native: side must be a multiple of 2 * kmax\n");
+		return 2;
+	}
+	err = instance_start(&in, NPROC, 60000, NULL);
+	if (err) {
+		fprintf(stderr, "matrix_native: cannot start metad and iods (build them first: make)\n");
+		return 1;
+	}
+	if (CLF_init(NULL))
+		die("init");
+	ref_w = mb / reference(in.dir, side, 1);
+	ref_r = mb / reference(in.dir, side, 0);
+	printf("matrix %lld x %lld bytes (%.0f MB), %d processes, %d iods on loopback\n",
+	       (long long)side, (long long)side, mb, NPROC, NPROC);
+	printf("reference (TCP stream into pwrite/pread): write %.0f MB/s, read %.0f MB/s\n",
+	       ref_w, ref_r);
+	printf("%6s | %12s %12s %7s | %12s %12s %7s\n", "k", "(a) write", "(a) read",
+	       "ratio", "(b) write", "(b) read", "ratio");
+	if (csv)
+		fprintf(csv, "k,a_write,a_read,b_write,b_read,ref_write,ref_read\n");
+	for (int64_t k = 1; k <= kmax; k *= 2) {
+		double r[4];
+
+		for (int layout = 0; layout < 2; layout++) {
+			make_file("/matrix", side, k, layout == 0);
+			r[2 * layout] = mb / clf_phase("/matrix", side, k, 1);
+			r[2 * layout + 1] = mb / clf_phase("/matrix", side, k, 0);
+		}
+		printf("%6lld | %8.0f MB/s %7.0f MB/s %6.2f | %7.0f MB/s %7.0f MB/s %6.2f\n",
+		       (long long)k, r[0], r[1], r[0] / ref_w, r[2], r[3],
+		       r[2] / ref_w);
+		fflush(stdout);
+		if (csv)
+			fprintf(csv, "%lld,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f\n",
+				(long long)k, r[0], r[1], r[2], r[3], ref_w,
+				ref_r);
+	}
+	printf("ratio = write MB/s / reference write MB/s\n");
+	if (csv)
+		fclose(csv);
+	CLF_unlink("/matrix");
+	CLF_finalize();
+	instance_stop(&in);
+	return 0;
+}

@@ -1,0 +1,18 @@
+# Integration test of the clf command line: tests/integration/test_clf_cli.sh
+# runs `clf up/status/df/down` against the real daemons on loopback.
+#
+#   make check-cli                      run it
+#   make O=build-asan CONFIG_CLF_SANITIZERS=y check-cli
+#                                       the same with ASan builds
+#
+# It depends on the daemons only where their fragments define them; the
+# script skips (77) while they are not built.
+
+CLI_TEST := tests/integration/test_clf_cli.sh
+CLI_TEST_DAEMONS := $(filter $(O)/metad/metad $(O)/iod/iod,$(PROGRAMS))
+
+.PHONY: check-cli
+check-cli: $(O)/tools/clf $(CLI_TEST_DAEMONS)
+	@CLF_BUILD_DIR=$(O) scripts/run-tests.sh $(CLI_TEST)
+
+CHECK_TARGETS += check-cli

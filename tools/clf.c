@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * clf.c -- the clf command: global options, then one subcommand from the
+ * table below, in the manner of git.
+ *
+ *   clf [-c CONFIG] COMMAND [OPTIONS]
+ *
+ * Exit codes: 0 success, 1 failure (message on stderr), 2 bad usage.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clf.h"
+#include "tool.h"
+#include "config.h"
+#include "error.h"
+
+static const struct tool_cmd commands[] = {
+	{ "up", "start the daemons of this host and wait until they answer",
+	  cmd_up },
+	{ "down", "stop the daemons of this host", cmd_down },
+	{ "status", "show every daemon: reachable, uptime, load, capacity",
+	  cmd_status },
+	{ "df", "show the capacity and use of every iod", cmd_df },
+};
+
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: clf [-c CONFIG] COMMAND [OPTIONS]\n"
+		   "\n"
+		   "Commands:\n");
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name,
+			commands[i].summary);
+	fprintf(f, "\n"
+		   "Options:\n"
+		   "  -c CONFIG   the configuration file; else $CLF_CONFIG,\n"
+		   "              else <data dir>/clf.conf, else the built-in one\n"
+		   "              (one metad and four iods on 127.0.0.1, ports\n"
+		   "              from $CLF_BASE_PORT or 7000, data in\n"
+		   "              $CLF_DATA_DIR or ./clf-data)\n"
+		   "  -h, --help  this text; `clf COMMAND --help` for a command\n"
+		   "\n"
+		   "Exit status: 0 success, 1 failure, 2 bad usage.\n");
+}
+
+int tool_usage(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "clf%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'clf%s%s --help'.\n", cmd ? " " : "",
+		cmd ? cmd : "");
+	return CLF_EXIT_USAGE;
+}
+
+int tool_bad_option(const char *cmd, int c, char **argv)
+{
+	/* optopt names a short option; a long one is only in argv. */
+	const char *arg = argv[optind - 1];
+	char shortopt[3] = { '-', (char)optopt, '\0' };
+
+	if (optopt && strncmp(arg, "--", 2))
+		arg = shortopt;
+	if (c == ':')
+		return tool_usage(cmd, "option '%s' needs an argument", arg);
+	return tool_usage(cmd, "unknown option '%s'", arg);
+}
+
+int tool_fail(void)
+{
+	fprintf(stderr, "%s\n", CLF_Last_error());
+	return CLF_EXIT_FAIL;
+}
+
+int tool_config_open(const struct tool_opts *g, const char *data_dir,
+		     struct clf_config **out)
+{
+	char path[PATH_MAX];
+	int n;
+
+	if (data_dir && g->config)
+		return clf_fail(EINVAL,
+				"clf: -c and --data both name the configuration; give one");
+	if (!data_dir)
+		return clf_config_load(g->config, out);
+	n = snprintf(path, sizeof(path), "%s/%s", data_dir,
+		     CLF_CONFIG_FILE_NAME);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return clf_fail(ENAMETOOLONG, "clf: --data %s: path too long",
+				data_dir);
+	if (access(path, F_OK))
+		return clf_fail(errno, "clf: no configuration in %s (%s): %s",
+				data_dir, path,
+				errno == ENOENT ? "start it with 'clf up --data'"
+						: strerror(errno));
+	return clf_config_parse_file(path, out);
+}
+
+const char *tool_config_name(const struct clf_config *cfg)
+{
+	return cfg->source ? cfg->source : "the built-in configuration";
+}
+
+int tool_config_need_secret(const struct clf_config *cfg)
+{
+	if (cfg->has_secret)
+		return 0;
+	return clf_fail(EACCES,
+			"clf: %s has no secret: start the instance with 'clf up', which makes one, or add 'secret = <hex>' to it",
+			tool_config_name(cfg));
+}
+
+/*
+ * Descriptors 0 to 2 open, on /dev/null when they were closed: else the
+ * first file or socket opened would take one of their numbers, and the
+ * daemons started with it (their stdio set up by dup2 onto 0 to 2).
+ */
+static void keep_stdio_open(void)
+{
+	for (int fd = 0; fd <= 2; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF &&
+		    open("/dev/null", O_RDWR) < 0)
+			break;
+}
+
+static const struct tool_cmd *find_command(const char *name)
+{
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static char help_opt[] = "--help";
+	/* `clf help CMD` runs `clf CMD --help`. */
+	char *help_argv[] = { NULL, help_opt, NULL };
+	struct tool_opts g = { 0 };
+	const struct tool_cmd *cmd;
+	int c;
+
+	keep_stdio_open();
+	/* '+': stop at the subcommand, whose options are its own; ':' and
+	 * opterr 0: tool_bad_option says what is wrong. */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:c:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			g.config = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return CLF_EXIT_OK;
+		default:
+			return tool_bad_option(NULL, c, argv);
+		}
+	}
+	if (optind == argc) {
+		usage(stderr);
+		return CLF_EXIT_USAGE;
+	}
+	if (strcmp(argv[optind], "help") == 0) {
+		if (optind + 1 == argc) {
+			usage(stdout);
+			return CLF_EXIT_OK;
+		}
+		cmd = find_command(argv[optind + 1]);
+		if (!cmd)
+			return tool_usage(NULL, "'%s' is not a clf command",
+					  argv[optind + 1]);
+		help_argv[0] = argv[optind + 1];
+		optind = 0;
+		return cmd->run(&g, 2, help_argv);
+	}
+	cmd = find_command(argv[optind]);
+	if (!cmd)
+		return tool_usage(NULL, "'%s' is not a clf command",
+				  argv[optind]);
+	argc -= optind;
+	argv += optind;
+	/* 0, not 1: glibc then also resets its state for the new vector. */
+	optind = 0;
+	return cmd->run(&g, argc, argv);
+}

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * cmd_df.c -- `clf df`: the capacity and use of every iod's storage
+ * (IOD_STATFS), and their sum.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tool.h"
+#include "daemon_ctl.h"
+#include "probe.h"
+
+struct df_opts {
+	const char *data;	/* --data DIR, or NULL */
+	bool bytes;		/* -b */
+	bool no_header;		/* -H */
+};
+
+static void df_help(void)
+{
+	printf("usage: clf [-c CONFIG] df [--data DIR] [-b] [-H]\n"
+	       "\n"
+	       "Capacity and use of the storage of every iod, then their sum:\n"
+	       "\n"
+	       "  IOD      the iod's index, or 'total'\n"
+	       "  ADDRESS  host:port from the configuration; - for the total\n"
+	       "  SIZE     capacity of the file system holding its directory\n"
+	       "  USED     SIZE less the free bytes\n"
+	       "  AVAIL    bytes the iod may still write\n"
+	       "  USE%%     USED / (USED + AVAIL), rounded up like df\n"
+	       "  DETAIL   why an iod could not tell ('-' in its other fields)\n"
+	       "\n"
+	       "Iods sharing one file system each count it whole in the total.\n"
+	       "\n"
+	       "  --data DIR   the instance whose configuration is DIR/clf.conf\n"
+	       "  -b           sizes in bytes, not human-readable (K = 1024)\n"
+	       "  -H           no header line\n"
+	       "\n"
+	       "Exit status: 0 every iod answered, 1 one did not (named on stderr)\n"
+	       "or another failure, 2 bad usage.\n");
+}
+
+static int parse_args(int argc, char **argv, struct df_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "data", required_argument, NULL, 'd' },
+		{ "bytes", no_argument, NULL, 'b' },
+		{ "no-header", no_argument, NULL, 'H' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, ":bHh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			o->data = optarg;
+			break;
+		case 'b':
+			o->bytes = true;
+			break;
+		case 'H':
+			o->no_header = true;
+			break;
+		case 'h':
+			df_help();
+			return -1;
+		default:
+			return tool_bad_option("df", c, argv);
+		}
+	}
+	if (optind < argc)
+		return tool_usage("df", "unexpected argument '%s'",
+				  argv[optind]);
+	return 0;
+}
+
+/* Byte counts of one iod or of the total. */
+struct usage {
+	uint64_t size, used, avail;
+};
+
+#define DF_FMT "%-6s %-22s %*s %*s %*s %5s %s\n"
+
+static void print_usage(const char *iod, const char *addr,
+			const struct usage *u, bool bytes)
+{
+	char size[24], used[24], avail[24], pct[8];
+	int w = bytes ? 15 : 7;
+
+	tool_fmt_size(u->size, bytes, size, sizeof(size));
+	tool_fmt_size(u->used, bytes, used, sizeof(used));
+	tool_fmt_size(u->avail, bytes, avail, sizeof(avail));
+	snprintf(pct, sizeof(pct), "%u%%",
+		 tool_percent_used(u->used, u->avail));
+	tool_print_row(DF_FMT, iod, addr, w, size, w, used, w, avail, pct, "");
+}
+
+/* The usage of iod d into *u: 0, or a negative errno. */
+static int ask(const struct clf_config *cfg, const struct tool_daemon *d,
+	       struct usage *u)
+{
+	struct clf_proto_statfs sf;
+	struct clf_conn *c;
+	int err = probe_open(cfg, d->conf->addr, cfg->timeout_ms, &c);
+
+	if (err)
+		return err;
+	err = probe_iod_statfs(c, &sf);
+	clf_conn_close(c);
+	if (err)
+		return err;
+	u->size = sf.bytes_total;
+	/* A daemon's view may be racy (free read after total): clamp. */
+	u->used = sf.bytes_free < sf.bytes_total
+			  ? sf.bytes_total - sf.bytes_free
+			  : 0;
+	u->avail = sf.bytes_avail;
+	return 0;
+}
+
+int cmd_df(const struct tool_opts *g, int argc, char **argv)
+{
+	struct df_opts o = { 0 };
+	struct clf_config *cfg = NULL;
+	struct tool_daemon *ds = NULL;
+	struct usage u, total = { 0 };
+	char index[16], why[128], bad[256] = "";
+	size_t n, nbad = 0, len = 0;
+	int w, rc, err;
+
+	rc = parse_args(argc, argv, &o);
+	if (rc)
+		return rc < 0 ? CLF_EXIT_OK : rc;
+	if (tool_config_open(g, o.data, &cfg))
+		return tool_fail();
+	rc = CLF_EXIT_FAIL;
+	if (tool_config_need_secret(cfg) || daemons_list(cfg, &ds, &n)) {
+		tool_fail();
+		goto free_cfg;
+	}
+	w = o.bytes ? 15 : 7;
+	if (!o.no_header)
+		tool_print_row(DF_FMT, "IOD", "ADDRESS", w, "SIZE", w, "USED",
+			       w, "AVAIL", "USE%", "DETAIL");
+	/* ds[0] is metad, which stores no file data. */
+	for (size_t i = 1; i < n; i++) {
+		snprintf(index, sizeof(index), "%u", ds[i].index);
+		err = ask(cfg, &ds[i], &u);
+		if (err) {
+			tool_fmt_reason(err, why, sizeof(why));
+			tool_print_row(DF_FMT, index, ds[i].conf->addr, w, "-",
+				       w, "-", w, "-", "-", why);
+			nbad++;
+			if (len < sizeof(bad))
+				len += (size_t)snprintf(bad + len,
+							sizeof(bad) - len,
+							"%s%s (%s)",
+							nbad > 1 ? ", " : "",
+							ds[i].name, why);
+			continue;
+		}
+		print_usage(index, ds[i].conf->addr, &u, o.bytes);
+		total.size += u.size;
+		total.used += u.used;
+		total.avail += u.avail;
+	}
+	print_usage("total", "-", &total, o.bytes);
+	if (nbad)
+		fprintf(stderr,
+			"clf: %zu of %zu iods did not answer, the total is without them: %s\n",
+			nbad, n - 1, bad);
+	else
+		rc = CLF_EXIT_OK;
+	free(ds);
+free_cfg:
+	clf_config_free(cfg);
+	return rc;
+}

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * cmd_status.c -- `clf status`: one line per daemon of the configuration,
+ * asked over the network (STATUS, and IOD_STATFS for iods), with the pid
+ * file as a hint of why a local daemon does not answer.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tool.h"
+#include "daemon_ctl.h"
+#include "probe.h"
+
+struct status_opts {
+	const char *data;	/* --data DIR, or NULL */
+	bool no_header;		/* -H */
+	bool bytes;		/* -b */
+};
+
+static void status_help(void)
+{
+	printf("usage: clf [-c CONFIG] status [--data DIR] [-b] [-H]\n"
+	       "\n"
+	       "Ask every daemon of the configuration how it is.  One line per\n"
+	       "daemon, metad first:\n"
+	       "\n"
+	       "  ROLE     metad or iod\n"
+	       "  INDEX    the iod's index; - for metad\n"
+	       "  ADDRESS  host:port from the configuration\n"
+	       "  STATE    reachable, unreachable (no authenticated answer) or\n"
+	       "           failing (answered, but a request failed)\n"
+	       "  UPTIME   since the daemon started\n"
+	       "  CONNS    connections open at the daemon, not counting this one\n"
+	       "  VIEWS    views registered at an iod\n"
+	       "  TOTAL    capacity of an iod's storage\n"
+	       "  FREE     bytes free there\n"
+	       "  DETAIL   why a daemon is not reachable\n"
+	       "\n"
+	       "A field that does not apply or is unknown is '-'.\n"
+	       "\n"
+	       "  --data DIR   the instance whose configuration is DIR/clf.conf\n"
+	       "  -b           sizes in bytes, not human-readable\n"
+	       "  -H           no header line\n"
+	       "\n"
+	       "Exit status: 0 every daemon is reachable, 1 one is not (named on\n"
+	       "stderr) or another failure, 2 bad usage.\n");
+}
+
+static int parse_args(int argc, char **argv, struct status_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "data", required_argument, NULL, 'd' },
+		{ "bytes", no_argument, NULL, 'b' },
+		{ "no-header", no_argument, NULL, 'H' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, ":bHh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			o->data = optarg;
+			break;
+		case 'b':
+			o->bytes = true;
+			break;
+		case 'H':
+			o->no_header = true;
+			break;
+		case 'h':
+			status_help();
+			return -1;
+		default:
+			return tool_bad_option("status", c, argv);
+		}
+	}
+	if (optind < argc)
+		return tool_usage("status", "unexpected argument '%s'",
+				  argv[optind]);
+	return 0;
+}
+
+/* One row; every field is text so that unknown ones print as "-". */
+struct row {
+	char state[16];
+	char uptime[16];
+	char conns[16];
+	char views[16];
+	char total[24];
+	char free[24];
+	char detail[256];
+};
+
+#define ROW_FMT "%-6s %-5s %-22s %-12s %-8s %-6s %-6s %-8s %-8s %s\n"
+
+/* What the pid file of a local daemon adds to "unreachable". */
+static void pid_hint(const struct tool_daemon *d, char *buf, size_t len)
+{
+	pid_t pid;
+	int state;
+
+	buf[0] = '\0';
+	if (d->local != 1)
+		return;
+	state = daemon_pid_check(d, &pid);
+	if (state == DAEMON_PID_NONE)
+		snprintf(buf, len, "; not running (no pid file)");
+	else if (state == DAEMON_PID_STALE && pid > 0)
+		snprintf(buf, len, "; not running (pid %d is gone)", (int)pid);
+	else if (state == DAEMON_PID_STALE)
+		snprintf(buf, len, "; not running (bad pid file)");
+	else if (state == DAEMON_PID_ALIVE)
+		snprintf(buf, len, "; pid %d is alive", (int)pid);
+}
+
+/* Fill r for d; 0 when it is reachable and every request succeeded. */
+static int ask(const struct clf_config *cfg, const struct tool_daemon *d,
+	       const struct status_opts *o, struct row *r)
+{
+	struct clf_proto_status st;
+	struct clf_proto_statfs sf;
+	struct clf_conn *c;
+	char why[128], hint[64];
+	int err;
+
+	*r = (struct row){ .state = "reachable", .uptime = "-", .conns = "-",
+			   .views = "-", .total = "-", .free = "-" };
+	err = probe_open(cfg, d->conf->addr, cfg->timeout_ms, &c);
+	if (err) {
+		tool_fmt_reason(err, why, sizeof(why));
+		pid_hint(d, hint, sizeof(hint));
+		snprintf(r->state, sizeof(r->state), "unreachable");
+		snprintf(r->detail, sizeof(r->detail), "%s%s", why, hint);
+		return err;
+	}
+	err = probe_status(c, &st);
+	if (!err) {
+		tool_fmt_duration(st.uptime_ms, r->uptime, sizeof(r->uptime));
+		/* Our own connection is one of them. */
+		snprintf(r->conns, sizeof(r->conns), "%" PRIu32,
+			 st.connections ? st.connections - 1 : 0);
+		if (d->role == DAEMON_IOD)
+			snprintf(r->views, sizeof(r->views), "%" PRIu32,
+				 st.views);
+	}
+	if (!err && d->role == DAEMON_IOD) {
+		err = probe_iod_statfs(c, &sf);
+		if (!err) {
+			tool_fmt_size(sf.bytes_total, o->bytes, r->total,
+				      sizeof(r->total));
+			tool_fmt_size(sf.bytes_free, o->bytes, r->free,
+				      sizeof(r->free));
+		}
+	}
+	if (err) {
+		tool_fmt_reason(err, why, sizeof(why));
+		snprintf(r->state, sizeof(r->state), "failing");
+		snprintf(r->detail, sizeof(r->detail), "%s", why);
+	}
+	clf_conn_close(c);
+	return err;
+}
+
+int cmd_status(const struct tool_opts *g, int argc, char **argv)
+{
+	struct status_opts o = { 0 };
+	struct clf_config *cfg = NULL;
+	struct tool_daemon *ds = NULL;
+	char index[16], bad[256] = "";
+	size_t n, nbad = 0, len = 0;
+	struct row r;
+	int rc;
+
+	rc = parse_args(argc, argv, &o);
+	if (rc)
+		return rc < 0 ? CLF_EXIT_OK : rc;
+	if (tool_config_open(g, o.data, &cfg))
+		return tool_fail();
+	rc = CLF_EXIT_FAIL;
+	if (tool_config_need_secret(cfg) || daemons_list(cfg, &ds, &n)) {
+		tool_fail();
+		goto free_cfg;
+	}
+	if (!o.no_header)
+		tool_print_row(ROW_FMT, "ROLE", "INDEX", "ADDRESS", "STATE",
+			       "UPTIME", "CONNS", "VIEWS", "TOTAL", "FREE",
+			       "DETAIL");
+	for (size_t i = 0; i < n; i++) {
+		const struct tool_daemon *d = &ds[i];
+
+		if (ask(cfg, d, &o, &r)) {
+			nbad++;
+			if (len < sizeof(bad))
+				len += (size_t)snprintf(bad + len,
+					sizeof(bad) - len, "%s%s",
+					nbad > 1 ? ", " : "", d->name);
+		}
+		snprintf(index, sizeof(index), "%u", d->index);
+		tool_print_row(ROW_FMT, daemon_program(d->role),
+			       d->role == DAEMON_METAD ? "-" : index,
+			       d->conf->addr, r.state, r.uptime, r.conns,
+			       r.views, r.total, r.free, r.detail);
+	}
+	if (nbad)
+		fprintf(stderr,
+			"clf: %zu of %zu daemons unreachable or failing: %s\n",
+			nbad, n, bad);
+	else
+		rc = CLF_EXIT_OK;
+	free(ds);
+free_cfg:
+	clf_config_free(cfg);
+	return rc;
+}
