@@ -13,7 +13,9 @@
  * bytes over loopback TCP to a receiver process that pwrite()s them to a
  * file on the same disk (and, for reads, pread()s and sends them back).
  *
- *   matrix_native [side] [kmax] [csv]
+ *   matrix_native [side] [kmax] [csv] [layouts]
+ *
+ * layouts: "ab" (default), "a" or "b" to run only one of them.
  *
  * Prints MB/s per k and the ratio to the reference; with a csv path, also
  * writes the table there (bench/plot.sh draws it).  2 processes only: this
@@ -314,7 +316,8 @@ int main(int argc, char **argv)
 {
 	int64_t side = argc > 1 ? atoll(argv[1]) : 8192;
 	int64_t kmax = argc > 2 ? atoll(argv[2]) : 1024;
-	FILE *csv = argc > 3 ? fopen(argv[3], "w") : NULL;
+	FILE *csv = argc > 3 && strcmp(argv[3], "-") ? fopen(argv[3], "w") : NULL;
+	const char *layouts = argc > 4 ? argv[4] : "ab";
 	double mb = (double)side * side / 1e6, ref_w, ref_r;
 	struct instance in;
 	int err;
@@ -341,9 +344,11 @@ int main(int argc, char **argv)
 	if (csv)
 		fprintf(csv, "k,a_write,a_read,b_write,b_read,ref_write,ref_read\n");
 	for (int64_t k = 1; k <= kmax; k *= 2) {
-		double r[4];
+		double r[4] = { 0, 0, 0, 0 };
 
 		for (int layout = 0; layout < 2; layout++) {
+			if (!strchr(layouts, "ab"[layout]))
+				continue;
 			make_file("/matrix", side, k, layout == 0);
 			r[2 * layout] = mb / clf_phase("/matrix", side, k, 1);
 			r[2 * layout + 1] = mb / clf_phase("/matrix", side, k, 0);
