@@ -114,6 +114,7 @@ struct clf_peer *clf_client_iod(struct clf_client *cl, uint32_t i)
 /* Connection failures all mean the daemon is not there for us. */
 static int down_error(struct clf_peer *p, int err)
 {
+	p->timed_out = err == -ETIMEDOUT;
 	if (err == -ETIMEDOUT)
 		return clf_fail(ETIMEDOUT, "clf: %s (%s) did not answer in time",
 				p->name, p->d->addr);
@@ -222,6 +223,70 @@ int clf_peer_recv(struct clf_peer *p, uint16_t op, uint64_t id,
 	*payload = body;
 	*len = h.payload_len;
 	return 0;
+}
+
+int clf_peer_recv_data(struct clf_peer *p, uint16_t op, uint64_t id,
+		       void *dest, uint32_t len)
+{
+	struct clf_proto_header h;
+	uint8_t lenbuf[4];
+	struct wire_reader r = { .buf = lenbuf, .len = sizeof(lenbuf) };
+	int err;
+
+	if (!p->conn)
+		return clf_fail(EHOSTDOWN, "clf: lost the connection to %s (%s)",
+				p->name, p->d->addr);
+	err = clf_conn_recv_header(p->conn, &h);
+	if (err)
+		goto drop;
+	if (h.id != id || h.opcode != op || !(h.flags & CLF_PROTO_FLAG_REPLY)) {
+		peer_drop(p);
+		return clf_fail(EPROTO, "clf: %s answered request %llu with %llu",
+				p->name, (unsigned long long)id,
+				(unsigned long long)h.id);
+	}
+	if (h.status < 0) {
+		/* The error body: read it as usual for the message. */
+		void *body = malloc(h.payload_len ? h.payload_len : 1);
+		struct clf_proto_error e;
+
+		if (!body) {
+			peer_drop(p);
+			return clf_fail(ENOMEM, "clf: out of memory");
+		}
+		err = clf_conn_recv_payload(p->conn, body, h.payload_len);
+		if (err) {
+			free(body);
+			goto drop;
+		}
+		r = (struct wire_reader){ .buf = body, .len = h.payload_len };
+		if (clf_proto_error_decode(&r, &e) == 0 && e.message.len)
+			err = clf_fail_neg(h.status, "%.*s", (int)e.message.len,
+					   e.message.ptr);
+		else
+			err = clf_fail_neg(h.status, "clf: %s: %s", p->name,
+					   strerror(-h.status));
+		free(body);
+		return err;
+	}
+	if (h.payload_len != sizeof(lenbuf) + (uint64_t)len) {
+		peer_drop(p);
+		return clf_fail(EPROTO, "clf: %s sent %u bytes, expected %u",
+				p->name, h.payload_len, len + 4);
+	}
+	err = clf_conn_recv_payload(p->conn, lenbuf, sizeof(lenbuf));
+	if (!err && wire_get_u32(&r) != len) {
+		peer_drop(p);
+		return clf_fail(EPROTO, "clf: %s sent a malformed data reply",
+				p->name);
+	}
+	if (!err)
+		err = clf_conn_recv_payload(p->conn, dest, len);
+	if (!err)
+		return 0;
+drop:
+	peer_drop(p);
+	return down_error(p, err);
 }
 
 int clf_peer_call(struct clf_peer *p, uint16_t op, const struct iovec *iov,

@@ -28,6 +28,7 @@ struct clf_peer {
 	struct clf_conn *conn;	/* owned; NULL until used or after failure */
 	uint64_t generation;	/* +1 per connection: stamps view handles */
 	bool reused;		/* the last lock kept an older connection */
+	bool timed_out;		/* the last failure was a timeout */
 };
 
 struct clf_client {
@@ -76,8 +77,16 @@ int clf_peer_recv(struct clf_peer *p, uint16_t op, uint64_t id,
  */
 static inline bool clf_peer_stale(const struct clf_peer *p)
 {
-	return p->reused && !p->conn;
+	/* A timeout is no sign of a restart: retrying would double it. */
+	return p->reused && !p->conn && !p->timed_out;
 }
+
+/*
+ * Receive the reply to request id whose body is one byte string (SUB_READ,
+ * VIEW_READ) of exactly len bytes straight into dest, without a copy.
+ */
+int clf_peer_recv_data(struct clf_peer *p, uint16_t op, uint64_t id,
+		       void *dest, uint32_t len);
 
 /*
  * Both, on an unlocked peer: lock, send, receive, unlock; retried once

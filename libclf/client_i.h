@@ -38,17 +38,21 @@ int64_t clf_now_ns(void);
 /* "/a/./b//c/../d" -> "a/b/d" ("" for the root); relative to the root. */
 int clf_path_normalize(const char *path, char *out, size_t outlen);
 
-/* metad calls; replies decoded into the caller's structs. */
-int clf_meta_lookup(const char *rel, bool want_layout,
-		    struct clf_proto_lookup_rep *rep);
+/*
+ * metad calls.  Layouts come back decoded into types (caller frees with
+ * clf_layout_free); a NULL layout pointer means "not wanted", and *layout
+ * is NULL when the inode has none (a directory).
+ */
+int clf_meta_lookup(const char *rel, struct clf_proto_attr *attr,
+		    struct clf_layout **layout);
 int clf_meta_create(const char *rel, mode_t mode, bool excl,
-		    struct clf_proto_create_rep *rep);
+		    struct clf_proto_attr *attr, struct clf_layout **layout);
 int clf_meta_getattr(uint64_t ino, struct clf_proto_attr *attr);
 int clf_meta_truncate(uint64_t ino, int64_t size, struct clf_proto_attr *attr);
 int clf_meta_update_size(uint64_t ino, int64_t end,
 			 struct clf_proto_attr *attr);
 int clf_meta_set_layout(uint64_t ino, const struct clf_proto_layout *layout,
-			struct clf_proto_layout *reply);
+			struct clf_layout **out);
 
 /* The open file behind fd, locked; clf_file_put() unlocks. */
 int clf_file_get(int fd, struct clf_file **out);

@@ -9,6 +9,7 @@
 
 #include "client_i.h"
 #include "error.h"
+#include "layout.h"
 
 /* Encoders with one signature, for clf_encode(). */
 static int enc_lookup(struct wire_writer *w, const void *m)
@@ -132,35 +133,106 @@ static int decode_attr(void *payload, uint32_t len,
 	return err;
 }
 
-int clf_meta_lookup(const char *rel, bool want_layout,
-		    struct clf_proto_lookup_rep *rep)
+/* Turn a layout from metad (EXPLICIT) into types and mappings. */
+static int layout_from_proto(const struct clf_proto_layout *pl,
+			     struct clf_layout **out)
+{
+	CLF_Datatype *types;
+	uint32_t *iods;
+	int err = 0, n = (int)pl->nsubfiles;
+
+	if (pl->kind != CLF_PROTO_LAYOUT_EXPLICIT || n < 1)
+		return clf_fail(EPROTO, "clf: metad sent a layout of kind %u",
+				pl->kind);
+	types = calloc(n, sizeof(*types));
+	iods = calloc(n, sizeof(*iods));
+	if (!types || !iods) {
+		err = clf_fail(ENOMEM, "clf: out of memory");
+		goto out;
+	}
+	for (int j = 0; j < n && !err; j++) {
+		err = CLF_Type_decode(pl->subfiles[j].type.ptr,
+				      pl->subfiles[j].type.len, &types[j]);
+		iods[j] = pl->subfiles[j].iod;
+	}
+	if (!err)
+		err = clf_layout_create(pl->disp, n, types, iods, pl->disp_iod,
+					out);
+	for (int j = 0; j < n; j++)
+		CLF_Type_free(&types[j]);
+out:
+	free(types);
+	free(iods);
+	return err;
+}
+
+/*
+ * A LOOKUP or CREATE reply: attributes, and the layout decoded into types
+ * while the reply buffer (which the encoded types borrow) is alive.
+ */
+static int take_reply(void *payload, uint32_t len, bool create,
+		      struct clf_proto_attr *attr, struct clf_layout **layout)
+{
+	struct wire_reader r = { .buf = payload, .len = len };
+	struct clf_proto_lookup_rep lk;
+	struct clf_proto_create_rep cr;
+	const struct clf_proto_layout *pl = NULL;
+	bool decoded;
+	int err;
+
+	if (create) {
+		err = clf_proto_create_rep_decode(&r, &cr);
+		if (!err) {
+			*attr = cr.attr;
+			pl = &cr.layout;
+		}
+	} else {
+		err = clf_proto_lookup_rep_decode(&r, &lk);
+		if (!err) {
+			*attr = lk.attr;
+			pl = lk.has_layout ? &lk.layout : NULL;
+		}
+	}
+	decoded = !err;
+	if (!err && layout) {
+		*layout = NULL;
+		if (pl)
+			err = layout_from_proto(pl, layout);
+	}
+	if (create && decoded)
+		clf_proto_create_rep_release(&cr);
+	else if (decoded)
+		clf_proto_lookup_rep_release(&lk);
+	free(payload);
+	return err;
+}
+
+int clf_meta_lookup(const char *rel, struct clf_proto_attr *attr,
+		    struct clf_layout **layout)
 {
 	struct clf_proto_lookup_req req = {
 		.dir = CLF_PROTO_ROOT_INO,
-		.flags = want_layout ? CLF_PROTO_LOOKUP_LAYOUT : 0,
+		.flags = layout ? CLF_PROTO_LOOKUP_LAYOUT : 0,
 		.path = clf_proto_str_of(rel),
 	};
-	struct wire_reader r;
 	void *payload;
 	uint32_t len;
 	int err;
 
 	if (!*rel) {
 		/* The root itself. */
-		memset(rep, 0, sizeof(*rep));
-		return clf_meta_getattr(CLF_PROTO_ROOT_INO, &rep->attr);
+		if (layout)
+			*layout = NULL;
+		return clf_meta_getattr(CLF_PROTO_ROOT_INO, attr);
 	}
 	err = meta_call(CLF_PROTO_OP_LOOKUP, enc_lookup, &req, &payload, &len);
 	if (err)
 		return err;
-	r = (struct wire_reader){ .buf = payload, .len = len };
-	err = clf_proto_lookup_rep_decode(&r, rep);
-	free(payload);
-	return err;
+	return take_reply(payload, len, false, attr, layout);
 }
 
 int clf_meta_create(const char *rel, mode_t mode, bool excl,
-		    struct clf_proto_create_rep *rep)
+		    struct clf_proto_attr *attr, struct clf_layout **layout)
 {
 	struct clf_proto_create_req req = {
 		.dir = CLF_PROTO_ROOT_INO,
@@ -174,7 +246,6 @@ int clf_meta_create(const char *rel, mode_t mode, bool excl,
 			.first_iod = CLF_PROTO_IOD_DEFAULT,
 		},
 	};
-	struct wire_reader r;
 	void *payload;
 	uint32_t len;
 	int err;
@@ -182,10 +253,7 @@ int clf_meta_create(const char *rel, mode_t mode, bool excl,
 	err = meta_call(CLF_PROTO_OP_CREATE, enc_create, &req, &payload, &len);
 	if (err)
 		return err;
-	r = (struct wire_reader){ .buf = payload, .len = len };
-	err = clf_proto_create_rep_decode(&r, rep);
-	free(payload);
-	return err;
+	return take_reply(payload, len, true, attr, layout);
 }
 
 int clf_meta_getattr(uint64_t ino, struct clf_proto_attr *attr)
@@ -233,9 +301,10 @@ int clf_meta_update_size(uint64_t ino, int64_t end,
 }
 
 int clf_meta_set_layout(uint64_t ino, const struct clf_proto_layout *layout,
-			struct clf_proto_layout *reply)
+			struct clf_layout **out)
 {
 	struct clf_proto_set_layout_req req = { .ino = ino, .layout = *layout };
+	struct clf_proto_layout reply;
 	struct wire_reader r;
 	void *payload;
 	uint32_t len;
@@ -246,7 +315,12 @@ int clf_meta_set_layout(uint64_t ino, const struct clf_proto_layout *layout,
 	if (err)
 		return err;
 	r = (struct wire_reader){ .buf = payload, .len = len };
-	err = clf_proto_layout_decode(&r, reply);
+	err = clf_proto_layout_decode(&r, &reply);
+	if (!err) {
+		/* The types borrow payload: decode them before freeing it. */
+		err = layout_from_proto(&reply, out);
+		clf_proto_layout_release(&reply);
+	}
 	free(payload);
 	return err;
 }
@@ -272,7 +346,7 @@ static void attr_to_stat(const struct clf_proto_attr *a, struct stat *st)
 
 int CLF_stat(const char *path, struct stat *st)
 {
-	struct clf_proto_lookup_rep rep;
+	struct clf_proto_attr attr;
 	char rel[CLF_PROTO_PATH_MAX + 1];
 	int err;
 
@@ -280,11 +354,10 @@ int CLF_stat(const char *path, struct stat *st)
 		return clf_fail(EINVAL, "clf: stat: NULL buffer");
 	err = clf_path_normalize(path, rel, sizeof(rel));
 	if (!err)
-		err = clf_meta_lookup(rel, false, &rep);
+		err = clf_meta_lookup(rel, &attr, NULL);
 	if (err)
 		return err;
-	attr_to_stat(&rep.attr, st);
-	clf_proto_lookup_rep_release(&rep);
+	attr_to_stat(&attr, st);
 	return 0;
 }
 

@@ -25,39 +25,6 @@ int64_t clf_now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* Turn a layout from metad (EXPLICIT) into types and mappings. */
-static int layout_from_proto(const struct clf_proto_layout *pl,
-			     struct clf_layout **out)
-{
-	CLF_Datatype *types;
-	uint32_t *iods;
-	int err = 0, n = (int)pl->nsubfiles;
-
-	if (pl->kind != CLF_PROTO_LAYOUT_EXPLICIT || n < 1)
-		return clf_fail(EPROTO, "clf: metad sent a layout of kind %u",
-				pl->kind);
-	types = calloc(n, sizeof(*types));
-	iods = calloc(n, sizeof(*iods));
-	if (!types || !iods) {
-		err = clf_fail(ENOMEM, "clf: out of memory");
-		goto out;
-	}
-	for (int j = 0; j < n && !err; j++) {
-		err = CLF_Type_decode(pl->subfiles[j].type.ptr,
-				      pl->subfiles[j].type.len, &types[j]);
-		iods[j] = pl->subfiles[j].iod;
-	}
-	if (!err)
-		err = clf_layout_create(pl->disp, n, types, iods, pl->disp_iod,
-					out);
-	for (int j = 0; j < n; j++)
-		CLF_Type_free(&types[j]);
-out:
-	free(types);
-	free(iods);
-	return err;
-}
-
 /* Install layout (taken) and recompute the view against it. */
 static int file_set_layout(struct clf_file *f, struct clf_layout *layout)
 {
@@ -154,45 +121,28 @@ void clf_file_put(struct clf_file *f)
 static int open_inode(struct clf_file *f, const char *rel, int flags,
 		      mode_t mode)
 {
-	struct clf_proto_lookup_rep lk;
-	struct clf_proto_create_rep cr;
 	struct clf_layout *layout = NULL;
-	const struct clf_proto_attr *attr;
-	const struct clf_proto_layout *pl;
-	bool created = false;
+	struct clf_proto_attr attr;
 	int err;
 
-	if (flags & O_CREAT) {
-		err = clf_meta_create(rel, mode, flags & O_EXCL, &cr);
-		if (err)
-			return err;
-		created = true;
-		attr = &cr.attr;
-		pl = &cr.layout;
-	} else {
-		err = clf_meta_lookup(rel, true, &lk);
-		if (err)
-			return err;
-		attr = &lk.attr;
-		pl = &lk.layout;
-		if (S_ISDIR(attr->mode))
-			err = clf_fail(EISDIR, "clf: cannot open '/%s': is a directory",
-				       rel);
-		else if (!lk.has_layout)
-			err = clf_fail(EIO, "clf: '/%s' has no layout", rel);
-	}
-	if (!err)
-		err = layout_from_proto(pl, &layout);
-	if (!err) {
-		f->ino = attr->ino;
-		f->size = attr->size;
-		err = file_set_layout(f, layout);
-	}
-	if (created)
-		clf_proto_create_rep_release(&cr);
+	if (flags & O_CREAT)
+		err = clf_meta_create(rel, mode, flags & O_EXCL, &attr, &layout);
 	else
-		clf_proto_lookup_rep_release(&lk);
-	return err;
+		err = clf_meta_lookup(rel, &attr, &layout);
+	if (err)
+		return err;
+	if (S_ISDIR(attr.mode))
+		err = clf_fail(EISDIR, "clf: cannot open '/%s': is a directory",
+			       rel);
+	else if (!layout)
+		err = clf_fail(EIO, "clf: '/%s' has no layout", rel);
+	if (err) {
+		clf_layout_free(layout);
+		return err;
+	}
+	f->ino = attr.ino;
+	f->size = attr.size;
+	return file_set_layout(f, layout);
 }
 
 int CLF_open(const char *path, int flags, ...)
@@ -292,7 +242,6 @@ static int fcntl_subfiles(struct clf_file *f, const struct clf_subfiles *sf)
 {
 	struct clf_client *cl = clf_client_instance;
 	struct clf_proto_layout req = { .kind = CLF_PROTO_LAYOUT_EXPLICIT };
-	struct clf_proto_layout reply;
 	struct clf_layout *layout;
 	uint8_t **enc;
 	int err = 0;
@@ -332,13 +281,9 @@ static int fcntl_subfiles(struct clf_file *f, const struct clf_subfiles *sf)
 		req.subfiles[j].type.len = (uint32_t)len;
 	}
 	if (!err)
-		err = clf_meta_set_layout(f->ino, &req, &reply);
-	if (!err) {
-		err = layout_from_proto(&reply, &layout);
-		clf_proto_layout_release(&reply);
-		if (!err)
-			err = file_set_layout(f, layout);
-	}
+		err = clf_meta_set_layout(f->ino, &req, &layout);
+	if (!err)
+		err = file_set_layout(f, layout);
 out:
 	for (int j = 0; enc && j < sf->count; j++)
 		free(enc[j]);

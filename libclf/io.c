@@ -134,27 +134,6 @@ void clf_file_release_views(struct clf_file *f)
 	}
 }
 
-/* One subfile's share of one piece of an access. */
-struct job {
-	int j;			/* subfile */
-	struct clf_peer *peer;
-	int64_t count;		/* packed bytes */
-	uint8_t *packed;	/* owned */
-	uint8_t head[64];	/* encoded request without the data */
-	size_t head_len;
-	uint64_t id;
-	bool sent;
-};
-
-static int cmp_job_iod(const void *a, const void *b)
-{
-	const struct job *x = a, *y = b;
-
-	if (x->peer != y->peer)
-		return x->peer < y->peer ? -1 : 1;
-	return x->j - y->j;
-}
-
 /* Bytes before the displacement: plain subfile ranges, run by run. */
 struct head_io {
 	struct clf_file *f;
@@ -236,182 +215,301 @@ static int head_io(struct clf_file *f, int64_t lo, int64_t hi, uint8_t *packed,
 				   head_run, &h);
 }
 
-/* Send the request of job k (peer locked and view registered). */
-static int send_job(struct clf_file *f, struct job *jb, int64_t lo,
-		    int64_t hi, bool write)
+/*
+ * Pipelining: an access is cut into pieces of PIECE_BYTES view bytes and
+ * up to PIPELINE_DEPTH pieces are in flight, so that the network, the
+ * iods' disks and the client's copies overlap (a single 64 MiB request
+ * would serialise them).
+ */
+#define PIECE_BYTES (8 << 20)
+#define PIPELINE_DEPTH 4
+
+/* One subfile the access touches, and its iod. */
+struct target {
+	int j;
+	struct clf_peer *peer;
+	bool direct;		/* view falls on it contiguously: no copies */
+};
+
+/* One subfile's share of one piece. */
+struct share {
+	int64_t count;		/* packed bytes; 0: nothing to send */
+	uint8_t *packed;	/* owned unless direct */
+	uint8_t head[64];	/* encoded request without the data */
+	uint64_t id;
+	bool sent;
+};
+
+struct piece {
+	int64_t lo, hi;
+	struct share *shares;	/* one per target */
+};
+
+struct access {
+	struct clf_file *f;
+	bool write;
+	int64_t base;		/* view offset of the user buffer */
+	uint8_t *buf;
+	const struct clf_memlayout *mem;
+	struct target *targets;
+	int ntargets;
+	struct piece ring[PIPELINE_DEPTH];
+	int first, inflight;	/* ring[first] is the oldest piece */
+};
+
+static int cmp_target(const void *a, const void *b)
+{
+	const struct target *x = a, *y = b;
+
+	if (x->peer != y->peer)
+		return x->peer < y->peer ? -1 : 1;
+	return x->j - y->j;
+}
+
+/* Send one share of piece pc to target t (peer locked, view registered). */
+static int send_share(struct access *a, const struct target *t,
+		      struct piece *pc, struct share *sh)
 {
 	struct clf_proto_view_io_req req = {
-		.handle = f->handles[jb->j],
-		.lo = lo,
-		.hi = hi,
-		.data = { jb->packed, (uint32_t)jb->count },
+		.handle = a->f->handles[t->j],
+		.lo = pc->lo,
+		.hi = pc->hi,
+		.data = { sh->packed, (uint32_t)sh->count },
 	};
-	struct wire_writer w = { jb->head, sizeof(jb->head), 0 };
+	struct wire_writer w = { sh->head, sizeof(sh->head), 0 };
 	struct iovec iov[2];
 	int err;
 
-	err = write ? clf_proto_view_write_req_encode_head(&w, &req)
-		    : clf_proto_view_read_req_encode(&w, &req);
+	err = a->write ? clf_proto_view_write_req_encode_head(&w, &req)
+		       : clf_proto_view_read_req_encode(&w, &req);
 	if (err)
 		return err;
-	iov[0] = (struct iovec){ jb->head, w.pos };
-	iov[1] = (struct iovec){ jb->packed, jb->count };
-	err = clf_peer_send(jb->peer, write ? CLF_PROTO_OP_VIEW_WRITE
-					    : CLF_PROTO_OP_VIEW_READ,
-			    iov, write ? 2 : 1, &jb->id);
-	jb->sent = !err;
+	iov[0] = (struct iovec){ sh->head, w.pos };
+	iov[1] = (struct iovec){ sh->packed, sh->count };
+	err = clf_peer_send(t->peer, a->write ? CLF_PROTO_OP_VIEW_WRITE
+					      : CLF_PROTO_OP_VIEW_READ,
+			    iov, a->write ? 2 : 1, &sh->id);
+	sh->sent = !err;
 	return err;
 }
 
-static int recv_job(struct job *jb, bool write)
+static int recv_share(struct access *a, const struct target *t,
+		      struct share *sh)
 {
-	uint16_t op = write ? CLF_PROTO_OP_VIEW_WRITE : CLF_PROTO_OP_VIEW_READ;
+	struct clf_proto_u32 n;
 	struct wire_reader r;
 	void *reply;
 	uint32_t rlen;
 	int err;
 
-	err = clf_peer_recv(jb->peer, op, jb->id, &reply, &rlen);
+	sh->sent = false;
+	if (!a->write)
+		return clf_peer_recv_data(t->peer, CLF_PROTO_OP_VIEW_READ, sh->id,
+					  sh->packed, (uint32_t)sh->count);
+	err = clf_peer_recv(t->peer, CLF_PROTO_OP_VIEW_WRITE, sh->id, &reply,
+			    &rlen);
 	if (err)
 		return err;
 	r = (struct wire_reader){ .buf = reply, .len = rlen };
-	if (write) {
-		struct clf_proto_u32 n;
-
-		err = clf_proto_u32_decode(&r, &n);
-		if (!err && n.value != jb->count)
-			err = clf_fail(EIO, "clf: %s wrote %u of %lld bytes",
-				       jb->peer->name, n.value,
-				       (long long)jb->count);
-	} else {
-		struct clf_proto_data d;
-
-		err = clf_proto_data_decode(&r, &d);
-		if (!err && d.data.len != jb->count)
-			err = clf_fail(EIO, "clf: %s sent %u of %lld bytes",
-				       jb->peer->name, d.data.len,
-				       (long long)jb->count);
-		if (!err)
-			memcpy(jb->packed, d.data.ptr, jb->count);
-	}
+	err = clf_proto_u32_decode(&r, &n);
 	free(reply);
+	if (!err && n.value != sh->count)
+		err = clf_fail(EIO, "clf: %s wrote %u of %lld bytes",
+			       t->peer->name, n.value, (long long)sh->count);
+	return err;
+}
+
+/* Prepare and send piece [lo, hi) into the ring. */
+static int start_piece(struct access *a, int64_t lo, int64_t hi)
+{
+	struct piece *pc = &a->ring[(a->first + a->inflight) % PIPELINE_DEPTH];
+	int err = 0;
+
+	pc->lo = lo;
+	pc->hi = hi;
+	memset(pc->shares, 0, a->ntargets * sizeof(*pc->shares));
+	a->inflight++;
+	for (int k = 0; k < a->ntargets && !err; k++) {
+		const struct target *t = &a->targets[k];
+		struct share *sh = &pc->shares[k];
+
+		sh->count = clf_viewmap_count(a->f->view, t->j, lo, hi);
+		if (sh->count < 0)
+			return (int)sh->count;
+		if (sh->count == 0)
+			continue;
+		if (t->direct) {
+			/* The piece is these bytes, in place. */
+			sh->packed = a->buf + (lo - a->base);
+		} else {
+			sh->packed = malloc(sh->count);
+			if (!sh->packed)
+				return clf_fail(ENOMEM, "clf: out of memory");
+			if (a->write)
+				clf_viewmap_gather(a->f->view, t->j, lo, hi,
+						   a->base, a->buf, a->mem,
+						   sh->packed);
+		}
+		err = send_share(a, t, pc, sh);
+	}
 	return err;
 }
 
 /*
- * The iods' part of one piece: lock every iod involved (in a fixed
- * order), register missing views, send every request, then read every
- * reply.  The first error wins; replies of requests already sent are
- * still read so that the connections stay in step.
+ * Collect the replies of the oldest piece and free it.  After a failure
+ * the replies of what was sent are still read (connections stay in step);
+ * the first error is returned.
  */
-static int exchange(struct clf_file *f, struct job *jobs, int njobs,
-		    int64_t lo, int64_t hi, bool write, bool *stale)
+static int finish_piece(struct access *a, int err)
+{
+	struct piece *pc = &a->ring[a->first];
+
+	for (int k = 0; k < a->ntargets; k++) {
+		const struct target *t = &a->targets[k];
+		struct share *sh = &pc->shares[k];
+		int e = 0;
+
+		if (sh->sent)
+			e = recv_share(a, t, sh);
+		if (!err)
+			err = e;
+		if (!err && !a->write && sh->count && !t->direct)
+			clf_viewmap_scatter(a->f->view, t->j, pc->lo, pc->hi,
+					    a->base, a->buf, a->mem, sh->packed);
+		if (!t->direct)
+			free(sh->packed);
+		sh->packed = NULL;
+		sh->count = 0;
+	}
+	a->first = (a->first + 1) % PIPELINE_DEPTH;
+	a->inflight--;
+	return err;
+}
+
+/* Which subfiles (other than the head) [lo, hi) touches, on which iods. */
+static int find_targets(struct access *a, int64_t lo, int64_t hi)
+{
+	struct clf_client *cl = clf_client_instance;
+	const struct clf_layout *l = a->f->layout;
+
+	a->targets = calloc(l->nsub, sizeof(*a->targets));
+	if (!a->targets)
+		return clf_fail(ENOMEM, "clf: out of memory");
+	for (int j = 0; j < l->nsub; j++) {
+		struct target *t = &a->targets[a->ntargets];
+		int64_t count;
+
+		if (!clf_viewmap_touches(a->f->view, j))
+			continue;
+		count = clf_viewmap_count(a->f->view, j, lo, hi);
+		if (count < 0)
+			return (int)count;
+		if (count == 0)
+			continue;
+		t->j = j;
+		t->peer = clf_client_iod(cl, l->iods[j]);
+		if (!t->peer)
+			return -EINVAL;
+		t->direct = !a->mem->map &&
+			    CLF_Mapping_is_contiguous(a->f->view->maps[j]) == 1;
+		a->ntargets++;
+	}
+	qsort(a->targets, a->ntargets, sizeof(*a->targets), cmp_target);
+	return 0;
+}
+
+/*
+ * The iods' part of an access: lock every iod involved (in a fixed
+ * order), register missing views, then stream the pieces.  *stale tells
+ * that a kept connection turned out dead (the daemon restarted): the
+ * whole access may then be tried again on fresh connections.
+ */
+static int stream(struct access *a, int64_t lo, int64_t hi, bool *stale)
 {
 	int err = 0, locked = 0;
+	int64_t next = lo;
 
 	*stale = false;
-	for (int k = 0; k < njobs; k++)
-		jobs[k].sent = false;
+	for (; locked < a->ntargets; locked++) {
+		struct target *t = &a->targets[locked];
 
-	qsort(jobs, njobs, sizeof(*jobs), cmp_job_iod);
-	for (; locked < njobs && !err; locked++) {
-		if (locked == 0 || jobs[locked].peer != jobs[locked - 1].peer)
-			err = clf_peer_lock(jobs[locked].peer);
+		if (locked == 0 || t->peer != a->targets[locked - 1].peer)
+			err = clf_peer_lock(t->peer);
 		if (err)
 			break;
 	}
 	/* Registrations first: their replies must not queue behind data. */
-	for (int k = 0; k < locked && !err; k++)
-		if (f->handle_gen[jobs[k].j] != jobs[k].peer->generation)
-			err = register_view(f, jobs[k].peer, jobs[k].j);
-	for (int k = 0; k < locked && !err; k++)
-		err = send_job(f, &jobs[k], lo, hi, write);
-	for (int k = 0; k < locked; k++) {
-		int e;
+	for (int k = 0; k < locked && !err; k++) {
+		struct target *t = &a->targets[k];
 
-		if (!jobs[k].sent)
-			continue;
-		e = recv_job(&jobs[k], write);
-		if (!err)
-			err = e;
+		if (a->f->handle_gen[t->j] != t->peer->generation)
+			err = register_view(a->f, t->peer, t->j);
 	}
+	while (!err && next < hi) {
+		int64_t end = min64(hi, next + PIECE_BYTES);
+
+		if (a->inflight == PIPELINE_DEPTH)
+			err = finish_piece(a, 0);
+		if (!err)
+			err = start_piece(a, next, end);
+		next = end;
+	}
+	while (a->inflight)
+		err = finish_piece(a, err);
 	for (int k = 0; k < locked; k++) {
-		if (err && clf_peer_stale(jobs[k].peer))
+		if (err && clf_peer_stale(a->targets[k].peer))
 			*stale = true;
-		if (k + 1 == locked || jobs[k].peer != jobs[k + 1].peer)
-			clf_peer_unlock(jobs[k].peer);
+		if (k + 1 == locked || a->targets[k].peer != a->targets[k + 1].peer)
+			clf_peer_unlock(a->targets[k].peer);
 	}
 	return err;
 }
 
-/* One piece [lo, hi) of an access; base is the view offset of buf. */
-static int piece_io(struct clf_file *f, int64_t lo, int64_t hi, int64_t base,
-		    void *buf, const struct clf_memlayout *mem, bool write)
+/* Move view bytes [lo, hi); base is the view offset of buf. */
+static int access_io(struct clf_file *f, int64_t lo, int64_t hi, int64_t base,
+		     void *buf, const struct clf_memlayout *mem, bool write)
 {
-	struct clf_client *cl = clf_client_instance;
-	const struct clf_layout *l = f->layout;
-	struct job *jobs;
-	int njobs = 0, err = 0, head = CLF_HEAD(l);
+	struct access a = { .f = f, .write = write, .base = base, .buf = buf,
+			    .mem = mem };
+	int head = CLF_HEAD(f->layout), err;
 	uint8_t *head_buf = NULL;
 	int64_t head_count = 0;
 
-	jobs = calloc(l->nsub, sizeof(*jobs));
-	if (!jobs)
-		return clf_fail(ENOMEM, "clf: out of memory");
-	for (int j = 0; j <= l->nsub && !err; j++) {
-		int64_t count;
-		uint8_t *packed;
-
-		if (!clf_viewmap_touches(f->view, j))
-			continue;
-		count = clf_viewmap_count(f->view, j, lo, hi);
-		if (count <= 0) {
-			err = count < 0 ? (int)count : 0;
-			continue;
-		}
-		packed = malloc(count);
-		if (!packed) {
+	err = find_targets(&a, lo, hi);
+	for (int i = 0; i < PIPELINE_DEPTH && !err; i++) {
+		a.ring[i].shares = calloc(a.ntargets ? a.ntargets : 1,
+					  sizeof(struct share));
+		if (!a.ring[i].shares)
 			err = clf_fail(ENOMEM, "clf: out of memory");
-			break;
-		}
-		if (write)
-			clf_viewmap_gather(f->view, j, lo, hi, base, buf, mem,
-					   packed);
-		if (j == head) {
-			head_buf = packed;
-			head_count = count;
-			continue;
-		}
-		jobs[njobs] = (struct job){ .j = j, .count = count,
-					    .packed = packed };
-		jobs[njobs].peer = clf_client_iod(cl, l->iods[j]);
-		njobs++;
-		if (!jobs[njobs - 1].peer)
-			err = -EINVAL;
 	}
-	if (!err && head_buf)
-		err = head_io(f, lo, hi, head_buf, write);
+	/* Bytes before the displacement: plain ranges, not pipelined. */
+	if (!err && clf_viewmap_touches(f->view, head))
+		head_count = clf_viewmap_count(f->view, head, lo, hi);
+	if (!err && head_count > 0) {
+		head_buf = malloc(head_count);
+		if (!head_buf)
+			err = clf_fail(ENOMEM, "clf: out of memory");
+		else if (write)
+			clf_viewmap_gather(f->view, head, lo, hi, base, buf,
+					   mem, head_buf);
+		if (!err)
+			err = head_io(f, lo, hi, head_buf, write);
+		if (!err && !write)
+			clf_viewmap_scatter(f->view, head, lo, hi, base, buf,
+					    mem, head_buf);
+	}
 	/* A daemon restarted since our last request: retry once, afresh. */
-	for (int attempt = 0; attempt < 2 && !err && njobs; attempt++) {
+	for (int attempt = 0; attempt < 2 && !err && a.ntargets; attempt++) {
 		bool stale;
 
-		err = exchange(f, jobs, njobs, lo, hi, write, &stale);
+		err = stream(&a, lo, hi, &stale);
 		if (!err || !stale || attempt == 1)
 			break;
 		err = 0;
 	}
-	if (!err && !write) {
-		for (int k = 0; k < njobs; k++)
-			clf_viewmap_scatter(f->view, jobs[k].j, lo, hi, base,
-					    buf, mem, jobs[k].packed);
-		if (head_buf)
-			clf_viewmap_scatter(f->view, head, lo, hi, base, buf,
-					    mem, head_buf);
-	}
-	(void)head_count;
-	for (int k = 0; k < njobs; k++)
-		free(jobs[k].packed);
-	free(jobs);
+	for (int i = 0; i < PIPELINE_DEPTH; i++)
+		free(a.ring[i].shares);
+	free(a.targets);
 	free(head_buf);
 	return err;
 }
@@ -452,14 +550,8 @@ int64_t clf_file_io(struct clf_file *f, int64_t lo, int64_t n, void *buf,
 	err = clf_memlayout_init(&mem, memtype);
 	if (err)
 		return err;
-	for (done = 0; done < n && !err;) {
-		int64_t len = min64(n - done, CLF_PROTO_DATA_MAX);
-
-		err = piece_io(f, lo + done, lo + done + len, lo, buf, &mem,
-			       write);
-		if (!err)
-			done += len;
-	}
+	err = access_io(f, lo, lo + n, lo, buf, &mem, write);
+	done = err ? 0 : n;
 	clf_memlayout_release(&mem);
 	if (write && done > 0 &&
 	    CLF_Type_unmap(f->view_type, f->view_disp, lo + done - 1, &last) == 0)

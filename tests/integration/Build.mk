@@ -2,3 +2,4 @@
 -include tests/integration/iod.mk
 -include tests/integration/metad.mk
 -include tests/integration/cli.mk
+-include tests/integration/multihost.mk
