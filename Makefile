@@ -81,10 +81,12 @@ check-asan: deps
 
 bench: $(BENCHES)
 
-# The layout-vs-view experiment on the mapping engine.
+# The layout-vs-view experiment: the mapping engine alone, then a real
+# instance (metad + 2 iods on loopback) written and read natively.
 demo: deps
-	@$(MAKE) --no-print-directory bench
+	@$(MAKE) --no-print-directory all bench
 	$(O)/bench/mapping_bench
+	CLF_BENCH_REPS=3 $(O)/bench/matrix_native 4096 256
 
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -17,7 +17,7 @@
  *
  * layouts: "ab" (default), "a" or "b" to run only one of them.
  *
- * Every figure is the median of REPS runs (a 64 MiB write lasts only tens
+ * Every figure is the median of $CLF_BENCH_REPS runs (default 5) (a 64 MiB write lasts only tens
  * of milliseconds).  Prints MB/s per k and the ratio to the reference; with a csv path, also
  * writes the table there (bench/plot.sh draws it).  2 processes only: this
  * machine has 2 cores and more busy processes measure the scheduler.
@@ -40,7 +40,16 @@
 
 #define NPROC 2
 #define CHUNK (1 << 20)
-#define REPS 5
+#define REPS_MAX 15
+
+/* Runs per figure: $CLF_BENCH_REPS, default 5. */
+static int reps(void)
+{
+	const char *s = getenv("CLF_BENCH_REPS");
+	int n = s ? atoi(s) : 5;
+
+	return n < 1 ? 1 : n > REPS_MAX ? REPS_MAX : n;
+}
 
 static double now(void)
 {
@@ -249,11 +258,11 @@ static double median(double *v, int n)
 static double clf_phase(const char *path, int64_t side, int64_t k,
 			int write_it)
 {
-	double secs[REPS];
+	double secs[REPS_MAX];
 
-	for (int r = 0; r < REPS; r++)
+	for (int r = 0; r < reps(); r++)
 		secs[r] = clf_phase_once(path, side, k, write_it);
-	return median(secs, REPS);
+	return median(secs, reps());
 }
 
 /* ---- the reference: TCP streams into pwrite ---- */
@@ -353,11 +362,11 @@ static double reference_once(const char *dir, int64_t side, int write_it)
 
 static double reference(const char *dir, int64_t side, int write_it)
 {
-	double secs[REPS];
+	double secs[REPS_MAX];
 
-	for (int r = 0; r < REPS; r++)
+	for (int r = 0; r < reps(); r++)
 		secs[r] = reference_once(dir, side, write_it);
-	return median(secs, REPS);
+	return median(secs, reps());
 }
 
 int main(int argc, char **argv)
@@ -411,7 +420,7 @@ int main(int argc, char **argv)
 				ref_r);
 	}
 	printf("ratio = write MB/s / reference write MB/s; medians of %d runs\n",
-	       REPS);
+	       reps());
 	if (csv)
 		fclose(csv);
 	CLF_unlink("/matrix");
