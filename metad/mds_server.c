@@ -79,7 +79,8 @@ int mds_server_open(struct mds_ctx *ctx, const struct clf_transport_ops *t,
 	}
 	err = clf_listener_open(t, addr, &srv->listener);
 	if (err) {
-		err = mds_fail_ctx(err, "metad: cannot listen on %s", addr);
+		/* The transport names the address already. */
+		err = mds_fail_ctx(err, "metad");
 		goto close_wake;
 	}
 	pthread_attr_init(&srv->attr);
