@@ -308,6 +308,24 @@ ssize_t CLF_ncread_at(int fd, int64_t view_off, void *buf,
 ssize_t CLF_ncwrite_at(int fd, int64_t view_off, const void *buf,
 		       CLF_Datatype memtype);
 
+/*
+ * Collective access (server-directed I/O): the nparticipants processes of
+ * one operation each call it once with the same tag (unique per file and
+ * operation, e.g. a counter every process keeps alike) and their own view
+ * range.  Every process sends its bytes straight to the iods holding them
+ * -- no exchange between processes -- and each iod merges the pieces of
+ * all participants into large accesses in subfile order.  At most
+ * CLF_PROTO_DATA_MAX (64 MiB) view bytes per process and call; a
+ * participant missing past the configured timeout fails the operation for
+ * all with -ETIMEDOUT.
+ */
+ssize_t CLF_ncread_at_all(int fd, int64_t view_off, void *buf,
+			  CLF_Datatype memtype, uint64_t tag,
+			  int nparticipants);
+ssize_t CLF_ncwrite_at_all(int fd, int64_t view_off, const void *buf,
+			   CLF_Datatype memtype, uint64_t tag,
+			   int nparticipants);
+
 /* Position in view bytes; SEEK_END counts the view bytes below the size. */
 int64_t CLF_lseek(int fd, int64_t off, int whence);
 

@@ -67,10 +67,12 @@ int clf_file_flush_size(struct clf_file *f);
 /*
  * Move n view bytes at view offset lo between the iods and buf (laid out
  * by memtype, NULL: contiguous).  Reads stop at the end of file.
+ * participants > 0 makes it part of collective operation tag.
  * Returns the bytes moved or a negative errno.
  */
 int64_t clf_file_io(struct clf_file *f, int64_t lo, int64_t n, void *buf,
-		    CLF_Datatype memtype, bool write);
+		    CLF_Datatype memtype, bool write, uint64_t tag,
+		    uint32_t participants);
 
 /* Forget every registered view handle (views changed). */
 void clf_file_release_views(struct clf_file *f);

@@ -255,6 +255,9 @@ struct access {
 	int ntargets;
 	struct piece ring[PIPELINE_DEPTH];
 	int first, inflight;	/* ring[first] is the oldest piece */
+	/* Collective operations: every subfile, one piece, tagged. */
+	uint64_t tag;
+	uint32_t participants;	/* 0: independent access */
 };
 
 static int cmp_target(const void *a, const void *b)
@@ -273,13 +276,18 @@ static int send_share(struct access *a, const struct target *t,
 	struct clf_proto_view_io_req req = {
 		.handle = a->f->handles[t->j],
 		.lo = pc->lo,
-		.hi = pc->hi,
+		.hi = sh->count || !a->participants ? pc->hi : pc->lo,
 		.data = { sh->packed, (uint32_t)sh->count },
 	};
 	struct wire_writer w = { sh->head, sizeof(sh->head), 0 };
 	struct iovec iov[2];
 	int err;
 
+	if (a->participants) {
+		req.flags = CLF_PROTO_VIEW_COLLECTIVE;
+		req.coll_tag = a->tag;
+		req.participants = a->participants;
+	}
 	err = a->write ? clf_proto_view_write_req_encode_head(&w, &req)
 		       : clf_proto_view_read_req_encode(&w, &req);
 	if (err)
@@ -303,11 +311,33 @@ static int recv_share(struct access *a, const struct target *t,
 	int err;
 
 	sh->sent = false;
+	if (!a->write && a->participants) {
+		/* The iod waits for every participant: allow for that. */
+		int err2, tmo = clf_conn_timeout(t->peer->conn);
+
+		clf_conn_set_timeout(t->peer->conn, 2 * tmo);
+		err2 = clf_peer_recv_data(t->peer, CLF_PROTO_OP_VIEW_READ,
+					  sh->id, sh->packed,
+					  (uint32_t)sh->count);
+		if (t->peer->conn)
+			clf_conn_set_timeout(t->peer->conn, tmo);
+		return err2;
+	}
 	if (!a->write)
 		return clf_peer_recv_data(t->peer, CLF_PROTO_OP_VIEW_READ, sh->id,
 					  sh->packed, (uint32_t)sh->count);
-	err = clf_peer_recv(t->peer, CLF_PROTO_OP_VIEW_WRITE, sh->id, &reply,
-			    &rlen);
+	if (a->participants) {
+		int tmo = clf_conn_timeout(t->peer->conn);
+
+		clf_conn_set_timeout(t->peer->conn, 2 * tmo);
+		err = clf_peer_recv(t->peer, CLF_PROTO_OP_VIEW_WRITE, sh->id,
+				    &reply, &rlen);
+		if (t->peer->conn)
+			clf_conn_set_timeout(t->peer->conn, tmo);
+	} else {
+		err = clf_peer_recv(t->peer, CLF_PROTO_OP_VIEW_WRITE, sh->id,
+				    &reply, &rlen);
+	}
 	if (err)
 		return err;
 	r = (struct wire_reader){ .buf = reply, .len = rlen };
@@ -336,8 +366,12 @@ static int start_piece(struct access *a, int64_t lo, int64_t hi)
 		sh->count = clf_viewmap_count(a->f->view, t->j, lo, hi);
 		if (sh->count < 0)
 			return (int)sh->count;
-		if (sh->count == 0)
+		if (sh->count == 0) {
+			/* Every participant answers every subfile's roll call. */
+			if (a->participants)
+				err = send_share(a, t, pc, sh);
 			continue;
+		}
 		if (t->direct) {
 			/* The piece is these bytes, in place. */
 			sh->packed = a->buf + (lo - a->base);
@@ -399,18 +433,18 @@ static int find_targets(struct access *a, int64_t lo, int64_t hi)
 		struct target *t = &a->targets[a->ntargets];
 		int64_t count;
 
-		if (!clf_viewmap_touches(a->f->view, j))
-			continue;
-		count = clf_viewmap_count(a->f->view, j, lo, hi);
+		count = clf_viewmap_touches(a->f->view, j)
+				? clf_viewmap_count(a->f->view, j, lo, hi)
+				: 0;
 		if (count < 0)
 			return (int)count;
-		if (count == 0)
+		if (count == 0 && !a->participants)
 			continue;
 		t->j = j;
 		t->peer = clf_client_iod(cl, l->iods[j]);
 		if (!t->peer)
 			return -EINVAL;
-		t->direct = !a->mem->map &&
+		t->direct = !a->mem->map && a->f->view->maps[j] &&
 			    CLF_Mapping_is_contiguous(a->f->view->maps[j]) == 1;
 		a->ntargets++;
 	}
@@ -445,14 +479,19 @@ static int stream(struct access *a, int64_t lo, int64_t hi, bool *stale)
 		if (a->f->handle_gen[t->j] != t->peer->generation)
 			err = register_view(a->f, t->peer, t->j);
 	}
-	while (!err && next < hi) {
-		int64_t end = min64(hi, next + PIECE_BYTES);
+	while (!err && (next < hi || (a->participants && next == lo))) {
+		/* A collective operation is one piece: one request per
+		 * subfile and participant, which the iods count. */
+		int64_t end = a->participants ? hi
+					      : min64(hi, next + PIECE_BYTES);
 
 		if (a->inflight == PIPELINE_DEPTH)
 			err = finish_piece(a, 0);
 		if (!err)
 			err = start_piece(a, next, end);
 		next = end;
+		if (a->participants)
+			break;
 	}
 	while (a->inflight)
 		err = finish_piece(a, err);
@@ -467,10 +506,12 @@ static int stream(struct access *a, int64_t lo, int64_t hi, bool *stale)
 
 /* Move view bytes [lo, hi); base is the view offset of buf. */
 static int access_io(struct clf_file *f, int64_t lo, int64_t hi, int64_t base,
-		     void *buf, const struct clf_memlayout *mem, bool write)
+		     void *buf, const struct clf_memlayout *mem, bool write,
+		     uint64_t tag, uint32_t participants)
 {
 	struct access a = { .f = f, .write = write, .base = base, .buf = buf,
-			    .mem = mem };
+			    .mem = mem, .tag = tag,
+			    .participants = participants };
 	int head = CLF_HEAD(f->layout), err;
 	uint8_t *head_buf = NULL;
 	int64_t head_count = 0;
@@ -503,7 +544,8 @@ static int access_io(struct clf_file *f, int64_t lo, int64_t hi, int64_t base,
 		bool stale;
 
 		err = stream(&a, lo, hi, &stale);
-		if (!err || !stale || attempt == 1)
+		/* A collective operation cannot be replayed alone. */
+		if (!err || !stale || attempt == 1 || participants)
 			break;
 		err = 0;
 	}
@@ -523,7 +565,8 @@ static int64_t readable_below(struct clf_file *f)
 }
 
 int64_t clf_file_io(struct clf_file *f, int64_t lo, int64_t n, void *buf,
-		    CLF_Datatype memtype, bool write)
+		    CLF_Datatype memtype, bool write, uint64_t tag,
+		    uint32_t participants)
 {
 	struct clf_memlayout mem;
 	int64_t done, last;
@@ -545,12 +588,15 @@ int64_t clf_file_io(struct clf_file *f, int64_t lo, int64_t n, void *buf,
 		f->size = attr.size;
 		n = max64(0, min64(n, readable_below(f) - lo));
 	}
-	if (n == 0)
+	if (n == 0 && !participants)
 		return 0;
+	if (participants && n > CLF_PROTO_DATA_MAX)
+		return clf_fail(E2BIG, "clf: a collective access moves at most %u view bytes per process (asked %lld)",
+				CLF_PROTO_DATA_MAX, (long long)n);
 	err = clf_memlayout_init(&mem, memtype);
 	if (err)
 		return err;
-	err = access_io(f, lo, lo + n, lo, buf, &mem, write);
+	err = access_io(f, lo, lo + n, lo, buf, &mem, write, tag, participants);
 	done = err ? 0 : n;
 	clf_memlayout_release(&mem);
 	if (write && done > 0 &&
@@ -560,7 +606,8 @@ int64_t clf_file_io(struct clf_file *f, int64_t lo, int64_t n, void *buf,
 }
 
 static ssize_t io_at(int fd, int64_t *off, int64_t n, void *buf,
-		     CLF_Datatype memtype, bool write, bool advance)
+		     CLF_Datatype memtype, bool write, bool advance,
+		     uint64_t tag, uint32_t participants)
 {
 	struct clf_file *f;
 	int64_t lo, ret;
@@ -581,7 +628,7 @@ static ssize_t io_at(int fd, int64_t *off, int64_t n, void *buf,
 		f->size = attr.size;
 		lo = readable_below(f);
 	}
-	ret = clf_file_io(f, lo, n, buf, memtype, write);
+	ret = clf_file_io(f, lo, n, buf, memtype, write, tag, participants);
 	if (ret > 0 && advance)
 		f->pos = lo + ret;
 	clf_file_put(f);
@@ -590,12 +637,13 @@ static ssize_t io_at(int fd, int64_t *off, int64_t n, void *buf,
 
 ssize_t CLF_read(int fd, void *buf, size_t len)
 {
-	return io_at(fd, NULL, (int64_t)len, buf, NULL, false, true);
+	return io_at(fd, NULL, (int64_t)len, buf, NULL, false, true, 0, 0);
 }
 
 ssize_t CLF_write(int fd, const void *buf, size_t len)
 {
-	return io_at(fd, NULL, (int64_t)len, (void *)buf, NULL, true, true);
+	return io_at(fd, NULL, (int64_t)len, (void *)buf, NULL, true, true, 0,
+		     0);
 }
 
 static int64_t memtype_size(CLF_Datatype memtype)
@@ -609,14 +657,15 @@ ssize_t CLF_ncread(int fd, void *buf, CLF_Datatype memtype)
 {
 	int64_t n = memtype_size(memtype);
 
-	return n < 0 ? n : io_at(fd, NULL, n, buf, memtype, false, true);
+	return n < 0 ? n : io_at(fd, NULL, n, buf, memtype, false, true, 0, 0);
 }
 
 ssize_t CLF_ncwrite(int fd, const void *buf, CLF_Datatype memtype)
 {
 	int64_t n = memtype_size(memtype);
 
-	return n < 0 ? n : io_at(fd, NULL, n, (void *)buf, memtype, true, true);
+	return n < 0 ? n
+		     : io_at(fd, NULL, n, (void *)buf, memtype, true, true, 0, 0);
 }
 
 ssize_t CLF_ncread_at(int fd, int64_t view_off, void *buf,
@@ -624,7 +673,8 @@ ssize_t CLF_ncread_at(int fd, int64_t view_off, void *buf,
 {
 	int64_t n = memtype_size(memtype);
 
-	return n < 0 ? n : io_at(fd, &view_off, n, buf, memtype, false, false);
+	return n < 0 ? n
+		     : io_at(fd, &view_off, n, buf, memtype, false, false, 0, 0);
 }
 
 ssize_t CLF_ncwrite_at(int fd, int64_t view_off, const void *buf,
@@ -632,8 +682,43 @@ ssize_t CLF_ncwrite_at(int fd, int64_t view_off, const void *buf,
 {
 	int64_t n = memtype_size(memtype);
 
-	return n < 0 ? n : io_at(fd, &view_off, n, (void *)buf, memtype, true,
-				 false);
+	return n < 0 ? n
+		     : io_at(fd, &view_off, n, (void *)buf, memtype, true, false,
+			     0, 0);
+}
+
+static int check_collective(uint64_t tag, int nparticipants)
+{
+	if (nparticipants < 1 ||
+	    (uint32_t)nparticipants > CLF_PROTO_MAX_PARTICIPANTS)
+		return clf_fail(EINVAL, "clf: a collective operation needs 1..%u participants (got %d)",
+				CLF_PROTO_MAX_PARTICIPANTS, nparticipants);
+	return 0;
+}
+
+ssize_t CLF_ncread_at_all(int fd, int64_t view_off, void *buf,
+			  CLF_Datatype memtype, uint64_t tag, int nparticipants)
+{
+	int64_t n = memtype_size(memtype);
+	int err = check_collective(tag, nparticipants);
+
+	if (err || n < 0)
+		return err ? err : n;
+	return io_at(fd, &view_off, n, buf, memtype, false, false, tag,
+		     (uint32_t)nparticipants);
+}
+
+ssize_t CLF_ncwrite_at_all(int fd, int64_t view_off, const void *buf,
+			   CLF_Datatype memtype, uint64_t tag,
+			   int nparticipants)
+{
+	int64_t n = memtype_size(memtype);
+	int err = check_collective(tag, nparticipants);
+
+	if (err || n < 0)
+		return err ? err : n;
+	return io_at(fd, &view_off, n, (void *)buf, memtype, true, false, tag,
+		     (uint32_t)nparticipants);
 }
 
 int CLF_sync(int fd)

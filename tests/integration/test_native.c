@@ -414,6 +414,104 @@ START_TEST(test_full_disk_on_an_iod_reaches_the_writer)
 }
 END_TEST
 
+
+/*
+ * Collective write and read: nproc processes, views cyclic(b) over them,
+ * on a round-robin file; each process sends its bytes once, the iods
+ * merge.  Then one participant stays away: the others time out.
+ */
+static int collective_child(const char *path, int p, int nproc, int64_t b,
+			    int64_t size, uint64_t tag, bool read_back)
+{
+	CLF_Datatype t[8];
+	int64_t n = size / nproc;
+	uint8_t *buf = malloc(n), *back = malloc(n);
+	struct clf_view v;
+	int fd, rc = 0;
+
+	CLF_finalize();
+	if (CLF_init(NULL) || CLF_Type_pitfalls(0, b - 1, nproc * b, 1, b,
+						nproc, CLF_BYTE, t))
+		return 20;
+	v = (struct clf_view){ 0, t[p] };
+	fd = CLF_open(path, O_RDWR);
+	if (fd < 0 || CLF_fcntl(fd, CLF_FCNTL_SETVIEW, &v))
+		return 21;
+	for (int64_t w = 0; w < n; w++) {
+		int64_t f;
+
+		CLF_Type_unmap(t[p], 0, w, &f);
+		buf[w] = pattern(f, 5);
+	}
+	{
+		CLF_Datatype mem = CLF_Type_vector(0, n - 1, n, 1, CLF_BYTE);
+
+		if (!read_back) {
+			if (CLF_ncwrite_at_all(fd, 0, buf, mem, tag, nproc) != n) {
+				fprintf(stderr, "collective write %d: %s\n", p,
+					CLF_Last_error());
+				rc = 22;
+			}
+		} else {
+			ssize_t got = CLF_ncread_at_all(fd, 0, back, mem, tag,
+							nproc);
+
+			if (got != n || memcmp(back, buf, n)) {
+				fprintf(stderr, "collective read %d: %zd %s\n", p,
+					got, CLF_Last_error());
+				rc = 23;
+			}
+		}
+		CLF_Type_free(&mem);
+	}
+	if (CLF_close(fd))
+		rc = 24;
+	for (int j = 0; j < nproc; j++)
+		CLF_Type_free(&t[j]);
+	free(buf);
+	free(back);
+	return rc;
+}
+
+static void run_collective(const char *path, int nproc, int present,
+			   int64_t b, int64_t size, uint64_t tag, bool read_back,
+			   int want)
+{
+	for (int p = 0; p < present; p++)
+		if (fork() == 0)
+			_exit(collective_child(path, p, nproc, b, size, tag,
+					       read_back));
+	for (int p = 0; p < present; p++) {
+		int status;
+
+		ck_assert_int_gt(wait(&status), 0);
+		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == want,
+			      "participant status %d, want exit %d", status,
+			      want);
+	}
+}
+
+START_TEST(test_collective_write_and_read_are_merged_by_the_iods)
+{
+	int64_t b = 1000, size = 3 * b * 700;
+	struct timespec t0;
+	int fd;
+
+	start(4, 3000);
+	fd = CLF_open("/coll", O_CREAT | O_RDWR, 0644);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(CLF_close(fd), 0);
+	run_collective("/coll", 3, 3, b, size, 1, false, 0);
+	check_file("/coll", size, 5);
+	run_collective("/coll", 3, 3, b, size, 2, true, 0);
+	/* Two of three come: both fail within the timeout (x2 + margin). */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	run_collective("/coll", 3, 2, b, size, 3, false, 22);
+	ck_assert_int_lt(elapsed_ms(&t0), 2 * 3000 + 2000);
+	stop();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("native");
@@ -430,6 +528,7 @@ int main(void)
 	tcase_add_test(tc, test_killed_iod_fails_fast_and_comes_back_with_its_data);
 	tcase_add_test(tc, test_metad_and_iods_restart_with_data_intact);
 	tcase_add_test(tc, test_full_disk_on_an_iod_reaches_the_writer);
+	tcase_add_test(tc, test_collective_write_and_read_are_merged_by_the_iods);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
