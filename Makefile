@@ -52,8 +52,8 @@ CHECK_TARGETS :=
 include libclf/Build.mk
 include tests/Build.mk
 include bench/Build.mk
--include iod/Build.mk metad/Build.mk tools/Build.mk tests/integration/Build.mk \
-	tests/fuzz/Build.mk
+-include iod/Build.mk metad/Build.mk tools/Build.mk kernel/Build.mk \
+	romio-clf/Build.mk tests/integration/Build.mk tests/fuzz/Build.mk
 
 UNIT_TESTS += $(UNIT_TEST_NAMES:%=$(O)/tests/unit/%)
 

@@ -5,7 +5,8 @@ set -e
 
 PACKAGES="build-essential pkg-config check python3-kconfiglib clang
 	libclang-rt-dev liblmdb-dev libinih-dev libsodium-dev
-	libfuse3-dev fuse3 mpich libmpich-dev iproute2"
+	libfuse3-dev fuse3 mpich libmpich-dev iproute2
+	dpkg-dev sqlite3"
 
 missing=""
 for p in $PACKAGES; do

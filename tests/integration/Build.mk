@@ -3,3 +3,5 @@
 -include tests/integration/metad.mk
 -include tests/integration/cli.mk
 -include tests/integration/multihost.mk
+-include tests/integration/romio.mk
+-include tests/integration/mount.mk

@@ -1,0 +1,125 @@
+/*
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * ad_clf.h -- the clf ADIO driver ("clf:" file names).
+ *
+ * An MPI file on clf is two clf descriptors of the same file:
+ *   lin_fd   its view is the whole file as bytes: ROMIO's contiguous
+ *            accesses (ReadContig/WriteContig, data sieving, two-phase
+ *            aggregators) use file offsets directly;
+ *   view_fd  carries the MPI file view converted to a clf datatype
+ *            (CLF_FCNTL_SETVIEW), opened at the first non-contiguous
+ *            access: clf then maps the view onto the subfiles once and
+ *            moves every byte straight to its place.
+ * Keeping both avoids registering a view again for every access.
+ */
+
+#ifndef AD_CLF_H_INCLUDED
+#define AD_CLF_H_INCLUDED
+
+#include "adio.h"
+#include "clf.h"
+#include "ad_clf_dtype.h"
+
+#define ADIOI_CLF_MSG_LEN 512
+
+/* Per-file state, in fd->fs_ptr; allocated by SetInfo at open. */
+typedef struct {
+    int lin_fd;                 /* clf descriptor, byte view; -1 when closed */
+    int view_fd;                /* clf descriptor with the MPI view; -1 until needed */
+    int clf_flags;              /* O_* flags both were opened with */
+
+    /* What view_fd carries: the clf view of fd->filetype at fd->disp.
+     * A filetype is recognised by an attribute that points to this
+     * structure (ROMIO frees and re-creates its copy of the filetype at
+     * each MPI_File_set_view, so handles alone may repeat). */
+    int view_valid;
+    MPI_Datatype view_filetype;
+    ADIO_Offset view_mpi_disp;
+    CLF_Datatype view_type;     /* owned */
+    int64_t view_disp;          /* clf displacement: fd->disp + window */
+
+    /* File offsets one past the last byte written through each descriptor
+     * and not yet reported to metad: the other descriptor cannot see them
+     * until then. */
+    ADIO_Offset lin_pending, view_pending;
+
+    CLF_Datatype bytes_type;    /* cached run of bytes_len bytes, owned */
+    MPI_Count bytes_len;
+
+    /* Hints */
+    int romio_opt;              /* use_romio_optimizations */
+    char *subfile_hint;         /* subfile_datatypes as given, owned */
+    int striping_unit, striping_factor, start_iodevice;        /* 0/-1: not given */
+    int hint_error;             /* MPI error class of a malformed hint, 0: none */
+    char hint_msg[ADIOI_CLF_MSG_LEN];
+
+    /* Shared file pointer and the lock of atomic mode: two int64 on rank
+     * 0 of fd->comm, [0] the shared pointer in etypes, [1] the lock owner
+     * (rank + 1, 0 when free), in a window kept in a lock_all epoch. */
+    MPI_Win win;
+    int64_t *win_base;
+    int lock_depth;             /* nested SetLock calls of this process */
+} ADIOI_CLF_fs;
+
+void ADIOI_CLF_Open(ADIO_File fd, int *error_code);
+void ADIOI_CLF_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_code);
+void ADIOI_CLF_Close(ADIO_File fd, int *error_code);
+void ADIOI_CLF_ReadContig(ADIO_File fd, void *buf, int count,
+                          MPI_Datatype datatype, int file_ptr_type,
+                          ADIO_Offset offset, ADIO_Status * status, int *error_code);
+void ADIOI_CLF_WriteContig(ADIO_File fd, const void *buf, int count,
+                           MPI_Datatype datatype, int file_ptr_type,
+                           ADIO_Offset offset, ADIO_Status * status, int *error_code);
+void ADIOI_CLF_ReadStrided(ADIO_File fd, void *buf, int count,
+                           MPI_Datatype datatype, int file_ptr_type,
+                           ADIO_Offset offset, ADIO_Status * status, int *error_code);
+void ADIOI_CLF_WriteStrided(ADIO_File fd, const void *buf, int count,
+                            MPI_Datatype datatype, int file_ptr_type,
+                            ADIO_Offset offset, ADIO_Status * status, int *error_code);
+void ADIOI_CLF_ReadStridedColl(ADIO_File fd, void *buf, int count,
+                               MPI_Datatype datatype, int file_ptr_type,
+                               ADIO_Offset offset, ADIO_Status * status, int *error_code);
+void ADIOI_CLF_WriteStridedColl(ADIO_File fd, const void *buf, int count,
+                                MPI_Datatype datatype, int file_ptr_type,
+                                ADIO_Offset offset, ADIO_Status * status, int *error_code);
+void ADIOI_CLF_IreadStridedColl(ADIO_File fd, void *buf, int count,
+                                MPI_Datatype datatype, int file_ptr_type,
+                                ADIO_Offset offset, ADIO_Request * request, int *error_code);
+void ADIOI_CLF_IwriteStridedColl(ADIO_File fd, const void *buf, int count,
+                                 MPI_Datatype datatype, int file_ptr_type,
+                                 ADIO_Offset offset, ADIO_Request * request, int *error_code);
+void ADIOI_CLF_Fcntl(ADIO_File fd, int flag, ADIO_Fcntl_t * fcntl_struct, int *error_code);
+void ADIOI_CLF_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code);
+void ADIOI_CLF_Flush(ADIO_File fd, int *error_code);
+void ADIOI_CLF_Resize(ADIO_File fd, ADIO_Offset size, int *error_code);
+void ADIOI_CLF_Delete(const char *filename, int *error_code);
+int ADIOI_CLF_Feature(ADIO_File fd, int flag);
+int ADIOI_CLF_SetLock(ADIO_File fd, int cmd, int type, ADIO_Offset offset, int whence,
+                      ADIO_Offset len);
+void ADIOI_CLF_Get_shared_fp(ADIO_File fd, ADIO_Offset incr, ADIO_Offset * shared_fp,
+                             int *error_code);
+void ADIOI_CLF_Set_shared_fp(ADIO_File fd, ADIO_Offset offset, int *error_code);
+
+/* ad_clf_common.c */
+int ADIOI_CLF_Init(const char *myname, int *error_code);
+int ADIOI_CLF_Error(const char *myname, int err, const char *msg);
+ADIOI_CLF_fs *ADIOI_CLF_Fs_get(ADIO_File fd, int *error_code);
+void ADIOI_CLF_Fs_free(ADIO_File fd);
+int ADIOI_CLF_Report_size(ADIO_File fd, int which);
+int ADIOI_CLF_Report_pending(ADIO_File fd, int except_fd);
+CLF_Datatype ADIOI_CLF_Bytes(ADIOI_CLF_fs * fs, MPI_Count len);
+void ADIOI_CLF_Path(const char *filename, char *path, size_t len);
+
+/* ad_clf_lock.c */
+int ADIOI_CLF_Win_create(ADIO_File fd);
+void ADIOI_CLF_Win_free(ADIO_File fd);
+int ADIOI_CLF_Lock(ADIO_File fd);
+int ADIOI_CLF_Unlock(ADIO_File fd);
+
+/* ad_clf_hints.c */
+void ADIOI_CLF_Report_layout(ADIO_File fd, int created);
+int ADIOI_CLF_Create_layout(ADIO_File fd, char *msg, int msglen);
+int ADIOI_CLF_Check_layout_hint(ADIO_File fd, char *msg, int msglen);
+
+#endif /* AD_CLF_H_INCLUDED */

@@ -1,0 +1,192 @@
+/*
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * ad_clf_common.c -- initialisation, error conversion and per-file state.
+ */
+
+#include "ad_clf.h"
+#include "glue.h"
+
+#include <errno.h>
+
+/* Keyval whose delete callback on MPI_COMM_SELF finalizes libclf. */
+static int ADIOI_CLF_Finalize_keyval = MPI_KEYVAL_INVALID;
+
+static int ADIOI_CLF_Finalize_cb(MPI_Comm comm, int keyval, void *attr_val, void *extra)
+{
+    CLF_finalize();
+    MPI_Comm_free_keyval(&ADIOI_CLF_Finalize_keyval);
+    return MPI_SUCCESS;
+}
+
+/*
+ * Connect to the clf instance ($CLF_CONFIG, or libclf's defaults) at the
+ * first use, and disconnect in MPI_Finalize, when MPI_COMM_SELF's
+ * attributes are deleted.  Returns 0 or sets *error_code.
+ */
+int ADIOI_CLF_Init(const char *myname, int *error_code)
+{
+    const char *msg;
+    int err;
+
+    if (!MPIO_CLF_Version_ok(&msg)) {
+        *error_code = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname,
+                                           __LINE__, MPI_ERR_IO, "**io", "**io %s", msg);
+        return -1;
+    }
+    if (ADIOI_CLF_Finalize_keyval != MPI_KEYVAL_INVALID)
+        return 0;
+    err = CLF_init(NULL);
+    if (err < 0) {
+        *error_code = ADIOI_CLF_Error(myname, err, NULL);
+        return -1;
+    }
+    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, ADIOI_CLF_Finalize_cb,
+                           &ADIOI_CLF_Finalize_keyval, NULL);
+    MPI_Comm_set_attr(MPI_COMM_SELF, ADIOI_CLF_Finalize_keyval, NULL);
+    return 0;
+}
+
+/*
+ * The one conversion from clf's negative errno to an MPI error code: the
+ * class follows the errno, the message is clf's (CLF_Last_error()) unless
+ * msg gives one.
+ */
+int ADIOI_CLF_Error(const char *myname, int err, const char *msg)
+{
+    int error_class;
+    const char *generic;
+
+    switch (-err) {
+        case ENOENT:
+            error_class = MPI_ERR_NO_SUCH_FILE;
+            generic = "**filenoexist";
+            break;
+        case EEXIST:
+            error_class = MPI_ERR_FILE_EXISTS;
+            generic = "**fileexist";
+            break;
+        case EACCES:
+        case EPERM:
+            error_class = MPI_ERR_ACCESS;
+            generic = "**fileaccess";
+            break;
+        case ENOSPC:
+            error_class = MPI_ERR_NO_SPACE;
+            generic = "**filenospace";
+            break;
+        case EDQUOT:
+            error_class = MPI_ERR_QUOTA;
+            generic = "**filequota";
+            break;
+        case EROFS:
+            error_class = MPI_ERR_READ_ONLY;
+            generic = "**filerdonly";
+            break;
+        case ENAMETOOLONG:
+        case ENOTDIR:
+        case EISDIR:
+            error_class = MPI_ERR_BAD_FILE;
+            generic = "**filename";
+            break;
+        case EBUSY:
+            error_class = MPI_ERR_FILE_IN_USE;
+            generic = "**fileinuse";
+            break;
+        case ENOMEM:
+            error_class = MPI_ERR_NO_MEM;
+            generic = "**nomem";
+            break;
+        case ENOTSUP:
+        case ENOSYS:
+            error_class = MPI_ERR_UNSUPPORTED_OPERATION;
+            generic = "**notimpl";
+            break;
+        default:
+            /* EHOSTDOWN, ETIMEDOUT, EIO, EINVAL, ...: the message says which */
+            error_class = MPI_ERR_IO;
+            generic = "**io";
+            break;
+    }
+    return MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
+                                error_class, generic, "%s", msg ? msg : CLF_Last_error());
+}
+
+ADIOI_CLF_fs *ADIOI_CLF_Fs_get(ADIO_File fd, int *error_code)
+{
+    ADIOI_CLF_fs *fs = fd->fs_ptr;
+
+    if (!fs) {
+        fs = ADIOI_Calloc(1, sizeof(*fs));
+        fs->lin_fd = fs->view_fd = -1;
+        fs->win = MPI_WIN_NULL;
+        fs->start_iodevice = -1;
+        fd->fs_ptr = fs;
+    }
+    return fs;
+}
+
+void ADIOI_CLF_Fs_free(ADIO_File fd)
+{
+    ADIOI_CLF_fs *fs = fd->fs_ptr;
+
+    if (!fs)
+        return;
+    CLF_Type_free(&fs->view_type);
+    CLF_Type_free(&fs->bytes_type);
+    /* ADIOI_Free refuses NULL. */
+    if (fs->subfile_hint)
+        ADIOI_Free(fs->subfile_hint);
+    ADIOI_Free(fs);
+    fd->fs_ptr = NULL;
+}
+
+/* A contiguous memory type of len bytes, cached: most accesses repeat. */
+CLF_Datatype ADIOI_CLF_Bytes(ADIOI_CLF_fs * fs, MPI_Count len)
+{
+    if (fs->bytes_type && fs->bytes_len == len)
+        return fs->bytes_type;
+    CLF_Type_free(&fs->bytes_type);
+    fs->bytes_type = ADIOI_CLF_Dtype_bytes(len);
+    fs->bytes_len = fs->bytes_type ? len : 0;
+    return fs->bytes_type;
+}
+
+/*
+ * Report to metad what descriptor which (lin_fd or view_fd) wrote beyond
+ * the end of file, so that the other descriptor and other processes see
+ * it.  CLF_lseek(SEEK_END) does just that (the position is not used).
+ */
+int ADIOI_CLF_Report_size(ADIO_File fd, int which)
+{
+    ADIOI_CLF_fs *fs = fd->fs_ptr;
+    ADIO_Offset *pending = which == fs->lin_fd ? &fs->lin_pending : &fs->view_pending;
+    int64_t r;
+
+    if (which < 0 || *pending == 0)
+        return 0;
+    r = CLF_lseek(which, 0, SEEK_END);
+    if (r < 0)
+        return (int) r;
+    *pending = 0;
+    return 0;
+}
+
+/* Report what every descriptor but except_fd wrote (before reading there). */
+int ADIOI_CLF_Report_pending(ADIO_File fd, int except_fd)
+{
+    ADIOI_CLF_fs *fs = fd->fs_ptr;
+    int err = 0;
+
+    if (fs->lin_fd != except_fd)
+        err = ADIOI_CLF_Report_size(fd, fs->lin_fd);
+    if (!err && fs->view_fd != except_fd)
+        err = ADIOI_CLF_Report_size(fd, fs->view_fd);
+    return err;
+}
+
+/* clf paths are absolute: "clf:data" is "/data". */
+void ADIOI_CLF_Path(const char *filename, char *path, size_t len)
+{
+    MPL_snprintf(path, len, "%s%s", filename[0] == '/' ? "" : "/", filename);
+}

@@ -1,0 +1,26 @@
+/*
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * ad_clf_flush.c -- MPI_File_sync: sizes reported, bytes durable.
+ */
+
+#include "ad_clf.h"
+
+void ADIOI_CLF_Flush(ADIO_File fd, int *error_code)
+{
+    static char myname[] = "ADIOI_CLF_FLUSH";
+    ADIOI_CLF_fs *fs = fd->fs_ptr;
+    int err = 0;
+
+    if (fs->view_fd >= 0)
+        err = CLF_sync(fs->view_fd);
+    if (!err)
+        err = CLF_sync(fs->lin_fd);
+    if (err) {
+        *error_code = ADIOI_CLF_Error(myname, err, NULL);
+        return;
+    }
+    fs->lin_pending = fs->view_pending = 0;
+    fd->dirty_write = 0;
+    *error_code = MPI_SUCCESS;
+}

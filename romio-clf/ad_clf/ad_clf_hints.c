@@ -1,0 +1,345 @@
+/*
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * ad_clf_hints.c -- clf's hints and the layout of a new file.
+ *
+ *   subfile_datatypes        space-separated Fortran handles (MPI_Type_c2f)
+ *                            of MPI datatypes, one per subfile: the
+ *                            partitioning pattern of a file being created
+ *   use_romio_optimizations  false (default): clf's own views and
+ *                            collective accesses; true: ROMIO's data
+ *                            sieving and two-phase I/O on the byte view
+ *   striping_unit, striping_factor, start_iodevice
+ *                            a round-robin layout for a file being created
+ *
+ * A malformed hint makes MPI_File_open fail on every process with a
+ * message saying what is wrong; MPI_File_get_info reports the layout in
+ * effect, which for an existing file is the one it has.
+ */
+
+#include "ad_clf.h"
+#include "hint_fns.h"
+
+#include <errno.h>
+#include <limits.h>
+
+static void ADIOI_CLF_Hint_error(ADIOI_CLF_fs * fs, int error_class, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (fs->hint_error)
+        return;
+    fs->hint_error = error_class;
+    va_start(ap, fmt);
+    vsnprintf(fs->hint_msg, sizeof(fs->hint_msg), fmt, ap);
+    va_end(ap);
+}
+
+/* A whole decimal number in [min, INT_MAX]. */
+static int ADIOI_CLF_Parse_int(const char *s, int min, int *out)
+{
+    char *end;
+    long v;
+
+    errno = 0;
+    v = strtol(s, &end, 10);
+    if (errno || end == s || *end != '\0' || v < min || v > INT_MAX)
+        return -1;
+    *out = (int) v;
+    return 0;
+}
+
+static void ADIOI_CLF_Int_hint(ADIOI_CLF_fs * fs, MPI_Info info, const char *key, int min,
+                               int *out, char *value)
+{
+    int flag;
+
+    ADIOI_Info_get(info, key, MPI_MAX_INFO_VAL, value, &flag);
+    if (flag && ADIOI_CLF_Parse_int(value, min, out))
+        ADIOI_CLF_Hint_error(fs, MPI_ERR_INFO_VALUE,
+                             "hint %s='%s': not an integer >= %d", key, value, min);
+}
+
+void ADIOI_CLF_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
+{
+    static char myname[] = "ADIOI_CLF_SETINFO";
+    ADIOI_CLF_fs *fs = ADIOI_CLF_Fs_get(fd, error_code);
+    int opening = fd->info == MPI_INFO_NULL, flag, had_error = fs->hint_error;
+    char *value;
+
+    *error_code = MPI_SUCCESS;
+    if (opening) {
+        MPI_Info_create(&fd->info);
+        ADIOI_Info_set(fd->info, "use_romio_optimizations", "false");
+    }
+    if (users_info != MPI_INFO_NULL) {
+        value = ADIOI_Malloc(MPI_MAX_INFO_VAL + 1);
+        ADIOI_Info_get(users_info, "use_romio_optimizations", MPI_MAX_INFO_VAL, value, &flag);
+        if (flag) {
+            if (!strcmp(value, "true") || !strcmp(value, "TRUE"))
+                fs->romio_opt = 1;
+            else if (!strcmp(value, "false") || !strcmp(value, "FALSE"))
+                fs->romio_opt = 0;
+            else
+                ADIOI_CLF_Hint_error(fs, MPI_ERR_INFO_VALUE,
+                                     "hint use_romio_optimizations='%s': not true or false",
+                                     value);
+            ADIOI_Info_set(fd->info, "use_romio_optimizations",
+                           fs->romio_opt ? "true" : "false");
+        }
+        /* The layout hints only matter when the file is created. */
+        if (opening) {
+            ADIOI_Info_get(users_info, "subfile_datatypes", MPI_MAX_INFO_VAL, value, &flag);
+            if (flag)
+                fs->subfile_hint = ADIOI_Strdup(value);
+            ADIOI_CLF_Int_hint(fs, users_info, "striping_unit", 1, &fs->striping_unit, value);
+            ADIOI_CLF_Int_hint(fs, users_info, "striping_factor", 1, &fs->striping_factor,
+                               value);
+            ADIOI_CLF_Int_hint(fs, users_info, "start_iodevice", 0, &fs->start_iodevice,
+                               value);
+        }
+        ADIOI_Free(value);
+    }
+    /* Collective buffering, data sieving...: ROMIO's own hints. */
+    ADIOI_GEN_SetInfo(fd, users_info, error_code);
+
+    /* At open, OpenColl reports it on every process; later, here. */
+    if (!opening && fs->hint_error && !had_error && *error_code == MPI_SUCCESS) {
+        *error_code = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
+                                           fs->hint_error, "**infoval", "%s", fs->hint_msg);
+        fs->hint_error = 0;
+    }
+}
+
+/* A datatype handle given by a hint: is it one? (MPI would abort.) */
+static int ADIOI_CLF_Valid_type(MPI_Datatype type)
+{
+    MPI_Errhandler old;
+    int ni, na, nt, combiner, rc;
+
+    if (type == MPI_DATATYPE_NULL)
+        return 0;
+    /* Errors on datatypes go to MPI_COMM_WORLD's handler. */
+    MPI_Comm_get_errhandler(MPI_COMM_WORLD, &old);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    rc = MPI_Type_get_envelope(type, &ni, &na, &nt, &combiner);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, old);
+    MPI_Errhandler_free(&old);
+    return rc == MPI_SUCCESS;
+}
+
+/* The clf types of the subfile_datatypes hint; 0 or -EINVAL with msg. */
+static int ADIOI_CLF_Subfile_types(ADIOI_CLF_fs * fs, CLF_Datatype ** types, int *count,
+                                   char *msg, int msglen)
+{
+    char conv_msg[ADIOI_CLF_DTYPE_MSG_LEN], *copy, *tok, *save = NULL;
+    CLF_Datatype *t = NULL;
+    int n = 0, handle, err = 0;
+    MPI_Aint window;
+
+    copy = ADIOI_Strdup(fs->subfile_hint);
+    for (tok = strtok_r(copy, " \t,", &save); tok; tok = strtok_r(NULL, " \t,", &save)) {
+        MPI_Datatype type;
+
+        if (ADIOI_CLF_Parse_int(tok, INT_MIN, &handle)) {
+            MPL_snprintf(msg, msglen, "hint subfile_datatypes: '%s' is not a datatype handle"
+                         " (MPI_Type_c2f)", tok);
+            err = -EINVAL;
+            break;
+        }
+        type = MPI_Type_f2c(handle);
+        if (!ADIOI_CLF_Valid_type(type)) {
+            MPL_snprintf(msg, msglen, "hint subfile_datatypes: %s is not a valid datatype "
+                         "handle", tok);
+            err = -EINVAL;
+            break;
+        }
+        t = ADIOI_Realloc(t, (n + 1) * sizeof(*t));
+        err = ADIOI_CLF_Dtype_convert(type, ADIOI_CLF_DTYPE_LAYOUT, &t[n], &window, conv_msg,
+                                      sizeof(conv_msg));
+        if (err) {
+            MPL_snprintf(msg, msglen, "hint subfile_datatypes: datatype %d (handle %s): %s",
+                         n, tok, conv_msg);
+            break;
+        }
+        n++;
+    }
+    ADIOI_Free(copy);
+    if (!err && n == 0) {
+        MPL_snprintf(msg, msglen, "hint subfile_datatypes: no datatype handle given");
+        err = -EINVAL;
+    }
+    if (!err && fs->striping_factor > 0 && fs->striping_factor != n) {
+        MPL_snprintf(msg, msglen, "hint subfile_datatypes names %d datatypes but "
+                     "striping_factor is %d", n, fs->striping_factor);
+        err = -EINVAL;
+    }
+    if (!err && CLF_Pattern_check(n, t)) {
+        MPL_snprintf(msg, msglen, "hint subfile_datatypes: not a partitioning pattern: %s",
+                     CLF_Last_error());
+        err = -EINVAL;
+    }
+    if (err) {
+        while (n > 0)
+            CLF_Type_free(&t[--n]);
+        if (t)
+            ADIOI_Free(t);
+        return err;
+    }
+    *types = t;
+    *count = n;
+    return 0;
+}
+
+/* Whether subfile_datatypes makes a valid layout: 0 or -EINVAL, msg. */
+int ADIOI_CLF_Check_layout_hint(ADIO_File fd, char *msg, int msglen)
+{
+    CLF_Datatype *types;
+    int count, err;
+
+    err = ADIOI_CLF_Subfile_types(fd->fs_ptr, &types, &count, msg, msglen);
+    if (err)
+        return err;
+    while (count > 0)
+        CLF_Type_free(&types[--count]);
+    ADIOI_Free(types);
+    return 0;
+}
+
+/* The round-robin layout the striping hints ask for, the rest from the
+ * default layout of the new file. */
+static int ADIOI_CLF_Striping_types(ADIO_File fd, CLF_Datatype ** types, int *count,
+                                    char *msg, int msglen)
+{
+    ADIOI_CLF_fs *fs = fd->fs_ptr;
+    struct clf_layout_info dflt;
+    CLF_Datatype *t, *rot;
+    int unit = fs->striping_unit, factor = fs->striping_factor, err, j, shift = 0;
+
+    err = CLF_fcntl(fs->lin_fd, CLF_FCNTL_GETLAYOUT, &dflt);
+    if (err) {
+        MPL_snprintf(msg, msglen, "%s", CLF_Last_error());
+        return err;
+    }
+    if (factor <= 0)
+        factor = dflt.count;
+    if (unit <= 0)
+        unit = (int) (CLF_Type_extent(dflt.types[0]) / dflt.count);
+    /* Subfile j lands on iod (first + j) mod n: start_iodevice s is
+     * honoured by giving subfile s - first the first stripe, when that
+     * subfile exists.  MPI_File_get_info tells where it went. */
+    if (fs->start_iodevice >= 0 && fs->start_iodevice >= dflt.iods[0] &&
+        fs->start_iodevice - dflt.iods[0] < factor)
+        shift = fs->start_iodevice - dflt.iods[0];
+    CLF_Layout_release(&dflt);
+
+    t = ADIOI_Calloc(factor, sizeof(*t));
+    rot = ADIOI_Calloc(factor, sizeof(*rot));
+    err = CLF_Type_pitfalls(0, unit - 1, (int64_t) factor * unit, 1, unit, factor, CLF_BYTE, t);
+    if (err) {
+        MPL_snprintf(msg, msglen, "hints striping_unit=%d striping_factor=%d: %s", unit,
+                     factor, CLF_Last_error());
+        ADIOI_Free(t);
+        ADIOI_Free(rot);
+        return err;
+    }
+    for (j = 0; j < factor; j++)
+        rot[j] = t[(j - shift + factor) % factor];
+    ADIOI_Free(t);
+    *types = rot;
+    *count = factor;
+    return 0;
+}
+
+/*
+ * Give the new, empty file (fs->lin_fd) the layout its hints ask for, if
+ * any.  Returns 0, or a negative errno with msg.
+ */
+int ADIOI_CLF_Create_layout(ADIO_File fd, char *msg, int msglen)
+{
+    ADIOI_CLF_fs *fs = fd->fs_ptr;
+    struct clf_subfiles sf = { 0 };
+    CLF_Datatype *types = NULL;
+    int count = 0, err, j;
+
+    if (fs->subfile_hint)
+        err = ADIOI_CLF_Subfile_types(fs, &types, &count, msg, msglen);
+    else if (fs->striping_unit > 0 || fs->striping_factor > 0 || fs->start_iodevice >= 0)
+        err = ADIOI_CLF_Striping_types(fd, &types, &count, msg, msglen);
+    else
+        return 0;
+    if (err)
+        return err;
+    sf.disp = 0;
+    sf.count = count;
+    sf.types = types;
+    err = CLF_fcntl(fs->lin_fd, CLF_FCNTL_SUBFILES, &sf);
+    if (err)
+        MPL_snprintf(msg, msglen, "%s", CLF_Last_error());
+    for (j = 0; j < count; j++)
+        CLF_Type_free(&types[j]);
+    ADIOI_Free(types);
+    return err;
+}
+
+/*
+ * Report the layout in effect in fd->info: striping_factor (subfiles),
+ * start_iodevice (the iod of the first byte after the displacement),
+ * striping_unit (when the layout is round-robin), clf_layout (a summary)
+ * and what became of subfile_datatypes.
+ */
+void ADIOI_CLF_Report_layout(ADIO_File fd, int created)
+{
+    ADIOI_CLF_fs *fs = fd->fs_ptr;
+    struct clf_layout_info li;
+    char value[MPI_MAX_INFO_VAL + 1], *p;
+    int j, rr, unit = 0, first = -1, len;
+    int64_t off;
+
+    if (CLF_fcntl(fs->lin_fd, CLF_FCNTL_GETLAYOUT, &li))
+        return;
+    /* Round-robin: every subfile one run of unit bytes per period. */
+    rr = CLF_Type_extent(li.types[0]) % li.count == 0;
+    if (rr)
+        unit = (int) (CLF_Type_extent(li.types[0]) / li.count);
+    for (j = 0; j < li.count; j++) {
+        if (CLF_Type_unmap(li.types[j], 0, 0, &off) == 0 && off == 0)
+            first = j;
+        if (rr)
+            rr = CLF_Type_size(li.types[j]) == unit &&
+                CLF_Type_extent(li.types[j]) == CLF_Type_extent(li.types[0]) &&
+                CLF_Type_unmap(li.types[j], 0, 0, &off) == 0 && off % unit == 0 &&
+                CLF_Type_unmap(li.types[j], 0, unit - 1, &off) == 0 && off % unit == unit - 1;
+    }
+
+    MPL_snprintf(value, sizeof(value), "%d", li.count);
+    ADIOI_Info_set(fd->info, "striping_factor", value);
+    fd->hints->striping_factor = li.count;
+    MPL_snprintf(value, sizeof(value), "%d", first >= 0 ? li.iods[first] : li.iods[0]);
+    ADIOI_Info_set(fd->info, "start_iodevice", value);
+    fd->hints->start_iodevice = first >= 0 ? li.iods[first] : li.iods[0];
+    if (rr) {
+        MPL_snprintf(value, sizeof(value), "%d", unit);
+        ADIOI_Info_set(fd->info, "striping_unit", value);
+        fd->hints->striping_unit = unit;
+    } else {
+        int vlen, flag;
+
+        MPI_Info_get_valuelen(fd->info, "striping_unit", &vlen, &flag);
+        if (flag)
+            MPI_Info_delete(fd->info, "striping_unit");
+        fd->hints->striping_unit = 0;
+    }
+
+    len = MPL_snprintf(value, sizeof(value), "disp %lld, %d subfiles (%s) on iods",
+                       (long long) li.disp, li.count, rr ? "round-robin" : "datatypes");
+    p = value + len;
+    for (j = 0; j < li.count && p < value + sizeof(value) - 16; j++)
+        p += MPL_snprintf(p, value + sizeof(value) - p, "%s%d", j ? "," : " ", li.iods[j]);
+    ADIOI_Info_set(fd->info, "clf_layout", value);
+    CLF_Layout_release(&li);
+
+    if (fs->subfile_hint)
+        ADIOI_Info_set(fd->info, "subfile_datatypes", created ? fs->subfile_hint :
+                       "ignored: the file exists and keeps its layout");
+}

@@ -1,0 +1,357 @@
+/*
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * ad_clf_io_strided.c -- non-contiguous and collective accesses.
+ *
+ * With use_romio_optimizations=false (the default), an access is one
+ * CLF_ncread_at / CLF_ncwrite_at: the MPI file view becomes a clf view
+ * (converted once per MPI_File_set_view, ad_clf_dtype.c), the memory
+ * datatype a clf memory type, and clf moves every byte once, straight
+ * between the buffer and the subfiles that hold it.  A collective access
+ * is each process doing its own (one transfer per iod, no exchange
+ * between processes); a collective write ends with the sizes reported and
+ * a barrier, so that afterwards every process sees every byte.
+ *
+ * With use_romio_optimizations=true, ROMIO's generic data sieving and
+ * two-phase code run on the byte view (ADIOI_CLF_ReadContig/WriteContig).
+ */
+
+#include "ad_clf.h"
+#include "mpiu_greq.h"
+
+#include <errno.h>
+
+/* Recognises ROMIO's copy of the filetype that view_fd carries. */
+static int ADIOI_CLF_View_keyval = MPI_KEYVAL_INVALID;
+
+/*
+ * Where the accesses through the current view go: *linear set when the
+ * filetype is contiguous (view byte v is file byte fd->disp + v on
+ * lin_fd), else view_fd with the view converted.  0, or -1 and
+ * *error_code set when clf cannot express the filetype.
+ */
+static int ADIOI_CLF_Target(ADIO_File fd, int *cfd, int *linear, int *error_code)
+{
+    static char myname[] = "ADIOI_CLF_SETVIEW";
+    ADIOI_CLF_fs *fs = fd->fs_ptr;
+    char msg[ADIOI_CLF_DTYPE_MSG_LEN], path[PATH_MAX + 2];
+    struct clf_view view;
+    CLF_Datatype type;
+    MPI_Aint window;
+    void *attr;
+    int contig, flag, err;
+
+    ADIOI_Datatype_iscontig(fd->filetype, &contig);
+    if (contig) {
+        *cfd = fs->lin_fd;
+        *linear = 1;
+        return 0;
+    }
+    *linear = 0;
+    if (fs->view_valid && fs->view_filetype == fd->filetype && fs->view_mpi_disp == fd->disp) {
+        MPI_Type_get_attr(fd->filetype, ADIOI_CLF_View_keyval, &attr, &flag);
+        if (flag && attr == fs) {
+            *cfd = fs->view_fd;
+            return 0;
+        }
+    }
+    fs->view_valid = 0;
+
+    err = ADIOI_CLF_Dtype_convert(fd->filetype, ADIOI_CLF_DTYPE_VIEW, &type, &window, msg,
+                                  sizeof(msg));
+    if (err) {
+        *error_code = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
+                                           MPI_ERR_UNSUPPORTED_OPERATION, "**io",
+                                           "the file view cannot be expressed in clf: %s "
+                                           "(hint use_romio_optimizations=true accesses it "
+                                           "through ROMIO)", msg);
+        return -1;
+    }
+    if (fs->view_fd < 0) {
+        ADIOI_CLF_Path(fd->filename, path, sizeof(path));
+        fs->view_fd = CLF_open(path, fs->clf_flags);
+        if (fs->view_fd < 0) {
+            *error_code = ADIOI_CLF_Error(myname, fs->view_fd, NULL);
+            fs->view_fd = -1;
+            CLF_Type_free(&type);
+            return -1;
+        }
+    }
+    view.disp = fd->disp + window;
+    view.type = type;
+    err = CLF_fcntl(fs->view_fd, CLF_FCNTL_SETVIEW, &view);
+    if (err) {
+        *error_code = ADIOI_CLF_Error(myname, err, NULL);
+        CLF_Type_free(&type);
+        return -1;
+    }
+    CLF_Type_free(&fs->view_type);
+    fs->view_type = type;
+    fs->view_disp = view.disp;
+    fs->view_filetype = fd->filetype;
+    fs->view_mpi_disp = fd->disp;
+    if (ADIOI_CLF_View_keyval == MPI_KEYVAL_INVALID)
+        MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN,
+                               &ADIOI_CLF_View_keyval, NULL);
+    MPI_Type_set_attr(fd->filetype, ADIOI_CLF_View_keyval, fs);
+    fs->view_valid = 1;
+    *cfd = fs->view_fd;
+    return 0;
+}
+
+/* The memory side of an access: clf memory type over buf, or a packed copy. */
+struct ADIOI_CLF_Mem {
+    CLF_Datatype type;          /* borrowed or owned (owned set) */
+    int owned;
+    char *ptr;                  /* where the type's offsets start */
+    char *packed;               /* owned copy when the type is not expressible */
+    MPI_Count bytes;
+};
+
+static int ADIOI_CLF_Mem_init(ADIO_File fd, struct ADIOI_CLF_Mem *m, const void *buf, int count,
+                              MPI_Datatype datatype, int write)
+{
+    ADIOI_CLF_fs *fs = fd->fs_ptr;
+    char msg[ADIOI_CLF_DTYPE_MSG_LEN];
+    MPI_Count size;
+    MPI_Aint base;
+    int contig, err, pos = 0;
+
+    memset(m, 0, sizeof(*m));
+    MPI_Type_size_x(datatype, &size);
+    m->bytes = size * count;
+    if (m->bytes == 0)
+        return 0;
+    ADIOI_Datatype_iscontig(datatype, &contig);
+    if (contig) {
+        m->type = ADIOI_CLF_Bytes(fs, m->bytes);
+        m->ptr = (char *) buf;
+        return m->type ? 0 : -ENOMEM;
+    }
+    err = ADIOI_CLF_Dtype_memtype(datatype, count, &m->type, &base, msg, sizeof(msg));
+    if (err == 0) {
+        m->owned = 1;
+        m->ptr = (char *) buf + base;
+        return 0;
+    }
+    /* Overlapping or out-of-order memory types: MPI packs them. */
+    m->packed = ADIOI_Malloc(m->bytes);
+    if (write)
+        MPI_Pack(buf, count, datatype, m->packed, (int) m->bytes, &pos, fd->comm);
+    m->type = ADIOI_CLF_Bytes(fs, m->bytes);
+    m->ptr = m->packed;
+    return m->type ? 0 : -ENOMEM;
+}
+
+static void ADIOI_CLF_Mem_release(struct ADIOI_CLF_Mem *m)
+{
+    if (m->owned)
+        CLF_Type_free(&m->type);
+    if (m->packed)
+        ADIOI_Free(m->packed);
+}
+
+/* One access of this process: the native path. */
+static void ADIOI_CLF_Access(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
+                             int file_ptr_type, ADIO_Offset offset, ADIO_Status * status,
+                             int write, int *error_code)
+{
+    static char myname[] = "ADIOI_CLF_ACCESS";
+    ADIOI_CLF_fs *fs = fd->fs_ptr;
+    struct ADIOI_CLF_Mem mem;
+    ADIO_Offset vbyte, pos, at;
+    int64_t lin, end;
+    int cfd, linear, err;
+    ssize_t n = 0;
+
+    *error_code = MPI_SUCCESS;
+    if (ADIOI_CLF_Target(fd, &cfd, &linear, error_code))
+        return;
+
+    /* The access starts at view byte vbyte. */
+    if (file_ptr_type == ADIO_EXPLICIT_OFFSET) {
+        vbyte = offset * fd->etype_size;
+    } else if (linear) {
+        vbyte = fd->fp_ind - fd->disp;
+    } else if (CLF_Type_map(fs->view_type, fs->view_disp, fd->fp_ind, &lin) == 0) {
+        vbyte = lin;
+    } else {
+        /* The pointer sits in a hole (ROMIO's generic code leaves it
+         * there): ROMIO counts the view bytes before it. */
+        ADIOI_Get_position(fd, &pos);
+        vbyte = pos * fd->etype_size;
+    }
+    at = linear ? fd->disp + vbyte : vbyte;
+
+    err = ADIOI_CLF_Mem_init(fd, &mem, buf, count, datatype, write);
+    if (err) {
+        *error_code = ADIOI_CLF_Error(myname, err, "out of memory");
+        return;
+    }
+    if (mem.bytes > 0) {
+        if (fd->atomicity)
+            ADIOI_CLF_Lock(fd);
+        if (write) {
+            n = CLF_ncwrite_at(cfd, at, mem.ptr, mem.type);
+        } else {
+            err = ADIOI_CLF_Report_pending(fd, cfd);
+            n = err ? err : CLF_ncread_at(cfd, at, mem.ptr, mem.type);
+        }
+        if (write && n > 0) {
+            if (linear)
+                end = at + n;
+            else if (CLF_Type_unmap(fs->view_type, fs->view_disp, vbyte + n - 1, &end) == 0)
+                end++;
+            else
+                end = 0;
+            if (cfd == fs->lin_fd && end > fs->lin_pending)
+                fs->lin_pending = end;
+            if (cfd == fs->view_fd && end > fs->view_pending)
+                fs->view_pending = end;
+            fd->dirty_write = 1;
+            if (fd->atomicity && (err = ADIOI_CLF_Report_size(fd, cfd)))
+                n = err;
+        }
+        if (fd->atomicity)
+            ADIOI_CLF_Unlock(fd);
+        if (n < 0) {
+            *error_code = ADIOI_CLF_Error(myname, (int) n, NULL);
+            ADIOI_CLF_Mem_release(&mem);
+            return;
+        }
+        if (!write && mem.packed) {
+            MPI_Count size;
+            int whole, p = 0;
+
+            MPI_Type_size_x(datatype, &size);
+            whole = (int) (n / size);   /* a partial element stays unread */
+            MPI_Unpack(mem.packed, (int) n, &p, buf, whole, datatype, fd->comm);
+        }
+    }
+    ADIOI_CLF_Mem_release(&mem);
+
+    if (file_ptr_type == ADIO_INDIVIDUAL) {
+        if (linear)
+            fd->fp_ind = fd->disp + vbyte + n;
+        else if (CLF_Type_unmap(fs->view_type, fs->view_disp, vbyte + n, &end) == 0)
+            fd->fp_ind = end;
+    }
+    fd->fp_sys_posn = -1;       /* no system file pointer here */
+#ifdef HAVE_STATUS_SET_BYTES
+    if (status)
+        MPIR_Status_set_bytes(status, datatype, n);
+#endif
+}
+
+void ADIOI_CLF_ReadStrided(ADIO_File fd, void *buf, int count,
+                           MPI_Datatype datatype, int file_ptr_type,
+                           ADIO_Offset offset, ADIO_Status * status, int *error_code)
+{
+    ADIOI_CLF_fs *fs = fd->fs_ptr;
+
+    if (fs->romio_opt)
+        ADIOI_GEN_ReadStrided(fd, buf, count, datatype, file_ptr_type, offset, status,
+                              error_code);
+    else
+        ADIOI_CLF_Access(fd, buf, count, datatype, file_ptr_type, offset, status, 0,
+                         error_code);
+}
+
+void ADIOI_CLF_WriteStrided(ADIO_File fd, const void *buf, int count,
+                            MPI_Datatype datatype, int file_ptr_type,
+                            ADIO_Offset offset, ADIO_Status * status, int *error_code)
+{
+    ADIOI_CLF_fs *fs = fd->fs_ptr;
+
+    if (fs->romio_opt)
+        ADIOI_GEN_WriteStrided(fd, buf, count, datatype, file_ptr_type, offset, status,
+                               error_code);
+    else
+        ADIOI_CLF_Access(fd, (void *) buf, count, datatype, file_ptr_type, offset, status, 1,
+                         error_code);
+}
+
+void ADIOI_CLF_ReadStridedColl(ADIO_File fd, void *buf, int count,
+                               MPI_Datatype datatype, int file_ptr_type,
+                               ADIO_Offset offset, ADIO_Status * status, int *error_code)
+{
+    ADIOI_CLF_fs *fs = fd->fs_ptr;
+
+    if (fs->romio_opt)
+        ADIOI_GEN_ReadStridedColl(fd, buf, count, datatype, file_ptr_type, offset, status,
+                                  error_code);
+    else
+        ADIOI_CLF_Access(fd, buf, count, datatype, file_ptr_type, offset, status, 0,
+                         error_code);
+}
+
+void ADIOI_CLF_WriteStridedColl(ADIO_File fd, const void *buf, int count,
+                                MPI_Datatype datatype, int file_ptr_type,
+                                ADIO_Offset offset, ADIO_Status * status, int *error_code)
+{
+    static char myname[] = "ADIOI_CLF_WRITESTRIDEDCOLL";
+    ADIOI_CLF_fs *fs = fd->fs_ptr;
+    int err;
+
+    if (fs->romio_opt)
+        ADIOI_GEN_WriteStridedColl(fd, buf, count, datatype, file_ptr_type, offset, status,
+                                   error_code);
+    else
+        ADIOI_CLF_Access(fd, (void *) buf, count, datatype, file_ptr_type, offset, status, 1,
+                         error_code);
+    /* Everyone's bytes and sizes are visible to everyone when it returns. */
+    err = ADIOI_CLF_Report_pending(fd, -1);
+    if (err && *error_code == MPI_SUCCESS)
+        *error_code = ADIOI_CLF_Error(myname, err, NULL);
+    MPI_Barrier(fd->comm);
+}
+
+/* Nonblocking collectives: done at once, like ADIOI_FAKE_Iwrite*. */
+static void ADIOI_CLF_Complete(ADIO_File fd, MPI_Datatype datatype, ADIO_Status * status,
+                               ADIO_Request * request, int *error_code)
+{
+    MPI_Count typesize;
+    MPI_Offset nbytes = 0;
+    int got;
+
+    if (*error_code == MPI_SUCCESS) {
+        MPI_Type_size_x(datatype, &typesize);
+        MPI_Get_count(status, datatype, &got);
+        nbytes = (MPI_Offset) got *typesize;
+    }
+    MPIO_Completed_request_create(&fd, nbytes, error_code, request);
+}
+
+void ADIOI_CLF_IreadStridedColl(ADIO_File fd, void *buf, int count,
+                                MPI_Datatype datatype, int file_ptr_type,
+                                ADIO_Offset offset, ADIO_Request * request, int *error_code)
+{
+    ADIOI_CLF_fs *fs = fd->fs_ptr;
+    ADIO_Status status;
+
+    if (fs->romio_opt) {
+        ADIOI_GEN_IreadStridedColl(fd, buf, count, datatype, file_ptr_type, offset, request,
+                                   error_code);
+        return;
+    }
+    ADIOI_CLF_ReadStridedColl(fd, buf, count, datatype, file_ptr_type, offset, &status,
+                              error_code);
+    ADIOI_CLF_Complete(fd, datatype, &status, request, error_code);
+}
+
+void ADIOI_CLF_IwriteStridedColl(ADIO_File fd, const void *buf, int count,
+                                 MPI_Datatype datatype, int file_ptr_type,
+                                 ADIO_Offset offset, ADIO_Request * request, int *error_code)
+{
+    ADIOI_CLF_fs *fs = fd->fs_ptr;
+    ADIO_Status status;
+
+    if (fs->romio_opt) {
+        ADIOI_GEN_IwriteStridedColl(fd, buf, count, datatype, file_ptr_type, offset, request,
+                                    error_code);
+        return;
+    }
+    ADIOI_CLF_WriteStridedColl(fd, buf, count, datatype, file_ptr_type, offset, &status,
+                               error_code);
+    ADIOI_CLF_Complete(fd, datatype, &status, request, error_code);
+}

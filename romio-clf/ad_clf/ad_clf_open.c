@@ -1,0 +1,192 @@
+/*
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * ad_clf_open.c -- opening a clf file, alone or collectively.
+ */
+
+#include "ad_clf.h"
+
+#include <errno.h>
+#include <sys/stat.h>
+
+static int ADIOI_CLF_Flags(int access_mode)
+{
+    int flags = 0;
+
+    if (access_mode & ADIO_RDONLY)
+        flags |= O_RDONLY;
+    if (access_mode & ADIO_WRONLY)
+        flags |= O_WRONLY;
+    if (access_mode & ADIO_RDWR)
+        flags |= O_RDWR;
+    if (access_mode & ADIO_CREATE)
+        flags |= O_CREAT;
+    if (access_mode & ADIO_EXCL)
+        flags |= O_EXCL;
+    return flags;
+}
+
+static mode_t ADIOI_CLF_Perm(ADIO_File fd)
+{
+    mode_t old_mask;
+
+    if (fd->perm != ADIO_PERM_NULL)
+        return (mode_t) fd->perm;
+    old_mask = umask(022);
+    umask(old_mask);
+    return old_mask ^ 0666;
+}
+
+/*
+ * This process's own open, of the byte-view descriptor: the view
+ * descriptor is opened at the first non-contiguous access.
+ */
+void ADIOI_CLF_Open(ADIO_File fd, int *error_code)
+{
+    static char myname[] = "ADIOI_CLF_OPEN";
+    ADIOI_CLF_fs *fs = ADIOI_CLF_Fs_get(fd, error_code);
+    char path[PATH_MAX + 2];
+    int flags, cfd;
+    int64_t end;
+
+    *error_code = MPI_SUCCESS;
+    if (ADIOI_CLF_Init(myname, error_code))
+        return;
+    ADIOI_CLF_Path(fd->filename, path, sizeof(path));
+    flags = ADIOI_CLF_Flags(fd->access_mode);
+    /* ROMIO reads around what it writes when it sieves data: open
+     * write-only files read-write too, as ADIOI_GEN_OpenColl does. */
+    if ((flags & O_ACCMODE) == O_WRONLY) {
+        cfd = CLF_open(path, (flags & ~O_ACCMODE) | O_RDWR, ADIOI_CLF_Perm(fd));
+        if (cfd == -EACCES)
+            cfd = CLF_open(path, flags, ADIOI_CLF_Perm(fd));
+        else if (cfd >= 0)
+            flags = (flags & ~O_ACCMODE) | O_RDWR;
+    } else {
+        cfd = CLF_open(path, flags, ADIOI_CLF_Perm(fd));
+    }
+    if (cfd < 0) {
+        *error_code = ADIOI_CLF_Error(myname, cfd, NULL);
+        return;
+    }
+    fs->lin_fd = cfd;
+    fs->clf_flags = flags & ~(O_CREAT | O_EXCL | O_TRUNC);
+    if (fd->access_mode & ADIO_APPEND) {
+        end = CLF_lseek(cfd, 0, SEEK_END);
+        if (end < 0) {
+            *error_code = ADIOI_CLF_Error(myname, (int) end, NULL);
+            CLF_close(cfd);
+            fs->lin_fd = -1;
+            return;
+        }
+        fd->fp_ind = fd->fp_sys_posn = end;
+    }
+}
+
+/*
+ * Create the file on rank 0, with the layout the hints ask for, then
+ * open it everywhere.  Returns 0, or a negative errno with msg set;
+ * *created tells whether this call made the file (and its layout).
+ */
+static int ADIOI_CLF_Create(ADIO_File fd, int access_mode, int *created, char *msg, int msglen)
+{
+    ADIOI_CLF_fs *fs = fd->fs_ptr;
+    char path[PATH_MAX + 2];
+    int cfd, flags, err;
+
+    *created = 0;
+    ADIOI_CLF_Path(fd->filename, path, sizeof(path));
+    flags = O_RDWR | O_CREAT | O_EXCL;
+    cfd = CLF_open(path, flags, ADIOI_CLF_Perm(fd));
+    if (cfd == -EEXIST && !(access_mode & ADIO_EXCL))
+        return 0;       /* it exists: it keeps its layout */
+    if (cfd < 0) {
+        MPL_snprintf(msg, msglen, "%s", CLF_Last_error());
+        return cfd;
+    }
+    *created = 1;
+    fs->lin_fd = cfd;
+    err = ADIOI_CLF_Create_layout(fd, msg, msglen);
+    fs->lin_fd = -1;
+    if (CLF_close(cfd) < 0 && !err) {
+        MPL_snprintf(msg, msglen, "%s", CLF_Last_error());
+        err = -EIO;
+    }
+    if (err)
+        CLF_unlink(path);       /* no half-made file with the wrong layout */
+    return err;
+}
+
+struct ADIOI_CLF_Outcome {
+    int err;                    /* negative errno, 0: success */
+    int created;
+    char msg[ADIOI_CLF_MSG_LEN];
+};
+
+void ADIOI_CLF_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_code)
+{
+    static char myname[] = "ADIOI_CLF_OPENCOLL";
+    ADIOI_CLF_fs *fs = ADIOI_CLF_Fs_get(fd, error_code);
+    struct ADIOI_CLF_Outcome made = { 0 };
+    int ok, all_ok, orig_mode = access_mode;
+
+    *error_code = MPI_SUCCESS;
+    ADIOI_CLF_Init(myname, error_code);
+    if (*error_code == MPI_SUCCESS && fs->hint_error)
+        /* Every process parsed the same hints: every one says so. */
+        *error_code = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
+                                           fs->hint_error, "**infoval", "%s", fs->hint_msg);
+
+    /* Every process checks the layout hint, for an error of its own. */
+    if (*error_code == MPI_SUCCESS && fs->subfile_hint &&
+        ADIOI_CLF_Check_layout_hint(fd, made.msg, sizeof(made.msg)))
+        *error_code = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
+                                           MPI_ERR_INFO_VALUE, "**infoval", "%s", made.msg);
+
+    /* Rank 0 creates and lays out the file; the others learn how it went
+     * (its message, for their own error code). */
+    if (access_mode & ADIO_CREATE) {
+        if (rank == 0) {
+            if (*error_code == MPI_SUCCESS)
+                made.err = ADIOI_CLF_Create(fd, access_mode, &made.created, made.msg,
+                                            sizeof(made.msg));
+            else
+                made.err = -ECANCELED;
+        }
+        MPI_Bcast(&made, sizeof(made), MPI_BYTE, 0, fd->comm);
+        if (*error_code == MPI_SUCCESS && made.err == -ECANCELED)
+            *error_code = ADIOI_CLF_Error(myname, -EIO, "the open failed on process 0");
+        else if (*error_code == MPI_SUCCESS && made.err)
+            *error_code = ADIOI_CLF_Error(myname, made.err, made.msg);
+        access_mode &= ~(ADIO_CREATE | ADIO_EXCL);
+    }
+
+    if (*error_code == MPI_SUCCESS) {
+        fd->access_mode = access_mode;
+        ADIOI_CLF_Open(fd, error_code);
+        fd->access_mode = orig_mode;
+    }
+
+    /* The window below is collective: only when everyone got here. */
+    ok = *error_code == MPI_SUCCESS;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, fd->comm);
+    if (all_ok && ADIOI_CLF_Win_create(fd)) {
+        *error_code = ADIOI_CLF_Error(myname, -EIO,
+                                      "cannot create the MPI window for the shared file pointer");
+        ok = 0;
+    }
+    if (!all_ok || !ok) {
+        if (fs->lin_fd >= 0)
+            CLF_close(fs->lin_fd);
+        fs->lin_fd = -1;
+        if (*error_code == MPI_SUCCESS)
+            *error_code = ADIOI_CLF_Error(myname, -EIO, "the open failed on another process");
+        ADIOI_CLF_Fs_free(fd);
+        return;
+    }
+
+    ADIOI_CLF_Report_layout(fd, made.created);
+    fd->blksize = fd->hints->striping_unit > 0 ? fd->hints->striping_unit : 4 * 1024 * 1024;
+    fd->is_open = 1;
+    fd->dirty_write = 0;
+}

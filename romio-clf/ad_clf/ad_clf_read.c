@@ -1,0 +1,43 @@
+/*
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * ad_clf_read.c -- contiguous reads at file offsets (the byte view).
+ */
+
+#include "ad_clf.h"
+
+void ADIOI_CLF_ReadContig(ADIO_File fd, void *buf, int count,
+                          MPI_Datatype datatype, int file_ptr_type,
+                          ADIO_Offset offset, ADIO_Status * status, int *error_code)
+{
+    static char myname[] = "ADIOI_CLF_READCONTIG";
+    ADIOI_CLF_fs *fs = fd->fs_ptr;
+    MPI_Count datatype_size;
+    ADIO_Offset len;
+    CLF_Datatype mem;
+    ssize_t n = 0;
+    int err;
+
+    *error_code = MPI_SUCCESS;
+    MPI_Type_size_x(datatype, &datatype_size);
+    len = (ADIO_Offset) datatype_size *(ADIO_Offset) count;
+    if (file_ptr_type == ADIO_INDIVIDUAL)
+        offset = fd->fp_ind;
+    if (len > 0) {
+        /* What this process wrote through its view descriptor counts. */
+        err = ADIOI_CLF_Report_pending(fd, fs->lin_fd);
+        mem = ADIOI_CLF_Bytes(fs, len);
+        n = err ? err : mem ? CLF_ncread_at(fs->lin_fd, offset, buf, mem) : -ENOMEM;
+        if (n < 0) {
+            *error_code = ADIOI_CLF_Error(myname, (int) n, NULL);
+            return;
+        }
+    }
+    fd->fp_sys_posn = offset + n;
+    if (file_ptr_type == ADIO_INDIVIDUAL)
+        fd->fp_ind += n;
+#ifdef HAVE_STATUS_SET_BYTES
+    if (status)
+        MPIR_Status_set_bytes(status, datatype, n);
+#endif
+}

@@ -1,0 +1,57 @@
+# Integration test of the MPI-IO driver: tests/integration/test_romio.sh
+# runs the MPI programs of tests/integration/romio/ under mpiexec against
+# real daemons on loopback.
+#
+#   make check-romio      run it
+#
+# The programs are built only where romio-clf/Build.mk builds the driver
+# (CONFIG_CLF_ROMIO, mpicc); the script skips (77) without it, or when
+# the ROMIO source could not be had.
+
+ROMIO_TEST := tests/integration/test_romio.sh
+ROMIO_TEST_DIR := $(O)/tests/integration/romio
+ROMIO_TEST_PROGS :=
+
+ifneq ($(ROMIO_LIB),)
+ROMIO_TEST_PROGS := $(ROMIO_TEST_DIR)/dtype_test $(ROMIO_TEST_DIR)/romio_io \
+	$(ROMIO_TEST_DIR)/romio_io_plain
+
+# The converter alone, with libclf: no ROMIO needed.
+$(ROMIO_TEST_DIR)/dtype_test: tests/integration/romio/dtype_test.c \
+		romio-clf/ad_clf/ad_clf_dtype.c romio-clf/ad_clf/ad_clf_dtype.h \
+		$(O)/libclf.a
+	@mkdir -p $(dir $@)
+	$(ROMIO_MPICC) -std=gnu11 $(WARNINGS) $(CFLAGS) -Iinclude \
+		-Iromio-clf/ad_clf -o $@ tests/integration/romio/dtype_test.c \
+		romio-clf/ad_clf/ad_clf_dtype.c $(O)/libclf.a \
+		$(LIBCLF_EXTRA_LIBS) $(ALL_LDFLAGS)
+
+# Linked through mpicc-clf, as users do.
+$(ROMIO_TEST_DIR)/romio_io: tests/integration/romio/romio_io.c $(ROMIO_LIB) \
+		romio-clf/mpicc-clf
+	@mkdir -p $(dir $@)
+	@$(ROMIO_SKIP) { echo "  CCLD    $@"; CLF_BUILD_DIR=$(O) \
+		romio-clf/mpicc-clf -std=gnu11 $(WARNINGS) $(CFLAGS) -o $@ $<; }
+
+# Fortran, through mpicc-clf's MPICC=mpifort, when there is mpifort.
+ifneq ($(shell command -v mpifort 2>/dev/null),)
+ROMIO_TEST_PROGS += $(ROMIO_TEST_DIR)/fortran_io
+$(ROMIO_TEST_DIR)/fortran_io: tests/integration/romio/fortran_io.f90 \
+		$(ROMIO_LIB) romio-clf/mpicc-clf
+	@mkdir -p $(dir $@)
+	@$(ROMIO_SKIP) { echo "  FCLD    $@"; MPICC=mpifort CLF_BUILD_DIR=$(O) \
+		romio-clf/mpicc-clf -O2 -o $@ $<; }
+endif
+
+# Plain mpicc: the test loads libromio-clf.so with LD_PRELOAD.
+$(ROMIO_TEST_DIR)/romio_io_plain: tests/integration/romio/romio_io.c
+	@mkdir -p $(dir $@)
+	$(ROMIO_MPICC) -std=gnu11 $(WARNINGS) $(CFLAGS) -o $@ $<
+endif
+
+.PHONY: check-romio
+check-romio: $(ROMIO_TEST_PROGS) $(O)/tools/clf \
+		$(filter $(O)/metad/metad $(O)/iod/iod,$(PROGRAMS))
+	@CLF_BUILD_DIR=$(O) scripts/run-tests.sh $(ROMIO_TEST)
+
+CHECK_TARGETS += check-romio

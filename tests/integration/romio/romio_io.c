@@ -1,0 +1,792 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * romio_io.c -- MPI-IO on "clf:" files through libromio-clf.so, against
+ * a real clf instance ($CLF_CONFIG).  Run by test_romio.sh under mpiexec.
+ *
+ * usage: romio_io TEST [DIR]
+ *   matrix     write_all / read_all of a 2-D CYCLIC(k) matrix, each rank
+ *              through its darray filetype: default, striping and
+ *              subfile_datatypes layouts, use_romio_optimizations false
+ *              and true, contiguous and strided memory; every byte of the
+ *              file checked, and read back in the other mode
+ *   info       MPI_File_get_info reports the hints in effect
+ *   badhints   malformed hints fail MPI_File_open everywhere, saying why
+ *   shared     write_shared, write_ordered, seek_shared
+ *   atomic     atomic mode: readers never see half a write
+ *   misc       independent strided access with the individual pointer,
+ *              seek, get_position, set_size, preallocate, delete
+ *
+ * Files are named clf:/DIR-TEST-... (DIR defaults to "romio") so runs do
+ * not collide.  Exits 0 when every check passed on every rank.
+ */
+#include <mpi.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int rank, nprocs, checks, failures;
+static const char *prefix = "romio";
+
+#define CHECK(cond, ...)                                                   \
+	do {                                                               \
+		checks++;                                                  \
+		if (!(cond)) {                                             \
+			failures++;                                        \
+			fprintf(stderr, "FAIL rank %d %s:%d: ", rank,      \
+				__FILE__, __LINE__);                       \
+			fprintf(stderr, __VA_ARGS__);                      \
+			fputc('\n', stderr);                               \
+		}                                                          \
+	} while (0)
+
+/* MPI_SUCCESS, or the error's class and string in the message. */
+#define CHECK_MPI(call, what)                                              \
+	do {                                                               \
+		int rc_ = (call);                                          \
+		char s_[MPI_MAX_ERROR_STRING];                             \
+		int l_ = 0;                                                \
+		if (rc_ != MPI_SUCCESS)                                    \
+			MPI_Error_string(rc_, s_, &l_);                    \
+		s_[l_] = '\0';                                             \
+		CHECK(rc_ == MPI_SUCCESS, "%s: %s", what, s_);             \
+	} while (0)
+
+static void name(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(buf, len, "clf:/%s-", prefix);
+
+	va_start(ap, fmt);
+	vsnprintf(buf + n, len - n, fmt, ap);
+	va_end(ap);
+}
+
+static void info_value(MPI_Info info, const char *key, char *value)
+{
+	int flag;
+
+	MPI_Info_get(info, key, MPI_MAX_INFO_VAL, value, &flag);
+	if (!flag)
+		strcpy(value, "(unset)");
+}
+
+/* ------------------------------------------------------------------ */
+/* matrix                                                              */
+/* ------------------------------------------------------------------ */
+
+#define ROWS 60
+#define COLS 44
+#define K 4	/* CYCLIC(K) in both dimensions */
+
+static int grid[2];
+
+static int element(int i, int j, int salt)
+{
+	return i * 1000 + j + salt * 1000000;
+}
+
+static MPI_Datatype darray(int r)
+{
+	int g[2] = { ROWS, COLS }, dist[2] = { MPI_DISTRIBUTE_CYCLIC,
+					       MPI_DISTRIBUTE_CYCLIC };
+	int darg[2] = { K, K };
+	MPI_Datatype t;
+
+	MPI_Type_create_darray(nprocs, r, 2, g, dist, darg, grid, MPI_ORDER_C,
+			       MPI_INT, &t);
+	MPI_Type_commit(&t);
+	return t;
+}
+
+static bool owns(int r, int i, int j)
+{
+	return (i / K) % grid[0] == r / grid[1] && (j / K) % grid[1] == r % grid[1];
+}
+
+/* This rank's elements in view order (row-major). */
+static int local_elements(int *buf, int salt)
+{
+	int n = 0;
+
+	for (int i = 0; i < ROWS; i++)
+		for (int j = 0; j < COLS; j++)
+			if (owns(rank, i, j))
+				buf[n++] = element(i, j, salt);
+	return n;
+}
+
+/* Every byte of the file, read on rank 0 through the byte view. */
+static void check_whole_file(const char *path, int salt, const char *what)
+{
+	MPI_File fh;
+	int *all = calloc(ROWS * COLS + 1, sizeof(int)), bad = -1;
+	MPI_Offset size = -1;
+	MPI_Status st;
+	int got = -1;
+
+	if (rank == 0) {
+		CHECK_MPI(MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_RDONLY,
+					MPI_INFO_NULL, &fh), "reopen");
+		MPI_File_get_size(fh, &size);
+		CHECK(size == ROWS * COLS * 4, "%s: file size %lld", what,
+		      (long long)size);
+		CHECK_MPI(MPI_File_read_at(fh, 0, all, ROWS * COLS + 1, MPI_INT,
+					   &st), "read whole");
+		MPI_Get_count(&st, MPI_INT, &got);
+		CHECK(got == ROWS * COLS, "%s: read %d elements", what, got);
+		for (int e = 0; e < ROWS * COLS && bad < 0; e++)
+			if (all[e] != element(e / COLS, e % COLS, salt))
+				bad = e;
+		CHECK(bad < 0, "%s: element (%d, %d) is %d, want %d", what,
+		      bad / COLS, bad % COLS, bad >= 0 ? all[bad] : 0,
+		      element(bad / COLS, bad % COLS, salt));
+		MPI_File_close(&fh);
+	}
+	free(all);
+}
+
+/*
+ * Write the matrix collectively with hints, check the file, read it back
+ * collectively with read_hints (another mode) and compare.  strided:
+ * the memory buffer holds each element followed by a hole.
+ */
+static void matrix_case(const char *label, MPI_Info hints, MPI_Info read_hints,
+			bool strided, int salt)
+{
+	char path[256], what[300];
+	int *mine = malloc(ROWS * COLS * sizeof(int));
+	int *mem = calloc(2 * ROWS * COLS, sizeof(int));
+	int *back = calloc(2 * ROWS * COLS, sizeof(int));
+	int n = local_elements(mine, salt), bad = -1, got = -1;
+	MPI_Datatype ft = darray(rank), memtype = MPI_INT;
+	MPI_File fh;
+	MPI_Status st;
+	int count = n;
+
+	name(path, sizeof(path), "matrix-%s", label);
+	snprintf(what, sizeof(what), "matrix %s", label);
+	if (strided) {
+		MPI_Type_vector(n, 1, 2, MPI_INT, &memtype);
+		MPI_Type_commit(&memtype);
+		count = 1;
+		for (int e = 0; e < n; e++)
+			mem[2 * e] = mine[e];
+	} else {
+		memcpy(mem, mine, n * sizeof(int));
+	}
+
+	MPI_File_delete(path, MPI_INFO_NULL);
+	MPI_Barrier(MPI_COMM_WORLD);
+	CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path,
+				MPI_MODE_CREATE | MPI_MODE_RDWR, hints, &fh),
+		  what);
+	CHECK_MPI(MPI_File_set_view(fh, 0, MPI_INT, ft, "native",
+				    MPI_INFO_NULL), "set_view");
+	CHECK_MPI(MPI_File_write_all(fh, mem, count, memtype, &st), "write_all");
+	MPI_Get_count(&st, memtype, &got);
+	CHECK(got == count, "%s: write_all wrote %d of %d", what, got, count);
+	/* Read back through the same handle: a collective write is visible. */
+	CHECK_MPI(MPI_File_read_at_all(fh, 0, back, count, memtype, &st),
+		  "read_at_all");
+	for (int e = 0; e < n && bad < 0; e++)
+		if (back[strided ? 2 * e : e] != mine[e])
+			bad = e;
+	CHECK(bad < 0, "%s: same handle: local element %d wrong", what, bad);
+	CHECK_MPI(MPI_File_close(&fh), "close");
+	check_whole_file(path, salt, what);
+
+	/* Read it again, in the other mode, through the individual pointer. */
+	memset(back, 0, 2 * ROWS * COLS * sizeof(int));
+	CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY,
+				read_hints, &fh), "reopen for read_all");
+	CHECK_MPI(MPI_File_set_view(fh, 0, MPI_INT, ft, "native",
+				    MPI_INFO_NULL), "set_view");
+	CHECK_MPI(MPI_File_read_all(fh, back, count, memtype, &st), "read_all");
+	MPI_Get_count(&st, memtype, &got);
+	CHECK(got == count, "%s: read_all read %d of %d", what, got, count);
+	bad = -1;
+	for (int e = 0; e < n && bad < 0; e++)
+		if (back[strided ? 2 * e : e] != mine[e])
+			bad = e;
+	CHECK(bad < 0, "%s: read_all: local element %d is %d, want %d", what,
+	      bad, bad >= 0 ? back[strided ? 2 * bad : bad] : 0,
+	      bad >= 0 ? mine[bad] : 0);
+	if (strided)
+		for (int e = 0; e < n; e++)
+			CHECK(back[2 * e + 1] == 0, "%s: hole %d written", what, e);
+	{
+		MPI_Offset pos;
+
+		MPI_File_get_position(fh, &pos);
+		CHECK(pos == n, "%s: position %lld after read_all, want %d",
+		      what, (long long)pos, n);
+	}
+	CHECK_MPI(MPI_File_close(&fh), "close");
+
+	if (strided)
+		MPI_Type_free(&memtype);
+	MPI_Type_free(&ft);
+	free(mine);
+	free(mem);
+	free(back);
+}
+
+static MPI_Info new_info(const char *key, const char *value, ...)
+{
+	MPI_Info info;
+	va_list ap;
+
+	MPI_Info_create(&info);
+	va_start(ap, value);
+	while (key) {
+		MPI_Info_set(info, key, value);
+		key = va_arg(ap, const char *);
+		if (key)
+			value = va_arg(ap, const char *);
+	}
+	va_end(ap);
+	return info;
+}
+
+/* The subfile_datatypes hint: one subfile per rank's darray. */
+static char *layout_hint(MPI_Datatype *types)
+{
+	char *hint = calloc(nprocs, 16);
+
+	for (int r = 0; r < nprocs; r++) {
+		types[r] = darray(r);
+		sprintf(hint + strlen(hint), "%s%d", r ? " " : "",
+			(int)MPI_Type_c2f(types[r]));
+	}
+	return hint;
+}
+
+static void test_matrix(void)
+{
+	MPI_Datatype types[16];
+	char *hint = layout_hint(types);
+	MPI_Info native = new_info("use_romio_optimizations", "false", NULL);
+	MPI_Info romio = new_info("use_romio_optimizations", "true", NULL);
+	MPI_Info layout = new_info("subfile_datatypes", hint, NULL);
+	MPI_Info layout_romio = new_info("subfile_datatypes", hint,
+					 "use_romio_optimizations", "true",
+					 NULL);
+	MPI_Info stripes = new_info("striping_unit", "256", "striping_factor",
+				    "3", NULL);
+
+	matrix_case("default", MPI_INFO_NULL, romio, false, 1);
+	matrix_case("default-romio", romio, native, false, 2);
+	matrix_case("layout", layout, romio, false, 3);
+	matrix_case("layout-romio", layout_romio, native, false, 4);
+	matrix_case("stripes", stripes, romio, true, 5);
+	matrix_case("layout-strided-mem", layout, native, true, 6);
+
+	for (int r = 0; r < nprocs; r++)
+		MPI_Type_free(&types[r]);
+	MPI_Info_free(&native);
+	MPI_Info_free(&romio);
+	MPI_Info_free(&layout);
+	MPI_Info_free(&layout_romio);
+	MPI_Info_free(&stripes);
+	free(hint);
+}
+
+/* ------------------------------------------------------------------ */
+/* info                                                                */
+/* ------------------------------------------------------------------ */
+
+static void test_info(void)
+{
+	MPI_Datatype types[16];
+	char *hint = layout_hint(types), path[256], v[MPI_MAX_INFO_VAL + 1];
+	char want[32];
+	MPI_Info hints = new_info("subfile_datatypes", hint,
+				  "use_romio_optimizations", "true", NULL);
+	MPI_Info stripes = new_info("striping_unit", "4096", "striping_factor",
+				    "2", "start_iodevice", "1", NULL);
+	MPI_Info got;
+	MPI_File fh;
+
+	name(path, sizeof(path), "info-layout");
+	MPI_File_delete(path, MPI_INFO_NULL);
+	MPI_Barrier(MPI_COMM_WORLD);
+	CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path,
+				MPI_MODE_CREATE | MPI_MODE_RDWR, hints, &fh),
+		  "open with layout");
+	MPI_File_get_info(fh, &got);
+	info_value(got, "subfile_datatypes", v);
+	CHECK(!strcmp(v, hint), "subfile_datatypes reported '%s', given '%s'",
+	      v, hint);
+	info_value(got, "use_romio_optimizations", v);
+	CHECK(!strcmp(v, "true"), "use_romio_optimizations reported '%s'", v);
+	info_value(got, "striping_factor", v);
+	snprintf(want, sizeof(want), "%d", nprocs);
+	CHECK(!strcmp(v, want), "striping_factor '%s' for %d subfiles", v,
+	      nprocs);
+	info_value(got, "clf_layout", v);
+	CHECK(strstr(v, "subfiles (datatypes)") != NULL, "clf_layout '%s'", v);
+	MPI_Info_free(&got);
+	MPI_File_close(&fh);
+
+	/* An existing file keeps its layout, and says so. */
+	CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path,
+				MPI_MODE_CREATE | MPI_MODE_RDWR, stripes, &fh),
+		  "reopen with other hints");
+	MPI_File_get_info(fh, &got);
+	info_value(got, "striping_factor", v);
+	CHECK(!strcmp(v, want), "existing file: striping_factor '%s', want %s",
+	      v, want);
+	info_value(got, "use_romio_optimizations", v);
+	CHECK(!strcmp(v, "false"), "default use_romio_optimizations '%s'", v);
+	MPI_Info_free(&got);
+	MPI_File_close(&fh);
+	MPI_Info_free(&hints);
+
+	hints = new_info("subfile_datatypes", hint, NULL);
+	CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, hints, &fh),
+		  "reopen with subfile_datatypes");
+	MPI_File_get_info(fh, &got);
+	info_value(got, "subfile_datatypes", v);
+	CHECK(strstr(v, "ignored") && strstr(v, "keeps its layout"),
+	      "existing file: subfile_datatypes reported '%s'", v);
+	MPI_Info_free(&got);
+	MPI_File_close(&fh);
+
+	/* Round-robin hints on a new file. */
+	name(path, sizeof(path), "info-stripes");
+	MPI_File_delete(path, MPI_INFO_NULL);
+	MPI_Barrier(MPI_COMM_WORLD);
+	CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path,
+				MPI_MODE_CREATE | MPI_MODE_RDWR, stripes, &fh),
+		  "open with striping");
+	MPI_File_get_info(fh, &got);
+	info_value(got, "striping_unit", v);
+	CHECK(!strcmp(v, "4096"), "striping_unit '%s'", v);
+	info_value(got, "striping_factor", v);
+	CHECK(!strcmp(v, "2"), "striping_factor '%s'", v);
+	info_value(got, "start_iodevice", v);
+	CHECK(!strcmp(v, "1"), "start_iodevice '%s'", v);
+	info_value(got, "clf_layout", v);
+	CHECK(strstr(v, "2 subfiles (round-robin)") != NULL, "clf_layout '%s'",
+	      v);
+	MPI_Info_free(&got);
+	MPI_File_close(&fh);
+
+	for (int r = 0; r < nprocs; r++)
+		MPI_Type_free(&types[r]);
+	MPI_Info_free(&hints);
+	MPI_Info_free(&stripes);
+	free(hint);
+}
+
+/* ------------------------------------------------------------------ */
+/* badhints                                                            */
+/* ------------------------------------------------------------------ */
+
+static void expect_open_fails(MPI_Info hints, int amode, const char *want,
+			      const char *what)
+{
+	char path[256], s[MPI_MAX_ERROR_STRING];
+	MPI_File fh;
+	int rc, len = 0, cls = -1;
+
+	name(path, sizeof(path), "bad-%s", what);
+	rc = MPI_File_open(MPI_COMM_WORLD, path, amode, hints, &fh);
+	CHECK(rc != MPI_SUCCESS, "%s: open succeeded", what);
+	if (rc == MPI_SUCCESS) {
+		MPI_File_close(&fh);
+		return;
+	}
+	MPI_Error_string(rc, s, &len);
+	s[len] = '\0';
+	MPI_Error_class(rc, &cls);
+	CHECK(strstr(s, want) != NULL, "%s: error string lacks '%s': %s", what,
+	      want, s);
+	CHECK(cls != MPI_ERR_OTHER && cls != MPI_SUCCESS,
+	      "%s: error class %d", what, cls);
+	/* A refused layout leaves no file behind. */
+	rc = MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, MPI_INFO_NULL,
+			   &fh);
+	CHECK(rc != MPI_SUCCESS, "%s: a file was left behind", what);
+	if (rc == MPI_SUCCESS)
+		MPI_File_close(&fh);
+	else
+		MPI_Error_class(rc, &cls);
+	CHECK(rc == MPI_SUCCESS || cls == MPI_ERR_NO_SUCH_FILE,
+	      "%s: reopen error class %d", what, cls);
+}
+
+static void test_badhints(void)
+{
+	int amode = MPI_MODE_CREATE | MPI_MODE_RDWR;
+	MPI_Datatype half, neg, tmp;
+	MPI_Info i;
+	char hint[64];
+
+	MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN);
+
+	i = new_info("subfile_datatypes", "12345678", NULL);
+	expect_open_fails(i, amode, "not a valid datatype handle", "handle");
+	MPI_Info_free(&i);
+
+	i = new_info("subfile_datatypes", "x1 3", NULL);
+	expect_open_fails(i, amode, "'x1' is not a datatype handle", "word");
+	MPI_Info_free(&i);
+
+	/* Two subfiles that both hold bytes [0, 8) of 16. */
+	MPI_Type_contiguous(8, MPI_BYTE, &tmp);
+	MPI_Type_create_resized(tmp, 0, 16, &half);
+	MPI_Type_commit(&half);
+	MPI_Type_free(&tmp);
+	snprintf(hint, sizeof(hint), "%d %d", (int)MPI_Type_c2f(half),
+		 (int)MPI_Type_c2f(half));
+	i = new_info("subfile_datatypes", hint, NULL);
+	expect_open_fails(i, amode, "not a partitioning pattern", "overlap");
+	MPI_Info_free(&i);
+
+	i = new_info("subfile_datatypes", hint, "striping_factor", "3", NULL);
+	expect_open_fails(i, amode, "names 2 datatypes but striping_factor is 3",
+			  "count");
+	MPI_Info_free(&i);
+
+	MPI_Type_create_resized(MPI_INT, -4, 8, &neg);
+	MPI_Type_commit(&neg);
+	snprintf(hint, sizeof(hint), "%d", (int)MPI_Type_c2f(neg));
+	i = new_info("subfile_datatypes", hint, NULL);
+	expect_open_fails(i, amode, "negative lower bound", "neglb");
+	MPI_Info_free(&i);
+
+	i = new_info("use_romio_optimizations", "maybe", NULL);
+	expect_open_fails(i, amode, "use_romio_optimizations='maybe'", "bool");
+	MPI_Info_free(&i);
+
+	i = new_info("striping_unit", "-5", NULL);
+	expect_open_fails(i, amode, "striping_unit='-5'", "unit");
+	MPI_Info_free(&i);
+
+	MPI_Type_free(&half);
+	MPI_Type_free(&neg);
+}
+
+/* ------------------------------------------------------------------ */
+/* shared                                                              */
+/* ------------------------------------------------------------------ */
+
+#define RECORDS 40
+
+struct record {
+	int rank, seq, pad[2];
+};
+
+static void test_shared(void)
+{
+	char path[256];
+	struct record r, *all = NULL;
+	MPI_File fh;
+	MPI_Offset pos, size;
+	int total = nprocs * RECORDS, ordered = nprocs * (nprocs + 1) / 2;
+
+	name(path, sizeof(path), "shared");
+	MPI_File_delete(path, MPI_INFO_NULL);
+	MPI_Barrier(MPI_COMM_WORLD);
+	CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path,
+				MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL,
+				&fh), "open");
+	for (int s = 0; s < RECORDS; s++) {
+		r = (struct record){ rank, s, { 0, 0 } };
+		CHECK_MPI(MPI_File_write_shared(fh, &r, sizeof(r), MPI_BYTE,
+						MPI_STATUS_IGNORE),
+			  "write_shared");
+	}
+	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_File_get_position_shared(fh, &pos);
+	CHECK(pos == (MPI_Offset)(total * sizeof(r)),
+	      "shared position %lld after %d records", (long long)pos, total);
+
+	/* Every record once; each rank's in its order. */
+	MPI_File_sync(fh);
+	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_File_sync(fh);
+	if (rank == 0) {
+		int *seen = calloc(total, sizeof(int)), *last = malloc(nprocs * sizeof(int));
+
+		all = calloc(total, sizeof(*all));
+		for (int p = 0; p < nprocs; p++)
+			last[p] = -1;
+		CHECK_MPI(MPI_File_read_at(fh, 0, all, total * sizeof(r), MPI_BYTE,
+					   MPI_STATUS_IGNORE), "read records");
+		for (int k = 0; k < total; k++) {
+			struct record *x = &all[k];
+			bool ok = x->rank >= 0 && x->rank < nprocs && x->seq >= 0 &&
+				  x->seq < RECORDS;
+
+			CHECK(ok, "record %d is (%d, %d)", k, x->rank, x->seq);
+			if (!ok)
+				continue;
+			CHECK(!seen[x->rank * RECORDS + x->seq]++,
+			      "record (%d, %d) twice", x->rank, x->seq);
+			CHECK(x->seq > last[x->rank], "rank %d's record %d after %d",
+			      x->rank, x->seq, last[x->rank]);
+			last[x->rank] = x->seq;
+		}
+		free(seen);
+		free(last);
+		free(all);
+	}
+	MPI_Barrier(MPI_COMM_WORLD);
+
+	/* write_ordered: rank r writes r + 1 records after everything. */
+	{
+		struct record mine[16];
+		MPI_Offset start = total * sizeof(r);
+
+		for (int s = 0; s <= rank; s++)
+			mine[s] = (struct record){ rank, 1000 + s, { 0, 0 } };
+		CHECK_MPI(MPI_File_write_ordered(fh, mine, (rank + 1) * sizeof(r),
+						 MPI_BYTE, MPI_STATUS_IGNORE),
+			  "write_ordered");
+		MPI_File_get_size(fh, &size);
+		CHECK(size == start + (MPI_Offset)(ordered * sizeof(r)),
+		      "size %lld after write_ordered", (long long)size);
+		if (rank == 0) {
+			struct record *o = calloc(ordered, sizeof(*o));
+			int k = 0;
+
+			MPI_File_read_at(fh, start, o, ordered * sizeof(r), MPI_BYTE,
+					 MPI_STATUS_IGNORE);
+			for (int p = 0; p < nprocs; p++)
+				for (int s = 0; s <= p; s++, k++)
+					CHECK(o[k].rank == p && o[k].seq == 1000 + s,
+					      "ordered record %d is (%d, %d)", k,
+					      o[k].rank, o[k].seq);
+			free(o);
+		}
+	}
+
+	/* seek_shared is collective and moves everyone's shared pointer. */
+	CHECK_MPI(MPI_File_seek_shared(fh, 3, MPI_SEEK_SET), "seek_shared");
+	MPI_File_get_position_shared(fh, &pos);
+	CHECK(pos == 3, "shared position %lld after seek_shared", (long long)pos);
+	CHECK_MPI(MPI_File_close(&fh), "close");
+}
+
+/* ------------------------------------------------------------------ */
+/* atomic                                                              */
+/* ------------------------------------------------------------------ */
+
+#define REGION (192 * 1024)	/* over several 64 KiB stripes and iods */
+#define ROUNDS 30
+
+static void test_atomic(void)
+{
+	char path[256], *buf = malloc(REGION);
+	MPI_File fh;
+	int flag = 0, torn = 0, writers = nprocs / 2;
+
+	name(path, sizeof(path), "atomic");
+	MPI_File_delete(path, MPI_INFO_NULL);
+	MPI_Barrier(MPI_COMM_WORLD);
+	CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path,
+				MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL,
+				&fh), "open");
+	CHECK_MPI(MPI_File_set_atomicity(fh, 1), "set_atomicity");
+	MPI_File_get_atomicity(fh, &flag);
+	CHECK(flag == 1, "atomicity %d", flag);
+	memset(buf, 'a', REGION);
+	if (rank == 0)
+		MPI_File_write_at(fh, 32 * 1024, buf, REGION, MPI_BYTE,
+				  MPI_STATUS_IGNORE);
+	MPI_Barrier(MPI_COMM_WORLD);
+
+	/* Writers write whole regions of their own letter; readers must see
+	 * one letter only, whatever the interleaving. */
+	for (int round = 0; round < ROUNDS; round++) {
+		if (rank < writers) {
+			memset(buf, 'b' + rank * 2 + (round & 1), REGION);
+			CHECK_MPI(MPI_File_write_at(fh, 32 * 1024, buf, REGION,
+						    MPI_BYTE, MPI_STATUS_IGNORE),
+				  "atomic write");
+		} else {
+			MPI_Status st;
+			int got = 0;
+
+			CHECK_MPI(MPI_File_read_at(fh, 32 * 1024, buf, REGION,
+						   MPI_BYTE, &st), "atomic read");
+			MPI_Get_count(&st, MPI_BYTE, &got);
+			CHECK(got == REGION, "atomic read got %d bytes", got);
+			for (int x = 1; x < REGION; x++)
+				if (buf[x] != buf[0]) {
+					torn++;
+					break;
+				}
+		}
+	}
+	CHECK(torn == 0, "%d of %d reads saw a torn write", torn, ROUNDS);
+	MPI_File_set_atomicity(fh, 0);
+	MPI_File_get_atomicity(fh, &flag);
+	CHECK(flag == 0, "atomicity %d after reset", flag);
+	CHECK_MPI(MPI_File_close(&fh), "close");
+	free(buf);
+}
+
+/* ------------------------------------------------------------------ */
+/* misc                                                                */
+/* ------------------------------------------------------------------ */
+
+static int handler_calls;
+
+static void count_errors(MPI_File *fh, int *code, ...)
+{
+	handler_calls++;
+}
+
+/* File error handlers stay in libmpich but must see our files. */
+static void check_errhandlers(const char *path)
+{
+	MPI_Errhandler eh;
+	MPI_File fh;
+	char missing[256];
+	int buf[4];
+
+	MPI_File_create_errhandler(count_errors, &eh);
+	MPI_File_set_errhandler(MPI_FILE_NULL, eh);
+	name(missing, sizeof(missing), "no-such-file");
+	CHECK(MPI_File_open(MPI_COMM_WORLD, missing, MPI_MODE_RDONLY,
+			    MPI_INFO_NULL, &fh) != MPI_SUCCESS, "missing file opens");
+	CHECK(handler_calls == 1, "MPI_FILE_NULL's handler called %d times",
+	      handler_calls);
+	/* A new file inherits MPI_FILE_NULL's handler. */
+	CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY,
+				MPI_INFO_NULL, &fh), "open read-only");
+	CHECK(MPI_File_write_at(fh, 0, buf, 1, MPI_INT, MPI_STATUS_IGNORE) !=
+	      MPI_SUCCESS, "write on a read-only file");
+	CHECK(handler_calls == 2, "inherited handler called %d times",
+	      handler_calls);
+	MPI_File_set_errhandler(fh, MPI_ERRORS_RETURN);
+	CHECK(MPI_File_write_at(fh, 0, buf, 1, MPI_INT, MPI_STATUS_IGNORE) !=
+	      MPI_SUCCESS, "write on a read-only file");
+	CHECK(handler_calls == 2, "MPI_ERRORS_RETURN called the handler");
+	MPI_File_close(&fh);
+	MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN);
+	MPI_Errhandler_free(&eh);
+}
+
+static void test_misc(void)
+{
+	char path[256];
+	MPI_Datatype ft;
+	MPI_File fh;
+	MPI_Offset pos, size, byte;
+	int buf[16], back[16], got;
+	MPI_Status st;
+
+	/* Rank r owns ints r, r + p, r + 2p, ...: a vector filetype. */
+	MPI_Type_vector(1, 1, nprocs, MPI_INT, &ft);
+	{
+		MPI_Datatype t;
+
+		MPI_Type_create_resized(ft, 0, nprocs * sizeof(int), &t);
+		MPI_Type_free(&ft);
+		ft = t;
+	}
+	MPI_Type_commit(&ft);
+	name(path, sizeof(path), "misc");
+	MPI_File_delete(path, MPI_INFO_NULL);
+	MPI_Barrier(MPI_COMM_WORLD);
+	CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path,
+				MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL,
+				&fh), "open");
+	CHECK_MPI(MPI_File_set_view(fh, rank * sizeof(int), MPI_INT, ft,
+				    "native", MPI_INFO_NULL), "set_view");
+	for (int k = 0; k < 16; k++)
+		buf[k] = (k * nprocs + rank) * 7;
+	/* Two independent writes through the individual file pointer. */
+	CHECK_MPI(MPI_File_write(fh, buf, 10, MPI_INT, &st), "write");
+	CHECK_MPI(MPI_File_write(fh, buf + 10, 6, MPI_INT, &st), "write");
+	MPI_File_get_position(fh, &pos);
+	CHECK(pos == 16, "position %lld after 16 ints", (long long)pos);
+	MPI_File_get_byte_offset(fh, pos, &byte);
+	CHECK(byte == (MPI_Offset)((16 * nprocs + rank) * sizeof(int)),
+	      "byte offset %lld", (long long)byte);
+	CHECK_MPI(MPI_File_seek(fh, 4, MPI_SEEK_SET), "seek");
+	CHECK_MPI(MPI_File_read(fh, back, 12, MPI_INT, &st), "read");
+	MPI_Get_count(&st, MPI_INT, &got);
+	CHECK(got == 12, "read %d ints", got);
+	for (int k = 0; k < 12; k++)
+		CHECK(back[k] == buf[4 + k], "int %d is %d, want %d", k, back[k],
+		      buf[4 + k]);
+	/* Reading past the end stops there. */
+	MPI_File_sync(fh);
+	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_File_sync(fh);
+	CHECK_MPI(MPI_File_read_at(fh, 14, back, 8, MPI_INT, &st), "read at end");
+	MPI_Get_count(&st, MPI_INT, &got);
+	CHECK(got == 2, "read %d ints at the end, want 2", got);
+
+	MPI_File_get_size(fh, &size);
+	CHECK(size == (MPI_Offset)(16 * nprocs * sizeof(int)), "size %lld",
+	      (long long)size);
+	CHECK_MPI(MPI_File_set_size(fh, 100), "set_size");
+	MPI_File_get_size(fh, &size);
+	CHECK(size == 100, "size %lld after set_size(100)", (long long)size);
+	CHECK_MPI(MPI_File_preallocate(fh, 5000), "preallocate");
+	MPI_File_get_size(fh, &size);
+	CHECK(size == 5000, "size %lld after preallocate(5000)",
+	      (long long)size);
+	CHECK_MPI(MPI_File_close(&fh), "close");
+	check_errhandlers(path);
+
+	MPI_Barrier(MPI_COMM_WORLD);
+	if (rank == 0)
+		CHECK_MPI(MPI_File_delete(path, MPI_INFO_NULL), "delete");
+	MPI_Barrier(MPI_COMM_WORLD);
+	{
+		int rc = MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY,
+				       MPI_INFO_NULL, &fh), cls = -1;
+
+		CHECK(rc != MPI_SUCCESS, "deleted file opens");
+		MPI_Error_class(rc, &cls);
+		CHECK(cls == MPI_ERR_NO_SUCH_FILE, "deleted file: class %d", cls);
+	}
+	MPI_Type_free(&ft);
+}
+
+int main(int argc, char **argv)
+{
+	const char *test = argc > 1 ? argv[1] : "";
+	int all_failures = 0, all_checks = 0;
+
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+	if (argc > 2)
+		prefix = argv[2];
+	MPI_Dims_create(nprocs, 2, grid);
+	MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN);
+
+	if (!strcmp(test, "matrix"))
+		test_matrix();
+	else if (!strcmp(test, "info"))
+		test_info();
+	else if (!strcmp(test, "badhints"))
+		test_badhints();
+	else if (!strcmp(test, "shared"))
+		test_shared();
+	else if (!strcmp(test, "atomic"))
+		test_atomic();
+	else if (!strcmp(test, "misc"))
+		test_misc();
+	else
+		CHECK(false, "unknown test '%s'", test);
+
+	MPI_Allreduce(&failures, &all_failures, 1, MPI_INT, MPI_SUM,
+		      MPI_COMM_WORLD);
+	MPI_Allreduce(&checks, &all_checks, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+	if (rank == 0)
+		printf("romio_io %s on %d ranks: %d checks, %d failed\n", test,
+		       nprocs, all_checks, all_failures);
+	MPI_Finalize();
+	return all_failures ? 1 : 0;
+}

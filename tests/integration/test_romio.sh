@@ -1,0 +1,152 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# test_romio.sh -- MPI-IO on "clf:" files through libromio-clf.so, against
+# real daemons on loopback:
+#   - the MPI -> clf datatype converter against MPI's own typemaps
+#     (dtype_test, one process);
+#   - romio_io under mpiexec with 2 processes: a 2-D CYCLIC(k) matrix
+#     with write_all / read_all in every layout and both modes, hints
+#     reported by MPI_File_get_info, malformed hints, write_shared /
+#     write_ordered, atomic mode, independent access, sizes, delete;
+#   - some of it again with 4 processes;
+#   - a Fortran program linked with mpicc-clf (MPICC=mpifort);
+#   - a program linked with plain mpicc, with and without
+#     LD_PRELOAD=libromio-clf.so (without it, "clf:" must be unknown).
+#
+# usage: test_romio.sh [BUILD_DIR]     (default: $CLF_BUILD_DIR or build)
+#
+# Exits 0 on success, 1 on a failure, 77 when MPICH, the daemons or the
+# ROMIO source (hence libromio-clf.so) are absent.  Everything runs in a
+# fresh temporary directory on ports of its own, under a time limit, and
+# a trap stops the daemons whatever happens.
+
+set -eu
+
+TIME_LIMIT=600	# seconds, the whole test
+if [ -z "${CLF_ROMIO_TEST_TIMED:-}" ]; then
+	CLF_ROMIO_TEST_TIMED=1
+	export CLF_ROMIO_TEST_TIMED
+	exec timeout -k 30 "$TIME_LIMIT" /bin/sh "$0" "$@"
+fi
+
+build=${1:-${CLF_BUILD_DIR:-build}}
+clf=$build/tools/clf
+bin=$build/tests/integration/romio
+lib=$build/romio-clf/libromio-clf.so
+
+if ! command -v mpiexec >/dev/null 2>&1; then
+	echo "SKIP: no mpiexec (package mpich)"
+	exit 77
+fi
+if [ ! -f "$lib" ]; then
+	if [ -f "$build/romio/UNAVAILABLE" ]; then
+		echo "SKIP: $(cat "$build/romio/UNAVAILABLE")"
+	else
+		echo "SKIP: $lib not built (CONFIG_CLF_ROMIO=n or no mpicc)"
+	fi
+	exit 77
+fi
+if [ ! -x "$build/metad/metad" ] || [ ! -x "$build/iod/iod" ]; then
+	echo "SKIP: the daemons are not built"
+	exit 77
+fi
+for p in "$clf" "$bin/dtype_test" "$bin/romio_io" "$bin/romio_io_plain"; do
+	if [ ! -x "$p" ]; then
+		echo "FAIL: $p not built" >&2
+		exit 1
+	fi
+done
+unset CLF_BIN_DIR CLF_CONFIG CLF_DATA_DIR CLF_BASE_PORT LD_PRELOAD || true
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/clf-romio-test.XXXXXX")
+inst=$tmp/inst
+
+cleanup() {
+	rc=$?
+	trap - EXIT INT TERM HUP
+	if [ -f "$inst/clf.conf" ] &&
+		! "$clf" down --data "$inst" >"$tmp/down" 2>&1; then
+		echo "cleanup: clf down failed:" >&2
+		cat "$tmp/down" >&2
+	fi
+	rm -rf "$tmp"
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 124' INT TERM HUP
+
+# Ports of our own below the ephemeral range, from the pid; another
+# block when one is taken.
+eph_lo=32768
+if [ -r /proc/sys/net/ipv4/ip_local_port_range ]; then
+	eph_lo=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range)
+fi
+lo=10002
+span=$((eph_lo - 10 - lo))
+tries=0
+while :; do
+	base=$((lo + ($$ * 11 + tries * 787) % span))
+	if "$clf" up --data "$inst" --base-port "$base" >"$tmp/up" 2>&1; then
+		break
+	fi
+	"$clf" down --data "$inst" >/dev/null 2>&1 || true
+	if ! grep -q "address already in use" "$tmp/up" || [ "$tries" -ge 4 ]; then
+		echo "FAIL: clf up:" >&2
+		cat "$tmp/up" >&2
+		exit 1
+	fi
+	rm -rf "$inst"
+	tries=$((tries + 1))
+done
+CLF_CONFIG=$inst/clf.conf
+export CLF_CONFIG
+
+passed=0
+failed=0
+
+# run NAME CMD...: one step, its output kept for a failure.
+run() {
+	step=$1
+	shift
+	if "$@" >"$tmp/out" 2>&1; then
+		passed=$((passed + 1))
+		tail -1 "$tmp/out"
+	else
+		failed=$((failed + 1))
+		echo "FAIL: $step (exit $?):" >&2
+		tail -40 "$tmp/out" >&2
+	fi
+}
+
+run "datatype converter" mpiexec -n 1 "$bin/dtype_test" 3000
+
+for t in matrix info badhints shared atomic misc; do
+	run "$t, 2 processes" mpiexec -n 2 "$bin/romio_io" "$t" "np2"
+done
+for t in matrix shared atomic; do
+	run "$t, 4 processes" mpiexec -n 4 "$bin/romio_io" "$t" "np4"
+done
+
+# Fortran: MPI_File_* called from libmpichfort (mpicc-clf MPICC=mpifort).
+if [ -x "$bin/fortran_io" ]; then
+	run "Fortran" mpiexec -n 2 "$bin/fortran_io"
+else
+	echo "(no mpifort: the Fortran program is not built)"
+fi
+
+# Debian's own ROMIO does not know clf: ...
+step="plain mpicc without the driver"
+if mpiexec -n 2 "$bin/romio_io_plain" info plain >"$tmp/out" 2>&1; then
+	failed=$((failed + 1))
+	echo "FAIL: $step: clf: files open without libromio-clf.so" >&2
+else
+	passed=$((passed + 1))
+	echo "plain mpicc: clf: refused without libromio-clf.so, as expected"
+fi
+# ... and LD_PRELOAD brings it to an unmodified program.
+run "plain mpicc with LD_PRELOAD" \
+	mpiexec -n 2 -genv LD_PRELOAD "$lib" "$bin/romio_io_plain" misc preload
+
+echo "test_romio: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
