@@ -13,6 +13,11 @@ LIBCLF_EXTRA_LIBS += $(shell pkg-config --libs libsodium inih 2>/dev/null || \
 # Client-side layouts and views, and the native client API.
 LIBCLF_SRCS += libclf/layout.c libclf/client.c libclf/client_meta.c \
 	libclf/file.c libclf/io.c
+# The namespace by inode, for the mount client (client_ns.h).
+LIBCLF_SRCS += libclf/client_ns.c
+# Layouts as text (rr:stripe=64k,count=4, ...), for the mount and the CLI.
+LIBCLF_SRCS += libclf/layout_text.c libclf/layout_text_fmt.c \
+	libclf/layout_text_kinds.c
 LIBCLF_OBJS = $(LIBCLF_SRCS:%.c=$(O)/%.o)
 
 LIBS += $(O)/libclf.so $(O)/libclf.a

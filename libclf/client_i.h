@@ -77,4 +77,19 @@ int64_t clf_file_io(struct clf_file *f, int64_t lo, int64_t n, void *buf,
 /* Forget every registered view handle (views changed). */
 void clf_file_release_views(struct clf_file *f);
 
+/*
+ * A descriptor on inode ino, whose size the caller got from metad, with
+ * layout (taken, also on failure), for callers that know an inode rather
+ * than a path (the mount client, client_ns.h).  flags: O_ACCMODE and
+ * O_APPEND bits; the view is the whole file as bytes.  Returns the
+ * descriptor or a negative errno.
+ */
+int clf_file_open_layout(uint64_t ino, int64_t size, int flags,
+			 struct clf_layout *layout);
+
+/* Replace the layout of the open (locked) file f by layout (taken, also
+ * on failure), recomputing the view: after the layout changed through
+ * another descriptor while the file was empty. */
+int clf_file_replace_layout(struct clf_file *f, struct clf_layout *layout);
+
 #endif /* CLF_CLIENT_I_H */

@@ -444,3 +444,43 @@ int CLF_ftruncate(int fd, int64_t len)
 	clf_file_put(f);
 	return err;
 }
+
+int clf_file_open_layout(uint64_t ino, int64_t size, int flags,
+			 struct clf_layout *layout)
+{
+	struct clf_client *cl;
+	struct clf_file *f;
+	int err, fd;
+
+	err = clf_client_get(&cl);
+	if (err)
+		goto free_layout;
+	f = calloc(1, sizeof(*f));
+	if (!f) {
+		err = clf_fail(ENOMEM, "clf: out of memory");
+		goto free_layout;
+	}
+	pthread_mutex_init(&f->lock, NULL);
+	f->flags = flags & (O_ACCMODE | O_APPEND);
+	f->view_type = CLF_BYTE;
+	f->ino = ino;
+	f->size = size;
+	err = file_set_layout(f, layout);
+	if (err)
+		goto free_file;
+	fd = fd_install(f);
+	if (fd >= 0)
+		return fd;
+	err = fd;
+free_file:
+	file_free(f);
+	return err;
+free_layout:
+	clf_layout_free(layout);
+	return err;
+}
+
+int clf_file_replace_layout(struct clf_file *f, struct clf_layout *layout)
+{
+	return file_set_layout(f, layout);
+}

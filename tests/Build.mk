@@ -12,6 +12,8 @@ CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck)
 UNIT_TEST_NAMES := test_type test_map test_pattern test_mapping test_codec \
 	test_layout \
 	test_random
+# Layouts as text (libclf/layout_text.h).
+UNIT_TEST_NAMES += test_layout_text
 # Network layer: protocol codec, TCP transport, authentication, config.
 UNIT_TEST_NAMES += test_proto test_transport test_auth test_config
 UNIT_TEST_LIBS = $(LIBCLF_EXTRA_LIBS)

@@ -1,0 +1,52 @@
+# kernel: `mount -t clf` -- the FUSE mount client (clf-fuse, installed as
+# /sbin/mount.clf), built when CONFIG_CLF_FUSE=y.
+#
+# Request handling (clfs_ops.h: inode table, names, attributes, handles,
+# layout xattrs) knows nothing of FUSE, so that a kernel module can reuse
+# it; clfs_fuse.c adapts libfuse's low-level API to it and clfs_main.c is
+# the program.  mount.clf is the same program under the name mount(8)
+# looks for.
+#
+#   make install-mount [DESTDIR=...]   /sbin/mount.clf and
+#                                      $(PREFIX)/bin/clf-fuse
+
+ifeq ($(CONFIG_CLF_FUSE),y)
+
+PREFIX ?= /usr/local
+
+CLFS_OPS_SRCS := kernel/clfs_inode.c kernel/clfs_ops.c kernel/clfs_io.c \
+	kernel/clfs_xattr.c kernel/clfs_log.c
+CLFS_FUSE_SRCS := kernel/clfs_fuse.c kernel/clfs_opts.c kernel/clfs_main.c
+CLFS_OPS_OBJS := $(CLFS_OPS_SRCS:%.c=$(O)/%.o)
+CLFS_FUSE_OBJS := $(CLFS_FUSE_SRCS:%.c=$(O)/%.o)
+
+FUSE_CFLAGS := $(shell pkg-config --cflags fuse3 2>/dev/null)
+FUSE_LIBS := $(shell pkg-config --libs fuse3 2>/dev/null || echo -lfuse3)
+
+# The ops use libclf's private headers (client_ns.h, proto.h).
+$(CLFS_OPS_OBJS) $(CLFS_FUSE_OBJS): ALL_CFLAGS += -Ilibclf
+$(CLFS_FUSE_OBJS): ALL_CFLAGS += $(FUSE_CFLAGS)
+
+PROGRAMS += $(O)/kernel/clf-fuse $(O)/kernel/mount.clf
+
+$(O)/kernel/clf-fuse: $(CLFS_FUSE_OBJS) $(CLFS_OPS_OBJS) $(O)/libclf.a
+	$(CC) -o $@ $(CLFS_FUSE_OBJS) $(CLFS_OPS_OBJS) $(O)/libclf.a \
+		$(FUSE_LIBS) $(LIBCLF_EXTRA_LIBS) $(ALL_LDFLAGS)
+
+# Renamed into place: a mounted file system may be running the old one.
+$(O)/kernel/mount.clf: $(O)/kernel/clf-fuse
+	cp $< $@.tmp && mv -f $@.tmp $@
+
+# Unit test of what needs neither daemons nor FUSE: the command line and
+# the inode table (tests/unit/test_clfs.c).
+UNIT_TEST_NAMES += test_clfs
+TEST_OBJS_test_clfs := $(O)/kernel/clfs_opts.o $(O)/kernel/clfs_inode.o
+TEST_LIBS_test_clfs := -lpthread
+$(O)/tests/unit/test_clfs.o: ALL_CFLAGS += -Ikernel
+
+.PHONY: install-mount
+install-mount: $(O)/kernel/clf-fuse
+	install -D -m 755 $(O)/kernel/clf-fuse $(DESTDIR)/sbin/mount.clf
+	install -D -m 755 $(O)/kernel/clf-fuse $(DESTDIR)$(PREFIX)/bin/clf-fuse
+
+endif

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * clfs_main.c -- mount.clf / clf-fuse: connect to the clf instance,
+ * mount with libfuse, go to the background once the mount is live, serve
+ * requests until the file system is unmounted (umount, fusermount3 -u,
+ * or SIGTERM/SIGINT/SIGHUP, which unmount), then exit 0.
+ *
+ * Errors before the mount is live are printed on standard error and the
+ * exit status is 1 (mount(8) reports it); afterwards they are logged
+ * (syslog, or log=FILE).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clf.h"
+#include "clfs_fuse.h"
+#include "clfs_log.h"
+#include "clfs_opts.h"
+
+/* Connect libclf; *msg says why not. */
+static int connect_clf(const struct clfs_opts *o, char *msg, size_t len)
+{
+	char tmp[PATH_MAX] = "";
+	const char *conf = o->config;
+	int err;
+
+	if (o->metad) {
+		err = clfs_opts_write_config(o, tmp, sizeof(tmp), msg, len);
+		if (err)
+			return err;
+		conf = tmp;
+	}
+	err = CLF_init(conf);
+	if (*tmp)
+		unlink(tmp);
+	if (err)
+		snprintf(msg, len, "%s", CLF_Last_error());
+	return err;
+}
+
+/* The libfuse session, mounted on o->mountpoint. */
+static struct fuse_session *mount_fuse(const struct clfs_opts *o,
+				       const char *prog, struct clfs_fuse *cf)
+{
+	char *argv[] = { (char *)prog, "-o", o->kernel, "-d", NULL };
+	struct fuse_args args = FUSE_ARGS_INIT(o->debug && o->foreground ? 4 : 3,
+					       argv);
+	struct fuse_session *se;
+
+	se = fuse_session_new(&args, &clfs_fuse_ops, sizeof(clfs_fuse_ops), cf);
+	fuse_opt_free_args(&args);
+	if (!se)
+		return NULL;
+	if (fuse_set_signal_handlers(se))
+		goto destroy;
+	if (fuse_session_mount(se, o->mountpoint))
+		goto remove_handlers;
+	return se;
+remove_handlers:
+	fuse_remove_signal_handlers(se);
+destroy:
+	fuse_session_destroy(se);
+	return NULL;
+}
+
+static int serve(struct fuse_session *se)
+{
+	struct fuse_loop_config *cfg = fuse_loop_cfg_create();
+	int ret;
+
+	if (!cfg)
+		return -ENOMEM;
+	fuse_loop_cfg_set_clone_fd(cfg, 0);
+	fuse_loop_cfg_set_max_threads(cfg, 16);
+	ret = fuse_session_loop_mt(se, cfg);
+	fuse_loop_cfg_destroy(cfg);
+	/* A positive value is the signal that ended it: a clean stop. */
+	return ret > 0 ? 0 : ret;
+}
+
+int main(int argc, char **argv)
+{
+	const char *prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1
+						 : argv[0];
+	struct clfs_fuse cf = { 0 };
+	struct fuse_session *se;
+	struct clfs_opts o;
+	char msg[600];
+	int err, status = 1;
+
+	err = clfs_opts_parse(argc, argv, &o, msg, sizeof(msg));
+	if (err == 1)
+		return 0;
+	if (err) {
+		fprintf(stderr, "%s: %s\n", prog, msg);
+		return 1;
+	}
+	if (o.fake) {
+		status = 0;
+		goto release_opts;
+	}
+	err = clfs_log_open("clf-fuse", o.log ? o.log :
+				    o.foreground ? "-" : "syslog", o.debug);
+	if (err) {
+		fprintf(stderr, "%s: cannot open the log %s: %s\n", prog,
+			o.log, strerror(-err));
+		goto release_opts;
+	}
+	err = connect_clf(&o, msg, sizeof(msg));
+	if (err) {
+		fprintf(stderr, "%s: %s\n", prog, msg);
+		goto close_log;
+	}
+	err = clfs_new(o.read_only, &cf.fs);
+	if (err) {
+		fprintf(stderr, "%s: cannot reach the clf instance of %s: %s\n",
+			prog, o.source, CLF_Last_error());
+		goto finalize;
+	}
+	cf.timeout = o.cache_none ? 0.0 : 1.0;
+	cf.direct_io = o.cache_none;
+	se = mount_fuse(&o, prog, &cf);
+	cf.se = se;
+	if (!se) {
+		fprintf(stderr, "%s: cannot mount %s on %s\n", prog, o.source,
+			o.mountpoint);
+		goto free_fs;
+	}
+	clfs_log(CLFS_LOG_INFO, "%s mounted on %s%s", o.source, o.mountpoint,
+		 o.read_only ? " (read-only)" : "");
+	/* The mount is live: only now may the caller go on. */
+	if (fuse_daemonize(o.foreground) == 0) {
+		err = serve(se);
+		status = err ? 1 : 0;
+		if (err)
+			clfs_log(CLFS_LOG_ERR, "serving %s ended: %s",
+				 o.mountpoint, strerror(-err));
+	}
+	fuse_session_unmount(se);
+	fuse_remove_signal_handlers(se);
+	fuse_session_destroy(se);
+	clfs_log(CLFS_LOG_INFO, "%s unmounted from %s", o.source, o.mountpoint);
+free_fs:
+	clfs_free(cf.fs);
+finalize:
+	CLF_finalize();
+close_log:
+	clfs_log_close();
+release_opts:
+	clfs_opts_release(&o);
+	return status;
+}

@@ -1,0 +1,517 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * clfs_ops.c -- names and attributes of the mount client: lookup,
+ * getattr, setattr, mkdir, unlink, rmdir, rename, readdir, statfs.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "clf.h"
+#include "client_ns.h"
+#include "clfs_i.h"
+#include "clfs_log.h"
+
+/* Entries asked from metad per READDIR. */
+#define CLFS_READDIR_BATCH 256
+
+int64_t clfs_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+bool clfs_reserved_name(const char *name)
+{
+	size_t plen = strlen(CLFS_UNLINKED_PREFIX);
+
+	if (!strcmp(name, CLFS_DEFAULT_LAYOUT_NAME))
+		return true;
+	return !strncmp(name, CLFS_UNLINKED_PREFIX, plen) &&
+	       strlen(name) == plen + 16 &&
+	       strspn(name + plen, "0123456789abcdef") == 16;
+}
+
+static void ns_to_timespec(int64_t ns, struct timespec *ts)
+{
+	ts->tv_sec = ns / 1000000000;
+	ts->tv_nsec = ns % 1000000000;
+	if (ts->tv_nsec < 0) {
+		ts->tv_sec--;
+		ts->tv_nsec += 1000000000;
+	}
+}
+
+static void attr_to_stat(const struct clf_proto_attr *a, int64_t size,
+			 struct stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_ino = a->ino;
+	st->st_mode = a->mode;
+	st->st_nlink = a->nlink;
+	st->st_uid = a->uid;
+	st->st_gid = a->gid;
+	st->st_size = size;
+	/* Large: cp and friends size their buffers by it. */
+	st->st_blksize = 1 << 20;
+	st->st_blocks = (size + 511) / 512;
+	ns_to_timespec(a->atime, &st->st_atim);
+	ns_to_timespec(a->mtime, &st->st_mtim);
+	ns_to_timespec(a->ctime, &st->st_ctim);
+}
+
+void clfs_attr_take(struct clfs_inode *ip, const struct clf_proto_attr *a,
+		    struct stat *st)
+{
+	int64_t size;
+
+	pthread_mutex_lock(&ip->lock);
+	ip->have_attr = true;
+	ip->is_dir = S_ISDIR(a->mode);
+	if (!ip->size_dirty || a->size > ip->size)
+		ip->size = a->size;
+	size = ip->size;
+	ip->given_size = size;
+	ip->given_mtime = a->mtime;
+	pthread_mutex_unlock(&ip->lock);
+	attr_to_stat(a, size, st);
+}
+
+int clfs_entry(struct clfs *fs, uint64_t parent,
+	       const struct clf_proto_attr *a, struct stat *st,
+	       struct clfs_inode **out)
+{
+	struct clfs_inode *ip = clfs_iget(&fs->itab, a->ino);
+
+	if (!ip)
+		return -ENOMEM;
+	clfs_ilookup_ref(&fs->itab, ip);
+	if (S_ISDIR(a->mode)) {
+		pthread_mutex_lock(&ip->lock);
+		ip->parent = parent;
+		pthread_mutex_unlock(&ip->lock);
+	}
+	clfs_attr_take(ip, a, st);
+	if (out)
+		*out = ip;
+	else
+		clfs_iput(&fs->itab, ip);
+	return 0;
+}
+
+int clfs_new(bool read_only, struct clfs **out)
+{
+	struct clf_proto_attr root;
+	struct clfs_inode *ip;
+	struct clfs *fs;
+	int err;
+
+	fs = calloc(1, sizeof(*fs));
+	if (!fs)
+		return -ENOMEM;
+	fs->read_only = read_only;
+	pthread_mutex_init(&fs->open_lock, NULL);
+	err = clfs_itable_init(&fs->itab);
+	if (err)
+		goto free_fs;
+	err = clf_ns_getattr(CLF_PROTO_ROOT_INO, &root);
+	if (err)
+		goto free_table;
+	/* The kernel never looks the root up: it holds it from the start. */
+	ip = clfs_iget(&fs->itab, CLF_PROTO_ROOT_INO);
+	if (!ip) {
+		err = -ENOMEM;
+		goto free_table;
+	}
+	ip->have_attr = true;
+	ip->is_dir = true;
+	ip->parent = CLF_PROTO_ROOT_INO;
+	ip->size = root.size;
+	*out = fs;
+	return 0;
+free_table:
+	clfs_itable_destroy(&fs->itab);
+free_fs:
+	pthread_mutex_destroy(&fs->open_lock);
+	free(fs);
+	return err;
+}
+
+void clfs_free(struct clfs *fs)
+{
+	struct clfs_itable *t;
+
+	if (!fs)
+		return;
+	t = &fs->itab;
+	/*
+	 * Handles the kernel never released (normally it releases them
+	 * all); a release may free its inode, so look afresh each time.
+	 */
+	for (;;) {
+		struct clfs_handle *h = NULL;
+
+		for (size_t b = 0; b < t->nbuckets && !h; b++)
+			for (struct clfs_inode *ip = t->buckets[b]; ip && !h;
+			     ip = ip->next)
+				h = ip->handles;
+		if (!h)
+			break;
+		clfs_release(fs, (uint64_t)(uintptr_t)h);
+	}
+	clfs_itable_destroy(t);
+	pthread_mutex_destroy(&fs->open_lock);
+	free(fs);
+}
+
+/* A name that metad would refuse, refused here with the right errno. */
+static int check_name(const char *name)
+{
+	if (strlen(name) > CLF_PROTO_NAME_MAX)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int clfs_lookup(struct clfs *fs, uint64_t parent, const char *name,
+		struct stat *st)
+{
+	struct clf_proto_attr a;
+	int err = check_name(name);
+
+	if (err)
+		return err;
+	if (clfs_reserved_name(name))
+		return -ENOENT;
+	err = clf_ns_lookup(parent, name, &a);
+	return err ? err : clfs_entry(fs, parent, &a, st, NULL);
+}
+
+void clfs_forget(struct clfs *fs, uint64_t ino, uint64_t nlookup)
+{
+	clfs_iforget(&fs->itab, ino, nlookup);
+}
+
+int clfs_getattr(struct clfs *fs, uint64_t ino, struct stat *st)
+{
+	struct clf_proto_attr a;
+	struct clfs_inode *ip;
+	int err = clf_ns_getattr(ino, &a);
+
+	if (err)
+		return err;
+	ip = clfs_ifind(&fs->itab, ino);
+	if (!ip) {
+		attr_to_stat(&a, a.size, st);
+		return 0;
+	}
+	clfs_attr_take(ip, &a, st);
+	clfs_iput(&fs->itab, ip);
+	return 0;
+}
+
+static int64_t timespec_ns(const struct timespec *ts)
+{
+	return (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
+}
+
+int clfs_setattr(struct clfs *fs, uint64_t ino, const struct stat *want,
+		 unsigned to_set, struct stat *st)
+{
+	struct clf_proto_setattr_req req = { .ino = ino };
+	struct clf_proto_attr a;
+	struct clfs_inode *ip;
+	int err;
+
+	if (fs->read_only)
+		return -EROFS;
+	if (to_set & CLFS_SET_MODE) {
+		req.mask |= CLF_PROTO_SETATTR_MODE;
+		req.mode = want->st_mode & CLF_PROTO_MODE_PERM;
+	}
+	if (to_set & CLFS_SET_UID) {
+		req.mask |= CLF_PROTO_SETATTR_UID;
+		req.uid = want->st_uid;
+	}
+	if (to_set & CLFS_SET_GID) {
+		req.mask |= CLF_PROTO_SETATTR_GID;
+		req.gid = want->st_gid;
+	}
+	if (to_set & CLFS_SET_SIZE) {
+		if (want->st_size < 0)
+			return -EINVAL;
+		req.mask |= CLF_PROTO_SETATTR_SIZE;
+		req.size = want->st_size;
+	}
+	if (to_set & CLFS_SET_ATIME_NOW) {
+		req.mask |= CLF_PROTO_SETATTR_ATIME_NOW;
+	} else if (to_set & CLFS_SET_ATIME) {
+		req.mask |= CLF_PROTO_SETATTR_ATIME;
+		req.atime = timespec_ns(&want->st_atim);
+	}
+	if (to_set & CLFS_SET_MTIME_NOW) {
+		req.mask |= CLF_PROTO_SETATTR_MTIME_NOW;
+	} else if (to_set & CLFS_SET_MTIME) {
+		req.mask |= CLF_PROTO_SETATTR_MTIME;
+		req.mtime = timespec_ns(&want->st_mtim);
+	}
+	ip = clfs_iget(&fs->itab, ino);
+	if (!ip)
+		return -ENOMEM;
+	pthread_mutex_lock(&ip->lock);
+	/*
+	 * Writes not reported yet come first: reported later, they would
+	 * undo a truncation or the times set here (cp -p sets the times
+	 * before it closes).
+	 */
+	err = clfs_report_locked(ip);
+	if (!err)
+		err = clf_ns_setattr(&req, &a);
+	if (!err && (to_set & CLFS_SET_SIZE)) {
+		ip->size = a.size;
+		ip->size_dirty = false;
+	}
+	pthread_mutex_unlock(&ip->lock);
+	if (!err)
+		clfs_attr_take(ip, &a, st);
+	clfs_iput(&fs->itab, ip);
+	return err;
+}
+
+int clfs_mkdir(struct clfs *fs, const struct clfs_caller *who,
+	       uint64_t parent, const char *name, mode_t mode,
+	       struct stat *st)
+{
+	struct clf_ns_owner owner = { who->uid, who->gid };
+	struct clf_proto_attr a;
+	char *dflt = NULL;
+	int err = check_name(name);
+
+	if (err)
+		return err;
+	if (fs->read_only)
+		return -EROFS;
+	if (clfs_reserved_name(name))
+		return -EPERM;
+	err = clf_ns_mkdir(parent, name, mode, &owner, &a);
+	if (err)
+		return err;
+	/* A new directory inherits its parent's default layout. */
+	if (clfs_dir_default(fs, parent, &dflt) == 0 && dflt &&
+	    clfs_dir_set_default(fs, who, a.ino, dflt))
+		clfs_log(CLFS_LOG_WARNING,
+			 "cannot give new directory '%s' (inode %llu) the default layout of its parent: %s",
+			 name, (unsigned long long)a.ino, CLF_Last_error());
+	free(dflt);
+	return clfs_entry(fs, parent, &a, st, NULL);
+}
+
+void clfs_unlinked_name(uint64_t ino, char name[48])
+{
+	snprintf(name, 48, "%s%016llx", CLFS_UNLINKED_PREFIX,
+		 (unsigned long long)ino);
+}
+
+static long open_count(struct clfs *fs)
+{
+	long n;
+
+	pthread_mutex_lock(&fs->open_lock);
+	n = fs->nopen;
+	pthread_mutex_unlock(&fs->open_lock);
+	return n;
+}
+
+/*
+ * If name in dir is a file open through this mount, rename it out of
+ * the way (it is removed at its last release): 1.  Not open: 0.
+ */
+static int hide_if_open(struct clfs *fs, uint64_t dir, const char *name)
+{
+	struct clf_proto_attr a;
+	struct clfs_inode *ip;
+	char hidden[48];
+	int err;
+
+	if (open_count(fs) == 0)
+		return 0;
+	err = clf_ns_lookup(dir, name, &a);
+	if (err)
+		return err == -ENOENT ? 0 : err;
+	if (S_ISDIR(a.mode))
+		return 0;
+	ip = clfs_ifind(&fs->itab, a.ino);
+	if (!ip)
+		return 0;
+	pthread_mutex_lock(&ip->lock);
+	err = 0;
+	if (ip->handles && !ip->unlinked_dir) {
+		clfs_unlinked_name(a.ino, hidden);
+		err = clf_ns_rename(dir, name, dir, hidden, 0);
+		if (!err) {
+			ip->unlinked_dir = dir;
+			err = 1;
+		}
+	}
+	pthread_mutex_unlock(&ip->lock);
+	clfs_iput(&fs->itab, ip);
+	return err;
+}
+
+int clfs_unlink(struct clfs *fs, uint64_t parent, const char *name)
+{
+	int err = check_name(name);
+
+	if (err)
+		return err;
+	if (fs->read_only)
+		return -EROFS;
+	if (clfs_reserved_name(name))
+		return -ENOENT;
+	err = hide_if_open(fs, parent, name);
+	if (err)
+		return err < 0 ? err : 0;
+	return clf_ns_unlink(parent, name);
+}
+
+int clfs_rmdir(struct clfs *fs, uint64_t parent, const char *name)
+{
+	struct clf_proto_attr a;
+	int err = check_name(name);
+
+	if (err)
+		return err;
+	if (fs->read_only)
+		return -EROFS;
+	if (clfs_reserved_name(name))
+		return -ENOENT;
+	err = clf_ns_rmdir(parent, name);
+	if (err != -ENOTEMPTY)
+		return err;
+	/* Empty but for its default layout? */
+	err = clf_ns_lookup(parent, name, &a);
+	if (!err)
+		err = clfs_dir_drop_hidden(fs, a.ino);
+	if (err < 0)
+		return err;
+	return err ? clf_ns_rmdir(parent, name) : -ENOTEMPTY;
+}
+
+int clfs_rename(struct clfs *fs, uint64_t parent, const char *name,
+		uint64_t new_parent, const char *new_name, unsigned flags)
+{
+	uint32_t wire = flags & CLFS_RENAME_NOREPLACE ? CLF_PROTO_RENAME_NOREPLACE
+						      : 0;
+	struct clf_proto_attr a;
+	int err = check_name(name);
+
+	if (!err)
+		err = check_name(new_name);
+	if (err)
+		return err;
+	if (fs->read_only)
+		return -EROFS;
+	if (flags & ~CLFS_RENAME_NOREPLACE)
+		return -EINVAL;
+	if (clfs_reserved_name(name))
+		return -ENOENT;
+	if (clfs_reserved_name(new_name))
+		return -EPERM;
+	if (!wire) {
+		err = hide_if_open(fs, new_parent, new_name);
+		if (err < 0)
+			return err;
+	}
+	err = clf_ns_rename(parent, name, new_parent, new_name, wire);
+	if (err != -ENOTEMPTY)
+		return err;
+	/* A target directory empty but for its default layout. */
+	err = clf_ns_lookup(new_parent, new_name, &a);
+	if (!err)
+		err = clfs_dir_drop_hidden(fs, a.ino);
+	if (err < 0)
+		return err;
+	return err ? clf_ns_rename(parent, name, new_parent, new_name, wire)
+		   : -ENOTEMPTY;
+}
+
+/*
+ * Offsets: 1 after ".", 2 after "..", metad's cookie + 2 after an entry
+ * (metad's cookies start at 1 and grow).
+ */
+int clfs_readdir(struct clfs *fs, uint64_t ino, uint64_t off,
+		 clfs_fill_fn fill, void *arg)
+{
+	struct clfs_inode *ip;
+	uint64_t parent = CLF_PROTO_ROOT_INO, cookie;
+	bool eof = false;
+	int err = 0;
+
+	ip = clfs_ifind(&fs->itab, ino);
+	if (ip) {
+		pthread_mutex_lock(&ip->lock);
+		if (ip->parent)
+			parent = ip->parent;
+		pthread_mutex_unlock(&ip->lock);
+		clfs_iput(&fs->itab, ip);
+	}
+	if (off == 0 && fill(arg, ".", ino, S_IFDIR, 1))
+		return 0;
+	if (off <= 1 && fill(arg, "..", parent, S_IFDIR, 2))
+		return 0;
+	cookie = off <= 2 ? 0 : off - 2;
+	while (!eof && !err) {
+		struct clf_ns_dirents d;
+
+		err = clf_ns_readdir(ino, cookie, CLFS_READDIR_BATCH, &d);
+		if (err)
+			break;
+		eof = d.rep.eof;
+		for (uint32_t i = 0; i < d.rep.count; i++) {
+			const struct clf_proto_dirent *e = &d.rep.ents[i];
+			char name[CLF_PROTO_NAME_MAX + 1];
+
+			memcpy(name, e->name.ptr, e->name.len);
+			name[e->name.len] = '\0';
+			cookie = e->cookie;
+			if (clfs_reserved_name(name))
+				continue;
+			if (fill(arg, name, e->ino, e->mode & S_IFMT,
+				 e->cookie + 2)) {
+				eof = true;
+				break;
+			}
+		}
+		if (!d.rep.count)
+			eof = true;
+		clf_ns_dirents_release(&d);
+	}
+	return err;
+}
+
+int clfs_statfs(struct clfs *fs, struct statvfs *sv)
+{
+	struct clf_proto_statfs s;
+	unsigned long bs;
+	int err = clf_ns_statfs(&s);
+
+	if (err)
+		return err;
+	bs = s.block_size ? s.block_size : 4096;
+	memset(sv, 0, sizeof(*sv));
+	sv->f_bsize = bs;
+	sv->f_frsize = bs;
+	sv->f_blocks = s.bytes_total / bs;
+	sv->f_bfree = s.bytes_free / bs;
+	sv->f_bavail = s.bytes_avail / bs;
+	sv->f_files = s.files;
+	sv->f_ffree = s.files_free;
+	sv->f_favail = s.files_free;
+	sv->f_namemax = s.name_max ? s.name_max : CLF_PROTO_NAME_MAX;
+	sv->f_flag = fs->read_only ? ST_RDONLY : 0;
+	return 0;
+}

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * clfs_ops.h -- a mounted clf file system, as the kernel asks for it:
+ * requests on inode numbers, answered through libclf, independent of
+ * FUSE (kernel/clfs_fuse.c adapts libfuse's low-level API to these; a
+ * kernel module can adapt the VFS to the same calls).
+ *
+ * Inode numbers are clf's own (metad never reuses one; the root is 1,
+ * which is also FUSE's root).  The table behind them (clfs_inode.c)
+ * keeps, per inode the kernel holds, its lookup count and what only
+ * this client knows: the size its writes reached before metad was told
+ * (at flush, fsync, release), its open handles, a directory's default
+ * layout.  Files appear as plain byte streams (the default view).
+ *
+ * Every call returns 0, a count, or a negative errno.  Permission checks
+ * are the kernel's (FUSE's default_permissions): these calls do what
+ * they are asked.  Names are single components.
+ *
+ * Reserved names (invisible, refused): ".clf-default-layout", the file
+ * holding a directory's default layout (user.clf.layout on the
+ * directory), and ".clf-unlinked-<16 hex digits>", a file unlinked while
+ * still open, removed at its last release (as NFS does).
+ */
+#ifndef CLFS_OPS_H
+#define CLFS_OPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/types.h>
+
+struct clfs;
+
+/* The caller of a request: the owner of what it creates. */
+struct clfs_caller {
+	uid_t uid;
+	gid_t gid;
+};
+
+/* What clfs_setattr changes. */
+#define CLFS_SET_MODE		0x01
+#define CLFS_SET_UID		0x02
+#define CLFS_SET_GID		0x04
+#define CLFS_SET_SIZE		0x08
+#define CLFS_SET_ATIME		0x10
+#define CLFS_SET_MTIME		0x20
+#define CLFS_SET_ATIME_NOW	0x40
+#define CLFS_SET_MTIME_NOW	0x80
+
+/* clfs_rename flags. */
+#define CLFS_RENAME_NOREPLACE	0x1
+
+/* The one extended attribute: a file's layout as text. */
+#define CLFS_LAYOUT_XATTR "user.clf.layout"
+
+/*
+ * clfs_new - the file system of the clf instance CLF_init() connected to
+ *
+ * read_only refuses every change with -EROFS.  Checks that metad
+ * answers (the root's attributes), so that a mount fails early.
+ */
+int clfs_new(bool read_only, struct clfs **out);
+
+/* Close every open handle and free the table; NULL ok. */
+void clfs_free(struct clfs *fs);
+
+/* Name lookup; each success is one reference for clfs_forget. */
+int clfs_lookup(struct clfs *fs, uint64_t parent, const char *name,
+		struct stat *st);
+void clfs_forget(struct clfs *fs, uint64_t ino, uint64_t nlookup);
+
+int clfs_getattr(struct clfs *fs, uint64_t ino, struct stat *st);
+
+/*
+ * Change what to_set (CLFS_SET_*) says, from want: st_mode's permission
+ * bits, st_uid, st_gid, st_size, st_atim, st_mtim.  The new attributes
+ * in *st.
+ */
+int clfs_setattr(struct clfs *fs, uint64_t ino, const struct stat *want,
+		 unsigned to_set, struct stat *st);
+
+/* mkdir, and create + open; each success is one lookup reference. */
+int clfs_mkdir(struct clfs *fs, const struct clfs_caller *who,
+	       uint64_t parent, const char *name, mode_t mode,
+	       struct stat *st);
+int clfs_create(struct clfs *fs, const struct clfs_caller *who,
+		uint64_t parent, const char *name, mode_t mode, int flags,
+		struct stat *st, uint64_t *fh);
+
+int clfs_unlink(struct clfs *fs, uint64_t parent, const char *name);
+int clfs_rmdir(struct clfs *fs, uint64_t parent, const char *name);
+int clfs_rename(struct clfs *fs, uint64_t parent, const char *name,
+		uint64_t new_parent, const char *new_name, unsigned flags);
+
+/*
+ * Directory entries from offset off (0: the start; else the next_off of
+ * the last entry taken).  fill is called per entry, "." and ".." first;
+ * it returns non-zero when it has no room for that entry, which ends the
+ * call (the entry is not taken).  Returns 0 or a negative errno.
+ */
+typedef int (*clfs_fill_fn)(void *arg, const char *name, uint64_t ino,
+			    mode_t mode, uint64_t next_off);
+int clfs_readdir(struct clfs *fs, uint64_t ino, uint64_t off,
+		 clfs_fill_fn fill, void *arg);
+
+int clfs_statfs(struct clfs *fs, struct statvfs *sv);
+
+/*
+ * Open handles: *fh names one open of one file (a CLF descriptor).
+ * flags: O_ACCMODE, O_APPEND, O_TRUNC.  read returns fewer bytes only at
+ * the end of file; write all or an error.  flush (each close(2)) and
+ * release (the last) tell metad the size the handle's writes reached.
+ *
+ * open asks metad for the attributes (close-to-open consistency) and
+ * sets *changed when the size or mtime differ from what was last handed
+ * out: the kernel should forget what it cached of the inode.
+ */
+int clfs_open(struct clfs *fs, uint64_t ino, int flags, uint64_t *fh,
+	      bool *changed);
+ssize_t clfs_read(struct clfs *fs, uint64_t fh, void *buf, size_t size,
+		  off_t off);
+ssize_t clfs_write(struct clfs *fs, uint64_t fh, const void *buf,
+		   size_t size, off_t off);
+int clfs_flush(struct clfs *fs, uint64_t fh);
+int clfs_fsync(struct clfs *fs, uint64_t fh);
+int clfs_release(struct clfs *fs, uint64_t fh);
+
+/*
+ * Extended attributes: only CLFS_LAYOUT_XATTR, in the syntax of
+ * libclf/layout_text.h.  On a file it is the layout, settable while the
+ * file is empty (-EBUSY otherwise, -EINVAL for a bad text, whose reason
+ * is logged); on a directory, the default layout of files created in it
+ * (and inherited by new subdirectories).  get returns the length, and
+ * fills buf when size > 0 (-ERANGE when it is too small).
+ */
+ssize_t clfs_getxattr(struct clfs *fs, uint64_t ino, const char *name,
+		      void *buf, size_t size);
+int clfs_setxattr(struct clfs *fs, const struct clfs_caller *who,
+		  uint64_t ino, const char *name, const void *value,
+		  size_t size, int flags);
+ssize_t clfs_listxattr(struct clfs *fs, uint64_t ino, void *buf,
+		       size_t size);
+int clfs_removexattr(struct clfs *fs, uint64_t ino, const char *name);
+
+#endif /* CLFS_OPS_H */

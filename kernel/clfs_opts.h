@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * clfs_opts.h -- the command line of mount.clf and clf-fuse, which is
+ * the mount(8) helper convention:
+ *
+ *   mount.clf SOURCE DIR [-o OPTIONS] [-f] [-n] [-s] [-v] [-F]
+ *
+ * SOURCE is a clf configuration file, or HOST:PORT of metad (then the
+ * iods are at HOST:PORT+1 ... HOST:PORT+iods, the default shape of `clf
+ * up`, and the secret is read from secret_file=).  -f (fake) parses and
+ * exits; -n, -s, -v are accepted and ignored; -F stays in the
+ * foreground.  OPTIONS (comma-separated):
+ *
+ *   config=FILE        the configuration (instead of SOURCE)
+ *   secret_file=FILE   the shared secret, with a HOST:PORT source
+ *   iods=N             iods of a HOST:PORT source (default 4)
+ *   cache=normal|none  normal: attributes and names trusted for 1 s,
+ *                      page cache (dropped at each open); none: nothing
+ *                      cached, every read and write goes to clf
+ *   ro, rw             read-only / read-write (default)
+ *   allow_other        other users may use the mount (permissions are
+ *                      always checked by the kernel against mode bits)
+ *   debug              log every request
+ *   log=FILE|syslog    where the daemon logs (default: syslog)
+ *   foreground         as -F
+ *   nosuid, nodev, noexec, noatime, ... (mount flags): to the kernel
+ *   defaults, auto, noauto, user, users, nouser, _netdev, nofail, x-*,
+ *   comment=...: fstab's, ignored
+ */
+#ifndef CLFS_OPTS_H
+#define CLFS_OPTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct clfs_opts {
+	char *source;		/* owned */
+	char *mountpoint;	/* owned */
+	char *config;		/* config=, or SOURCE when it is a file; owned */
+	char *metad;		/* HOST:PORT when SOURCE is one; owned */
+	char *secret_file;	/* owned */
+	int iods;
+	bool read_only, allow_other, debug, foreground, fake, cache_none;
+	char *log;		/* owned; NULL: syslog */
+	char *kernel;		/* -o options for the FUSE mount; owned */
+};
+
+/*
+ * Parse argv; 0 and *o (clfs_opts_release), 1 when help was asked for
+ * (usage printed), or -EINVAL with the reason in msg.
+ */
+int clfs_opts_parse(int argc, char **argv, struct clfs_opts *o, char *msg,
+		    size_t msglen);
+
+void clfs_opts_release(struct clfs_opts *o);
+
+/*
+ * The configuration file a HOST:PORT source stands for, written to a new
+ * private file whose path goes to path (the caller removes it).
+ */
+int clfs_opts_write_config(const struct clfs_opts *o, char *path,
+			   size_t pathlen, char *msg, size_t msglen);
+
+#endif /* CLFS_OPTS_H */

@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * clfs_xattr.c -- the extended attribute user.clf.layout, and the
+ * default layouts of directories.
+ *
+ * A file's layout is metad's: read with GET_LAYOUT and written as text
+ * (libclf/layout_text.h); set with SET_LAYOUT while the file is empty,
+ * after which every open handle of the file is switched to it.
+ *
+ * metad keeps no extended attributes, so a directory's default layout
+ * is the text in a hidden file of the directory, ".clf-default-layout"
+ * (one line), which lives as long as the directory: no metad change, it
+ * survives restarts and is visible to every client, including the
+ * native API and the clf command line.  The mount hides the name;
+ * rmdir removes the file with the directory.  Each client caches the
+ * text per directory for CLFS_DEFAULT_LAYOUT_TTL.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/xattr.h>
+
+#include "clf.h"
+#include "client_ns.h"
+#include "clfs_i.h"
+#include "clfs_log.h"
+
+/* Is ino a directory?  1 yes, 0 no, or a negative errno. */
+static int is_dir(struct clfs *fs, uint64_t ino)
+{
+	struct clf_proto_attr a;
+	struct clfs_inode *ip = clfs_ifind(&fs->itab, ino);
+	int err;
+
+	if (ip) {
+		int dir;
+
+		pthread_mutex_lock(&ip->lock);
+		dir = ip->have_attr ? ip->is_dir : -1;
+		pthread_mutex_unlock(&ip->lock);
+		clfs_iput(&fs->itab, ip);
+		if (dir >= 0)
+			return dir;
+	}
+	err = clf_ns_getattr(ino, &a);
+	return err ? err : S_ISDIR(a.mode);
+}
+
+/* Copy len bytes out as getxattr/listxattr do. */
+static ssize_t give(const char *val, size_t len, void *buf, size_t size)
+{
+	if (size == 0)
+		return (ssize_t)len;
+	if (size < len)
+		return -ERANGE;
+	memcpy(buf, val, len);
+	return (ssize_t)len;
+}
+
+/* The layout of file ino as text (caller frees). */
+static int file_layout_text(uint64_t ino, char **text)
+{
+	struct clf_layout_info info;
+	int err = clf_ns_get_layout(ino, &info);
+
+	if (err)
+		return err;
+	err = clf_layout_text_format(info.disp, info.count, info.types,
+				     info.iods, clf_ns_niods(), text);
+	CLF_Layout_release(&info);
+	return err;
+}
+
+/* Read the hidden file of dir: its text, or NULL; caller frees. */
+static int read_default(uint64_t dir, char **text)
+{
+	struct clf_proto_attr a;
+	char *buf;
+	int64_t n;
+	int err, fd;
+
+	*text = NULL;
+	err = clf_ns_lookup(dir, CLFS_DEFAULT_LAYOUT_NAME, &a);
+	if (err == -ENOENT)
+		return 0;
+	if (err)
+		return err;
+	fd = clf_ns_open(a.ino, O_RDONLY, &a);
+	if (fd < 0)
+		return fd;
+	if (a.size > CLFS_DEFAULT_LAYOUT_MAX) {
+		CLF_close(fd);
+		clfs_log(CLFS_LOG_WARNING,
+			 "directory %llu: ignoring %s of %lld bytes",
+			 (unsigned long long)dir, CLFS_DEFAULT_LAYOUT_NAME,
+			 (long long)a.size);
+		return 0;
+	}
+	buf = malloc(a.size + 1);
+	if (!buf) {
+		CLF_close(fd);
+		return -ENOMEM;
+	}
+	n = clf_ns_pread(fd, buf, a.size, 0, a.size);
+	CLF_close(fd);
+	if (n < 0) {
+		free(buf);
+		return (int)n;
+	}
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		n--;
+	buf[n] = '\0';
+	if (n == 0)
+		free(buf);
+	else
+		*text = buf;
+	return 0;
+}
+
+/* Remember text (copied; NULL: none) as dir's default.  ip->lock. */
+static int cache_default(struct clfs_inode *ip, const char *text)
+{
+	char *copy = NULL;
+
+	if (text && !(copy = strdup(text)))
+		return -ENOMEM;
+	free(ip->dflt);
+	ip->dflt = copy;
+	ip->dflt_read_ns = clfs_now_ns();
+	return 0;
+}
+
+int clfs_dir_default(struct clfs *fs, uint64_t dir, char **text)
+{
+	struct clfs_inode *ip = clfs_iget(&fs->itab, dir);
+	int64_t now = clfs_now_ns();
+	char *got = NULL;
+	int err = 0;
+
+	if (!ip)
+		return -ENOMEM;
+	pthread_mutex_lock(&ip->lock);
+	if (!ip->dflt_read_ns ||
+	    now - ip->dflt_read_ns >= CLFS_DEFAULT_LAYOUT_TTL) {
+		err = read_default(dir, &got);
+		if (!err)
+			err = cache_default(ip, got);
+		free(got);
+	}
+	*text = NULL;
+	if (!err && ip->dflt && !(*text = strdup(ip->dflt)))
+		err = -ENOMEM;
+	pthread_mutex_unlock(&ip->lock);
+	clfs_iput(&fs->itab, ip);
+	return err;
+}
+
+/*
+ * Write text and a newline as the whole hidden file of dir, owned by who
+ * (NULL: root).
+ */
+static int write_default(const struct clfs_caller *who, uint64_t dir,
+			 const char *text)
+{
+	struct clf_ns_owner owner = { who ? who->uid : 0, who ? who->gid : 0 };
+	struct clf_proto_attr a;
+	size_t len = strlen(text);
+	char *line = malloc(len + 2);
+	int64_t n;
+	int err, fd;
+
+	if (!line)
+		return -ENOMEM;
+	memcpy(line, text, len);
+	line[len++] = '\n';
+	fd = clf_ns_create(dir, CLFS_DEFAULT_LAYOUT_NAME, 0644, &owner, false,
+			   NULL, O_RDWR, &a);
+	if (fd < 0) {
+		free(line);
+		return fd;
+	}
+	err = 0;
+	if (a.size > 0) {
+		struct clf_proto_setattr_req req = {
+			.ino = a.ino,
+			.mask = CLF_PROTO_SETATTR_SIZE,
+		};
+
+		err = clf_ns_setattr(&req, &a);
+	}
+	if (!err) {
+		n = clf_ns_pwrite(fd, line, (int64_t)len, 0);
+		err = n < 0 ? (int)n : n != (int64_t)len ? -EIO : 0;
+	}
+	if (!err)
+		err = clf_ns_report_size(a.ino, (int64_t)len, &a);
+	CLF_close(fd);
+	free(line);
+	return err;
+}
+
+int clfs_dir_set_default(struct clfs *fs, const struct clfs_caller *who,
+			 uint64_t dir, const char *text)
+{
+	struct clfs_inode *ip = clfs_iget(&fs->itab, dir);
+	int err;
+
+	if (!ip)
+		return -ENOMEM;
+	pthread_mutex_lock(&ip->lock);
+	if (text) {
+		err = write_default(who, dir, text);
+	} else {
+		err = clf_ns_unlink(dir, CLFS_DEFAULT_LAYOUT_NAME);
+		if (err == -ENOENT)
+			err = -ENODATA;
+	}
+	if (!err)
+		err = cache_default(ip, text);
+	else
+		ip->dflt_read_ns = 0;	/* unsure: read it again */
+	pthread_mutex_unlock(&ip->lock);
+	clfs_iput(&fs->itab, ip);
+	return err;
+}
+
+int clfs_dir_drop_hidden(struct clfs *fs, uint64_t dir)
+{
+	struct clf_ns_dirents d;
+	bool only;
+	int err;
+
+	err = clf_ns_readdir(dir, 0, 2, &d);
+	if (err)
+		return err;
+	only = d.rep.eof && d.rep.count == 1 &&
+	       clf_proto_str_eq(d.rep.ents[0].name, CLFS_DEFAULT_LAYOUT_NAME);
+	clf_ns_dirents_release(&d);
+	if (!only)
+		return 0;
+	err = clfs_dir_set_default(fs, NULL, dir, NULL);
+	return err ? err : 1;
+}
+
+ssize_t clfs_getxattr(struct clfs *fs, uint64_t ino, const char *name,
+		      void *buf, size_t size)
+{
+	char *text = NULL;
+	ssize_t ret;
+	int dir;
+
+	if (strcmp(name, CLFS_LAYOUT_XATTR))
+		return -ENODATA;
+	dir = is_dir(fs, ino);
+	if (dir < 0)
+		return dir;
+	ret = dir ? clfs_dir_default(fs, ino, &text)
+		  : file_layout_text(ino, &text);
+	if (!ret && !text)
+		ret = -ENODATA;
+	if (!ret)
+		ret = give(text, strlen(text), buf, size);
+	free(text);
+	return ret;
+}
+
+/* Set the layout of the empty file ino and switch its open handles. */
+static int set_file_layout(struct clfs *fs, uint64_t ino,
+			   const struct clf_layout_desc *desc)
+{
+	struct clfs_inode *ip = clfs_iget(&fs->itab, ino);
+	struct clf_proto_attr a;
+	int err;
+
+	if (!ip)
+		return -ENOMEM;
+	pthread_mutex_lock(&ip->lock);
+	err = clf_ns_getattr(ino, &a);
+	if (!err && (a.size > 0 || (ip->size_dirty && ip->size > 0)))
+		err = -EBUSY;
+	if (!err)
+		err = clf_ns_set_layout(ino, desc);
+	for (struct clfs_handle *h = ip->handles; h && !err; h = h->next)
+		err = clf_ns_reload_layout(h->fd);
+	pthread_mutex_unlock(&ip->lock);
+	clfs_iput(&fs->itab, ip);
+	return err;
+}
+
+int clfs_setxattr(struct clfs *fs, const struct clfs_caller *who,
+		  uint64_t ino, const char *name, const void *value,
+		  size_t size, int flags)
+{
+	struct clf_layout_desc desc;
+	char *text, *dflt = NULL;
+	int err, dir;
+
+	if (strcmp(name, CLFS_LAYOUT_XATTR))
+		return -EOPNOTSUPP;
+	if (fs->read_only)
+		return -EROFS;
+	if (size > CLF_LAYOUT_TEXT_MAX)
+		return -E2BIG;
+	dir = is_dir(fs, ino);
+	if (dir < 0)
+		return dir;
+	text = strndup(value, size);
+	if (!text)
+		return -ENOMEM;
+	err = clf_layout_text_parse(text, &desc);
+	if (!err) {
+		err = clf_ns_check_layout(&desc);
+		if (err)
+			clf_layout_desc_release(&desc);
+	}
+	if (err) {
+		clfs_log(CLFS_LOG_WARNING, "inode %llu: refusing %s '%s': %s",
+			 (unsigned long long)ino, name, text, CLF_Last_error());
+		goto free_text;
+	}
+	if (!dir) {
+		err = flags & XATTR_CREATE ? -EEXIST
+					   : set_file_layout(fs, ino, &desc);
+	} else {
+		err = clfs_dir_default(fs, ino, &dflt);
+		if (!err && (flags & XATTR_CREATE) && dflt)
+			err = -EEXIST;
+		else if (!err && (flags & XATTR_REPLACE) && !dflt)
+			err = -ENODATA;
+		if (!err)
+			err = clfs_dir_set_default(fs, who, ino, text);
+		free(dflt);
+	}
+	if (err && err != -EEXIST && err != -ENODATA)
+		clfs_log(CLFS_LOG_WARNING, "inode %llu: cannot set %s '%s': %s",
+			 (unsigned long long)ino, name, text,
+			 err == -EBUSY ? "the file is not empty"
+				       : CLF_Last_error());
+	clf_layout_desc_release(&desc);
+free_text:
+	free(text);
+	return err;
+}
+
+ssize_t clfs_listxattr(struct clfs *fs, uint64_t ino, void *buf, size_t size)
+{
+	static const char names[] = CLFS_LAYOUT_XATTR;
+	char *dflt = NULL;
+	int err, dir = is_dir(fs, ino);
+
+	if (dir < 0)
+		return dir;
+	if (dir) {
+		bool has;
+
+		err = clfs_dir_default(fs, ino, &dflt);
+		if (err)
+			return err;
+		has = dflt != NULL;
+		free(dflt);
+		if (!has)
+			return 0;
+	}
+	return give(names, sizeof(names), buf, size);
+}
+
+int clfs_removexattr(struct clfs *fs, uint64_t ino, const char *name)
+{
+	int dir;
+
+	if (strcmp(name, CLFS_LAYOUT_XATTR))
+		return -ENODATA;
+	if (fs->read_only)
+		return -EROFS;
+	dir = is_dir(fs, ino);
+	if (dir <= 0)
+		return dir < 0 ? dir : -EPERM;	/* a file always has one */
+	return clfs_dir_set_default(fs, NULL, ino, NULL);
+}

@@ -1,0 +1,574 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * client_ns.c -- the namespace by inode (client_ns.h): metad requests
+ * relative to a directory inode, opening by inode, layouts by inode, and
+ * positioned I/O whose size bookkeeping the caller does.
+ *
+ * Decoded replies borrow their byte strings (names, encoded types) from
+ * the reply payload, so each function keeps the payload until it has
+ * used them.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arith.h"
+#include "client_i.h"
+#include "client_ns.h"
+#include "error.h"
+
+/* Encoders with one signature, for clf_encode(). */
+static int enc_lookup(struct wire_writer *w, const void *m)
+{
+	return clf_proto_lookup_req_encode(w, m);
+}
+
+static int enc_create(struct wire_writer *w, const void *m)
+{
+	return clf_proto_create_req_encode(w, m);
+}
+
+static int enc_mkdir(struct wire_writer *w, const void *m)
+{
+	return clf_proto_mkdir_req_encode(w, m);
+}
+
+static int enc_path(struct wire_writer *w, const void *m)
+{
+	return clf_proto_path_req_encode(w, m);
+}
+
+static int enc_rename(struct wire_writer *w, const void *m)
+{
+	return clf_proto_rename_req_encode(w, m);
+}
+
+static int enc_readdir(struct wire_writer *w, const void *m)
+{
+	return clf_proto_readdir_req_encode(w, m);
+}
+
+static int enc_ino(struct wire_writer *w, const void *m)
+{
+	return clf_proto_ino_encode(w, m);
+}
+
+static int enc_setattr(struct wire_writer *w, const void *m)
+{
+	return clf_proto_setattr_req_encode(w, m);
+}
+
+static int enc_set_layout(struct wire_writer *w, const void *m)
+{
+	return clf_proto_set_layout_req_encode(w, m);
+}
+
+static int enc_empty(struct wire_writer *w, const void *m)
+{
+	(void)w;
+	(void)m;
+	return 0;
+}
+
+/* One metad request; the reply payload (caller frees) and its length. */
+static int ns_call(uint16_t op, clf_encode_fn enc, const void *msg,
+		   void **reply, uint32_t *rlen)
+{
+	struct clf_client *cl;
+	struct iovec iov;
+	void *buf;
+	size_t len;
+	int err;
+
+	err = clf_client_get(&cl);
+	if (err)
+		return err;
+	err = clf_encode(enc, msg, &buf, &len);
+	if (err)
+		return err;
+	iov = (struct iovec){ buf, len };
+	err = clf_peer_call(&cl->metad, op, &iov, 1, reply, rlen);
+	free(buf);
+	return err;
+}
+
+/* A request whose reply is an attr. */
+static int ns_call_attr(uint16_t op, clf_encode_fn enc, const void *msg,
+			struct clf_proto_attr *attr)
+{
+	struct wire_reader r;
+	void *payload;
+	uint32_t len;
+	int err = ns_call(op, enc, msg, &payload, &len);
+
+	if (err)
+		return err;
+	r = (struct wire_reader){ .buf = payload, .len = len };
+	err = clf_proto_attr_decode(&r, attr);
+	free(payload);
+	return err;
+}
+
+/* A request whose reply is empty. */
+static int ns_call_empty(uint16_t op, clf_encode_fn enc, const void *msg)
+{
+	void *payload;
+	uint32_t len;
+	int err = ns_call(op, enc, msg, &payload, &len);
+
+	if (!err)
+		free(payload);
+	return err;
+}
+
+int clf_ns_lookup(uint64_t dir, const char *name, struct clf_proto_attr *attr)
+{
+	struct clf_proto_lookup_req req = {
+		.dir = dir,
+		.path = clf_proto_str_of(name),
+	};
+	struct clf_proto_lookup_rep rep;
+	struct wire_reader r;
+	void *payload;
+	uint32_t len;
+	int err;
+
+	err = ns_call(CLF_PROTO_OP_LOOKUP, enc_lookup, &req, &payload, &len);
+	if (err)
+		return err;
+	r = (struct wire_reader){ .buf = payload, .len = len };
+	err = clf_proto_lookup_rep_decode(&r, &rep);
+	if (!err) {
+		*attr = rep.attr;
+		clf_proto_lookup_rep_release(&rep);
+	}
+	free(payload);
+	return err;
+}
+
+int clf_ns_getattr(uint64_t ino, struct clf_proto_attr *attr)
+{
+	struct clf_proto_ino req = { ino };
+
+	return ns_call_attr(CLF_PROTO_OP_GETATTR, enc_ino, &req, attr);
+}
+
+int clf_ns_setattr(const struct clf_proto_setattr_req *req,
+		   struct clf_proto_attr *attr)
+{
+	return ns_call_attr(CLF_PROTO_OP_SETATTR, enc_setattr, req, attr);
+}
+
+int clf_ns_niods(void)
+{
+	struct clf_client *cl;
+
+	return clf_client_get(&cl) ? 0 : (int)cl->cfg->niods;
+}
+
+int clf_ns_check_layout(const struct clf_layout_desc *desc)
+{
+	struct clf_client *cl;
+	int err = clf_client_get(&cl);
+
+	if (!err && desc->first_iod >= (int)cl->cfg->niods)
+		err = clf_fail(EINVAL,
+			       "clf: the layout puts subfile 0 on iod %d; the configuration has iods 0 to %u",
+			       desc->first_iod, cl->cfg->niods - 1);
+	return err;
+}
+
+/*
+ * desc as an EXPLICIT wire layout: subfile j on iod (first + j) mod
+ * niods.  The encoded types are in enc[j] (caller frees each and the
+ * arrays, also on failure).
+ */
+static int layout_to_proto(const struct clf_layout_desc *desc,
+			   struct clf_proto_layout *pl, uint8_t ***enc)
+{
+	struct clf_client *cl;
+	uint32_t first;
+	int err = clf_ns_check_layout(desc);
+
+	if (!err)
+		err = clf_client_get(&cl);
+	if (err)
+		return err;
+	first = desc->first_iod >= 0 ? (uint32_t)desc->first_iod
+				     : cl->cfg->first_iod;
+	*pl = (struct clf_proto_layout){
+		.kind = CLF_PROTO_LAYOUT_EXPLICIT,
+		.disp = desc->disp,
+		.disp_iod = first % cl->cfg->niods,
+		.nsubfiles = (uint32_t)desc->count,
+	};
+	pl->subfiles = calloc(desc->count, sizeof(*pl->subfiles));
+	*enc = calloc(desc->count, sizeof(**enc));
+	if (!pl->subfiles || !*enc)
+		return clf_fail(ENOMEM, "clf: out of memory");
+	for (int j = 0; j < desc->count; j++) {
+		int64_t len = CLF_Type_encode(desc->types[j], NULL, 0);
+
+		if (len < 0)
+			return (int)len;
+		(*enc)[j] = malloc(len);
+		if (!(*enc)[j])
+			return clf_fail(ENOMEM, "clf: out of memory");
+		CLF_Type_encode(desc->types[j], (*enc)[j], len);
+		pl->subfiles[j].iod = (first + (uint32_t)j) % cl->cfg->niods;
+		pl->subfiles[j].type.ptr = (*enc)[j];
+		pl->subfiles[j].type.len = (uint32_t)len;
+	}
+	return 0;
+}
+
+static void layout_proto_free(struct clf_proto_layout *pl, uint8_t **enc,
+			      int count)
+{
+	for (int j = 0; enc && j < count; j++)
+		free(enc[j]);
+	free(enc);
+	free(pl->subfiles);
+	pl->subfiles = NULL;
+}
+
+/*
+ * An EXPLICIT wire layout (whose types borrow a reply buffer) decoded
+ * into types: *info owns them (CLF_Layout_release).
+ */
+static int layout_info_from_proto(const struct clf_proto_layout *pl,
+				  struct clf_layout_info *info)
+{
+	struct clf_layout_info li = { 0 };
+	int err = 0;
+
+	if (pl->kind != CLF_PROTO_LAYOUT_EXPLICIT || pl->nsubfiles < 1)
+		return clf_fail(EPROTO, "clf: metad sent a layout of kind %u",
+				pl->kind);
+	li.disp = pl->disp;
+	li.head_iod = (int)pl->disp_iod;
+	li.count = (int)pl->nsubfiles;
+	li.types = calloc(pl->nsubfiles, sizeof(*li.types));
+	li.iods = calloc(pl->nsubfiles, sizeof(*li.iods));
+	if (!li.types || !li.iods)
+		err = clf_fail(ENOMEM, "clf: out of memory");
+	for (uint32_t j = 0; j < pl->nsubfiles && !err; j++) {
+		err = CLF_Type_decode(pl->subfiles[j].type.ptr,
+				      pl->subfiles[j].type.len, &li.types[j]);
+		li.iods[j] = (int)pl->subfiles[j].iod;
+	}
+	if (err)
+		CLF_Layout_release(&li);	/* NULL types are skipped */
+	else
+		*info = li;
+	return err;
+}
+
+/* The types and mappings of a decoded layout (caller frees *out). */
+static int layout_from_info(const struct clf_layout_info *info,
+			    struct clf_layout **out)
+{
+	uint32_t *iods = calloc(info->count, sizeof(*iods));
+	int err;
+
+	if (!iods)
+		return clf_fail(ENOMEM, "clf: out of memory");
+	for (int j = 0; j < info->count; j++)
+		iods[j] = (uint32_t)info->iods[j];
+	err = clf_layout_create(info->disp, info->count, info->types, iods,
+				(uint32_t)info->head_iod, out);
+	free(iods);
+	return err;
+}
+
+/* A descriptor on ino with the wire layout pl. */
+static int open_with(uint64_t ino, int64_t size, int flags,
+		     const struct clf_proto_layout *pl)
+{
+	struct clf_layout_info info;
+	struct clf_layout *layout;
+	int err = layout_info_from_proto(pl, &info);
+
+	if (err)
+		return err;
+	err = layout_from_info(&info, &layout);
+	CLF_Layout_release(&info);
+	return err ? err : clf_file_open_layout(ino, size, flags, layout);
+}
+
+int clf_ns_create(uint64_t dir, const char *name, mode_t mode,
+		  const struct clf_ns_owner *owner, bool excl,
+		  const struct clf_layout_desc *layout, int flags,
+		  struct clf_proto_attr *attr)
+{
+	struct clf_proto_create_req req = {
+		.dir = dir,
+		.path = clf_proto_str_of(name),
+		.mode = mode & CLF_PROTO_MODE_PERM,
+		.uid = owner->uid,
+		.gid = owner->gid,
+		.flags = excl ? CLF_PROTO_CREATE_EXCL : 0,
+		.layout = {
+			.kind = CLF_PROTO_LAYOUT_ROUND_ROBIN,
+			.first_iod = CLF_PROTO_IOD_DEFAULT,
+		},
+	};
+	struct clf_proto_create_rep rep;
+	struct wire_reader r;
+	uint8_t **enc = NULL;
+	void *payload;
+	uint32_t len;
+	int err = 0, fd;
+
+	if (layout)
+		err = layout_to_proto(layout, &req.layout, &enc);
+	if (!err)
+		err = ns_call(CLF_PROTO_OP_CREATE, enc_create, &req, &payload,
+			      &len);
+	if (layout)
+		layout_proto_free(&req.layout, enc, layout->count);
+	if (err)
+		return err;
+	r = (struct wire_reader){ .buf = payload, .len = len };
+	err = clf_proto_create_rep_decode(&r, &rep);
+	if (err)
+		goto free_payload;
+	fd = open_with(rep.attr.ino, rep.attr.size, flags, &rep.layout);
+	if (fd >= 0)
+		*attr = rep.attr;
+	err = fd;
+	clf_proto_create_rep_release(&rep);
+free_payload:
+	free(payload);
+	return err;
+}
+
+int clf_ns_mkdir(uint64_t dir, const char *name, mode_t mode,
+		 const struct clf_ns_owner *owner, struct clf_proto_attr *attr)
+{
+	struct clf_proto_mkdir_req req = {
+		.dir = dir,
+		.path = clf_proto_str_of(name),
+		.mode = mode & CLF_PROTO_MODE_PERM,
+		.uid = owner->uid,
+		.gid = owner->gid,
+	};
+
+	return ns_call_attr(CLF_PROTO_OP_MKDIR, enc_mkdir, &req, attr);
+}
+
+int clf_ns_unlink(uint64_t dir, const char *name)
+{
+	struct clf_proto_path_req req = { dir, clf_proto_str_of(name) };
+
+	return ns_call_empty(CLF_PROTO_OP_UNLINK, enc_path, &req);
+}
+
+int clf_ns_rmdir(uint64_t dir, const char *name)
+{
+	struct clf_proto_path_req req = { dir, clf_proto_str_of(name) };
+
+	return ns_call_empty(CLF_PROTO_OP_RMDIR, enc_path, &req);
+}
+
+int clf_ns_rename(uint64_t dir, const char *name, uint64_t new_dir,
+		  const char *new_name, uint32_t flags)
+{
+	struct clf_proto_rename_req req = {
+		.dir = dir,
+		.path = clf_proto_str_of(name),
+		.new_dir = new_dir,
+		.new_path = clf_proto_str_of(new_name),
+		.flags = flags,
+	};
+
+	return ns_call_empty(CLF_PROTO_OP_RENAME, enc_rename, &req);
+}
+
+int clf_ns_readdir(uint64_t dir, uint64_t cookie, uint32_t max,
+		   struct clf_ns_dirents *out)
+{
+	struct clf_proto_readdir_req req = { dir, cookie, max };
+	struct wire_reader r;
+	void *payload;
+	uint32_t len;
+	int err;
+
+	err = ns_call(CLF_PROTO_OP_READDIR, enc_readdir, &req, &payload, &len);
+	if (err)
+		return err;
+	r = (struct wire_reader){ .buf = payload, .len = len };
+	err = clf_proto_readdir_rep_decode(&r, &out->rep);
+	if (err) {
+		free(payload);
+		return err;
+	}
+	out->payload = payload;
+	return 0;
+}
+
+void clf_ns_dirents_release(struct clf_ns_dirents *d)
+{
+	if (!d)
+		return;
+	clf_proto_readdir_rep_release(&d->rep);
+	free(d->payload);
+	d->payload = NULL;
+}
+
+int clf_ns_statfs(struct clf_proto_statfs *st)
+{
+	struct wire_reader r;
+	void *payload;
+	uint32_t len;
+	int err;
+
+	err = ns_call(CLF_PROTO_OP_STATFS, enc_empty, NULL, &payload, &len);
+	if (err)
+		return err;
+	r = (struct wire_reader){ .buf = payload, .len = len };
+	err = clf_proto_statfs_decode(&r, st);
+	free(payload);
+	return err;
+}
+
+int clf_ns_get_layout(uint64_t ino, struct clf_layout_info *info)
+{
+	struct clf_proto_ino req = { ino };
+	struct clf_proto_layout pl;
+	struct wire_reader r;
+	void *payload;
+	uint32_t len;
+	int err;
+
+	err = ns_call(CLF_PROTO_OP_GET_LAYOUT, enc_ino, &req, &payload, &len);
+	if (err)
+		return err;
+	r = (struct wire_reader){ .buf = payload, .len = len };
+	err = clf_proto_layout_decode(&r, &pl);
+	if (!err) {
+		err = layout_info_from_proto(&pl, info);
+		clf_proto_layout_release(&pl);
+	}
+	free(payload);
+	return err;
+}
+
+int clf_ns_open(uint64_t ino, int flags, struct clf_proto_attr *attr)
+{
+	struct clf_layout_info info;
+	struct clf_layout *layout;
+	struct clf_proto_attr a;
+	int err, fd;
+
+	err = clf_ns_getattr(ino, &a);
+	if (err)
+		return err;
+	if (S_ISDIR(a.mode))
+		return clf_fail(EISDIR, "clf: cannot open inode %llu: is a directory",
+				(unsigned long long)ino);
+	err = clf_ns_get_layout(ino, &info);
+	if (err)
+		return err;
+	err = layout_from_info(&info, &layout);
+	CLF_Layout_release(&info);
+	if (err)
+		return err;
+	fd = clf_file_open_layout(ino, a.size, flags, layout);
+	if (fd >= 0)
+		*attr = a;
+	return fd;
+}
+
+int clf_ns_set_layout(uint64_t ino, const struct clf_layout_desc *desc)
+{
+	struct clf_proto_set_layout_req req = { .ino = ino };
+	uint8_t **enc = NULL;
+	void *payload;
+	uint32_t len;
+	int err;
+
+	err = layout_to_proto(desc, &req.layout, &enc);
+	if (!err)
+		err = ns_call(CLF_PROTO_OP_SET_LAYOUT, enc_set_layout, &req,
+			      &payload, &len);
+	layout_proto_free(&req.layout, enc, desc->count);
+	if (!err)
+		free(payload);
+	return err;
+}
+
+int clf_ns_reload_layout(int fd)
+{
+	struct clf_layout_info info;
+	struct clf_layout *layout;
+	struct clf_file *f;
+	uint64_t ino;
+	int err;
+
+	err = clf_file_get(fd, &f);
+	if (err)
+		return err;
+	ino = f->ino;
+	clf_file_put(f);
+	err = clf_ns_get_layout(ino, &info);
+	if (err)
+		return err;
+	err = layout_from_info(&info, &layout);
+	CLF_Layout_release(&info);
+	if (err)
+		return err;
+	err = clf_file_get(fd, &f);
+	if (err) {
+		clf_layout_free(layout);
+		return err;
+	}
+	err = clf_file_replace_layout(f, layout);
+	clf_file_put(f);
+	return err;
+}
+
+int64_t clf_ns_pread(int fd, void *buf, int64_t len, int64_t off,
+		     int64_t size)
+{
+	struct clf_file *f;
+	int64_t n;
+	int err;
+
+	if (len < 0 || off < 0 || size < 0)
+		return clf_fail(EINVAL, "clf: pread: negative length or offset");
+	err = clf_file_get(fd, &f);
+	if (err)
+		return err;
+	/* What we know is the end: clf_file_io need not ask metad. */
+	f->size = size;
+	n = off >= size ? 0 : min64(len, size - off);
+	n = n ? clf_file_io(f, off, n, buf, NULL, false, 0, 0) : 0;
+	clf_file_put(f);
+	return n;
+}
+
+int64_t clf_ns_pwrite(int fd, const void *buf, int64_t len, int64_t off)
+{
+	struct clf_file *f;
+	int64_t n;
+	int err;
+
+	if (len < 0 || off < 0)
+		return clf_fail(EINVAL, "clf: pwrite: negative length or offset");
+	err = clf_file_get(fd, &f);
+	if (err)
+		return err;
+	n = clf_file_io(f, off, len, (void *)buf, NULL, true, 0, 0);
+	/* The caller reports the end (clf_ns_report_size), not close. */
+	f->dirty_end = 0;
+	clf_file_put(f);
+	return n;
+}
+
+int clf_ns_report_size(uint64_t ino, int64_t size,
+		       struct clf_proto_attr *attr)
+{
+	return clf_meta_update_size(ino, size, attr);
+}

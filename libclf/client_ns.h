@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * client_ns.h -- the namespace by inode, for clients that work on inodes
+ * rather than paths (the mount client, kernel/clfs_ops.h).
+ *
+ * The public API (clf.h) names files by path; the kernel names them by
+ * inode and (directory inode, name).  These calls send the same metad
+ * requests with a directory inode instead of the root, take the caller's
+ * identity for new inodes, and give the wire attributes back.  Every
+ * function returns 0 (or a count or descriptor) or a negative errno with
+ * CLF_Last_error() saying what failed.  CLF_init() must have run.
+ *
+ * A name is one path component (no '/', not "." or "..").
+ */
+#ifndef CLF_CLIENT_NS_H
+#define CLF_CLIENT_NS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "clf.h"
+#include "layout_text.h"
+#include "proto.h"
+
+/* Who owns what a call creates. */
+struct clf_ns_owner {
+	uid_t uid;
+	gid_t gid;
+};
+
+int clf_ns_lookup(uint64_t dir, const char *name, struct clf_proto_attr *attr);
+int clf_ns_getattr(uint64_t ino, struct clf_proto_attr *attr);
+
+/* SETATTR with req->mask (CLF_PROTO_SETATTR_*); the new attributes. */
+int clf_ns_setattr(const struct clf_proto_setattr_req *req,
+		   struct clf_proto_attr *attr);
+
+/*
+ * Create name in dir (or open it when it exists and excl is false) and
+ * open it with flags (O_ACCMODE and O_APPEND bits).  layout: NULL for
+ * the configuration's round robin, else its types (rr's first_iod, or
+ * the configuration's first iod, places subfile 0; the others follow).
+ * A layout is only applied to a file this call creates.  Returns a
+ * descriptor (CLF_close) and *attr.
+ */
+int clf_ns_create(uint64_t dir, const char *name, mode_t mode,
+		  const struct clf_ns_owner *owner, bool excl,
+		  const struct clf_layout_desc *layout, int flags,
+		  struct clf_proto_attr *attr);
+
+int clf_ns_mkdir(uint64_t dir, const char *name, mode_t mode,
+		 const struct clf_ns_owner *owner, struct clf_proto_attr *attr);
+int clf_ns_unlink(uint64_t dir, const char *name);
+int clf_ns_rmdir(uint64_t dir, const char *name);
+
+/* flags: CLF_PROTO_RENAME_NOREPLACE or 0. */
+int clf_ns_rename(uint64_t dir, const char *name, uint64_t new_dir,
+		  const char *new_name, uint32_t flags);
+
+/*
+ * Entries of dir after cookie (0: from the start).  The names borrow
+ * from payload: both live until clf_ns_dirents_release.
+ */
+struct clf_ns_dirents {
+	struct clf_proto_readdir_rep rep;
+	void *payload;		/* owned */
+};
+int clf_ns_readdir(uint64_t dir, uint64_t cookie, uint32_t max,
+		   struct clf_ns_dirents *out);
+void clf_ns_dirents_release(struct clf_ns_dirents *d);
+
+int clf_ns_statfs(struct clf_proto_statfs *st);
+
+/* The number of iods of the configuration (for placing subfiles). */
+int clf_ns_niods(void);
+
+/* Can desc be placed on the iods of the configuration?  0 or -EINVAL. */
+int clf_ns_check_layout(const struct clf_layout_desc *desc);
+
+/*
+ * Open inode ino (a regular file) with flags (O_ACCMODE, O_APPEND):
+ * its attributes and layout from metad, a descriptor back.  -EISDIR for
+ * a directory.
+ */
+int clf_ns_open(uint64_t ino, int flags, struct clf_proto_attr *attr);
+
+/* The layout of inode ino (release with CLF_Layout_release). */
+int clf_ns_get_layout(uint64_t ino, struct clf_layout_info *info);
+
+/*
+ * Give the empty file ino the layout desc (placed as in clf_ns_create);
+ * -EBUSY when it holds data.  Open descriptors of the file keep the old
+ * layout until clf_ns_reload_layout.
+ */
+int clf_ns_set_layout(uint64_t ino, const struct clf_layout_desc *desc);
+
+/* Fetch the layout of fd's file again and use it from now on. */
+int clf_ns_reload_layout(int fd);
+
+/*
+ * Positioned access to the bytes of fd's file (its view must be the
+ * default one).  pread reads at most up to size, which the caller knows
+ * to be the file size (it may know more than metad: its own writes are
+ * reported by clf_ns_report_size).  pwrite leaves reporting the new end
+ * to the caller: closing fd will not report it.  Return the bytes moved.
+ */
+int64_t clf_ns_pread(int fd, void *buf, int64_t len, int64_t off,
+		     int64_t size);
+int64_t clf_ns_pwrite(int fd, const void *buf, int64_t len, int64_t off);
+
+/* Tell metad that the file ino ends at size or beyond (with mtime now). */
+int clf_ns_report_size(uint64_t ino, int64_t size,
+		       struct clf_proto_attr *attr);
+
+#endif /* CLF_CLIENT_NS_H */

@@ -1,0 +1,26 @@
+# Integration test of the mount client (kernel/, CONFIG_CLF_FUSE):
+# tests/integration/test_mount.sh mounts a real instance through FUSE
+# and runs shell tools, SQLite, random I/O against a local reference,
+# permission checks as nobody, layout xattrs, the native API on the same
+# files (mount_helper), unmounting under a reader, and prints the
+# throughput of the mount and of the native API.  Skipped (77) only
+# without /dev/fuse.
+#
+#   make check-mount
+
+ifeq ($(CONFIG_CLF_FUSE),y)
+
+MOUNT_TEST := tests/integration/test_mount.sh
+MOUNT_HELPER := $(O)/tests/integration/mount_helper
+
+$(MOUNT_HELPER): $(O)/tests/integration/mount_helper.o $(O)/libclf.a
+	$(CC) -o $@ $< $(O)/libclf.a $(LIBCLF_EXTRA_LIBS) $(ALL_LDFLAGS)
+
+.PHONY: check-mount
+check-mount: $(MOUNT_HELPER) $(O)/kernel/mount.clf $(O)/tools/clf \
+		$(filter $(O)/metad/metad $(O)/iod/iod,$(PROGRAMS))
+	@CLF_BUILD_DIR=$(O) scripts/run-tests.sh $(MOUNT_TEST)
+
+CHECK_TARGETS += check-mount
+
+endif

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * mount_helper.c -- the native API's side of tests/integration/
+ * test_mount.sh: files written through the mount are read back with
+ * CLF_read and the reverse, throughput through CLF_write/CLF_read, and
+ * renameat2(RENAME_NOREPLACE), which no shell tool calls.
+ *
+ *   mount_helper put CONF PATH < DATA    write stdin to clf file PATH
+ *   mount_helper get CONF PATH > DATA    write clf file PATH to stdout
+ *   mount_helper exists CONF PATH        exit 0 if PATH exists, 1 if not
+ *   mount_helper bench CONF PATH MIB     write then read MIB MiB in 4 MiB
+ *                                        requests; print MB/s of each
+ *   mount_helper noreplace FROM TO       renameat2(FROM, TO,
+ *                                        RENAME_NOREPLACE); prints the
+ *                                        errno name or "ok"
+ *
+ * Exit status: 0 success, 1 failure (printed), 2 bad usage.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clf.h"
+
+#define CHUNK (4 << 20)
+
+static int fail(const char *what, const char *path, int err)
+{
+	fprintf(stderr, "mount_helper: %s %s: %s (%s)\n", what, path,
+		strerror(-err), CLF_Last_error());
+	return 1;
+}
+
+static int put(const char *path)
+{
+	char *buf = malloc(CHUNK);
+	int fd = CLF_open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644), rc = 0;
+	ssize_t n;
+
+	if (fd < 0 || !buf) {
+		free(buf);
+		return fail("open", path, fd < 0 ? fd : -ENOMEM);
+	}
+	while ((n = read(0, buf, CHUNK)) > 0) {
+		ssize_t w = CLF_write(fd, buf, n);
+
+		if (w != n) {
+			rc = fail("write", path, w < 0 ? (int)w : -EIO);
+			break;
+		}
+	}
+	if (n < 0)
+		rc = fail("read stdin for", path, -errno);
+	n = CLF_close(fd);
+	if (n && !rc)
+		rc = fail("close", path, (int)n);
+	free(buf);
+	return rc;
+}
+
+static int get(const char *path)
+{
+	char *buf = malloc(CHUNK);
+	int fd = CLF_open(path, O_RDONLY), rc = 0;
+	ssize_t n;
+
+	if (fd < 0 || !buf) {
+		free(buf);
+		return fail("open", path, fd < 0 ? fd : -ENOMEM);
+	}
+	while ((n = CLF_read(fd, buf, CHUNK)) > 0) {
+		if (fwrite(buf, 1, n, stdout) != (size_t)n) {
+			rc = fail("write stdout for", path, -EIO);
+			break;
+		}
+	}
+	if (n < 0)
+		rc = fail("read", path, (int)n);
+	CLF_close(fd);
+	free(buf);
+	return rc;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int bench(const char *path, long mib)
+{
+	long chunks = mib / (CHUNK >> 20);
+	char *buf = malloc(CHUNK);
+	double t0, t1, t2;
+	int fd, err;
+
+	if (!buf || chunks < 1)
+		return fail("bench", path, -EINVAL);
+	memset(buf, 0x5a, CHUNK);
+	fd = CLF_open(path, O_CREAT | O_TRUNC | O_RDWR, 0644);
+	if (fd < 0)
+		return fail("open", path, fd);
+	t0 = now();
+	for (long i = 0; i < chunks; i++)
+		if (CLF_write(fd, buf, CHUNK) != CHUNK)
+			return fail("write", path, -EIO);
+	err = CLF_sync(fd);
+	if (err)
+		return fail("sync", path, err);
+	t1 = now();
+	CLF_lseek(fd, 0, SEEK_SET);
+	for (long i = 0; i < chunks; i++)
+		if (CLF_read(fd, buf, CHUNK) != CHUNK)
+			return fail("read", path, -EIO);
+	t2 = now();
+	CLF_close(fd);
+	printf("native write %.0f MB/s\nnative read %.0f MB/s\n",
+	       chunks * (double)CHUNK / 1e6 / (t1 - t0),
+	       chunks * (double)CHUNK / 1e6 / (t2 - t1));
+	free(buf);
+	return 0;
+}
+
+static int noreplace(const char *from, const char *to)
+{
+	if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
+		printf("ok\n");
+	else
+		printf("%s\n", errno == EEXIST ? "EEXIST" : strerror(errno));
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct stat st;
+	int err, rc;
+
+	if (argc == 4 && !strcmp(argv[1], "noreplace"))
+		return noreplace(argv[2], argv[3]);
+	if (argc < 4)
+		goto usage;
+	err = CLF_init(argv[2]);
+	if (err)
+		return fail("connect with", argv[2], err);
+	if (!strcmp(argv[1], "put") && argc == 4)
+		rc = put(argv[3]);
+	else if (!strcmp(argv[1], "get") && argc == 4)
+		rc = get(argv[3]);
+	else if (!strcmp(argv[1], "exists") && argc == 4)
+		rc = CLF_stat(argv[3], &st) == 0 ? 0 : 1;
+	else if (!strcmp(argv[1], "bench") && argc == 5)
+		rc = bench(argv[3], atol(argv[4]));
+	else
+		rc = 2;
+	CLF_finalize();
+	if (rc != 2)
+		return rc;
+usage:
+	fprintf(stderr, "usage: mount_helper put|get|exists CONF PATH, "
+			"bench CONF PATH MIB, noreplace FROM TO\n");
+	return 2;
+}
