@@ -21,15 +21,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "client_ns.h"
 #include "clfs_ops.h"
 #include "proto.h"
 
-#define CLFS_DEFAULT_LAYOUT_NAME ".clf-default-layout"
+/* The hidden file of a directory's default layout (client_ns.h). */
+#define CLFS_DEFAULT_LAYOUT_NAME CLF_NS_DEFAULT_LAYOUT_NAME
 #define CLFS_UNLINKED_PREFIX ".clf-unlinked-"
 /* How long a directory's default layout is trusted, in ns. */
 #define CLFS_DEFAULT_LAYOUT_TTL 1000000000LL
-/* The longest default layout text kept in a directory. */
-#define CLFS_DEFAULT_LAYOUT_MAX 65536
 
 struct clfs_handle;
 

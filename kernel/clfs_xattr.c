@@ -11,12 +11,12 @@
  * is the text in a hidden file of the directory, ".clf-default-layout"
  * (one line), which lives as long as the directory: no metad change, it
  * survives restarts and is visible to every client, including the
- * native API and the clf command line.  The mount hides the name;
- * rmdir removes the file with the directory.  Each client caches the
- * text per directory for CLFS_DEFAULT_LAYOUT_TTL.
+ * native API and the clf command line (libclf/client_ns.h reads and
+ * writes it for all of them).  The mount hides the name; rmdir removes
+ * the file with the directory.  Each mount caches the text per
+ * directory for CLFS_DEFAULT_LAYOUT_TTL.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/xattr.h>
@@ -72,50 +72,20 @@ static int file_layout_text(uint64_t ino, char **text)
 	return err;
 }
 
-/* Read the hidden file of dir: its text, or NULL; caller frees. */
+/*
+ * Read the hidden file of dir (client_ns.h): its text, or NULL; caller
+ * frees.  One too long to be a layout is ignored, as if absent.
+ */
 static int read_default(uint64_t dir, char **text)
 {
-	struct clf_proto_attr a;
-	char *buf;
-	int64_t n;
-	int err, fd;
+	int err = clf_ns_dir_default_read(dir, text);
 
-	*text = NULL;
-	err = clf_ns_lookup(dir, CLFS_DEFAULT_LAYOUT_NAME, &a);
-	if (err == -ENOENT)
-		return 0;
-	if (err)
-		return err;
-	fd = clf_ns_open(a.ino, O_RDONLY, &a);
-	if (fd < 0)
-		return fd;
-	if (a.size > CLFS_DEFAULT_LAYOUT_MAX) {
-		CLF_close(fd);
-		clfs_log(CLFS_LOG_WARNING,
-			 "directory %llu: ignoring %s of %lld bytes",
-			 (unsigned long long)dir, CLFS_DEFAULT_LAYOUT_NAME,
-			 (long long)a.size);
-		return 0;
+	if (err == -EFBIG) {
+		clfs_log(CLFS_LOG_WARNING, "%s: ignoring it", CLF_Last_error());
+		*text = NULL;
+		err = 0;
 	}
-	buf = malloc(a.size + 1);
-	if (!buf) {
-		CLF_close(fd);
-		return -ENOMEM;
-	}
-	n = clf_ns_pread(fd, buf, a.size, 0, a.size);
-	CLF_close(fd);
-	if (n < 0) {
-		free(buf);
-		return (int)n;
-	}
-	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-		n--;
-	buf[n] = '\0';
-	if (n == 0)
-		free(buf);
-	else
-		*text = buf;
-	return 0;
+	return err;
 }
 
 /* Remember text (copied; NULL: none) as dir's default.  ip->lock. */
@@ -156,50 +126,6 @@ int clfs_dir_default(struct clfs *fs, uint64_t dir, char **text)
 	return err;
 }
 
-/*
- * Write text and a newline as the whole hidden file of dir, owned by who
- * (NULL: root).
- */
-static int write_default(const struct clfs_caller *who, uint64_t dir,
-			 const char *text)
-{
-	struct clf_ns_owner owner = { who ? who->uid : 0, who ? who->gid : 0 };
-	struct clf_proto_attr a;
-	size_t len = strlen(text);
-	char *line = malloc(len + 2);
-	int64_t n;
-	int err, fd;
-
-	if (!line)
-		return -ENOMEM;
-	memcpy(line, text, len);
-	line[len++] = '\n';
-	fd = clf_ns_create(dir, CLFS_DEFAULT_LAYOUT_NAME, 0644, &owner, false,
-			   NULL, O_RDWR, &a);
-	if (fd < 0) {
-		free(line);
-		return fd;
-	}
-	err = 0;
-	if (a.size > 0) {
-		struct clf_proto_setattr_req req = {
-			.ino = a.ino,
-			.mask = CLF_PROTO_SETATTR_SIZE,
-		};
-
-		err = clf_ns_setattr(&req, &a);
-	}
-	if (!err) {
-		n = clf_ns_pwrite(fd, line, (int64_t)len, 0);
-		err = n < 0 ? (int)n : n != (int64_t)len ? -EIO : 0;
-	}
-	if (!err)
-		err = clf_ns_report_size(a.ino, (int64_t)len, &a);
-	CLF_close(fd);
-	free(line);
-	return err;
-}
-
 int clfs_dir_set_default(struct clfs *fs, const struct clfs_caller *who,
 			 uint64_t dir, const char *text)
 {
@@ -210,9 +136,12 @@ int clfs_dir_set_default(struct clfs *fs, const struct clfs_caller *who,
 		return -ENOMEM;
 	pthread_mutex_lock(&ip->lock);
 	if (text) {
-		err = write_default(who, dir, text);
+		struct clf_ns_owner owner = { who ? who->uid : 0,
+					      who ? who->gid : 0 };
+
+		err = clf_ns_dir_default_write(dir, &owner, text);
 	} else {
-		err = clf_ns_unlink(dir, CLFS_DEFAULT_LAYOUT_NAME);
+		err = clf_ns_dir_default_remove(dir);
 		if (err == -ENOENT)
 			err = -ENODATA;
 	}

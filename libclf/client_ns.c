@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -571,4 +572,106 @@ int clf_ns_report_size(uint64_t ino, int64_t size,
 		       struct clf_proto_attr *attr)
 {
 	return clf_meta_update_size(ino, size, attr);
+}
+
+/* ------------------------------------------------------------------ */
+/* Directory default layouts: the hidden file's text                   */
+/* ------------------------------------------------------------------ */
+
+int clf_ns_dir_default_read(uint64_t dir, char **text)
+{
+	struct clf_proto_attr a;
+	char *buf = NULL;
+	int64_t n;
+	int err, fd;
+
+	err = clf_ns_lookup(dir, CLF_NS_DEFAULT_LAYOUT_NAME, &a);
+	if (err == -ENOENT) {
+		*text = NULL;
+		return 0;
+	}
+	if (err)
+		return err;
+	fd = clf_ns_open(a.ino, O_RDONLY, &a);
+	if (fd < 0)
+		return fd;
+	if (a.size > CLF_NS_DEFAULT_LAYOUT_MAX) {
+		err = clf_fail(EFBIG,
+			       "clf: directory inode %llu: %s has %lld bytes, more than a layout text of %d",
+			       (unsigned long long)dir,
+			       CLF_NS_DEFAULT_LAYOUT_NAME, (long long)a.size,
+			       CLF_NS_DEFAULT_LAYOUT_MAX);
+		goto close;
+	}
+	buf = malloc(a.size + 1);
+	if (!buf) {
+		err = clf_fail(ENOMEM, "clf: out of memory");
+		goto close;
+	}
+	n = clf_ns_pread(fd, buf, a.size, 0, a.size);
+	if (n < 0) {
+		err = (int)n;
+		goto close;
+	}
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		n--;
+	buf[n] = '\0';
+close:
+	CLF_close(fd);
+	if (err || !buf[0]) {
+		free(buf);
+		buf = NULL;
+	}
+	if (!err)
+		*text = buf;
+	return err;
+}
+
+int clf_ns_dir_default_write(uint64_t dir, const struct clf_ns_owner *owner,
+			     const char *text)
+{
+	size_t len = strlen(text);
+	struct clf_proto_attr a;
+	char *line = malloc(len + 2);
+	int64_t n;
+	int err, fd;
+
+	if (!line)
+		return clf_fail(ENOMEM, "clf: out of memory");
+	memcpy(line, text, len);
+	line[len++] = '\n';
+	fd = clf_ns_create(dir, CLF_NS_DEFAULT_LAYOUT_NAME, 0644, owner, false,
+			   NULL, O_RDWR, &a);
+	if (fd < 0) {
+		err = fd;
+		goto free_line;
+	}
+	err = 0;
+	if (a.size > 0) {
+		struct clf_proto_setattr_req req = {
+			.ino = a.ino,
+			.mask = CLF_PROTO_SETATTR_SIZE,
+		};
+
+		err = clf_ns_setattr(&req, &a);
+	}
+	if (!err) {
+		n = clf_ns_pwrite(fd, line, (int64_t)len, 0);
+		if (n >= 0 && n != (int64_t)len)
+			n = clf_fail(EIO, "clf: directory inode %llu: short write of %s",
+				     (unsigned long long)dir,
+				     CLF_NS_DEFAULT_LAYOUT_NAME);
+		err = n < 0 ? (int)n : 0;
+	}
+	if (!err)
+		err = clf_ns_report_size(a.ino, (int64_t)len, &a);
+	CLF_close(fd);
+free_line:
+	free(line);
+	return err;
+}
+
+int clf_ns_dir_default_remove(uint64_t dir)
+{
+	return clf_ns_unlink(dir, CLF_NS_DEFAULT_LAYOUT_NAME);
 }

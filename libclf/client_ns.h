@@ -113,4 +113,38 @@ int64_t clf_ns_pwrite(int fd, const void *buf, int64_t len, int64_t off);
 int clf_ns_report_size(uint64_t ino, int64_t size,
 		       struct clf_proto_attr *attr);
 
+/*
+ * Directory default layouts.  metad keeps no extended attributes, so a
+ * directory's default layout is its text (layout_text.h) in a hidden
+ * file of the directory, one line: it needs no metad change, survives
+ * restarts, goes with the directory, and every client sees it -- the
+ * mount (user.clf.layout on a directory, kernel/clfs_xattr.c), the clf
+ * command line (clf setlayout DIR), native programs.  Whoever creates a
+ * file in the directory without a layout of its own should give it this
+ * one; the mount and `clf cp` do.
+ */
+#define CLF_NS_DEFAULT_LAYOUT_NAME ".clf-default-layout"
+/* The longest default layout text read back, in bytes. */
+#define CLF_NS_DEFAULT_LAYOUT_MAX 65536
+
+/*
+ * The default layout text of directory dir: 0 and a new string in *text
+ * (caller frees; trailing blanks and newline removed), or *text NULL
+ * when dir has none (or an empty one).  -EFBIG with a message when the
+ * hidden file is longer than CLF_NS_DEFAULT_LAYOUT_MAX; other errors of
+ * the lookup and the read.  The text is not checked.
+ */
+int clf_ns_dir_default_read(uint64_t dir, char **text);
+
+/*
+ * Make text (plus a newline) the whole hidden file of dir, created with
+ * mode 0644 for owner when missing.  The caller checks the text first
+ * (clf_layout_text_parse, clf_ns_check_layout).
+ */
+int clf_ns_dir_default_write(uint64_t dir, const struct clf_ns_owner *owner,
+			     const char *text);
+
+/* Remove dir's default layout: 0, or -ENOENT when it had none. */
+int clf_ns_dir_default_remove(uint64_t dir);
+
 #endif /* CLF_CLIENT_NS_H */

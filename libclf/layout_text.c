@@ -5,6 +5,9 @@
  * A recursive descent over the text, one function per rule of the
  * grammar in docs/layout-syntax.md.  Every failure records the column
  * (1-based) where it was found; the first one ends the parse.
+ *
+ * The same grammar reads one type (clf_type_text_parse): a type of the
+ * general form, or a named pattern with part=J picking subfile J's type.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -26,9 +29,14 @@ struct lt_parser {
 	const char *text;	/* borrowed */
 	size_t pos;		/* next character */
 	int depth;
+	bool single;		/* one type, not a layout: part= is a field */
+	const char *what;	/* "layout" or "type", starts messages */
 };
 
-/* Fail with "layout: at column C: <what>", C the column of byte at. */
+/*
+ * Fail with "layout: at column C: <what>" ("type: ..." for one type), C
+ * the column of byte at.
+ */
 static int lt_fail(const struct lt_parser *p, size_t at, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
@@ -40,8 +48,8 @@ static int lt_fail(const struct lt_parser *p, size_t at, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	(void)p;
-	return clf_fail(EINVAL, "layout: at column %zu: %s", at + 1, what);
+	return clf_fail(EINVAL, "%s: at column %zu: %s", p->what, at + 1,
+			what);
 }
 
 /* The same with the current message of a failed constructor. */
@@ -54,8 +62,8 @@ static int lt_fail_last(const struct lt_parser *p, size_t at, int err,
 	/* A text that asks for too much is as wrong as a malformed one. */
 	if (err != -ENOMEM && err != -E2BIG)
 		err = -EINVAL;
-	return clf_fail_neg(err, "layout: at column %zu: %s: %s", at + 1, what,
-			    why);
+	return clf_fail_neg(err, "%s: at column %zu: %s: %s", p->what, at + 1,
+			    what, why);
 }
 
 static void skip_blanks(struct lt_parser *p)
@@ -331,14 +339,35 @@ static int type(struct lt_parser *p, CLF_Datatype *out)
 
 enum lt_kind { LT_RR, LT_CYCLIC, LT_BLOCK, LT_GRID };
 
-/* The fields each kind takes, in the order messages list them. */
+/*
+ * The fields each kind takes, in the order messages list them.  The last
+ * one, part, only names one subfile's type (clf_type_text_parse).
+ */
+#define LT_FIELDS_MAX 7
 static const char *const kind_names[] = { "rr", "cyclic", "block", "grid" };
-static const char *const kind_fields[][6] = {
-	[LT_RR] = { "stripe", "count", "first", "disp", NULL },
-	[LT_CYCLIC] = { "k", "p", "n", "disp", NULL },
-	[LT_BLOCK] = { "size", "p", "disp", NULL },
-	[LT_GRID] = { "rows", "cols", "p", "k", "disp", NULL },
+static const char *const kind_fields[][LT_FIELDS_MAX] = {
+	[LT_RR] = { "stripe", "count", "first", "disp", "part", NULL },
+	[LT_CYCLIC] = { "k", "p", "n", "disp", "part", NULL },
+	[LT_BLOCK] = { "size", "p", "disp", "part", NULL },
+	[LT_GRID] = { "rows", "cols", "p", "k", "disp", "part", NULL },
 };
+
+/* Does the parse take field i of kind?  part only for one type. */
+static bool field_allowed(const struct lt_parser *p, enum lt_kind kind, int i)
+{
+	return p->single || strcmp(kind_fields[kind][i], "part");
+}
+
+/* The index of field name of kind. */
+static int field_index(enum lt_kind kind, const char *name)
+{
+	int i;
+
+	for (i = 0; kind_fields[kind][i]; i++)
+		if (!strcmp(name, kind_fields[kind][i]))
+			break;
+	return i;
+}
 
 /* A field's value(s): one number, or two for grid's p and k ("2x2"). */
 struct lt_field {
@@ -348,14 +377,16 @@ struct lt_field {
 };
 
 /* "stripe, count, first, disp" */
-static void field_list(enum lt_kind kind, char *buf, size_t len)
+static void field_list(const struct lt_parser *p, enum lt_kind kind,
+		       char *buf, size_t len)
 {
 	size_t n = 0;
 
 	buf[0] = '\0';
 	for (int i = 0; kind_fields[kind][i] && n < len; i++)
-		n += snprintf(buf + n, len - n, "%s%s", i ? ", " : "",
-			      kind_fields[kind][i]);
+		if (field_allowed(p, kind, i))
+			n += snprintf(buf + n, len - n, "%s%s", n ? ", " : "",
+				      kind_fields[kind][i]);
 }
 
 static int named_fields(struct lt_parser *p, enum lt_kind kind,
@@ -369,15 +400,13 @@ static int named_fields(struct lt_parser *p, enum lt_kind kind,
 		err = ident(p, name, &at);
 		if (err)
 			return err;
-		for (i = 0; kind_fields[kind][i]; i++)
-			if (!strcmp(name, kind_fields[kind][i]))
-				break;
-		field_list(kind, list, sizeof(list));
+		i = field_index(kind, name);
+		field_list(p, kind, list, sizeof(list));
 		if (!*name)
 			return lt_fail(p, at,
 				       "expected a field of %s (%s), found %s",
 				       kind_names[kind], list, found(p, buf));
-		if (!kind_fields[kind][i])
+		if (!kind_fields[kind][i] || !field_allowed(p, kind, i))
 			return lt_fail(p, at,
 				       "unknown field '%s' for %s (expected %s)",
 				       name, kind_names[kind], list);
@@ -431,6 +460,7 @@ static int in_range(const struct lt_parser *p, const struct lt_field *f,
 
 struct lt_result {
 	int64_t disp;
+	size_t disp_at;		/* its column, when disp >= 0 */
 	int n;
 	CLF_Datatype *types;	/* owned */
 	int first;
@@ -500,7 +530,7 @@ static int named_types(struct lt_parser *p, size_t at, enum lt_kind kind,
 		return err;
 	res->types = calloc(n, sizeof(*res->types));
 	if (!res->types)
-		return clf_fail(ENOMEM, "layout: out of memory");
+		return clf_fail(ENOMEM, "%s: out of memory", p->what);
 	switch (kind) {
 	case LT_RR:
 		err = clf_lt_cyclic(f[0].v[0], n, 1, res->types);
@@ -528,25 +558,55 @@ static int named_types(struct lt_parser *p, size_t at, enum lt_kind kind,
 	return 0;
 }
 
+/* Keep only the type of subfile part= of a named pattern's types. */
+static int pick_part(struct lt_parser *p, size_t at, enum lt_kind kind,
+		     const struct lt_field *part, struct lt_result *res)
+{
+	int err = 0;
+
+	if (!part->set)
+		err = lt_fail(p, at, "%s needs part= (which subfile's type)",
+			      kind_names[kind]);
+	else if (part->v[0] >= res->n)
+		err = lt_fail(p, part->at,
+			      "part must be between 0 and %d (is %lld)",
+			      res->n - 1, (long long)part->v[0]);
+	for (int j = 0; j < res->n; j++)
+		if (err || j != part->v[0])
+			CLF_Type_free(&res->types[j]);
+	if (err) {
+		free(res->types);
+		res->types = NULL;
+		res->n = 0;
+		return err;
+	}
+	res->types[0] = res->types[part->v[0]];
+	res->n = 1;
+	return 0;
+}
+
 static int named(struct lt_parser *p, size_t at, enum lt_kind kind,
 		 struct lt_result *res)
 {
-	struct lt_field f[6] = { { 0 } };
-	int disp_i, err;
+	struct lt_field f[LT_FIELDS_MAX] = { { 0 } };
+	int disp_i = field_index(kind, "disp"), err;
 
 	p->pos++;	/* the ':' */
 	err = named_fields(p, kind, f);
 	if (err)
 		return err;
-	for (disp_i = 0; strcmp(kind_fields[kind][disp_i], "disp"); disp_i++)
-		;
 	if (f[disp_i].set) {
 		if (res->disp >= 0)
 			return lt_fail(p, f[disp_i].at,
 				       "the displacement is given twice");
 		res->disp = f[disp_i].v[0];
+		res->disp_at = f[disp_i].at;
 	}
-	return named_types(p, at, kind, f, res);
+	err = named_types(p, at, kind, f, res);
+	if (!err && p->single)
+		err = pick_part(p, at, kind, &f[field_index(kind, "part")],
+				res);
+	return err;
 }
 
 /* ------------------------------------------------------------------ */
@@ -605,6 +665,8 @@ static int disp_prefix(struct lt_parser *p, struct lt_result *res)
 		return 0;
 	}
 	p->pos++;
+	skip_blanks(p);
+	res->disp_at = p->pos;
 	err = expr(p, &res->disp);
 	if (err)
 		return err;
@@ -638,13 +700,21 @@ static int parse(struct lt_parser *p, struct lt_result *res)
 	}
 	p->pos = start;
 	if (!peek(p))
-		return lt_fail(p, p->pos, "empty layout");
-	return general(p, res);
+		return lt_fail(p, p->pos, "empty %s", p->what);
+	if (!p->single)
+		return general(p, res);
+	res->types = calloc(1, sizeof(*res->types));
+	if (!res->types)
+		return clf_fail(ENOMEM, "%s: out of memory", p->what);
+	err = type(p, &res->types[0]);
+	if (!err)
+		res->n = 1;
+	return err;
 }
 
 int clf_layout_text_parse(const char *text, struct clf_layout_desc *out)
 {
-	struct lt_parser p = { .text = text };
+	struct lt_parser p = { .text = text, .what = "layout" };
 	struct lt_result res = { .disp = -1, .first = -1 };
 	char buf[16];
 	int err;
@@ -692,4 +762,36 @@ void clf_layout_desc_release(struct clf_layout_desc *desc)
 	free(desc->types);
 	memset(desc, 0, sizeof(*desc));
 	desc->first_iod = -1;
+}
+
+int clf_type_text_parse(const char *text, CLF_Datatype *out, int64_t *disp)
+{
+	struct lt_parser p = { .text = text, .single = true, .what = "type" };
+	struct lt_result res = { .disp = -1, .first = -1 };
+	char buf[16];
+	int err;
+
+	if (!text || !out)
+		return clf_fail(EINVAL, "type: no text");
+	if (strnlen(text, CLF_LAYOUT_TEXT_MAX + 1) > CLF_LAYOUT_TEXT_MAX)
+		return clf_fail(E2BIG, "type: text longer than %d bytes",
+				CLF_LAYOUT_TEXT_MAX);
+	err = parse(&p, &res);
+	if (!err && peek(&p))
+		err = lt_fail(&p, p.pos, "unexpected %s after the type",
+			      found(&p, buf));
+	if (!err && res.disp >= 0 && !disp)
+		err = lt_fail(&p, res.disp_at,
+			      "a displacement does not belong here");
+	if (err) {
+		for (int j = 0; j < res.n; j++)
+			CLF_Type_free(&res.types[j]);
+		free(res.types);
+		return err;
+	}
+	*out = res.types[0];
+	free(res.types);
+	if (disp)
+		*disp = res.disp;
+	return 0;
 }

@@ -90,4 +90,32 @@ void clf_layout_desc_release(struct clf_layout_desc *desc);
 int clf_layout_text_format(int64_t disp, int count, const CLF_Datatype *types,
 			   const int *iods, int niods, char **out);
 
+/*
+ * clf_type_text_parse - read ONE datatype in the same syntax
+ *
+ * For a view, or anything else that is one type rather than a layout:
+ *
+ *   byte | vec(l,r,s,n[,T]) | struct(T1,...)
+ *   cyclic:k=64,p=4,part=2           subfile 2's type of that pattern
+ *   rr:stripe=64k,count=4,part=0     (also block: and grid:)
+ *
+ * A named pattern needs part=J (0 <= J < its subfiles) and gives the
+ * J-th type it would make for a layout.  A displacement ("disp=512;T"
+ * or a named pattern's disp=) is accepted only when disp is not NULL:
+ * *disp is then its value, or -1 when the text gives none.
+ *
+ * Returns 0 and a new reference in *out (CLF_Type_free), or -EINVAL
+ * with "type: at column C: <what>", -E2BIG, -ENOMEM.  Outputs are
+ * written only on success.
+ */
+int clf_type_text_parse(const char *text, CLF_Datatype *out, int64_t *disp);
+
+/*
+ * clf_type_text_format - one type in the general form ("vec(0,64k-1,
+ * 256k,1)"), which clf_type_text_parse reads back as a type selecting
+ * the same bytes with the same extent.  Returns 0 and a new string in
+ * *out (caller frees), -EINVAL for NULL, -ENOMEM.
+ */
+int clf_type_text_format(CLF_Datatype type, char **out);
+
 #endif /* CLF_LAYOUT_TEXT_H */

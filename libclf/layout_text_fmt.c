@@ -470,3 +470,19 @@ int clf_layout_text_format(int64_t disp, int count, const CLF_Datatype *types,
 	*out = sb.s;
 	return 0;
 }
+
+int clf_type_text_format(CLF_Datatype type, char **out)
+{
+	struct strbuf sb = { 0 };
+
+	if (!type || !out)
+		return clf_fail(EINVAL, "type: nothing to format");
+	put_falls(&sb, type->set->f, type->set->nr, type->extent);
+	if (sb.err) {
+		free(sb.s);
+		return clf_fail_neg(sb.err, "type: cannot format: %s",
+				    strerror(-sb.err));
+	}
+	*out = sb.s;
+	return 0;
+}

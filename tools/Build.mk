@@ -5,6 +5,11 @@
 CLF_TOOL_SRCS := tools/clf.c tools/cmd_up.c tools/cmd_down.c \
 	tools/cmd_status.c tools/cmd_df.c tools/daemon_ctl.c tools/probe.c \
 	tools/format.c
+# The file commands (tool_fs.c shares their connecting, paths, messages
+# and layout options).
+CLF_TOOL_SRCS += tools/tool_fs.c tools/cmd_setlayout.c \
+	tools/cmd_getlayout.c tools/cmd_map.c tools/map_picture.c \
+	tools/png.c tools/cmd_cp.c tools/cmd_ls.c tools/cmd_mkdir.c
 CLF_TOOL_OBJS := $(CLF_TOOL_SRCS:%.c=$(O)/%.o)
 
 $(CLF_TOOL_OBJS): ALL_CFLAGS += -Ilibclf
@@ -13,10 +18,16 @@ PROGRAMS += $(O)/tools/clf
 
 $(O)/tools/clf: $(CLF_TOOL_OBJS) $(O)/libclf.a
 	$(CC) -o $@ $(CLF_TOOL_OBJS) $(O)/libclf.a $(LIBCLF_EXTRA_LIBS) \
-		$(ALL_LDFLAGS)
+		-lz $(ALL_LDFLAGS)
 
 # Unit test of the parts that need no daemon (tests/Build.mk's rules).
 UNIT_TEST_NAMES += test_tools
 TEST_OBJS_test_tools := $(O)/tools/format.o $(O)/tools/daemon_ctl.o \
 	$(O)/tools/probe.o
 $(O)/tests/unit/test_tools.o: ALL_CFLAGS += -Itools
+
+# The PNG encoder and the picture of `clf map --png`, decoded back.
+UNIT_TEST_NAMES += test_png
+TEST_OBJS_test_png := $(O)/tools/png.o $(O)/tools/map_picture.o
+TEST_LIBS_test_png := -lz
+$(O)/tests/unit/test_png.o: ALL_CFLAGS += -Itools

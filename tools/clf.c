@@ -29,6 +29,16 @@ static const struct tool_cmd commands[] = {
 	{ "status", "show every daemon: reachable, uptime, load, capacity",
 	  cmd_status },
 	{ "df", "show the capacity and use of every iod", cmd_df },
+	{ "setlayout", "give a file (or a directory's new files) a layout",
+	  cmd_setlayout },
+	{ "getlayout", "show a file's layout and where its bytes live",
+	  cmd_getlayout },
+	{ "map", "show how a view falls on a file's subfiles (and draw it)",
+	  cmd_map },
+	{ "cp", "copy a file between the local file system and clf",
+	  cmd_cp },
+	{ "ls", "list a clf directory, with layouts (-l)", cmd_ls },
+	{ "mkdir", "make clf directories", cmd_mkdir },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -39,7 +49,7 @@ static void usage(FILE *f)
 		   "\n"
 		   "Commands:\n");
 	for (size_t i = 0; i < NCOMMANDS; i++)
-		fprintf(f, "  %-8s %s\n", commands[i].name,
+		fprintf(f, "  %-10s %s\n", commands[i].name,
 			commands[i].summary);
 	fprintf(f, "\n"
 		   "Options:\n"
@@ -49,6 +59,11 @@ static void usage(FILE *f)
 		   "              from $CLF_BASE_PORT or 7000, data in\n"
 		   "              $CLF_DATA_DIR or ./clf-data)\n"
 		   "  -h, --help  this text; `clf COMMAND --help` for a command\n"
+		   "\n"
+		   "Files in clf are named clf:/dir/file; the commands that only\n"
+		   "take clf files (setlayout, getlayout, map, ls, mkdir) also\n"
+		   "take /dir/file.  Layouts and views are written in the layout\n"
+		   "text syntax (docs/layout-syntax.md).\n"
 		   "\n"
 		   "Exit status: 0 success, 1 failure, 2 bad usage.\n");
 }

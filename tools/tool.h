@@ -36,6 +36,12 @@ int cmd_up(const struct tool_opts *g, int argc, char **argv);
 int cmd_down(const struct tool_opts *g, int argc, char **argv);
 int cmd_status(const struct tool_opts *g, int argc, char **argv);
 int cmd_df(const struct tool_opts *g, int argc, char **argv);
+int cmd_setlayout(const struct tool_opts *g, int argc, char **argv);
+int cmd_getlayout(const struct tool_opts *g, int argc, char **argv);
+int cmd_map(const struct tool_opts *g, int argc, char **argv);
+int cmd_cp(const struct tool_opts *g, int argc, char **argv);
+int cmd_ls(const struct tool_opts *g, int argc, char **argv);
+int cmd_mkdir(const struct tool_opts *g, int argc, char **argv);
 
 /*
  * Print "clf CMD: <message>" and a hint to --help on stderr; returns

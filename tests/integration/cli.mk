@@ -1,5 +1,7 @@
-# Integration test of the clf command line: tests/integration/test_clf_cli.sh
-# runs `clf up/status/df/down` against the real daemons on loopback.
+# Integration tests of the clf command line against the real daemons on
+# loopback: tests/integration/test_clf_cli.sh runs `clf up/status/df/down`,
+# test_clf_layout_cli.sh the file commands (setlayout, getlayout, map,
+# cp, ls, mkdir).
 #
 #   make check-cli                      run it
 #   make O=build-asan CONFIG_CLF_SANITIZERS=y check-cli
@@ -8,7 +10,8 @@
 # It depends on the daemons only where their fragments define them; the
 # script skips (77) while they are not built.
 
-CLI_TEST := tests/integration/test_clf_cli.sh
+CLI_TEST := tests/integration/test_clf_cli.sh \
+	tests/integration/test_clf_layout_cli.sh
 CLI_TEST_DAEMONS := $(filter $(O)/metad/metad $(O)/iod/iod,$(PROGRAMS))
 
 .PHONY: check-cli

@@ -523,6 +523,25 @@ mkdir "$mnt/grid2"
 xattr set "$mnt/grid2" "rr:stripe=1m,count=2" >/dev/null
 rmdir "$mnt/grid2" || fail "rmdir of a directory with a default"
 
+step="the clf command line and the mount share layouts"
+# Both read and write a directory's default through libclf/client_ns.h.
+mkdir "$mnt/both"
+"$clf" -c "$conf" setlayout --pattern "cyclic:k=8k,p=2" /both ||
+	fail "clf setlayout on a directory"
+[ "$(xattr get "$mnt/both")" = "cyclic:k=8k,p=2" ] ||
+	fail "the mount does not see clf's default: $(xattr get "$mnt/both")"
+cp "$loc/matrix" "$mnt/both/m"
+"$clf" -c "$conf" getlayout /both/m >"$tmp/out" || fail "clf getlayout"
+grep -q '^layout rr:stripe=8k,count=2$' "$tmp/out" ||
+	fail "a file made through the mount: $(head -1 "$tmp/out")"
+[ "$(xattr set "$mnt/both" "rr:stripe=4k,count=3")" = ok ] ||
+	fail "set through the mount"
+"$clf" -c "$conf" getlayout /both >"$tmp/out" || fail "clf getlayout dir"
+grep -q '^default rr:stripe=4k,count=3$' "$tmp/out" ||
+	fail "clf does not see the mount's default: $(cat "$tmp/out")"
+"$clf" -c "$conf" ls /both >"$tmp/out" || fail "clf ls"
+[ "$(cat "$tmp/out")" = m ] || fail "clf ls shows: $(cat "$tmp/out")"
+
 step="bytes cross between the mount and the native API"
 cp "$loc/big" "$mnt/nat1"
 "$helper" get "$conf" /nat1 >"$loc/nat1"

@@ -467,6 +467,143 @@ START_TEST(test_format_names_random_named_patterns)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* One type: clf_type_text_parse / clf_type_text_format                */
+/* ------------------------------------------------------------------ */
+
+static CLF_Datatype type_ok(const char *text, int64_t *disp)
+{
+	CLF_Datatype t = NULL;
+	int err = clf_type_text_parse(text, &t, disp);
+
+	ck_assert_msg(err == 0, "'%s': %s", text, CLF_Last_error());
+	ck_assert_ptr_nonnull(t);
+	return t;
+}
+
+static void type_fails(const char *text, int64_t *disp, int want,
+		       const char *msg)
+{
+	CLF_Datatype t = (CLF_Datatype)0x1;	/* must stay untouched */
+
+	ck_assert_int_eq(clf_type_text_parse(text, &t, disp), want);
+	ck_assert_msg(strstr(CLF_Last_error(), msg), "'%s': got '%s', want '%s'",
+		      text, CLF_Last_error(), msg);
+	ck_assert_ptr_eq(t, (CLF_Datatype)0x1);
+}
+
+START_TEST(test_type_parse_general_form_is_one_type)
+{
+	CLF_Datatype t, v;
+
+	t = type_ok("byte", NULL);
+	ck_assert_ptr_eq(t, CLF_BYTE);
+	CLF_Type_free(&t);
+
+	t = type_ok(" vec( 0 , 1k-1, 4k, 2 ) ", NULL);
+	v = CLF_Type_vector(0, 1023, 4096, 2, CLF_BYTE);
+	assert_same_bytes(t, v);
+	CLF_Type_free(&t);
+	CLF_Type_free(&v);
+
+	/* A view may leave bytes out and need not partition anything. */
+	t = type_ok("struct(vec(0,0,5,1),vec(2,3,5,1))", NULL);
+	ck_assert_int_eq(CLF_Type_extent(t), 5);
+	ck_assert_int_eq(CLF_Type_size(t), 3);
+	for (int64_t x = 0; x < 5; x++)
+		ck_assert(selects(t, x) == (x == 0 || x == 2 || x == 3));
+	CLF_Type_free(&t);
+}
+END_TEST
+
+START_TEST(test_type_parse_named_pattern_part_is_that_subfile)
+{
+	static const char *const layouts[] = {
+		"rr:stripe=1k,count=4",
+		"cyclic:k=16,p=3,n=2",
+		"block:size=100,p=5",
+		"grid:rows=12,cols=24,p=2x3,k=3x2",
+	};
+	char text[128];
+
+	for (size_t i = 0; i < sizeof(layouts) / sizeof(layouts[0]); i++) {
+		struct clf_layout_desc d;
+
+		parse_ok(layouts[i], &d);
+		for (int j = 0; j < d.count; j++) {
+			CLF_Datatype t;
+
+			snprintf(text, sizeof(text), "%s,part=%d", layouts[i], j);
+			t = type_ok(text, NULL);
+			assert_same_bytes(t, d.types[j]);
+			CLF_Type_free(&t);
+		}
+		clf_layout_desc_release(&d);
+	}
+}
+END_TEST
+
+START_TEST(test_type_parse_displacement_only_when_asked)
+{
+	CLF_Datatype t;
+	int64_t disp = 77;
+
+	t = type_ok("vec(0,3,8,1)", &disp);
+	ck_assert_int_eq(disp, -1);
+	CLF_Type_free(&t);
+	t = type_ok("disp=512;vec(0,3,8,1)", &disp);
+	ck_assert_int_eq(disp, 512);
+	CLF_Type_free(&t);
+	t = type_ok("cyclic:k=4,p=2,part=1,disp=1k", &disp);
+	ck_assert_int_eq(disp, 1024);
+	CLF_Type_free(&t);
+	type_fails("disp=512;vec(0,3,8,1)", NULL, -EINVAL,
+		   "type: at column 6: a displacement does not belong here");
+	type_fails("rr:stripe=4,count=2,part=0,disp=8", NULL, -EINVAL,
+		   "type: at column 33: a displacement does not belong here");
+}
+END_TEST
+
+START_TEST(test_type_parse_errors_say_column_and_what)
+{
+	type_fails("cyclic:k=64,p=4", NULL, -EINVAL,
+		   "type: at column 1: cyclic needs part= (which subfile's type)");
+	type_fails("cyclic:k=64,p=4,part=4", NULL, -EINVAL,
+		   "type: at column 22: part must be between 0 and 3 (is 4)");
+	type_fails("cyclic:k=64,p=4,prt=1", NULL, -EINVAL,
+		   "type: at column 17: unknown field 'prt' for cyclic (expected k, p, n, disp, part)");
+	type_fails("byte;byte", NULL, -EINVAL,
+		   "type: at column 5: unexpected ';' after the type");
+	type_fails("vec(0,0,2 1)", NULL, -EINVAL,
+		   "type: at column 11: expected ',' after the stride, found '1'");
+	type_fails("", NULL, -EINVAL, "type: at column 1: empty type");
+	type_fails("vex(1)", NULL, -EINVAL,
+		   "type: at column 1: unknown type 'vex'");
+	/* part= names one subfile: a layout has no use for it. */
+	parse_fails("cyclic:k=64,p=4,part=1", -EINVAL,
+		    "layout: at column 17: unknown field 'part' for cyclic (expected k, p, n, disp)");
+}
+END_TEST
+
+START_TEST(test_type_format_round_trips_random_types)
+{
+	uint64_t rs = seed_base() + 4;
+
+	for (int it = 0; it < rounds(2000); it++) {
+		struct typed x = random_type(&rs, 3, 2048);
+		CLF_Datatype back;
+		char *s;
+
+		ck_assert_int_eq(clf_type_text_format(x.t, &s), 0);
+		back = type_ok(s, NULL);
+		assert_same_bytes(x.t, back);
+		CLF_Type_free(&back);
+		free(s);
+		typed_free(&x);
+	}
+}
+END_TEST
+
 static Suite *layout_text_suite(void)
 {
 	Suite *s = suite_create("layout_text");
@@ -484,6 +621,11 @@ static Suite *layout_text_suite(void)
 	tcase_add_test(tc, test_format_round_trips_random_types);
 	tcase_add_test(tc, test_format_round_trips_random_patterns);
 	tcase_add_test(tc, test_format_names_random_named_patterns);
+	tcase_add_test(tc, test_type_parse_general_form_is_one_type);
+	tcase_add_test(tc, test_type_parse_named_pattern_part_is_that_subfile);
+	tcase_add_test(tc, test_type_parse_displacement_only_when_asked);
+	tcase_add_test(tc, test_type_parse_errors_say_column_and_what);
+	tcase_add_test(tc, test_type_format_round_trips_random_types);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,580 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * cmd_cp.c -- `clf cp`: copy a file between the local file system and
+ * clf, either way, or from clf to clf.
+ *
+ * "clf:/a/b" names a clf file, anything else a local one ("-": standard
+ * input or output).  A new clf file gets, in this order: the layout of
+ * --pattern / --stripe-*, its directory's default layout, the
+ * configuration's round robin -- what the mount gives a new file too.
+ * An existing clf destination is emptied and, with layout options,
+ * given the new layout.  The mode of the source is kept.
+ *
+ * Data moves in COPY_CHUNK pieces through the native API's default view
+ * (the file as plain bytes): one chunk is one parallel access to every
+ * iod holding part of it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "client_ns.h"
+#include "error.h"
+#include "tool_fs.h"
+
+#define COPY_CHUNK (4 << 20)		/* bytes per read and write */
+#define PROGRESS_EVERY_NS 100000000LL	/* redraw the bar at most 10/s */
+
+struct cp_opts {
+	const char *data;	/* --data DIR, or NULL */
+	struct tool_layout_opts layout;
+	bool quiet;		/* -q */
+	const char *src, *dst;	/* the operands, as given */
+};
+
+/* One end of the copy. */
+struct cp_end {
+	bool clf;
+	const char *arg;	/* as given, for messages */
+	char path[TOOL_PATH_MAX + CLF_PROTO_NAME_MAX + 2];
+	int fd;			/* local or CLF descriptor; -1: none */
+	bool std;		/* "-": standard input or output */
+};
+
+static void cp_help(void)
+{
+	printf("usage: clf [-c CONFIG] cp [--data DIR] [-q] [LAYOUT OPTIONS] SRC DST\n"
+	       "\n"
+	       "Copy the file SRC to DST, at least one of them in clf: a path\n"
+	       "\"clf:/a/b\" names a clf file, any other a local one (\"./clf:x\" for a\n"
+	       "local file whose name starts with \"clf:\"; \"-\" for standard input\n"
+	       "or output).  Local to clf, clf to local and clf to clf.  When DST\n"
+	       "is a directory, the copy goes into it under SRC's name.  The mode\n"
+	       "of SRC is kept.\n"
+	       "\n"
+	       "A new clf DST gets the layout of the options below, else the\n"
+	       "default layout of its directory, else the configuration's; an\n"
+	       "existing one is emptied first (and, with layout options, given\n"
+	       "that layout).\n"
+	       "\n"
+	       TOOL_LAYOUT_HELP
+	       "  -q, --quiet         no progress bar and no summary\n"
+	       "  --data DIR          the instance whose configuration is DIR/clf.conf\n"
+	       "\n"
+	       "On a terminal, stderr shows a progress bar; at the end stdout (stderr\n"
+	       "when DST is \"-\") gets one line: SRC -> DST: BYTES bytes in SECONDS s.\n"
+	       "Examples:\n"
+	       "\n"
+	       "  clf cp results.dat clf:/runs/results.dat\n"
+	       "  clf cp --pattern 'cyclic:k=4k,p=4' in.dat clf:/in.dat\n"
+	       "  clf cp clf:/runs/results.dat .\n"
+	       "\n"
+	       "Exit status: 0 copied, 1 failure (what was written stays), 2 bad usage.\n");
+}
+
+static int parse_args(int argc, char **argv, struct cp_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "data", required_argument, NULL, 'D' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		TOOL_LAYOUT_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, ":qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'D':
+			o->data = optarg;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'h':
+			cp_help();
+			return -1;
+		case '?':
+		case ':':
+			return tool_bad_option("cp", c, argv);
+		default:
+			rc = tool_layout_opt("cp", &o->layout, c, optarg);
+			if (rc)
+				return rc;
+		}
+	}
+	if (argc - optind < 2)
+		return tool_usage("cp", "need a source and a destination");
+	if (argc - optind > 2)
+		return tool_usage("cp", "unexpected argument '%s' (one file at a time)",
+				  argv[optind + 2]);
+	o->src = argv[optind];
+	o->dst = argv[optind + 1];
+	if (!tool_is_clf_path(o->src) && !tool_is_clf_path(o->dst))
+		return tool_usage("cp",
+				  "neither '%s' nor '%s' is a clf path (clf:/...): for two local files use cp(1)",
+				  o->src, o->dst);
+	if (tool_layout_given(&o->layout) && !tool_is_clf_path(o->dst))
+		return tool_usage("cp",
+				  "layout options are for a clf destination; '%s' is local",
+				  o->dst);
+	return 0;
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* ------------------------------------------------------------------ */
+/* Progress                                                            */
+/* ------------------------------------------------------------------ */
+
+struct progress {
+	bool on;		/* stderr is a terminal and not -q */
+	int64_t total;		/* bytes, -1 when unknown */
+	int64_t start_ns, last_ns;
+	const char *name;	/* the destination, borrowed */
+};
+
+static int term_width(void)
+{
+	struct winsize ws;
+
+	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40)
+		return ws.ws_col;
+	return 80;
+}
+
+static void progress_draw(struct progress *p, int64_t done, bool last)
+{
+	char sdone[24], stotal[24], srate[24], bar[64];
+	int64_t now = now_ns(), el;
+	int width, pct, fill;
+
+	if (!p->on || (!last && now - p->last_ns < PROGRESS_EVERY_NS))
+		return;
+	p->last_ns = now;
+	el = now - p->start_ns;
+	tool_fmt_size((uint64_t)done, false, sdone, sizeof(sdone));
+	tool_fmt_size(el > 0 ? (uint64_t)((double)done * 1e9 / el) : 0, false,
+		      srate, sizeof(srate));
+	if (p->total < 0) {
+		fprintf(stderr, "\r\033[K%s  %s  %s/s", p->name, sdone, srate);
+		return;
+	}
+	tool_fmt_size((uint64_t)p->total, false, stotal, sizeof(stotal));
+	pct = p->total ? (int)(done * 100 / p->total) : 100;
+	/* name, " 100% [", bar, "] 1.5G/2.0G 1.2G/s" */
+	width = term_width() - 36;
+	width = width > (int)sizeof(bar) - 1 ? (int)sizeof(bar) - 1 : width;
+	width = width < 10 ? 10 : width;
+	fill = width * pct / 100;
+	memset(bar, '#', fill);
+	memset(bar + fill, '.', width - fill);
+	bar[width] = '\0';
+	fprintf(stderr, "\r\033[K%3d%% [%s] %s/%s %s/s", pct, bar, sdone,
+		stotal, srate);
+}
+
+static void progress_end(struct progress *p, int64_t done)
+{
+	if (!p->on)
+		return;
+	progress_draw(p, done, true);
+	fprintf(stderr, "\r\033[K");
+}
+
+/* ------------------------------------------------------------------ */
+/* The two ends                                                        */
+/* ------------------------------------------------------------------ */
+
+static int end_init(struct cp_end *e, const char *arg)
+{
+	int n;
+
+	*e = (struct cp_end){ .clf = tool_is_clf_path(arg), .arg = arg,
+			      .fd = -1, .std = !strcmp(arg, "-") };
+	if (e->clf)
+		return tool_clf_path(arg, e->path);
+	n = snprintf(e->path, sizeof(e->path), "%s", arg);
+	if (n < 0 || (size_t)n >= sizeof(e->path))
+		return clf_fail(ENAMETOOLONG, "clf: '%s' is too long", arg);
+	return 0;
+}
+
+/* "clf:/a/b" or the local path, for messages. */
+static void end_name(const struct cp_end *e, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s", e->clf ? TOOL_CLF_PREFIX : "", e->path);
+}
+
+/* Open the source; its mode and size (-1: unknown) into *st. */
+static int open_src(struct cp_end *s, struct stat *st)
+{
+	int err;
+
+	if (s->clf) {
+		err = CLF_stat(s->path, st);
+		if (!err && S_ISDIR(st->st_mode))
+			err = clf_fail(EISDIR, "clf: is a directory");
+		if (!err)
+			err = CLF_open(s->path, O_RDONLY);
+		if (err < 0)
+			return err;
+		s->fd = err;
+		return 0;
+	}
+	if (s->std) {
+		s->fd = STDIN_FILENO;
+		if (fstat(s->fd, st))
+			return clf_fail(errno, "clf: %s", strerror(errno));
+		if (!S_ISREG(st->st_mode)) {
+			mode_t mask = umask(0);
+
+			umask(mask);
+			st->st_size = -1;
+			st->st_mode = S_IFREG | (0666 & ~mask);
+		}
+		return 0;
+	}
+	s->fd = open(s->path, O_RDONLY);
+	if (s->fd < 0)
+		return clf_fail(errno, "clf: %s", strerror(errno));
+	if (fstat(s->fd, st))
+		return clf_fail(errno, "clf: %s", strerror(errno));
+	if (S_ISDIR(st->st_mode))
+		return clf_fail(EISDIR, "clf: is a directory");
+	if (!S_ISREG(st->st_mode))
+		st->st_size = -1;
+	return 0;
+}
+
+/* The last component of a source path ("-": "stdin"). */
+static const char *base_name(const struct cp_end *s)
+{
+	const char *p = s->std ? "stdin" : s->path;
+	size_t n = strlen(p);
+
+	while (n > 1 && p[n - 1] == '/')
+		n--;
+	while (n > 0 && p[n - 1] != '/')
+		n--;
+	return p + n;
+}
+
+/* When the destination is a directory, go into it under src's name. */
+static int into_dir(struct cp_end *d, const struct cp_end *s)
+{
+	const char *name = base_name(s);
+	size_t len = strlen(d->path), nl = strcspn(name, "/");
+	struct stat st;
+	int err;
+
+	if (d->std)
+		return 0;
+	err = d->clf ? CLF_stat(d->path, &st) : stat(d->path, &st) ? -errno : 0;
+	if (err || !S_ISDIR(st.st_mode))
+		return 0;
+	if (len + 1 + nl + 1 > sizeof(d->path))
+		return clf_fail(ENAMETOOLONG, "clf: '%s/%.*s' is too long",
+				d->path, (int)nl, name);
+	if (len == 0 || d->path[len - 1] != '/')
+		d->path[len++] = '/';
+	memcpy(d->path + len, name, nl);
+	d->path[len + nl] = '\0';
+	return 0;
+}
+
+/* The layout a new file in directory dir gets without options. */
+static int dir_layout(uint64_t dir, struct clf_layout_desc *desc)
+{
+	char *text = NULL;
+	int err = clf_ns_dir_default_read(dir, &text);
+
+	if (err || !text)
+		return err;
+	err = clf_layout_text_parse(text, desc);
+	if (!err) {
+		err = clf_ns_check_layout(desc);
+		if (err)
+			clf_layout_desc_release(desc);
+	}
+	/* As the mount does: a broken default is no reason to fail. */
+	if (err)
+		fprintf(stderr, "clf: warning: ignoring the default layout '%s' of the destination's directory: %s\n",
+			text, CLF_Last_error());
+	free(text);
+	return err ? 0 : 1;
+}
+
+/* Create the missing clf file d->path with mode and the right layout. */
+static int create_clf(struct cp_end *d, mode_t mode,
+		      const struct tool_layout_opts *lo)
+{
+	struct clf_ns_owner owner = { geteuid(), getegid() };
+	struct clf_layout_desc desc;
+	char dir[TOOL_PATH_MAX], *text = NULL;
+	struct clf_proto_attr a;
+	const char *name;
+	struct stat st;
+	int err, has;
+
+	err = tool_path_split(d->path, dir, &name);
+	if (!err)
+		err = CLF_stat(dir, &st);
+	if (err == -ENOENT)
+		return clf_fail(ENOENT, "clf: no such directory '%s'", dir);
+	if (!err && !S_ISDIR(st.st_mode))
+		return clf_fail(ENOTDIR, "clf: '%s' is not a directory", dir);
+	if (err)
+		return err;
+	if (tool_layout_given(lo)) {
+		err = tool_layout_make(lo, &text, &desc);
+		has = err ? err : 1;
+		free(text);
+	} else {
+		has = dir_layout(st.st_ino, &desc);
+	}
+	if (has < 0)
+		return has;
+	err = clf_ns_create(st.st_ino, name, mode, &owner, false,
+			    has ? &desc : NULL, O_WRONLY, &a);
+	if (has)
+		clf_layout_desc_release(&desc);
+	if (err < 0)
+		return err;
+	d->fd = err;
+	return 0;
+}
+
+/* Open the existing clf file of st for writing, emptied, with mode. */
+static int reopen_clf(struct cp_end *d, const struct stat *st, mode_t mode,
+		      const struct tool_layout_opts *lo)
+{
+	struct clf_proto_setattr_req req = {
+		.ino = st->st_ino,
+		.mask = CLF_PROTO_SETATTR_MODE,
+		.mode = mode & 07777,
+	};
+	struct clf_layout_desc desc;
+	struct clf_proto_attr a;
+	char *text = NULL;
+	int err, fd;
+
+	fd = CLF_open(d->path, O_WRONLY | O_TRUNC);
+	if (fd < 0)
+		return fd;
+	d->fd = fd;
+	if (tool_layout_given(lo)) {
+		err = tool_layout_make(lo, &text, &desc);
+		if (err)
+			return err;
+		free(text);
+		err = clf_ns_set_layout(st->st_ino, &desc);
+		clf_layout_desc_release(&desc);
+		if (!err)
+			err = clf_ns_reload_layout(fd);
+		if (err)
+			return err;
+	}
+	if ((st->st_mode & 07777) == (mode & 07777))
+		return 0;
+	return clf_ns_setattr(&req, &a);
+}
+
+static int open_dst(struct cp_end *d, const struct cp_end *s,
+		    const struct stat *sst, const struct tool_layout_opts *lo)
+{
+	mode_t mode = sst->st_mode & 07777;
+	struct stat st;
+	int err;
+
+	if (d->std) {
+		d->fd = STDOUT_FILENO;
+		return 0;
+	}
+	if (!d->clf) {
+		d->fd = open(d->path, O_WRONLY | O_CREAT | O_TRUNC, mode);
+		/* Also for a file that existed, and despite the umask. */
+		if (d->fd < 0 || fchmod(d->fd, mode))
+			return clf_fail(errno, "clf: %s", strerror(errno));
+		return 0;
+	}
+	err = CLF_stat(d->path, &st);
+	if (!err && s->clf) {
+		struct stat ss;
+
+		/* The same file: emptying it would lose the data. */
+		if (!CLF_stat(s->path, &ss) && ss.st_ino == st.st_ino)
+			return clf_fail(EINVAL, "clf: it is the source");
+	}
+	if (err == -ENOENT)
+		return create_clf(d, mode, lo);
+	if (err)
+		return err;
+	if (!S_ISREG(st.st_mode))
+		return clf_fail(EISDIR, "clf: not a regular file");
+	return reopen_clf(d, &st, mode, lo);
+}
+
+/* Read up to len bytes, as many as there are before the end. */
+static int64_t read_full(const struct cp_end *s, char *buf, int64_t len)
+{
+	int64_t got = 0;
+
+	while (got < len) {
+		ssize_t n = s->clf ? CLF_read(s->fd, buf + got, len - got)
+				   : read(s->fd, buf + got, len - got);
+
+		if (n < 0 && !s->clf && errno == EINTR)
+			continue;
+		if (n < 0)
+			return s->clf ? n : clf_fail(errno, "clf: %s",
+						     strerror(errno));
+		if (n == 0)
+			break;
+		got += n;
+	}
+	return got;
+}
+
+static int write_full(const struct cp_end *d, const char *buf, int64_t len)
+{
+	while (len > 0) {
+		ssize_t n = d->clf ? CLF_write(d->fd, buf, len)
+				   : write(d->fd, buf, len);
+
+		if (n < 0 && !d->clf && errno == EINTR)
+			continue;
+		if (n < 0)
+			return d->clf ? (int)n : clf_fail(errno, "clf: %s",
+							  strerror(errno));
+		if (n == 0)
+			return clf_fail(EIO, "clf: wrote nothing");
+		buf += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static int end_close(struct cp_end *e)
+{
+	int fd = e->fd;
+
+	e->fd = -1;
+	if (fd < 0 || e->std)
+		return 0;
+	if (e->clf)
+		return CLF_close(fd);
+	return close(fd) ? clf_fail(errno, "clf: %s", strerror(errno)) : 0;
+}
+
+/* "cannot <what> 'name': why" for one end. */
+static int end_fail(const struct cp_end *e, const char *what, int err)
+{
+	char name[sizeof(e->path) + 8];
+
+	end_name(e, name, sizeof(name));
+	return tool_fail_on(what, name, err);
+}
+
+/* Move every byte; *done counts them. */
+static int copy_data(struct cp_end *s, struct cp_end *d, struct progress *p,
+		     int64_t *done)
+{
+	char *buf = malloc(COPY_CHUNK);
+	int64_t n;
+	int err = 0;
+
+	if (!buf)
+		return clf_fail(ENOMEM, "clf: out of memory");
+	for (;;) {
+		n = read_full(s, buf, COPY_CHUNK);
+		if (n < 0) {
+			err = end_fail(s, "read", (int)n);
+			break;
+		}
+		if (n == 0)
+			break;
+		err = write_full(d, buf, n);
+		if (err) {
+			err = end_fail(d, "write", err);
+			break;
+		}
+		*done += n;
+		progress_draw(p, *done, false);
+	}
+	free(buf);
+	return err;
+}
+
+int cmd_cp(const struct tool_opts *g, int argc, char **argv)
+{
+	struct cp_opts o = { 0 };
+	struct cp_end s, d;
+	struct progress p = { 0 };
+	char sname[sizeof(s.path) + 8], dname[sizeof(d.path) + 8];
+	struct stat st;
+	int64_t done = 0;
+	double secs;
+	int rc, err;
+
+	tool_layout_opts_init(&o.layout);
+	rc = parse_args(argc, argv, &o);
+	if (rc)
+		return rc < 0 ? CLF_EXIT_OK : rc;
+	if (end_init(&s, o.src) || end_init(&d, o.dst))
+		return tool_usage("cp", "%s", tool_last_error());
+	if (tool_clf_connect(g, o.data))
+		return tool_fail();
+	rc = CLF_EXIT_FAIL;
+	err = open_src(&s, &st);
+	if (err) {
+		end_fail(&s, "open", err);
+		goto close;
+	}
+	err = into_dir(&d, &s);
+	if (!err)
+		err = open_dst(&d, &s, &st, &o.layout);
+	if (err) {
+		end_fail(&d, "create", err);
+		goto close;
+	}
+	end_name(&s, sname, sizeof(sname));
+	end_name(&d, dname, sizeof(dname));
+	p = (struct progress){ .on = !o.quiet && isatty(STDERR_FILENO),
+			       .total = st.st_size, .start_ns = now_ns(),
+			       .name = dname };
+	err = copy_data(&s, &d, &p, &done);
+	progress_end(&p, done);
+	if (err)
+		goto close;
+	/* Closing a clf destination reports its size to metad. */
+	err = end_close(&d);
+	if (err) {
+		end_fail(&d, "finish writing", err);
+		goto close;
+	}
+	secs = (double)(now_ns() - p.start_ns) / 1e9;
+	if (!o.quiet)
+		fprintf(d.std ? stderr : stdout,
+			"%s -> %s: %lld bytes in %.2f s\n", sname, dname,
+			(long long)done, secs);
+	rc = CLF_EXIT_OK;
+close:
+	end_close(&d);
+	end_close(&s);
+	CLF_finalize();
+	return rc;
+}

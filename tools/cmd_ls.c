@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * cmd_ls.c -- `clf ls`: the entries of a clf directory (READDIR through
+ * client_ns.h), sorted by name; with -l their mode, size, time and a
+ * short form of their layout (a directory's: its default layout).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "client_ns.h"
+#include "error.h"
+#include "tool_fs.h"
+
+/* The longest layout text -l shows; longer ones end in "...". */
+#define LS_LAYOUT_WIDTH 40
+
+struct ls_opts {
+	const char *data;	/* --data DIR, or NULL */
+	bool lng;		/* -l */
+	bool all;		/* -a */
+	const char *path;	/* "/" when not given */
+};
+
+static void ls_help(void)
+{
+	printf("usage: clf [-c CONFIG] ls [--data DIR] [-l] [-a] [PATH]\n"
+	       "\n"
+	       "List the clf directory PATH (\"/a\" or \"clf:/a\"; default \"/\"),\n"
+	       "sorted by name; a file is listed alone.  Names starting with '.'\n"
+	       "are left out unless -a (among them .clf-default-layout, which\n"
+	       "holds a directory's default layout).\n"
+	       "\n"
+	       "  -l           one entry per line: MODE SIZE MTIME LAYOUT NAME,\n"
+	       "               LAYOUT being the file's layout in the layout text\n"
+	       "               syntax, or a directory's default layout ('-' when it\n"
+	       "               has none), cut to %d characters ('...'); `clf\n"
+	       "               getlayout` shows it whole\n"
+	       "  -a           also the names starting with '.'\n"
+	       "  --data DIR   the instance whose configuration is DIR/clf.conf\n"
+	       "\n"
+	       "Exit status: 0 listed, 1 failure, 2 bad usage.\n",
+	       LS_LAYOUT_WIDTH);
+}
+
+static int parse_args(int argc, char **argv, struct ls_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "data", required_argument, NULL, 'D' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, ":lah", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'D':
+			o->data = optarg;
+			break;
+		case 'l':
+			o->lng = true;
+			break;
+		case 'a':
+			o->all = true;
+			break;
+		case 'h':
+			ls_help();
+			return -1;
+		default:
+			return tool_bad_option("ls", c, argv);
+		}
+	}
+	if (optind + 1 < argc)
+		return tool_usage("ls", "unexpected argument '%s' (one path at a time)",
+				  argv[optind + 1]);
+	o->path = optind < argc ? argv[optind] : "/";
+	return 0;
+}
+
+/* One line of the listing. */
+struct ls_entry {
+	char *name;		/* owned */
+	uint64_t ino;
+	/* With -l: */
+	struct clf_proto_attr attr;
+	char *layout;		/* owned; NULL: "-" */
+};
+
+struct ls_list {
+	struct ls_entry *e;	/* owned, n of them */
+	size_t n, alloc;
+};
+
+static void ls_list_release(struct ls_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->e[i].name);
+		free(l->e[i].layout);
+	}
+	free(l->e);
+	*l = (struct ls_list){ 0 };
+}
+
+/* Forget entry i. */
+static void ls_drop(struct ls_list *l, size_t i)
+{
+	free(l->e[i].name);
+	free(l->e[i].layout);
+	memmove(&l->e[i], &l->e[i + 1], (l->n - i - 1) * sizeof(*l->e));
+	l->n--;
+}
+
+static int ls_add(struct ls_list *l, const char *name, size_t len,
+		  uint64_t ino)
+{
+	if (l->n == l->alloc) {
+		size_t na = l->alloc ? 2 * l->alloc : 64;
+		struct ls_entry *ne = realloc(l->e, na * sizeof(*ne));
+
+		if (!ne)
+			return clf_fail(ENOMEM, "clf: out of memory");
+		l->e = ne;
+		l->alloc = na;
+	}
+	l->e[l->n] = (struct ls_entry){ .name = strndup(name, len),
+					.ino = ino };
+	if (!l->e[l->n].name)
+		return clf_fail(ENOMEM, "clf: out of memory");
+	l->n++;
+	return 0;
+}
+
+/* Every entry of directory ino, but dot names unless all. */
+static int read_dir(uint64_t ino, bool all, struct ls_list *l)
+{
+	struct clf_ns_dirents d;
+	uint64_t cookie = 0;
+	bool eof = false;
+	int err = 0;
+
+	while (!eof && !err) {
+		err = clf_ns_readdir(ino, cookie, CLF_PROTO_READDIR_MAX, &d);
+		if (err)
+			break;
+		for (uint32_t i = 0; i < d.rep.count && !err; i++) {
+			const struct clf_proto_dirent *e = &d.rep.ents[i];
+
+			cookie = e->cookie;
+			if (!all && e->name.len && e->name.ptr[0] == '.')
+				continue;
+			err = ls_add(l, e->name.ptr, e->name.len, e->ino);
+		}
+		/* No entry and no end: do not ask again forever. */
+		eof = d.rep.eof || d.rep.count == 0;
+		clf_ns_dirents_release(&d);
+	}
+	return err;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(((const struct ls_entry *)a)->name,
+		      ((const struct ls_entry *)b)->name);
+}
+
+/* "rr:stripe=64k,count=4" or its first width-3 characters and "...". */
+static void shorten(char *text, size_t width)
+{
+	if (text && strlen(text) > width)
+		strcpy(text + width - 3, "...");
+}
+
+/* Attributes and layout text of e, for -l. */
+static int ls_detail(struct ls_entry *e)
+{
+	int err = clf_ns_getattr(e->ino, &e->attr);
+
+	if (err)
+		return err;
+	if (S_ISDIR(e->attr.mode))
+		err = clf_ns_dir_default_read(e->ino, &e->layout);
+	else if (S_ISREG(e->attr.mode))
+		err = tool_layout_text_of(e->ino, &e->layout);
+	shorten(e->layout, LS_LAYOUT_WIDTH);
+	return err;
+}
+
+static void print_long(const struct ls_list *l)
+{
+	char mode[11], mtime[32];
+	int w = 1, sw = 1;
+
+	for (size_t i = 0; i < l->n; i++) {
+		const struct ls_entry *e = &l->e[i];
+		int n = e->layout ? (int)strlen(e->layout) : 1;
+		int s = snprintf(NULL, 0, "%lld", (long long)e->attr.size);
+
+		w = n > w ? n : w;
+		sw = s > sw ? s : sw;
+	}
+	for (size_t i = 0; i < l->n; i++) {
+		const struct ls_entry *e = &l->e[i];
+		time_t t = (time_t)(e->attr.mtime / 1000000000);
+		struct tm tm;
+
+		tool_fmt_mode(e->attr.mode, mode);
+		if (localtime_r(&t, &tm))
+			strftime(mtime, sizeof(mtime), "%Y-%m-%d %H:%M", &tm);
+		else
+			snprintf(mtime, sizeof(mtime), "?");
+		tool_print_row("%s %*lld %s %-*s %s", mode, sw,
+			       (long long)e->attr.size, mtime, w,
+			       e->layout ? e->layout : "-", e->name);
+	}
+}
+
+int cmd_ls(const struct tool_opts *g, int argc, char **argv)
+{
+	struct ls_opts o = { 0 };
+	struct ls_list l = { 0 };
+	char path[TOOL_PATH_MAX];
+	struct stat st;
+	int rc, err;
+
+	rc = parse_args(argc, argv, &o);
+	if (rc)
+		return rc < 0 ? CLF_EXIT_OK : rc;
+	if (tool_clf_path(o.path, path))
+		return tool_usage("ls", "%s", tool_last_error());
+	if (tool_clf_connect(g, o.data))
+		return tool_fail();
+	rc = CLF_EXIT_FAIL;
+	err = CLF_stat(path, &st);
+	if (err) {
+		tool_fail_on("list", path, err);
+		goto finalize;
+	}
+	if (S_ISDIR(st.st_mode))
+		err = read_dir(st.st_ino, o.all, &l);
+	else
+		err = ls_add(&l, o.path, strlen(o.path), st.st_ino);
+	if (err) {
+		tool_fail_on("list", path, err);
+		goto release;
+	}
+	qsort(l.e, l.n, sizeof(*l.e), by_name);
+	for (size_t i = 0; o.lng && i < l.n;) {
+		err = ls_detail(&l.e[i]);
+		/* Removed since the listing: not an error, not shown. */
+		if (err == -ENOENT) {
+			ls_drop(&l, i);
+			continue;
+		}
+		if (err && !S_ISDIR(st.st_mode)) {
+			tool_fail_on("list", path, err);
+			goto release;
+		}
+		if (err) {
+			char full[TOOL_PATH_MAX + CLF_PROTO_NAME_MAX + 2];
+
+			snprintf(full, sizeof(full), "%s%s%.*s", path,
+				 strcmp(path, "/") ? "/" : "",
+				 CLF_PROTO_NAME_MAX, l.e[i].name);
+			tool_fail_on("list", full, err);
+			goto release;
+		}
+		i++;
+	}
+	if (o.lng)
+		print_long(&l);
+	else
+		for (size_t i = 0; i < l.n; i++)
+			printf("%s\n", l.e[i].name);
+	rc = CLF_EXIT_OK;
+release:
+	ls_list_release(&l);
+finalize:
+	CLF_finalize();
+	return rc;
+}
