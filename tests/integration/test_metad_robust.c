@@ -266,8 +266,24 @@ START_TEST(test_connections_over_the_limit_are_refused_clearly)
 	mh_stop(&H);
 	H.env[0] = "CLF_TEST_METAD_MAX_CONNECTIONS=2";
 	mh_start(&H);
-	a = mc_open(&H);
-	b = mc_open(&H);
+	/*
+	 * The harness's readiness probe holds a slot until metad's thread
+	 * for it notices the close: retry until both clients are in.
+	 */
+	for (int i = 0; i < 200; i++) {
+		err = mc_open_with(H.addr, &H.secret, MH_WAIT_MS, &a);
+		if (!err)
+			break;
+		usleep(20 * 1000);
+	}
+	ck_assert_int_eq(err, 0);
+	for (int i = 0; i < 200; i++) {
+		err = mc_open_with(H.addr, &H.secret, MH_WAIT_MS, &b);
+		if (!err)
+			break;
+		usleep(20 * 1000);
+	}
+	ck_assert_int_eq(err, 0);
 	err = mc_open_with(H.addr, &H.secret, MH_WAIT_MS, &c);
 	ck_assert_msg(err == -EAGAIN, "got %d: %s", err, CLF_Last_error());
 	ck_assert_msg(strstr(CLF_Last_error(), "try again later"), "%s",
