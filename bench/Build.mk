@@ -11,3 +11,29 @@ $(O)/bench/matrix_native.o: ALL_CFLAGS += -Itests/integration
 $(O)/bench/matrix_native: $(O)/bench/matrix_native.o \
 		$(O)/tests/integration/instance.o $(O)/libclf.a
 	$(CC) -o $@ $^ $(LIBCLF_EXTRA_LIBS) $(ALL_LDFLAGS)
+
+# The paper's MPI-IO experiments (bench/paper.sh runs them): MPI programs
+# linked through romio-clf/mpicc-clf, built only where romio-clf/Build.mk
+# builds libromio-clf.so (CONFIG_CLF_ROMIO, no sanitizers, mpicc), and
+# skipped, not failed, when the ROMIO source could not be had
+# ($(O)/romio/UNAVAILABLE).  romio-clf/Build.mk comes later: names here.
+BENCH_MPICC := $(shell command -v mpicc 2>/dev/null)
+ifeq ($(CONFIG_CLF_ROMIO)$(CONFIG_CLF_SANITIZERS),yn)
+ifneq ($(BENCH_MPICC),)
+
+BENCH_MPI_PROGS := $(O)/bench/mpi_matrix $(O)/bench/mpi_btio
+BENCHES += $(BENCH_MPI_PROGS)
+
+# -ldl: mpi_bench.c times pread/pwrite (ROMIO over ufs) through dlsym.
+$(BENCH_MPI_PROGS): $(O)/bench/%: bench/%.c bench/mpi_bench.c \
+		bench/mpi_bench.h $(O)/romio-clf/libromio-clf.so \
+		romio-clf/mpicc-clf
+	@mkdir -p $(dir $@)
+	@if test -f $(O)/romio/UNAVAILABLE; then \
+		echo "  SKIP    $@ (no libromio-clf.so)"; else \
+		echo "  CCLD    $@"; CLF_BUILD_DIR=$(O) romio-clf/mpicc-clf \
+		-std=gnu11 $(WARNINGS) $(CFLAGS) -o $@ $< bench/mpi_bench.c \
+		-ldl; fi
+
+endif
+endif

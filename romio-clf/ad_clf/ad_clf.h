@@ -60,7 +60,30 @@ typedef struct {
     MPI_Win win;
     int64_t *win_base;
     int lock_depth;             /* nested SetLock calls of this process */
+
+    /* Collective operations (ad_clf_coll.c): the tag of the next clf
+     * collective call is coll_base | (coll_seq & 0xffffffff), alike on
+     * every process of fd->comm; coll_base comes from rank 0 at the first
+     * collective access (coll_base_set), so that two opens of a file do
+     * not share tags. */
+    uint64_t coll_base;
+    uint64_t coll_seq;
+    int coll_base_set;
+
+    /* Hint clf_profile: time in clf's data calls since the open. */
+    int profile;
+    double io_time;             /* seconds */
+    long long io_calls;
 } ADIOI_CLF_fs;
+
+/* The memory side of an access (ad_clf_io_strided.c). */
+struct ADIOI_CLF_Mem {
+    CLF_Datatype type;          /* borrowed or owned (owned set) */
+    int owned;
+    char *ptr;                  /* where the type's offsets start */
+    char *packed;               /* owned copy when the type is not expressible */
+    MPI_Count bytes;
+};
 
 void ADIOI_CLF_Open(ADIO_File fd, int *error_code);
 void ADIOI_CLF_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_code);
@@ -101,6 +124,23 @@ void ADIOI_CLF_Get_shared_fp(ADIO_File fd, ADIO_Offset incr, ADIO_Offset * share
                              int *error_code);
 void ADIOI_CLF_Set_shared_fp(ADIO_File fd, ADIO_Offset offset, int *error_code);
 
+/* ad_clf_io_strided.c: the parts of an access through the MPI view */
+int ADIOI_CLF_Target(ADIO_File fd, int *cfd, int *linear, int *error_code);
+ADIO_Offset ADIOI_CLF_Start(ADIO_File fd, int file_ptr_type, ADIO_Offset offset, int linear);
+int ADIOI_CLF_Mem_init(ADIO_File fd, struct ADIOI_CLF_Mem *m, const void *buf, int count,
+                       MPI_Datatype datatype, int write, int pack);
+void ADIOI_CLF_Mem_unpack(ADIO_File fd, struct ADIOI_CLF_Mem *m, void *buf,
+                          MPI_Datatype datatype, MPI_Count n);
+void ADIOI_CLF_Mem_release(struct ADIOI_CLF_Mem *m);
+void ADIOI_CLF_Wrote(ADIO_File fd, int cfd, int linear, ADIO_Offset vbyte, ADIO_Offset n);
+void ADIOI_CLF_Done(ADIO_File fd, int file_ptr_type, int linear, ADIO_Offset vbyte,
+                    ADIO_Offset n, MPI_Datatype datatype, ADIO_Status * status);
+
+/* ad_clf_coll.c */
+void ADIOI_CLF_Coll_access(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
+                           int file_ptr_type, ADIO_Offset offset, ADIO_Status * status,
+                           int write, int *error_code);
+
 /* ad_clf_common.c */
 int ADIOI_CLF_Init(const char *myname, int *error_code);
 int ADIOI_CLF_Error(const char *myname, int err, const char *msg);
@@ -110,6 +150,9 @@ int ADIOI_CLF_Report_size(ADIO_File fd, int which);
 int ADIOI_CLF_Report_pending(ADIO_File fd, int except_fd);
 CLF_Datatype ADIOI_CLF_Bytes(ADIOI_CLF_fs * fs, MPI_Count len);
 void ADIOI_CLF_Path(const char *filename, char *path, size_t len);
+double ADIOI_CLF_Prof_start(ADIO_File fd);
+void ADIOI_CLF_Prof_end(ADIO_File fd, double t0);
+void ADIOI_CLF_Prof_publish(ADIO_File fd);
 
 /* ad_clf_lock.c */
 int ADIOI_CLF_Win_create(ADIO_File fd);

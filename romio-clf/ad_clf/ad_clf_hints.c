@@ -11,6 +11,10 @@
  *                            sieving and two-phase I/O on the byte view
  *   striping_unit, striping_factor, start_iodevice
  *                            a round-robin layout for a file being created
+ *   clf_profile              false (default), true: MPI_File_get_info
+ *                            reports clf_io_time and clf_io_calls, the
+ *                            seconds spent in clf's data calls and their
+ *                            number since the open (ad_clf_common.c)
  *
  * A malformed hint makes MPI_File_open fail on every process with a
  * message saying what is wrong; MPI_File_get_info reports the layout in
@@ -33,6 +37,16 @@ static void ADIOI_CLF_Hint_error(ADIOI_CLF_fs * fs, int error_class, const char 
     va_start(ap, fmt);
     vsnprintf(fs->hint_msg, sizeof(fs->hint_msg), fmt, ap);
     va_end(ap);
+}
+
+/* true/TRUE: 1, false/FALSE: 0, else -1. */
+static int ADIOI_CLF_Parse_bool(const char *s)
+{
+    if (!strcmp(s, "true") || !strcmp(s, "TRUE"))
+        return 1;
+    if (!strcmp(s, "false") || !strcmp(s, "FALSE"))
+        return 0;
+    return -1;
 }
 
 /* A whole decimal number in [min, INT_MAX]. */
@@ -76,16 +90,29 @@ void ADIOI_CLF_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
         value = ADIOI_Malloc(MPI_MAX_INFO_VAL + 1);
         ADIOI_Info_get(users_info, "use_romio_optimizations", MPI_MAX_INFO_VAL, value, &flag);
         if (flag) {
-            if (!strcmp(value, "true") || !strcmp(value, "TRUE"))
-                fs->romio_opt = 1;
-            else if (!strcmp(value, "false") || !strcmp(value, "FALSE"))
-                fs->romio_opt = 0;
+            int b = ADIOI_CLF_Parse_bool(value);
+
+            if (b >= 0)
+                fs->romio_opt = b;
             else
                 ADIOI_CLF_Hint_error(fs, MPI_ERR_INFO_VALUE,
                                      "hint use_romio_optimizations='%s': not true or false",
                                      value);
             ADIOI_Info_set(fd->info, "use_romio_optimizations",
                            fs->romio_opt ? "true" : "false");
+        }
+        ADIOI_Info_get(users_info, "clf_profile", MPI_MAX_INFO_VAL, value, &flag);
+        if (flag) {
+            int b = ADIOI_CLF_Parse_bool(value);
+
+            if (b >= 0)
+                fs->profile = b;
+            else
+                ADIOI_CLF_Hint_error(fs, MPI_ERR_INFO_VALUE,
+                                     "hint clf_profile='%s': not true or false", value);
+            ADIOI_Info_set(fd->info, "clf_profile", fs->profile ? "true" : "false");
+            if (fs->profile)
+                ADIOI_CLF_Prof_publish(fd);
         }
         /* The layout hints only matter when the file is created. */
         if (opening) {

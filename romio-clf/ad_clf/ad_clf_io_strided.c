@@ -8,9 +8,11 @@
  * (converted once per MPI_File_set_view, ad_clf_dtype.c), the memory
  * datatype a clf memory type, and clf moves every byte once, straight
  * between the buffer and the subfiles that hold it.  A collective access
- * is each process doing its own (one transfer per iod, no exchange
- * between processes); a collective write ends with the sizes reported and
- * a barrier, so that afterwards every process sees every byte.
+ * is clf's server-directed collective I/O (ad_clf_coll.c): every process
+ * sends its own bytes to the iods, tagged with the operation, and each
+ * iod merges all of them into ordered accesses; no exchange between
+ * processes.  A collective write ends with the sizes reported and a
+ * barrier, so that afterwards every process sees every byte.
  *
  * With use_romio_optimizations=true, ROMIO's generic data sieving and
  * two-phase code run on the byte view (ADIOI_CLF_ReadContig/WriteContig).
@@ -30,7 +32,7 @@ static int ADIOI_CLF_View_keyval = MPI_KEYVAL_INVALID;
  * lin_fd), else view_fd with the view converted.  0, or -1 and
  * *error_code set when clf cannot express the filetype.
  */
-static int ADIOI_CLF_Target(ADIO_File fd, int *cfd, int *linear, int *error_code)
+int ADIOI_CLF_Target(ADIO_File fd, int *cfd, int *linear, int *error_code)
 {
     static char myname[] = "ADIOI_CLF_SETVIEW";
     ADIOI_CLF_fs *fs = fd->fs_ptr;
@@ -99,23 +101,19 @@ static int ADIOI_CLF_Target(ADIO_File fd, int *cfd, int *linear, int *error_code
     return 0;
 }
 
-/* The memory side of an access: clf memory type over buf, or a packed copy. */
-struct ADIOI_CLF_Mem {
-    CLF_Datatype type;          /* borrowed or owned (owned set) */
-    int owned;
-    char *ptr;                  /* where the type's offsets start */
-    char *packed;               /* owned copy when the type is not expressible */
-    MPI_Count bytes;
-};
-
-static int ADIOI_CLF_Mem_init(ADIO_File fd, struct ADIOI_CLF_Mem *m, const void *buf, int count,
-                              MPI_Datatype datatype, int write)
+/*
+ * The memory side of an access: a clf memory type over buf, or a packed
+ * copy when clf cannot express the datatype or pack is set (a collective
+ * access cut into rounds needs its bytes as one run).
+ */
+int ADIOI_CLF_Mem_init(ADIO_File fd, struct ADIOI_CLF_Mem *m, const void *buf, int count,
+                       MPI_Datatype datatype, int write, int pack)
 {
     ADIOI_CLF_fs *fs = fd->fs_ptr;
     char msg[ADIOI_CLF_DTYPE_MSG_LEN];
-    MPI_Count size;
+    MPI_Count size, pos = 0;
     MPI_Aint base;
-    int contig, err, pos = 0;
+    int contig, err;
 
     memset(m, 0, sizeof(*m));
     MPI_Type_size_x(datatype, &size);
@@ -128,107 +126,96 @@ static int ADIOI_CLF_Mem_init(ADIO_File fd, struct ADIOI_CLF_Mem *m, const void 
         m->ptr = (char *) buf;
         return m->type ? 0 : -ENOMEM;
     }
-    err = ADIOI_CLF_Dtype_memtype(datatype, count, &m->type, &base, msg, sizeof(msg));
-    if (err == 0) {
-        m->owned = 1;
-        m->ptr = (char *) buf + base;
-        return 0;
+    if (!pack) {
+        err = ADIOI_CLF_Dtype_memtype(datatype, count, &m->type, &base, msg, sizeof(msg));
+        if (err == 0) {
+            m->owned = 1;
+            m->ptr = (char *) buf + base;
+            return 0;
+        }
     }
     /* Overlapping or out-of-order memory types: MPI packs them. */
     m->packed = ADIOI_Malloc(m->bytes);
+    if (!m->packed)
+        return -ENOMEM;
     if (write)
-        MPI_Pack(buf, count, datatype, m->packed, (int) m->bytes, &pos, fd->comm);
+        MPI_Pack_c(buf, count, datatype, m->packed, m->bytes, &pos, fd->comm);
     m->type = ADIOI_CLF_Bytes(fs, m->bytes);
     m->ptr = m->packed;
     return m->type ? 0 : -ENOMEM;
 }
 
-static void ADIOI_CLF_Mem_release(struct ADIOI_CLF_Mem *m)
+/* After a read of n bytes into a packed copy: the whole elements to buf. */
+void ADIOI_CLF_Mem_unpack(ADIO_File fd, struct ADIOI_CLF_Mem *m, void *buf,
+                          MPI_Datatype datatype, MPI_Count n)
+{
+    MPI_Count size, p = 0;
+
+    if (!m->packed || n <= 0)
+        return;
+    MPI_Type_size_x(datatype, &size);
+    /* A partial element stays unread. */
+    MPI_Unpack_c(m->packed, n, &p, buf, n / size, datatype, fd->comm);
+}
+
+void ADIOI_CLF_Mem_release(struct ADIOI_CLF_Mem *m)
 {
     if (m->owned)
         CLF_Type_free(&m->type);
     if (m->packed)
         ADIOI_Free(m->packed);
+    m->owned = 0;
+    m->packed = NULL;
 }
 
-/* One access of this process: the native path. */
-static void ADIOI_CLF_Access(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
-                             int file_ptr_type, ADIO_Offset offset, ADIO_Status * status,
-                             int write, int *error_code)
+/* The view byte where an access starts (see ADIOI_CLF_Target for linear). */
+ADIO_Offset ADIOI_CLF_Start(ADIO_File fd, int file_ptr_type, ADIO_Offset offset, int linear)
 {
-    static char myname[] = "ADIOI_CLF_ACCESS";
     ADIOI_CLF_fs *fs = fd->fs_ptr;
-    struct ADIOI_CLF_Mem mem;
-    ADIO_Offset vbyte, pos, at;
-    int64_t lin, end;
-    int cfd, linear, err;
-    ssize_t n = 0;
+    ADIO_Offset pos;
+    int64_t lin;
 
-    *error_code = MPI_SUCCESS;
-    if (ADIOI_CLF_Target(fd, &cfd, &linear, error_code))
-        return;
+    if (file_ptr_type == ADIO_EXPLICIT_OFFSET)
+        return offset * fd->etype_size;
+    if (linear)
+        return fd->fp_ind - fd->disp;
+    if (CLF_Type_map(fs->view_type, fs->view_disp, fd->fp_ind, &lin) == 0)
+        return lin;
+    /* The pointer sits in a hole (ROMIO's generic code leaves it there):
+     * ROMIO counts the view bytes before it. */
+    ADIOI_Get_position(fd, &pos);
+    return pos * fd->etype_size;
+}
 
-    /* The access starts at view byte vbyte. */
-    if (file_ptr_type == ADIO_EXPLICIT_OFFSET) {
-        vbyte = offset * fd->etype_size;
-    } else if (linear) {
-        vbyte = fd->fp_ind - fd->disp;
-    } else if (CLF_Type_map(fs->view_type, fs->view_disp, fd->fp_ind, &lin) == 0) {
-        vbyte = lin;
-    } else {
-        /* The pointer sits in a hole (ROMIO's generic code leaves it
-         * there): ROMIO counts the view bytes before it. */
-        ADIOI_Get_position(fd, &pos);
-        vbyte = pos * fd->etype_size;
-    }
-    at = linear ? fd->disp + vbyte : vbyte;
+/*
+ * After n > 0 view bytes were written from view byte vbyte through cfd:
+ * remember the end of file to report (the other descriptor and other
+ * processes see it then).
+ */
+void ADIOI_CLF_Wrote(ADIO_File fd, int cfd, int linear, ADIO_Offset vbyte, ADIO_Offset n)
+{
+    ADIOI_CLF_fs *fs = fd->fs_ptr;
+    int64_t end;
 
-    err = ADIOI_CLF_Mem_init(fd, &mem, buf, count, datatype, write);
-    if (err) {
-        *error_code = ADIOI_CLF_Error(myname, err, "out of memory");
-        return;
-    }
-    if (mem.bytes > 0) {
-        if (fd->atomicity)
-            ADIOI_CLF_Lock(fd);
-        if (write) {
-            n = CLF_ncwrite_at(cfd, at, mem.ptr, mem.type);
-        } else {
-            err = ADIOI_CLF_Report_pending(fd, cfd);
-            n = err ? err : CLF_ncread_at(cfd, at, mem.ptr, mem.type);
-        }
-        if (write && n > 0) {
-            if (linear)
-                end = at + n;
-            else if (CLF_Type_unmap(fs->view_type, fs->view_disp, vbyte + n - 1, &end) == 0)
-                end++;
-            else
-                end = 0;
-            if (cfd == fs->lin_fd && end > fs->lin_pending)
-                fs->lin_pending = end;
-            if (cfd == fs->view_fd && end > fs->view_pending)
-                fs->view_pending = end;
-            fd->dirty_write = 1;
-            if (fd->atomicity && (err = ADIOI_CLF_Report_size(fd, cfd)))
-                n = err;
-        }
-        if (fd->atomicity)
-            ADIOI_CLF_Unlock(fd);
-        if (n < 0) {
-            *error_code = ADIOI_CLF_Error(myname, (int) n, NULL);
-            ADIOI_CLF_Mem_release(&mem);
-            return;
-        }
-        if (!write && mem.packed) {
-            MPI_Count size;
-            int whole, p = 0;
+    if (linear)
+        end = fd->disp + vbyte + n;
+    else if (CLF_Type_unmap(fs->view_type, fs->view_disp, vbyte + n - 1, &end) == 0)
+        end++;
+    else
+        end = 0;
+    if (cfd == fs->lin_fd && end > fs->lin_pending)
+        fs->lin_pending = end;
+    if (cfd == fs->view_fd && end > fs->view_pending)
+        fs->view_pending = end;
+    fd->dirty_write = 1;
+}
 
-            MPI_Type_size_x(datatype, &size);
-            whole = (int) (n / size);   /* a partial element stays unread */
-            MPI_Unpack(mem.packed, (int) n, &p, buf, whole, datatype, fd->comm);
-        }
-    }
-    ADIOI_CLF_Mem_release(&mem);
+/* The individual pointer and status after n view bytes from vbyte. */
+void ADIOI_CLF_Done(ADIO_File fd, int file_ptr_type, int linear, ADIO_Offset vbyte,
+                    ADIO_Offset n, MPI_Datatype datatype, ADIO_Status * status)
+{
+    ADIOI_CLF_fs *fs = fd->fs_ptr;
+    int64_t end;
 
     if (file_ptr_type == ADIO_INDIVIDUAL) {
         if (linear)
@@ -241,6 +228,80 @@ static void ADIOI_CLF_Access(ADIO_File fd, void *buf, int count, MPI_Datatype da
     if (status)
         MPIR_Status_set_bytes(status, datatype, n);
 #endif
+}
+
+/* One access of this process: the native path. */
+static void ADIOI_CLF_Access(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
+                             int file_ptr_type, ADIO_Offset offset, ADIO_Status * status,
+                             int write, int *error_code)
+{
+    static char myname[] = "ADIOI_CLF_ACCESS";
+    struct ADIOI_CLF_Mem mem;
+    ADIO_Offset vbyte, at;
+    int cfd, linear, err;
+    ssize_t n = 0;
+
+    *error_code = MPI_SUCCESS;
+    if (ADIOI_CLF_Target(fd, &cfd, &linear, error_code))
+        return;
+
+    /* The access starts at view byte vbyte. */
+    vbyte = ADIOI_CLF_Start(fd, file_ptr_type, offset, linear);
+    at = linear ? fd->disp + vbyte : vbyte;
+
+    err = ADIOI_CLF_Mem_init(fd, &mem, buf, count, datatype, write, 0);
+    if (err) {
+        *error_code = ADIOI_CLF_Error(myname, err, "out of memory");
+        ADIOI_CLF_Mem_release(&mem);
+        return;
+    }
+    if (mem.bytes > 0) {
+        double t0;
+
+        if (fd->atomicity)
+            ADIOI_CLF_Lock(fd);
+        t0 = ADIOI_CLF_Prof_start(fd);
+        if (write) {
+            n = CLF_ncwrite_at(cfd, at, mem.ptr, mem.type);
+        } else {
+            err = ADIOI_CLF_Report_pending(fd, cfd);
+            n = err ? err : CLF_ncread_at(cfd, at, mem.ptr, mem.type);
+        }
+        ADIOI_CLF_Prof_end(fd, t0);
+        if (write && n > 0) {
+            ADIOI_CLF_Wrote(fd, cfd, linear, vbyte, n);
+            if (fd->atomicity && (err = ADIOI_CLF_Report_size(fd, cfd)))
+                n = err;
+        }
+        if (fd->atomicity)
+            ADIOI_CLF_Unlock(fd);
+        if (n < 0) {
+            *error_code = ADIOI_CLF_Error(myname, (int) n, NULL);
+            ADIOI_CLF_Mem_release(&mem);
+            return;
+        }
+        if (!write)
+            ADIOI_CLF_Mem_unpack(fd, &mem, buf, datatype, n);
+    }
+    ADIOI_CLF_Mem_release(&mem);
+    ADIOI_CLF_Done(fd, file_ptr_type, linear, vbyte, n, datatype, status);
+}
+
+/*
+ * A collective access without ROMIO: clf's collective I/O, or, in atomic
+ * mode, each process's own access under the file lock (a process holding
+ * the lock cannot wait at the iods for one waiting for the lock).
+ */
+static void ADIOI_CLF_Access_all(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
+                                 int file_ptr_type, ADIO_Offset offset, ADIO_Status * status,
+                                 int write, int *error_code)
+{
+    if (fd->atomicity)
+        ADIOI_CLF_Access(fd, buf, count, datatype, file_ptr_type, offset, status, write,
+                         error_code);
+    else
+        ADIOI_CLF_Coll_access(fd, buf, count, datatype, file_ptr_type, offset, status, write,
+                              error_code);
 }
 
 void ADIOI_CLF_ReadStrided(ADIO_File fd, void *buf, int count,
@@ -281,8 +342,8 @@ void ADIOI_CLF_ReadStridedColl(ADIO_File fd, void *buf, int count,
         ADIOI_GEN_ReadStridedColl(fd, buf, count, datatype, file_ptr_type, offset, status,
                                   error_code);
     else
-        ADIOI_CLF_Access(fd, buf, count, datatype, file_ptr_type, offset, status, 0,
-                         error_code);
+        ADIOI_CLF_Access_all(fd, buf, count, datatype, file_ptr_type, offset, status, 0,
+                             error_code);
 }
 
 void ADIOI_CLF_WriteStridedColl(ADIO_File fd, const void *buf, int count,
@@ -297,8 +358,8 @@ void ADIOI_CLF_WriteStridedColl(ADIO_File fd, const void *buf, int count,
         ADIOI_GEN_WriteStridedColl(fd, buf, count, datatype, file_ptr_type, offset, status,
                                    error_code);
     else
-        ADIOI_CLF_Access(fd, (void *) buf, count, datatype, file_ptr_type, offset, status, 1,
-                         error_code);
+        ADIOI_CLF_Access_all(fd, (void *) buf, count, datatype, file_ptr_type, offset, status,
+                             1, error_code);
     /* Everyone's bytes and sizes are visible to everyone when it returns. */
     err = ADIOI_CLF_Report_pending(fd, -1);
     if (err && *error_code == MPI_SUCCESS)

@@ -24,10 +24,13 @@ void ADIOI_CLF_ReadContig(ADIO_File fd, void *buf, int count,
     if (file_ptr_type == ADIO_INDIVIDUAL)
         offset = fd->fp_ind;
     if (len > 0) {
+        double t0 = ADIOI_CLF_Prof_start(fd);
+
         /* What this process wrote through its view descriptor counts. */
         err = ADIOI_CLF_Report_pending(fd, fs->lin_fd);
         mem = ADIOI_CLF_Bytes(fs, len);
         n = err ? err : mem ? CLF_ncread_at(fs->lin_fd, offset, buf, mem) : -ENOMEM;
+        ADIOI_CLF_Prof_end(fd, t0);
         if (n < 0) {
             *error_code = ADIOI_CLF_Error(myname, (int) n, NULL);
             return;

@@ -24,8 +24,11 @@ void ADIOI_CLF_WriteContig(ADIO_File fd, const void *buf, int count,
     if (file_ptr_type == ADIO_INDIVIDUAL)
         offset = fd->fp_ind;
     if (len > 0) {
+        double t0 = ADIOI_CLF_Prof_start(fd);
+
         mem = ADIOI_CLF_Bytes(fs, len);
         n = mem ? CLF_ncwrite_at(fs->lin_fd, offset, buf, mem) : -ENOMEM;
+        ADIOI_CLF_Prof_end(fd, t0);
         if (n < 0) {
             *error_code = ADIOI_CLF_Error(myname, (int) n, NULL);
             return;

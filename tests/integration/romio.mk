@@ -14,7 +14,7 @@ ROMIO_TEST_PROGS :=
 
 ifneq ($(ROMIO_LIB),)
 ROMIO_TEST_PROGS := $(ROMIO_TEST_DIR)/dtype_test $(ROMIO_TEST_DIR)/romio_io \
-	$(ROMIO_TEST_DIR)/romio_io_plain
+	$(ROMIO_TEST_DIR)/romio_io_plain $(ROMIO_TEST_DIR)/romio_coll
 
 # The converter alone, with libclf: no ROMIO needed.
 $(ROMIO_TEST_DIR)/dtype_test: tests/integration/romio/dtype_test.c \
@@ -32,6 +32,17 @@ $(ROMIO_TEST_DIR)/romio_io: tests/integration/romio/romio_io.c $(ROMIO_LIB) \
 	@mkdir -p $(dir $@)
 	@$(ROMIO_SKIP) { echo "  CCLD    $@"; CLF_BUILD_DIR=$(O) \
 		romio-clf/mpicc-clf -std=gnu11 $(WARNINGS) $(CFLAGS) -o $@ $<; }
+
+# Collective I/O: also asks the iods for their request counters, through
+# the tools' probe and libclf's private protocol (a copy of its own: the
+# driver's libclf inside libromio-clf.so is hidden).
+$(ROMIO_TEST_DIR)/romio_coll: tests/integration/romio/romio_coll.c $(ROMIO_LIB) \
+		romio-clf/mpicc-clf $(O)/tools/probe.o $(O)/libclf.a
+	@mkdir -p $(dir $@)
+	@$(ROMIO_SKIP) { echo "  CCLD    $@"; CLF_BUILD_DIR=$(O) \
+		romio-clf/mpicc-clf -std=gnu11 $(WARNINGS) $(CFLAGS) -Iinclude \
+		-Ilibclf -Itools -o $@ $< $(O)/tools/probe.o $(O)/libclf.a \
+		$(LIBCLF_EXTRA_LIBS) $(ALL_LDFLAGS); }
 
 # Fortran, through mpicc-clf's MPICC=mpifort, when there is mpifort.
 ifneq ($(shell command -v mpifort 2>/dev/null),)

@@ -10,6 +10,10 @@
 #     reported by MPI_File_get_info, malformed hints, write_shared /
 #     write_ordered, atomic mode, independent access, sizes, delete;
 #   - some of it again with 4 processes;
+#   - romio_coll with 2 and 4 processes: collective accesses go through
+#     clf's collective I/O -- the iods' request counters show one tagged
+#     request per subfile, round and participant -- cut in rounds
+#     (CLF_TEST_ROMIO_COLL_ROUND makes a round 4 KiB), byte-exact;
 #   - a Fortran program linked with mpicc-clf (MPICC=mpifort);
 #   - a program linked with plain mpicc, with and without
 #     LD_PRELOAD=libromio-clf.so (without it, "clf:" must be unknown).
@@ -51,13 +55,15 @@ if [ ! -x "$build/metad/metad" ] || [ ! -x "$build/iod/iod" ]; then
 	echo "SKIP: the daemons are not built"
 	exit 77
 fi
-for p in "$clf" "$bin/dtype_test" "$bin/romio_io" "$bin/romio_io_plain"; do
+for p in "$clf" "$bin/dtype_test" "$bin/romio_io" "$bin/romio_io_plain" \
+	"$bin/romio_coll"; do
 	if [ ! -x "$p" ]; then
 		echo "FAIL: $p not built" >&2
 		exit 1
 	fi
 done
-unset CLF_BIN_DIR CLF_CONFIG CLF_DATA_DIR CLF_BASE_PORT LD_PRELOAD || true
+unset CLF_BIN_DIR CLF_CONFIG CLF_DATA_DIR CLF_BASE_PORT LD_PRELOAD \
+	CLF_TEST_ROMIO_COLL_ROUND || true
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/clf-romio-test.XXXXXX")
 inst=$tmp/inst
@@ -126,6 +132,12 @@ for t in matrix info badhints shared atomic misc; do
 done
 for t in matrix shared atomic; do
 	run "$t, 4 processes" mpiexec -n 4 "$bin/romio_io" "$t" "np4"
+done
+
+# Collective I/O, in rounds of 4 KiB per process.
+for n in 2 4; do
+	run "collective I/O, $n processes" env CLF_TEST_ROMIO_COLL_ROUND=4096 \
+		mpiexec -n "$n" "$bin/romio_coll" "coll$n"
 done
 
 # Fortran: MPI_File_* called from libmpichfort (mpicc-clf MPICC=mpifort).

@@ -461,6 +461,9 @@ static void test_badhints(void)
 	i = new_info("use_romio_optimizations", "maybe", NULL);
 	expect_open_fails(i, amode, "use_romio_optimizations='maybe'", "bool");
 	MPI_Info_free(&i);
+	i = new_info("clf_profile", "yes", NULL);
+	expect_open_fails(i, amode, "clf_profile='yes'", "profile");
+	MPI_Info_free(&i);
 
 	i = new_info("striping_unit", "-5", NULL);
 	expect_open_fails(i, amode, "striping_unit='-5'", "unit");

@@ -1,0 +1,275 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# paper.sh -- the MPI-IO experiments of the Clusterfile paper, reproduced
+# on clf: builds what it needs, starts a local instance (metad + 2 iods on
+# loopback), runs
+#   1. the 2-D matrix (bench/mpi_matrix) with 2 processes, CYCLIC(k) x
+#      CYCLIC(k) checkerboard views, k = 1 ... 1024, scenarios CLF-phys,
+#      ROMIO-phys, ROMIO-rr and ROMIO-ufs (bench/mpi_bench.h);
+#   2. the same program with 4 processes on a small matrix, for
+#      correctness only (4 busy processes on 2 cores measure the
+#      scheduler);
+#   3. the BTIO-like pattern (bench/mpi_btio) with 1 process and, when
+#      the time budget allows, 4 processes (oversubscribed: indicative);
+# and writes the tables (text and CSV) and PNG plots (gnuplot; the
+# package gnuplot-nox is installed when missing).
+#
+# usage: bench/paper.sh [--full] [--quick] [--reps N] [--out DIR]
+#                       [--no-btio4] [--build DIR]
+#   --full       a 256 MiB matrix and 40 BTIO steps (class A) instead of
+#                64 MiB and 10 steps
+#   --quick      tiny sizes, one run each: checks that everything works
+#   --reps N     runs per figure, the median is reported (default 5, or
+#                $CLF_BENCH_REPS)
+#   --out DIR    where the results go (default bench/out)
+#   --no-btio4   skip BTIO with 4 processes
+#   --build DIR  the build directory (default $O, else build)
+#
+# Default settings take about 7 minutes on 2 cores; --full about four
+# times as long (ROMIO's time at small k grows with the matrix).  The
+# instance and the ROMIO-ufs files live in a temporary directory on the
+# same disk (${TMPDIR:-/tmp}); a trap stops the daemons and removes it.
+
+set -eu
+
+full=0
+quick=0
+reps=${CLF_BENCH_REPS:-5}
+out=bench/out
+btio4=1
+build=${O:-build}
+while [ $# -gt 0 ]; do
+	case $1 in
+	--full) full=1 ;;
+	--quick) quick=1 ;;
+	--reps) reps=$2; shift ;;
+	--out) out=$2; shift ;;
+	--no-btio4) btio4=0 ;;
+	--build) build=$2; shift ;;
+	-h | --help) sed -n '3,33p' "$0" | cut -c3-; exit 0 ;;
+	*) echo "paper.sh: unknown option '$1' (--help)" >&2; exit 2 ;;
+	esac
+	shift
+done
+
+cd "$(dirname "$0")/.."
+start=$(date +%s)
+budget=660	# seconds: BTIO with 4 processes only if we are below
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+
+# ---- build ----
+if ! command -v mpiexec >/dev/null 2>&1 || ! command -v mpicc >/dev/null 2>&1; then
+	echo "paper.sh: MPICH is missing (apt-get install mpich libmpich-dev)" >&2
+	exit 1
+fi
+echo "paper.sh: building in $build ..."
+make -s O="$build" "$build/tools/clf" "$build/metad/metad" "$build/iod/iod" \
+	"$build/romio-clf/libromio-clf.so" "$build/bench/mpi_matrix" \
+	"$build/bench/mpi_btio" >"$out/build.log" 2>&1 || {
+	tail -30 "$out/build.log" >&2
+	echo "paper.sh: the build failed (full log: $out/build.log)" >&2
+	exit 1
+}
+if [ -f "$build/romio/UNAVAILABLE" ]; then
+	echo "paper.sh: no libromio-clf.so: $(cat "$build/romio/UNAVAILABLE")" >&2
+	exit 1
+fi
+clf=$build/tools/clf
+bin=$build/bench
+
+# ---- gnuplot ----
+plots=1
+if ! command -v gnuplot >/dev/null 2>&1; then
+	SUDO=""
+	[ "$(id -u)" -eq 0 ] || SUDO=sudo
+	echo "paper.sh: installing gnuplot-nox ..."
+	if ! $SUDO apt-get install -y -qq gnuplot-nox >"$out/apt.log" 2>&1 &&
+		! { $SUDO apt-get update -qq >>"$out/apt.log" 2>&1 &&
+			$SUDO apt-get install -y -qq gnuplot-nox >>"$out/apt.log" 2>&1; }; then
+		echo "paper.sh: cannot install gnuplot-nox (see $out/apt.log): no plots" >&2
+		plots=0
+	fi
+fi
+
+# ---- the instance ----
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/clf-paper.XXXXXX")
+inst=$tmp/inst
+mkdir -p "$tmp/ufs"
+cleanup() {
+	rc=$?
+	trap - EXIT INT TERM HUP
+	if [ -f "$inst/clf.conf" ]; then
+		"$clf" down --data "$inst" >/dev/null 2>&1 ||
+			echo "paper.sh: clf down failed" >&2
+	fi
+	rm -rf "$tmp"
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 124' INT TERM HUP
+
+eph_lo=32768
+if [ -r /proc/sys/net/ipv4/ip_local_port_range ]; then
+	eph_lo=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range)
+fi
+lo=10002
+span=$((eph_lo - 10 - lo))
+tries=0
+while :; do
+	base=$((lo + ($$ * 13 + tries * 787) % span))
+	if "$clf" up --data "$inst" --iods 2 --base-port "$base" >"$tmp/up" 2>&1; then
+		break
+	fi
+	"$clf" down --data "$inst" >/dev/null 2>&1 || true
+	if ! grep -q "address already in use" "$tmp/up" || [ "$tries" -ge 4 ]; then
+		cat "$tmp/up" >&2
+		echo "paper.sh: cannot start the instance" >&2
+		exit 1
+	fi
+	rm -rf "$inst"
+	tries=$((tries + 1))
+done
+CLF_CONFIG=$inst/clf.conf
+export CLF_CONFIG
+unset CLF_TEST_ROMIO_COLL_ROUND || true
+
+# ---- the runs ----
+common="--reps $reps --iods 2 --ufs-dir $tmp/ufs"
+matrix_args=""
+steps=10
+[ "$full" -eq 1 ] && { matrix_args="--full"; steps=40; budget=3600; }
+if [ "$quick" -eq 1 ]; then
+	matrix_args="--side 1024 --kmax 64"
+	steps=2
+	common="--reps 1 --iods 2 --ufs-dir $tmp/ufs"
+fi
+rm -f "$out/matrix.csv" "$out/btio.csv"
+
+echo "paper.sh: 2-D matrix, 2 processes ($(date +%T))"
+# shellcheck disable=SC2086
+mpiexec -n 2 "$bin/mpi_matrix" $matrix_args $common \
+	--csv "$out/matrix.csv" | tee "$out/matrix.txt"
+
+echo "paper.sh: 2-D matrix, 4 processes, small, correctness only ($(date +%T))"
+# shellcheck disable=SC2086
+if mpiexec -n 4 "$bin/mpi_matrix" --side 2048 --kmax 64 --reps 1 --iods 2 \
+	--ufs-dir "$tmp/ufs" >"$out/matrix-np4-check.txt" 2>&1; then
+	check4="4 processes: every byte read back right, every scenario, k = 1 ... 64 (2048 x 2048 matrix)"
+else
+	check4="4 processes: FAILED (see $out/matrix-np4-check.txt)"
+fi
+echo "  $check4"
+
+echo "paper.sh: BTIO-like, 1 process ($(date +%T))"
+# shellcheck disable=SC2086
+mpiexec -n 1 "$bin/mpi_btio" --steps "$steps" $common --csv "$out/btio.csv" |
+	tee "$out/btio-np1.txt"
+elapsed=$(($(date +%s) - start))
+if [ "$btio4" -eq 1 ] && [ "$elapsed" -lt "$budget" ]; then
+	echo "paper.sh: BTIO-like, 4 processes on 2 cores: oversubscribed, indicative only ($(date +%T))"
+	# shellcheck disable=SC2086
+	mpiexec -n 4 "$bin/mpi_btio" --steps "$steps" $common \
+		--csv "$out/btio.csv" | tee "$out/btio-np4.txt"
+	btio4_note="BTIO with 4 processes ran oversubscribed (4 busy processes, 2 cores): indicative only"
+else
+	rm -f "$out/btio-np4.txt"
+	btio4_note="BTIO with 4 processes skipped (--no-btio4, or ${elapsed}s already spent of a ${budget}s budget)"
+fi
+echo "  $btio4_note"
+
+# ---- the table ----
+{
+	echo "clf: the paper's MPI-IO experiments ($(date '+%Y-%m-%d %H:%M'), $(nproc) cores, metad + 2 iods on loopback, MPICH $(mpichversion 2>/dev/null | sed -n 's/^MPICH Version:[[:space:]]*//p'))"
+	echo
+	cat "$out/matrix.txt"
+	echo
+	echo "$check4"
+	echo
+	cat "$out/btio-np1.txt"
+	if [ -f "$out/btio-np4.txt" ]; then
+		echo
+		cat "$out/btio-np4.txt"
+	fi
+	echo
+	echo "$btio4_note"
+} >"$out/paper.txt"
+
+# ---- the plots ----
+if [ "$plots" -eq 1 ]; then
+	gnuplot <<GP >"$out/gnuplot.log" 2>&1 || { plots=0; echo "paper.sh: gnuplot failed (see $out/gnuplot.log)" >&2; }
+set terminal pngcairo noenhanced size 960,600 font ",11"
+set datafile separator ','
+set datafile columnheaders
+set datafile missing 'NaN'
+set logscale x 2
+set logscale y 10
+set grid
+set key outside right top
+set xlabel 'k of CYCLIC(k) x CYCLIC(k)'
+set ylabel 'MB/s'
+set style line 1 lc rgb '#c0392b' lw 2 pt 7
+set style line 2 lc rgb '#2471a3' lw 2 pt 5
+set style line 3 lc rgb '#229954' lw 2 pt 9
+set style line 4 lc rgb '#7d3c98' lw 2 pt 11
+
+set output '$out/matrix-write.png'
+set title '2-D matrix, 2 processes, 2 iods: MPI_File_write_all'
+plot '$out/matrix.csv' using 1:(column('clf_phys_write')) with linespoints ls 1 title 'CLF-phys', \
+     '' using 1:(column('romio_phys_write')) with linespoints ls 2 title 'ROMIO-phys', \
+     '' using 1:(column('romio_rr_write')) with linespoints ls 3 title 'ROMIO-rr', \
+     '' using 1:(column('romio_ufs_write')) with linespoints ls 4 title 'ROMIO-ufs'
+
+set output '$out/matrix-read.png'
+set title '2-D matrix, 2 processes, 2 iods: MPI_File_read_all'
+plot '$out/matrix.csv' using 1:(column('clf_phys_read')) with linespoints ls 1 title 'CLF-phys', \
+     '' using 1:(column('romio_phys_read')) with linespoints ls 2 title 'ROMIO-phys', \
+     '' using 1:(column('romio_rr_read')) with linespoints ls 3 title 'ROMIO-rr', \
+     '' using 1:(column('romio_ufs_read')) with linespoints ls 4 title 'ROMIO-ufs'
+
+set output '$out/matrix-split.png'
+set title "write_all time per process: in file-system data calls (solid) and the rest, i.e. ROMIO's shuffle (dashed)"
+set ylabel 'ms'
+plot '$out/matrix.csv' using 1:(1000*column('clf_phys_write_io_s')) with linespoints ls 1 title 'CLF-phys, data calls', \
+     '' using 1:(1000*column('clf_phys_write_other_s')) with linespoints ls 1 dt 2 title 'CLF-phys, rest', \
+     '' using 1:(1000*column('romio_phys_write_io_s')) with linespoints ls 2 title 'ROMIO-phys, data calls', \
+     '' using 1:(1000*column('romio_phys_write_other_s')) with linespoints ls 2 dt 2 title 'ROMIO-phys, shuffle', \
+     '' using 1:(1000*column('romio_rr_write_io_s')) with linespoints ls 3 title 'ROMIO-rr, data calls', \
+     '' using 1:(1000*column('romio_rr_write_other_s')) with linespoints ls 3 dt 2 title 'ROMIO-rr, shuffle', \
+     '' using 1:(1000*column('romio_ufs_write_io_s')) with linespoints ls 4 title 'ROMIO-ufs, data calls', \
+     '' using 1:(1000*column('romio_ufs_write_other_s')) with linespoints ls 4 dt 2 title 'ROMIO-ufs, shuffle'
+
+set output '$out/matrix-ratio.png'
+set title 'CLF-phys speed-up over ROMIO (2-D matrix, 2 processes)'
+set ylabel 'CLF-phys MB/s / ROMIO MB/s'
+plot '$out/matrix.csv' using 1:(column('clf_rr_write')) with linespoints ls 3 title 'over ROMIO-rr, write', \
+     '' using 1:(column('clf_rr_read')) with linespoints ls 3 dt 2 title 'over ROMIO-rr, read', \
+     '' using 1:(column('clf_ufs_write')) with linespoints ls 4 title 'over ROMIO-ufs, write', \
+     '' using 1:(column('clf_ufs_read')) with linespoints ls 4 dt 2 title 'over ROMIO-ufs, read', \
+     1 with lines lc rgb 'black' dt 3 notitle
+
+unset logscale
+set logscale y 10
+set output '$out/btio.png'
+set title 'BTIO-like (class A grid): write (solid) and read (hatched), MB/s'
+set style data histogram
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set boxwidth 0.9
+set xlabel 'scenario, processes'
+set ylabel 'MB/s'
+set xtics rotate by -30
+plot '$out/btio.csv' using (column('write')):xtic(stringcolumn('scenario').' np'.stringcolumn('procs')) title 'write' lc rgb '#c0392b', \
+     '' using (column('read')) title 'read' lc rgb '#2471a3' fs pattern 4
+GP
+fi
+
+total=$(($(date +%s) - start))
+echo
+echo "paper.sh: done in ${total}s"
+echo "  table:  $out/paper.txt"
+echo "  CSV:    $out/matrix.csv $out/btio.csv"
+if [ "$plots" -eq 1 ]; then
+	echo "  plots:  $out/matrix-write.png $out/matrix-read.png $out/matrix-split.png $out/matrix-ratio.png $out/btio.png"
+fi
