@@ -316,8 +316,9 @@ ssize_t CLF_ncwrite_at(int fd, int64_t view_off, const void *buf,
  * -- no exchange between processes -- and each iod merges the pieces of
  * all participants into large accesses in subfile order.  At most
  * CLF_PROTO_DATA_MAX (64 MiB) view bytes per process and call; a
- * participant missing past the configured timeout fails the operation for
- * all with -ETIMEDOUT.
+ * participant with no bytes passes memtype NULL (it must still call, so
+ * that the iods know everyone came); a participant missing past the
+ * configured timeout fails the operation for all with -ETIMEDOUT.
  */
 ssize_t CLF_ncread_at_all(int fd, int64_t view_off, void *buf,
 			  CLF_Datatype memtype, uint64_t tag,

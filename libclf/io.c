@@ -699,7 +699,8 @@ static int check_collective(uint64_t tag, int nparticipants)
 ssize_t CLF_ncread_at_all(int fd, int64_t view_off, void *buf,
 			  CLF_Datatype memtype, uint64_t tag, int nparticipants)
 {
-	int64_t n = memtype_size(memtype);
+	/* No memory type: this participant has no bytes, but takes part. */
+	int64_t n = memtype ? memtype_size(memtype) : 0;
 	int err = check_collective(tag, nparticipants);
 
 	if (err || n < 0)
@@ -712,7 +713,7 @@ ssize_t CLF_ncwrite_at_all(int fd, int64_t view_off, const void *buf,
 			   CLF_Datatype memtype, uint64_t tag,
 			   int nparticipants)
 {
-	int64_t n = memtype_size(memtype);
+	int64_t n = memtype ? memtype_size(memtype) : 0;
 	int err = check_collective(tag, nparticipants);
 
 	if (err || n < 0)

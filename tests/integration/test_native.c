@@ -443,6 +443,13 @@ static int collective_child(const char *path, int p, int nproc, int64_t b,
 		CLF_Type_unmap(t[p], 0, w, &f);
 		buf[w] = pattern(f, 5);
 	}
+	/* An operation where nobody has bytes still completes for all. */
+	if (read_back &&
+	    CLF_ncwrite_at_all(fd, 0, NULL, NULL, tag + 100, nproc) != 0) {
+		fprintf(stderr, "empty collective %d: %s\n", p,
+			CLF_Last_error());
+		rc = 25;
+	}
 	{
 		CLF_Datatype mem = CLF_Type_vector(0, n - 1, n, 1, CLF_BYTE);
 
