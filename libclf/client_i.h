@@ -39,6 +39,25 @@ int64_t clf_now_ns(void);
 int clf_path_normalize(const char *path, char *out, size_t outlen);
 
 /*
+ * Encoders of metad request bodies with clf_encode()'s signature (msg is
+ * the matching struct clf_proto_*_req), and one metad call with such a
+ * body: the reply payload (caller frees) and its length.
+ */
+int clf_enc_lookup(struct wire_writer *w, const void *m);
+int clf_enc_create(struct wire_writer *w, const void *m);
+int clf_enc_mkdir(struct wire_writer *w, const void *m);
+int clf_enc_path(struct wire_writer *w, const void *m);
+int clf_enc_rename(struct wire_writer *w, const void *m);
+int clf_enc_readdir(struct wire_writer *w, const void *m);
+int clf_enc_ino(struct wire_writer *w, const void *m);
+int clf_enc_setattr(struct wire_writer *w, const void *m);
+int clf_enc_update_size(struct wire_writer *w, const void *m);
+int clf_enc_set_layout(struct wire_writer *w, const void *m);
+int clf_enc_empty(struct wire_writer *w, const void *m);
+int clf_meta_call(uint16_t op, clf_encode_fn enc, const void *msg,
+		  void **reply, uint32_t *rlen);
+
+/*
  * metad calls.  Layouts come back decoded into types (caller frees with
  * clf_layout_free); a NULL layout pointer means "not wanted", and *layout
  * is NULL when the inode has none (a directory).

@@ -11,52 +11,6 @@
 #include "error.h"
 #include "layout.h"
 
-/* Encoders with one signature, for clf_encode(). */
-static int enc_lookup(struct wire_writer *w, const void *m)
-{
-	return clf_proto_lookup_req_encode(w, m);
-}
-
-static int enc_create(struct wire_writer *w, const void *m)
-{
-	return clf_proto_create_req_encode(w, m);
-}
-
-static int enc_mkdir(struct wire_writer *w, const void *m)
-{
-	return clf_proto_mkdir_req_encode(w, m);
-}
-
-static int enc_path(struct wire_writer *w, const void *m)
-{
-	return clf_proto_path_req_encode(w, m);
-}
-
-static int enc_rename(struct wire_writer *w, const void *m)
-{
-	return clf_proto_rename_req_encode(w, m);
-}
-
-static int enc_ino(struct wire_writer *w, const void *m)
-{
-	return clf_proto_ino_encode(w, m);
-}
-
-static int enc_setattr(struct wire_writer *w, const void *m)
-{
-	return clf_proto_setattr_req_encode(w, m);
-}
-
-static int enc_update_size(struct wire_writer *w, const void *m)
-{
-	return clf_proto_update_size_req_encode(w, m);
-}
-
-static int enc_set_layout(struct wire_writer *w, const void *m)
-{
-	return clf_proto_set_layout_req_encode(w, m);
-}
-
 int clf_path_normalize(const char *path, char *out, size_t outlen)
 {
 	size_t n = 0;
@@ -99,28 +53,6 @@ int clf_path_normalize(const char *path, char *out, size_t outlen)
 	}
 	out[n] = '\0';
 	return 0;
-}
-
-/* A metad call with one encoded body; reply payload to the caller. */
-static int meta_call(uint16_t op, clf_encode_fn enc, const void *msg,
-		     void **reply, uint32_t *rlen)
-{
-	struct clf_client *cl;
-	struct iovec iov;
-	void *buf;
-	size_t len;
-	int err;
-
-	err = clf_client_get(&cl);
-	if (err)
-		return err;
-	err = clf_encode(enc, msg, &buf, &len);
-	if (err)
-		return err;
-	iov = (struct iovec){ buf, len };
-	err = clf_peer_call(&cl->metad, op, &iov, 1, reply, rlen);
-	free(buf);
-	return err;
 }
 
 static int decode_attr(void *payload, uint32_t len,
@@ -225,7 +157,7 @@ int clf_meta_lookup(const char *rel, struct clf_proto_attr *attr,
 			*layout = NULL;
 		return clf_meta_getattr(CLF_PROTO_ROOT_INO, attr);
 	}
-	err = meta_call(CLF_PROTO_OP_LOOKUP, enc_lookup, &req, &payload, &len);
+	err = clf_meta_call(CLF_PROTO_OP_LOOKUP, clf_enc_lookup, &req, &payload, &len);
 	if (err)
 		return err;
 	return take_reply(payload, len, false, attr, layout);
@@ -250,7 +182,7 @@ int clf_meta_create(const char *rel, mode_t mode, bool excl,
 	uint32_t len;
 	int err;
 
-	err = meta_call(CLF_PROTO_OP_CREATE, enc_create, &req, &payload, &len);
+	err = clf_meta_call(CLF_PROTO_OP_CREATE, clf_enc_create, &req, &payload, &len);
 	if (err)
 		return err;
 	return take_reply(payload, len, true, attr, layout);
@@ -263,7 +195,7 @@ int clf_meta_getattr(uint64_t ino, struct clf_proto_attr *attr)
 	uint32_t len;
 	int err;
 
-	err = meta_call(CLF_PROTO_OP_GETATTR, enc_ino, &req, &payload, &len);
+	err = clf_meta_call(CLF_PROTO_OP_GETATTR, clf_enc_ino, &req, &payload, &len);
 	return err ? err : decode_attr(payload, len, attr);
 }
 
@@ -278,7 +210,7 @@ int clf_meta_truncate(uint64_t ino, int64_t size, struct clf_proto_attr *attr)
 	uint32_t len;
 	int err;
 
-	err = meta_call(CLF_PROTO_OP_SETATTR, enc_setattr, &req, &payload,
+	err = clf_meta_call(CLF_PROTO_OP_SETATTR, clf_enc_setattr, &req, &payload,
 			&len);
 	return err ? err : decode_attr(payload, len, attr);
 }
@@ -295,7 +227,7 @@ int clf_meta_update_size(uint64_t ino, int64_t end,
 	uint32_t len;
 	int err;
 
-	err = meta_call(CLF_PROTO_OP_UPDATE_SIZE, enc_update_size, &req,
+	err = clf_meta_call(CLF_PROTO_OP_UPDATE_SIZE, clf_enc_update_size, &req,
 			&payload, &len);
 	return err ? err : decode_attr(payload, len, attr);
 }
@@ -310,7 +242,7 @@ int clf_meta_set_layout(uint64_t ino, const struct clf_proto_layout *layout,
 	uint32_t len;
 	int err;
 
-	err = meta_call(CLF_PROTO_OP_SET_LAYOUT, enc_set_layout, &req,
+	err = clf_meta_call(CLF_PROTO_OP_SET_LAYOUT, clf_enc_set_layout, &req,
 			&payload, &len);
 	if (err)
 		return err;
@@ -376,7 +308,7 @@ static int path_op(uint16_t op, const char *path)
 	if (!*rel)
 		return clf_fail(EBUSY, "clf: cannot remove the root directory");
 	req.path = clf_proto_str_of(rel);
-	err = meta_call(op, enc_path, &req, &payload, &len);
+	err = clf_meta_call(op, clf_enc_path, &req, &payload, &len);
 	if (!err)
 		free(payload);
 	return err;
@@ -411,7 +343,7 @@ int CLF_mkdir(const char *path, mode_t mode)
 	if (!*rel)
 		return clf_fail(EEXIST, "clf: mkdir '/': the root exists");
 	req.path = clf_proto_str_of(rel);
-	err = meta_call(CLF_PROTO_OP_MKDIR, enc_mkdir, &req, &payload, &len);
+	err = clf_meta_call(CLF_PROTO_OP_MKDIR, clf_enc_mkdir, &req, &payload, &len);
 	if (!err)
 		free(payload);
 	return err;
@@ -437,7 +369,7 @@ int CLF_rename(const char *from, const char *to)
 		return clf_fail(EBUSY, "clf: cannot rename the root directory");
 	req.path = clf_proto_str_of(a);
 	req.new_path = clf_proto_str_of(b);
-	err = meta_call(CLF_PROTO_OP_RENAME, enc_rename, &req, &payload, &len);
+	err = clf_meta_call(CLF_PROTO_OP_RENAME, clf_enc_rename, &req, &payload, &len);
 	if (!err)
 		free(payload);
 	return err;

@@ -19,81 +19,6 @@
 #include "client_ns.h"
 #include "error.h"
 
-/* Encoders with one signature, for clf_encode(). */
-static int enc_lookup(struct wire_writer *w, const void *m)
-{
-	return clf_proto_lookup_req_encode(w, m);
-}
-
-static int enc_create(struct wire_writer *w, const void *m)
-{
-	return clf_proto_create_req_encode(w, m);
-}
-
-static int enc_mkdir(struct wire_writer *w, const void *m)
-{
-	return clf_proto_mkdir_req_encode(w, m);
-}
-
-static int enc_path(struct wire_writer *w, const void *m)
-{
-	return clf_proto_path_req_encode(w, m);
-}
-
-static int enc_rename(struct wire_writer *w, const void *m)
-{
-	return clf_proto_rename_req_encode(w, m);
-}
-
-static int enc_readdir(struct wire_writer *w, const void *m)
-{
-	return clf_proto_readdir_req_encode(w, m);
-}
-
-static int enc_ino(struct wire_writer *w, const void *m)
-{
-	return clf_proto_ino_encode(w, m);
-}
-
-static int enc_setattr(struct wire_writer *w, const void *m)
-{
-	return clf_proto_setattr_req_encode(w, m);
-}
-
-static int enc_set_layout(struct wire_writer *w, const void *m)
-{
-	return clf_proto_set_layout_req_encode(w, m);
-}
-
-static int enc_empty(struct wire_writer *w, const void *m)
-{
-	(void)w;
-	(void)m;
-	return 0;
-}
-
-/* One metad request; the reply payload (caller frees) and its length. */
-static int ns_call(uint16_t op, clf_encode_fn enc, const void *msg,
-		   void **reply, uint32_t *rlen)
-{
-	struct clf_client *cl;
-	struct iovec iov;
-	void *buf;
-	size_t len;
-	int err;
-
-	err = clf_client_get(&cl);
-	if (err)
-		return err;
-	err = clf_encode(enc, msg, &buf, &len);
-	if (err)
-		return err;
-	iov = (struct iovec){ buf, len };
-	err = clf_peer_call(&cl->metad, op, &iov, 1, reply, rlen);
-	free(buf);
-	return err;
-}
-
 /* A request whose reply is an attr. */
 static int ns_call_attr(uint16_t op, clf_encode_fn enc, const void *msg,
 			struct clf_proto_attr *attr)
@@ -101,7 +26,7 @@ static int ns_call_attr(uint16_t op, clf_encode_fn enc, const void *msg,
 	struct wire_reader r;
 	void *payload;
 	uint32_t len;
-	int err = ns_call(op, enc, msg, &payload, &len);
+	int err = clf_meta_call(op, enc, msg, &payload, &len);
 
 	if (err)
 		return err;
@@ -116,7 +41,7 @@ static int ns_call_empty(uint16_t op, clf_encode_fn enc, const void *msg)
 {
 	void *payload;
 	uint32_t len;
-	int err = ns_call(op, enc, msg, &payload, &len);
+	int err = clf_meta_call(op, enc, msg, &payload, &len);
 
 	if (!err)
 		free(payload);
@@ -135,7 +60,7 @@ int clf_ns_lookup(uint64_t dir, const char *name, struct clf_proto_attr *attr)
 	uint32_t len;
 	int err;
 
-	err = ns_call(CLF_PROTO_OP_LOOKUP, enc_lookup, &req, &payload, &len);
+	err = clf_meta_call(CLF_PROTO_OP_LOOKUP, clf_enc_lookup, &req, &payload, &len);
 	if (err)
 		return err;
 	r = (struct wire_reader){ .buf = payload, .len = len };
@@ -152,13 +77,13 @@ int clf_ns_getattr(uint64_t ino, struct clf_proto_attr *attr)
 {
 	struct clf_proto_ino req = { ino };
 
-	return ns_call_attr(CLF_PROTO_OP_GETATTR, enc_ino, &req, attr);
+	return ns_call_attr(CLF_PROTO_OP_GETATTR, clf_enc_ino, &req, attr);
 }
 
 int clf_ns_setattr(const struct clf_proto_setattr_req *req,
 		   struct clf_proto_attr *attr)
 {
-	return ns_call_attr(CLF_PROTO_OP_SETATTR, enc_setattr, req, attr);
+	return ns_call_attr(CLF_PROTO_OP_SETATTR, clf_enc_setattr, req, attr);
 }
 
 int clf_ns_niods(void)
@@ -325,7 +250,7 @@ int clf_ns_create(uint64_t dir, const char *name, mode_t mode,
 	if (layout)
 		err = layout_to_proto(layout, &req.layout, &enc);
 	if (!err)
-		err = ns_call(CLF_PROTO_OP_CREATE, enc_create, &req, &payload,
+		err = clf_meta_call(CLF_PROTO_OP_CREATE, clf_enc_create, &req, &payload,
 			      &len);
 	if (layout)
 		layout_proto_free(&req.layout, enc, layout->count);
@@ -356,21 +281,21 @@ int clf_ns_mkdir(uint64_t dir, const char *name, mode_t mode,
 		.gid = owner->gid,
 	};
 
-	return ns_call_attr(CLF_PROTO_OP_MKDIR, enc_mkdir, &req, attr);
+	return ns_call_attr(CLF_PROTO_OP_MKDIR, clf_enc_mkdir, &req, attr);
 }
 
 int clf_ns_unlink(uint64_t dir, const char *name)
 {
 	struct clf_proto_path_req req = { dir, clf_proto_str_of(name) };
 
-	return ns_call_empty(CLF_PROTO_OP_UNLINK, enc_path, &req);
+	return ns_call_empty(CLF_PROTO_OP_UNLINK, clf_enc_path, &req);
 }
 
 int clf_ns_rmdir(uint64_t dir, const char *name)
 {
 	struct clf_proto_path_req req = { dir, clf_proto_str_of(name) };
 
-	return ns_call_empty(CLF_PROTO_OP_RMDIR, enc_path, &req);
+	return ns_call_empty(CLF_PROTO_OP_RMDIR, clf_enc_path, &req);
 }
 
 int clf_ns_rename(uint64_t dir, const char *name, uint64_t new_dir,
@@ -384,7 +309,7 @@ int clf_ns_rename(uint64_t dir, const char *name, uint64_t new_dir,
 		.flags = flags,
 	};
 
-	return ns_call_empty(CLF_PROTO_OP_RENAME, enc_rename, &req);
+	return ns_call_empty(CLF_PROTO_OP_RENAME, clf_enc_rename, &req);
 }
 
 int clf_ns_readdir(uint64_t dir, uint64_t cookie, uint32_t max,
@@ -396,7 +321,7 @@ int clf_ns_readdir(uint64_t dir, uint64_t cookie, uint32_t max,
 	uint32_t len;
 	int err;
 
-	err = ns_call(CLF_PROTO_OP_READDIR, enc_readdir, &req, &payload, &len);
+	err = clf_meta_call(CLF_PROTO_OP_READDIR, clf_enc_readdir, &req, &payload, &len);
 	if (err)
 		return err;
 	r = (struct wire_reader){ .buf = payload, .len = len };
@@ -425,7 +350,7 @@ int clf_ns_statfs(struct clf_proto_statfs *st)
 	uint32_t len;
 	int err;
 
-	err = ns_call(CLF_PROTO_OP_STATFS, enc_empty, NULL, &payload, &len);
+	err = clf_meta_call(CLF_PROTO_OP_STATFS, clf_enc_empty, NULL, &payload, &len);
 	if (err)
 		return err;
 	r = (struct wire_reader){ .buf = payload, .len = len };
@@ -443,7 +368,7 @@ int clf_ns_get_layout(uint64_t ino, struct clf_layout_info *info)
 	uint32_t len;
 	int err;
 
-	err = ns_call(CLF_PROTO_OP_GET_LAYOUT, enc_ino, &req, &payload, &len);
+	err = clf_meta_call(CLF_PROTO_OP_GET_LAYOUT, clf_enc_ino, &req, &payload, &len);
 	if (err)
 		return err;
 	r = (struct wire_reader){ .buf = payload, .len = len };
@@ -492,7 +417,7 @@ int clf_ns_set_layout(uint64_t ino, const struct clf_layout_desc *desc)
 
 	err = layout_to_proto(desc, &req.layout, &enc);
 	if (!err)
-		err = ns_call(CLF_PROTO_OP_SET_LAYOUT, enc_set_layout, &req,
+		err = clf_meta_call(CLF_PROTO_OP_SET_LAYOUT, clf_enc_set_layout, &req,
 			      &payload, &len);
 	layout_proto_free(&req.layout, enc, desc->count);
 	if (!err)
