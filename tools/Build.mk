@@ -3,7 +3,8 @@
 # protocol, transport and configuration headers, hence -Ilibclf.
 
 CLF_TOOL_SRCS := tools/clf.c tools/cmd_up.c tools/cmd_down.c \
-	tools/cmd_status.c tools/cmd_df.c tools/daemon_ctl.c tools/probe.c \
+	tools/cmd_status.c tools/cmd_df.c tools/table_opts.c tools/daemon_ctl.c \
+	tools/probe.c \
 	tools/format.c
 # The file commands (tool_fs.c shares their connecting, paths, messages
 # and layout options).

@@ -3,7 +3,6 @@
  * cmd_df.c -- `clf df`: the capacity and use of every iod's storage
  * (IOD_STATFS), and their sum.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,12 +10,6 @@
 #include "tool.h"
 #include "daemon_ctl.h"
 #include "probe.h"
-
-struct df_opts {
-	const char *data;	/* --data DIR, or NULL */
-	bool bytes;		/* -b */
-	bool no_header;		/* -H */
-};
 
 static void df_help(void)
 {
@@ -40,41 +33,6 @@ static void df_help(void)
 	       "\n"
 	       "Exit status: 0 every iod answered, 1 one did not (named on stderr)\n"
 	       "or another failure, 2 bad usage.\n");
-}
-
-static int parse_args(int argc, char **argv, struct df_opts *o)
-{
-	static const struct option longopts[] = {
-		{ "data", required_argument, NULL, 'd' },
-		{ "bytes", no_argument, NULL, 'b' },
-		{ "no-header", no_argument, NULL, 'H' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-
-	while ((c = getopt_long(argc, argv, ":bHh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			o->data = optarg;
-			break;
-		case 'b':
-			o->bytes = true;
-			break;
-		case 'H':
-			o->no_header = true;
-			break;
-		case 'h':
-			df_help();
-			return -1;
-		default:
-			return tool_bad_option("df", c, argv);
-		}
-	}
-	if (optind < argc)
-		return tool_usage("df", "unexpected argument '%s'",
-				  argv[optind]);
-	return 0;
 }
 
 /* Byte counts of one iod or of the total. */
@@ -123,7 +81,7 @@ static int ask(const struct clf_config *cfg, const struct tool_daemon *d,
 
 int cmd_df(const struct tool_opts *g, int argc, char **argv)
 {
-	struct df_opts o = { 0 };
+	struct table_opts o = { 0 };
 	struct clf_config *cfg = NULL;
 	struct tool_daemon *ds = NULL;
 	struct usage u, total = { 0 };
@@ -131,7 +89,7 @@ int cmd_df(const struct tool_opts *g, int argc, char **argv)
 	size_t n, nbad = 0, len = 0;
 	int w, rc, err;
 
-	rc = parse_args(argc, argv, &o);
+	rc = tool_parse_table_opts(argc, argv, "df", df_help, &o);
 	if (rc)
 		return rc < 0 ? CLF_EXIT_OK : rc;
 	if (tool_config_open(g, o.data, &cfg))

@@ -4,7 +4,6 @@
  * asked over the network (STATUS, and IOD_STATFS for iods), with the pid
  * file as a hint of why a local daemon does not answer.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,12 +12,6 @@
 #include "tool.h"
 #include "daemon_ctl.h"
 #include "probe.h"
-
-struct status_opts {
-	const char *data;	/* --data DIR, or NULL */
-	bool no_header;		/* -H */
-	bool bytes;		/* -b */
-};
 
 static void status_help(void)
 {
@@ -47,41 +40,6 @@ static void status_help(void)
 	       "\n"
 	       "Exit status: 0 every daemon is reachable, 1 one is not (named on\n"
 	       "stderr) or another failure, 2 bad usage.\n");
-}
-
-static int parse_args(int argc, char **argv, struct status_opts *o)
-{
-	static const struct option longopts[] = {
-		{ "data", required_argument, NULL, 'd' },
-		{ "bytes", no_argument, NULL, 'b' },
-		{ "no-header", no_argument, NULL, 'H' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-
-	while ((c = getopt_long(argc, argv, ":bHh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			o->data = optarg;
-			break;
-		case 'b':
-			o->bytes = true;
-			break;
-		case 'H':
-			o->no_header = true;
-			break;
-		case 'h':
-			status_help();
-			return -1;
-		default:
-			return tool_bad_option("status", c, argv);
-		}
-	}
-	if (optind < argc)
-		return tool_usage("status", "unexpected argument '%s'",
-				  argv[optind]);
-	return 0;
 }
 
 /* One row; every field is text so that unknown ones print as "-". */
@@ -119,7 +77,7 @@ static void pid_hint(const struct tool_daemon *d, char *buf, size_t len)
 
 /* Fill r for d; 0 when it is reachable and every request succeeded. */
 static int ask(const struct clf_config *cfg, const struct tool_daemon *d,
-	       const struct status_opts *o, struct row *r)
+	       const struct table_opts *o, struct row *r)
 {
 	struct clf_proto_status st;
 	struct clf_proto_statfs sf;
@@ -167,7 +125,7 @@ static int ask(const struct clf_config *cfg, const struct tool_daemon *d,
 
 int cmd_status(const struct tool_opts *g, int argc, char **argv)
 {
-	struct status_opts o = { 0 };
+	struct table_opts o = { 0 };
 	struct clf_config *cfg = NULL;
 	struct tool_daemon *ds = NULL;
 	char index[16], bad[256] = "";
@@ -175,7 +133,7 @@ int cmd_status(const struct tool_opts *g, int argc, char **argv)
 	struct row r;
 	int rc;
 
-	rc = parse_args(argc, argv, &o);
+	rc = tool_parse_table_opts(argc, argv, "status", status_help, &o);
 	if (rc)
 		return rc < 0 ? CLF_EXIT_OK : rc;
 	if (tool_config_open(g, o.data, &cfg))

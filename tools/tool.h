@@ -106,4 +106,18 @@ void tool_fmt_reason(int neg_err, char *buf, size_t len);
  * are 0. */
 unsigned tool_percent_used(uint64_t used, uint64_t avail);
 
+/* The options of the table commands (status, df). */
+struct table_opts {
+	const char *data;	/* --data DIR, or NULL */
+	bool bytes;		/* -b: sizes in bytes */
+	bool no_header;		/* -H */
+};
+
+/*
+ * Parse them: 0, -1 after --help (help printed), or the usage error of
+ * tool_usage()/tool_bad_option().
+ */
+int tool_parse_table_opts(int argc, char **argv, const char *cmd,
+			  void (*help)(void), struct table_opts *o);
+
 #endif /* CLF_TOOL_H */
