@@ -3,14 +3,15 @@
 # and runs shell tools, SQLite, random I/O against a local reference,
 # permission checks as nobody, layout xattrs, the native API on the same
 # files (mount_helper), unmounting under a reader, and prints the
-# throughput of the mount and of the native API.  Skipped (77) only
+# throughput of the mount and of the native API; test_mount_t.sh goes
+# through mount(8): `mount -t clf` and an fstab line.  Skipped (77) only
 # without /dev/fuse.
 #
 #   make check-mount
 
 ifeq ($(CONFIG_CLF_FUSE),y)
 
-MOUNT_TEST := tests/integration/test_mount.sh
+MOUNT_TEST := tests/integration/test_mount.sh tests/integration/test_mount_t.sh
 MOUNT_HELPER := $(O)/tests/integration/mount_helper
 
 $(MOUNT_HELPER): $(O)/tests/integration/mount_helper.o $(O)/libclf.a
