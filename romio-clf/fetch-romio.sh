@@ -12,10 +12,13 @@
 # source, with a deb-src entry mirroring the configured deb lines) and
 # refuse any other version.
 #
-# DESTDIR/mpich-VERSION/src/mpi/romio is the result; DESTDIR/.version
-# records the Debian version once the tree is complete, so a second run is
-# a no-op.  Exits 0 on success, 77 when the source cannot be obtained
-# (the build then skips the driver and its tests), 1 on other errors.
+# DESTDIR/mpich-VERSION/src/mpi/romio is the result, with MPICH's MPI-IO
+# tests beside it (test/mpi/io and the test/mpi/util, test/mpi/include
+# they build with), which tests/integration/test_romio_suite.sh runs on
+# clf; DESTDIR/.version records the Debian version once the tree is
+# complete, so a second run is a no-op.  Exits 0 on success, 77 when the
+# source cannot be obtained (the build then skips the driver and its
+# tests), 1 on other errors.
 set -eu
 
 dest=${1:?usage: fetch-romio.sh DESTDIR}
@@ -30,8 +33,15 @@ srcver=${ver%+b[0-9]*}
 upver=${srcver#*:}
 upver=${upver%-*}
 
+# What we keep of the 440 MB tree (10 MB): the build tree is searched often.
+keep="src/mpi/romio test/mpi/io test/mpi/util test/mpi/include"
+
+complete=1
+for d in $keep; do
+	[ -d "$dest/mpich-$upver/$d" ] || complete=0
+done
 if [ -f "$dest/.version" ] && [ "$(cat "$dest/.version")" = "$srcver" ] &&
-	[ -d "$dest/mpich-$upver/src/mpi/romio" ]; then
+	[ "$complete" -eq 1 ]; then
 	exit 0
 fi
 
@@ -83,13 +93,17 @@ if ! (cd "$dest" && apt-get source -qq "mpich=$srcver" >fetch.log 2>&1); then
 	cat "$dest/fetch.log" >&2
 	exit 77
 fi
-if [ ! -d "$dest/mpich-$upver/src/mpi/romio" ]; then
-	echo "fetch-romio: no src/mpi/romio in mpich $srcver" >&2
-	exit 1
-fi
-# Keep ROMIO only (10 MB of the 440): the build tree is searched often.
-mv "$dest/mpich-$upver/src/mpi/romio" "$dest/romio.tmp"
-rm -rf "$dest/mpich-$upver" "$dest"/mpich_*
-mkdir -p "$dest/mpich-$upver/src/mpi"
-mv "$dest/romio.tmp" "$dest/mpich-$upver/src/mpi/romio"
+for d in $keep; do
+	if [ ! -d "$dest/mpich-$upver/$d" ]; then
+		echo "fetch-romio: no $d in mpich $srcver" >&2
+		exit 1
+	fi
+done
+mv "$dest/mpich-$upver" "$dest/full.tmp"
+rm -f "$dest"/mpich_*
+for d in $keep; do
+	mkdir -p "$dest/mpich-$upver/$(dirname "$d")"
+	mv "$dest/full.tmp/$d" "$dest/mpich-$upver/$d"
+done
+rm -rf "$dest/full.tmp"
 echo "$srcver" >"$dest/.version"

@@ -289,62 +289,130 @@ int MPIO_Err_return_comm(MPI_Comm mpi_comm, int error_code)
     return error_code;
 }
 
+static int run_of(MPI_Datatype type, MPI_Aint * start, MPI_Count * len);
+static int tiles(MPI_Datatype type);
+
 /*
- * Whether datatype's bytes are one contiguous run in typemap order.  A
- * "no" is always safe (ROMIO then takes its general path), so anything
- * not obviously contiguous is reported as not contiguous.
+ * Whether blocks of copies of child, in order, make one run, and where
+ * it ends (*end; *started says whether it began): block b is blen(b)
+ * copies of child at byte disp(b) * unit + k * extent(child).  The
+ * copies of a block touch when child is one run as long as its extent;
+ * each non-empty block must start where the previous one ended.
  */
-void MPIR_Datatype_iscontig(MPI_Datatype datatype, int *flag)
+static int blocks_run(MPI_Datatype child, int n, const int *blens, int blen_all,
+                      const MPI_Aint * disps, MPI_Aint unit, int *started, MPI_Aint * end)
 {
-    int nints, naddrs, ntypes, combiner, *ints = NULL;
-    MPI_Aint *addrs = NULL, lb, extent, true_lb, true_extent;
+    MPI_Aint cstart, lb, extent;
+    MPI_Count clen;
+    int b, copies = 0;
+
+    /* No copy of child, whatever it is: nothing to add. */
+    for (b = 0; b < n && !copies; b++)
+        copies = (blens ? blens[b] : blen_all) > 0;
+    if (!copies)
+        return 1;
+    if (!run_of(child, &cstart, &clen))
+        return 0;
+    if (clen == 0)
+        return 1;
+    MPI_Type_get_extent(child, &lb, &extent);
+    for (b = 0; b < n; b++) {
+        int blen = blens ? blens[b] : blen_all;
+
+        if (blen == 0)
+            continue;
+        if (blen > 1 && extent != clen)
+            return 0;
+        if (*started && disps[b] * unit + cstart != *end)
+            return 0;
+        *started = 1;
+        *end = disps[b] * unit + cstart + (MPI_Aint) blen *clen;
+    }
+    return 1;
+}
+
+/*
+ * Whether one copy of type selects one run of bytes, in typemap order;
+ * then *start is its first byte and *len its length (the type's size).
+ * Subarray and darray place copies of their element in increasing order:
+ * one of them is a run when its element tiles and its true extent has no
+ * hole.
+ */
+static int run_of(MPI_Datatype type, MPI_Aint * start, MPI_Count * len)
+{
+    int nints, naddrs, ntypes, combiner, *ints = NULL, i, run = 0, started = 0;
+    MPI_Aint *addrs = NULL, true_lb, true_extent, lb, extent = 0, *d = NULL, end = 0;
     MPI_Datatype *types = NULL;
     MPI_Count size;
-    int i, contig = 0;
 
-    /* Tiled, the copies must touch too: no hole at either end. */
-    MPI_Type_size_x(datatype, &size);
-    MPI_Type_get_extent(datatype, &lb, &extent);
-    MPI_Type_get_true_extent(datatype, &true_lb, &true_extent);
-    if (size != true_extent || size != extent || lb != true_lb) {
-        *flag = 0;
-        return;
-    }
-    MPI_Type_get_envelope(datatype, &nints, &naddrs, &ntypes, &combiner);
-    if (combiner == MPI_COMBINER_NAMED) {
-        *flag = 1;
-        return;
-    }
+    MPI_Type_size_x(type, &size);
+    MPI_Type_get_true_extent(type, &true_lb, &true_extent);
+    *start = true_lb;
+    *len = size;
+    /* A hole or an overlap in the true extent: no run. */
+    if (size != 0 && size != true_extent)
+        return 0;
+    MPI_Type_get_envelope(type, &nints, &naddrs, &ntypes, &combiner);
+    if (size == 0 || combiner == MPI_COMBINER_NAMED)
+        return 1;
     ints = ADIOI_Malloc((nints + 1) * sizeof(int));
     addrs = ADIOI_Malloc((naddrs + 1) * sizeof(MPI_Aint));
     types = ADIOI_Malloc((ntypes + 1) * sizeof(MPI_Datatype));
-    MPI_Type_get_contents(datatype, nints, naddrs, ntypes, ints, addrs, types);
+    d = ADIOI_Malloc((nints + 2) * sizeof(MPI_Aint));
+    MPI_Type_get_contents(type, nints, naddrs, ntypes, ints, addrs, types);
+    if (ntypes > 0)
+        MPI_Type_get_extent(types[0], &lb, &extent);
 
     switch (combiner) {
         case MPI_COMBINER_DUP:
         case MPI_COMBINER_RESIZED:
-            MPIR_Datatype_iscontig(types[0], &contig);
+            run = run_of(types[0], start, len);
             break;
         case MPI_COMBINER_CONTIGUOUS:
-            /* Copies follow each other when the child's extent is its size. */
-            MPIR_Datatype_iscontig(types[0], &contig);
-            MPI_Type_get_extent(types[0], &lb, &extent);
-            if (contig && ints[0] > 1 && extent != true_extent / ints[0])
-                contig = 0;
+            /* One block of count copies. */
+            d[0] = 0;
+            run = blocks_run(types[0], 1, NULL, ints[0], d, 1, &started, &end);
+            break;
+        case MPI_COMBINER_VECTOR:
+        case MPI_COMBINER_HVECTOR:
+            /* Equal gaps: the first two blocks tell. */
+            d[0] = 0;
+            d[1] = combiner == MPI_COMBINER_VECTOR ? (MPI_Aint) ints[2] * extent : addrs[0];
+            run = blocks_run(types[0], ints[0] < 2 ? ints[0] : 2, NULL, ints[1], d, 1,
+                             &started, &end);
+            break;
+        case MPI_COMBINER_INDEXED:
+            for (i = 0; i < ints[0]; i++)
+                d[i] = ints[1 + ints[0] + i];
+            run = blocks_run(types[0], ints[0], &ints[1], 0, d, extent, &started, &end);
+            break;
+        case MPI_COMBINER_HINDEXED:
+            run = blocks_run(types[0], ints[0], &ints[1], 0, addrs, 1, &started, &end);
+            break;
+        case MPI_COMBINER_INDEXED_BLOCK:
+            for (i = 0; i < ints[0]; i++)
+                d[i] = ints[2 + i];
+            run = blocks_run(types[0], ints[0], NULL, ints[1], d, extent, &started, &end);
+            break;
+        case MPI_COMBINER_HINDEXED_BLOCK:
+            run = blocks_run(types[0], ints[0], NULL, ints[1], addrs, 1, &started, &end);
+            break;
+        case MPI_COMBINER_SUBARRAY:
+        case MPI_COMBINER_DARRAY:
+            run = tiles(types[0]);
+            break;
+        case MPI_COMBINER_STRUCT:
+            /* One block per member type, carrying on from the last. */
+            run = 1;
+            for (i = 0; i < ints[0] && run; i++)
+                run = blocks_run(types[i], 1, &ints[1 + i], 0, &addrs[i], 1, &started, &end);
             break;
         default:
-            /* A single-block vector or struct is still worth a look:
-             * the size equals the true extent, so one child in one block
-             * covers it without holes. */
-            if ((combiner == MPI_COMBINER_VECTOR || combiner == MPI_COMBINER_HVECTOR) &&
-                ints[0] == 1) {
-                MPIR_Datatype_iscontig(types[0], &contig);
-                MPI_Type_get_extent(types[0], &lb, &extent);
-                if (contig && ints[1] > 1 && extent * ints[1] != true_extent)
-                    contig = 0;
-            }
+            run = 0;
             break;
     }
+    *start = true_lb;
+    *len = size;
 
     for (i = 0; i < ntypes; i++) {
         int ni, na, nt, c;
@@ -356,5 +424,40 @@ void MPIR_Datatype_iscontig(MPI_Datatype datatype, int *flag)
     ADIOI_Free(ints);
     ADIOI_Free(addrs);
     ADIOI_Free(types);
-    *flag = contig;
+    ADIOI_Free(d);
+    return run;
+}
+
+/*
+ * Whether any number of copies of type, tiled, are one run of bytes in
+ * typemap order: one copy is one run, as long as the extent, and starts
+ * at the lower bound.  An empty type of extent 0 is one too.
+ */
+static int tiles(MPI_Datatype type)
+{
+    MPI_Aint lb, extent, start;
+    MPI_Count size, len;
+
+    MPI_Type_size_x(type, &size);
+    MPI_Type_get_extent(type, &lb, &extent);
+    if (size == 0)
+        return extent == 0;
+    return run_of(type, &start, &len) && extent == size && lb == start;
+}
+
+/*
+ * MPICH's is_contig, from the type's description.  ROMIO relies on the
+ * answer for more than speed: it reads a large contiguous memory type
+ * through its small buffer instead, growing the buffer at every step
+ * (MPICH's test/mpi/io/bigtype: minutes instead of seconds); and its
+ * flattening goes wrong on the empty vectors ADIO_Type_create_darray
+ * makes for a process with less than one block in a dimension (ROMIO's
+ * test/darray_read), which MPICH, as here, calls contiguous.  Where the
+ * description is not enough (a subarray or darray of an element whose
+ * lower bound is not its first byte), the answer is "no", which is only
+ * slower.
+ */
+void MPIR_Datatype_iscontig(MPI_Datatype datatype, int *flag)
+{
+    *flag = tiles(datatype);
 }

@@ -400,18 +400,17 @@ void ADIOI_CLF_IreadStridedColl(ADIO_File fd, void *buf, int count,
     ADIOI_CLF_Complete(fd, datatype, &status, request, error_code);
 }
 
+/*
+ * With use_romio_optimizations too: ROMIO's nonblocking two-phase write
+ * would complete on a process before the aggregators have reported the
+ * size of what they wrote for it, and its next read would stop short.
+ */
 void ADIOI_CLF_IwriteStridedColl(ADIO_File fd, const void *buf, int count,
                                  MPI_Datatype datatype, int file_ptr_type,
                                  ADIO_Offset offset, ADIO_Request * request, int *error_code)
 {
-    ADIOI_CLF_fs *fs = fd->fs_ptr;
     ADIO_Status status;
 
-    if (fs->romio_opt) {
-        ADIOI_GEN_IwriteStridedColl(fd, buf, count, datatype, file_ptr_type, offset, request,
-                                    error_code);
-        return;
-    }
     ADIOI_CLF_WriteStridedColl(fd, buf, count, datatype, file_ptr_type, offset, &status,
                                error_code);
     ADIOI_CLF_Complete(fd, datatype, &status, request, error_code);

@@ -86,11 +86,19 @@ int ADIOI_CLF_Unlock(ADIO_File fd)
 int ADIOI_CLF_SetLock(ADIO_File fd, int cmd, int type, ADIO_Offset offset, int whence,
                       ADIO_Offset len)
 {
-    if (type == F_UNLCK)
+    static char myname[] = "ADIOI_CLF_SETLOCK";
+    int err = 0;
+
+    if (type == F_UNLCK) {
+        /* The next holder must find what this one wrote, size included:
+         * ROMIO's data sieving reads a whole buffer under the lock and
+         * writes it back, and a read that stopped at an old end of file
+         * would write stale bytes over another process's. */
+        err = ADIOI_CLF_Report_pending(fd, -1);
         ADIOI_CLF_Unlock(fd);
-    else
+    } else
         ADIOI_CLF_Lock(fd);
-    return MPI_SUCCESS;
+    return err ? ADIOI_CLF_Error(myname, err, NULL) : MPI_SUCCESS;
 }
 
 void ADIOI_CLF_Get_shared_fp(ADIO_File fd, ADIO_Offset incr, ADIO_Offset * shared_fp,

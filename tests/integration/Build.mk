@@ -5,3 +5,4 @@
 -include tests/integration/multihost.mk
 -include tests/integration/romio.mk
 -include tests/integration/mount.mk
+-include tests/integration/romio_suite.mk

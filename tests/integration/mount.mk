@@ -5,13 +5,16 @@
 # files (mount_helper), unmounting under a reader, and prints the
 # throughput of the mount and of the native API; test_mount_t.sh goes
 # through mount(8): `mount -t clf` and an fstab line.  Skipped (77) only
-# without /dev/fuse.
+# without /dev/fuse.  test_mount_romio.sh: the same bytes through the
+# mount and through MPI-IO, both ways (skipped without MPICH or
+# libromio-clf.so).
 #
 #   make check-mount
 
 ifeq ($(CONFIG_CLF_FUSE),y)
 
-MOUNT_TEST := tests/integration/test_mount.sh tests/integration/test_mount_t.sh
+MOUNT_TEST := tests/integration/test_mount.sh tests/integration/test_mount_t.sh \
+	tests/integration/test_mount_romio.sh
 MOUNT_HELPER := $(O)/tests/integration/mount_helper
 
 $(MOUNT_HELPER): $(O)/tests/integration/mount_helper.o $(O)/libclf.a
@@ -19,7 +22,8 @@ $(MOUNT_HELPER): $(O)/tests/integration/mount_helper.o $(O)/libclf.a
 
 .PHONY: check-mount
 check-mount: $(MOUNT_HELPER) $(O)/kernel/mount.clf $(O)/tools/clf \
-		$(filter $(O)/metad/metad $(O)/iod/iod,$(PROGRAMS))
+		$(filter $(O)/metad/metad $(O)/iod/iod,$(PROGRAMS)) \
+		$(filter %/romio_xfer,$(ROMIO_TEST_PROGS))
 	@CLF_BUILD_DIR=$(O) scripts/run-tests.sh $(MOUNT_TEST)
 
 CHECK_TARGETS += check-mount

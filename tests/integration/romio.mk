@@ -14,7 +14,9 @@ ROMIO_TEST_PROGS :=
 
 ifneq ($(ROMIO_LIB),)
 ROMIO_TEST_PROGS := $(ROMIO_TEST_DIR)/dtype_test $(ROMIO_TEST_DIR)/romio_io \
-	$(ROMIO_TEST_DIR)/romio_io_plain $(ROMIO_TEST_DIR)/romio_coll
+	$(ROMIO_TEST_DIR)/romio_io_plain $(ROMIO_TEST_DIR)/romio_coll \
+	$(ROMIO_TEST_DIR)/romio_types $(ROMIO_TEST_DIR)/romio_xfer \
+	$(ROMIO_TEST_DIR)/romio_native
 
 # The converter alone, with libclf: no ROMIO needed.
 $(ROMIO_TEST_DIR)/dtype_test: tests/integration/romio/dtype_test.c \
@@ -32,6 +34,22 @@ $(ROMIO_TEST_DIR)/romio_io: tests/integration/romio/romio_io.c $(ROMIO_LIB) \
 	@mkdir -p $(dir $@)
 	@$(ROMIO_SKIP) { echo "  CCLD    $@"; CLF_BUILD_DIR=$(O) \
 		romio-clf/mpicc-clf -std=gnu11 $(WARNINGS) $(CFLAGS) -o $@ $<; }
+
+# Every constructor as a view and a subfile type; whole files to and
+# from a local one (also for the mount's test).
+$(ROMIO_TEST_DIR)/romio_types $(ROMIO_TEST_DIR)/romio_xfer: \
+		$(ROMIO_TEST_DIR)/%: tests/integration/romio/%.c \
+		tests/integration/romio/pattern.h $(ROMIO_LIB) romio-clf/mpicc-clf
+	@mkdir -p $(dir $@)
+	@$(ROMIO_SKIP) { echo "  CCLD    $@"; CLF_BUILD_DIR=$(O) \
+		romio-clf/mpicc-clf -std=gnu11 $(WARNINGS) $(CFLAGS) -o $@ $<; }
+
+# The native API's side of the cross-path checks: no MPI.
+$(ROMIO_TEST_DIR)/romio_native: tests/integration/romio/romio_native.c \
+		tests/integration/romio/pattern.h $(O)/libclf.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(O)/libclf.a $(LIBCLF_EXTRA_LIBS) \
+		$(ALL_LDFLAGS)
 
 # Collective I/O: also asks the iods for their request counters, through
 # the tools' probe and libclf's private protocol (a copy of its own: the

@@ -451,6 +451,41 @@ static void test_badhints(void)
 			  "count");
 	MPI_Info_free(&i);
 
+	/* Bytes [0, 4) and [8, 12) of 16: bytes 4 to 7 are in no subfile. */
+	{
+		MPI_Datatype lo4, hi4, wide;
+		int four = 4, eight = 8;
+
+		MPI_Type_contiguous(4, MPI_BYTE, &tmp);
+		MPI_Type_create_resized(tmp, 0, 16, &lo4);
+		MPI_Type_free(&tmp);
+		MPI_Type_indexed(1, &four, &eight, MPI_BYTE, &tmp);
+		MPI_Type_create_resized(tmp, 0, 16, &hi4);
+		MPI_Type_free(&tmp);
+		MPI_Type_commit(&lo4);
+		MPI_Type_commit(&hi4);
+		snprintf(hint, sizeof(hint), "%d %d", (int)MPI_Type_c2f(lo4),
+			 (int)MPI_Type_c2f(hi4));
+		i = new_info("subfile_datatypes", hint, NULL);
+		expect_open_fails(i, amode, "byte 4 is in no subfile", "gap");
+		MPI_Info_free(&i);
+
+		/* [0, 8) of 16 and [8, 16) of 32: extents differ. */
+		MPI_Type_indexed(1, &eight, &eight, MPI_BYTE, &tmp);
+		MPI_Type_create_resized(tmp, 0, 32, &wide);
+		MPI_Type_free(&tmp);
+		MPI_Type_commit(&wide);
+		snprintf(hint, sizeof(hint), "%d %d", (int)MPI_Type_c2f(half),
+			 (int)MPI_Type_c2f(wide));
+		i = new_info("subfile_datatypes", hint, NULL);
+		expect_open_fails(i, amode, "subfile 1 has extent 32 but subfile 0 "
+				  "has 16", "extents");
+		MPI_Info_free(&i);
+		MPI_Type_free(&lo4);
+		MPI_Type_free(&hi4);
+		MPI_Type_free(&wide);
+	}
+
 	MPI_Type_create_resized(MPI_INT, -4, 8, &neg);
 	MPI_Type_commit(&neg);
 	snprintf(hint, sizeof(hint), "%d", (int)MPI_Type_c2f(neg));
