@@ -82,11 +82,13 @@ check-asan: deps
 bench: $(BENCHES)
 
 # The layout-vs-view experiment: the mapping engine alone, then a real
-# instance (metad + 2 iods on loopback) written and read natively.
+# instance (metad + 2 iods on loopback) written and read natively, then
+# through MPI-IO (small sizes; bench/paper.sh alone for the full run).
 demo: deps
 	@$(MAKE) --no-print-directory all bench
 	$(O)/bench/mapping_bench
 	CLF_BENCH_REPS=3 $(O)/bench/matrix_native 4096 256
+	bench/paper.sh --quick --build $(O) --out $(O)/demo
 
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
