@@ -5,20 +5,28 @@
  *
  * The solution of BT is a 3-D grid of N^3 cells of 5 doubles (40 bytes),
  * stored in the file x fastest, then y, then z; every time step appends
- * one whole grid.  P = q^2 processes own q cells each by BT's
- * multi-partitioning (make_set): the grid is cut into q x q x q blocks and
- * process (col, row) owns block (col + c mod q, row - c mod q, c) for
- * c = 0 .. q-1, so each view is nested strided -- a struct of 3-D
- * subarrays of 40-byte elements, as BTIO builds it.  In memory each cell
- * carries BT's two ghost layers on every side (u(5, -2:n+1, ...)), so the
- * memory datatype is nested strided too.  Each step is one
+ * one whole grid.  The processes form a cols x rows grid and own
+ * ncells = max(cols, rows) cells each by BT's multi-partitioning
+ * (make_set): the grid is cut into cols x rows x ncells blocks (x, y, z)
+ * and process (col, row) owns block (col + c mod cols, row - c mod rows, c)
+ * for c = 0 .. ncells-1, so each view is nested strided -- a struct of
+ * 3-D subarrays of 40-byte elements, as BTIO builds it.  P = q^2
+ * processes make BT's own q x q grid (q cells each); 2 processes make a
+ * 1 x 2 grid: x whole, y and z halved, each process owning the two
+ * diagonal blocks (y = p, z = 0) and (y = 1 - p, z = 1), like the 2-D
+ * matrix's checkerboard.  In memory each cell carries BT's two ghost
+ * layers on every side (u(5, -2:n+1, ...)), so the memory datatype is
+ * nested strided too.  Each step is one
  * MPI_File_write_at_all, as in BTIO; the read-back is one
  * MPI_File_read_at_all per step, every value checked (ghosts untouched).
  *
- *   mpiexec -n 1|4|9.. mpi_btio [--n N] [--steps S] [--reps N] [--iods N]
- *           [--stripe BYTES] [--scenarios LIST] [--ufs-dir DIR] [--csv FILE]
+ *   mpiexec -n 1|2|4|9.. mpi_btio [--n N] [--steps S] [--grid CxR]
+ *           [--reps N] [--iods N] [--stripe BYTES] [--scenarios LIST]
+ *           [--ufs-dir DIR] [--csv FILE]
  *
- * Default: N = 64 (class A), 10 steps (class A writes 40: --steps 40).
+ * Default: N = 64 (class A), 10 steps (class A writes 40: --steps 40),
+ * the grid q x q for P = q^2 processes and 1 x 2 for 2 (--grid CxR:
+ * any C x R = P).
  * MB/s = bytes of all steps / the sum over steps of the slowest process's
  * time; median of --reps runs.  With --csv the rows are appended (one per
  * scenario; a header when the file is new).
@@ -33,7 +41,8 @@
 #define GHOST 2
 #define MAXQ 16
 
-static int rank, nprocs, q, n_grid;
+static int rank, nprocs, n_grid;
+static int cols, rows, ncells;	/* process grid (x, y); cells per process */
 
 struct cell {
 	int lo[3], size[3];	/* x, y, z */
@@ -41,22 +50,29 @@ struct cell {
 
 static struct cell cells[MAXQ];
 
-/* BT's make_set for process p: the q cells it owns. */
+/* Blocks along x, y and z. */
+static int blocks(int d)
+{
+	return d == 0 ? cols : d == 1 ? rows : ncells;
+}
+
+/* BT's make_set for process p: the ncells cells it owns. */
 static void make_set(int p)
 {
 	int coord[MAXQ][3];
 
-	coord[0][0] = p % q;
-	coord[0][1] = p / q;
+	coord[0][0] = p % cols;
+	coord[0][1] = p / cols;
 	coord[0][2] = 0;
-	for (int c = 1; c < q; c++) {
-		coord[c][0] = (coord[c - 1][0] + 1) % q;
-		coord[c][1] = (coord[c - 1][1] - 1 + q) % q;
+	for (int c = 1; c < ncells; c++) {
+		coord[c][0] = (coord[c - 1][0] + 1) % cols;
+		coord[c][1] = (coord[c - 1][1] - 1 + rows) % rows;
 		coord[c][2] = c;
 	}
-	for (int c = 0; c < q; c++) {
+	for (int c = 0; c < ncells; c++) {
 		for (int d = 0; d < 3; d++) {
-			int size = n_grid / q, excess = n_grid % q;
+			int size = n_grid / blocks(d),
+			    excess = n_grid % blocks(d);
 			int i = coord[c][d];
 
 			if (i < excess) {
@@ -71,16 +87,22 @@ static void make_set(int p)
 	}
 }
 
-/* The padded edge of a cell in memory: the largest cell plus ghosts. */
-static int padded(void)
+/* A cell's padded edge in memory along d: the largest cell plus ghosts. */
+static int padded(int d)
 {
-	return (n_grid + q - 1) / q + 2 * GHOST;
+	return (n_grid + blocks(d) - 1) / blocks(d) + 2 * GHOST;
+}
+
+/* Elements of one padded cell in memory. */
+static size_t padded_cell(void)
+{
+	return (size_t)padded(0) * padded(1) * padded(2);
 }
 
 /*
  * The filetype of process p (cells from make_set(p)): a struct of 3-D
- * subarrays of 40-byte elements; the cells lie in z-blocks 0, 1, ... q-1,
- * so its typemap increases.
+ * subarrays of 40-byte elements; the cells lie in z-blocks 0, 1, ...
+ * ncells-1, so its typemap increases.
  */
 static MPI_Datatype file_type(MPI_Datatype element, int p)
 {
@@ -89,15 +111,15 @@ static MPI_Datatype file_type(MPI_Datatype element, int p)
 	MPI_Aint zero[MAXQ];
 
 	make_set(p);
-	for (int c = 0; c < q; c++) {
+	for (int c = 0; c < ncells; c++) {
 		MPI_Type_create_subarray(3, sizes, cells[c].size, cells[c].lo,
 					 MPI_ORDER_FORTRAN, element, &sub[c]);
 		ones[c] = 1;
 		zero[c] = 0;
 	}
-	MPI_Type_create_struct(q, ones, zero, sub, &t);
+	MPI_Type_create_struct(ncells, ones, zero, sub, &t);
 	MPI_Type_commit(&t);
-	for (int c = 0; c < q; c++)
+	for (int c = 0; c < ncells; c++)
 		MPI_Type_free(&sub[c]);
 	return t;
 }
@@ -105,21 +127,21 @@ static MPI_Datatype file_type(MPI_Datatype element, int p)
 /* This process's memory type: each cell's interior, ghosts skipped. */
 static MPI_Datatype mem_type(MPI_Datatype element)
 {
-	int edge = padded(), sizes[3] = { edge, edge, edge };
+	int sizes[3] = { padded(0), padded(1), padded(2) };
 	int starts[3] = { GHOST, GHOST, GHOST }, ones[MAXQ];
 	MPI_Aint disp[MAXQ];
 	MPI_Datatype sub[MAXQ], t;
 
 	make_set(rank);
-	for (int c = 0; c < q; c++) {
+	for (int c = 0; c < ncells; c++) {
 		MPI_Type_create_subarray(3, sizes, cells[c].size, starts,
 					 MPI_ORDER_FORTRAN, element, &sub[c]);
 		ones[c] = 1;
-		disp[c] = (MPI_Aint)c * edge * edge * edge * 40;
+		disp[c] = (MPI_Aint)(c * padded_cell() * 40);
 	}
-	MPI_Type_create_struct(q, ones, disp, sub, &t);
+	MPI_Type_create_struct(ncells, ones, disp, sub, &t);
 	MPI_Type_commit(&t);
-	for (int c = 0; c < q; c++)
+	for (int c = 0; c < ncells; c++)
 		MPI_Type_free(&sub[c]);
 	return t;
 }
@@ -150,15 +172,14 @@ static double expected(int c, int i, int j, int k, int m, int step)
 /* Fill (or check, returning the wrong values) this process's memory. */
 static long fill_or_check(double *u, int step, int check)
 {
-	int edge = padded();
 	long wrong = 0;
 	double *e = u;
 
 	make_set(rank);
-	for (int c = 0; c < q; c++)
-		for (int k = 0; k < edge; k++)
-			for (int j = 0; j < edge; j++)
-				for (int i = 0; i < edge; i++)
+	for (int c = 0; c < ncells; c++)
+		for (int k = 0; k < padded(2); k++)
+			for (int j = 0; j < padded(1); j++)
+				for (int i = 0; i < padded(0); i++)
 					for (int m = 0; m < 5; m++, e++) {
 						double v = expected(c, i, j, k,
 								    m, step);
@@ -179,8 +200,7 @@ struct result {
 static int run(const struct bench_opts *o, enum bench_scenario sc, int steps,
 	       struct result *res)
 {
-	int edge = padded();
-	size_t ubytes = (size_t)q * edge * edge * edge * 40;
+	size_t ubytes = ncells * padded_cell() * 40;
 	double *u = malloc(ubytes);
 	MPI_Datatype element, layout[MAXQ * MAXQ], mem;
 	struct bench_time w[32], r[32];
@@ -289,8 +309,8 @@ static void print_results(const struct bench_opts *o, double bytes,
 		       bytes / 1e6 / x->r.secs, x->w.io_secs, x->w.other_secs,
 		       tot > 0 ? 100 * x->w.io_secs / tot : 0);
 		if (csv)
-			fprintf(csv, "%d,%s,%d,%.2f,%.2f,%.6f,%.6f,%.6f,%.6f\n",
-				nprocs, bench_sc_key[sc], steps,
+			fprintf(csv, "%d,%dx%d,%s,%d,%.2f,%.2f,%.6f,%.6f,%.6f,%.6f\n",
+				nprocs, cols, rows, bench_sc_key[sc], steps,
 				bytes / 1e6 / x->w.secs,
 				bytes / 1e6 / x->r.secs, x->w.io_secs,
 				x->w.other_secs, x->r.io_secs,
@@ -325,27 +345,40 @@ int main(int argc, char **argv)
 			n_grid = atoi(v);
 		else if (!strcmp(argv[i], "--steps"))
 			steps = atoi(v);
+		else if (!strcmp(argv[i], "--grid") &&
+			 sscanf(v, "%dx%d", &cols, &rows) == 2)
+			;
 		else
 			argc = -1;
 	}
-	for (q = 1; q * q < nprocs; q++)
-		;
-	if (argc < 0 || q * q != nprocs || q > MAXQ || n_grid < q ||
-	    steps < 1) {
+	if (!cols) {
+		/* BT's square grid; 2 processes: 1 x 2. */
+		for (cols = 1; cols * cols < nprocs; cols++)
+			;
+		rows = cols;
+		if (cols * cols != nprocs && nprocs == 2) {
+			cols = 1;
+			rows = 2;
+		}
+	}
+	ncells = cols > rows ? cols : rows;
+	if (argc < 0 || cols < 1 || rows < 1 || cols * rows != nprocs ||
+	    ncells > MAXQ || n_grid < ncells || steps < 1) {
 		if (rank == 0)
 			fprintf(stderr,
-				"usage: mpiexec -n 1|4|9|.. mpi_btio [--n N] [--steps S] [common options]\n"
-				"  a square number of processes, at most %d^2\n",
+				"usage: mpiexec -n 1|2|4|9|.. mpi_btio [--n N] [--steps S] [--grid CxR] [common options]\n"
+				"  C x R processes (default: q x q for a square number, 1 x 2 for 2), at most %d cells each, N >= cells\n",
 				MAXQ);
 		MPI_Finalize();
 		return 2;
 	}
 	bytes = (double)steps * n_grid * n_grid * n_grid * 40;
 	if (rank == 0) {
-		printf("BTIO-like: %d^3 cells of 5 doubles%s, %d time steps appended (%.1f MB), %d process%s, %d cell%s each (%d^3 blocks)\n",
+		printf("BTIO-like: %d^3 cells of 5 doubles%s, %d time steps appended (%.1f MB), %d process%s, %d x %d process grid (x, y), %d block%s each (%d x %d x %d cells)\n",
 		       n_grid, n_grid == 64 ? " (class A)" : "", steps,
-		       bytes / 1e6, nprocs, nprocs > 1 ? "es" : "", q,
-		       q > 1 ? "s" : "", n_grid / q);
+		       bytes / 1e6, nprocs, nprocs > 1 ? "es" : "", cols, rows,
+		       ncells, ncells > 1 ? "s" : "", n_grid / cols,
+		       n_grid / rows, n_grid / ncells);
 		printf("one write_at_all / read_at_all per step, nested-strided file and memory types; MB/s over all steps; median of %d runs; every value checked\n",
 		       o.reps);
 		bench_print_hints(&o, nprocs);
@@ -359,7 +392,7 @@ int main(int argc, char **argv)
 			if (!csv)
 				perror(o.csv);
 			else if (fresh)
-				fprintf(csv, "procs,scenario,steps,write,read,write_io_s,write_other_s,read_io_s,read_other_s\n");
+				fprintf(csv, "procs,grid,scenario,steps,write,read,write_io_s,write_other_s,read_io_s,read_other_s\n");
 		}
 	}
 	for (int sc = 0; sc < SC_COUNT; sc++)

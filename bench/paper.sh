@@ -10,8 +10,14 @@
 #   2. the same program with 4 processes on a small matrix, for
 #      correctness only (4 busy processes on 2 cores measure the
 #      scheduler);
-#   3. the BTIO-like pattern (bench/mpi_btio) with 1 process and, when
-#      the time budget allows, 4 processes (oversubscribed: indicative);
+#   3. the BTIO-like pattern (bench/mpi_btio): the main figure with 2
+#      processes on a 1 x 2 process grid, then 1 process and, when the
+#      time budget allows, 4 processes on BT's 2 x 2 grid
+#      (oversubscribed: secondary, indicative only);
+#   4. the machine's limit for the same traffic, the reference of
+#      bench/matrix_native: 2 TCP streams over loopback into pwrite
+#      (out of pread for reads), half the matrix each, no file system
+#      code;
 # and writes the tables (text and CSV) and PNG plots (gnuplot; the
 # package gnuplot-nox is installed when missing).
 #
@@ -47,7 +53,7 @@ while [ $# -gt 0 ]; do
 	--out) out=$2; shift ;;
 	--no-btio4) btio4=0 ;;
 	--build) build=$2; shift ;;
-	-h | --help) sed -n '3,33p' "$0" | cut -c3-; exit 0 ;;
+	-h | --help) sed -n '3,39p' "$0" | cut -c3-; exit 0 ;;
 	*) echo "paper.sh: unknown option '$1' (--help)" >&2; exit 2 ;;
 	esac
 	shift
@@ -67,7 +73,8 @@ fi
 echo "paper.sh: building in $build ..."
 make -s O="$build" "$build/tools/clf" "$build/metad/metad" "$build/iod/iod" \
 	"$build/romio-clf/libromio-clf.so" "$build/bench/mpi_matrix" \
-	"$build/bench/mpi_btio" >"$out/build.log" 2>&1 || {
+	"$build/bench/mpi_btio" "$build/bench/matrix_native" \
+	>"$out/build.log" 2>&1 || {
 	tail -30 "$out/build.log" >&2
 	echo "paper.sh: the build failed (full log: $out/build.log)" >&2
 	exit 1
@@ -162,22 +169,43 @@ else
 fi
 echo "  $check4"
 
+echo "paper.sh: BTIO-like, 2 processes, 1 x 2 grid: the main figure ($(date +%T))"
+# shellcheck disable=SC2086
+mpiexec -n 2 "$bin/mpi_btio" --steps "$steps" --grid 1x2 $common \
+	--csv "$out/btio.csv" | tee "$out/btio-np2.txt"
+
 echo "paper.sh: BTIO-like, 1 process ($(date +%T))"
 # shellcheck disable=SC2086
 mpiexec -n 1 "$bin/mpi_btio" --steps "$steps" $common --csv "$out/btio.csv" |
 	tee "$out/btio-np1.txt"
 elapsed=$(($(date +%s) - start))
 if [ "$btio4" -eq 1 ] && [ "$elapsed" -lt "$budget" ]; then
-	echo "paper.sh: BTIO-like, 4 processes on 2 cores: oversubscribed, indicative only ($(date +%T))"
+	echo "paper.sh: BTIO-like, 4 processes on 2 cores: secondary, oversubscribed, indicative only ($(date +%T))"
 	# shellcheck disable=SC2086
 	mpiexec -n 4 "$bin/mpi_btio" --steps "$steps" $common \
 		--csv "$out/btio.csv" | tee "$out/btio-np4.txt"
-	btio4_note="BTIO with 4 processes ran oversubscribed (4 busy processes, 2 cores): indicative only"
+	btio4_note="SECONDARY: BTIO with 4 processes ran oversubscribed (4 busy processes, 2 cores): indicative only"
 else
 	rm -f "$out/btio-np4.txt"
 	btio4_note="BTIO with 4 processes skipped (--no-btio4, or ${elapsed}s already spent of a ${budget}s budget)"
 fi
 echo "  $btio4_note"
+
+# The machine's limit: matrix_native's reference, with its own daemons
+# (it runs no clf access with layouts "-").  No file system can beat it:
+# it is the bytes of the 2-D matrix over loopback TCP into a file.
+echo "paper.sh: reference, TCP streams into pwrite ($(date +%T))"
+ref_side=8192
+[ "$full" -eq 1 ] && ref_side=16384
+[ "$quick" -eq 1 ] && ref_side=1024
+if CLF_BUILD_DIR=$build CLF_BENCH_REPS=$reps "$bin/matrix_native" "$ref_side" 1 - - \
+	>"$out/reference-run.txt" 2>&1; then
+	sed -n 's/^reference (\(.*\)): write \([0-9]*\) MB\/s, read \([0-9]*\) MB\/s$/reference (\1, 2 streams of half the matrix each, median of '"$reps"'): write \2 MB\/s, read \3 MB\/s/p' \
+		"$out/reference-run.txt" >"$out/reference.txt"
+else
+	echo "reference: matrix_native failed (see $out/reference-run.txt)" >"$out/reference.txt"
+fi
+cat "$out/reference.txt"
 
 # ---- the table ----
 {
@@ -187,13 +215,21 @@ echo "  $btio4_note"
 	echo
 	echo "$check4"
 	echo
+	echo "== BTIO-like, main figure: 2 processes, 1 x 2 grid =="
+	cat "$out/btio-np2.txt"
+	echo
+	echo "== BTIO-like, 1 process =="
 	cat "$out/btio-np1.txt"
 	if [ -f "$out/btio-np4.txt" ]; then
 		echo
+		echo "== BTIO-like, SECONDARY: 4 processes on 2 cores, oversubscribed, indicative only =="
 		cat "$out/btio-np4.txt"
 	fi
 	echo
 	echo "$btio4_note"
+	echo
+	echo "== The machine's limit =="
+	cat "$out/reference.txt"
 } >"$out/paper.txt"
 
 # ---- the plots ----
@@ -260,7 +296,7 @@ set boxwidth 0.9
 set xlabel 'scenario, processes'
 set ylabel 'MB/s'
 set xtics rotate by -30
-plot '$out/btio.csv' using (column('write')):xtic(stringcolumn('scenario').' np'.stringcolumn('procs')) title 'write' lc rgb '#c0392b', \
+plot '$out/btio.csv' using (column('write')):xtic(stringcolumn('scenario').' np'.stringcolumn('procs').' '.stringcolumn('grid')) title 'write' lc rgb '#c0392b', \
      '' using (column('read')) title 'read' lc rgb '#2471a3' fs pattern 4
 GP
 fi

@@ -50,31 +50,18 @@ static int reply_u32(struct iod_reply *rep, uint32_t v)
 	return body_done(rep, &w, clf_proto_u32_encode(&w, &m));
 }
 
-/* Reply bytes32 data of len bytes at buf, which the reply takes over. */
-static int reply_data(struct iod_reply *rep, void *buf, size_t len)
+/* Reply bytes32 data of len bytes at buf, the connection's data buffer. */
+static int reply_data(struct iod_reply *rep, const void *buf, size_t len)
 {
 	struct clf_proto_data m = { { buf, (uint32_t)len } };
 	struct wire_writer w = body_writer(rep);
 	int err = body_done(rep, &w, clf_proto_data_encode_head(&w, &m));
 
-	if (err) {
-		free(buf);
+	if (err)
 		return err;
-	}
 	rep->data = buf;
 	rep->data_len = len;
-	rep->owned = buf;
 	return 0;
-}
-
-/* A buffer for len bytes of read data (len may be 0). */
-static void *data_buffer(size_t len)
-{
-	void *buf = malloc(len ? len : 1);
-
-	if (!buf)
-		clf_fail(ENOMEM, "iod: no memory for %zu bytes of data", len);
-	return buf;
 }
 
 void iod_hook_before_write(struct iod_server *srv, size_t len)
@@ -131,15 +118,13 @@ static int op_sub_read(struct iod_conn *cn, struct wire_reader *r,
 
 	if (err)
 		return err;
-	buf = data_buffer(m.length);
+	buf = iod_conn_data_buffer(cn, m.length);
 	if (!buf)
 		return -ENOMEM;
 	n = iod_store_read(cn->srv->st, m.file, m.subfile, m.offset, buf,
 			   m.length);
-	if (n < 0) {
-		free(buf);
+	if (n < 0)
 		return (int)n;
-	}
 	atomic_fetch_add(&cn->srv->bytes_read, (uint64_t)n);
 	return reply_data(rep, buf, (size_t)n);
 }
@@ -250,7 +235,7 @@ static int op_view_read(struct iod_conn *cn, struct wire_reader *r,
 		err = (int)count;
 		goto put;
 	}
-	buf = data_buffer((size_t)count);
+	buf = iod_conn_data_buffer(cn, (size_t)count);
 	if (!buf) {
 		err = -ENOMEM;
 		goto put;
@@ -263,7 +248,6 @@ static int op_view_read(struct iod_conn *cn, struct wire_reader *r,
 				  (size_t)count, NULL);
 	if (n < 0) {
 		err = (int)n;
-		free(buf);
 		goto put;
 	}
 	atomic_fetch_add(&cn->srv->bytes_read, (uint64_t)count);

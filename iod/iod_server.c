@@ -45,8 +45,16 @@
 
 /* How often blocked loops look at the stop flag, ms. */
 #define STOP_POLL_MS 200
-/* A connection buffer bigger than this is freed after its request. */
+/* A connection buffer up to this size is always kept between requests. */
 #define KEEP_BUF_MAX (1u << 20)
+/*
+ * Bigger ones are kept while all connections together hold at most this
+ * many bytes of them -- room for 4 connections writing and reading the
+ * largest payloads, CLF_PROTO_PAYLOAD_MAX -- and freed after
+ * BIG_BUF_IDLE_MS without a request.
+ */
+#define BIG_BUF_BUDGET ((size_t)8 * CLF_PROTO_PAYLOAD_MAX)
+#define BIG_BUF_IDLE_MS 2000
 /* Scratch for skipping the payload of a refused request. */
 #define DRAIN_CHUNK (64u << 10)
 /*
@@ -254,24 +262,58 @@ static int recv_payload(struct iod_conn *cn, size_t len)
 	return err;
 }
 
+/* Free one of the connection's buffers. */
+static void buf_free(struct iod_conn *cn, uint8_t **buf, size_t *cap)
+{
+	if (*cap > KEEP_BUF_MAX)
+		atomic_fetch_sub(&cn->srv->kept, *cap);
+	free(*buf);
+	*buf = NULL;
+	*cap = 0;
+}
+
+/* *buf with room for len bytes (at least 1); 0 or -ENOMEM. */
+static int buf_reserve(struct iod_conn *cn, uint8_t **buf, size_t *cap,
+		       size_t len, const char *what)
+{
+	uint8_t *bigger;
+
+	if (len <= *cap && *buf)
+		return 0;
+	buf_free(cn, buf, cap);
+	bigger = malloc(len ? len : 1);
+	if (!bigger)
+		return clf_fail(ENOMEM, "iod: no memory for %s of %zu bytes",
+				what, len);
+	*buf = bigger;
+	*cap = len ? len : 1;
+	if (*cap > KEEP_BUF_MAX)
+		atomic_fetch_add(&cn->srv->kept, *cap);
+	return 0;
+}
+
 /* The connection buffer with room for len bytes (at least 1). */
 static int reserve(struct iod_conn *cn, size_t len)
 {
-	uint8_t *buf;
+	return buf_reserve(cn, &cn->buf, &cn->cap, len, "a payload");
+}
 
-	if (len <= cn->cap && cn->buf)
-		return 0;
-	free(cn->buf);
-	cn->buf = NULL;
-	cn->cap = 0;
-	buf = malloc(len ? len : 1);
-	if (!buf)
-		return clf_fail(ENOMEM,
-				"iod: no memory for a payload of %zu bytes",
-				len);
-	cn->buf = buf;
-	cn->cap = len ? len : 1;
-	return 0;
+void *iod_conn_data_buffer(struct iod_conn *cn, size_t len)
+{
+	if (buf_reserve(cn, &cn->out, &cn->out_cap, len, "data"))
+		return NULL;
+	return cn->out;
+}
+
+/* After a request: big buffers go if the server holds too many. */
+static void buf_trim(struct iod_conn *cn, bool idle)
+{
+	if (cn->cap > KEEP_BUF_MAX &&
+	    (idle || atomic_load(&cn->srv->kept) > BIG_BUF_BUDGET))
+		buf_free(cn, &cn->buf, &cn->cap);
+	if (cn->out_cap > KEEP_BUF_MAX &&
+	    (idle || atomic_load(&cn->srv->kept) > BIG_BUF_BUDGET))
+		buf_free(cn, &cn->out, &cn->out_cap);
 }
 
 /*
@@ -356,11 +398,7 @@ static int serve(struct iod_conn *cn, const struct clf_proto_header *h)
 		err = send_reply(cn, h, &rep);
 	}
 	free(rep.owned);
-	if (cn->cap > KEEP_BUF_MAX) {
-		free(cn->buf);
-		cn->buf = NULL;
-		cn->cap = 0;
-	}
+	buf_trim(cn, false);
 	if (err)
 		iod_log("%s (%s): cannot reply to %s: %s; closing",
 			clf_conn_peer(cn->c), cn->role, name, last_error());
@@ -377,9 +415,11 @@ static int next_request(struct iod_conn *cn, struct clf_proto_header *h)
 {
 	int rc;
 
-	for (;;) {
+	for (int idle_ms = 0;; idle_ms += STOP_POLL_MS) {
 		if (stopping(cn->srv))
 			return 1;
+		if (idle_ms >= BIG_BUF_IDLE_MS)
+			buf_trim(cn, true);
 		rc = clf_conn_poll(cn->c, STOP_POLL_MS);
 		if (rc < 0)
 			return rc;
@@ -435,7 +475,8 @@ static void *conn_thread(void *arg)
 		clf_conn_peer(cn->c), cn->role, cn->nrequests, released);
 close:
 	clf_conn_close(cn->c);
-	free(cn->buf);
+	buf_free(cn, &cn->buf, &cn->cap);
+	buf_free(cn, &cn->out, &cn->out_cap);
 	free(cn);
 	pthread_mutex_lock(&srv->mutex);
 	srv->nthreads--;
