@@ -62,22 +62,7 @@ trap 'exit 124' INT TERM HUP
 
 step=""
 
-fail() {
-	echo "FAIL: $step: $*" >&2
-	echo "--- stdout" >&2
-	cat "$tmp/out" >&2 2>/dev/null || true
-	echo "--- stderr" >&2
-	cat "$tmp/err" >&2 2>/dev/null || true
-	exit 1
-}
-
-# run CMD...: its exit status in $rc, its output in $tmp/out and $tmp/err.
-run() {
-	set +e
-	"$@" >"$tmp/out" 2>"$tmp/err"
-	rc=$?
-	set -e
-}
+. "$(dirname "$0")/cli_lib.sh"
 
 expect_rc() {
 	[ "$rc" -eq "$1" ] || fail "exit status $rc, expected $1"

@@ -66,27 +66,7 @@ trap 'exit 124' INT TERM HUP
 
 step=""
 
-fail() {
-	echo "FAIL: $step: $*" >&2
-	echo "--- stdout" >&2
-	cat "$tmp/out" >&2 2>/dev/null || true
-	echo "--- stderr" >&2
-	cat "$tmp/err" >&2 2>/dev/null || true
-	exit 1
-}
-
-# run CMD...: its exit status in $rc, its output in $tmp/out and $tmp/err.
-# Under ASan/UBSan (O=build-asan) a report fails the test whatever the
-# exit status: a leak on an error path exits 1 like the error itself.
-run() {
-	set +e
-	"$@" >"$tmp/out" 2>"$tmp/err"
-	rc=$?
-	set -e
-	if grep -q 'Sanitizer\|runtime error:' "$tmp/err"; then
-		fail "a sanitizer report"
-	fi
-}
+. "$(dirname "$0")/cli_lib.sh"
 
 # c ARGS...: clf on the instance under test, through run.
 c() {
