@@ -27,8 +27,10 @@
  *  5. An operation begins when its first request arrives and waits at most
  *     the configured timeout (timeout_ms) for the others.  If it is still
  *     incomplete then, it is discarded: every participant that came gets
- *     -ETIMEDOUT, nothing was read or written, and a later request with
- *     the same tag begins a new operation.  So a participant that never
+ *     -ETIMEDOUT, nothing was read or written by the operation (a write
+ *     piece that went straight to its subfile on arrival, iod_direct.c,
+ *     is already there), and a later request with the same tag begins a
+ *     new operation.  So a participant that never
  *     comes, or whose connection drops before its request arrives, costs
  *     the others one timeout, never a hang.
  *

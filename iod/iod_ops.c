@@ -50,6 +50,11 @@ static int reply_u32(struct iod_reply *rep, uint32_t v)
 	return body_done(rep, &w, clf_proto_u32_encode(&w, &m));
 }
 
+int iod_reply_u32(struct iod_reply *rep, uint32_t v)
+{
+	return reply_u32(rep, v);
+}
+
 /* Reply bytes32 data of len bytes at buf, the connection's data buffer. */
 static int reply_data(struct iod_reply *rep, const void *buf, size_t len)
 {

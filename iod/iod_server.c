@@ -249,12 +249,12 @@ static int drain(struct iod_conn *cn, size_t left)
 	return err;
 }
 
-/* The request's payload into the connection buffer, in RECV_CHUNKs. */
-static int recv_payload(struct iod_conn *cn, size_t len)
+/* Payload bytes [from, len) into the connection buffer, in RECV_CHUNKs. */
+static int recv_payload(struct iod_conn *cn, size_t from, size_t len)
 {
 	int err = 0;
 
-	for (size_t off = 0; off < len && !err; off += RECV_CHUNK) {
+	for (size_t off = from; off < len && !err; off += RECV_CHUNK) {
 		size_t n = len - off < RECV_CHUNK ? len - off : RECV_CHUNK;
 
 		err = clf_conn_recv_payload(cn->c, cn->buf + off, n);
@@ -318,20 +318,27 @@ static void buf_trim(struct iod_conn *cn, bool idle)
 
 /*
  * A request we will not serve (unknown opcode, a reply where a request
- * belongs...): skip its payload and answer err with "iod N: why", keeping
- * the connection.  Returns 0, or a transport error that ends it.
+ * belongs...): skip the left bytes of its payload that are still unread
+ * and answer err with "iod N: why", keeping the connection.  Returns 0,
+ * or a transport error that ends it.
  */
-static int refuse(struct iod_conn *cn, const struct clf_proto_header *h,
-		  int err, const char *why)
+static int refuse_rest(struct iod_conn *cn, const struct clf_proto_header *h,
+		       size_t left, int err, const char *why)
 {
 	char msg[CLF_PROTO_ERRMSG_MAX];
-	int rc = drain(cn, h->payload_len);
+	int rc = drain(cn, left);
 
 	iod_log("%s (%s): %s", clf_conn_peer(cn->c), cn->role, why);
 	if (rc)
 		return rc;
 	snprintf(msg, sizeof(msg), "%s: %s", iod_log_name(), why);
 	return send_error(cn, h, err, msg);
+}
+
+static int refuse(struct iod_conn *cn, const struct clf_proto_header *h,
+		  int err, const char *why)
+{
+	return refuse_rest(cn, h, h->payload_len, err, why);
 }
 
 /* CLF_Last_error() without its "clf: " or "iod: " prefix, for the log. */
@@ -355,6 +362,9 @@ static int serve(struct iod_conn *cn, const struct clf_proto_header *h)
 	const char *name = clf_proto_op_name(h->opcode);
 	int64_t max = iod_op_payload_max(h->opcode);
 	char msg[CLF_PROTO_ERRMSG_MAX];
+	uint8_t head[IOD_DIRECT_HEAD_MAX];
+	size_t head_len;
+	bool broken = false;
 	int err;
 
 	atomic_fetch_add(&cn->srv->requests, 1);
@@ -377,17 +387,28 @@ static int serve(struct iod_conn *cn, const struct clf_proto_header *h)
 			 name, h->payload_len, max);
 		return refuse(cn, h, -E2BIG, msg);
 	}
+	head_len = iod_direct_head_len(cn->srv, h);
+	if (head_len) {
+		err = clf_conn_recv_payload(cn->c, head, head_len);
+		if (err)
+			goto broken;
+		err = iod_direct_write(cn, h, head, head_len, &rep, &broken);
+		if (broken)
+			goto broken;
+		if (err != IOD_DIRECT_DECLINED)
+			goto answer;
+	}
 	err = reserve(cn, h->payload_len);
 	if (err)
-		return refuse(cn, h, err, last_error());
-	err = recv_payload(cn, h->payload_len);
-	if (err) {
-		iod_log("%s (%s): %s: %s; closing", clf_conn_peer(cn->c),
-			cn->role, name, last_error());
-		return err;
-	}
+		return refuse_rest(cn, h, h->payload_len - head_len, err,
+				   last_error());
+	memcpy(cn->buf, head, head_len);
+	err = recv_payload(cn, head_len, h->payload_len);
+	if (err)
+		goto broken;
 
 	err = iod_dispatch(cn, h, cn->buf, h->payload_len, &rep);
+answer:
 	if (err) {
 		iod_errmsg(msg, sizeof(msg));
 		if (log_worthy(err))
@@ -402,6 +423,11 @@ static int serve(struct iod_conn *cn, const struct clf_proto_header *h)
 	if (err)
 		iod_log("%s (%s): cannot reply to %s: %s; closing",
 			clf_conn_peer(cn->c), cn->role, name, last_error());
+	return err;
+
+broken:
+	iod_log("%s (%s): %s: %s; closing", clf_conn_peer(cn->c), cn->role,
+		name, last_error());
 	return err;
 }
 

@@ -166,6 +166,37 @@ int64_t iod_op_payload_max(uint16_t op);
 /* Apply the ENOSPC hook before a write of len bytes (see iod_hooks). */
 void iod_hook_before_write(struct iod_server *srv, size_t len);
 
+/* A reply whose body is one u32 (a write's count): 0 or -errno. */
+int iod_reply_u32(struct iod_reply *rep, uint32_t v);
+
+/* ------------------------------------------------------------------ */
+/* Writes from the connection straight to a subfile (iod_direct.c)     */
+/* ------------------------------------------------------------------ */
+
+/*
+ * How many bytes of h's body to receive before offering the request to
+ * iod_direct_write: the head of a write big enough to be worth it, or 0
+ * (receive the whole body and dispatch).
+ */
+size_t iod_direct_head_len(struct iod_server *srv,
+			   const struct clf_proto_header *h);
+
+#define IOD_DIRECT_DECLINED 1
+#define IOD_DIRECT_HEAD_MAX 40	/* the longest head: VIEW_WRITE's */
+
+/*
+ * iod_direct_write - serve a write whose head is in head[0..head_len)
+ *
+ * The data is still in the connection.  Returns IOD_DIRECT_DECLINED when
+ * it does not land contiguously in one subfile (nothing more was read:
+ * receive the rest and dispatch as usual); otherwise the data was
+ * consumed and it returns 0 with *rep set or a negative errno for an
+ * error reply -- unless *broken is set: the connection failed (close it).
+ */
+int iod_direct_write(struct iod_conn *cn, const struct clf_proto_header *h,
+		     const uint8_t *head, size_t head_len,
+		     struct iod_reply *rep, bool *broken);
+
 /* ------------------------------------------------------------------ */
 /* Collective operations (iod_collective.c)                            */
 /* ------------------------------------------------------------------ */

@@ -35,6 +35,7 @@
 #ifndef IOD_STORE_H
 #define IOD_STORE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -128,6 +129,29 @@ ssize_t iod_subfile_preadv(struct iod_subfile *sf, const struct iovec *iov,
 			   int iovcnt, int64_t off);
 ssize_t iod_subfile_pwritev(struct iod_subfile *sf, const struct iovec *iov,
 			    int iovcnt, int64_t off);
+
+/*
+ * A source that writes the next len bytes it carries into fd at off
+ * itself (the iod's: its connection, with splice).  Returns 0 or the
+ * source's negative errno; a failure of the file goes to *file_err (the
+ * source then consumes and drops the rest); *written is what fd took.
+ */
+typedef int (*iod_source_fn)(void *arg, int fd, int64_t off, size_t len,
+			     int *file_err, size_t *written);
+
+/*
+ * iod_subfile_write_from - len bytes from a source, written at off
+ *
+ * For writes whose bytes should not pass through a memory buffer; under
+ * the caller's range lock like iod_subfile_pwrite.  Returns len, or a
+ * negative errno: the subfile's (with its message; the source's bytes
+ * were consumed) or, with *source_failed set, the source's.
+ */
+ssize_t iod_subfile_write_from(struct iod_subfile *sf, iod_source_fn source,
+			       void *arg, size_t len, int64_t off,
+			       bool *source_failed);
+
+bool iod_store_direct_ok(struct iod_store *st);
 
 /* ------------------------------------------------------------------ */
 /* By name: what the SUB_*, SYNC, TRUNCATE and REMOVE requests need    */

@@ -210,6 +210,39 @@ ssize_t iod_subfile_pwritev(struct iod_subfile *sf, const struct iovec *iov,
 	return transfer(sf, 1, iov, iovcnt, off);
 }
 
+bool iod_store_direct_ok(struct iod_store *st)
+{
+	return atomic_load(&st->limit_io) == 0;
+}
+
+ssize_t iod_subfile_write_from(struct iod_subfile *sf, iod_source_fn source,
+			       void *arg, size_t len, int64_t off,
+			       bool *source_failed)
+{
+	struct iod_store *st = sf->st;
+	int fault = injected(st), file_err, err;
+	size_t written;
+
+	*source_failed = false;
+	err = check_range(sf, "write", off, len);
+	if (err)
+		return err;
+	atomic_fetch_add(&st->write_calls, 1);
+	/* An injected fault still has the source give up its bytes. */
+	err = source(arg, fault ? -1 : sf->fd, off, len, &file_err, &written);
+	if (written)
+		atomic_fetch_add(&st->bytes_written, (uint64_t)written);
+	if (err) {
+		*source_failed = true;
+		return err;
+	}
+	if (fault)
+		return io_error(sf, "write", fault);
+	if (file_err)
+		return io_error(sf, "write", -file_err);
+	return (ssize_t)len;
+}
+
 ssize_t iod_store_read(struct iod_store *st, uint64_t file, uint32_t index,
 		       int64_t off, void *buf, size_t len)
 {

@@ -426,6 +426,11 @@ int clf_proto_sub_write_req_encode_head(
 	struct wire_writer *w, const struct clf_proto_sub_write_req *m);
 int clf_proto_sub_write_req_decode(struct wire_reader *r,
 				   struct clf_proto_sub_write_req *m);
+/* The head alone; see clf_proto_view_write_req_decode_head. */
+#define CLF_PROTO_SUB_WRITE_HEAD 24	/* bytes before the data */
+int clf_proto_sub_write_req_decode_head(struct wire_reader *r,
+					size_t payload_len,
+					struct clf_proto_sub_write_req *m);
 
 struct clf_proto_view_register_req {
 	uint64_t file;
@@ -460,6 +465,16 @@ int clf_proto_view_write_req_encode_head(struct wire_writer *w,
 					 const struct clf_proto_view_io_req *m);
 int clf_proto_view_write_req_decode(struct wire_reader *r,
 				    struct clf_proto_view_io_req *m);
+/*
+ * The head of a VIEW_WRITE (or SUB_WRITE, below) alone: r holds the
+ * bytes before the data, payload_len is the whole body's length, and the
+ * data -- the rest of the body -- is left for the caller to receive
+ * (into a file).  m->data gets its length and a NULL pointer.
+ */
+#define CLF_PROTO_VIEW_WRITE_HEAD 40	/* bytes before the data */
+int clf_proto_view_write_req_decode_head(struct wire_reader *r,
+					 size_t payload_len,
+					 struct clf_proto_view_io_req *m);
 
 struct clf_proto_truncate_req {
 	uint64_t file;

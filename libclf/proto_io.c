@@ -139,6 +139,50 @@ int clf_proto_sub_write_req_decode(struct wire_reader *r,
 	return 0;
 }
 
+/*
+ * The length of data that follows a head the caller decodes alone: it
+ * must be exactly the rest of the body, which is still in the socket.
+ */
+static int get_data_head(struct wire_reader *r, size_t payload_len,
+			 struct clf_proto_bytes *b, const char *what)
+{
+	uint32_t len = wire_get_u32(r);
+
+	if (r->bad)
+		return clf_fail(EPROTO, "proto: %s: truncated head", what);
+	if (len > CLF_PROTO_DATA_MAX)
+		return clf_fail(E2BIG, "proto: %s: %u bytes, limit %u", what,
+				len, CLF_PROTO_DATA_MAX);
+	if (r->pos != r->len || payload_len < r->pos ||
+	    payload_len - r->pos != len)
+		return clf_fail(EPROTO, "proto: %s: %u data bytes in a body of %zu",
+				what, len, payload_len);
+	/* The checks want bytes behind a length; these are on their way. */
+	b->ptr = r->buf;
+	b->len = len;
+	return 0;
+}
+
+int clf_proto_sub_write_req_decode_head(struct wire_reader *r,
+					size_t payload_len,
+					struct clf_proto_sub_write_req *m)
+{
+	struct clf_proto_sub_write_req t;
+	int err;
+
+	t.file = wire_get_u64(r);
+	t.subfile = wire_get_u32(r);
+	t.offset = wire_get_i64(r);
+	err = get_data_head(r, payload_len, &t.data, "SUB_WRITE");
+	if (!err)
+		err = check_sub_write_req(&t);
+	if (err)
+		return err;
+	t.data.ptr = NULL;
+	*m = t;
+	return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* VIEW_REGISTER                                                       */
 /* ------------------------------------------------------------------ */
@@ -337,6 +381,24 @@ int clf_proto_view_write_req_decode(struct wire_reader *r,
 		err = check_view_io(&t, true);
 	if (err)
 		return err;
+	*m = t;
+	return 0;
+}
+
+int clf_proto_view_write_req_decode_head(struct wire_reader *r,
+					 size_t payload_len,
+					 struct clf_proto_view_io_req *m)
+{
+	struct clf_proto_view_io_req t;
+	int err;
+
+	get_view_io(r, &t);
+	err = get_data_head(r, payload_len, &t.data, "VIEW_WRITE");
+	if (!err)
+		err = check_view_io(&t, true);
+	if (err)
+		return err;
+	t.data.ptr = NULL;
 	*m = t;
 	return 0;
 }

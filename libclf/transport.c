@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "error.h"
 #include "transport_i.h"
@@ -34,9 +35,34 @@ int clf_deadline_left(int64_t deadline)
 	return left > INT_MAX ? INT_MAX : (int)left;
 }
 
-static int64_t deadline_after(int timeout_ms)
+int64_t clf_deadline_after(int timeout_ms)
 {
 	return clf_now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+}
+
+static int64_t deadline_after(int timeout_ms)
+{
+	return clf_deadline_after(timeout_ms);
+}
+
+int clf_pwrite_all(int fd, const void *buf, size_t n, int64_t *off)
+{
+	const char *p = buf;
+
+	while (n) {
+		ssize_t w = pwrite(fd, p, n, *off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		if (w == 0)
+			return -EIO;
+		p += w;
+		n -= (size_t)w;
+		*off += w;
+	}
+	return 0;
 }
 
 void clf_conn_base_init(struct clf_conn *c, const struct clf_transport_ops *ops,
@@ -337,6 +363,60 @@ int clf_conn_recv_header_any_major(struct clf_conn *c,
 int clf_conn_recv_payload(struct clf_conn *c, void *buf, size_t len)
 {
 	return recv_payload_dl(c, buf, len, deadline_after(c->timeout_ms));
+}
+
+/* Bytes per step of the generic payload-to-file path. */
+#define BOUNCE_CHUNK ((size_t)1 << 20)
+
+/* The generic path: receive into a bounce buffer, pwrite from it. */
+static int recv_to_file_bounce(struct clf_conn *c, int fd, int64_t *off,
+			       size_t len, int *file_err)
+{
+	size_t cap = len < BOUNCE_CHUNK ? len : BOUNCE_CHUNK;
+	char *buf = malloc(cap);
+	int err = 0;
+
+	if (!buf)
+		return clf_fail(ENOMEM, "clf: out of memory");
+	while (len && !err) {
+		size_t n = len < cap ? len : cap;
+
+		err = c->ops->recv(c, buf, n, deadline_after(c->timeout_ms));
+		if (!err && !*file_err)
+			*file_err = clf_pwrite_all(fd, buf, n, off);
+		len -= n;
+	}
+	free(buf);
+	return err;
+}
+
+int clf_conn_recv_payload_to_file(struct clf_conn *c, int fd, int64_t off,
+				  size_t len, int *file_err, size_t *written)
+{
+	int64_t at = off;
+	int err = check_usable(c);
+
+	*file_err = 0;
+	*written = 0;
+	if (err)
+		return err;
+	if (len > c->rx_left)
+		return clf_fail(EINVAL,
+				"clf: from %s: reading %zu payload bytes, %llu left",
+				c->peer, len, (unsigned long long)c->rx_left);
+	if (len == 0)
+		return 0;
+	err = 1;
+	if (c->ops->recv_to_file)
+		err = c->ops->recv_to_file(c, fd, &at, len, c->timeout_ms,
+					   file_err);
+	if (err == 1)	/* the transport cannot here: nothing consumed */
+		err = recv_to_file_bounce(c, fd, &at, len, file_err);
+	*written = (size_t)(at - off);
+	if (err)
+		return broken(c, err);
+	c->rx_left -= len;
+	return 0;
 }
 
 static int recv_dl(struct clf_conn *c, struct clf_proto_header *h,

@@ -74,6 +74,18 @@ struct clf_transport_ops {
 	/* Receive exactly len bytes, or fail. */
 	int (*recv)(struct clf_conn *c, void *buf, size_t len,
 		    int64_t deadline);
+	/*
+	 * Optional: receive exactly len bytes into file descriptor fd at
+	 * *off without passing them through user memory, advancing *off by
+	 * what the file took.  Within timeout_ms per step of progress.  A
+	 * failure of the file sets *file_err (then the bytes are received
+	 * and dropped, so the stream stays usable) and returns 0; a failure
+	 * of the connection is returned; 1 means "not possible here" with
+	 * nothing consumed.  NULL or 1: transport.c receives into a bounce
+	 * buffer and pwrites.
+	 */
+	int (*recv_to_file)(struct clf_conn *c, int fd, int64_t *off,
+			    size_t len, int timeout_ms, int *file_err);
 	/* 1 when bytes (or an error) are ready to receive, 0 on timeout. */
 	int (*poll)(struct clf_conn *c, int timeout_ms);
 	/* A descriptor that polls readable when poll() would return 1. */
@@ -178,6 +190,22 @@ int clf_conn_recv_header_any_major(struct clf_conn *c,
 
 /* Read the next len bytes of the current payload (len <= what remains). */
 int clf_conn_recv_payload(struct clf_conn *c, void *buf, size_t len);
+
+/*
+ * clf_conn_recv_payload_to_file - the next len payload bytes into a file
+ *
+ * Writes them to fd at offset off, straight from the socket where the
+ * transport can (TCP: splice(2) through a pipe, so the bytes are copied
+ * once, into the page cache, instead of twice).  Each step of progress
+ * gets the connection's timeout, like a payload received in pieces.
+ * Returns a negative errno when the connection failed (it is then
+ * broken); otherwise 0 with *file_err = 0 when the file took every byte,
+ * or the negative errno of the file (ENOSPC, EIO...) after which the rest
+ * of the payload was received and dropped: the connection goes on.
+ * *written is what the file took in both cases.
+ */
+int clf_conn_recv_payload_to_file(struct clf_conn *c, int fd, int64_t off,
+				  size_t len, int *file_err, size_t *written);
 
 /*
  * clf_conn_recv - read one whole message

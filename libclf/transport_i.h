@@ -36,4 +36,13 @@ void clf_conn_base_init(struct clf_conn *c, const struct clf_transport_ops *ops,
 /* Milliseconds until deadline, clamped to [0, INT_MAX]. */
 int clf_deadline_left(int64_t deadline);
 
+/* CLOCK_MONOTONIC deadline timeout_ms from now. */
+int64_t clf_deadline_after(int timeout_ms);
+
+/*
+ * Write all n bytes of buf to fd at *off, advancing *off; 0, or the
+ * negative errno of the file (a write that takes nothing is -EIO).
+ */
+int clf_pwrite_all(int fd, const void *buf, size_t n, int64_t *off);
+
 #endif /* CLF_TRANSPORT_I_H */

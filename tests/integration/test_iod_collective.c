@@ -434,6 +434,108 @@ START_TEST(test_collective_request_that_disagrees_is_refused)
 }
 END_TEST
 
+/*
+ * A piece that lands contiguously in its subfile goes straight from the
+ * socket to the file (iod_direct.c); a strided one is merged.  Both in
+ * one operation.
+ */
+#define DIRECT_N ((int64_t)256 << 10)
+
+struct direct_part {
+	const struct iodh *h;
+	CLF_Datatype view;	/* borrowed */
+	int64_t disp, hi;	/* view displacement; range [0, hi) */
+	uint8_t *data;		/* borrowed: the packed bytes */
+	uint32_t participants;
+	int64_t got;
+	char msg[256];
+};
+
+static void *direct_part_main(void *arg)
+{
+	struct direct_part *d = arg;
+	struct clf_conn *c = NULL;
+	uint32_t handle;
+	int err = iodh_connect_with(d->h, &d->h->secret, &c);
+
+	if (!err) {
+		clf_conn_set_timeout(c, 3 * TIMEOUT_MS);
+		err = cl_view_register(c, FILE_ID, 0, d->view, d->disp,
+				       CLF_BYTE, 0, &handle);
+	}
+	d->got = err ? err : cl_view_write(c, handle, 0, d->hi, d->data,
+					   (size_t)d->hi, 7, d->participants);
+	if (d->got < 0)
+		snprintf(d->msg, sizeof(d->msg), "%s", CLF_Last_error());
+	clf_conn_close(c);
+	return NULL;
+}
+
+START_TEST(test_collective_mixes_direct_and_merged_pieces)
+{
+	/* A: file bytes [0, N), one run.  B: every other byte of [N, 2N). */
+	CLF_Datatype va = CLF_Type_vector(0, DIRECT_N - 1, 2 * DIRECT_N, 1,
+					  CLF_BYTE);
+	CLF_Datatype vb = CLF_Type_vector(0, 0, 2, DIRECT_N / 2, CLF_BYTE);
+	uint8_t *a = iodh_alloc(DIRECT_N), *b = iodh_alloc(DIRECT_N / 2);
+	uint8_t *back = iodh_alloc(2 * DIRECT_N);
+	struct direct_part d[2];
+	pthread_t tid[2];
+	struct iodh h;
+	struct clf_conn *c;
+
+	for (int64_t i = 0; i < DIRECT_N; i++)
+		a[i] = iodh_val(i, 1);
+	for (int64_t i = 0; i < DIRECT_N / 2; i++)
+		b[i] = iodh_val(DIRECT_N + 2 * i, 1);
+	iodh_init(&h, TIMEOUT_MS);
+	iodh_start(&h);
+	d[0] = (struct direct_part){ .h = &h, .view = va, .disp = 0,
+				     .hi = DIRECT_N, .data = a, .participants = 2 };
+	d[1] = (struct direct_part){ .h = &h, .view = vb, .disp = DIRECT_N,
+				     .hi = DIRECT_N / 2, .data = b,
+				     .participants = 2 };
+	for (int i = 0; i < 2; i++)
+		ck_assert_int_eq(pthread_create(&tid[i], NULL,
+						direct_part_main, &d[i]), 0);
+	for (int i = 0; i < 2; i++)
+		pthread_join(tid[i], NULL);
+	for (int i = 0; i < 2; i++)
+		ck_assert_msg(d[i].got == d[i].hi, "part %d: %" PRId64 " (%s)",
+			      i, d[i].got, d[i].msg);
+	c = iodh_connect(&h);
+	ck_assert_int_eq(cl_sub_read(c, FILE_ID, 0, 0, back, 2 * DIRECT_N),
+			 2 * DIRECT_N - 1);
+	ck_assert_mem_eq(back, a, DIRECT_N);
+	for (int64_t i = 0; i < DIRECT_N / 2; i++) {
+		ck_assert_uint_eq(back[DIRECT_N + 2 * i], b[i]);
+		if (DIRECT_N + 2 * i + 1 < 2 * DIRECT_N - 1)
+			ck_assert_uint_eq(back[DIRECT_N + 2 * i + 1], 0);
+	}
+
+	/* Alone in an operation of 2: it times out, though its direct
+	 * piece is in the subfile already (rule 5). */
+	memset(back, 0, 2 * DIRECT_N);
+	for (int64_t i = 0; i < DIRECT_N; i++)
+		a[i] = (uint8_t)~a[i];
+	d[0].got = 0;
+	direct_part_main(&d[0]);
+	ck_assert_msg(d[0].got == -ETIMEDOUT, "%" PRId64 " (%s)", d[0].got,
+		      d[0].msg);
+	ck_assert_int_eq(cl_sub_read(c, FILE_ID, 0, 0, back, DIRECT_N),
+			 DIRECT_N);
+	ck_assert_mem_eq(back, a, DIRECT_N);
+	clf_conn_close(c);
+	iodh_stop(&h);
+	iodh_cleanup(&h);
+	CLF_Type_free(&va);
+	CLF_Type_free(&vb);
+	free(a);
+	free(b);
+	free(back);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("iod_collective");
@@ -445,6 +547,7 @@ int main(void)
 	tcase_add_test(tc, test_collective_times_out_when_a_participant_never_comes);
 	tcase_add_test(tc, test_collective_survives_participants_that_disconnect);
 	tcase_add_test(tc, test_collective_request_that_disagrees_is_refused);
+	tcase_add_test(tc, test_collective_mixes_direct_and_merged_pieces);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

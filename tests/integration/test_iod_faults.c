@@ -363,6 +363,80 @@ START_TEST(test_synced_data_survives_kill_9)
 }
 END_TEST
 
+/*
+ * Big writes go from the socket straight into the subfile
+ * (iod_direct.c): a file error there still takes the rest of the bytes
+ * off the connection, which goes on; a head whose data length lies is
+ * answered like any malformed body; a payload cut short closes only its
+ * connection.
+ */
+START_TEST(test_direct_writes_fail_cleanly)
+{
+	size_t big = (size_t)1 << 20;
+	uint8_t *data = iodh_alloc(big), *back = iodh_alloc(big);
+	uint8_t head[CLF_PROTO_SUB_WRITE_HEAD];
+	struct wire_writer w = { head, sizeof(head), 0 };
+	struct clf_proto_sub_write_req m = { .file = 2, .subfile = 0,
+					     .offset = 0 };
+	struct clf_conn *c, *bad, *good;
+	uint32_t handle;
+	struct iodh h;
+
+	for (size_t i = 0; i < big; i++)
+		data[i] = iodh_val((int64_t)i, 5);
+	iodh_init(&h, TIMEOUT_MS);
+	h.env[0] = "CLF_TEST_IOD_ENOSPC_AFTER=1048576";
+	iodh_start(&h);
+	c = iodh_connect(&h);
+	good = iodh_connect(&h);
+	ck_assert_int_eq(cl_sub_write(c, 2, 0, 0, data, big), (int64_t)big);
+	ck_assert_int_eq(cl_sub_write(c, 2, 0, (int64_t)big, data, big / 2),
+			 -ENOSPC);
+	ck_assert_msg(strstr(CLF_Last_error(),
+			     "cannot write subfile 0 of file 0x2: No space left on device"),
+		      "%s", CLF_Last_error());
+	ck_assert_int_eq(cl_view_register(c, 2, 1, CLF_BYTE, 0, CLF_BYTE, 0,
+					  &handle), 0);
+	ck_assert_int_eq(cl_view_write(c, handle, 0, (int64_t)big / 4, data,
+				       big / 4, 0, 0), -ENOSPC);
+	/* The connection is in step: what was acknowledged is there. */
+	ck_assert_int_eq(cl_ping(c), 0);
+	ck_assert_int_eq(cl_sub_read(c, 2, 0, 0, back, big), (int64_t)big);
+	ck_assert_mem_eq(back, data, big);
+
+	/* A head that announces one byte less data than the body holds. */
+	m.data = (struct clf_proto_bytes){ data, (uint32_t)big - 1 };
+	ck_assert_int_eq(clf_proto_sub_write_req_encode_head(&w, &m), 0);
+	send_raw(c, CLF_PROTO_MAGIC, CLF_PROTO_OP_SUB_WRITE, 0,
+		 (uint32_t)(sizeof(head) + big), head, sizeof(head));
+	send_zeros(c, big);
+	expect_reply(c, -EPROTO);
+	ck_assert_int_eq(cl_ping(c), 0);
+
+	/* A body cut short, then the peer goes: that connection only. */
+	bad = iodh_connect(&h);
+	m.data.len = (uint32_t)big;
+	w.pos = 0;
+	ck_assert_int_eq(clf_proto_sub_write_req_encode_head(&w, &m), 0);
+	send_raw(bad, CLF_PROTO_MAGIC, CLF_PROTO_OP_SUB_WRITE, 0,
+		 (uint32_t)(sizeof(head) + big), head, sizeof(head));
+	send_zeros(bad, big / 3);
+	clf_conn_close(bad);
+	/* (The ENOSPC hook refuses every write now: read and ping.) */
+	ck_assert_int_eq(cl_ping(good), 0);
+	ck_assert_int_eq(cl_sub_read(good, 2, 0, 0, back, big), (int64_t)big);
+	ck_assert_mem_eq(back, data, big);
+	ck_assert_int_eq(kill(h.pid, 0), 0);
+	clf_conn_close(good);
+	clf_conn_close(c);
+	iodh_stop(&h);
+	ck_assert(iodh_log_has(&h, "closed the connection inside a message"));
+	iodh_cleanup(&h);
+	free(data);
+	free(back);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("iod_faults");
@@ -371,6 +445,7 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_malformed_messages_get_an_error_or_a_close);
 	tcase_add_test(tc, test_enospc_hook_reaches_the_writer);
+	tcase_add_test(tc, test_direct_writes_fail_cleanly);
 	tcase_add_test(tc, test_delay_hook_makes_clients_time_out);
 	tcase_add_test(tc, test_synced_data_survives_kill_9);
 	suite_add_tcase(s, tc);
