@@ -19,16 +19,22 @@
  * way), the limit_io test hook -- is declined before a data byte is read,
  * and the loop receives the payload and dispatches as usual.
  *
+ * Reads of one run go the other way: the reply's data is sent from the
+ * subfile with clf_conn_send_file (sendfile on TCP: the page cache's
+ * pages go to the socket by reference; no pread copy, no send copy).
+ *
  * A collective VIEW_WRITE writes its piece at once and then joins its
  * operation with an empty range: the participants still meet, and all
  * time out together when one never comes, but this piece is already in
  * the subfile -- one ordered request, as large as a merge could make it.
  * So a timed-out collective may have written the direct pieces (see
- * iod_collective.c, rule 5).
+ * iod_collective.c, rule 5).  A collective VIEW_READ joins first, with an
+ * empty range, and sends its piece once every participant came.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
 #include "clf.h"
 #include "error.h"
@@ -186,4 +192,61 @@ int iod_direct_write(struct iod_conn *cn, const struct clf_proto_header *h,
 	if (h->opcode == CLF_PROTO_OP_SUB_WRITE)
 		return sub_write(cn, h, head, head_len, rep, broken);
 	return view_write(cn, h, head, head_len, rep, broken);
+}
+
+int iod_direct_sub_read(struct iod_conn *cn, uint64_t file, uint32_t subfile,
+			int64_t off, size_t len, struct iod_reply *rep)
+{
+	struct iod_subfile *sf;
+	struct stat sb;
+	size_t n = 0;
+	int err;
+
+	if (len < DIRECT_MIN || off < 0 ||
+	    iod_subfile_get(cn->srv->st, file, subfile, 0, &sf))
+		return IOD_DIRECT_DECLINED;
+	if (fstat(sf->fd, &sb)) {
+		iod_subfile_put(sf);
+		return IOD_DIRECT_DECLINED;
+	}
+	/* Short at the end of the subfile, like pread. */
+	if (sb.st_size > off)
+		n = (uint64_t)(sb.st_size - off) < len ? (size_t)(sb.st_size - off)
+						       : len;
+	err = iod_reply_file(rep, sf, off, n);
+	if (err)
+		iod_subfile_put(sf);
+	return err;
+}
+
+int iod_direct_view_read(struct iod_conn *cn, const struct iod_view *v,
+			 const struct clf_proto_view_io_req *m, int64_t count,
+			 struct iod_reply *rep)
+{
+	struct first_run run = { 0 };
+	struct iod_subfile *sf;
+	int64_t joined;
+	int err;
+
+	if (count < (int64_t)DIRECT_MIN)
+		return IOD_DIRECT_DECLINED;
+	err = CLF_Mapping_foreach(v->map, m->lo, m->hi, on_run, &run);
+	if ((err && err != ANOTHER_RUN) || run.runs != 1 || run.len != count)
+		return IOD_DIRECT_DECLINED;
+	/* Before joining: once joined, the usual path cannot take over. */
+	if (iod_subfile_get(cn->srv->st, v->file, v->subfile, 0, &sf))
+		return IOD_DIRECT_DECLINED;
+	if (m->flags & CLF_PROTO_VIEW_COLLECTIVE) {
+		joined = iod_coll_join(cn->srv, v, m->coll_tag,
+				       m->participants, 0, m->lo, m->lo, NULL,
+				       0);
+		if (joined < 0) {
+			iod_subfile_put(sf);
+			return (int)joined;
+		}
+	}
+	err = iod_reply_file(rep, sf, run.sub, (size_t)count);
+	if (err)
+		iod_subfile_put(sf);
+	return err;
 }

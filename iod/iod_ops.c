@@ -55,6 +55,23 @@ int iod_reply_u32(struct iod_reply *rep, uint32_t v)
 	return reply_u32(rep, v);
 }
 
+int iod_reply_file(struct iod_reply *rep, struct iod_subfile *sf,
+		   int64_t off, size_t len)
+{
+	/* The head encoder checks that bytes stand behind the length; they
+	 * are in the file, and it reads the length only. */
+	struct clf_proto_data m = { { rep->head, (uint32_t)len } };
+	struct wire_writer w = body_writer(rep);
+	int err = body_done(rep, &w, clf_proto_data_encode_head(&w, &m));
+
+	if (err)
+		return err;
+	rep->data_len = len;
+	rep->file = sf;
+	rep->file_off = off;
+	return 0;
+}
+
 /* Reply bytes32 data of len bytes at buf, the connection's data buffer. */
 static int reply_data(struct iod_reply *rep, const void *buf, size_t len)
 {
@@ -123,6 +140,13 @@ static int op_sub_read(struct iod_conn *cn, struct wire_reader *r,
 
 	if (err)
 		return err;
+	err = iod_direct_sub_read(cn, m.file, m.subfile, m.offset, m.length,
+				  rep);
+	if (err != IOD_DIRECT_DECLINED) {
+		if (!err)
+			atomic_fetch_add(&cn->srv->bytes_read, rep->data_len);
+		return err;
+	}
 	buf = iod_conn_data_buffer(cn, m.length);
 	if (!buf)
 		return -ENOMEM;
@@ -238,6 +262,12 @@ static int op_view_read(struct iod_conn *cn, struct wire_reader *r,
 	count = view_count(v, m.lo, m.hi);
 	if (count < 0) {
 		err = (int)count;
+		goto put;
+	}
+	err = iod_direct_view_read(cn, v, &m, count, rep);
+	if (err != IOD_DIRECT_DECLINED) {
+		if (!err)
+			atomic_fetch_add(&cn->srv->bytes_read, (uint64_t)count);
 		goto put;
 	}
 	buf = iod_conn_data_buffer(cn, (size_t)count);

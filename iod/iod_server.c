@@ -186,6 +186,11 @@ static int send_reply(struct iod_conn *cn, const struct clf_proto_header *req,
 	clf_proto_header_init_reply(&h, req, 0);
 	if (rep->head_len)
 		iov[n++] = (struct iovec){ (void *)rep->head, rep->head_len };
+	if (rep->file) {
+		delay_hook(cn->srv);
+		return clf_conn_send_file(cn->c, &h, iov, n, rep->file->fd,
+					  rep->file_off, rep->data_len);
+	}
 	if (rep->data_len)
 		iov[n++] = (struct iovec){ (void *)rep->data, rep->data_len };
 	delay_hook(cn->srv);
@@ -419,6 +424,8 @@ answer:
 		err = send_reply(cn, h, &rep);
 	}
 	free(rep.owned);
+	if (rep.file)
+		iod_subfile_put(rep.file);
 	buf_trim(cn, false);
 	if (err)
 		iod_log("%s (%s): cannot reply to %s: %s; closing",

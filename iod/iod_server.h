@@ -144,6 +144,10 @@ struct iod_reply {
 	const void *data;		/* borrowed, or `owned` */
 	size_t data_len;
 	void *owned;			/* freed after sending; may be NULL */
+	/* Or data_len bytes of this subfile from file_off (zeros past its
+	 * end), sent from the page cache; a reference, put after sending. */
+	struct iod_subfile *file;
+	int64_t file_off;
 };
 
 /*
@@ -168,6 +172,10 @@ void iod_hook_before_write(struct iod_server *srv, size_t len);
 
 /* A reply whose body is one u32 (a write's count): 0 or -errno. */
 int iod_reply_u32(struct iod_reply *rep, uint32_t v);
+
+/* A data reply of len bytes of sf from off (see iod_reply.file). */
+int iod_reply_file(struct iod_reply *rep, struct iod_subfile *sf,
+		   int64_t off, size_t len);
 
 /* ------------------------------------------------------------------ */
 /* Writes from the connection straight to a subfile (iod_direct.c)     */
@@ -196,6 +204,20 @@ size_t iod_direct_head_len(struct iod_server *srv,
 int iod_direct_write(struct iod_conn *cn, const struct clf_proto_header *h,
 		     const uint8_t *head, size_t head_len,
 		     struct iod_reply *rep, bool *broken);
+
+/*
+ * iod_direct_sub_read / iod_direct_view_read - a read answered from the
+ * page cache: 0 with *rep set to send the bytes straight from the
+ * subfile, or IOD_DIRECT_DECLINED (small, several runs, no such subfile
+ * yet: the caller reads into memory as usual), or a negative errno (a
+ * collective operation this read joined failed).  A SUB_READ is short at
+ * the end of the subfile, a VIEW_READ count bytes with zeros past it.
+ */
+int iod_direct_sub_read(struct iod_conn *cn, uint64_t file, uint32_t subfile,
+			int64_t off, size_t len, struct iod_reply *rep);
+int iod_direct_view_read(struct iod_conn *cn, const struct iod_view *v,
+			 const struct clf_proto_view_io_req *m, int64_t count,
+			 struct iod_reply *rep);
 
 /* ------------------------------------------------------------------ */
 /* Collective operations (iod_collective.c)                            */

@@ -233,14 +233,23 @@ static int check_usable(const struct clf_conn *c)
 	return 0;
 }
 
-static int send_dl(struct clf_conn *c, const struct clf_proto_header *h,
-		   const struct iovec *iov, int iovcnt, int64_t deadline)
+/* Record a failure that leaves the stream unusable. */
+static int broken(struct clf_conn *c, int err)
+{
+	c->broken = true;
+	return err;
+}
+
+/* Send h and iov; the payload announced is iov's bytes plus tail more. */
+static int send_head_dl(struct clf_conn *c, const struct clf_proto_header *h,
+			const struct iovec *iov, int iovcnt, uint64_t tail,
+			int64_t deadline)
 {
 	uint8_t raw[CLF_PROTO_HEADER_SIZE];
 	struct wire_writer w = { raw, sizeof(raw), 0 };
 	struct iovec vec[CLF_CONN_MAX_IOV + 1];
 	struct clf_proto_header hh = *h;
-	uint64_t total = 0;
+	uint64_t total = tail;
 	int err = check_usable(c);
 
 	if (err)
@@ -267,10 +276,95 @@ static int send_dl(struct clf_conn *c, const struct clf_proto_header *h,
 	return err;
 }
 
+static int send_dl(struct clf_conn *c, const struct clf_proto_header *h,
+		   const struct iovec *iov, int iovcnt, int64_t deadline)
+{
+	return send_head_dl(c, h, iov, iovcnt, 0, deadline);
+}
+
 int clf_conn_send(struct clf_conn *c, const struct clf_proto_header *h,
 		  const struct iovec *iov, int iovcnt)
 {
 	return send_dl(c, h, iov, iovcnt, deadline_after(c->timeout_ms));
+}
+
+/* Bytes per step of the generic file paths (no splice, no sendfile). */
+#define BOUNCE_CHUNK ((size_t)1 << 20)
+
+/* Zeros to pad a file that ended early. */
+static const uint8_t zero_page[65536];
+
+/* len zeros, or the connection's error. */
+static int send_zeros(struct clf_conn *c, size_t len, int64_t deadline)
+{
+	struct iovec vec[CLF_CONN_MAX_IOV];
+	int n;
+
+	while (len) {
+		for (n = 0; n < CLF_CONN_MAX_IOV && len; n++) {
+			size_t k = len < sizeof(zero_page) ? len : sizeof(zero_page);
+
+			vec[n] = (struct iovec){ (void *)zero_page, k };
+			len -= k;
+		}
+		if (c->ops->send(c, vec, n, deadline))
+			return -1;
+	}
+	return 0;
+}
+
+/* The generic path: pread into a bounce buffer, send from it. */
+static ssize_t send_file_bounce(struct clf_conn *c, int fd, int64_t off,
+				size_t len, int64_t deadline)
+{
+	size_t cap = len < BOUNCE_CHUNK ? len : BOUNCE_CHUNK, sent = 0;
+	char *buf = malloc(cap);
+
+	if (!buf)
+		return clf_fail(ENOMEM, "clf: out of memory");
+	while (sent < len) {
+		size_t want = len - sent < cap ? len - sent : cap;
+		ssize_t n = pread(fd, buf, want, off + (int64_t)sent);
+		struct iovec v = { buf, 0 };
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			n = -errno;
+			free(buf);
+			return clf_fail_neg((int)n, "clf: read for %s: %s",
+					    c->peer, strerror((int)-n));
+		}
+		if (n == 0)
+			break;
+		v.iov_len = (size_t)n;
+		if (c->ops->send(c, &v, 1, deadline)) {
+			free(buf);
+			return -ECONNRESET;
+		}
+		sent += (size_t)n;
+	}
+	free(buf);
+	return (ssize_t)sent;
+}
+
+int clf_conn_send_file(struct clf_conn *c, const struct clf_proto_header *h,
+		       const struct iovec *iov, int iovcnt, int fd,
+		       int64_t off, size_t len)
+{
+	int64_t deadline = deadline_after(c->timeout_ms);
+	ssize_t sent = -ENOSYS;
+	int err = send_head_dl(c, h, iov, iovcnt, len, deadline);
+
+	if (err || len == 0)
+		return err;
+	if (c->ops->send_file)
+		sent = c->ops->send_file(c, fd, off, len, deadline);
+	if (sent == -ENOSYS)
+		sent = send_file_bounce(c, fd, off, len, deadline);
+	if (sent < 0 || send_zeros(c, len - (size_t)sent, deadline))
+		return broken(c, sent < 0 ? (int)sent : -ECONNRESET);
+	return 0;
 }
 
 int clf_conn_send_buf(struct clf_conn *c, const struct clf_proto_header *h,
@@ -279,13 +373,6 @@ int clf_conn_send_buf(struct clf_conn *c, const struct clf_proto_header *h,
 	struct iovec iov = { (void *)payload, len };
 
 	return clf_conn_send(c, h, &iov, len ? 1 : 0);
-}
-
-/* Record a failure that leaves the stream unusable. */
-static int broken(struct clf_conn *c, int err)
-{
-	c->broken = true;
-	return err;
 }
 
 static int recv_header_dl(struct clf_conn *c, struct clf_proto_header *out,
@@ -364,9 +451,6 @@ int clf_conn_recv_payload(struct clf_conn *c, void *buf, size_t len)
 {
 	return recv_payload_dl(c, buf, len, deadline_after(c->timeout_ms));
 }
-
-/* Bytes per step of the generic payload-to-file path. */
-#define BOUNCE_CHUNK ((size_t)1 << 20)
 
 /* The generic path: receive into a bounce buffer, pwrite from it. */
 static int recv_to_file_bounce(struct clf_conn *c, int fd, int64_t *off,

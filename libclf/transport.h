@@ -86,6 +86,16 @@ struct clf_transport_ops {
 	 */
 	int (*recv_to_file)(struct clf_conn *c, int fd, int64_t *off,
 			    size_t len, int timeout_ms, int *file_err);
+	/*
+	 * Optional: send up to len bytes of fd from off without reading
+	 * them into user memory (TCP: sendfile).  Returns the count sent,
+	 * short only at the end of the file, or a negative errno (the
+	 * connection is then unusable).  -ENOSYS with nothing sent means
+	 * "not possible here": transport.c then preads into a bounce
+	 * buffer.
+	 */
+	ssize_t (*send_file)(struct clf_conn *c, int fd, int64_t off,
+			     size_t len, int64_t deadline);
 	/* 1 when bytes (or an error) are ready to receive, 0 on timeout. */
 	int (*poll)(struct clf_conn *c, int timeout_ms);
 	/* A descriptor that polls readable when poll() would return 1. */
@@ -163,6 +173,20 @@ void clf_listener_close(struct clf_listener *l);
  */
 int clf_conn_send(struct clf_conn *c, const struct clf_proto_header *h,
 		  const struct iovec *iov, int iovcnt);
+
+/*
+ * clf_conn_send_file - send h, the payload of iov, then len bytes of a file
+ *
+ * The file's bytes [off, off + len) end the payload, taken from the page
+ * cache straight to the socket where the transport can (TCP: sendfile(2))
+ * -- the iod's reads of whole runs.  Past the end of the file (also one
+ * that shrank meanwhile) zeros are sent, so the payload is always what
+ * the header announced.  A failure after the header went breaks the
+ * connection: the peer cannot be told in band.
+ */
+int clf_conn_send_file(struct clf_conn *c, const struct clf_proto_header *h,
+		       const struct iovec *iov, int iovcnt, int fd,
+		       int64_t off, size_t len);
 
 /* clf_conn_send with the payload in one buffer (len may be 0). */
 int clf_conn_send_buf(struct clf_conn *c, const struct clf_proto_header *h,

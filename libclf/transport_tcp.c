@@ -15,6 +15,7 @@
  * and are copied once, into the page cache, where recv + pwrite copy
  * twice.  On 2 cores with clients and iods sharing them that copy is a
  * third of the iod's time.  The pipe is made on first use and kept.
+ * Replies that carry file bytes go out with sendfile(2) likewise.
  */
 #define _GNU_SOURCE	/* accept4 */
 #include <errno.h>
@@ -27,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -574,6 +576,49 @@ static int tcp_recv_to_file(struct clf_conn *c, int fd, int64_t *off,
 	return 0;
 }
 
+/*
+ * File bytes to the socket with sendfile(2): TCP takes the page cache's
+ * pages by reference, so an iod's read reply is copied once, by the
+ * receiver, where pread + send copy twice more.
+ */
+static ssize_t tcp_send_file(struct clf_conn *c, int fd, int64_t off,
+			     size_t len, int64_t deadline)
+{
+	struct tcp_conn *t = tcp_of(c);
+	size_t sent = 0;
+	int err;
+
+	while (sent < len) {
+		off_t at = off + (off_t)sent;
+		ssize_t n = sendfile(t->fd, fd, &at, len - sent);
+
+		if (n > 0) {
+			sent += (size_t)n;
+			continue;
+		}
+		if (n == 0)
+			break;	/* the end of the file */
+		if (errno == EINTR)
+			continue;
+		if ((errno == EINVAL || errno == ENOSYS) && sent == 0)
+			return -ENOSYS;	/* a file that cannot: bounce */
+		if (errno != EAGAIN && errno != EWOULDBLOCK) {
+			err = transfer_errno(errno);
+			return clf_fail(err, "clf: send to %s: %s", c->peer,
+					strerror(errno));
+		}
+		err = wait_fd(t->fd, POLLOUT, deadline);
+		if (err == -ETIMEDOUT)
+			return clf_fail(ETIMEDOUT,
+					"clf: send to %s: timed out after %d ms",
+					c->peer, c->timeout_ms);
+		if (err < 0)
+			return clf_fail_neg(err, "clf: send to %s: %s",
+					    c->peer, strerror(-err));
+	}
+	return (ssize_t)sent;
+}
+
 static void tcp_close(struct clf_conn *c)
 {
 	struct tcp_conn *t = tcp_of(c);
@@ -620,6 +665,7 @@ const struct clf_transport_ops clf_transport_tcp = {
 	.send = tcp_send,
 	.recv = tcp_recv,
 	.recv_to_file = tcp_recv_to_file,
+	.send_file = tcp_send_file,
 	.poll = tcp_poll,
 	.conn_fd = tcp_conn_fd,
 	.close = tcp_close,

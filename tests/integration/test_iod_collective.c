@@ -447,7 +447,10 @@ struct direct_part {
 	int64_t disp, hi;	/* view displacement; range [0, hi) */
 	uint8_t *data;		/* borrowed: the packed bytes */
 	uint32_t participants;
+	uint64_t tag;
+	int read;		/* read and compare with data, not write */
 	int64_t got;
+	int mismatch;
 	char msg[256];
 };
 
@@ -463,8 +466,20 @@ static void *direct_part_main(void *arg)
 		err = cl_view_register(c, FILE_ID, 0, d->view, d->disp,
 				       CLF_BYTE, 0, &handle);
 	}
-	d->got = err ? err : cl_view_write(c, handle, 0, d->hi, d->data,
-					   (size_t)d->hi, 7, d->participants);
+	if (err) {
+		d->got = err;
+	} else if (d->read) {
+		uint8_t *back = iodh_alloc((size_t)d->hi);
+
+		d->got = cl_view_read(c, handle, 0, d->hi, back, (size_t)d->hi,
+				      d->tag, d->participants);
+		d->mismatch = d->got == d->hi &&
+			      memcmp(back, d->data, (size_t)d->hi) != 0;
+		free(back);
+	} else {
+		d->got = cl_view_write(c, handle, 0, d->hi, d->data,
+				       (size_t)d->hi, d->tag, d->participants);
+	}
 	if (d->got < 0)
 		snprintf(d->msg, sizeof(d->msg), "%s", CLF_Last_error());
 	clf_conn_close(c);
@@ -491,18 +506,30 @@ START_TEST(test_collective_mixes_direct_and_merged_pieces)
 	iodh_init(&h, TIMEOUT_MS);
 	iodh_start(&h);
 	d[0] = (struct direct_part){ .h = &h, .view = va, .disp = 0,
-				     .hi = DIRECT_N, .data = a, .participants = 2 };
+				     .hi = DIRECT_N, .data = a,
+				     .participants = 2, .tag = 7 };
 	d[1] = (struct direct_part){ .h = &h, .view = vb, .disp = DIRECT_N,
 				     .hi = DIRECT_N / 2, .data = b,
-				     .participants = 2 };
-	for (int i = 0; i < 2; i++)
-		ck_assert_int_eq(pthread_create(&tid[i], NULL,
-						direct_part_main, &d[i]), 0);
-	for (int i = 0; i < 2; i++)
-		pthread_join(tid[i], NULL);
-	for (int i = 0; i < 2; i++)
-		ck_assert_msg(d[i].got == d[i].hi, "part %d: %" PRId64 " (%s)",
-			      i, d[i].got, d[i].msg);
+				     .participants = 2, .tag = 7 };
+	/* Write together, then read back together (tag 8). */
+	for (int round = 0; round < 2; round++) {
+		for (int i = 0; i < 2; i++) {
+			d[i].read = round;
+			d[i].tag = 7 + (uint64_t)round;
+			ck_assert_int_eq(pthread_create(&tid[i], NULL,
+							direct_part_main,
+							&d[i]), 0);
+		}
+		for (int i = 0; i < 2; i++)
+			pthread_join(tid[i], NULL);
+		for (int i = 0; i < 2; i++) {
+			ck_assert_msg(d[i].got == d[i].hi,
+				      "round %d part %d: %" PRId64 " (%s)",
+				      round, i, d[i].got, d[i].msg);
+			ck_assert_msg(!d[i].mismatch, "part %d read wrong", i);
+		}
+	}
+	d[0].read = 0;
 	c = iodh_connect(&h);
 	ck_assert_int_eq(cl_sub_read(c, FILE_ID, 0, 0, back, 2 * DIRECT_N),
 			 2 * DIRECT_N - 1);
@@ -511,6 +538,23 @@ START_TEST(test_collective_mixes_direct_and_merged_pieces)
 		ck_assert_uint_eq(back[DIRECT_N + 2 * i], b[i]);
 		if (DIRECT_N + 2 * i + 1 < 2 * DIRECT_N - 1)
 			ck_assert_uint_eq(back[DIRECT_N + 2 * i + 1], 0);
+	}
+
+	/* A's view range [N, 2N) is file bytes [2N, 3N): past the end of
+	 * the subfile, sent as zeros. */
+	{
+		uint32_t handle;
+		uint8_t *zeros = iodh_alloc(DIRECT_N);
+
+		memset(zeros, 0, DIRECT_N);
+		memset(back, 0xee, DIRECT_N);
+		ck_assert_int_eq(cl_view_register(c, FILE_ID, 0, va, 0,
+						  CLF_BYTE, 0, &handle), 0);
+		ck_assert_int_eq(cl_view_read(c, handle, DIRECT_N,
+					      2 * DIRECT_N, back, DIRECT_N,
+					      0, 0), DIRECT_N);
+		ck_assert_mem_eq(back, zeros, DIRECT_N);
+		free(zeros);
 	}
 
 	/* Alone in an operation of 2: it times out, though its direct
