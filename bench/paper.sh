@@ -15,8 +15,8 @@
 #      time budget allows, 4 processes on BT's 2 x 2 grid
 #      (oversubscribed: secondary, indicative only);
 #   4. the machine's limit for the same traffic, the reference of
-#      bench/matrix_native: 2 TCP streams over loopback into pwrite
-#      (out of pread for reads), half the matrix each, no file system
+#      bench/matrix_native: 2 TCP streams over loopback spliced into files
+#      (sent back with sendfile for reads), half the matrix each, no file system
 #      code;
 # and writes the tables (text and CSV) and PNG plots (gnuplot; the
 # package gnuplot-nox is installed when missing).
@@ -194,7 +194,7 @@ echo "  $btio4_note"
 # The machine's limit: matrix_native's reference, with its own daemons
 # (it runs no clf access with layouts "-").  No file system can beat it:
 # it is the bytes of the 2-D matrix over loopback TCP into a file.
-echo "paper.sh: reference, TCP streams into pwrite ($(date +%T))"
+echo "paper.sh: reference, TCP streams spliced into files ($(date +%T))"
 ref_side=8192
 [ "$full" -eq 1 ] && ref_side=16384
 [ "$quick" -eq 1 ] && ref_side=1024
