@@ -253,6 +253,43 @@ int CLF_close(int fd);
 #define CLF_FCNTL_SUBFILES 1	/* const struct clf_subfiles * */
 #define CLF_FCNTL_SETVIEW 2	/* const struct clf_view * */
 #define CLF_FCNTL_GETLAYOUT 3	/* struct clf_layout_info * (out) */
+#define CLF_FCNTL_SETLK 4	/* struct flock *: lock, or fail at once */
+#define CLF_FCNTL_SETLKW 5	/* struct flock *: lock, waiting */
+#define CLF_FCNTL_GETLK 6	/* struct flock * (in and out) */
+
+/*
+ * Byte-range locks (CLF_FCNTL_SETLK, _SETLKW, _GETLK): POSIX record locks
+ * (fcntl F_SETLK, F_SETLKW, F_GETLK) kept by metad, so that they exclude
+ * processes on any host and through any path: the native API, the mount
+ * and MPI-IO (the ROMIO driver's atomic mode and data sieving).
+ *
+ * The struct flock is the system's (<fcntl.h>): l_type F_RDLCK, F_WRLCK
+ * or F_UNLCK; l_whence SEEK_SET, SEEK_CUR (the descriptor's position,
+ * mapped through its view to a file offset) or SEEK_END (the file size);
+ * l_start; l_len in bytes, 0 for "to the end of the file, however it
+ * grows", negative for the bytes before l_start.  Offsets are file
+ * bytes, whatever the view.  GETLK fills l_type F_UNLCK when the lock
+ * could be granted, else the first conflicting lock with l_whence
+ * SEEK_SET and its holder's l_pid (a pid on the holder's host).
+ *
+ * Locks belong to the process: its descriptors share them, and closing
+ * any descriptor of a file releases all the process's locks on that
+ * file.  Read locks share, write locks exclude other processes; a new
+ * lock replaces, splits or merges the process's own.  A read lock needs
+ * a descriptor open for reading, a write lock one open for writing
+ * (-EBADF).  SETLK fails with -EAGAIN when another process's lock is in
+ * the way; SETLKW waits until it is not, or fails with -EDEADLK when
+ * waiting would close a cycle of processes waiting for each other.
+ * Bad types, whence or ranges past the largest offset give -EINVAL;
+ * -ENOLCK when metad cannot take more (or is too old for locks).
+ *
+ * Locks are advisory (reads and writes ignore them) and not durable:
+ * they end with the process (also when it is killed) and with metad; a
+ * restarted metad knows none, and a process is not told that its locks
+ * are gone.  They are held on a connection to metad of their own: a
+ * failure of that connection (metad unreachable past the timeout) drops
+ * them too.
+ */
 
 /*
  * The physical layout: disp bytes at the start of the file (stored in

@@ -11,6 +11,8 @@
  * ---------
  *   1.0  first version: header, authentication, metad namespace and layout
  *        operations, iod subfile and view operations, PING and STATUS.
+ *   1.1  POSIX byte-range locks served by metad: SETLK, GETLK,
+ *        UNLOCK_OWNER (not durable: see "Locks" below).
  *
  * Version negotiation
  * -------------------
@@ -64,7 +66,7 @@
 
 #define CLF_PROTO_MAGIC 0x31464c43u /* "CLF1" as bytes on the wire */
 #define CLF_PROTO_VERSION_MAJOR 1
-#define CLF_PROTO_VERSION_MINOR 0
+#define CLF_PROTO_VERSION_MINOR 1
 
 /*
  * Message header, 32 bytes, every field little-endian:
@@ -174,6 +176,15 @@ enum clf_proto_op {
 	/* u64 ino, i64 size, i64 mtime -> attr: a client's writes ended at
 	 * size; the file size only grows through this */
 	CLF_PROTO_OP_UPDATE_SIZE = 268,
+	/* Since 1.1; see "Locks" below. */
+	/* lock req -> empty; -EAGAIN when not granted (in time),
+	 * -EDEADLK when waiting would close a cycle */
+	CLF_PROTO_OP_SETLK = 269,
+	/* lock req -> lock holder: the first lock in the way, or type
+	 * UNLOCK when the lock could be granted */
+	CLF_PROTO_OP_GETLK = 270,
+	/* u64 ino, u64 owner -> empty: every lock of owner on ino */
+	CLF_PROTO_OP_UNLOCK_OWNER = 271,
 
 	/* iod.  Subfiles are named by (file id = inode, subfile index). */
 	/* u64 file, u32 subfile, i64 offset, u32 length -> bytes32 data
@@ -235,6 +246,18 @@ enum clf_proto_op {
  *   u64 uptime_ms, u64 requests, u64 bytes_read, u64 bytes_written,
  *   u32 connections, u32 views
  *
+ * lock req (SETLK, GETLK):
+ *   u64 ino, u64 owner, u64 start, u64 length (0: to the end of any
+ *   file), u32 type (CLF_PROTO_LOCK_*), u32 flags (CLF_PROTO_LOCK_WAIT,
+ *   SETLK only), u32 wait_ms (<= CLF_PROTO_LOCK_WAIT_MAX_MS, 0 without
+ *   WAIT), u32 pid (of the owner, for GETLK reports)
+ *   start and the last byte, start + length - 1, are
+ *   <= CLF_PROTO_LOCK_OFFSET_MAX; GETLK asks with type READ or WRITE, no
+ *   flags and no wait.
+ *
+ * lock holder (GETLK reply):
+ *   u32 type, u64 start, u64 length (0: to the end), u32 pid
+ *
  * view io (VIEW_READ, VIEW_WRITE):
  *   u32 handle, u32 flags (CLF_PROTO_VIEW_*), i64 lo, i64 hi
  *   (0 <= lo <= hi, hi - lo <= CLF_PROTO_DATA_MAX, view linear offsets),
@@ -272,6 +295,29 @@ enum clf_proto_layout_kind {
 #define CLF_PROTO_SETATTR_KNOWN 0xffu
 
 #define CLF_PROTO_MODE_PERM 07777u	/* what CREATE/MKDIR/SETATTR may set */
+
+/*
+ * Locks
+ * -----
+ *   POSIX fcntl byte-range locks: read locks share, a write lock excludes
+ *   every other owner; a lock of an owner replaces, splits and merges the
+ *   owner's own locks where they overlap or touch.  A lock belongs to
+ *   (connection, owner): the owner is a number chosen by the client (a
+ *   process, a FUSE lock owner), meaningful within its connection only.
+ *   metad keeps locks in memory: they end when their connection closes
+ *   (the holder exits or is killed) and when metad stops; nothing is
+ *   reclaimed after a restart (like NFSv3 without a grace period).
+ *   A waiting SETLK holds its connection for at most wait_ms, which the
+ *   server also caps (below any sane client timeout); -EAGAIN then means
+ *   "not yet", and a client that wants to block asks again.
+ */
+#define CLF_PROTO_LOCK_READ 1u
+#define CLF_PROTO_LOCK_WRITE 2u
+#define CLF_PROTO_LOCK_UNLOCK 3u	/* SETLK: release the range */
+#define CLF_PROTO_LOCK_WAIT 0x1u	/* SETLK: wait up to wait_ms */
+#define CLF_PROTO_LOCK_FLAGS 0x1u
+#define CLF_PROTO_LOCK_WAIT_MAX_MS 60000u
+#define CLF_PROTO_LOCK_OFFSET_MAX 0x7fffffffffffffffull /* off_t's max */
 
 /* VIEW_READ / VIEW_WRITE flags */
 #define CLF_PROTO_VIEW_COLLECTIVE 0x1u	/* part of collective operation tag */

@@ -57,6 +57,9 @@ static void reply_err(fuse_req_t req, const char *op, uint64_t ino, int err)
 	case EBUSY:		/* the calls that refuse log why */
 	case EINVAL:
 	case E2BIG:
+	case EAGAIN:		/* a lock in the way */
+	case EDEADLK:
+	case EINTR:
 		clfs_log(CLFS_LOG_DEBUG, "%s %llu: %s", op,
 			 (unsigned long long)ino, strerror(-err));
 		break;
@@ -96,8 +99,11 @@ static void ll_init(void *userdata, struct fuse_conn_info *conn)
 	/* Plain copies through our buffers; no splicing. */
 	conn->want &= ~(FUSE_CAP_SPLICE_READ | FUSE_CAP_SPLICE_WRITE |
 			FUSE_CAP_SPLICE_MOVE);
-	clfs_log(CLFS_LOG_INFO, "mounted (max_write %u, max_read %u)",
-		 conn->max_write, conn->max_read);
+	clfs_log(CLFS_LOG_INFO,
+		 "mounted (max_write %u, max_read %u, fcntl locks %s, flock %s)",
+		 conn->max_write, conn->max_read,
+		 conn->want & FUSE_CAP_POSIX_LOCKS ? "on metad" : "local",
+		 conn->want & FUSE_CAP_FLOCK_LOCKS ? "on metad" : "local");
 }
 
 static void ll_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
@@ -316,9 +322,18 @@ static void ll_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
 		fuse_reply_write(req, n);
 }
 
+/*
+ * Each close(2).  The kernel leaves fcntl locks to a file system that
+ * has them: close must release the closing process's (POSIX), and
+ * lock_owner names it.
+ */
 static void ll_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	reply_err(req, "flush", ino, clfs_flush(cfs(req)->fs, fi->fh));
+	int err = clfs_flush(cfs(req)->fs, fi->fh);
+
+	/* A failure is logged; the close itself went well. */
+	(void)clfs_unlock_owner(cfs(req)->fs, fi->fh, fi->lock_owner);
+	reply_err(req, "flush", ino, err);
 }
 
 static void ll_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
@@ -331,7 +346,47 @@ static void ll_fsync(fuse_req_t req, fuse_ino_t ino, int datasync,
 static void ll_release(fuse_req_t req, fuse_ino_t ino,
 		       struct fuse_file_info *fi)
 {
+	/* The last close of an open file that holds a flock(2) lock. */
+	if (fi->flock_release)
+		(void)clfs_unlock_owner(cfs(req)->fs, fi->fh, fi->lock_owner);
 	reply_err(req, "release", ino, clfs_release(cfs(req)->fs, fi->fh));
+}
+
+/* Between the bounded waits of a blocking lock. */
+static bool interrupted(void *req)
+{
+	return fuse_req_interrupted(req);
+}
+
+static void ll_getlk(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
+		     struct flock *lock)
+{
+	int err = clfs_getlk(cfs(req)->fs, fi->fh, fi->lock_owner, lock);
+
+	if (err)
+		reply_err(req, "getlk", ino, err);
+	else
+		fuse_reply_lock(req, lock);
+}
+
+/*
+ * A sleeping setlk keeps this worker thread until granted; the session
+ * loop has others for the rest of the mount (clfs_main.c).
+ */
+static void ll_setlk(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
+		     struct flock *lock, int sleep)
+{
+	reply_err(req, "setlk", ino,
+		  clfs_setlk(cfs(req)->fs, fi->fh, fi->lock_owner, lock,
+			     sleep != 0, interrupted, req));
+}
+
+static void ll_flock(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
+		     int op)
+{
+	reply_err(req, "flock", ino,
+		  clfs_flock(cfs(req)->fs, fi->fh, fi->lock_owner, op,
+			     interrupted, req));
 }
 
 /* A readdir reply under construction. */
@@ -463,6 +518,9 @@ const struct fuse_lowlevel_ops clfs_fuse_ops = {
 	.flush = ll_flush,
 	.fsync = ll_fsync,
 	.release = ll_release,
+	.getlk = ll_getlk,
+	.setlk = ll_setlk,
+	.flock = ll_flock,
 	.readdir = ll_readdir,
 	.statfs = ll_statfs,
 	.setxattr = ll_setxattr,

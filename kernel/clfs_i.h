@@ -59,6 +59,9 @@ struct clfs_inode {
 	/* Directories: the default layout text, or NULL; owned. */
 	char *dflt;
 	int64_t dflt_read_ns;	/* when read from metad; 0: never */
+	/* A byte-range lock was asked for through this mount: closes must
+	 * release their owner's locks (clfs_lock.c). */
+	bool locked;
 };
 
 struct clfs_itable {
@@ -132,6 +135,12 @@ int clfs_entry(struct clfs *fs, uint64_t parent,
 	       struct clfs_inode **out);
 
 /* ---- clfs_io.c ---- */
+
+/* The handle behind a file handle number of clfs_ops.h. */
+static inline struct clfs_handle *clfs_handle_of(uint64_t fh)
+{
+	return (struct clfs_handle *)(uintptr_t)fh;
+}
 
 /*
  * Tell metad the size ip's writes reached (and that they changed the

@@ -46,11 +46,6 @@ int clfs_report_locked(struct clfs_inode *ip)
 	return err;
 }
 
-static struct clfs_handle *handle_of(uint64_t fh)
-{
-	return (struct clfs_handle *)(uintptr_t)fh;
-}
-
 /* A new handle on ip (whose reference it takes) for descriptor fd. */
 static int handle_new(struct clfs *fs, struct clfs_inode *ip, int fd,
 		      int flags, uint64_t *fh)
@@ -211,7 +206,7 @@ close_fd:
 ssize_t clfs_read(struct clfs *fs, uint64_t fh, void *buf, size_t size,
 		  off_t off)
 {
-	struct clfs_handle *h = handle_of(fh);
+	struct clfs_handle *h = clfs_handle_of(fh);
 	int64_t end;
 
 	(void)fs;
@@ -236,7 +231,7 @@ static void wrote(struct clfs_inode *ip, off_t off, ssize_t n)
 ssize_t clfs_write(struct clfs *fs, uint64_t fh, const void *buf,
 		   size_t size, off_t off)
 {
-	struct clfs_handle *h = handle_of(fh);
+	struct clfs_handle *h = clfs_handle_of(fh);
 	struct clfs_inode *ip = h->ip;
 	ssize_t n;
 
@@ -260,7 +255,7 @@ ssize_t clfs_write(struct clfs *fs, uint64_t fh, const void *buf,
 
 int clfs_flush(struct clfs *fs, uint64_t fh)
 {
-	struct clfs_inode *ip = handle_of(fh)->ip;
+	struct clfs_inode *ip = clfs_handle_of(fh)->ip;
 	int err;
 
 	(void)fs;
@@ -277,12 +272,12 @@ int clfs_fsync(struct clfs *fs, uint64_t fh)
 {
 	int err = clfs_flush(fs, fh);
 
-	return err ? err : CLF_sync(handle_of(fh)->fd);
+	return err ? err : CLF_sync(clfs_handle_of(fh)->fd);
 }
 
 int clfs_release(struct clfs *fs, uint64_t fh)
 {
-	struct clfs_handle *h = handle_of(fh), **pp;
+	struct clfs_handle *h = clfs_handle_of(fh), **pp;
 	struct clfs_inode *ip = h->ip;
 	uint64_t gone_dir = 0;
 	int err;

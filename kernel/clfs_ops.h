@@ -26,6 +26,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -126,6 +127,33 @@ ssize_t clfs_write(struct clfs *fs, uint64_t fh, const void *buf,
 int clfs_flush(struct clfs *fs, uint64_t fh);
 int clfs_fsync(struct clfs *fs, uint64_t fh);
 int clfs_release(struct clfs *fs, uint64_t fh);
+
+/*
+ * Byte-range locks (clfs_lock.c), kept by metad so that they hold
+ * across mounts, hosts and the native API (clf.h, CLF_FCNTL_SETLK).
+ * owner is the kernel's lock owner (a process's open files for fcntl
+ * locks, the open file for flock).  lk uses SEEK_SET, l_len >= 0 (0: to
+ * the end), and l_pid is the asking process's, reported to GETLK of
+ * others.  A setlk that may sleep waits until granted, -EDEADLK, or
+ * interrupted(arg) (NULL: never) returns true (-EINTR).
+ *
+ * flock(2) locks (op LOCK_SH, LOCK_EX, LOCK_UN, with LOCK_NB) are
+ * whole-file locks of the same table, as NFS makes them: they exclude
+ * fcntl locks of other owners too.
+ *
+ * flush (each close(2)) releases the locks of its owner on the file, as
+ * POSIX wants; a release that says so releases a flock owner's.
+ */
+typedef bool (*clfs_interrupted_fn)(void *arg);
+int clfs_getlk(struct clfs *fs, uint64_t fh, uint64_t owner,
+	       struct flock *lk);
+int clfs_setlk(struct clfs *fs, uint64_t fh, uint64_t owner,
+	       const struct flock *lk, bool sleep,
+	       clfs_interrupted_fn interrupted, void *arg);
+int clfs_flock(struct clfs *fs, uint64_t fh, uint64_t owner, int op,
+	       clfs_interrupted_fn interrupted, void *arg);
+/* Release every lock of owner on fh's file, if this mount took any. */
+int clfs_unlock_owner(struct clfs *fs, uint64_t fh, uint64_t owner);
 
 /*
  * Extended attributes: only CLFS_LAYOUT_XATTR, in the syntax of

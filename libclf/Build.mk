@@ -4,8 +4,8 @@
 LIBCLF_SRCS := libclf/error.c libclf/falls.c libclf/falls_algebra.c \
 	libclf/type.c libclf/type_codec.c libclf/pattern.c libclf/mapping.c
 # Network layer: protocol codec, transports, authentication, configuration.
-LIBCLF_SRCS += libclf/proto.c libclf/proto_meta.c libclf/proto_io.c \
-	libclf/transport.c libclf/transport_tcp.c libclf/auth.c libclf/config.c
+LIBCLF_SRCS += libclf/proto.c libclf/proto_meta.c libclf/proto_lock.c \
+	libclf/proto_io.c libclf/transport.c libclf/transport_tcp.c libclf/auth.c libclf/config.c
 # Libraries libclf itself links to (protocol, crypto, configuration).
 LIBCLF_EXTRA_LIBS :=
 LIBCLF_EXTRA_LIBS += $(shell pkg-config --libs libsodium inih 2>/dev/null || \
@@ -15,6 +15,8 @@ LIBCLF_SRCS += libclf/layout.c libclf/client.c libclf/client_enc.c libclf/client
 	libclf/file.c libclf/io.c
 # The namespace by inode, for the mount client (client_ns.h).
 LIBCLF_SRCS += libclf/client_ns.c
+# Byte-range locks kept by metad: by inode, and as POSIX struct flock.
+LIBCLF_SRCS += libclf/lock.c libclf/lock_posix.c
 # Layouts as text (rr:stripe=64k,count=4, ...), for the mount and the CLI.
 LIBCLF_SRCS += libclf/layout_text.c libclf/layout_text_fmt.c \
 	libclf/layout_text_kinds.c

@@ -61,6 +61,7 @@ int CLF_init(const char *config_path)
 		goto free_cfg;
 	}
 	peer_init(&cl->metad, &cl->cfg->metad, "metad");
+	peer_init(&cl->metad_locks, &cl->cfg->metad, "metad (locks)");
 	for (uint32_t i = 0; i < cl->cfg->niods; i++) {
 		char name[32];
 
@@ -84,6 +85,7 @@ int CLF_finalize(void)
 		return clf_fail(EINVAL, "clf: not initialised");
 	clf_files_close_all();
 	peer_release(&cl->metad);
+	peer_release(&cl->metad_locks);
 	for (uint32_t i = 0; i < cl->cfg->niods; i++)
 		peer_release(&cl->iods[i]);
 	free(cl->iods);

@@ -35,6 +35,13 @@ struct clf_client {
 	struct clf_config *cfg;	/* owned */
 	const struct clf_transport_ops *transport;
 	struct clf_peer metad;
+	/*
+	 * A second connection to metad for byte-range locks (lock.h): metad
+	 * keeps a lock as long as the connection that took it, and a SETLK
+	 * that waits holds its connection for up to a second, which must
+	 * not hold up the process's other metadata calls.
+	 */
+	struct clf_peer metad_locks;
 	struct clf_peer *iods;	/* cfg->niods, owned */
 };
 

@@ -114,6 +114,50 @@ int clf_ns_report_size(uint64_t ino, int64_t size,
 		       struct clf_proto_attr *attr);
 
 /*
+ * Byte-range locks by inode, for an explicit owner (libclf/lock.c; the
+ * semantics and their limits: include/clf_proto.h "Locks").  The owner
+ * is any number that names the holder within this process (the mount
+ * uses the kernel's lock owner); CLF_fcntl(CLF_FCNTL_SETLK...) uses one
+ * number per process.  Locks are held on a connection to metad of their
+ * own, and end when this process ends or metad stops.
+ */
+struct clf_ns_lock {
+	uint64_t owner;
+	uint32_t pid;		/* the holder's, reported by GETLK */
+	short type;		/* F_RDLCK, F_WRLCK or F_UNLCK */
+	uint64_t start;		/* byte offset */
+	uint64_t length;	/* bytes; 0: to the end of the file */
+};
+
+/* Asked between the bounded waits of a blocking lock: true stops it
+ * with -EINTR (the FUSE request was interrupted). */
+typedef bool (*clf_ns_interrupted_fn)(void *arg);
+
+/*
+ * clf_ns_setlk - lock, convert or unlock (F_UNLCK) a range of inode ino
+ *
+ * Without wait, -EAGAIN when another owner's lock is in the way.  With
+ * wait, metad waits up to about a second at a time, and this call asks
+ * again until granted, -EDEADLK (waiting would close a cycle of owners
+ * waiting for each other), interrupted() (NULL: never) says stop
+ * (-EINTR), or another error.  -EINVAL for a bad type or a range past
+ * the largest offset; -ENOLCK when metad cannot take more locks or
+ * speaks a protocol without them.
+ */
+int clf_ns_setlk(uint64_t ino, const struct clf_ns_lock *lk, bool wait,
+		 clf_ns_interrupted_fn interrupted, void *arg);
+
+/*
+ * clf_ns_getlk - would lk (F_RDLCK or F_WRLCK) be granted?  Then 0 with
+ * lk->type F_UNLCK; else 0 with *lk describing the first lock in the way
+ * (type, start, length, pid; owner is left alone).
+ */
+int clf_ns_getlk(uint64_t ino, struct clf_ns_lock *lk);
+
+/* Release every lock of owner on inode ino (close, FUSE flush). */
+int clf_ns_unlock_owner(uint64_t ino, uint64_t owner);
+
+/*
  * Directory default layouts.  metad keeps no extended attributes, so a
  * directory's default layout is its text (layout_text.h) in a hidden
  * file of the directory, one line: it needs no metad change, survives

@@ -11,6 +11,7 @@
 
 #include "client_i.h"
 #include "error.h"
+#include "lock.h"
 #include "type.h"
 
 static pthread_mutex_t files_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -213,6 +214,7 @@ int clf_file_flush_size(struct clf_file *f)
 int CLF_close(int fd)
 {
 	struct clf_file *f;
+	uint64_t ino;
 	int err;
 
 	err = clf_file_get(fd, &f);
@@ -223,8 +225,10 @@ int CLF_close(int fd)
 	pthread_mutex_unlock(&files_lock);
 	err = clf_file_flush_size(f);
 	clf_file_release_views(f);
+	ino = f->ino;
 	clf_file_put(f);
 	file_free(f);
+	clf_lock_file_closed(ino);
 	return err;
 }
 
@@ -358,6 +362,10 @@ int CLF_fcntl(int fd, int cmd, ...)
 	va_start(ap, cmd);
 	arg = va_arg(ap, void *);
 	va_end(ap);
+	/* Locks may wait: they must not hold the file meanwhile. */
+	if (cmd == CLF_FCNTL_SETLK || cmd == CLF_FCNTL_SETLKW ||
+	    cmd == CLF_FCNTL_GETLK)
+		return clf_lock_fcntl(fd, cmd, arg);
 	err = clf_file_get(fd, &f);
 	if (err)
 		return err;

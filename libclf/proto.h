@@ -397,6 +397,53 @@ int clf_proto_update_size_req_decode(struct wire_reader *r,
 				     struct clf_proto_update_size_req *m);
 
 /* ------------------------------------------------------------------ */
+/* metad byte-range locks (1.1; proto_lock.c)                          */
+/* ------------------------------------------------------------------ */
+
+/* SETLK and GETLK requests. */
+struct clf_proto_lock_req {
+	uint64_t ino;
+	uint64_t owner;		/* chosen by the client, per connection */
+	uint64_t start;		/* bytes, <= CLF_PROTO_LOCK_OFFSET_MAX */
+	uint64_t length;	/* bytes; 0: to the end; last byte within
+				   CLF_PROTO_LOCK_OFFSET_MAX */
+	uint32_t type;		/* CLF_PROTO_LOCK_READ/WRITE/UNLOCK */
+	uint32_t flags;		/* CLF_PROTO_LOCK_WAIT (SETLK only) */
+	uint32_t wait_ms;	/* <= CLF_PROTO_LOCK_WAIT_MAX_MS; 0 without
+				   WAIT */
+	uint32_t pid;		/* the owner's, for GETLK reports */
+};
+int clf_proto_setlk_req_encode(struct wire_writer *w,
+			       const struct clf_proto_lock_req *m);
+int clf_proto_setlk_req_decode(struct wire_reader *r,
+			       struct clf_proto_lock_req *m);
+/* Also refuses type UNLOCK, flags and a wait. */
+int clf_proto_getlk_req_encode(struct wire_writer *w,
+			       const struct clf_proto_lock_req *m);
+int clf_proto_getlk_req_decode(struct wire_reader *r,
+			       struct clf_proto_lock_req *m);
+
+/* GETLK reply: the lock in the way, or type UNLOCK when there is none. */
+struct clf_proto_lock_holder {
+	uint32_t type;		/* CLF_PROTO_LOCK_* */
+	uint64_t start, length;	/* as in a request; 0 for none */
+	uint32_t pid;		/* of the holder, as it said */
+};
+int clf_proto_lock_holder_encode(struct wire_writer *w,
+				 const struct clf_proto_lock_holder *m);
+int clf_proto_lock_holder_decode(struct wire_reader *r,
+				 struct clf_proto_lock_holder *m);
+
+struct clf_proto_unlock_owner_req {
+	uint64_t ino;
+	uint64_t owner;
+};
+int clf_proto_unlock_owner_req_encode(struct wire_writer *w,
+			const struct clf_proto_unlock_owner_req *m);
+int clf_proto_unlock_owner_req_decode(struct wire_reader *r,
+			struct clf_proto_unlock_owner_req *m);
+
+/* ------------------------------------------------------------------ */
 /* iod                                                                 */
 /* ------------------------------------------------------------------ */
 

@@ -24,6 +24,8 @@ $(O)/metad/libmds_store.a: $(MDS_STORE_OBJS)
 METAD_SRCS := metad/metad.c metad/mds_server.c metad/mds_ops.c \
 	metad/mds_ops_ns.c metad/mds_ops_attr.c metad/mds_wire.c \
 	metad/mds_data.c metad/mds_iods.c metad/mds_log.c metad/mds_fault.c
+# Byte-range locks: the in-memory table and its requests.
+METAD_SRCS += metad/mds_lock.c metad/mds_lock_wait.c metad/mds_ops_lock.c
 METAD_OBJS = $(METAD_SRCS:%.c=$(O)/%.o)
 
 # The daemon uses libclf's private headers: proto.h, transport.h, auth.h,
@@ -41,3 +43,8 @@ $(O)/metad/metad: $(METAD_OBJS) $(MDS_STORE_OBJS) $(O)/libclf.a
 UNIT_TEST_NAMES += test_mds_data
 TEST_OBJS_test_mds_data = $(O)/metad/mds_data.o $(O)/metad/mds_iods.o \
 	$(O)/metad/mds_log.o
+
+# Unit test of the byte-range lock table (tests/unit/test_mds_lock.c).
+UNIT_TEST_NAMES += test_mds_lock
+TEST_OBJS_test_mds_lock = $(O)/metad/mds_lock.o $(O)/metad/mds_lock_wait.o
+TEST_LIBS_test_mds_lock := -lpthread

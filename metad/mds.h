@@ -20,6 +20,7 @@
 #include "mds_store.h"
 
 struct mds_iods;
+struct mds_locks;
 
 /*
  * The daemon, as the request handlers see it.  Set up once by metad.c
@@ -30,6 +31,8 @@ struct mds_ctx {
 	const struct clf_config *cfg;	/* borrowed: outlives the server */
 	struct mds_store *store;	/* borrowed; thread-safe */
 	struct mds_iods *iods;		/* borrowed; thread-safe */
+	struct mds_locks *locks;	/* borrowed; thread-safe; byte-range
+					   locks, in memory only (mds_lock.h) */
 	int64_t start_ms;		/* clf_now_ms() at start */
 	atomic_uint_fast64_t requests;	/* served since start */
 	atomic_uint_fast64_t bytes_in;	/* message bytes received */

@@ -115,6 +115,12 @@ static mds_op_fn *handler_of(uint16_t op)
 		return mds_op_get_layout;
 	case CLF_PROTO_OP_UPDATE_SIZE:
 		return mds_op_update_size;
+	case CLF_PROTO_OP_SETLK:
+		return mds_op_setlk;
+	case CLF_PROTO_OP_GETLK:
+		return mds_op_getlk;
+	case CLF_PROTO_OP_UNLOCK_OWNER:
+		return mds_op_unlock_owner;
 	default:
 		return NULL;
 	}

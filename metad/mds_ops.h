@@ -13,11 +13,13 @@
 #include "mds.h"
 #include "proto.h"
 
-/* Who is asking: for the log lines of malformed requests. */
+/* Who is asking: for the log lines of malformed requests, and the
+ * connection that byte-range locks belong to. */
 struct mds_session {
 	struct mds_ctx *ctx;	/* borrowed */
 	const char *peer;	/* borrowed: "host:port" of the client */
 	const char *role;	/* borrowed: the role it authenticated as */
+	uint64_t conn_id;	/* unique among the daemon's connections */
 };
 
 /* An encoded reply body. */

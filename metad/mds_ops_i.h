@@ -27,6 +27,8 @@ mds_op_fn mds_op_lookup, mds_op_create, mds_op_mkdir, mds_op_readdir,
 /* Attributes and layouts (mds_ops_attr.c). */
 mds_op_fn mds_op_getattr, mds_op_setattr, mds_op_set_layout,
 	mds_op_get_layout, mds_op_update_size;
+/* Byte-range locks (mds_ops_lock.c). */
+mds_op_fn mds_op_setlk, mds_op_getlk, mds_op_unlock_owner;
 /* The daemon itself (mds_ops.c). */
 mds_op_fn mds_op_ping, mds_op_status, mds_op_statfs;
 
@@ -96,5 +98,7 @@ int mds_reply_readdir(struct mds_reply *rep, const struct mds_dirent *ents,
 		      uint32_t n, bool eof);
 int mds_reply_statfs(struct mds_reply *rep, const struct clf_proto_statfs *m);
 int mds_reply_status(struct mds_reply *rep, const struct clf_proto_status *m);
+int mds_reply_lock_holder(struct mds_reply *rep,
+			  const struct clf_proto_lock_holder *m);
 
 #endif /* MDS_OPS_I_H */

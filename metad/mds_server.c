@@ -28,6 +28,7 @@
 
 #include "auth.h"
 #include "error.h"
+#include "mds_lock.h"
 #include "mds_ops.h"
 #include "mds_server.h"
 
@@ -52,12 +53,14 @@ struct mds_server {
 	pthread_mutex_t lock;
 	pthread_cond_t gone;		/* a connection ended; lock */
 	unsigned nconns;		/* connection threads alive; lock */
+	uint64_t last_conn_id;		/* of the newest connection; lock */
 };
 
 /* One connection, owned by its thread. */
 struct mds_conn {
 	struct mds_server *srv;		/* borrowed */
 	struct clf_conn *c;		/* owned */
+	uint64_t id;			/* byte-range locks belong to it */
 	char peer[CLF_ADDR_MAX];
 	char role[CLF_PROTO_ROLE_MAX + 1];
 };
@@ -200,7 +203,7 @@ free_payload:
 
 static void serve(struct mds_conn *mc)
 {
-	struct mds_session s = { mc->srv->ctx, mc->peer, mc->role };
+	struct mds_session s = { mc->srv->ctx, mc->peer, mc->role, mc->id };
 	struct clf_proto_header h;
 	int err;
 
@@ -228,6 +231,20 @@ static void serve(struct mds_conn *mc)
 	}
 }
 
+/*
+ * Byte-range locks live as long as the connection that took them: a
+ * client that exits or is killed leaves none behind, and its waiters
+ * are woken.
+ */
+static void release_locks(struct mds_conn *mc)
+{
+	unsigned n = mds_locks_release_conn(mc->srv->ctx->locks, mc->id);
+
+	if (n)
+		mds_log("connection from %s (%s) closed: released its %u byte-range locks",
+			mc->peer, mc->role, n);
+}
+
 static void *conn_main(void *arg)
 {
 	struct mds_conn *mc = arg;
@@ -248,6 +265,7 @@ static void *conn_main(void *arg)
 	} else {
 		atomic_fetch_add(&ctx->connections, 1);
 		serve(mc);
+		release_locks(mc);
 		atomic_fetch_sub(&ctx->connections, 1);
 	}
 	clf_conn_close(mc->c);
@@ -302,6 +320,7 @@ static void start_conn(struct mds_server *srv, struct clf_conn *c)
 {
 	struct mds_conn *mc;
 	pthread_t tid;
+	uint64_t id;
 	int err;
 
 	pthread_mutex_lock(&srv->lock);
@@ -311,6 +330,7 @@ static void start_conn(struct mds_server *srv, struct clf_conn *c)
 		return;
 	}
 	srv->nconns++;
+	id = ++srv->last_conn_id;
 	pthread_mutex_unlock(&srv->lock);
 
 	mc = calloc(1, sizeof(*mc));
@@ -319,6 +339,7 @@ static void start_conn(struct mds_server *srv, struct clf_conn *c)
 		goto undo;
 	}
 	mc->srv = srv;
+	mc->id = id;
 	mc->c = c;
 	snprintf(mc->peer, sizeof(mc->peer), "%s", clf_conn_peer(c));
 	snprintf(mc->role, sizeof(mc->role), "unauthenticated");

@@ -32,6 +32,7 @@
 #include "error.h"
 #include "mds.h"
 #include "mds_iods.h"
+#include "mds_lock.h"
 #include "mds_server.h"
 
 /* How long the command waits for its daemon to report readiness. */
@@ -292,9 +293,15 @@ static int run(const struct clf_config *cfg, const char *pid_path,
 	err = mds_iods_open(cfg, t, &ctx.iods);
 	if (err)
 		goto close_store;
+	/* In memory only: locks do not survive metad (mds_lock.h). */
+	ctx.locks = mds_locks_new();
+	if (!ctx.locks) {
+		err = clf_fail(ENOMEM, "metad: out of memory for the lock table");
+		goto close_iods;
+	}
 	err = mds_server_open(&ctx, t, cfg->metad.addr, &srv);
 	if (err)
-		goto close_iods;
+		goto free_locks;
 	err = write_pid_file(pid_path);
 	if (err)
 		goto close_server;
@@ -312,6 +319,8 @@ static int run(const struct clf_config *cfg, const char *pid_path,
 	unlink(pid_path);
 close_server:
 	mds_server_close(srv);
+free_locks:
+	mds_locks_free(ctx.locks);
 close_iods:
 	mds_iods_close(ctx.iods);
 close_store:

@@ -16,6 +16,8 @@ UNIT_TEST_NAMES := test_type test_map test_pattern test_mapping test_codec \
 UNIT_TEST_NAMES += test_layout_text
 # Network layer: protocol codec, TCP transport, authentication, config.
 UNIT_TEST_NAMES += test_proto test_transport test_auth test_config
+# Byte-range lock bodies (libclf/proto_lock.c).
+UNIT_TEST_NAMES += test_proto_lock
 UNIT_TEST_LIBS = $(LIBCLF_EXTRA_LIBS)
 
 TEST_MODEL_OBJ := $(O)/tests/unit/model.o

@@ -54,12 +54,18 @@ typedef struct {
     int hint_error;             /* MPI error class of a malformed hint, 0: none */
     char hint_msg[ADIOI_CLF_MSG_LEN];
 
-    /* Shared file pointer and the lock of atomic mode: two int64 on rank
-     * 0 of fd->comm, [0] the shared pointer in etypes, [1] the lock owner
-     * (rank + 1, 0 when free), in a window kept in a lock_all epoch. */
+    /* Shared file pointer: one int64 on rank 0 of fd->comm, in etypes,
+     * in a window kept in a lock_all epoch (ad_clf_lock.c). */
     MPI_Win win;
     int64_t *win_base;
-    int lock_depth;             /* nested SetLock calls of this process */
+
+    /* The clf byte-range lock this process holds on the file for ROMIO's
+     * SetLock and atomic accesses (ad_clf_lock.c): nested requests only
+     * count. */
+    int lock_depth;             /* nested lock requests; 0: none held */
+    int lock_type;              /* F_RDLCK or F_WRLCK */
+    ADIO_Offset lock_start;     /* file bytes [lock_start, lock_end) */
+    ADIO_Offset lock_end;       /* INT64_MAX: to the end */
 
     /* Collective operations (ad_clf_coll.c): the tag of the next clf
      * collective call is coll_base | (coll_seq & 0xffffffff), alike on
@@ -157,7 +163,9 @@ void ADIOI_CLF_Prof_publish(ADIO_File fd);
 /* ad_clf_lock.c */
 int ADIOI_CLF_Win_create(ADIO_File fd);
 void ADIOI_CLF_Win_free(ADIO_File fd);
-int ADIOI_CLF_Lock(ADIO_File fd);
+/* Lock file bytes [start, start + len) (len 0: to the end) with type
+ * F_RDLCK or F_WRLCK, waiting; 0 or a negative errno. */
+int ADIOI_CLF_Lock(ADIO_File fd, int type, ADIO_Offset start, ADIO_Offset len);
 int ADIOI_CLF_Unlock(ADIO_File fd);
 
 /* ad_clf_hints.c */

@@ -9,8 +9,9 @@
 int ADIOI_CLF_Feature(ADIO_File fd, int flag)
 {
     switch (flag) {
-            /* SetLock is a lock over the whole file (ad_clf_lock.c): enough
-             * for atomic mode and for data sieving's read-modify-write. */
+            /* SetLock is a clf byte-range lock kept by metad
+             * (ad_clf_lock.c): it excludes other jobs and programs too,
+             * for atomic mode and data sieving's read-modify-write. */
         case ADIO_LOCKS:
         case ADIO_SHARED_FP:
         case ADIO_ATOMIC_MODE:

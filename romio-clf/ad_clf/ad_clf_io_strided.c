@@ -230,6 +230,26 @@ void ADIOI_CLF_Done(ADIO_File fd, int file_ptr_type, int linear, ADIO_Offset vby
 #endif
 }
 
+/*
+ * Atomic mode: lock the file bytes an access of n view bytes from view
+ * byte vbyte spans -- from its first byte to its last, which the view's
+ * order (file order) puts at the ends -- for reading or for writing.
+ */
+static int ADIOI_CLF_Access_lock(ADIO_File fd, int linear, ADIO_Offset vbyte, MPI_Count n,
+                                 int write)
+{
+    ADIOI_CLF_fs *fs = fd->fs_ptr;
+    int type = write ? F_WRLCK : F_RDLCK;
+    int64_t first, last;
+
+    if (linear)
+        return ADIOI_CLF_Lock(fd, type, fd->disp + vbyte, n);
+    if (CLF_Type_unmap(fs->view_type, fs->view_disp, vbyte, &first) ||
+        CLF_Type_unmap(fs->view_type, fs->view_disp, vbyte + n - 1, &last))
+        return ADIOI_CLF_Lock(fd, type, 0, 0);  /* all of it, then */
+    return ADIOI_CLF_Lock(fd, type, first, last - first + 1);
+}
+
 /* One access of this process: the native path. */
 static void ADIOI_CLF_Access(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
                              int file_ptr_type, ADIO_Offset offset, ADIO_Status * status,
@@ -258,8 +278,11 @@ static void ADIOI_CLF_Access(ADIO_File fd, void *buf, int count, MPI_Datatype da
     if (mem.bytes > 0) {
         double t0;
 
-        if (fd->atomicity)
-            ADIOI_CLF_Lock(fd);
+        if (fd->atomicity && (err = ADIOI_CLF_Access_lock(fd, linear, vbyte, mem.bytes, write))) {
+            *error_code = ADIOI_CLF_Error(myname, err, NULL);
+            ADIOI_CLF_Mem_release(&mem);
+            return;
+        }
         t0 = ADIOI_CLF_Prof_start(fd);
         if (write) {
             n = CLF_ncwrite_at(cfd, at, mem.ptr, mem.type);

@@ -1,26 +1,33 @@
 /*
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * ad_clf_lock.c -- shared file pointer and file lock, over MPI RMA.
+ * ad_clf_lock.c -- byte-range locks and the shared file pointer.
  *
- * clf has no lock operation yet, so both live in a small MPI window that
- * every open creates on its communicator: two int64 on rank 0, [0] the
- * shared file pointer (in etypes, as ROMIO counts it), [1] the owner of
- * the file lock (rank + 1, or 0).  The window stays in a lock_all epoch;
- * the pointer moves by MPI_Fetch_and_op, which is atomic, and the lock is
- * taken by MPI_Compare_and_swap with a bounded back-off.  Both are
- * correct for any number of processes; they are as fast as the MPI's
- * atomics (in shared memory within a node).  The lock covers the whole
- * file: ROMIO's byte ranges only narrow what must be excluded.
+ * Locks (ROMIO's SetLock for atomic mode and data sieving, and the
+ * driver's own atomic accesses) are clf's byte-range locks, kept by
+ * metad (CLF_FCNTL_SETLKW): they exclude every other process that locks
+ * the file -- of this job, of another MPI job, a native program or a
+ * shell tool on the mount -- not only the processes of this communicator.
+ * They belong to the process, as POSIX locks do, so nested requests of
+ * one open file (ROMIO locks a contiguous atomic write, then the driver's
+ * write locks it again) are counted here rather than sent twice: the
+ * inner unlock must not release the outer lock's bytes.
+ *
+ * The shared file pointer stays in a small MPI window that every open
+ * creates on its communicator (one int64 on rank 0, in etypes, as ROMIO
+ * counts it), kept in a lock_all epoch and moved by MPI_Fetch_and_op:
+ * MPI only asks the pointer to be shared within the communicator, and the
+ * MPI's atomics are faster than a round trip to metad.
  */
 
 #include "ad_clf.h"
 
 #include <errno.h>
-#include <time.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <string.h>
 
 #define ADIOI_CLF_SHFP 0
-#define ADIOI_CLF_LOCK 1
 
 int ADIOI_CLF_Win_create(ADIO_File fd)
 {
@@ -28,11 +35,11 @@ int ADIOI_CLF_Win_create(ADIO_File fd)
     int rank;
 
     MPI_Comm_rank(fd->comm, &rank);
-    if (MPI_Win_allocate(rank == 0 ? 2 * sizeof(int64_t) : 0, sizeof(int64_t),
+    if (MPI_Win_allocate(rank == 0 ? sizeof(int64_t) : 0, sizeof(int64_t),
                          MPI_INFO_NULL, fd->comm, &fs->win_base, &fs->win) != MPI_SUCCESS)
         return -1;
     if (rank == 0)
-        fs->win_base[ADIOI_CLF_SHFP] = fs->win_base[ADIOI_CLF_LOCK] = 0;
+        fs->win_base[ADIOI_CLF_SHFP] = 0;
     /* Nobody reaches the window before rank 0 set it. */
     MPI_Barrier(fd->comm);
     MPI_Win_lock_all(MPI_MODE_NOCHECK, fs->win);
@@ -49,45 +56,97 @@ void ADIOI_CLF_Win_free(ADIO_File fd)
     MPI_Win_free(&fs->win);
 }
 
-int ADIOI_CLF_Lock(ADIO_File fd)
+/* One past the last byte of (start, len), len 0 meaning to the end. */
+static ADIO_Offset ADIOI_CLF_Lock_end(ADIO_Offset start, ADIO_Offset len)
+{
+    return len == 0 ? INT64_MAX : start + len;
+}
+
+/*
+ * POSIX wants a read lock on a descriptor open for reading and a write
+ * lock on one open for writing: a write-only file (rare: the open makes
+ * it read-write when it can) takes write locks for reads too.
+ */
+static int ADIOI_CLF_Lock_type(ADIOI_CLF_fs * fs, int type)
+{
+    int acc = fs->clf_flags & O_ACCMODE;
+
+    if (type == F_RDLCK && acc == O_WRONLY)
+        return F_WRLCK;
+    if (type == F_WRLCK && acc == O_RDONLY)
+        return F_RDLCK;
+    return type;
+}
+
+/* Does the lock held cover (type, start, len)? */
+static int ADIOI_CLF_Lock_covers(ADIOI_CLF_fs * fs, int type, ADIO_Offset start,
+                                 ADIO_Offset len)
+{
+    return fs->lock_start <= start &&
+        ADIOI_CLF_Lock_end(start, len) <= fs->lock_end &&
+        (fs->lock_type == F_WRLCK || type == F_RDLCK);
+}
+
+int ADIOI_CLF_Lock(ADIO_File fd, int type, ADIO_Offset start, ADIO_Offset len)
 {
     ADIOI_CLF_fs *fs = fd->fs_ptr;
-    int64_t me, free_ = 0, owner;
-    struct timespec pause = { 0, 1000 };
-    int rank;
+    ADIO_Offset end;
+    struct flock fl;
+    int err;
 
-    if (fs->lock_depth++ > 0)
-        return 0;
-    MPI_Comm_rank(fd->comm, &rank);
-    me = rank + 1;
-    for (;;) {
-        MPI_Compare_and_swap(&me, &free_, &owner, MPI_INT64_T, 0, ADIOI_CLF_LOCK, fs->win);
-        MPI_Win_flush(0, fs->win);
-        if (owner == 0)
+    type = ADIOI_CLF_Lock_type(fs, type);
+    if (start < 0 || len < 0)
+        return -EINVAL;
+    end = ADIOI_CLF_Lock_end(start, len);
+    if (fs->lock_depth > 0) {
+        if (ADIOI_CLF_Lock_covers(fs, type, start, len)) {
+            fs->lock_depth++;
             return 0;
-        nanosleep(&pause, NULL);
-        if (pause.tv_nsec < 1000 * 1000)
-            pause.tv_nsec *= 2;
+        }
+        /* Widen the held lock to cover both, never weakening it: a
+         * read lock over our own write lock would convert it. */
+        if (fs->lock_type == F_WRLCK)
+            type = F_WRLCK;
+        if (fs->lock_start < start)
+            start = fs->lock_start;
+        if (fs->lock_end > end)
+            end = fs->lock_end;
     }
+    memset(&fl, 0, sizeof(fl));
+    fl.l_type = type;
+    fl.l_whence = SEEK_SET;
+    fl.l_start = start;
+    fl.l_len = end == INT64_MAX ? 0 : end - start;
+    err = CLF_fcntl(fs->lin_fd, CLF_FCNTL_SETLKW, &fl);
+    if (err)
+        return err;
+    fs->lock_type = type;
+    fs->lock_start = start;
+    fs->lock_end = end;
+    fs->lock_depth++;
+    return 0;
 }
 
 int ADIOI_CLF_Unlock(ADIO_File fd)
 {
     ADIOI_CLF_fs *fs = fd->fs_ptr;
-    int64_t free_ = 0, owner;
+    struct flock fl;
 
     if (fs->lock_depth == 0 || --fs->lock_depth > 0)
         return 0;
-    MPI_Fetch_and_op(&free_, &owner, MPI_INT64_T, 0, ADIOI_CLF_LOCK, MPI_REPLACE, fs->win);
-    MPI_Win_flush(0, fs->win);
-    return 0;
+    memset(&fl, 0, sizeof(fl));
+    fl.l_type = F_UNLCK;
+    fl.l_whence = SEEK_SET;
+    fl.l_start = fs->lock_start;
+    fl.l_len = fs->lock_end == INT64_MAX ? 0 : fs->lock_end - fs->lock_start;
+    return CLF_fcntl(fs->lin_fd, CLF_FCNTL_SETLK, &fl);
 }
 
 int ADIOI_CLF_SetLock(ADIO_File fd, int cmd, int type, ADIO_Offset offset, int whence,
                       ADIO_Offset len)
 {
     static char myname[] = "ADIOI_CLF_SETLOCK";
-    int err = 0;
+    int err = 0, e;
 
     if (type == F_UNLCK) {
         /* The next holder must find what this one wrote, size included:
@@ -95,10 +154,25 @@ int ADIOI_CLF_SetLock(ADIO_File fd, int cmd, int type, ADIO_Offset offset, int w
          * writes it back, and a read that stopped at an old end of file
          * would write stale bytes over another process's. */
         err = ADIOI_CLF_Report_pending(fd, -1);
-        ADIOI_CLF_Unlock(fd);
-    } else
-        ADIOI_CLF_Lock(fd);
-    return err ? ADIOI_CLF_Error(myname, err, NULL) : MPI_SUCCESS;
+        e = ADIOI_CLF_Unlock(fd);
+        if (!err)
+            err = e;
+    } else {
+        /* ROMIO always asks with SEEK_SET; anything else locks it all.
+         * A lock of this driver always waits: ROMIO asks with F_SETLKW
+         * and ignores what SetLock returns. */
+        if (whence != SEEK_SET) {
+            offset = 0;
+            len = 0;
+        }
+        err = ADIOI_CLF_Lock(fd, type, offset, len);
+    }
+    (void) cmd;
+    if (!err)
+        return MPI_SUCCESS;
+    /* ROMIO's lock macros drop the code: say it here too. */
+    FPRINTF(stderr, "%s: %s\n", myname, CLF_Last_error());
+    return ADIOI_CLF_Error(myname, err, NULL);
 }
 
 void ADIOI_CLF_Get_shared_fp(ADIO_File fd, ADIO_Offset incr, ADIO_Offset * shared_fp,

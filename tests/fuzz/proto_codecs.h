@@ -45,6 +45,9 @@ union proto_any {
 	struct clf_proto_setattr_req setattr_req;
 	struct clf_proto_set_layout_req set_layout_req;
 	struct clf_proto_update_size_req update_size_req;
+	struct clf_proto_lock_req lock_req;
+	struct clf_proto_lock_holder lock_holder;
+	struct clf_proto_unlock_owner_req unlock_owner_req;
 	struct clf_proto_sub_read_req sub_read_req;
 	struct clf_proto_sub_write_req sub_write_req;
 	struct clf_proto_view_register_req view_register_req;
@@ -137,6 +140,15 @@ PROTO_RELEASE(set_layout_req, clf_proto_set_layout_req,
 PROTO_CODEC(update_size_req, clf_proto_update_size_req,
 	    clf_proto_update_size_req_encode,
 	    clf_proto_update_size_req_decode)
+PROTO_CODEC(setlk_req, clf_proto_lock_req, clf_proto_setlk_req_encode,
+	    clf_proto_setlk_req_decode)
+PROTO_CODEC(getlk_req, clf_proto_lock_req, clf_proto_getlk_req_encode,
+	    clf_proto_getlk_req_decode)
+PROTO_CODEC(lock_holder, clf_proto_lock_holder,
+	    clf_proto_lock_holder_encode, clf_proto_lock_holder_decode)
+PROTO_CODEC(unlock_owner_req, clf_proto_unlock_owner_req,
+	    clf_proto_unlock_owner_req_encode,
+	    clf_proto_unlock_owner_req_decode)
 PROTO_CODEC(sub_read_req, clf_proto_sub_read_req,
 	    clf_proto_sub_read_req_encode, clf_proto_sub_read_req_decode)
 PROTO_CODEC(sub_write_req, clf_proto_sub_write_req,
@@ -239,6 +251,19 @@ static const struct clf_proto_set_layout_req s_set_layout_req = {
 static const struct clf_proto_update_size_req s_update_size_req = {
 	42, 1 << 30, 1700000000000000000,
 };
+static const struct clf_proto_lock_req s_setlk_req = {
+	42, 0xfeedfacecafebeefull, 4096, 0, CLF_PROTO_LOCK_WRITE,
+	CLF_PROTO_LOCK_WAIT, 1500, 12345,
+};
+static const struct clf_proto_lock_req s_getlk_req = {
+	42, 7, CLF_PROTO_LOCK_OFFSET_MAX, 1, CLF_PROTO_LOCK_READ, 0, 0, 1,
+};
+static const struct clf_proto_lock_holder s_lock_holder = {
+	CLF_PROTO_LOCK_WRITE, 100, 50, 4242,
+};
+static const struct clf_proto_unlock_owner_req s_unlock_owner_req = {
+	42, 0xfeedfacecafebeefull,
+};
 static const struct clf_proto_sub_read_req s_sub_read_req = {
 	42, 3, 1 << 20, 65536,
 };
@@ -288,6 +313,10 @@ static const struct proto_codec proto_codecs[] = {
 	PROTO_ENTRY(setattr_req, proto_no_release),
 	PROTO_ENTRY(set_layout_req, rel_set_layout_req),
 	PROTO_ENTRY(update_size_req, proto_no_release),
+	PROTO_ENTRY(setlk_req, proto_no_release),
+	PROTO_ENTRY(getlk_req, proto_no_release),
+	PROTO_ENTRY(lock_holder, proto_no_release),
+	PROTO_ENTRY(unlock_owner_req, proto_no_release),
 	PROTO_ENTRY(sub_read_req, proto_no_release),
 	PROTO_ENTRY(sub_write_req, proto_no_release),
 	PROTO_ENTRY(view_register_req, proto_no_release),

@@ -7,14 +7,15 @@
 # through mount(8): `mount -t clf` and an fstab line.  Skipped (77) only
 # without /dev/fuse.  test_mount_romio.sh: the same bytes through the
 # mount and through MPI-IO, both ways (skipped without MPICH or
-# libromio-clf.so).
+# libromio-clf.so).  test_mount_lock.sh: fcntl and flock locks across two
+# mounts, a blocking lock, a killed holder, a native holder.
 #
 #   make check-mount
 
 ifeq ($(CONFIG_CLF_FUSE),y)
 
 MOUNT_TEST := tests/integration/test_mount.sh tests/integration/test_mount_t.sh \
-	tests/integration/test_mount_romio.sh
+	tests/integration/test_mount_romio.sh tests/integration/test_mount_lock.sh
 MOUNT_HELPER := $(O)/tests/integration/mount_helper
 
 $(MOUNT_HELPER): $(O)/tests/integration/mount_helper.o $(O)/libclf.a

@@ -13,6 +13,9 @@
  *   mount_helper noreplace FROM TO       renameat2(FROM, TO,
  *                                        RENAME_NOREPLACE); prints the
  *                                        errno name or "ok"
+ *   mount_helper lock CONF PATH MS       write-lock all of PATH
+ *                                        (CLF_FCNTL_SETLKW), print
+ *                                        "locked", hold it MS ms, exit
  *
  * Exit status: 0 success, 1 failure (printed), 2 bad usage.
  */
@@ -138,6 +141,25 @@ static int noreplace(const char *from, const char *to)
 	return 0;
 }
 
+/* A native process holding a write lock: the mount must see it. */
+static int hold_lock(const char *path, long ms)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
+	int fd = CLF_open(path, O_RDWR), err;
+
+	if (fd < 0)
+		return fail("open", path, fd);
+	err = CLF_fcntl(fd, CLF_FCNTL_SETLKW, &fl);
+	if (err)
+		return fail("lock", path, err);
+	printf("locked\n");
+	fflush(stdout);
+	nanosleep(&ts, NULL);
+	err = CLF_close(fd);
+	return err ? fail("close", path, err) : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct stat st;
@@ -158,6 +180,8 @@ int main(int argc, char **argv)
 		rc = CLF_stat(argv[3], &st) == 0 ? 0 : 1;
 	else if (!strcmp(argv[1], "bench") && argc == 5)
 		rc = bench(argv[3], atol(argv[4]));
+	else if (!strcmp(argv[1], "lock") && argc == 5)
+		rc = hold_lock(argv[3], atol(argv[4]));
 	else
 		rc = 2;
 	CLF_finalize();
@@ -165,6 +189,7 @@ int main(int argc, char **argv)
 		return rc;
 usage:
 	fprintf(stderr, "usage: mount_helper put|get|exists CONF PATH, "
-			"bench CONF PATH MIB, noreplace FROM TO\n");
+			"bench CONF PATH MIB, noreplace FROM TO, "
+			"lock CONF PATH MS\n");
 	return 2;
 }

@@ -13,8 +13,18 @@ $(NATIVE_TEST): $(NATIVE_TEST_OBJS) $(O)/libclf.a
 	$(CC) -o $@ $(NATIVE_TEST_OBJS) $(O)/libclf.a $(LIBCLF_EXTRA_LIBS) \
 		$(CHECK_LIBS) $(ALL_LDFLAGS)
 
+# Byte-range locks between processes (test_native_lock).
+NATIVE_LOCK_TEST := $(O)/tests/integration/test_native_lock
+NATIVE_LOCK_TEST_OBJS := $(O)/tests/integration/test_native_lock.o \
+	$(O)/tests/integration/instance.o
+
+$(NATIVE_LOCK_TEST): $(NATIVE_LOCK_TEST_OBJS) $(O)/libclf.a
+	$(CC) -o $@ $(NATIVE_LOCK_TEST_OBJS) $(O)/libclf.a \
+		$(LIBCLF_EXTRA_LIBS) $(CHECK_LIBS) $(ALL_LDFLAGS)
+
 .PHONY: check-native
-check-native: $(NATIVE_TEST) $(PROGRAMS)
-	@CLF_BUILD_DIR=$(O) scripts/run-tests.sh $(NATIVE_TEST)
+check-native: $(NATIVE_TEST) $(NATIVE_LOCK_TEST) $(PROGRAMS)
+	@CLF_BUILD_DIR=$(O) scripts/run-tests.sh $(NATIVE_TEST) \
+		$(NATIVE_LOCK_TEST)
 
 CHECK_TARGETS += check-native

@@ -21,6 +21,10 @@
 #     CLF_read what MPI wrote and compares the declared layouts with
 #     CLF_FCNTL_GETLAYOUT (CLF_Type_map over two extents of every subfile
 #     type), writes new bytes with CLF_write, and MPI reads them back;
+#   - locks are clf's byte-range locks: an atomic-mode write waits for a
+#     native process's write lock on its bytes (and a write beside it
+#     does not), and two separate mpiexec jobs doing data sieving on the
+#     same bytes lose no update (romio_lock);
 #   - a Fortran program linked with mpicc-clf (MPICC=mpifort);
 #   - a program linked with plain mpicc, with and without
 #     LD_PRELOAD=libromio-clf.so (without it, "clf:" must be unknown).
@@ -63,7 +67,8 @@ if [ ! -x "$build/metad/metad" ] || [ ! -x "$build/iod/iod" ]; then
 	exit 77
 fi
 for p in "$clf" "$bin/dtype_test" "$bin/romio_io" "$bin/romio_io_plain" \
-	"$bin/romio_coll" "$bin/romio_types" "$bin/romio_native"; do
+	"$bin/romio_coll" "$bin/romio_types" "$bin/romio_native" \
+	"$bin/romio_lock"; do
 	if [ ! -x "$p" ]; then
 		echo "FAIL: $p not built" >&2
 		exit 1
@@ -162,6 +167,39 @@ for hint in false true; do
 	run "datatypes ($hint): MPI reads" mpiexec -n 2 "$bin/romio_types" \
 		read "$hint" "$d" 1234
 done
+
+# Locks reach beyond the job: a native process write-locks 4 KiB and
+# holds them 3 s; an atomic-mode MPI write into them waits (at least 1 s
+# of it, after mpiexec's start), a write beside them does not.
+step="atomic mode waits for a native lock"
+"$bin/romio_native" lock /locked 4096 4096 3000 >"$tmp/holder" 2>&1 &
+holder=$!
+i=0
+until grep -q locked "$tmp/holder" 2>/dev/null; do
+	i=$((i + 1))
+	if [ "$i" -gt 200 ]; then
+		cat "$tmp/holder" >&2
+		break
+	fi
+	sleep 0.05
+done
+run "$step" mpiexec -n 2 "$bin/romio_lock" atomic clf:/locked 4100 1000
+wait "$holder" || { failed=$((failed + 1)); echo "FAIL: the native holder" >&2; }
+# Two jobs at once, read-modify-write of the same regions by data
+# sieving: without locks across jobs, updates are lost.
+step="data sieving of two jobs at once"
+"$bin/romio_native" rm /sieved >/dev/null 2>&1 || true
+mpiexec -n 1 "$bin/romio_lock" sieve clf:/sieved 0 200 >"$tmp/sieve0" 2>&1 &
+job0=$!
+mpiexec -n 1 "$bin/romio_lock" sieve clf:/sieved 1 200 >"$tmp/sieve1" 2>&1 &
+job1=$!
+if wait "$job0" && wait "$job1"; then
+	run "$step" mpiexec -n 1 "$bin/romio_lock" check clf:/sieved 200
+else
+	failed=$((failed + 1))
+	echo "FAIL: $step:" >&2
+	cat "$tmp/sieve0" "$tmp/sieve1" >&2
+fi
 
 # Fortran: MPI_File_* called from libmpichfort (mpicc-clf MPICC=mpifort).
 if [ -x "$bin/fortran_io" ]; then

@@ -19,6 +19,10 @@
  *                                      reverse order (CLF_lseek, CLF_write)
  *   romio_native rm PATH...            CLF_unlink each PATH; a missing one
  *                                      is no error
+ *   romio_native lock PATH OFF LEN MS  write-lock LEN bytes at OFF of PATH
+ *                                      (created if missing), print
+ *                                      "locked", hold the lock MS ms: MPI
+ *                                      jobs must wait for it
  *
  * Exit status: 0 success, 1 a check failed or a call failed (printed),
  * 2 bad usage or a malformed manifest.
@@ -31,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "clf.h"
 #include "pattern.h"
@@ -301,6 +306,26 @@ static int fill(const struct entry *e, uint64_t salt)
 	return rc;
 }
 
+/* A process outside any MPI job holding a byte-range lock. */
+static int hold_lock(const char *path, int64_t off, int64_t len, long ms)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+			    .l_start = off, .l_len = len };
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
+	int fd = CLF_open(path, O_CREAT | O_RDWR, 0644), rc;
+
+	if (fd < 0)
+		return fail("open", path, fd);
+	rc = CLF_fcntl(fd, CLF_FCNTL_SETLKW, &fl);
+	if (rc < 0)
+		return fail("lock", path, rc);
+	printf("locked\n");
+	fflush(stdout);
+	nanosleep(&ts, NULL);
+	rc = CLF_close(fd);
+	return rc < 0 ? fail("close", path, rc) : 0;
+}
+
 int main(int argc, char **argv)
 {
 	long files = 0, layouts = 0, bytes = 0;
@@ -323,6 +348,12 @@ int main(int argc, char **argv)
 				fail("unlink", argv[i], rc);
 		}
 		goto out;
+	}
+	if (!strcmp(argv[1], "lock") && argc == 6) {
+		rc = hold_lock(argv[2], strtoll(argv[3], NULL, 0),
+			       strtoll(argv[4], NULL, 0), atol(argv[5]));
+		CLF_finalize();
+		return rc;
 	}
 	if (argc != 4 || (strcmp(argv[1], "check") && strcmp(argv[1], "fill")))
 		goto usage;
