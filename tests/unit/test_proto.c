@@ -522,6 +522,72 @@ static int view_io(uint32_t flags, int64_t lo, int64_t hi, uint64_t tag,
 	return clf_proto_view_write_req_decode(&r, &m);
 }
 
+/* The head alone, as the iod reads it before splicing the data. */
+START_TEST(test_write_heads_decode_alone)
+{
+	uint8_t buf[128];
+	struct wire_writer w = { buf, sizeof(buf), 0 };
+	struct clf_proto_view_io_req v = { .handle = 9, .lo = 100,
+					   .hi = 100 + 70000 };
+	struct clf_proto_sub_write_req sub = { .file = 5, .subfile = 2,
+					       .offset = 1000 };
+	struct clf_proto_view_io_req vm;
+	struct clf_proto_sub_write_req sm;
+	struct wire_reader r;
+
+	v.data = (struct clf_proto_bytes){ buf, 70000 };
+	ck_assert_int_eq(clf_proto_view_write_req_encode_head(&w, &v), 0);
+	ck_assert_uint_eq(w.pos, CLF_PROTO_VIEW_WRITE_HEAD);
+	r = (struct wire_reader){ buf, w.pos, 0, false };
+	ck_assert_int_eq(clf_proto_view_write_req_decode_head(&r, w.pos + 70000,
+							      &vm), 0);
+	ck_assert_uint_eq(vm.handle, 9);
+	ck_assert_int_eq(vm.lo, 100);
+	ck_assert_int_eq(vm.hi, 100 + 70000);
+	ck_assert_uint_eq(vm.data.len, 70000);
+	ck_assert_ptr_null(vm.data.ptr);
+	/* The body must hold exactly the data announced. */
+	r = (struct wire_reader){ buf, w.pos, 0, false };
+	ck_assert_int_eq(clf_proto_view_write_req_decode_head(&r, w.pos + 69999,
+							      &vm), -EPROTO);
+	r = (struct wire_reader){ buf, w.pos, 0, false };
+	ck_assert_int_eq(clf_proto_view_write_req_decode_head(&r, w.pos + 70001,
+							      &vm), -EPROTO);
+	r = (struct wire_reader){ buf, w.pos - 1, 0, false };
+	ck_assert_int_eq(clf_proto_view_write_req_decode_head(&r, w.pos + 70000,
+							      &vm), -EPROTO);
+	/* More data than the range holds: the usual check. */
+	v.hi = 100 + 69999;
+	v.data.len = 69999;
+	w.pos = 0;
+	ck_assert_int_eq(clf_proto_view_write_req_encode_head(&w, &v), 0);
+	buf[36] = 0x71;		/* data length 70001 (LE): past the range */
+	buf[37] = 0x11;
+	buf[38] = 0x01;
+	r = (struct wire_reader){ buf, w.pos, 0, false };
+	ck_assert_int_eq(clf_proto_view_write_req_decode_head(&r, w.pos + 70001,
+							      &vm), -EPROTO);
+
+	w.pos = 0;
+	sub.data = (struct clf_proto_bytes){ buf, 65536 };
+	ck_assert_int_eq(clf_proto_sub_write_req_encode_head(&w, &sub), 0);
+	ck_assert_uint_eq(w.pos, CLF_PROTO_SUB_WRITE_HEAD);
+	r = (struct wire_reader){ buf, w.pos, 0, false };
+	ck_assert_int_eq(clf_proto_sub_write_req_decode_head(&r, w.pos + 65536,
+							     &sm), 0);
+	ck_assert_uint_eq(sm.file, 5);
+	ck_assert_uint_eq(sm.subfile, 2);
+	ck_assert_int_eq(sm.offset, 1000);
+	ck_assert_uint_eq(sm.data.len, 65536);
+	ck_assert_ptr_null(sm.data.ptr);
+	/* A length over the protocol's limit. */
+	buf[20] = buf[21] = buf[22] = buf[23] = 0xff;
+	r = (struct wire_reader){ buf, w.pos, 0, false };
+	ck_assert_int_eq(clf_proto_sub_write_req_decode_head(&r, w.pos + 65536,
+							     &sm), -E2BIG);
+}
+END_TEST
+
 START_TEST(test_view_io_checks_range_data_and_collective_fields)
 {
 	const uint32_t coll = CLF_PROTO_VIEW_COLLECTIVE;
@@ -691,6 +757,7 @@ int main(void)
 		test_data_and_types_over_limit_are_refused_before_reading);
 	tcase_add_test(rules, test_encoders_refuse_invalid_fields_and_append_nothing);
 	tcase_add_test(rules, test_view_io_checks_range_data_and_collective_fields);
+	tcase_add_test(rules, test_write_heads_decode_alone);
 	tcase_add_test(rules,
 		test_setattr_refuses_unknown_mask_and_conflicting_times);
 	tcase_add_test(rules, test_subfile_indexes_are_bounded);
