@@ -10,7 +10,9 @@
 #include <time.h>
 
 #include "client_i.h"
+#include "client_ns.h"
 #include "error.h"
+#include "layout_text.h"
 #include "lock.h"
 #include "type.h"
 
@@ -118,6 +120,68 @@ void clf_file_put(struct clf_file *f)
 	pthread_mutex_unlock(&f->lock);
 }
 
+/*
+ * Give the file ino that this process just created at rel the default
+ * layout of its directory, if that has one (client_ns.h), and fetch its
+ * layout again into *layout.  Best effort, as the mount does it: a
+ * directory default that cannot be read, parsed or placed leaves the
+ * file as metad made it.
+ */
+static void apply_dir_default(const char *rel, uint64_t ino,
+			      struct clf_proto_attr *attr,
+			      struct clf_layout **layout)
+{
+	char dir[CLF_PROTO_PATH_MAX + 1], *text = NULL;
+	const char *slash = strrchr(rel, '/');
+	struct clf_layout *fresh = NULL;
+	struct clf_layout_desc desc;
+	struct clf_proto_attr dattr;
+	size_t len = slash ? (size_t)(slash - rel) : 0;
+
+	memcpy(dir, rel, len);
+	dir[len] = '\0';
+	if (clf_meta_lookup(dir, &dattr, NULL) ||
+	    clf_ns_dir_default_read(dattr.ino, &text) || !text)
+		goto out;
+	if (clf_layout_text_parse(text, &desc))
+		goto out;
+	if (!clf_ns_check_layout(&desc) && !clf_ns_set_layout(ino, &desc) &&
+	    !clf_meta_lookup(rel, attr, &fresh) && fresh && attr->ino == ino) {
+		clf_layout_free(*layout);
+		*layout = fresh;
+		fresh = NULL;
+	}
+	clf_layout_free(fresh);
+	clf_layout_desc_release(&desc);
+out:
+	free(text);
+}
+
+/*
+ * Find rel or create it.  A file this call creates gets its directory's
+ * default layout, so that a new file in a directory looks the same
+ * whether the mount, `clf cp`, a native program or MPI-IO made it.
+ * Without O_EXCL the file is looked up first and created exclusively,
+ * which tells whether this call made it (a lost race finds the winner's).
+ */
+static int create_inode(const char *rel, mode_t mode, int flags,
+			struct clf_proto_attr *attr, struct clf_layout **layout)
+{
+	int err;
+
+	if (!(flags & O_EXCL)) {
+		err = clf_meta_lookup(rel, attr, layout);
+		if (err != -ENOENT)
+			return err;
+	}
+	err = clf_meta_create(rel, mode, true, attr, layout);
+	if (err == -EEXIST && !(flags & O_EXCL))
+		return clf_meta_lookup(rel, attr, layout);
+	if (!err && *layout)
+		apply_dir_default(rel, attr->ino, attr, layout);
+	return err;
+}
+
 /* Look the file up, creating it when asked; fill f's ino, size, layout. */
 static int open_inode(struct clf_file *f, const char *rel, int flags,
 		      mode_t mode)
@@ -127,7 +191,7 @@ static int open_inode(struct clf_file *f, const char *rel, int flags,
 	int err;
 
 	if (flags & O_CREAT)
-		err = clf_meta_create(rel, mode, flags & O_EXCL, &attr, &layout);
+		err = create_inode(rel, mode, flags, &attr, &layout);
 	else
 		err = clf_meta_lookup(rel, &attr, &layout);
 	if (err)

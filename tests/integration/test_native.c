@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "client.h"
+#include "client_ns.h"
 #include "clf.h"
 #include "instance.h"
 #include "model.h"
@@ -89,6 +90,72 @@ START_TEST(test_default_view_round_trips_a_file)
 	ck_assert_int_eq(CLF_write(fd, buf + 1000, 5000), 5000);
 	ck_assert_int_eq(CLF_close(fd), 0);
 	check_file("/data.bin", size, 1);
+	free(buf);
+	stop();
+}
+END_TEST
+
+/* The layout fd's file has: subfile count and the first subfile's iod. */
+static void layout_of(int fd, int *count, int *iod0, int64_t *extent)
+{
+	struct clf_layout_info info;
+
+	ck_assert_msg(CLF_fcntl(fd, CLF_FCNTL_GETLAYOUT, &info) == 0, "%s",
+		      CLF_Last_error());
+	*count = info.count;
+	*iod0 = info.iods[0];
+	*extent = CLF_Type_extent(info.types[0]);
+	CLF_Layout_release(&info);
+}
+
+START_TEST(test_new_files_take_their_directory_default_layout)
+{
+	struct clf_ns_owner owner = { getuid(), getgid() };
+	int64_t size = 100000, extent;
+	uint8_t *buf = malloc(size);
+	int fd, count, iod0;
+	struct stat st;
+
+	start(4, 5000);
+	for (int64_t f = 0; f < size; f++)
+		buf[f] = pattern(f, 4);
+	ck_assert_int_eq(CLF_mkdir("/d", 0755), 0);
+	ck_assert_int_eq(CLF_stat("/d", &st), 0);
+	ck_assert_int_eq(clf_ns_dir_default_write(st.st_ino, &owner,
+						  "rr:stripe=4k,count=2,first=1"), 0);
+	fd = CLF_open("/d/f", O_CREAT | O_RDWR, 0644);
+	ck_assert_msg(fd >= 0, "%s", CLF_Last_error());
+	layout_of(fd, &count, &iod0, &extent);
+	ck_assert_int_eq(count, 2);
+	ck_assert_int_eq(iod0, 1);
+	ck_assert_int_eq(extent, 8192);
+	ck_assert_int_eq(CLF_write(fd, buf, size), size);
+	ck_assert_int_eq(CLF_close(fd), 0);
+	check_file("/d/f", size, 4);
+
+	/* Elsewhere, metad's default; an existing file keeps its layout;
+	 * O_EXCL creations get the default too. */
+	fd = CLF_open("/g", O_CREAT | O_RDWR, 0644);
+	ck_assert_msg(fd >= 0, "%s", CLF_Last_error());
+	layout_of(fd, &count, &iod0, &extent);
+	ck_assert_int_ne(count, 2);
+	ck_assert_int_eq(CLF_close(fd), 0);
+	ck_assert_int_eq(clf_ns_dir_default_write(st.st_ino, &owner,
+						  "rr:stripe=8k,count=3"), 0);
+	fd = CLF_open("/d/f", O_CREAT | O_RDWR, 0644);
+	ck_assert_msg(fd >= 0, "%s", CLF_Last_error());
+	layout_of(fd, &count, &iod0, &extent);
+	ck_assert_int_eq(count, 2);
+	ck_assert_int_eq(CLF_close(fd), 0);
+	fd = CLF_open("/d/h", O_CREAT | O_EXCL | O_RDWR, 0644);
+	ck_assert_msg(fd >= 0, "%s", CLF_Last_error());
+	layout_of(fd, &count, &iod0, &extent);
+	ck_assert_int_eq(count, 3);
+	ck_assert_int_eq(extent, 3 * 8192);
+	ck_assert_int_eq(CLF_close(fd), 0);
+	ck_assert_int_eq(CLF_open("/d/h", O_CREAT | O_EXCL | O_RDWR, 0644),
+			 -EEXIST);
+	check_file("/d/f", size, 4);
 	free(buf);
 	stop();
 }
@@ -529,6 +596,7 @@ int main(void)
 	tcase_set_timeout(tc, 240);
 	tcase_add_test(tc, test_default_view_round_trips_a_file);
 	tcase_add_test(tc, test_namespace_calls_reach_metad);
+	tcase_add_test(tc, test_new_files_take_their_directory_default_layout);
 	tcase_add_test(tc, test_random_layouts_written_by_processes_through_views);
 	tcase_add_test(tc, test_view_on_one_subfile_is_one_transfer);
 	tcase_add_test(tc, test_layout_rules_are_enforced_with_the_rule_named);
