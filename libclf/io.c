@@ -224,17 +224,29 @@ static int head_io(struct clf_file *f, int64_t lo, int64_t hi, uint8_t *packed,
 #define PIECE_BYTES (8 << 20)
 #define PIPELINE_DEPTH 4
 
+/*
+ * A write whose view falls on a subfile contiguously but whose memory
+ * type is strided sends the memory runs themselves, one iovec each, when
+ * they are this long on average: fewer bytes per run and the copy into a
+ * packed buffer is cheaper than the gather write's bookkeeping.
+ */
+#define MEM_RUN_MIN 512
+
 /* One subfile the access touches, and its iod. */
 struct target {
 	int j;
 	struct clf_peer *peer;
-	bool direct;		/* view falls on it contiguously: no copies */
+	bool direct;		/* view and memory fall on it contiguously:
+				   the user's bytes, in place */
+	bool view_direct;	/* the view alone does */
 };
 
 /* One subfile's share of one piece. */
 struct share {
 	int64_t count;		/* packed bytes; 0: nothing to send */
-	uint8_t *packed;	/* owned unless direct */
+	uint8_t *packed;	/* owned unless direct or runs */
+	struct iovec *runs;	/* or these memory runs (owned), nruns */
+	int nruns;
 	uint8_t head[64];	/* encoded request without the data */
 	uint64_t id;
 	bool sent;
@@ -277,7 +289,8 @@ static int send_share(struct access *a, const struct target *t,
 		.handle = a->f->handles[t->j],
 		.lo = pc->lo,
 		.hi = sh->count || !a->participants ? pc->hi : pc->lo,
-		.data = { sh->packed, (uint32_t)sh->count },
+		.data = { sh->runs ? sh->runs[1].iov_base : sh->packed,
+			  (uint32_t)sh->count },
 	};
 	struct wire_writer w = { sh->head, sizeof(sh->head), 0 };
 	struct iovec iov[2];
@@ -292,6 +305,14 @@ static int send_share(struct access *a, const struct target *t,
 		       : clf_proto_view_read_req_encode(&w, &req);
 	if (err)
 		return err;
+	if (sh->runs) {
+		/* runs[0] is kept free for the head. */
+		sh->runs[0] = (struct iovec){ sh->head, w.pos };
+		err = clf_peer_send(t->peer, CLF_PROTO_OP_VIEW_WRITE, sh->runs,
+				    sh->nruns + 1, &sh->id);
+		sh->sent = !err;
+		return err;
+	}
 	iov[0] = (struct iovec){ sh->head, w.pos };
 	iov[1] = (struct iovec){ sh->packed, sh->count };
 	err = clf_peer_send(t->peer, a->write ? CLF_PROTO_OP_VIEW_WRITE
@@ -299,6 +320,63 @@ static int send_share(struct access *a, const struct target *t,
 			    iov, a->write ? 2 : 1, &sh->id);
 	sh->sent = !err;
 	return err;
+}
+
+/* Memory runs being collected into a share's iovecs. */
+struct mem_runs {
+	uint8_t *user;
+	struct iovec *iov;	/* iov[0] left for the request's head */
+	int n, cap, max;
+};
+
+static int add_mem_run(int64_t lin, int64_t addr, int64_t len, void *arg)
+{
+	struct mem_runs *m = arg;
+	struct iovec *last = m->n ? &m->iov[m->n] : NULL;
+
+	(void)lin;
+	if (last && (uint8_t *)last->iov_base + last->iov_len == m->user + addr) {
+		last->iov_len += (size_t)len;
+		return 0;
+	}
+	if (m->n == m->max)
+		return 1;	/* too many, too short: pack instead */
+	if (m->n + 1 == m->cap) {
+		int cap = m->cap * 2;
+		struct iovec *bigger = realloc(m->iov, cap * sizeof(*bigger));
+
+		if (!bigger)
+			return 1;
+		m->iov = bigger;
+		m->cap = cap;
+	}
+	m->iov[++m->n] = (struct iovec){ m->user + addr, (size_t)len };
+	return 0;
+}
+
+/*
+ * The memory runs holding view bytes [lo, hi) -- all of them bound for
+ * one subfile, in order -- as sh->runs, when they are long enough on
+ * average (MEM_RUN_MIN); false: pack them.
+ */
+static bool share_memory_runs(struct access *a, int64_t lo, int64_t hi,
+			      struct share *sh)
+{
+	struct mem_runs m = { .user = a->buf, .cap = 64,
+			      .max = (int)min64(sh->count / MEM_RUN_MIN + 1,
+						1 << 20) };
+
+	m.iov = malloc(m.cap * sizeof(*m.iov));
+	if (!m.iov)
+		return false;
+	if (CLF_Mapping_foreach(a->mem->map, lo - a->base, hi - a->base,
+				add_mem_run, &m) != 0) {
+		free(m.iov);
+		return false;
+	}
+	sh->runs = m.iov;
+	sh->nruns = m.n;
+	return true;
 }
 
 static int recv_share(struct access *a, const struct target *t,
@@ -375,6 +453,9 @@ static int start_piece(struct access *a, int64_t lo, int64_t hi)
 		if (t->direct) {
 			/* The piece is these bytes, in place. */
 			sh->packed = a->buf + (lo - a->base);
+		} else if (a->write && t->view_direct &&
+			   share_memory_runs(a, lo, hi, sh)) {
+			/* The piece is these memory runs, in place. */
 		} else {
 			sh->packed = malloc(sh->count);
 			if (!sh->packed)
@@ -410,8 +491,11 @@ static int finish_piece(struct access *a, int err)
 		if (!err && !a->write && sh->count && !t->direct)
 			clf_viewmap_scatter(a->f->view, t->j, pc->lo, pc->hi,
 					    a->base, a->buf, a->mem, sh->packed);
-		if (!t->direct)
+		if (!t->direct && !sh->runs)
 			free(sh->packed);
+		free(sh->runs);
+		sh->runs = NULL;
+		sh->nruns = 0;
 		sh->packed = NULL;
 		sh->count = 0;
 	}
@@ -444,8 +528,9 @@ static int find_targets(struct access *a, int64_t lo, int64_t hi)
 		t->peer = clf_client_iod(cl, l->iods[j]);
 		if (!t->peer)
 			return -EINVAL;
-		t->direct = !a->mem->map && a->f->view->maps[j] &&
-			    CLF_Mapping_is_contiguous(a->f->view->maps[j]) == 1;
+		t->view_direct = a->f->view->maps[j] &&
+			CLF_Mapping_is_contiguous(a->f->view->maps[j]) == 1;
+		t->direct = t->view_direct && !a->mem->map;
 		a->ntargets++;
 	}
 	qsort(a->targets, a->ntargets, sizeof(*a->targets), cmp_target);

@@ -250,17 +250,16 @@ static int send_head_dl(struct clf_conn *c, const struct clf_proto_header *h,
 	struct iovec vec[CLF_CONN_MAX_IOV + 1];
 	struct clf_proto_header hh = *h;
 	uint64_t total = tail;
+	int first = iovcnt < CLF_CONN_MAX_IOV ? iovcnt : CLF_CONN_MAX_IOV;
 	int err = check_usable(c);
 
 	if (err)
 		return err;
-	if (iovcnt < 0 || iovcnt > CLF_CONN_MAX_IOV || (iovcnt && !iov))
+	if (iovcnt < 0 || (iovcnt && !iov))
 		return clf_fail(EINVAL, "clf: send to %s: %d payload pieces",
 				c->peer, iovcnt);
-	for (int i = 0; i < iovcnt; i++) {
+	for (int i = 0; i < iovcnt; i++)
 		total += iov[i].iov_len;
-		vec[i + 1] = iov[i];
-	}
 	if (total > c->max_payload)
 		return clf_fail(E2BIG,
 				"clf: %s to %s: payload of %llu bytes exceeds the limit %u",
@@ -270,7 +269,15 @@ static int send_head_dl(struct clf_conn *c, const struct clf_proto_header *h,
 	hh.minor = c->minor;
 	clf_proto_header_encode(&w, &hh);
 	vec[0] = (struct iovec){ raw, sizeof(raw) };
-	err = c->ops->send(c, vec, iovcnt + 1, deadline);
+	memcpy(vec + 1, iov, sizeof(*iov) * (size_t)first);
+	err = c->ops->send(c, vec, first + 1, deadline);
+	/* More pieces (a strided memory type's runs): more gather writes. */
+	for (int i = first; i < iovcnt && !err; i += CLF_CONN_MAX_IOV + 1) {
+		int n = iovcnt - i < CLF_CONN_MAX_IOV + 1 ? iovcnt - i
+							  : CLF_CONN_MAX_IOV + 1;
+
+		err = c->ops->send(c, iov + i, n, deadline);
+	}
 	if (err)
 		c->broken = true;
 	return err;

@@ -48,7 +48,7 @@ struct clf_conn;	/* one connection; opaque here, transport_i.h */
 struct clf_listener;	/* a listening endpoint; opaque here */
 
 #define CLF_CONN_DEFAULT_TIMEOUT_MS 5000
-#define CLF_CONN_MAX_IOV 16	/* payload pieces in one clf_conn_send */
+#define CLF_CONN_MAX_IOV 16	/* payload pieces per gather write */
 #define CLF_ADDR_MAX 300	/* "[host]:port" as text, with the NUL */
 
 /*
@@ -166,8 +166,9 @@ void clf_listener_close(struct clf_listener *l);
  * clf_conn_send - send one message: h, then the payload gathered from iov
  *
  * The header's payload_len is set from the iov lengths and its minor from
- * the connection (h itself is only read); iovcnt <= CLF_CONN_MAX_IOV.
- * Nothing is copied: the header and the pieces go out in one gather write.
+ * the connection (h itself is only read).  Nothing is copied: the header
+ * and the pieces go out in gather writes of up to CLF_CONN_MAX_IOV + 1
+ * pieces (one, usually).
  * -E2BIG (nothing sent, connection intact) when the payload exceeds the
  * connection's limit.
  */

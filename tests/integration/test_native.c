@@ -332,6 +332,32 @@ START_TEST(test_view_on_one_subfile_is_one_transfer)
 	ck_assert_int_eq(CLF_lseek(fd, 0, SEEK_SET), 0);
 	ck_assert_int_eq(CLF_read(fd, back, n), n);
 	ck_assert_mem_eq(back, buf, n);
+
+	/* Strided memory: runs of 2 KiB go out as they lie (an iovec
+	 * each), runs of 100 bytes are packed; one VIEW_WRITE either way. */
+	for (int run = 100; run <= 2048; run += 1948) {
+		int64_t count = n / (2 * run);
+		CLF_Datatype mem = CLF_Type_vector(0, run - 1, 2 * run, count,
+						   CLF_BYTE);
+		int64_t bytes = count * run;
+
+		for (int64_t w = 0; w < n; w++)
+			buf[w] = (uint8_t)(w * 7 + run);
+		for (int i = 0; i < 4; i++)
+			before[i] = iod_requests(i);
+		ck_assert_int_eq(CLF_ncwrite_at(fd, 0, buf, mem), bytes);
+		for (int i = 0; i < 4; i++)
+			after[i] = iod_requests(i);
+		for (int i = 0; i < 4; i++)
+			ck_assert_int_eq(after[i] - before[i], i == 2 ? 2 : 1);
+		ck_assert_int_eq(CLF_ncread_at(fd, 0, back, NULL), -EINVAL);
+		ck_assert_int_eq(CLF_lseek(fd, 0, SEEK_SET), 0);
+		ck_assert_int_eq(CLF_read(fd, back, bytes), bytes);
+		for (int64_t v = 0; v < bytes; v++)
+			ck_assert_msg(back[v] == buf[(v / run) * 2 * run + v % run],
+				      "run %d: view byte %lld", run, (long long)v);
+		CLF_Type_free(&mem);
+	}
 	ck_assert_int_eq(CLF_close(fd), 0);
 	for (int j = 0; j < 4; j++)
 		CLF_Type_free(&sub[j]);
