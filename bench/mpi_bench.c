@@ -276,6 +276,20 @@ void bench_time_add(struct bench_time *a, const struct bench_time *b)
 		a->err = b->err;
 }
 
+int bench_calls_per_sample(double secs)
+{
+	int n = secs > 0 ? (int)(BENCH_SAMPLE_S / secs) + 1 : 1;
+
+	return n < BENCH_SAMPLE_CALLS_MAX ? n : BENCH_SAMPLE_CALLS_MAX;
+}
+
+void bench_time_per_call(struct bench_time *t, int n)
+{
+	t->secs /= n;
+	t->io_secs /= n;
+	t->other_secs /= n;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;

@@ -98,6 +98,20 @@ struct bench_time bench_access(MPI_File fh, enum bench_scenario sc,
 /* a += b, for a run of several accesses (secs too). */
 void bench_time_add(struct bench_time *a, const struct bench_time *b);
 
+/*
+ * How many accesses make one timed sample, given that one took secs (the
+ * slowest process's, so every process gets the same answer): enough to
+ * last BENCH_SAMPLE_S, at least 1, at most BENCH_SAMPLE_CALLS_MAX.  A
+ * 64 MiB write_all at clf's speed is over in ~15 ms, where scheduling
+ * noise on 2 shared cores is +-30%; a quarter second of them is steady.
+ */
+#define BENCH_SAMPLE_S 0.25
+#define BENCH_SAMPLE_CALLS_MAX 32
+int bench_calls_per_sample(double secs);
+
+/* t, a sample of n accesses, as the time of one. */
+void bench_time_per_call(struct bench_time *t, int n);
+
 /* Median of n values (sorts v). */
 double bench_median(double *v, int n);
 

@@ -28,8 +28,10 @@
  * the grid q x q for P = q^2 processes and 1 x 2 for 2 (--grid CxR:
  * any C x R = P).
  * MB/s = bytes of all steps / the sum over steps of the slowest process's
- * time; median of --reps runs.  With --csv the rows are appended (one per
- * scenario; a header when the file is new).
+ * time.  After one untimed pass over all steps each way, a sample repeats
+ * the pass for at least BENCH_SAMPLE_S; the median of --reps samples is
+ * shown.  With --csv the rows are appended (one per scenario; a header
+ * when the file is new).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -197,6 +199,48 @@ struct result {
 	bool ran;
 };
 
+/* Every step written once, as BTIO does; the times added into *t. */
+static int write_pass(MPI_File fh, enum bench_scenario sc, int steps,
+		      double *u, MPI_Datatype mem, MPI_Offset my_elems,
+		      long long want, struct bench_time *t)
+{
+	long long got;
+
+	for (int s = 0; s < steps; s++) {
+		struct bench_time one;
+
+		fill_or_check(u, s, 0);
+		one = bench_access(fh, sc, true, s * my_elems, u, 1, mem, &got);
+		bench_time_add(t, &one);
+		if (one.err != MPI_SUCCESS || got != want)
+			return 1;
+	}
+	return 0;
+}
+
+/* Every step read back and checked (ghosts untouched). */
+static int read_pass(MPI_File fh, enum bench_scenario sc, int steps,
+		     double *u, MPI_Datatype mem, MPI_Offset my_elems,
+		     long long want, struct bench_time *t, long *wrong)
+{
+	long long got;
+
+	for (int s = 0; s < steps; s++) {
+		struct bench_time one;
+
+		fill_or_check(u, -1, 0);	/* none right */
+		one = bench_access(fh, sc, false, s * my_elems, u, 1, mem,
+				   &got);
+		bench_time_add(t, &one);
+		if (one.err != MPI_SUCCESS || got != want)
+			return 1;
+		*wrong += fill_or_check(u, s, 1);
+		if (*wrong)
+			return 1;
+	}
+	return 0;
+}
+
 static int run(const struct bench_opts *o, enum bench_scenario sc, int steps,
 	       struct result *res)
 {
@@ -205,12 +249,12 @@ static int run(const struct bench_opts *o, enum bench_scenario sc, int steps,
 	MPI_Datatype element, layout[MAXQ * MAXQ], mem;
 	struct bench_time w[32], r[32];
 	MPI_Offset my_elems = 0;
-	long long got, want;
+	long long want;
 	char path[4096];
 	long wrong = 0;
 	MPI_Info info;
 	MPI_File fh;
-	int rc, err = 0, errs, size;
+	int rc, err = 0, errs, size, wpasses = 1, rpasses = 1;
 
 	MPI_Type_contiguous(5, MPI_DOUBLE, &element);
 	MPI_Type_commit(&element);
@@ -238,31 +282,33 @@ static int run(const struct bench_opts *o, enum bench_scenario sc, int steps,
 		err = 1;
 		goto out;
 	}
-	for (int rep = 0; rep < o->reps && !err; rep++) {
-		w[rep] = (struct bench_time){ 0 };
-		for (int s = 0; s < steps && !err; s++) {
-			struct bench_time t;
+	/* One untimed pass each way: the file exists whole, every sample
+	 * overwrites it, and the pass tells how many make a sample. */
+	for (int pass = -1; pass < o->reps && !err; pass++) {
+		struct bench_time t = { 0 };
 
-			fill_or_check(u, s, 0);
-			t = bench_access(fh, sc, true, s * my_elems, u, 1, mem,
-					 &got);
-			bench_time_add(&w[rep], &t);
-			err = t.err != MPI_SUCCESS || got != want;
+		for (int c = 0; c < (pass < 0 ? 1 : wpasses) && !err; c++)
+			err = write_pass(fh, sc, steps, u, mem, my_elems, want,
+					 &t);
+		if (pass < 0) {
+			wpasses = bench_calls_per_sample(t.secs);
+			continue;
 		}
+		bench_time_per_call(&t, wpasses);
+		w[pass] = t;
 	}
-	for (int rep = 0; rep < o->reps && !err; rep++) {
-		r[rep] = (struct bench_time){ 0 };
-		for (int s = 0; s < steps && !err; s++) {
-			struct bench_time t;
+	for (int pass = -1; pass < o->reps && !err; pass++) {
+		struct bench_time t = { 0 };
 
-			fill_or_check(u, -1, 0);	/* none right */
-			t = bench_access(fh, sc, false, s * my_elems, u, 1, mem,
-					 &got);
-			bench_time_add(&r[rep], &t);
-			err = t.err != MPI_SUCCESS || got != want;
-			wrong += fill_or_check(u, s, 1);
-			err |= wrong > 0;
+		for (int c = 0; c < (pass < 0 ? 1 : rpasses) && !err; c++)
+			err = read_pass(fh, sc, steps, u, mem, my_elems, want,
+					&t, &wrong);
+		if (pass < 0) {
+			rpasses = bench_calls_per_sample(t.secs);
+			continue;
 		}
+		bench_time_per_call(&t, rpasses);
+		r[pass] = t;
 	}
 	if (err)
 		fprintf(stderr, "mpi_btio: rank %d: %s: %s\n", rank,
@@ -379,7 +425,8 @@ int main(int argc, char **argv)
 		       bytes / 1e6, nprocs, nprocs > 1 ? "es" : "", cols, rows,
 		       ncells, ncells > 1 ? "s" : "", n_grid / cols,
 		       n_grid / rows, n_grid / ncells);
-		printf("one write_at_all / read_at_all per step, nested-strided file and memory types; MB/s over all steps; median of %d runs; every value checked\n",
+		printf("one write_at_all / read_at_all per step, nested-strided file and memory types; MB/s over all steps; a sample repeats all steps for >= %.2f s after one untimed pass; median of %d samples; every value checked\n",
+		       BENCH_SAMPLE_S,
 		       o.reps);
 		bench_print_hints(&o, nprocs);
 		if (o.csv) {

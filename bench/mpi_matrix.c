@@ -15,7 +15,9 @@
  * CLF-phys, ROMIO-phys, ROMIO-rr, ROMIO-ufs) it writes the matrix with
  * MPI_File_write_all and reads it back with MPI_File_read_all, checks
  * every byte read, and prints the MB/s (matrix bytes / time of the
- * slowest process; median of --reps runs), the ratios CLF-phys / ROMIO-rr
+ * slowest process per call; after one untimed write and read, a sample
+ * repeats the call for at least BENCH_SAMPLE_S, and the median of --reps
+ * samples is shown), the ratios CLF-phys / ROMIO-rr
  * and CLF-phys / ROMIO-ufs, and how each write's time splits into
  * file-system data calls and the rest (ROMIO's shuffle, mostly).
  *
@@ -96,7 +98,7 @@ static int run(const struct bench_opts *o, enum bench_scenario sc, int side,
 	char path[4096], name[32];
 	MPI_Info info;
 	MPI_File fh;
-	int rc, err = 0, errs;
+	int rc, err = 0, errs, wcalls = 1, rcalls = 1;
 
 	for (int p = 0; p < nprocs; p++)
 		layout[p] = band(side, k, p);
@@ -122,22 +124,50 @@ static int run(const struct bench_opts *o, enum bench_scenario sc, int side,
 	}
 	for (long long i = 0; i < n; i++)
 		buf[i] = pattern(i, k);
-	for (int rep = 0; rep < o->reps && !err; rep++) {
+	/* One write and one read untimed: the file's pages exist and every
+	 * sample overwrites them, and they tell how long a sample must be. */
+	for (int c = 0; c < 2 && !err; c++) {
+		struct bench_time t;
+
 		MPI_File_seek(fh, 0, MPI_SEEK_SET);
-		w[rep] = bench_access(fh, sc, true, -1, buf, (int)n, MPI_BYTE,
-				      &got);
-		err = w[rep].err != MPI_SUCCESS || got != n;
+		t = bench_access(fh, sc, c == 0, -1, buf, (int)n, MPI_BYTE,
+				 &got);
+		err = t.err != MPI_SUCCESS || got != n;
+		if (c == 0)
+			wcalls = bench_calls_per_sample(t.secs);
+		else
+			rcalls = bench_calls_per_sample(t.secs);
 	}
 	for (int rep = 0; rep < o->reps && !err; rep++) {
-		memset(buf, 0, n);
-		MPI_File_seek(fh, 0, MPI_SEEK_SET);
-		r[rep] = bench_access(fh, sc, false, -1, buf, (int)n, MPI_BYTE,
-				      &got);
-		err = r[rep].err != MPI_SUCCESS || got != n;
-		for (long long i = 0; i < n && bad < 0; i++)
-			if (buf[i] != pattern(i, k))
-				bad = i;
-		err |= bad >= 0;
+		w[rep] = (struct bench_time){ 0 };
+		for (int c = 0; c < wcalls && !err; c++) {
+			struct bench_time t;
+
+			MPI_File_seek(fh, 0, MPI_SEEK_SET);
+			t = bench_access(fh, sc, true, -1, buf, (int)n,
+					 MPI_BYTE, &got);
+			bench_time_add(&w[rep], &t);
+			err = t.err != MPI_SUCCESS || got != n;
+		}
+		bench_time_per_call(&w[rep], wcalls);
+	}
+	for (int rep = 0; rep < o->reps && !err; rep++) {
+		r[rep] = (struct bench_time){ 0 };
+		for (int c = 0; c < rcalls && !err; c++) {
+			struct bench_time t;
+
+			memset(buf, 0, n);
+			MPI_File_seek(fh, 0, MPI_SEEK_SET);
+			t = bench_access(fh, sc, false, -1, buf, (int)n,
+					 MPI_BYTE, &got);
+			bench_time_add(&r[rep], &t);
+			err = t.err != MPI_SUCCESS || got != n;
+			for (long long i = 0; i < n && bad < 0; i++)
+				if (buf[i] != pattern(i, k))
+					bad = i;
+			err |= bad >= 0;
+		}
+		bench_time_per_call(&r[rep], rcalls);
 	}
 	if (err)
 		fprintf(stderr, "mpi_matrix: rank %d: %s, k %d: %s\n", rank,
@@ -304,8 +334,8 @@ int main(int argc, char **argv)
 		       nprocs == 2 ? "checkerboard (2 cells each)"
 				   : nprocs == 4 ? "one cell each"
 						 : "the whole matrix");
-		printf("MB/s = matrix bytes / time of the slowest process; median of %d runs; every byte read checked\n",
-		       o.reps);
+		printf("MB/s = matrix bytes / time of the slowest process per call; a sample repeats the call for >= %.2f s after one untimed write and read; median of %d samples; every byte read checked\n",
+		       BENCH_SAMPLE_S, o.reps);
 		bench_print_hints(&o, nprocs);
 		if (o.csv) {
 			csv = fopen(o.csv, "w");
