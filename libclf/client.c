@@ -230,6 +230,14 @@ int clf_peer_recv(struct clf_peer *p, uint16_t op, uint64_t id,
 int clf_peer_recv_data(struct clf_peer *p, uint16_t op, uint64_t id,
 		       void *dest, uint32_t len)
 {
+	struct iovec iov = { dest, len };
+
+	return clf_peer_recv_datav(p, op, id, &iov, 1, len);
+}
+
+int clf_peer_recv_datav(struct clf_peer *p, uint16_t op, uint64_t id,
+			const struct iovec *iov, int iovcnt, uint32_t len)
+{
 	struct clf_proto_header h;
 	uint8_t lenbuf[4];
 	struct wire_reader r = { .buf = lenbuf, .len = sizeof(lenbuf) };
@@ -283,7 +291,10 @@ int clf_peer_recv_data(struct clf_peer *p, uint16_t op, uint64_t id,
 				p->name);
 	}
 	if (!err)
-		err = clf_conn_recv_payload(p->conn, dest, len);
+		err = iovcnt == 1 ? clf_conn_recv_payload(p->conn, iov->iov_base,
+							  len)
+				  : clf_conn_recv_payload_iov(p->conn, iov,
+							      iovcnt);
 	if (!err)
 		return 0;
 drop:

@@ -95,6 +95,10 @@ static inline bool clf_peer_stale(const struct clf_peer *p)
 int clf_peer_recv_data(struct clf_peer *p, uint16_t op, uint64_t id,
 		       void *dest, uint32_t len);
 
+/* The same, scattered over iov[0..iovcnt), which hold len bytes in all. */
+int clf_peer_recv_datav(struct clf_peer *p, uint16_t op, uint64_t id,
+			const struct iovec *iov, int iovcnt, uint32_t len);
+
 /*
  * Both, on an unlocked peer: lock, send, receive, unlock; retried once
  * on a fresh connection when the kept one turns out stale.

@@ -225,10 +225,10 @@ static int head_io(struct clf_file *f, int64_t lo, int64_t hi, uint8_t *packed,
 #define PIPELINE_DEPTH 4
 
 /*
- * A write whose view falls on a subfile contiguously but whose memory
- * type is strided sends the memory runs themselves, one iovec each, when
- * they are this long on average: fewer bytes per run and the copy into a
- * packed buffer is cheaper than the gather write's bookkeeping.
+ * An access whose view falls on a subfile contiguously but whose memory
+ * type is strided sends (receives) the memory runs themselves, one iovec
+ * each, when they are this long on average: fewer bytes per run and the
+ * copy through a packed buffer is cheaper than the gather's bookkeeping.
  */
 #define MEM_RUN_MIN 512
 
@@ -305,7 +305,7 @@ static int send_share(struct access *a, const struct target *t,
 		       : clf_proto_view_read_req_encode(&w, &req);
 	if (err)
 		return err;
-	if (sh->runs) {
+	if (sh->runs && a->write) {
 		/* runs[0] is kept free for the head. */
 		sh->runs[0] = (struct iovec){ sh->head, w.pos };
 		err = clf_peer_send(t->peer, CLF_PROTO_OP_VIEW_WRITE, sh->runs,
@@ -379,6 +379,17 @@ static bool share_memory_runs(struct access *a, int64_t lo, int64_t hi,
 	return true;
 }
 
+/* A read's data: into the packed buffer, or straight into memory runs. */
+static int recv_read(const struct target *t, struct share *sh)
+{
+	if (sh->runs)
+		return clf_peer_recv_datav(t->peer, CLF_PROTO_OP_VIEW_READ,
+					   sh->id, sh->runs + 1, sh->nruns,
+					   (uint32_t)sh->count);
+	return clf_peer_recv_data(t->peer, CLF_PROTO_OP_VIEW_READ, sh->id,
+				  sh->packed, (uint32_t)sh->count);
+}
+
 static int recv_share(struct access *a, const struct target *t,
 		      struct share *sh)
 {
@@ -394,16 +405,13 @@ static int recv_share(struct access *a, const struct target *t,
 		int err2, tmo = clf_conn_timeout(t->peer->conn);
 
 		clf_conn_set_timeout(t->peer->conn, 2 * tmo);
-		err2 = clf_peer_recv_data(t->peer, CLF_PROTO_OP_VIEW_READ,
-					  sh->id, sh->packed,
-					  (uint32_t)sh->count);
+		err2 = recv_read(t, sh);
 		if (t->peer->conn)
 			clf_conn_set_timeout(t->peer->conn, tmo);
 		return err2;
 	}
 	if (!a->write)
-		return clf_peer_recv_data(t->peer, CLF_PROTO_OP_VIEW_READ, sh->id,
-					  sh->packed, (uint32_t)sh->count);
+		return recv_read(t, sh);
 	if (a->participants) {
 		int tmo = clf_conn_timeout(t->peer->conn);
 
@@ -453,8 +461,7 @@ static int start_piece(struct access *a, int64_t lo, int64_t hi)
 		if (t->direct) {
 			/* The piece is these bytes, in place. */
 			sh->packed = a->buf + (lo - a->base);
-		} else if (a->write && t->view_direct &&
-			   share_memory_runs(a, lo, hi, sh)) {
+		} else if (t->view_direct && share_memory_runs(a, lo, hi, sh)) {
 			/* The piece is these memory runs, in place. */
 		} else {
 			sh->packed = malloc(sh->count);
@@ -488,7 +495,7 @@ static int finish_piece(struct access *a, int err)
 			e = recv_share(a, t, sh);
 		if (!err)
 			err = e;
-		if (!err && !a->write && sh->count && !t->direct)
+		if (!err && !a->write && sh->count && !t->direct && !sh->runs)
 			clf_viewmap_scatter(a->f->view, t->j, pc->lo, pc->hi,
 					    a->base, a->buf, a->mem, sh->packed);
 		if (!t->direct && !sh->runs)

@@ -459,6 +459,36 @@ int clf_conn_recv_payload(struct clf_conn *c, void *buf, size_t len)
 	return recv_payload_dl(c, buf, len, deadline_after(c->timeout_ms));
 }
 
+int clf_conn_recv_payload_iov(struct clf_conn *c, const struct iovec *iov,
+			      int iovcnt)
+{
+	int64_t deadline = deadline_after(c->timeout_ms);
+	uint64_t len = 0;
+	int err = check_usable(c);
+
+	if (err)
+		return err;
+	for (int i = 0; i < iovcnt; i++)
+		len += iov[i].iov_len;
+	if (len > c->rx_left)
+		return clf_fail(EINVAL,
+				"clf: from %s: reading %llu payload bytes, %llu left",
+				c->peer, (unsigned long long)len,
+				(unsigned long long)c->rx_left);
+	if (c->ops->recvv) {
+		err = c->ops->recvv(c, iov, iovcnt, deadline);
+	} else {
+		for (int i = 0; i < iovcnt && !err; i++)
+			if (iov[i].iov_len)
+				err = c->ops->recv(c, iov[i].iov_base,
+						   iov[i].iov_len, deadline);
+	}
+	if (err)
+		return broken(c, err);
+	c->rx_left -= len;
+	return 0;
+}
+
 /* The generic path: receive into a bounce buffer, pwrite from it. */
 static int recv_to_file_bounce(struct clf_conn *c, int fd, int64_t *off,
 			       size_t len, int *file_err)

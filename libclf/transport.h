@@ -74,6 +74,10 @@ struct clf_transport_ops {
 	/* Receive exactly len bytes, or fail. */
 	int (*recv)(struct clf_conn *c, void *buf, size_t len,
 		    int64_t deadline);
+	/* Optional: receive exactly the bytes of iov[0..iovcnt), or fail
+	 * (NULL: recv piece by piece). */
+	int (*recvv)(struct clf_conn *c, const struct iovec *iov, int iovcnt,
+		     int64_t deadline);
 	/*
 	 * Optional: receive exactly len bytes into file descriptor fd at
 	 * *off without passing them through user memory, advancing *off by
@@ -215,6 +219,13 @@ int clf_conn_recv_header_any_major(struct clf_conn *c,
 
 /* Read the next len bytes of the current payload (len <= what remains). */
 int clf_conn_recv_payload(struct clf_conn *c, void *buf, size_t len);
+
+/*
+ * The same, scattered over iov[0..iovcnt) (a strided memory type's runs),
+ * in as few system calls as the transport allows.
+ */
+int clf_conn_recv_payload_iov(struct clf_conn *c, const struct iovec *iov,
+			      int iovcnt);
 
 /*
  * clf_conn_recv_payload_to_file - the next len payload bytes into a file

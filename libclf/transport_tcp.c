@@ -430,6 +430,67 @@ static int tcp_recv(struct clf_conn *c, void *buf, size_t len,
 	return 0;
 }
 
+/* Pieces per recvmsg: IOV_MAX, the kernel's limit (UIO_MAXIOV). */
+#define RECV_IOV_MAX 1024
+
+static int tcp_recvv(struct clf_conn *c, const struct iovec *iov, int iovcnt,
+		     int64_t deadline)
+{
+	struct tcp_conn *t = tcp_of(c);
+	struct iovec vec[RECV_IOV_MAX];
+	int first = 0, n = 0, err;
+
+	while (first < iovcnt || n > 0) {
+		struct msghdr msg = { .msg_iov = vec };
+		ssize_t got;
+
+		/* Refill the window of pieces still to fill. */
+		while (n < RECV_IOV_MAX && first < iovcnt) {
+			if (iov[first].iov_len)
+				vec[n++] = iov[first];
+			first++;
+		}
+		if (n == 0)
+			break;
+		msg.msg_iovlen = (size_t)n;
+		got = recvmsg(t->fd, &msg, 0);
+		if (got > 0) {
+			int k = 0;
+
+			/* Drop what is full, resume inside a piece. */
+			while (got > 0 && (size_t)got >= vec[k].iov_len)
+				got -= (ssize_t)vec[k++].iov_len;
+			if (got > 0) {
+				vec[k].iov_base = (char *)vec[k].iov_base + got;
+				vec[k].iov_len -= (size_t)got;
+			}
+			memmove(vec, vec + k, sizeof(*vec) * (size_t)(n - k));
+			n -= k;
+			continue;
+		}
+		if (got == 0)
+			return clf_fail(ECONNRESET,
+					"clf: %s closed the connection inside a message",
+					c->peer);
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN && errno != EWOULDBLOCK) {
+			err = transfer_errno(errno);
+			return clf_fail(err, "clf: receive from %s: %s",
+					c->peer, strerror(errno));
+		}
+		err = wait_fd(t->fd, POLLIN, deadline);
+		if (err == -ETIMEDOUT)
+			return clf_fail(ETIMEDOUT,
+					"clf: receive from %s: no answer within %d ms",
+					c->peer, c->timeout_ms);
+		if (err < 0)
+			return clf_fail_neg(err, "clf: receive from %s: %s",
+					    c->peer, strerror(-err));
+	}
+	return 0;
+}
+
 static int tcp_poll(struct clf_conn *c, int timeout_ms)
 {
 	struct pollfd p = { .fd = tcp_of(c)->fd, .events = POLLIN };
@@ -664,6 +725,7 @@ const struct clf_transport_ops clf_transport_tcp = {
 	.accept = tcp_accept,
 	.send = tcp_send,
 	.recv = tcp_recv,
+	.recvv = tcp_recvv,
 	.recv_to_file = tcp_recv_to_file,
 	.send_file = tcp_send_file,
 	.poll = tcp_poll,
