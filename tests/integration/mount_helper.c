@@ -15,7 +15,8 @@
  *                                        errno name or "ok"
  *   mount_helper lock CONF PATH MS       write-lock all of PATH
  *                                        (CLF_FCNTL_SETLKW), print
- *                                        "locked", hold it MS ms, exit
+ *                                        "locked", hold it MS ms, print
+ *                                        "releasing EPOCH_MS", exit
  *
  * Exit status: 0 success, 1 failure (printed), 2 bad usage.
  */
@@ -156,6 +157,11 @@ static int hold_lock(const char *path, long ms)
 	printf("locked\n");
 	fflush(stdout);
 	nanosleep(&ts, NULL);
+	/* When the lock goes, on the wall clock a waiter can compare. */
+	clock_gettime(CLOCK_REALTIME, &ts);
+	printf("releasing %lld\n",
+	       (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+	fflush(stdout);
 	err = CLF_close(fd);
 	return err ? fail("close", path, err) : 0;
 }

@@ -11,6 +11,8 @@
       errno name
   mount_lock.py wait KIND PATH
       an exclusive lock, waiting: prints the milliseconds it waited
+  mount_lock.py waitat KIND PATH
+      the same, printing when it got the lock (wall clock, ms)
   mount_lock.py getlk PATH
       F_GETLK for a write lock on the whole file: prints "unlocked" or
       "TYPE START LEN PID" (TYPE W or R)
@@ -58,6 +60,12 @@ def main(argv):
         t0 = time.monotonic()
         lock(kind, fd, True, True)
         print(int((time.monotonic() - t0) * 1000))
+        return 0
+    if cmd == "waitat":
+        kind, path = argv[2:4]
+        fd = os.open(path, os.O_RDWR)
+        lock(kind, fd, True, True)
+        print(int(time.time() * 1000))
         return 0
     if cmd == "getlk":
         fd = os.open(argv[2], os.O_RDWR)

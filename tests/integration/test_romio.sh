@@ -169,8 +169,8 @@ for hint in false true; do
 done
 
 # Locks reach beyond the job: a native process write-locks 4 KiB and
-# holds them 3 s; an atomic-mode MPI write into them waits (at least 1 s
-# of it, after mpiexec's start), a write beside them does not.
+# holds them 3 s; an atomic-mode MPI write into them ends after the
+# holder let go (wall clock), a write beside them waits less than 1 s.
 step="atomic mode waits for a native lock"
 "$bin/romio_native" lock /locked 4096 4096 3000 >"$tmp/holder" 2>&1 &
 holder=$!
@@ -185,6 +185,12 @@ until grep -q locked "$tmp/holder" 2>/dev/null; do
 done
 run "$step" mpiexec -n 2 "$bin/romio_lock" atomic clf:/locked 4100 1000
 wait "$holder" || { failed=$((failed + 1)); echo "FAIL: the native holder" >&2; }
+done_at=$(sed -n 's/^done_at //p' "$tmp/out")
+released=$(sed -n 's/^releasing //p' "$tmp/holder")
+if [ -z "$done_at" ] || [ -z "$released" ] || [ "$done_at" -lt "$released" ]; then
+	failed=$((failed + 1))
+	echo "FAIL: $step: the write ended at ${done_at:-?}, the lock went at ${released:-?}" >&2
+fi
 # Two jobs at once, read-modify-write of the same regions by data
 # sieving: without locks across jobs, updates are lost.
 step="data sieving of two jobs at once"

@@ -21,7 +21,8 @@
  *                                      is no error
  *   romio_native lock PATH OFF LEN MS  write-lock LEN bytes at OFF of PATH
  *                                      (created if missing), print
- *                                      "locked", hold the lock MS ms: MPI
+ *                                      "locked", hold the lock MS ms, print
+ *                                      "releasing EPOCH_MS": MPI
  *                                      jobs must wait for it
  *
  * Exit status: 0 success, 1 a check failed or a call failed (printed),
@@ -322,6 +323,11 @@ static int hold_lock(const char *path, int64_t off, int64_t len, long ms)
 	printf("locked\n");
 	fflush(stdout);
 	nanosleep(&ts, NULL);
+	/* When the lock goes, on the wall clock a waiter can compare. */
+	clock_gettime(CLOCK_REALTIME, &ts);
+	printf("releasing %lld\n",
+	       (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+	fflush(stdout);
 	rc = CLF_close(fd);
 	return rc < 0 ? fail("close", path, rc) : 0;
 }
