@@ -269,7 +269,8 @@ static int send_head_dl(struct clf_conn *c, const struct clf_proto_header *h,
 	hh.minor = c->minor;
 	clf_proto_header_encode(&w, &hh);
 	vec[0] = (struct iovec){ raw, sizeof(raw) };
-	memcpy(vec + 1, iov, sizeof(*iov) * (size_t)first);
+	if (first)
+		memcpy(vec + 1, iov, sizeof(*iov) * (size_t)first);
 	err = c->ops->send(c, vec, first + 1, deadline);
 	/* More pieces (a strided memory type's runs): more gather writes. */
 	for (int i = first; i < iovcnt && !err; i += CLF_CONN_MAX_IOV + 1) {
