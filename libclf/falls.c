@@ -138,6 +138,11 @@ void fvec_push(struct fbuild *b, struct fvec *v, int64_t l, int64_t r,
 		set_err(b, -EINVAL);
 		goto drop;
 	}
+	/* A block's length r - l + 1 must be an int64 (l = 0, r = max). */
+	if (r - l == INT64_MAX) {
+		set_err(b, -EOVERFLOW);
+		goto drop;
+	}
 	if (in && in->size == 0)
 		goto drop;
 	if (in && (in->lo < 0 || in->hi > r - l)) {

@@ -1,7 +1,9 @@
 # tests/fuzz: libFuzzer targets for everything that decodes bytes from the
 # network.  Built with clang (FUZZ_CC) under ASan + UBSan, seeded by
 # gen_corpus, and run for FUZZ_TIME seconds by `make check` (fuzz-proto).
-# The corpus grows in $(O)/tests/fuzz/corpus across runs.
+# The corpus grows in $(O)/tests/fuzz/corpus across runs; inputs that once
+# crashed a decoder live in tests/fuzz/regress and seed every run (their
+# first byte selects the decoder, as fuzz_proto.c numbers them today).
 
 FUZZ_CC ?= clang
 FUZZ_TIME ?= 30
@@ -35,6 +37,7 @@ fuzz-proto: $(FUZZ_DIR)/fuzz_proto $(FUZZ_DIR)/gen_corpus
 	@mkdir -p $(FUZZ_DIR)/corpus
 	$(FUZZ_DIR)/gen_corpus $(FUZZ_DIR)/corpus
 	$(FUZZ_DIR)/fuzz_proto -max_total_time=$(FUZZ_TIME) -timeout=10 \
-		-rss_limit_mb=2048 -print_final_stats=1 $(FUZZ_DIR)/corpus
+		-rss_limit_mb=2048 -print_final_stats=1 $(FUZZ_DIR)/corpus \
+		tests/fuzz/regress
 
 CHECK_TARGETS += fuzz-proto
