@@ -15,6 +15,16 @@
  *
  * walk_bytes bounds the view range walked for (b) (whose runs are single
  * bytes); (a) is always walked whole.
+ *
+ * Two struct views over the same file and the round-robin layout follow,
+ * walked over walk_bytes too:
+ *   (c) interleaved struct: fields 0 and 2 (8 bytes each) of 32-byte
+ *       records, as a struct of two whole-file vectors (members interleave);
+ *   (d) indexed rows: 16 irregular blocks in each 1 KiB row, every other
+ *       row (a struct of 16 members at the inner level);
+ *   (e) the fields of (c) as a record type of extent 32, tiled as a
+ *       filetype: the mapping's period is one stripe cycle (256 KiB), whose
+ *       4096 runs it lists once (mapping_table.c).
  */
 #include <malloc.h>
 #include <stdio.h>
@@ -42,6 +52,62 @@ static CLF_Datatype cyclic1_view(int64_t side, int pi, int pj)
 		fprintf(stderr, "mapping_bench: %s\n", CLF_Last_error());
 		exit(1);
 	}
+	return v;
+}
+
+static CLF_Datatype must(CLF_Datatype t)
+{
+	if (!t) {
+		fprintf(stderr, "mapping_bench: %s\n", CLF_Last_error());
+		exit(1);
+	}
+	return t;
+}
+
+/* Fields 0 and 2 of the 32-byte records of a side x side file. */
+static CLF_Datatype interleaved_view(int64_t side)
+{
+	int64_t n = side * side / 32;
+	CLF_Datatype f[2] = {
+		must(CLF_Type_vector(0, 7, 32, n, CLF_BYTE)),
+		must(CLF_Type_vector(16, 23, 32, n, CLF_BYTE)),
+	};
+	CLF_Datatype v = must(CLF_Type_struct(2, f));
+
+	CLF_Type_free(&f[0]);
+	CLF_Type_free(&f[1]);
+	return v;
+}
+
+/* Fields 0 and 2 of one 32-byte record (the filetype is tiled). */
+static CLF_Datatype record_view(void)
+{
+	CLF_Datatype f[2] = {
+		must(CLF_Type_vector(0, 7, 32, 1, CLF_BYTE)),
+		must(CLF_Type_vector(16, 23, 32, 1, CLF_BYTE)),
+	};
+	CLF_Datatype v = must(CLF_Type_struct(2, f));
+
+	CLF_Type_free(&f[0]);
+	CLF_Type_free(&f[1]);
+	return v;
+}
+
+/* 16 blocks of irregular position and length in every other 1 KiB row. */
+static CLF_Datatype indexed_rows_view(int64_t side)
+{
+	CLF_Datatype b[16], row, v;
+
+	for (int k = 0; k < 16; k++) {
+		int64_t l = 64 * k + (k * 7) % 13, r = l + 20 + (k * 5) % 17;
+
+		b[k] = must(CLF_Type_vector(l, r, 1024, 1, CLF_BYTE));
+	}
+	row = must(CLF_Type_struct(16, b));
+	v = must(CLF_Type_vector(0, 1023, 2048, side * side / 2048, row));
+	for (int k = 0; k < 16; k++)
+		CLF_Type_free(&b[k]);
+	CLF_Type_free(&row);
 	return v;
 }
 
@@ -123,6 +189,15 @@ int main(int argc, char **argv)
 	       "memory", "runs", "bytes", "per run");
 	measure("(a) matching layout", view, match, view_bytes);
 	measure("(b) round-robin 64 KiB x 4", view, rr, walk);
+	view = interleaved_view(side);
+	measure("(c) interleaved struct, rr", view, rr, walk);
+	CLF_Type_free(&view);
+	view = indexed_rows_view(side);
+	measure("(d) indexed rows, rr", view, rr, walk);
+	CLF_Type_free(&view);
+	view = record_view();
+	measure("(e) tiled record type, rr", view, rr, walk);
+	CLF_Type_free(&view);
 	for (int p = 0; p < 4; p++) {
 		CLF_Type_free(&match[p]);
 		CLF_Type_free(&rr[p]);

@@ -2,7 +2,8 @@
 # libclf.map; libclf.a is what the unit tests link to reach internals).
 
 LIBCLF_SRCS := libclf/error.c libclf/falls.c libclf/falls_algebra.c \
-	libclf/type.c libclf/type_codec.c libclf/pattern.c libclf/mapping.c
+	libclf/falls_cursor.c libclf/type.c libclf/type_codec.c libclf/pattern.c \
+	libclf/mapping.c libclf/mapping_walk.c libclf/mapping_table.c
 # Network layer: protocol codec, transports, authentication, configuration.
 LIBCLF_SRCS += libclf/proto.c libclf/proto_meta.c libclf/proto_lock.c \
 	libclf/proto_io.c libclf/transport.c libclf/transport_tcp.c libclf/auth.c libclf/config.c

@@ -15,6 +15,7 @@
 
 static struct falls byte_falls = {
 	.l = 0, .r = 0, .s = 1, .n = 1, .in = NULL, .hi = 0, .size = 1,
+	.block = 1,
 };
 
 struct fset fset_byte = {
@@ -88,6 +89,7 @@ static void fvec_append(struct fbuild *b, struct fvec *v, struct falls f)
 		v->alloc = alloc;
 	}
 	f.before = 0;
+	f.block = bs;
 	v->v[v->nr++] = f;
 	return;
 drop:
@@ -339,7 +341,7 @@ static int64_t falls_count(const struct falls *f, int64_t x)
 		return 0;
 	if (x > f->hi)
 		return f->size;
-	bs = f->size / f->n;
+	bs = f->block;
 	i = (x - f->l) / f->s;
 	off = x - f->l - i * f->s;
 	if (off > f->r - f->l)
@@ -385,7 +387,7 @@ int64_t fset_count(const struct fset *set, int64_t x)
 
 static int64_t falls_select(const struct falls *f, int64_t w)
 {
-	int64_t bs = f->size / f->n;
+	int64_t bs = f->block;
 	int64_t i = w / bs, rem = w - i * bs;
 
 	return f->l + i * f->s + (f->in ? fset_select(f->in, rem) : rem);

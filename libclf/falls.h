@@ -39,6 +39,7 @@ struct falls {
 	/* Cached from the above: */
 	int64_t hi;	  /* last selected byte: r + (n - 1) * s */
 	int64_t size;	  /* bytes selected by all n blocks */
+	int64_t block;	  /* bytes selected by one block: size / n */
 	int64_t before;	  /* bytes selected by earlier members (ordered sets) */
 };
 

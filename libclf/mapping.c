@@ -3,15 +3,19 @@
  * mapping.c -- the direct mapping between a view and one subfile.
  *
  * Past max(view_disp, subfile_disp) both patterns are periodic, so their
- * common bytes I and the bytes in exactly one of them D are periodic with
- * P = lcm(extents).  Both are computed once, as nested FALLS, at creation.
+ * common bytes I, the bytes only the view selects (Dv) and the bytes only
+ * the subfile selects (Ds) are periodic with P = lcm(extents).  All three
+ * are computed once, as nested FALLS, at creation.
  *
- * A run then starts at the next byte a of I and ends just before the next
- * byte z of D after a: up to z the view and the subfile select the same
- * bytes, so both linear offsets advance together; at z one of them skips.
- * Each run thus costs a few description walks (next in I, next in D, two
- * counts), whatever its length, and runs are maximal by construction.
- * When D is empty the view falls on the subfile contiguously: one run.
+ * A run starts at a byte of I and ends just before the next byte of Dv or
+ * Ds: up to there the view and the subfile select the same bytes, so both
+ * linear offsets advance together.  Runs are produced in one of two ways:
+ * when a period holds few runs, they are listed once at creation and
+ * every walk reads that table period after period (mapping_table.c);
+ * otherwise forward cursors walk the descriptions of I, Dv and Ds
+ * (mapping_walk.c).  Either way a run costs what the description says,
+ * never what its length says.  When Dv and Ds are empty the view falls on
+ * the subfile contiguously: one run for any range.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -19,36 +23,7 @@
 
 #include "arith.h"
 #include "error.h"
-#include "type.h"
-
-struct clf_mapping {
-	struct clf_type *view, *sub; /* own a reference each */
-	int64_t view_disp, sub_disp;
-	int64_t origin;	      /* max of the displacements */
-	int64_t period;	      /* lcm of the extents */
-	struct fset *common;  /* I, relative to origin, in [0, period) */
-	struct fset *differ;  /* D, likewise */
-};
-
-/* First byte >= x of a pattern repeating from origin every period. */
-static int64_t next_periodic(const struct fset *set, int64_t origin,
-			     int64_t period, int64_t x)
-{
-	int64_t k, y, base;
-
-	if (set->size == 0)
-		return -1;
-	if (x < origin)
-		x = origin;
-	k = (x - origin) / period;
-	base = origin + k * period;
-	y = fset_next(set, x - base);
-	if (y >= 0)
-		return base + y;
-	if (!add_ok(base, period, &base) || !add_ok(base, set->lo, &base))
-		return -1;
-	return base;
-}
+#include "mapping_i.h"
 
 int CLF_Mapping_create(CLF_Datatype view, int64_t view_disp,
 		       CLF_Datatype subfile, int64_t subfile_disp,
@@ -56,7 +31,6 @@ int CLF_Mapping_create(CLF_Datatype view, int64_t view_disp,
 {
 	struct fbuild b = { .budget = CLF_MAPPING_BUDGET };
 	struct fset *v = NULL, *s = NULL, *nv = NULL, *ns = NULL;
-	struct fset *only_v = NULL, *only_s = NULL;
 	struct clf_mapping *m;
 	int64_t origin, period;
 
@@ -81,11 +55,8 @@ int CLF_Mapping_create(CLF_Datatype view, int64_t view_disp,
 	m->common = fset_intersect(&b, v, s);
 	nv = fset_complement(&b, v, 0, period - 1);
 	ns = fset_complement(&b, s, 0, period - 1);
-	only_v = fset_intersect(&b, v, ns);
-	only_s = fset_intersect(&b, s, nv);
-	m->differ = fset_union(&b, only_v, only_s);
-	fset_put(only_s);
-	fset_put(only_v);
+	m->only_v = fset_intersect(&b, v, ns);
+	m->only_s = fset_intersect(&b, s, nv);
 	fset_put(ns);
 	fset_put(nv);
 	fset_put(s);
@@ -100,12 +71,30 @@ int CLF_Mapping_create(CLF_Datatype view, int64_t view_disp,
 		return clf_fail_neg(b.err, "mapping: cannot intersect view and subfile: %s",
 				    strerror(-b.err));
 	}
+	b.err = fsplit_init(&m->common_parts, m->common);
+	if (!b.err)
+		b.err = fsplit_init(&m->only_v_parts, m->only_v);
+	if (!b.err)
+		b.err = fsplit_init(&m->only_s_parts, m->only_s);
+	if (b.err) {
+		CLF_Mapping_free(m);
+		return clf_fail_neg(b.err, "mapping: cannot prepare the walk: %s",
+				    strerror(-b.err));
+	}
 	m->view = CLF_Type_dup(view);
 	m->sub = CLF_Type_dup(subfile);
 	m->view_disp = view_disp;
 	m->sub_disp = subfile_disp;
 	m->origin = origin;
 	m->period = period;
+	m->v0 = clf_type_count_before(view, view_disp, origin);
+	m->s0 = clf_type_count_before(subfile, subfile_disp, origin);
+	m->vper = m->common->size + m->only_v->size;
+	m->sper = m->common->size + m->only_s->size;
+	if (map_table_build(m)) {
+		CLF_Mapping_free(m);
+		return clf_fail(ENOMEM, "mapping: out of memory");
+	}
 	*out = m;
 	return 0;
 }
@@ -114,8 +103,13 @@ void CLF_Mapping_free(CLF_Mapping *m)
 {
 	if (!m)
 		return;
+	free(m->table);
+	fsplit_release(&m->common_parts);
+	fsplit_release(&m->only_v_parts);
+	fsplit_release(&m->only_s_parts);
 	fset_put(m->common);
-	fset_put(m->differ);
+	fset_put(m->only_v);
+	fset_put(m->only_s);
 	CLF_Type_free(&m->view);
 	CLF_Type_free(&m->sub);
 	free(m);
@@ -128,7 +122,9 @@ int64_t CLF_Mapping_bytes_per_period(const CLF_Mapping *m)
 
 int CLF_Mapping_is_contiguous(const CLF_Mapping *m)
 {
-	return m ? m->differ->size == 0 && m->common->size > 0 : -EINVAL;
+	return m ? m->only_v->size == 0 && m->only_s->size == 0 &&
+			   m->common->size > 0
+		 : -EINVAL;
 }
 
 /* Bytes of I in [origin, f), for f >= origin. */
@@ -152,8 +148,9 @@ int64_t CLF_Mapping_count(const CLF_Mapping *m, int64_t view_lo,
 		return 0;
 	if (CLF_Type_unmap(m->view, m->view_disp, view_lo, &first))
 		return 0;
-	if (CLF_Type_unmap(m->view, m->view_disp, view_hi - 1, &last))
-		last = INT64_MAX - 1;
+	if (CLF_Type_unmap(m->view, m->view_disp, view_hi - 1, &last) ||
+	    last == INT64_MAX)
+		last = INT64_MAX - 1;	/* as CLF_Mapping_foreach */
 	first = max64(first, m->origin);
 	if (last < first)
 		return 0;
@@ -163,7 +160,7 @@ int64_t CLF_Mapping_count(const CLF_Mapping *m, int64_t view_lo,
 int CLF_Mapping_foreach(const CLF_Mapping *m, int64_t view_lo,
 			int64_t view_hi, CLF_Segment_fn fn, void *arg)
 {
-	int64_t first, last, x;
+	struct map_emit e = { .fn = fn, .arg = arg };
 	int err;
 
 	if (!m || !fn || view_lo < 0 || view_hi < view_lo)
@@ -171,29 +168,9 @@ int CLF_Mapping_foreach(const CLF_Mapping *m, int64_t view_lo,
 				(long long)view_lo, (long long)view_hi);
 	if (view_lo == view_hi || m->common->size == 0)
 		return 0;
-	/* The file bytes holding the first and the last view byte. */
-	err = CLF_Type_unmap(m->view, m->view_disp, view_lo, &first);
-	if (err)
-		return err;
-	if (CLF_Type_unmap(m->view, m->view_disp, view_hi - 1, &last))
-		last = INT64_MAX - 1;
-
-	for (x = first; x <= last;) {
-		int64_t a, z, end, voff, soff, len;
-
-		a = next_periodic(m->common, m->origin, m->period, x);
-		if (a < 0 || a > last)
-			break;
-		z = next_periodic(m->differ, m->origin, m->period, a);
-		end = (z < 0 || z > last) ? last : z - 1;
-		voff = clf_type_count_before(m->view, m->view_disp, a);
-		soff = clf_type_count_before(m->sub, m->sub_disp, a);
-		len = clf_type_count_before(m->view, m->view_disp, end + 1) -
-		      voff;
-		err = fn(voff, soff, len, arg);
-		if (err)
-			return err;
-		x = end + 1;
-	}
-	return 0;
+	if (m->table)
+		err = map_walk_table(m, view_lo, view_hi, &e);
+	else
+		err = map_walk_cursors(m, view_lo, view_hi, &e);
+	return err ? err : map_emit_flush(&e);
 }

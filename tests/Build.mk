@@ -10,6 +10,7 @@ CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck)
 
 UNIT_TEST_NAMES := test_type test_map test_pattern test_mapping test_codec \
+	test_falls_cursor \
 	test_layout \
 	test_random
 # Layouts as text (libclf/layout_text.h).

@@ -11,6 +11,7 @@
 
 #include "check_main.h"
 #include "clf.h"
+#include "mapping_i.h"
 
 struct runs {
 	int64_t v[64], s[64], len[64];
@@ -244,6 +245,249 @@ START_TEST(test_matrix_views_fall_on_matching_layout_in_one_run_each)
 }
 END_TEST
 
+/*
+ * The maximal runs of view bytes [lo, hi), one byte at a time through
+ * CLF_Type_unmap and CLF_Type_map (walks from the root, no cursor).
+ */
+static void brute_runs(CLF_Datatype view, int64_t vd, CLF_Datatype sub,
+		       int64_t sd, int64_t lo, int64_t hi, struct runs *r)
+{
+	int64_t pv = -2, ps = -2;
+
+	for (int64_t v = lo; v < hi; v++) {
+		int64_t f, s;
+
+		/* The walk never reaches the last offset (it ends exclusive). */
+		if (CLF_Type_unmap(view, vd, v, &f) || f == INT64_MAX)
+			break;
+		if (CLF_Type_map(sub, sd, f, &s))
+			continue;
+		if (r->nr && pv + 1 == v && ps + 1 == s) {
+			if (r->nr <= 64)
+				r->len[r->nr - 1]++;
+		} else {
+			collect(v, s, 1, r);
+			r->total--;
+		}
+		r->total++;
+		pv = v;
+		ps = s;
+	}
+}
+
+static void assert_same_runs(const struct runs *got, const struct runs *want)
+{
+	ck_assert_int_eq(got->nr, want->nr);
+	ck_assert_int_eq(got->total, want->total);
+	for (int k = 0; k < got->nr && k < 64; k++) {
+		ck_assert_int_eq(got->v[k], want->v[k]);
+		ck_assert_int_eq(got->s[k], want->s[k]);
+		ck_assert_int_eq(got->len[k], want->len[k]);
+	}
+}
+
+/*
+ * The tests below run twice (_i = 0, 1): with the run table of small
+ * periods, and with the cursors alone (no table).
+ */
+static void use_table(int i)
+{
+	map_table_max = i ? 0 : MAP_TABLE_MAX;
+}
+
+START_TEST(test_runs_merge_across_period_boundaries)
+{
+	/*
+	 * Subfile: bytes [0, 3] and [8, 11] of every 12.  Bytes 8..15 (this
+	 * period's end, the next one's start) are one run of 8.
+	 */
+	CLF_Datatype a = CLF_Type_vector(0, 3, 12, 1, CLF_BYTE);
+	CLF_Datatype b = CLF_Type_vector(8, 11, 12, 1, CLF_BYTE);
+	CLF_Datatype m2[2] = { a, b }, sub = CLF_Type_struct(2, m2);
+	struct runs r = { 0 };
+	CLF_Mapping *m;
+
+	use_table(_i);
+	ck_assert_int_eq(CLF_Mapping_create(CLF_BYTE, 0, sub, 0, &m), 0);
+	ck_assert(_i ? !m->table : m->table != NULL);
+	ck_assert_int_eq(CLF_Mapping_foreach(m, 0, 40, collect, &r), 0);
+	ck_assert_int_eq(r.nr, 4);
+	ck_assert_int_eq(r.v[0], 0);
+	ck_assert_int_eq(r.len[0], 4);
+	for (int k = 1; k < 3; k++) {
+		ck_assert_int_eq(r.v[k], 12 * k - 4);
+		ck_assert_int_eq(r.s[k], 8 * k - 4);
+		ck_assert_int_eq(r.len[k], 8);
+	}
+	ck_assert_int_eq(r.v[3], 32);
+	ck_assert_int_eq(r.len[3], 8);
+	CLF_Mapping_free(m);
+	CLF_Type_free(&sub);
+	CLF_Type_free(&a);
+	CLF_Type_free(&b);
+}
+END_TEST
+
+START_TEST(test_ranges_starting_and_ending_mid_run_are_clipped)
+{
+	/* CYCLIC(3) x CYCLIC(3) cell over 5-byte round-robin on 3 subfiles. */
+	CLF_Datatype v = cyclic_2d(48, 48, 3, 1, 0), sub[3];
+
+	ck_assert_int_eq(CLF_Type_pitfalls(0, 4, 15, 1, 5, 3, CLF_BYTE, sub),
+			 0);
+	use_table(_i);
+	for (int j = 0; j < 3; j++) {
+		CLF_Mapping *m;
+
+		ck_assert_int_eq(CLF_Mapping_create(v, 7, sub[j], 2, &m), 0);
+		for (int64_t lo = 0; lo < 40; lo++) {
+			for (int64_t hi = lo; hi < lo + 30; hi += 3) {
+				struct runs got = { 0 }, want = { 0 };
+
+				ck_assert_int_eq(CLF_Mapping_foreach(m, lo, hi,
+						collect, &got), 0);
+				brute_runs(v, 7, sub[j], 2, lo, hi, &want);
+				assert_same_runs(&got, &want);
+				ck_assert_int_eq(CLF_Mapping_count(m, lo, hi),
+						 want.total);
+			}
+		}
+		CLF_Mapping_free(m);
+	}
+	for (int j = 0; j < 3; j++)
+		CLF_Type_free(&sub[j]);
+	CLF_Type_free(&v);
+}
+END_TEST
+
+START_TEST(test_walk_stops_at_the_largest_file_offset)
+{
+	/*
+	 * A view starting 1000 bytes below INT64_MAX has 1000 bytes; the
+	 * subfile (bytes [0, 99] of every 200) holds some of them.
+	 */
+	int64_t vd = INT64_MAX - 1000;
+	CLF_Datatype sub[2];
+
+	ck_assert_int_eq(CLF_Type_pitfalls(0, 99, 200, 1, 100, 2, CLF_BYTE,
+					   sub), 0);
+	use_table(_i);
+	for (int j = 0; j < 2; j++) {
+		struct runs got = { 0 }, want = { 0 };
+		CLF_Mapping *m;
+
+		ck_assert_int_eq(CLF_Mapping_create(CLF_BYTE, vd, sub[j], 0, &m),
+				 0);
+		ck_assert_int_eq(CLF_Mapping_foreach(m, 0, 5000, collect, &got),
+				 0);
+		brute_runs(CLF_BYTE, vd, sub[j], 0, 0, 5000, &want);
+		ck_assert_int_gt(want.nr, 3);
+		assert_same_runs(&got, &want);
+		/* Ending exactly at the last offset, or past every offset. */
+		for (int k = 0; k < 2; k++) {
+			int64_t hi = k ? INT64_MAX : 1001;
+
+			memset(&got, 0, sizeof(got));
+			memset(&want, 0, sizeof(want));
+			ck_assert_int_eq(CLF_Mapping_foreach(m, 1, hi, collect,
+							     &got), 0);
+			brute_runs(CLF_BYTE, vd, sub[j], 0, 1, 5000, &want);
+			assert_same_runs(&got, &want);
+			ck_assert_int_eq(CLF_Mapping_count(m, 1, hi), want.total);
+		}
+		CLF_Mapping_free(m);
+	}
+	CLF_Type_free(&sub[0]);
+	CLF_Type_free(&sub[1]);
+}
+END_TEST
+
+START_TEST(test_walk_past_the_last_period_that_fits_returns_no_error)
+{
+	/*
+	 * The view (bytes [100, 199] of every 200) has no byte left in the
+	 * period that straddles INT64_MAX: a walk over everything ends
+	 * cleanly there, with or without a run table.
+	 */
+	int64_t vd = INT64_MAX - 1050;
+	CLF_Datatype view = CLF_Type_vector(100, 199, 200, 1, CLF_BYTE);
+	CLF_Datatype sub[2];
+
+	ck_assert_int_eq(CLF_Type_pitfalls(0, 149, 300, 1, 150, 2, CLF_BYTE,
+					   sub), 0);
+	use_table(_i);
+	for (int j = 0; j < 2; j++) {
+		struct runs got = { 0 }, want = { 0 };
+		CLF_Mapping *m;
+
+		ck_assert_int_eq(CLF_Mapping_create(view, vd, sub[j], 0, &m), 0);
+		ck_assert_int_eq(CLF_Mapping_foreach(m, 3, INT64_MAX, collect,
+						     &got), 0);
+		brute_runs(view, vd, sub[j], 0, 3, 5000, &want);
+		ck_assert_int_gt(want.nr, 2);
+		assert_same_runs(&got, &want);
+		ck_assert_int_eq(CLF_Mapping_count(m, 3, INT64_MAX), want.total);
+		CLF_Mapping_free(m);
+	}
+	CLF_Type_free(&sub[0]);
+	CLF_Type_free(&sub[1]);
+	CLF_Type_free(&view);
+}
+END_TEST
+
+static int count_runs(int64_t v, int64_t s, int64_t len, void *arg)
+{
+	++*(int64_t *)arg;
+	return 0;
+}
+
+START_TEST(test_run_table_is_kept_only_for_few_runs_per_period)
+{
+	/* Fields 0 and 2 of 32-byte records, tiled; 4 KiB x 4 round-robin. */
+	CLF_Datatype f[2] = { CLF_Type_vector(0, 7, 32, 1, CLF_BYTE),
+			      CLF_Type_vector(16, 23, 32, 1, CLF_BYTE) };
+	CLF_Datatype rec = CLF_Type_struct(2, f), rr[4];
+	CLF_Datatype big = cyclic_2d(4096, 4096, 1, 0, 0);
+	CLF_Mapping *m, *mc;
+	int64_t n = 0, nc = 0;
+
+	ck_assert_int_eq(CLF_Type_pitfalls(0, 4095, 16384, 1, 4096, 4,
+					   CLF_BYTE, rr), 0);
+	ck_assert_int_eq(CLF_Mapping_create(rec, 0, rr[1], 0, &m), 0);
+	/* 128 records of a stripe, 2 runs each, per 16 KiB period. */
+	ck_assert_ptr_nonnull(m->table);
+	ck_assert_int_eq(m->ntable, 256);
+	/* Deep into the file, both ways agree. */
+	map_table_max = 0;
+	ck_assert_int_eq(CLF_Mapping_create(rec, 0, rr[1], 0, &mc), 0);
+	map_table_max = MAP_TABLE_MAX;
+	ck_assert_ptr_null(mc->table);
+	ck_assert_int_eq(CLF_Mapping_foreach(m, (1LL << 40) + 5, (1LL << 40) + 99999,
+					     count_runs, &n), 0);
+	ck_assert_int_eq(CLF_Mapping_foreach(mc, (1LL << 40) + 5,
+					     (1LL << 40) + 99999, count_runs,
+					     &nc), 0);
+	ck_assert_int_eq(n, nc);
+	ck_assert_int_gt(n, 100);
+	CLF_Mapping_free(mc);
+	CLF_Mapping_free(m);
+	/* A CYCLIC(1) cell of a 4096^2 matrix: millions of runs a period. */
+	ck_assert_int_eq(CLF_Mapping_create(big, 0, rr[0], 0, &m), 0);
+	ck_assert_ptr_null(m->table);
+	CLF_Mapping_free(m);
+	/* A view on its subfile: one run, never a table. */
+	ck_assert_int_eq(CLF_Mapping_create(rr[2], 0, rr[2], 0, &m), 0);
+	ck_assert_ptr_null(m->table);
+	CLF_Mapping_free(m);
+	for (int j = 0; j < 4; j++)
+		CLF_Type_free(&rr[j]);
+	CLF_Type_free(&big);
+	CLF_Type_free(&rec);
+	CLF_Type_free(&f[0]);
+	CLF_Type_free(&f[1]);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("mapping");
@@ -259,6 +503,13 @@ int main(void)
 	tcase_add_test(tc, test_create_refuses_bad_arguments);
 	tcase_add_test(tc, test_incommensurate_fine_patterns_fail_fast_with_e2big);
 	tcase_add_test(tc, test_matrix_views_fall_on_matching_layout_in_one_run_each);
+	tcase_add_loop_test(tc, test_runs_merge_across_period_boundaries, 0, 2);
+	tcase_add_loop_test(tc, test_ranges_starting_and_ending_mid_run_are_clipped,
+			    0, 2);
+	tcase_add_loop_test(tc, test_walk_stops_at_the_largest_file_offset, 0, 2);
+	tcase_add_loop_test(tc, test_walk_past_the_last_period_that_fits_returns_no_error,
+			    0, 2);
+	tcase_add_test(tc, test_run_table_is_kept_only_for_few_runs_per_period);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

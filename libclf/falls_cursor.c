@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * falls_cursor.c -- the forward cursor over a periodic nested FALLS set.
+ *
+ * Level 0 is one period of the set; level j + 1 is the inner set of the
+ * block the cursor is in at level j.  A seek pops the levels whose set has
+ * nothing left at or after the target, then descends again, starting from
+ * the member it used last at each level (targets only grow, so members
+ * only move forward).  The arithmetic is that of fset_next and fset_count
+ * (falls.c), done once per level crossed instead of once per level of the
+ * whole tree.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "arith.h"
+#include "falls_cursor.h"
+
+#define TOP_DONE (-2)	/* no selected byte left that fits in int64_t */
+
+int fcursor_init(struct fcursor *c, const struct fset *set, int64_t origin,
+		 int64_t period)
+{
+	int need = set->depth + 1;
+
+	c->set = set;
+	c->origin = origin;
+	c->period = period;
+	c->p = -1;
+	c->e = -1;
+	c->c = 0;
+	c->leaf = NULL;
+	c->top = set->size ? -1 : TOP_DONE;
+	c->lv = c->inline_lv;
+	if (need > FCURSOR_INLINE_LEVELS) {
+		c->lv = calloc(need, sizeof(*c->lv));
+		if (!c->lv) {
+			c->lv = c->inline_lv;
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+void fcursor_release(struct fcursor *c)
+{
+	if (c->lv != c->inline_lv)
+		free(c->lv);
+	c->lv = c->inline_lv;
+}
+
+/* Nothing left: count is the number of selected bytes in [origin, x). */
+static int64_t finish(struct fcursor *c, int64_t count)
+{
+	c->top = TOP_DONE;
+	c->p = -1;
+	c->e = -1;
+	c->c = count;
+	c->leaf = NULL;
+	return -1;
+}
+
+/* Make level 0 the period holding x (x >= origin). */
+static void enter_period(struct fcursor *c, int64_t x)
+{
+	int64_t k = (x - c->origin) / c->period;
+	struct fcur_level *L = &c->lv[0];
+
+	L->set = c->set;
+	L->base = c->origin + k * c->period;
+	L->cnt = k * c->set->size;	/* <= k * period <= x: no overflow */
+	L->m = -1;
+	L->end = add_sat(L->base, c->period - 1);
+}
+
+/* First member of an ordered set whose last byte is >= rel. */
+static int member_from(const struct fset *s, int hint, int64_t rel)
+{
+	int a = hint < 0 ? 0 : hint, z = s->nr - 1;
+
+	/* Targets grow slowly in a walk: the answer is usually near. */
+	for (int k = 0; k < 4 && a < z; k++, a++)
+		if (s->f[a].hi >= rel)
+			return a;
+	while (a < z) {
+		int mid = a + (z - a) / 2;
+
+		if (s->f[mid].hi >= rel)
+			z = mid;
+		else
+			a = mid + 1;
+	}
+	return a;
+}
+
+/* Last byte of the leaf block holding y, a byte selected by s. */
+static int64_t piece_end(const struct fset *s, int64_t y)
+{
+	for (int k = 0; k < s->nr; k++) {
+		const struct falls *f = &s->f[k];
+		int64_t i, off;
+
+		if (y < f->l || y > f->hi)
+			continue;
+		i = (y - f->l) / f->s;
+		off = y - f->l - i * f->s;
+		if (off > f->r - f->l)
+			continue;
+		if (!f->in)
+			return f->l + i * f->s + (f->r - f->l);
+		if (fset_next(f->in, off) != off)
+			continue;
+		return f->l + i * f->s + piece_end(f->in, off);
+	}
+	return y;
+}
+
+/*
+ * An unordered level (interleaved members): answer it with the
+ * description walk of that level alone, and keep the leaf block found as
+ * the current piece.
+ */
+static int64_t seek_unordered(struct fcursor *c, int j, int64_t rel)
+{
+	struct fcur_level *L = &c->lv[j];
+	int64_t y = fset_next(L->set, rel), p;
+
+	if (!add_ok(L->base, y, &p))
+		return finish(c, L->cnt + fset_count(L->set, rel));
+	c->p = p;
+	c->e = add_sat(L->base, piece_end(L->set, y));
+	c->c = L->cnt + fset_count(L->set, y);
+	c->top = j;
+	c->leaf = NULL;
+	return p;
+}
+
+/*
+ * x lies in the next block of the leaf FALLS holding the current piece,
+ * or in the gap before it: the commonest step of a fine-grained walk.
+ * Everything in [p, e] is selected and nothing between e and that block.
+ */
+static bool step_leaf(struct fcursor *c, int64_t x)
+{
+	const struct falls *f = c->leaf;
+	struct fcur_level *L = &c->lv[c->top];
+	int64_t nb, ne, p;
+
+	if (x - c->e > f->s || L->i + 1 >= f->n ||
+	    !add_ok(c->e, f->s, &ne))
+		return false;
+	nb = ne - (f->r - f->l);
+	p = max64(x, nb);
+	c->c += c->e - c->p + 1 + (p - nb);
+	c->p = p;
+	c->e = ne;
+	L->i++;
+	return true;
+}
+
+int64_t fcursor_seek_far(struct fcursor *c, int64_t x)
+{
+	int j = c->top;
+
+	if (c->leaf && x > c->e && step_leaf(c, x))
+		return c->p;
+
+	if (j == TOP_DONE)
+		return -1;
+	if (x < c->origin)
+		x = c->origin;
+	if (j < 0) {
+		enter_period(c, x);
+		j = 0;
+	}
+	for (;;) {
+		struct fcur_level *L = &c->lv[j];
+		const struct fset *s = L->set;
+		const struct falls *f;
+		int64_t rel = x - L->base, d, i, off, len, bstart, bcnt;
+		int m;
+
+		if (rel > s->hi) {
+			/* Nothing at or after x here: on to the next block. */
+			if (L->end == INT64_MAX)
+				return finish(c, L->cnt + s->size);
+			x = max64(x, L->end + 1);
+			if (j == 0)
+				enter_period(c, x);
+			else
+				j--;
+			continue;
+		}
+		if (rel < s->lo)
+			rel = s->lo;
+		if (!s->ordered)
+			return seek_unordered(c, j, rel);
+		m = member_from(s, L->m, rel);
+		f = &s->f[m];
+		if (m != L->m) {
+			L->m = m;
+			L->i = 0;
+		}
+		if (rel < f->l)
+			rel = f->l;
+		/* Mostly the same block or the next: no division then. */
+		d = rel - f->l - L->i * f->s;
+		i = L->i;
+		if (d >= f->s) {
+			d -= f->s;
+			i++;
+			if (d >= f->s) {
+				i += d / f->s;
+				d %= f->s;
+			}
+		}
+		off = d;
+		len = f->r - f->l;
+		if (off > len) {
+			i++;
+			off = 0;
+		}
+		L->i = i;
+		bcnt = L->cnt + f->before + i * f->block;
+		if (!add_ok(L->base, f->l + i * f->s, &bstart))
+			return finish(c, bcnt);
+		if (!f->in) {
+			c->p = bstart + off;	/* x, or a block's start */
+			c->e = add_sat(bstart, len);
+			c->c = bcnt + off;
+			c->top = j;
+			c->leaf = f;
+			return c->p;
+		}
+		L = &c->lv[++j];
+		L->set = f->in;
+		L->base = bstart;
+		L->cnt = bcnt;
+		L->m = -1;
+		L->end = add_sat(bstart, len);
+		x = bstart + off;
+	}
+}
+
+int fsplit_max = FSPLIT_MAX;
+
+int fsplit_init(struct fsplit *sp, struct fset *set)
+{
+	struct fbuild b = { .budget = INT64_MAX };
+	int64_t last_hi[FSPLIT_MAX];
+	int *chain = NULL, nch = 0;
+
+	sp->nr = 1;
+	sp->part[0] = fset_get(set);
+	if (set->ordered || set->nr < 2)
+		return 0;
+	chain = malloc(set->nr * sizeof(*chain));
+	if (!chain) {
+		fsplit_release(sp);
+		return -ENOMEM;
+	}
+	/* Members are sorted by l: first fit gives the fewest chains. */
+	for (int i = 0; i < set->nr; i++) {
+		int k = 0;
+
+		while (k < nch && last_hi[k] >= set->f[i].l)
+			k++;
+		if (k == FSPLIT_MAX || k == fsplit_max)
+			goto whole;
+		if (k == nch)
+			nch++;
+		last_hi[k] = set->f[i].hi;
+		chain[i] = k;
+	}
+	fset_put(sp->part[0]);
+	sp->nr = 0;
+	for (int k = 0; k < nch; k++) {
+		struct fvec v = { 0 };
+
+		for (int i = 0; i < set->nr; i++)
+			if (chain[i] == k)
+				fvec_push_shifted(&b, &v, &set->f[i], 0);
+		sp->part[k] = fset_from_vec(&b, &v);
+		if (!sp->part[k]) {
+			fsplit_release(sp);
+			free(chain);
+			return b.err;
+		}
+		sp->nr++;
+	}
+whole:
+	free(chain);
+	return 0;
+}
+
+void fsplit_release(struct fsplit *sp)
+{
+	for (int k = 0; k < sp->nr; k++)
+		fset_put(sp->part[k]);
+	sp->nr = 0;
+}
+
+int fmcursor_init(struct fmcursor *mc, const struct fsplit *sp,
+		  int64_t origin, int64_t period)
+{
+	int err = 0, k;
+
+	mc->nr = sp->nr;
+	mc->p = -1;
+	mc->c = 0;
+	mc->cur = mc->inl;
+	if (sp->nr > FMCURSOR_INLINE) {
+		mc->cur = calloc(sp->nr, sizeof(*mc->cur));
+		if (!mc->cur) {
+			mc->cur = mc->inl;
+			mc->nr = 0;
+			return -ENOMEM;
+		}
+	}
+	for (k = 0; k < sp->nr && !err; k++)
+		err = fcursor_init(&mc->cur[k], sp->part[k], origin, period);
+	if (err) {
+		mc->nr = k - 1;
+		fmcursor_release(mc);
+	}
+	return err;
+}
+
+void fmcursor_release(struct fmcursor *mc)
+{
+	for (int k = 0; k < mc->nr; k++)
+		fcursor_release(&mc->cur[k]);
+	if (mc->cur != mc->inl)
+		free(mc->cur);
+	mc->cur = mc->inl;
+	mc->nr = 0;
+}
+
+int64_t fmcursor_seek_parts(struct fmcursor *mc, int64_t x)
+{
+	int64_t best = -1, n = 0;
+
+	for (int k = 0; k < mc->nr; k++) {
+		int64_t y = fcursor_seek(&mc->cur[k], x);
+
+		if (y >= 0 && (best < 0 || y < best))
+			best = y;
+		n += fcursor_count(&mc->cur[k]);
+	}
+	mc->p = best;
+	mc->c = n;
+	return best;
+}

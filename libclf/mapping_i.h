@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * mapping_i.h -- inside a CLF_Mapping: the sets it is made of and its two
+ * ways of producing runs (mapping_walk.c, mapping_table.c).
+ */
+#ifndef CLF_MAPPING_I_H
+#define CLF_MAPPING_I_H
+
+#include <stdint.h>
+
+#include "falls_cursor.h"
+#include "type.h"
+
+/* One run of a period's table: view and subfile offsets in the period. */
+struct map_run {
+	int64_t v, s;		/* bytes of view / subfile before it, from
+				 * the period's start */
+	int64_t len;
+};
+
+struct clf_mapping {
+	struct clf_type *view, *sub; /* own a reference each */
+	int64_t view_disp, sub_disp;
+	int64_t origin;	      /* max of the displacements */
+	int64_t period;	      /* lcm of the extents */
+	struct fset *common;  /* I, relative to origin, in [0, period) */
+	struct fset *only_v;  /* Dv: the view's bytes not in the subfile */
+	struct fset *only_s;  /* Ds: the subfile's bytes not in the view */
+	/* The same three cut into ordered parts, for the walk's cursors. */
+	struct fsplit common_parts, only_v_parts, only_s_parts;
+	int64_t v0, s0;	      /* view / subfile bytes before origin */
+	int64_t vper, sper;   /* view / subfile bytes per period past it */
+	/* The runs of one period when few (NULL otherwise); owned. */
+	struct map_run *table;
+	int ntable;
+};
+
+/*
+ * Runs go to the caller through an emitter that merges a run into the
+ * previous one when both offsets continue it: runs that a period boundary
+ * or a change of method cuts are joined again, so runs stay maximal.
+ */
+struct map_emit {
+	CLF_Segment_fn fn;
+	void *arg;
+	int64_t v, s, len;	/* pending run; len 0: none */
+};
+
+static inline int map_emit_run(struct map_emit *e, int64_t v, int64_t s,
+			       int64_t len)
+{
+	int err = 0;
+
+	if (e->len && e->v + e->len == v && e->s + e->len == s) {
+		e->len += len;
+		return 0;
+	}
+	if (e->len)
+		err = e->fn(e->v, e->s, e->len, e->arg);
+	e->v = v;
+	e->s = s;
+	e->len = len;
+	return err;
+}
+
+static inline int map_emit_flush(struct map_emit *e)
+{
+	int err = e->len ? e->fn(e->v, e->s, e->len, e->arg) : 0;
+
+	e->len = 0;
+	return err;
+}
+
+/*
+ * The runs of view bytes [view_lo, view_hi) by cursors over I, Dv and Ds
+ * (mapping_walk.c): any mapping, O(1) to O(depth) per run.  Returns 0,
+ * the callback's value, or a negative errno.
+ */
+int map_walk_cursors(const struct clf_mapping *m, int64_t view_lo,
+		     int64_t view_hi, struct map_emit *e);
+
+/* The same, from file offset first (the view byte there or after it). */
+int map_walk_from(const struct clf_mapping *m, int64_t first,
+		  int64_t view_hi, struct map_emit *e);
+
+/* How many runs a period may have for a table; tests may lower it. */
+#define MAP_TABLE_MAX 4096
+extern int map_table_max;
+
+/*
+ * Build m->table when one period has at most map_table_max runs, judged
+ * first from the description (runs <= leaf pieces of I).  0, or -ENOMEM.
+ */
+int map_table_build(struct clf_mapping *m);
+
+/* The same runs as map_walk_cursors, from the table: O(1) per run. */
+int map_walk_table(const struct clf_mapping *m, int64_t view_lo,
+		   int64_t view_hi, struct map_emit *e);
+
+#endif /* CLF_MAPPING_I_H */
