@@ -54,8 +54,20 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-"$clf" up --data "$tmp/data" --base-port "$port" --iods 2 >/dev/null ||
-	fail "clf up"
+# Another instance (a parallel test, a user's) may hold the ports: try
+# a few bases before giving up.
+tries=0
+until "$clf" up --data "$tmp/data" --base-port "$port" --iods 2 \
+	>"$tmp/up.log" 2>&1; do
+	"$clf" down --data "$tmp/data" >/dev/null 2>&1 || true
+	rm -rf "$tmp/data"
+	tries=$((tries + 1))
+	if ! grep -q "address already in use" "$tmp/up.log" || [ "$tries" -ge 5 ]; then
+		cat "$tmp/up.log" >&2
+		fail "clf up"
+	fi
+	port=$((12000 + ($$ + tries * 787) % 9000))
+done
 conf=$tmp/data/clf.conf
 
 if [ -e /sbin/mount.clf ]; then
