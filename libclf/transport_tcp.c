@@ -338,6 +338,37 @@ static int tcp_accept(struct clf_listener *cl, int timeout_ms,
 	return err;
 }
 
+/*
+ * After a transfer call on c's socket failed (errno set): 0 when it is
+ * worth calling again -- interrupted, or the socket became ready for
+ * events before the deadline -- else the error, with the message every
+ * transfer gives.  timeout_ms is only for the message.
+ */
+static int retry_or_fail(struct clf_conn *c, short events, int64_t deadline,
+			 int timeout_ms)
+{
+	const char *what = events == POLLIN ? "receive from" : "send to";
+	int e = errno, err;
+
+	if (e == EINTR)
+		return 0;
+	if (e != EAGAIN && e != EWOULDBLOCK)
+		return clf_fail(transfer_errno(e), "clf: %s %s: %s", what,
+				c->peer, strerror(e));
+	err = wait_fd(tcp_of(c)->fd, events, deadline);
+	if (err == -ETIMEDOUT && events == POLLIN)
+		return clf_fail(ETIMEDOUT,
+				"clf: receive from %s: no answer within %d ms",
+				c->peer, timeout_ms);
+	if (err == -ETIMEDOUT)
+		return clf_fail(ETIMEDOUT, "clf: send to %s: timed out after %d ms",
+				c->peer, timeout_ms);
+	if (err < 0)
+		return clf_fail_neg(err, "clf: %s %s: %s", what, c->peer,
+				    strerror(-err));
+	return 0;
+}
+
 static int tcp_send(struct clf_conn *c, const struct iovec *iov, int iovcnt,
 		    int64_t deadline)
 {
@@ -361,21 +392,9 @@ static int tcp_send(struct clf_conn *c, const struct iovec *iov, int iovcnt,
 		msg.msg_iovlen = (size_t)(iovcnt - first);
 		n = sendmsg(t->fd, &msg, MSG_NOSIGNAL);
 		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno != EAGAIN && errno != EWOULDBLOCK) {
-				err = transfer_errno(errno);
-				return clf_fail(err, "clf: send to %s: %s",
-						c->peer, strerror(errno));
-			}
-			err = wait_fd(t->fd, POLLOUT, deadline);
-			if (err == -ETIMEDOUT)
-				return clf_fail(ETIMEDOUT,
-						"clf: send to %s: timed out after %d ms",
-						c->peer, c->timeout_ms);
-			if (err < 0)
-				return clf_fail_neg(err, "clf: send to %s: %s",
-						    c->peer, strerror(-err));
+			err = retry_or_fail(c, POLLOUT, deadline, c->timeout_ms);
+			if (err)
+				return err;
 			continue;
 		}
 		/* Short write: skip what went, resume inside a piece. */
@@ -411,21 +430,9 @@ static int tcp_recv(struct clf_conn *c, void *buf, size_t len,
 			return clf_fail(ECONNRESET,
 					"clf: %s closed the connection%s",
 					c->peer, got ? " inside a message" : "");
-		if (errno == EINTR)
-			continue;
-		if (errno != EAGAIN && errno != EWOULDBLOCK) {
-			err = transfer_errno(errno);
-			return clf_fail(err, "clf: receive from %s: %s",
-					c->peer, strerror(errno));
-		}
-		err = wait_fd(t->fd, POLLIN, deadline);
-		if (err == -ETIMEDOUT)
-			return clf_fail(ETIMEDOUT,
-					"clf: receive from %s: no answer within %d ms",
-					c->peer, c->timeout_ms);
-		if (err < 0)
-			return clf_fail_neg(err, "clf: receive from %s: %s",
-					    c->peer, strerror(-err));
+		err = retry_or_fail(c, POLLIN, deadline, c->timeout_ms);
+		if (err)
+			return err;
 	}
 	return 0;
 }
@@ -472,21 +479,9 @@ static int tcp_recvv(struct clf_conn *c, const struct iovec *iov, int iovcnt,
 			return clf_fail(ECONNRESET,
 					"clf: %s closed the connection inside a message",
 					c->peer);
-		if (errno == EINTR)
-			continue;
-		if (errno != EAGAIN && errno != EWOULDBLOCK) {
-			err = transfer_errno(errno);
-			return clf_fail(err, "clf: receive from %s: %s",
-					c->peer, strerror(errno));
-		}
-		err = wait_fd(t->fd, POLLIN, deadline);
-		if (err == -ETIMEDOUT)
-			return clf_fail(ETIMEDOUT,
-					"clf: receive from %s: no answer within %d ms",
-					c->peer, c->timeout_ms);
-		if (err < 0)
-			return clf_fail_neg(err, "clf: receive from %s: %s",
-					    c->peer, strerror(-err));
+		err = retry_or_fail(c, POLLIN, deadline, c->timeout_ms);
+		if (err)
+			return err;
 	}
 	return 0;
 }
@@ -616,23 +611,12 @@ static int tcp_recv_to_file(struct clf_conn *c, int fd, int64_t *off,
 			return clf_fail(ECONNRESET,
 					"clf: %s closed the connection inside a message",
 					c->peer);
-		if (errno == EINTR)
-			continue;
 		if (errno == EINVAL && !started)
 			return 1;	/* no splice for this socket */
-		if (errno != EAGAIN && errno != EWOULDBLOCK) {
-			err = transfer_errno(errno);
-			return clf_fail(err, "clf: receive from %s: %s",
-					c->peer, strerror(errno));
-		}
-		err = wait_fd(t->fd, POLLIN, clf_deadline_after(timeout_ms));
-		if (err == -ETIMEDOUT)
-			return clf_fail(ETIMEDOUT,
-					"clf: receive from %s: no answer within %d ms",
-					c->peer, timeout_ms);
-		if (err < 0)
-			return clf_fail_neg(err, "clf: receive from %s: %s",
-					    c->peer, strerror(-err));
+		err = retry_or_fail(c, POLLIN, clf_deadline_after(timeout_ms),
+				    timeout_ms);
+		if (err)
+			return err;
 	}
 	return 0;
 }
@@ -659,23 +643,11 @@ static ssize_t tcp_send_file(struct clf_conn *c, int fd, int64_t off,
 		}
 		if (n == 0)
 			break;	/* the end of the file */
-		if (errno == EINTR)
-			continue;
 		if ((errno == EINVAL || errno == ENOSYS) && sent == 0)
 			return -ENOSYS;	/* a file that cannot: bounce */
-		if (errno != EAGAIN && errno != EWOULDBLOCK) {
-			err = transfer_errno(errno);
-			return clf_fail(err, "clf: send to %s: %s", c->peer,
-					strerror(errno));
-		}
-		err = wait_fd(t->fd, POLLOUT, deadline);
-		if (err == -ETIMEDOUT)
-			return clf_fail(ETIMEDOUT,
-					"clf: send to %s: timed out after %d ms",
-					c->peer, c->timeout_ms);
-		if (err < 0)
-			return clf_fail_neg(err, "clf: send to %s: %s",
-					    c->peer, strerror(-err));
+		err = retry_or_fail(c, POLLOUT, deadline, c->timeout_ms);
+		if (err)
+			return err;
 	}
 	return (ssize_t)sent;
 }
