@@ -424,8 +424,8 @@ static int recv_header_dl(struct clf_conn *c, struct clf_proto_header *out,
 	return 0;
 }
 
-static int recv_payload_dl(struct clf_conn *c, void *buf, size_t len,
-			   int64_t deadline)
+/* Can len more bytes of the current payload be read from c? */
+static int payload_check(const struct clf_conn *c, uint64_t len)
 {
 	int err = check_usable(c);
 
@@ -433,8 +433,19 @@ static int recv_payload_dl(struct clf_conn *c, void *buf, size_t len,
 		return err;
 	if (len > c->rx_left)
 		return clf_fail(EINVAL,
-				"clf: from %s: reading %zu payload bytes, %llu left",
-				c->peer, len, (unsigned long long)c->rx_left);
+				"clf: from %s: reading %llu payload bytes, %llu left",
+				c->peer, (unsigned long long)len,
+				(unsigned long long)c->rx_left);
+	return 0;
+}
+
+static int recv_payload_dl(struct clf_conn *c, void *buf, size_t len,
+			   int64_t deadline)
+{
+	int err = payload_check(c, len);
+
+	if (err)
+		return err;
 	if (len == 0)
 		return 0;
 	err = c->ops->recv(c, buf, len, deadline);
@@ -465,17 +476,13 @@ int clf_conn_recv_payload_iov(struct clf_conn *c, const struct iovec *iov,
 {
 	int64_t deadline = deadline_after(c->timeout_ms);
 	uint64_t len = 0;
-	int err = check_usable(c);
+	int err;
 
-	if (err)
-		return err;
 	for (int i = 0; i < iovcnt; i++)
 		len += iov[i].iov_len;
-	if (len > c->rx_left)
-		return clf_fail(EINVAL,
-				"clf: from %s: reading %llu payload bytes, %llu left",
-				c->peer, (unsigned long long)len,
-				(unsigned long long)c->rx_left);
+	err = payload_check(c, len);
+	if (err)
+		return err;
 	if (c->ops->recvv) {
 		err = c->ops->recvv(c, iov, iovcnt, deadline);
 	} else {
@@ -516,16 +523,12 @@ int clf_conn_recv_payload_to_file(struct clf_conn *c, int fd, int64_t off,
 				  size_t len, int *file_err, size_t *written)
 {
 	int64_t at = off;
-	int err = check_usable(c);
+	int err = payload_check(c, len);
 
 	*file_err = 0;
 	*written = 0;
 	if (err)
 		return err;
-	if (len > c->rx_left)
-		return clf_fail(EINVAL,
-				"clf: from %s: reading %zu payload bytes, %llu left",
-				c->peer, len, (unsigned long long)c->rx_left);
 	if (len == 0)
 		return 0;
 	err = 1;

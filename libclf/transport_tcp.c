@@ -524,22 +524,18 @@ static int tcp_pipe(struct tcp_conn *t)
 	return 0;
 }
 
-/* Empty n bytes of the pipe without a file: the file failed. */
-static int pipe_drop(struct tcp_conn *t, size_t n)
+/* Up to DROP_CHUNK of the n bytes waiting in the pipe into buf. */
+static ssize_t pipe_take(struct tcp_conn *t, char *buf, size_t n)
 {
-	char scratch[DROP_CHUNK];
-
-	while (n) {
-		ssize_t r = read(t->pipe[0], scratch,
-				 n < sizeof(scratch) ? n : sizeof(scratch));
+	for (;;) {
+		ssize_t r = read(t->pipe[0], buf, n < DROP_CHUNK ? n : DROP_CHUNK);
 
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
 			return clf_fail(EIO, "clf: lost bytes in a splice pipe");
-		n -= (size_t)r;
+		return r;
 	}
-	return 0;
 }
 
 /*
@@ -552,35 +548,33 @@ static int pipe_to_file(struct tcp_conn *t, int fd, int64_t *off, size_t n,
 			int *file_err)
 {
 	char scratch[DROP_CHUNK];
+	bool bounce = false;
 
-	while (n && !*file_err) {
+	while (n) {
 		loff_t at = *off;
-		ssize_t w = splice(t->pipe[0], NULL, fd, &at, n, SPLICE_F_MOVE);
+		ssize_t w;
 
-		if (w > 0) {
-			*off = at;
+		if (*file_err || bounce) {
+			w = pipe_take(t, scratch, n);
+			if (w < 0)
+				return (int)w;
+			if (!*file_err)
+				*file_err = clf_pwrite_all(fd, scratch, (size_t)w,
+							   off);
 			n -= (size_t)w;
 			continue;
 		}
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0 && errno == EINVAL) {
-			while (n && !*file_err) {
-				ssize_t r = read(t->pipe[0], scratch,
-						 n < sizeof(scratch) ? n : sizeof(scratch));
-
-				if (r < 0 && errno == EINTR)
-					continue;
-				if (r <= 0)
-					return clf_fail(EIO, "clf: lost bytes in a splice pipe");
-				*file_err = clf_pwrite_all(fd, scratch, (size_t)r, off);
-				n -= (size_t)r;
-			}
-			break;
+		w = splice(t->pipe[0], NULL, fd, &at, n, SPLICE_F_MOVE);
+		if (w > 0) {
+			*off = at;
+			n -= (size_t)w;
+		} else if (w < 0 && errno == EINVAL) {
+			bounce = true;
+		} else if (w == 0 || errno != EINTR) {
+			*file_err = w < 0 ? -errno : -EIO;
 		}
-		*file_err = w < 0 ? -errno : -EIO;
 	}
-	return pipe_drop(t, n);
+	return 0;
 }
 
 static int tcp_recv_to_file(struct clf_conn *c, int fd, int64_t *off,
