@@ -38,6 +38,7 @@ unset CLF_BIN_DIR CLF_CONFIG CLF_DATA_DIR CLF_BASE_PORT || true
 
 build=$(cd "$build" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/instance_lib.sh"
 clf=$build/tools/clf
 mountclf=$build/kernel/mount.clf
 helper=$build/tests/integration/mount_helper
@@ -116,17 +117,7 @@ expect_refused() {
 
 # ---------------------------------------------------------------------
 step="an instance and two mounts of it"
-base=$((12000 + ($$ * 7) % 9000))
-tries=0
-until "$clf" up --data "$data" --base-port "$base" --iods 2 \
-	>"$tmp/up.log" 2>&1; do
-	"$clf" down --data "$data" >/dev/null 2>&1 || true
-	rm -rf "$data"
-	tries=$((tries + 1))
-	grep -q "address already in use" "$tmp/up.log" && [ "$tries" -lt 5 ] ||
-		fail "clf up: $(cat "$tmp/up.log")"
-	base=$((12000 + ($$ * 7 + tries * 787) % 9000))
-done
+instance_up "$clf" "$data" "$tmp/up.log" --iods 2 || fail "clf up"
 "$mountclf" "$conf" "$m1" -o "log=$tmp/m1.log" || fail "mount $m1"
 "$mountclf" "$conf" "$m2" -o "log=$tmp/m2.log,cache=none" ||
 	fail "mount $m2"

@@ -22,6 +22,7 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 build=$(cd "$build" && pwd)
 clf=$build/tools/clf
+. "$(cd "$(dirname "$0")" && pwd)/instance_lib.sh"
 unset CLF_BIN_DIR CLF_CONFIG CLF_DATA_DIR CLF_BASE_PORT || true
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/clf-mount-t.XXXXXX")
@@ -29,7 +30,6 @@ mnt=$tmp/mnt
 mkdir "$mnt"
 installed=""
 backup=""
-port=$((12000 + $$ % 9000))
 
 fail() {
 	echo "FAIL: $*" >&2
@@ -54,20 +54,7 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-# Another instance (a parallel test, a user's) may hold the ports: try
-# a few bases before giving up.
-tries=0
-until "$clf" up --data "$tmp/data" --base-port "$port" --iods 2 \
-	>"$tmp/up.log" 2>&1; do
-	"$clf" down --data "$tmp/data" >/dev/null 2>&1 || true
-	rm -rf "$tmp/data"
-	tries=$((tries + 1))
-	if ! grep -q "address already in use" "$tmp/up.log" || [ "$tries" -ge 5 ]; then
-		cat "$tmp/up.log" >&2
-		fail "clf up"
-	fi
-	port=$((12000 + ($$ + tries * 787) % 9000))
-done
+instance_up "$clf" "$tmp/data" "$tmp/up.log" --iods 2 || fail "clf up"
 conf=$tmp/data/clf.conf
 
 if [ -e /sbin/mount.clf ]; then
