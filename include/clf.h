@@ -244,7 +244,8 @@ int CLF_finalize(void);
  * flags: O_RDONLY, O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_TRUNC, O_APPEND.
  * A new file gets the default round-robin layout of the configuration;
  * CLF_FCNTL_SUBFILES replaces it while the file is empty.  The view is
- * the whole file as bytes.  Returns a descriptor >= 0.
+ * the whole file as bytes.  Returns a descriptor >= 0.  CLF_create
+ * (below) creates a file with a layout of its own.
  */
 int CLF_open(const char *path, int flags, ...);
 int CLF_close(int fd);
@@ -302,6 +303,30 @@ struct clf_subfiles {
 	int count;
 	const CLF_Datatype *types;	/* borrowed */
 };
+
+/*
+ * CLF_create - open a file, creating it with a layout of its own
+ *
+ * As CLF_open(path, flags | O_CREAT, mode), except that a file this call
+ * creates gets layout (NULL: as CLF_open gives it) in metad's create
+ * itself: no process ever opens it with another layout, which
+ * CLF_FCNTL_SUBFILES after CLF_open cannot promise (a process that
+ * opens the file in between maps its writes with the old layout).  A
+ * file that exists keeps its layout (with O_EXCL: -EEXIST).  *created
+ * (NULL: not wanted) says whether this call made the file.  Returns a
+ * descriptor >= 0.
+ */
+struct clf_stripes {
+	int64_t unit;			/* bytes per stripe; 0: configured */
+	int count;			/* subfiles; 0: configured */
+	int first_iod;			/* iod of the first stripe; -1: configured */
+};
+struct clf_create_layout {
+	const struct clf_subfiles *subfiles; /* borrowed; NULL: stripes */
+	struct clf_stripes stripes;	/* round robin, when no subfiles */
+};
+int CLF_create(const char *path, int flags, mode_t mode,
+	       const struct clf_create_layout *layout, int *created);
 
 /*
  * A view: from file offset disp on, the bytes type selects, repeated.

@@ -64,7 +64,9 @@ int clf_meta_call(uint16_t op, clf_encode_fn enc, const void *msg,
  */
 int clf_meta_lookup(const char *rel, struct clf_proto_attr *attr,
 		    struct clf_layout **layout);
+/* want: the new file's layout; NULL: the configured round robin. */
 int clf_meta_create(const char *rel, mode_t mode, bool excl,
+		    const struct clf_proto_layout *want,
 		    struct clf_proto_attr *attr, struct clf_layout **layout);
 int clf_meta_getattr(uint64_t ino, struct clf_proto_attr *attr);
 int clf_meta_truncate(uint64_t ino, int64_t size, struct clf_proto_attr *attr);

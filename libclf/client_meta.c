@@ -164,6 +164,7 @@ int clf_meta_lookup(const char *rel, struct clf_proto_attr *attr,
 }
 
 int clf_meta_create(const char *rel, mode_t mode, bool excl,
+		    const struct clf_proto_layout *want,
 		    struct clf_proto_attr *attr, struct clf_layout **layout)
 {
 	struct clf_proto_create_req req = {
@@ -182,6 +183,8 @@ int clf_meta_create(const char *rel, mode_t mode, bool excl,
 	uint32_t len;
 	int err;
 
+	if (want)
+		req.layout = *want;
 	err = clf_meta_call(CLF_PROTO_OP_CREATE, clf_enc_create, &req, &payload, &len);
 	if (err)
 		return err;

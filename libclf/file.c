@@ -158,40 +158,48 @@ out:
 }
 
 /*
- * Find rel or create it.  A file this call creates gets its directory's
- * default layout, so that a new file in a directory looks the same
- * whether the mount, `clf cp`, a native program or MPI-IO made it.
- * Without O_EXCL the file is looked up first and created exclusively,
- * which tells whether this call made it (a lost race finds the winner's).
+ * Find rel or create it.  A file this call creates gets the layout want
+ * (CLF_create), in the create itself, or else its directory's default
+ * layout, so that a new file in a directory looks the same whether the
+ * mount, `clf cp`, a native program or MPI-IO made it.  Without O_EXCL
+ * the file is looked up first and created exclusively, which tells
+ * whether this call made it (*created; a lost race finds the winner's).
  */
 static int create_inode(const char *rel, mode_t mode, int flags,
-			struct clf_proto_attr *attr, struct clf_layout **layout)
+			const struct clf_proto_layout *want,
+			struct clf_proto_attr *attr, struct clf_layout **layout,
+			bool *created)
 {
 	int err;
 
+	*created = false;
 	if (!(flags & O_EXCL)) {
 		err = clf_meta_lookup(rel, attr, layout);
 		if (err != -ENOENT)
 			return err;
 	}
-	err = clf_meta_create(rel, mode, true, attr, layout);
+	err = clf_meta_create(rel, mode, true, want, attr, layout);
 	if (err == -EEXIST && !(flags & O_EXCL))
 		return clf_meta_lookup(rel, attr, layout);
-	if (!err && *layout)
+	*created = !err;
+	if (!err && *layout && !want)
 		apply_dir_default(rel, attr->ino, attr, layout);
 	return err;
 }
 
 /* Look the file up, creating it when asked; fill f's ino, size, layout. */
 static int open_inode(struct clf_file *f, const char *rel, int flags,
-		      mode_t mode)
+		      mode_t mode, const struct clf_proto_layout *want,
+		      bool *created)
 {
 	struct clf_layout *layout = NULL;
 	struct clf_proto_attr attr;
 	int err;
 
+	*created = false;
 	if (flags & O_CREAT)
-		err = create_inode(rel, mode, flags, &attr, &layout);
+		err = create_inode(rel, mode, flags, want, &attr, &layout,
+				   created);
 	else
 		err = clf_meta_lookup(rel, &attr, &layout);
 	if (err)
@@ -210,21 +218,15 @@ static int open_inode(struct clf_file *f, const char *rel, int flags,
 	return file_set_layout(f, layout);
 }
 
-int CLF_open(const char *path, int flags, ...)
+/* CLF_open and CLF_create: want is the layout of a file this call makes. */
+static int open_path(const char *path, int flags, mode_t mode,
+		     const struct clf_proto_layout *want, bool *created)
 {
 	char rel[CLF_PROTO_PATH_MAX + 1];
 	struct clf_client *cl;
 	struct clf_file *f;
-	mode_t mode = 0;
 	int err, fd;
 
-	if (flags & O_CREAT) {
-		va_list ap;
-
-		va_start(ap, flags);
-		mode = va_arg(ap, mode_t);
-		va_end(ap);
-	}
 	err = clf_client_get(&cl);
 	if (!err)
 		err = clf_path_normalize(path, rel, sizeof(rel));
@@ -238,7 +240,7 @@ int CLF_open(const char *path, int flags, ...)
 	pthread_mutex_init(&f->lock, NULL);
 	f->flags = flags & (O_ACCMODE | O_APPEND);
 	f->view_type = CLF_BYTE;
-	err = open_inode(f, rel, flags, mode);
+	err = open_inode(f, rel, flags, mode, want, created);
 	if (!err && (flags & O_TRUNC) && (flags & O_ACCMODE) != O_RDONLY &&
 	    f->size > 0) {
 		struct clf_proto_attr attr;
@@ -258,6 +260,21 @@ int CLF_open(const char *path, int flags, ...)
 fail:
 	file_free(f);
 	return err;
+}
+
+int CLF_open(const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+	bool created;
+
+	if (flags & O_CREAT) {
+		va_list ap;
+
+		va_start(ap, flags);
+		mode = va_arg(ap, mode_t);
+		va_end(ap);
+	}
+	return open_path(path, flags, mode, NULL, &created);
 }
 
 int clf_file_flush_size(struct clf_file *f)
@@ -306,57 +323,111 @@ void clf_files_close_all(void)
 	nfiles = 0;
 }
 
-static int fcntl_subfiles(struct clf_file *f, const struct clf_subfiles *sf)
+/*
+ * The metad request for layout sf: *req and the encoded types in *enc
+ * (caller releases both with subfiles_request_release, also on failure).
+ */
+static int subfiles_request(const struct clf_subfiles *sf, const char *what,
+			    struct clf_proto_layout *req, uint8_t ***enc)
 {
 	struct clf_client *cl = clf_client_instance;
-	struct clf_proto_layout req = { .kind = CLF_PROTO_LAYOUT_EXPLICIT };
-	struct clf_layout *layout;
-	uint8_t **enc;
-	int err = 0;
+	int err;
 
+	*req = (struct clf_proto_layout){ .kind = CLF_PROTO_LAYOUT_EXPLICIT };
+	*enc = NULL;
 	if (!sf || sf->disp < 0 || sf->count < 1 || !sf->types)
-		return clf_fail(EINVAL, "clf: fcntl(SUBFILES): need a displacement >= 0 and at least one type");
+		return clf_fail(EINVAL, "clf: %s: need a displacement >= 0 and at least one type",
+				what);
 	if (sf->count > CLF_PROTO_MAX_SUBFILES)
-		return clf_fail(E2BIG, "clf: fcntl(SUBFILES): %d subfiles, at most %d",
-				sf->count, CLF_PROTO_MAX_SUBFILES);
+		return clf_fail(E2BIG, "clf: %s: %d subfiles, at most %d",
+				what, sf->count, CLF_PROTO_MAX_SUBFILES);
 	err = CLF_Pattern_check(sf->count, sf->types);
 	if (err)
 		return err;
-	if (f->size > 0 || f->dirty_end > 0)
-		return clf_fail(EBUSY, "clf: fcntl(SUBFILES): the layout can only be set while the file is empty (it has %lld bytes)",
-				(long long)(f->size > f->dirty_end ? f->size : f->dirty_end));
-	req.disp = sf->disp;
-	req.disp_iod = cl->cfg->first_iod;
-	req.nsubfiles = sf->count;
-	req.subfiles = calloc(sf->count, sizeof(*req.subfiles));
-	enc = calloc(sf->count, sizeof(*enc));
-	if (!req.subfiles || !enc) {
-		err = clf_fail(ENOMEM, "clf: out of memory");
-		goto out;
-	}
+	req->disp = sf->disp;
+	req->disp_iod = cl->cfg->first_iod;
+	req->nsubfiles = sf->count;
+	req->subfiles = calloc(sf->count, sizeof(*req->subfiles));
+	*enc = calloc(sf->count, sizeof(**enc));
+	if (!req->subfiles || !*enc)
+		return clf_fail(ENOMEM, "clf: out of memory");
 	for (int j = 0; j < sf->count && !err; j++) {
 		int64_t len = CLF_Type_encode(sf->types[j], NULL, 0);
 
-		enc[j] = len > 0 ? malloc(len) : NULL;
+		(*enc)[j] = len > 0 ? malloc(len) : NULL;
 		if (len < 0)
 			err = (int)len;
-		else if (!enc[j])
+		else if (!(*enc)[j])
 			err = clf_fail(ENOMEM, "clf: out of memory");
 		else
-			len = CLF_Type_encode(sf->types[j], enc[j], len);
-		req.subfiles[j].iod = (cl->cfg->first_iod + j) % cl->cfg->niods;
-		req.subfiles[j].type.ptr = enc[j];
-		req.subfiles[j].type.len = (uint32_t)len;
+			len = CLF_Type_encode(sf->types[j], (*enc)[j], len);
+		req->subfiles[j].iod = (cl->cfg->first_iod + j) % cl->cfg->niods;
+		req->subfiles[j].type.ptr = (*enc)[j];
+		req->subfiles[j].type.len = (uint32_t)len;
 	}
+	return err;
+}
+
+static void subfiles_request_release(struct clf_proto_layout *req,
+				     uint8_t **enc)
+{
+	for (uint32_t j = 0; enc && j < req->nsubfiles; j++)
+		free(enc[j]);
+	free(enc);
+	free(req->subfiles);
+	req->subfiles = NULL;
+}
+
+static int fcntl_subfiles(struct clf_file *f, const struct clf_subfiles *sf)
+{
+	struct clf_proto_layout req;
+	struct clf_layout *layout;
+	uint8_t **enc;
+	int err;
+
+	if (f->size > 0 || f->dirty_end > 0)
+		return clf_fail(EBUSY, "clf: fcntl(SUBFILES): the layout can only be set while the file is empty (it has %lld bytes)",
+				(long long)(f->size > f->dirty_end ? f->size : f->dirty_end));
+	err = subfiles_request(sf, "fcntl(SUBFILES)", &req, &enc);
 	if (!err)
 		err = clf_meta_set_layout(f->ino, &req, &layout);
 	if (!err)
 		err = file_set_layout(f, layout);
-out:
-	for (int j = 0; enc && j < sf->count; j++)
-		free(enc[j]);
-	free(enc);
-	free(req.subfiles);
+	subfiles_request_release(&req, enc);
+	return err;
+}
+
+int CLF_create(const char *path, int flags, mode_t mode,
+	       const struct clf_create_layout *layout, int *created)
+{
+	struct clf_proto_layout req = {
+		.kind = CLF_PROTO_LAYOUT_ROUND_ROBIN,
+		.first_iod = CLF_PROTO_IOD_DEFAULT,
+	};
+	const struct clf_stripes *st = layout ? &layout->stripes : NULL;
+	uint8_t **enc = NULL;
+	bool made = false;
+	int err = 0;
+
+	if (layout && layout->subfiles) {
+		err = subfiles_request(layout->subfiles, "create", &req, &enc);
+	} else if (st && (st->unit < 0 || st->count < 0 ||
+			  (uint32_t)st->count > CLF_PROTO_MAX_SUBFILES ||
+			  st->first_iod < -1)) {
+		err = clf_fail(EINVAL, "clf: create: bad stripes: unit %lld, count %d, first iod %d",
+			       (long long)st->unit, st->count, st->first_iod);
+	} else if (st) {
+		req.stripe_size = (uint64_t)st->unit;
+		req.stripe_count = (uint32_t)st->count;
+		if (st->first_iod >= 0)
+			req.first_iod = (uint32_t)st->first_iod;
+	}
+	if (!err)
+		err = open_path(path, flags | O_CREAT, mode, layout ? &req : NULL,
+				&made);
+	subfiles_request_release(&req, enc);
+	if (err >= 0 && created)
+		*created = made;
 	return err;
 }
 

@@ -149,6 +149,8 @@ void ADIOI_CLF_Coll_access(ADIO_File fd, void *buf, int count, MPI_Datatype data
 
 /* ad_clf_common.c */
 int ADIOI_CLF_Init(const char *myname, int *error_code);
+void ADIOI_CLF_File_opened(ADIO_File fd);
+void ADIOI_CLF_File_closed(ADIO_File fd);
 int ADIOI_CLF_Error(const char *myname, int err, const char *msg);
 ADIOI_CLF_fs *ADIOI_CLF_Fs_get(ADIO_File fd, int *error_code);
 void ADIOI_CLF_Fs_free(ADIO_File fd);
@@ -170,7 +172,8 @@ int ADIOI_CLF_Unlock(ADIO_File fd);
 
 /* ad_clf_hints.c */
 void ADIOI_CLF_Report_layout(ADIO_File fd, int created);
-int ADIOI_CLF_Create_layout(ADIO_File fd, char *msg, int msglen);
+int ADIOI_CLF_Create_with_layout(ADIO_File fd, const char *path, int flags, mode_t perm,
+                                 int *created, char *msg, int msglen);
 int ADIOI_CLF_Check_layout_hint(ADIO_File fd, char *msg, int msglen);
 
 #endif /* AD_CLF_H_INCLUDED */

@@ -30,4 +30,5 @@ void ADIOI_CLF_Close(ADIO_File fd, int *error_code)
     if (err)
         *error_code = ADIOI_CLF_Error(myname, err, NULL);
     ADIOI_CLF_Fs_free(fd);
+    ADIOI_CLF_File_closed(fd);
 }

@@ -8,13 +8,36 @@
 #include "glue.h"
 
 #include <errno.h>
+#include <string.h>
 
-/* Keyval whose delete callback on MPI_COMM_SELF finalizes libclf. */
+/*
+ * libclf's lifetime in this process.  MPI_Finalize deletes MPI_COMM_SELF's
+ * attributes in the reverse order of their setting, so a library that set
+ * its own before our first open (HDF5 closes the files a program left
+ * open from there) runs after our callback: libclf must outlive it, and
+ * is finalized by whichever comes last, the callback or the close of the
+ * last clf file.  The callback frees the shared-pointer windows of the
+ * files still open, which MPI would otherwise find in use at the end
+ * (UCX aborts): collectively, in the order of the opens, as every
+ * process of each file's communicator opened them.
+ */
 static int ADIOI_CLF_Finalize_keyval = MPI_KEYVAL_INVALID;
+static int ADIOI_CLF_Initialized;       /* CLF_init done, CLF_finalize not yet */
+static int ADIOI_CLF_Finalizing;        /* MPI_Finalize has begun */
+static ADIO_File *ADIOI_CLF_Open_files; /* MPI files open on clf, in open order */
+static int ADIOI_CLF_Nopen, ADIOI_CLF_Open_max;
 
 static int ADIOI_CLF_Finalize_cb(MPI_Comm comm, int keyval, void *attr_val, void *extra)
 {
-    CLF_finalize();
+    int i;
+
+    ADIOI_CLF_Finalizing = 1;
+    for (i = 0; i < ADIOI_CLF_Nopen; i++)
+        ADIOI_CLF_Win_free(ADIOI_CLF_Open_files[i]);
+    if (ADIOI_CLF_Nopen == 0 && ADIOI_CLF_Initialized) {
+        CLF_finalize();
+        ADIOI_CLF_Initialized = 0;
+    }
     MPI_Comm_free_keyval(&ADIOI_CLF_Finalize_keyval);
     return MPI_SUCCESS;
 }
@@ -22,7 +45,8 @@ static int ADIOI_CLF_Finalize_cb(MPI_Comm comm, int keyval, void *attr_val, void
 /*
  * Connect to the clf instance ($CLF_CONFIG, or libclf's defaults) at the
  * first use, and disconnect in MPI_Finalize, when MPI_COMM_SELF's
- * attributes are deleted.  Returns 0 or sets *error_code.
+ * attributes are deleted, or at the last close after that.  Returns 0 or
+ * sets *error_code.
  */
 int ADIOI_CLF_Init(const char *myname, int *error_code)
 {
@@ -34,17 +58,49 @@ int ADIOI_CLF_Init(const char *myname, int *error_code)
                                            __LINE__, MPI_ERR_IO, "**io", "**io %s", msg);
         return -1;
     }
-    if (ADIOI_CLF_Finalize_keyval != MPI_KEYVAL_INVALID)
+    if (ADIOI_CLF_Initialized)
         return 0;
     err = CLF_init(NULL);
     if (err < 0) {
         *error_code = ADIOI_CLF_Error(myname, err, NULL);
         return -1;
     }
-    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, ADIOI_CLF_Finalize_cb,
-                           &ADIOI_CLF_Finalize_keyval, NULL);
-    MPI_Comm_set_attr(MPI_COMM_SELF, ADIOI_CLF_Finalize_keyval, NULL);
+    ADIOI_CLF_Initialized = 1;
+    /* Opened while MPI_Finalize runs: the last close finalizes. */
+    if (!ADIOI_CLF_Finalizing) {
+        MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, ADIOI_CLF_Finalize_cb,
+                               &ADIOI_CLF_Finalize_keyval, NULL);
+        MPI_Comm_set_attr(MPI_COMM_SELF, ADIOI_CLF_Finalize_keyval, NULL);
+    }
     return 0;
+}
+
+/* fd, an MPI file on clf, was opened (MPI_File_open, on this process). */
+void ADIOI_CLF_File_opened(ADIO_File fd)
+{
+    if (ADIOI_CLF_Nopen == ADIOI_CLF_Open_max) {
+        ADIOI_CLF_Open_max = ADIOI_CLF_Open_max ? 2 * ADIOI_CLF_Open_max : 16;
+        ADIOI_CLF_Open_files = ADIOI_Realloc(ADIOI_CLF_Open_files,
+                                             ADIOI_CLF_Open_max * sizeof(ADIO_File));
+    }
+    ADIOI_CLF_Open_files[ADIOI_CLF_Nopen++] = fd;
+}
+
+/* fd was closed: after MPI_Finalize began, the last one takes libclf. */
+void ADIOI_CLF_File_closed(ADIO_File fd)
+{
+    int i;
+
+    for (i = 0; i < ADIOI_CLF_Nopen && ADIOI_CLF_Open_files[i] != fd; i++);
+    if (i == ADIOI_CLF_Nopen)
+        return;
+    memmove(&ADIOI_CLF_Open_files[i], &ADIOI_CLF_Open_files[i + 1],
+            (ADIOI_CLF_Nopen - i - 1) * sizeof(ADIO_File));
+    ADIOI_CLF_Nopen--;
+    if (ADIOI_CLF_Nopen == 0 && ADIOI_CLF_Finalizing && ADIOI_CLF_Initialized) {
+        CLF_finalize();
+        ADIOI_CLF_Initialized = 0;
+    }
 }
 
 /*

@@ -233,80 +233,51 @@ int ADIOI_CLF_Check_layout_hint(ADIO_File fd, char *msg, int msglen)
     return 0;
 }
 
-/* The round-robin layout the striping hints ask for, the rest from the
- * default layout of the new file. */
-static int ADIOI_CLF_Striping_types(ADIO_File fd, CLF_Datatype ** types, int *count,
-                                    char *msg, int msglen)
-{
-    ADIOI_CLF_fs *fs = fd->fs_ptr;
-    struct clf_layout_info dflt;
-    CLF_Datatype *t, *rot;
-    int unit = fs->striping_unit, factor = fs->striping_factor, err, j, shift = 0;
-
-    err = CLF_fcntl(fs->lin_fd, CLF_FCNTL_GETLAYOUT, &dflt);
-    if (err) {
-        MPL_snprintf(msg, msglen, "%s", CLF_Last_error());
-        return err;
-    }
-    if (factor <= 0)
-        factor = dflt.count;
-    if (unit <= 0)
-        unit = (int) (CLF_Type_extent(dflt.types[0]) / dflt.count);
-    /* Subfile j lands on iod (first + j) mod n: start_iodevice s is
-     * honoured by giving subfile s - first the first stripe, when that
-     * subfile exists.  MPI_File_get_info tells where it went. */
-    if (fs->start_iodevice >= 0 && fs->start_iodevice >= dflt.iods[0] &&
-        fs->start_iodevice - dflt.iods[0] < factor)
-        shift = fs->start_iodevice - dflt.iods[0];
-    CLF_Layout_release(&dflt);
-
-    t = ADIOI_Calloc(factor, sizeof(*t));
-    rot = ADIOI_Calloc(factor, sizeof(*rot));
-    err = CLF_Type_pitfalls(0, unit - 1, (int64_t) factor * unit, 1, unit, factor, CLF_BYTE, t);
-    if (err) {
-        MPL_snprintf(msg, msglen, "hints striping_unit=%d striping_factor=%d: %s", unit,
-                     factor, CLF_Last_error());
-        ADIOI_Free(t);
-        ADIOI_Free(rot);
-        return err;
-    }
-    for (j = 0; j < factor; j++)
-        rot[j] = t[(j - shift + factor) % factor];
-    ADIOI_Free(t);
-    *types = rot;
-    *count = factor;
-    return 0;
-}
-
 /*
- * Give the new, empty file (fs->lin_fd) the layout its hints ask for, if
- * any.  Returns 0, or a negative errno with msg.
+ * Create the file at path with the layout its hints ask for, in clf's
+ * create itself (CLF_create), or open it if it exists: another process
+ * may have opened it already, and an existing file keeps its layout, as
+ * ROMIO's drivers apply creation hints only at creation.  Striping hints
+ * make a round-robin layout, the configured values filling in the ones
+ * not given.  Returns a descriptor, or a negative errno with msg; *created
+ * tells whether this call made the file.
  */
-int ADIOI_CLF_Create_layout(ADIO_File fd, char *msg, int msglen)
+int ADIOI_CLF_Create_with_layout(ADIO_File fd, const char *path, int flags, mode_t perm,
+                                 int *created, char *msg, int msglen)
 {
     ADIOI_CLF_fs *fs = fd->fs_ptr;
+    struct clf_create_layout want = { 0 };
     struct clf_subfiles sf = { 0 };
     CLF_Datatype *types = NULL;
-    int count = 0, err, j;
+    int count = 0, err, j, cfd;
 
-    if (fs->subfile_hint)
+    *created = 0;
+    if (fs->subfile_hint) {
         err = ADIOI_CLF_Subfile_types(fs, &types, &count, msg, msglen);
-    else if (fs->striping_unit > 0 || fs->striping_factor > 0 || fs->start_iodevice >= 0)
-        err = ADIOI_CLF_Striping_types(fd, &types, &count, msg, msglen);
-    else
-        return 0;
-    if (err)
-        return err;
-    sf.disp = 0;
-    sf.count = count;
-    sf.types = types;
-    err = CLF_fcntl(fs->lin_fd, CLF_FCNTL_SUBFILES, &sf);
-    if (err)
+        if (err)
+            return err;
+        sf.count = count;
+        sf.types = types;
+        want.subfiles = &sf;
+    } else if (fs->striping_unit <= 0 && fs->striping_factor <= 0 && fs->start_iodevice < 0) {
+        /* No layout hint: the directory's default, or the configured one. */
+        cfd = CLF_create(path, flags, perm, NULL, created);
+        if (cfd < 0)
+            MPL_snprintf(msg, msglen, "%s", CLF_Last_error());
+        return cfd;
+    } else {
+        want.stripes.unit = fs->striping_unit > 0 ? fs->striping_unit : 0;
+        want.stripes.count = fs->striping_factor > 0 ? fs->striping_factor : 0;
+        want.stripes.first_iod = fs->start_iodevice;
+    }
+    cfd = CLF_create(path, flags, perm, &want, created);
+    if (cfd < 0)
         MPL_snprintf(msg, msglen, "%s", CLF_Last_error());
     for (j = 0; j < count; j++)
         CLF_Type_free(&types[j]);
-    ADIOI_Free(types);
-    return err;
+    if (types)
+        ADIOI_Free(types);
+    return cfd;
 }
 
 /*

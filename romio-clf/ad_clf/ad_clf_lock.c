@@ -181,6 +181,13 @@ void ADIOI_CLF_Get_shared_fp(ADIO_File fd, ADIO_Offset incr, ADIO_Offset * share
     ADIOI_CLF_fs *fs = fd->fs_ptr;
     int64_t add = incr, old;
 
+    /* Freed in MPI_Finalize (ad_clf_common.c), for a file left open. */
+    if (fs->win == MPI_WIN_NULL) {
+        *error_code = ADIOI_CLF_Error("ADIOI_CLF_SHARED_FP", -EIO,
+                                      "the shared file pointer is gone: MPI_Finalize has begun");
+        return;
+    }
+
     MPI_Fetch_and_op(&add, &old, MPI_INT64_T, 0, ADIOI_CLF_SHFP, MPI_SUM, fs->win);
     MPI_Win_flush(0, fs->win);
     *shared_fp = old;
@@ -191,6 +198,13 @@ void ADIOI_CLF_Set_shared_fp(ADIO_File fd, ADIO_Offset offset, int *error_code)
 {
     ADIOI_CLF_fs *fs = fd->fs_ptr;
     int64_t val = offset, old;
+
+    /* Freed in MPI_Finalize (ad_clf_common.c), for a file left open. */
+    if (fs->win == MPI_WIN_NULL) {
+        *error_code = ADIOI_CLF_Error("ADIOI_CLF_SHARED_FP", -EIO,
+                                      "the shared file pointer is gone: MPI_Finalize has begun");
+        return;
+    }
 
     MPI_Fetch_and_op(&val, &old, MPI_INT64_T, 0, ADIOI_CLF_SHFP, MPI_REPLACE, fs->win);
     MPI_Win_flush(0, fs->win);

@@ -90,31 +90,20 @@ void ADIOI_CLF_Open(ADIO_File fd, int *error_code)
  */
 static int ADIOI_CLF_Create(ADIO_File fd, int access_mode, int *created, char *msg, int msglen)
 {
-    ADIOI_CLF_fs *fs = fd->fs_ptr;
     char path[PATH_MAX + 2];
-    int cfd, flags, err;
+    int cfd, flags;
 
-    *created = 0;
     ADIOI_CLF_Path(fd->filename, path, sizeof(path));
-    flags = O_RDWR | O_CREAT | O_EXCL;
-    cfd = CLF_open(path, flags, ADIOI_CLF_Perm(fd));
-    if (cfd == -EEXIST && !(access_mode & ADIO_EXCL))
-        return 0;       /* it exists: it keeps its layout */
-    if (cfd < 0) {
-        MPL_snprintf(msg, msglen, "%s", CLF_Last_error());
+    flags = O_RDWR | O_CREAT | ((access_mode & ADIO_EXCL) ? O_EXCL : 0);
+    cfd = ADIOI_CLF_Create_with_layout(fd, path, flags, ADIOI_CLF_Perm(fd), created, msg,
+                                       msglen);
+    if (cfd < 0)
         return cfd;
-    }
-    *created = 1;
-    fs->lin_fd = cfd;
-    err = ADIOI_CLF_Create_layout(fd, msg, msglen);
-    fs->lin_fd = -1;
-    if (CLF_close(cfd) < 0 && !err) {
+    if (CLF_close(cfd) < 0) {
         MPL_snprintf(msg, msglen, "%s", CLF_Last_error());
-        err = -EIO;
+        return -EIO;
     }
-    if (err)
-        CLF_unlink(path);       /* no half-made file with the wrong layout */
-    return err;
+    return 0;
 }
 
 struct ADIOI_CLF_Outcome {
@@ -189,4 +178,5 @@ void ADIOI_CLF_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_code
     fd->blksize = fd->hints->striping_unit > 0 ? fd->hints->striping_unit : 4 * 1024 * 1024;
     fd->is_open = 1;
     fd->dirty_write = 0;
+    ADIOI_CLF_File_opened(fd);
 }

@@ -161,6 +161,67 @@ START_TEST(test_new_files_take_their_directory_default_layout)
 }
 END_TEST
 
+/*
+ * CLF_create gives a new file its layout in the create itself; an
+ * existing file, even an empty one, keeps its own; the directory's
+ * default does not override what was asked.
+ */
+START_TEST(test_create_lays_out_only_the_file_it_makes)
+{
+	struct clf_ns_owner owner = { getuid(), getgid() };
+	struct clf_create_layout rr = { .stripes = { 4096, 3, 2 } };
+	CLF_Datatype types[2];
+	struct clf_subfiles sf = { 0, 2, types };
+	struct clf_create_layout ex = { .subfiles = &sf };
+	int fd, count, iod0, created = -1;
+	int64_t extent;
+	struct stat st;
+
+	start(4, 5000);
+	ck_assert_int_eq(CLF_Type_pitfalls(0, 99, 200, 1, 100, 2, CLF_BYTE, types), 0);
+	ck_assert_int_eq(CLF_mkdir("/d", 0755), 0);
+	ck_assert_int_eq(CLF_stat("/d", &st), 0);
+	ck_assert_int_eq(clf_ns_dir_default_write(st.st_ino, &owner,
+						  "rr:stripe=8k,count=4"), 0);
+	fd = CLF_create("/d/rr", O_RDWR, 0644, &rr, &created);
+	ck_assert_msg(fd >= 0, "%s", CLF_Last_error());
+	ck_assert_int_eq(created, 1);
+	layout_of(fd, &count, &iod0, &extent);
+	ck_assert_int_eq(count, 3);
+	ck_assert_int_eq(iod0, 2);
+	ck_assert_int_eq(extent, 3 * 4096);
+	ck_assert_int_eq(CLF_close(fd), 0);
+
+	/* It exists (and is empty): it keeps its layout. */
+	fd = CLF_create("/d/rr", O_RDWR, 0644, &ex, &created);
+	ck_assert_msg(fd >= 0, "%s", CLF_Last_error());
+	ck_assert_int_eq(created, 0);
+	layout_of(fd, &count, &iod0, &extent);
+	ck_assert_int_eq(count, 3);
+	ck_assert_int_eq(CLF_close(fd), 0);
+	ck_assert_int_eq(CLF_create("/d/rr", O_RDWR | O_EXCL, 0644, &ex, NULL), -EEXIST);
+
+	fd = CLF_create("/ex", O_RDWR, 0644, &ex, &created);
+	ck_assert_msg(fd >= 0, "%s", CLF_Last_error());
+	ck_assert_int_eq(created, 1);
+	layout_of(fd, &count, &iod0, &extent);
+	ck_assert_int_eq(count, 2);
+	ck_assert_int_eq(extent, 200);
+	ck_assert_int_eq(CLF_close(fd), 0);
+
+	/* No layout: as CLF_open, the directory's default. */
+	fd = CLF_create("/d/plain", O_RDWR, 0644, NULL, &created);
+	ck_assert_msg(fd >= 0, "%s", CLF_Last_error());
+	layout_of(fd, &count, &iod0, &extent);
+	ck_assert_int_eq(count, 4);
+	ck_assert_int_eq(extent, 4 * 8192);
+	ck_assert_int_eq(CLF_close(fd), 0);
+	CLF_Type_free(&types[0]);
+	CLF_Type_free(&types[1]);
+	stop();
+}
+END_TEST
+
 START_TEST(test_namespace_calls_reach_metad)
 {
 	struct stat st;
@@ -629,6 +690,7 @@ int main(void)
 	tcase_add_test(tc, test_default_view_round_trips_a_file);
 	tcase_add_test(tc, test_namespace_calls_reach_metad);
 	tcase_add_test(tc, test_new_files_take_their_directory_default_layout);
+	tcase_add_test(tc, test_create_lays_out_only_the_file_it_makes);
 	tcase_add_test(tc, test_random_layouts_written_by_processes_through_views);
 	tcase_add_test(tc, test_view_on_one_subfile_is_one_transfer);
 	tcase_add_test(tc, test_layout_rules_are_enforced_with_the_rule_named);
