@@ -467,10 +467,18 @@ static int start_piece(struct access *a, int64_t lo, int64_t hi)
 			sh->packed = malloc(sh->count);
 			if (!sh->packed)
 				return clf_fail(ENOMEM, "clf: out of memory");
-			if (a->write)
-				clf_viewmap_gather(a->f->view, t->j, lo, hi,
-						   a->base, a->buf, a->mem,
-						   sh->packed);
+			if (a->write) {
+				int64_t got = clf_viewmap_gather(a->f->view,
+						t->j, lo, hi, a->base, a->buf,
+						a->mem, sh->packed);
+
+				/* Never send an unfilled buffer as data. */
+				if (got < 0) {
+					free(sh->packed);
+					sh->packed = NULL;
+					return (int)got;
+				}
+			}
 		}
 		err = send_share(a, t, pc, sh);
 	}
@@ -495,9 +503,15 @@ static int finish_piece(struct access *a, int err)
 			e = recv_share(a, t, sh);
 		if (!err)
 			err = e;
-		if (!err && !a->write && sh->count && !t->direct && !sh->runs)
-			clf_viewmap_scatter(a->f->view, t->j, pc->lo, pc->hi,
-					    a->base, a->buf, a->mem, sh->packed);
+		if (!err && !a->write && sh->count && !t->direct &&
+		    !sh->runs) {
+			int64_t put = clf_viewmap_scatter(a->f->view, t->j,
+					pc->lo, pc->hi, a->base, a->buf, a->mem,
+					sh->packed);
+
+			if (put < 0)
+				err = (int)put;
+		}
 		if (!t->direct && !sh->runs)
 			free(sh->packed);
 		free(sh->runs);
@@ -597,6 +611,12 @@ static int stream(struct access *a, int64_t lo, int64_t hi, bool *stale)
 }
 
 /* Move view bytes [lo, hi); base is the view offset of buf. */
+/* A gather's or scatter's byte count as 0, or its negative errno. */
+static int gather_status(int64_t moved)
+{
+	return moved < 0 ? (int)moved : 0;
+}
+
 static int access_io(struct clf_file *f, int64_t lo, int64_t hi, int64_t base,
 		     void *buf, const struct clf_memlayout *mem, bool write,
 		     uint64_t tag, uint32_t participants)
@@ -623,13 +643,13 @@ static int access_io(struct clf_file *f, int64_t lo, int64_t hi, int64_t base,
 		if (!head_buf)
 			err = clf_fail(ENOMEM, "clf: out of memory");
 		else if (write)
-			clf_viewmap_gather(f->view, head, lo, hi, base, buf,
-					   mem, head_buf);
+			err = gather_status(clf_viewmap_gather(f->view, head,
+					lo, hi, base, buf, mem, head_buf));
 		if (!err)
 			err = head_io(f, lo, hi, head_buf, write);
 		if (!err && !write)
-			clf_viewmap_scatter(f->view, head, lo, hi, base, buf,
-					    mem, head_buf);
+			err = gather_status(clf_viewmap_scatter(f->view, head,
+					lo, hi, base, buf, mem, head_buf));
 	}
 	/* A daemon restarted since our last request: retry once, afresh. */
 	for (int attempt = 0; attempt < 2 && !err && a.ntargets; attempt++) {

@@ -281,13 +281,31 @@ static int copy_run(int64_t voff, int64_t soff, int64_t len, void *arg)
 	return err;
 }
 
+/*
+ * Fault hook, off by default: with CLF_TEST_CLIENT_FAIL_COPY=1 in the
+ * environment every gather and scatter fails with -ENOMEM, as one that
+ * cannot allocate a mapping's walk would; tests check that no unfilled
+ * buffer then reaches an iod as data.
+ */
+static bool copy_fault(void)
+{
+	const char *v = getenv("CLF_TEST_CLIENT_FAIL_COPY");
+
+	return v && strcmp(v, "1") == 0;
+}
+
 static int64_t view_copy(const struct clf_viewmap *view, int j, int64_t lo,
 			 int64_t hi, int64_t base,
 			 const struct clf_memlayout *mem, uint8_t *user,
 			 uint8_t *packed, int to_packed)
 {
 	struct copy c = { base, 0, mem, user, packed, to_packed };
-	int err = clf_viewmap_foreach(view, j, lo, hi, copy_run, &c);
+	int err;
+
+	if (copy_fault())
+		return clf_fail(ENOMEM, "clf: cannot %s view bytes (fault hook)",
+				to_packed ? "gather" : "scatter");
+	err = clf_viewmap_foreach(view, j, lo, hi, copy_run, &c);
 
 	return err ? err : c.done;
 }

@@ -434,6 +434,42 @@ START_TEST(test_view_on_one_subfile_is_one_transfer)
 }
 END_TEST
 
+/*
+ * A gather that fails (the hook stands for an allocation failure in the
+ * mapping walk) fails the write: nothing of an unfilled buffer reaches
+ * the file.  A scatter that fails fails the read.
+ */
+START_TEST(test_failed_gather_fails_the_write_and_writes_nothing)
+{
+	int64_t size = 1 << 20;
+	CLF_Datatype strided = CLF_Type_vector(0, 99, 200, 1, CLF_BYTE);
+	struct clf_view view = { 0, strided };
+	uint8_t *buf = malloc(size);
+	int fd;
+
+	start(4, 5000);
+	for (int64_t f = 0; f < size; f++)
+		buf[f] = pattern(f, 3);
+	fd = CLF_open("/gather", O_CREAT | O_RDWR, 0644);
+	ck_assert_msg(fd >= 0, "%s", CLF_Last_error());
+	ck_assert_int_eq(CLF_write(fd, buf, size), size);
+	/* 100-byte runs over 4 round-robin subfiles: packed, gathered. */
+	ck_assert_int_eq(CLF_fcntl(fd, CLF_FCNTL_SETVIEW, &view), 0);
+	memset(buf, 0x5a, size);
+	setenv("CLF_TEST_CLIENT_FAIL_COPY", "1", 1);
+	ck_assert_int_eq(CLF_lseek(fd, 0, SEEK_SET), 0);
+	ck_assert_int_eq(CLF_write(fd, buf, size / 2), -ENOMEM);
+	ck_assert_int_eq(CLF_lseek(fd, 0, SEEK_SET), 0);
+	ck_assert_int_eq(CLF_read(fd, buf, size / 2), -ENOMEM);
+	unsetenv("CLF_TEST_CLIENT_FAIL_COPY");
+	ck_assert_int_eq(CLF_close(fd), 0);
+	check_file("/gather", size, 3);
+	CLF_Type_free(&strided);
+	free(buf);
+	stop();
+}
+END_TEST
+
 START_TEST(test_layout_rules_are_enforced_with_the_rule_named)
 {
 	CLF_Datatype bad[2];
@@ -694,6 +730,7 @@ int main(void)
 	tcase_add_test(tc, test_random_layouts_written_by_processes_through_views);
 	tcase_add_test(tc, test_view_on_one_subfile_is_one_transfer);
 	tcase_add_test(tc, test_layout_rules_are_enforced_with_the_rule_named);
+	tcase_add_test(tc, test_failed_gather_fails_the_write_and_writes_nothing);
 	tcase_add_test(tc, test_killed_iod_fails_fast_and_comes_back_with_its_data);
 	tcase_add_test(tc, test_metad_and_iods_restart_with_data_intact);
 	tcase_add_test(tc, test_full_disk_on_an_iod_reaches_the_writer);
