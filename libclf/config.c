@@ -370,6 +370,14 @@ static int enter_section(struct parse *p, const char *section)
 		    section);
 }
 
+/* Whether only the owner may read the file being parsed. */
+static bool secret_private(struct parse *p)
+{
+	struct stat st;
+
+	return fstat(fileno(p->f), &st) == 0 && !(st.st_mode & 077);
+}
+
 static int global_key(struct parse *p, enum key k, const char *value)
 {
 	struct clf_config *cfg = p->cfg;
@@ -387,6 +395,11 @@ static int global_key(struct parse *p, enum key k, const char *value)
 			return perr(p, p->line, EINVAL,
 				    "give secret or secret_file, not both");
 		if (k == K_SECRET) {
+			/* The same rule as for a secret_file. */
+			if (!secret_private(p))
+				return perr(p, p->line, EACCES,
+					    "secret: %s holds the secret and is open to group or others (chmod 600 it, or move the secret to a secret_file)",
+					    p->path);
 			err = clf_secret_from_hex(&cfg->secret, value);
 		} else {
 			path = join_path(p->base, value);

@@ -6,7 +6,8 @@
  * ';' or '#' start a comment line, " ;" an end-of-line comment.
  *
  *   [global]
- *   secret = <hex>            ; 16..64 bytes; or: secret_file = <path>
+ *   secret = <hex>            ; 16..64 bytes, in a file only its owner may
+ *                             ; read (else refused); or: secret_file = <path>
  *   stripe_size = 64k         ; bytes, k/m/g/t suffixes (powers of 1024)
  *   stripe_count = 4          ; default: every iod
  *   first_iod = 0

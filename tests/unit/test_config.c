@@ -230,6 +230,25 @@ START_TEST(test_secret_file_is_relative_to_the_config_file)
 }
 END_TEST
 
+/* An inline secret in a readable configuration is refused as a readable
+ * secret_file is, with the fix in the message. */
+START_TEST(test_inline_secret_in_a_readable_config_is_refused)
+{
+	struct clf_config *cfg = NULL;
+
+	write_file(path, "secret = " HEX "\n" BASE, 0644);
+	ck_assert_int_eq(clf_config_parse_file(path, &cfg), -EACCES);
+	ck_assert_ptr_null(cfg);
+	ck_assert_ptr_nonnull(strstr(CLF_Last_error(), ":1: secret:"));
+	ck_assert_ptr_nonnull(strstr(CLF_Last_error(), "chmod 600"));
+	write_file(path, "secret = " HEX "\n" BASE, 0640);
+	ck_assert_int_eq(clf_config_parse_file(path, &cfg), -EACCES);
+	write_file(path, "secret = " HEX "\n" BASE, 0600);
+	ck_assert_int_eq(clf_config_parse_file(path, &cfg), 0);
+	clf_config_free(cfg);
+}
+END_TEST
+
 START_TEST(test_missing_file_says_so)
 {
 	struct clf_config *cfg = NULL;
@@ -382,6 +401,7 @@ int main(void)
 	tcase_add_test(tc, test_parses_daemon_specs_in_global);
 	tcase_add_test(tc, test_errors_name_the_file_and_line);
 	tcase_add_test(tc, test_secret_file_is_relative_to_the_config_file);
+	tcase_add_test(tc, test_inline_secret_in_a_readable_config_is_refused);
 	tcase_add_test(tc, test_missing_file_says_so);
 	tcase_add_test(tc,
 		test_built_in_default_is_one_metad_and_four_iods_on_loopback);
