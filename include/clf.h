@@ -148,13 +148,30 @@ typedef struct clf_mapping CLF_Mapping;
 /*
  * CLF_Mapping_create - intersect a view with one subfile pattern
  *
- * Computes, from the two descriptions and over the least common multiple
- * of their extents, which view bytes fall into the subfile and where.  The
- * cost depends on the descriptions, never on the amount of data.  Returns
- * 0 and a new mapping in *out (the caller frees it), -EINVAL for bad
- * arguments, -EOVERFLOW when the common period does not fit in int64_t,
- * -E2BIG when incommensurate extents would need more than a bounded number
- * of pieces per period, -ENOMEM.
+ * Works out which view bytes fall into the subfile and where, for any two
+ * legal types and displacements: none is refused for its size or shape.
+ * The engine picks one of two forms, from the types alone (a client and
+ * an iod given the same pair build the same form), with the same runs:
+ *
+ *   periodic: when the least common multiple P of the extents fits in
+ *     int64_t and the common bytes over P have a description within a
+ *     budget proportional to the two types' descriptions (at least 2^16
+ *     FALLS, at most 2^22).  Built once; a run then costs O(1) (from a
+ *     table of one period's runs when it has at most 4096) to
+ *     O(depth); a view that falls on the subfile contiguously is one run
+ *     for any range (CLF_Mapping_is_contiguous).
+ *   tiled: otherwise (incommensurate extents: an MPI filetype of extent
+ *     4194272 over a 131072-byte stripe cycle, a prime or 2^20 + 1
+ *     extent).  No common period is formed; set-up costs O(size of the
+ *     two descriptions).  A walk cuts the view's pieces (its leaf
+ *     blocks, tile after tile) in the accessed range against the
+ *     subfile's and jumps over view pieces outside the subfile: O(depth)
+ *     per view piece that meets the subfile and per subfile piece
+ *     crossed, never a scan from the type's start, never a cost per byte.
+ *
+ * A type that selects all of its extent is mapped as CLF_BYTE.  Returns 0
+ * and a new mapping in *out (the caller frees it), -EINVAL for bad
+ * arguments, -ENOMEM.
  */
 int CLF_Mapping_create(CLF_Datatype view, int64_t view_disp,
 		       CLF_Datatype subfile, int64_t subfile_disp,
@@ -178,7 +195,8 @@ typedef int (*CLF_Segment_fn)(int64_t view_off, int64_t subfile_off,
  * fall into the subfile, as maximal runs: a run goes on while both the view
  * offset and the subfile offset advance by one.  A view that falls on the
  * subfile contiguously yields one run for any range.  Each run costs time
- * proportional to the depth of the descriptions, not to its length.
+ * proportional to the depth of the descriptions, not to its length (a
+ * tiled mapping: each view piece of the range that meets the subfile).
  * Returns 0, fn's non-zero value, or -EINVAL (view_lo < 0, view_hi <
  * view_lo).
  */
@@ -187,16 +205,22 @@ int CLF_Mapping_foreach(const CLF_Mapping *m, int64_t view_lo,
 
 /*
  * CLF_Mapping_count - how many view bytes of [view_lo, view_hi) fall into
- * the subfile (the sum of the lengths CLF_Mapping_foreach would report),
- * in time proportional to the depth of the descriptions.  Returns the
- * count or -EINVAL.
+ * the subfile (the sum of the lengths CLF_Mapping_foreach would report).
+ * Periodic mappings: in time proportional to the depth of the
+ * descriptions.  Tiled ones: O(depth) per piece of the range of whichever
+ * of the two patterns has fewer pieces per byte (two seeks per stripe of
+ * a round-robin subfile, however fine the view).  Returns the count or
+ * -EINVAL.
  */
 int64_t CLF_Mapping_count(const CLF_Mapping *m, int64_t view_lo,
 			  int64_t view_hi);
 
 /*
- * How many bytes of the view's period fall into the subfile, and whether
- * the whole view falls on the subfile as one run (1) or not (0).
+ * How many bytes of the common period fall into the subfile, 0 when the
+ * view never meets it (a tiled mapping, which has no common period, gives
+ * the view's size when the view may meet the subfile); and whether the
+ * whole view falls on the subfile as one run (1) or not (0; always 0 for
+ * a tiled mapping, whose runs are still maximal).
  */
 int64_t CLF_Mapping_bytes_per_period(const CLF_Mapping *m);
 int CLF_Mapping_is_contiguous(const CLF_Mapping *m);

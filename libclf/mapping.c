@@ -16,6 +16,16 @@
  * (mapping_walk.c).  Either way a run costs what the description says,
  * never what its length says.  When Dv and Ds are empty the view falls on
  * the subfile contiguously: one run for any range.
+ *
+ * That needs a common period of reasonable description.  When lcm(extents)
+ * overflows, or the intersection would exceed a budget proportional to the
+ * two descriptions (incommensurate extents: one copy of the view per
+ * phase), the mapping is tiled instead (mapping_tiles.c): nothing is
+ * intersected at creation, and a walk cuts the view pieces it accesses
+ * against the subfile's, O(depth) per piece met.  The choice is made once,
+ * here, from the two types and displacements alone, so a client and an
+ * iod that build the same mapping build the same kind; callers see the
+ * same runs either way.  No legal pair of types is refused.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -25,32 +35,62 @@
 #include "error.h"
 #include "mapping_i.h"
 
-int CLF_Mapping_create(CLF_Datatype view, int64_t view_disp,
-		       CLF_Datatype subfile, int64_t subfile_disp,
-		       CLF_Mapping **out)
-{
-	struct fbuild b = { .budget = CLF_MAPPING_BUDGET };
-	struct fset *v = NULL, *s = NULL, *nv = NULL, *ns = NULL;
-	struct clf_mapping *m;
-	int64_t origin, period;
+/*
+ * The budget of a periodic intersection: proportional to the two
+ * descriptions (a compact common pattern is rarely much larger than
+ * they are), at least PERIODIC_MIN_BUDGET, at most CLF_MAPPING_BUDGET.
+ * Past it the tiled mapping is both smaller and faster to set up.
+ */
+#define PERIODIC_MIN_BUDGET (1 << 16)
+#define PERIODIC_BUDGET_PER_NODE 16
 
-	if (!view || !subfile || !out || view_disp < 0 || subfile_disp < 0)
-		return clf_fail(EINVAL,
-				"mapping: NULL type or negative displacement");
-	if (!lcm_ok(view->extent, subfile->extent, &period))
-		return clf_fail(EOVERFLOW,
-			"mapping: common period of extents %lld and %lld overflows int64",
-			(long long)view->extent, (long long)subfile->extent);
-	m = calloc(1, sizeof(*m));
-	if (!m)
-		return clf_fail(ENOMEM, "mapping: out of memory");
-	origin = max64(view_disp, subfile_disp);
+static int64_t periodic_budget(const struct clf_type *v,
+			       const struct clf_type *s)
+{
+	int64_t n = add_sat(v->set->nodes, s->set->nodes);
+
+	return min64(CLF_MAPPING_BUDGET,
+		     add_sat(PERIODIC_MIN_BUDGET,
+			     mul_sat(n, PERIODIC_BUDGET_PER_NODE)));
+}
+
+/*
+ * Is a common period worth trying?  Not when lcm(extents) overflows.  When
+ * neither extent divides the other, the type of larger extent E recurs at
+ * P / E phases against the other within a period, and the intersection
+ * meets its description once per phase: skip what that alone would take
+ * past the budget, rather than find out after spending it.
+ */
+static bool periodic_fits(const struct clf_type *v, const struct clf_type *s,
+			  int64_t budget, int64_t *period)
+{
+	const struct clf_type *big = v->extent >= s->extent ? v : s;
+
+	if (map_tiles_always || !lcm_ok(v->extent, s->extent, period))
+		return false;
+	if (*period == big->extent)
+		return true;
+	return *period / big->extent <= budget / max64(1, big->set->nodes);
+}
+
+/*
+ * I, Dv and Ds over the common period, and what walks need of them.
+ * 0; -E2BIG past the budget (nothing reported: the caller goes tiled);
+ * another negative errno, reported.
+ */
+static int build_periodic(struct clf_mapping *m, int64_t period,
+			  int64_t budget)
+{
+	struct fbuild b = { .budget = budget };
+	struct clf_type *view = m->view, *subfile = m->sub;
+	struct fset *v, *s, *nv, *ns;
+	int64_t origin = m->origin;
 
 	v = fset_tile(&b, view->set, view->extent,
-		      (origin - view_disp) % view->extent,
+		      (origin - m->view_disp) % view->extent,
 		      period / view->extent);
 	s = fset_tile(&b, subfile->set, subfile->extent,
-		      (origin - subfile_disp) % subfile->extent,
+		      (origin - m->sub_disp) % subfile->extent,
 		      period / subfile->extent);
 	m->common = fset_intersect(&b, v, s);
 	nv = fset_complement(&b, v, 0, period - 1);
@@ -61,39 +101,86 @@ int CLF_Mapping_create(CLF_Datatype view, int64_t view_disp,
 	fset_put(nv);
 	fset_put(s);
 	fset_put(v);
-	if (b.err) {
-		CLF_Mapping_free(m);
-		if (b.err == -E2BIG)
-			return clf_fail(E2BIG,
-				"mapping: extents %lld and %lld are incommensurate; their intersection needs too many pieces per period %lld",
-				(long long)view->extent,
-				(long long)subfile->extent, (long long)period);
+	if (b.err == -E2BIG)
+		return b.err;
+	if (b.err)
 		return clf_fail_neg(b.err, "mapping: cannot intersect view and subfile: %s",
 				    strerror(-b.err));
-	}
 	b.err = fsplit_init(&m->common_parts, m->common);
 	if (!b.err)
 		b.err = fsplit_init(&m->only_v_parts, m->only_v);
 	if (!b.err)
 		b.err = fsplit_init(&m->only_s_parts, m->only_s);
-	if (b.err) {
-		CLF_Mapping_free(m);
+	if (b.err)
 		return clf_fail_neg(b.err, "mapping: cannot prepare the walk: %s",
 				    strerror(-b.err));
-	}
-	m->view = CLF_Type_dup(view);
-	m->sub = CLF_Type_dup(subfile);
-	m->view_disp = view_disp;
-	m->sub_disp = subfile_disp;
-	m->origin = origin;
 	m->period = period;
-	m->v0 = clf_type_count_before(view, view_disp, origin);
-	m->s0 = clf_type_count_before(subfile, subfile_disp, origin);
+	m->v0 = clf_type_count_before(view, m->view_disp, origin);
+	m->s0 = clf_type_count_before(subfile, m->sub_disp, origin);
 	m->vper = m->common->size + m->only_v->size;
 	m->sper = m->common->size + m->only_s->size;
-	if (map_table_build(m)) {
-		CLF_Mapping_free(m);
+	if (map_table_build(m))
 		return clf_fail(ENOMEM, "mapping: out of memory");
+	return 0;
+}
+
+/* Undo build_periodic, complete or not. */
+static void release_periodic(struct clf_mapping *m)
+{
+	free(m->table);
+	m->table = NULL;
+	m->ntable = 0;
+	fsplit_release(&m->common_parts);
+	fsplit_release(&m->only_v_parts);
+	fsplit_release(&m->only_s_parts);
+	fset_put(m->common);
+	fset_put(m->only_v);
+	fset_put(m->only_s);
+	m->common = m->only_v = m->only_s = NULL;
+}
+
+/*
+ * A type that selects its whole extent selects every byte from its
+ * displacement on, as CLF_BYTE does: the same mapping, with period 1.
+ */
+static CLF_Datatype plain(CLF_Datatype t)
+{
+	return t->set->size == t->extent ? CLF_BYTE : t;
+}
+
+int CLF_Mapping_create(CLF_Datatype view, int64_t view_disp,
+		       CLF_Datatype subfile, int64_t subfile_disp,
+		       CLF_Mapping **out)
+{
+	struct clf_mapping *m;
+	int64_t period, budget;
+	int err = -E2BIG;
+
+	if (!view || !subfile || !out || view_disp < 0 || subfile_disp < 0)
+		return clf_fail(EINVAL,
+				"mapping: NULL type or negative displacement");
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return clf_fail(ENOMEM, "mapping: out of memory");
+	m->view = CLF_Type_dup(plain(view));
+	m->sub = CLF_Type_dup(plain(subfile));
+	m->view_disp = view_disp;
+	m->sub_disp = subfile_disp;
+	m->origin = max64(view_disp, subfile_disp);
+	budget = periodic_budget(m->view, m->sub);
+	if (periodic_fits(m->view, m->sub, budget, &period)) {
+		err = build_periodic(m, period, budget);
+		if (err)
+			release_periodic(m);
+	}
+	if (err == -E2BIG) {
+		err = map_tiles_build(m);
+		if (err)
+			err = clf_fail(ENOMEM, "mapping: out of memory");
+	}
+	if (err) {
+		CLF_Mapping_free(m);
+		return err;
 	}
 	*out = m;
 	return 0;
@@ -103,13 +190,8 @@ void CLF_Mapping_free(CLF_Mapping *m)
 {
 	if (!m)
 		return;
-	free(m->table);
-	fsplit_release(&m->common_parts);
-	fsplit_release(&m->only_v_parts);
-	fsplit_release(&m->only_s_parts);
-	fset_put(m->common);
-	fset_put(m->only_v);
-	fset_put(m->only_s);
+	release_periodic(m);
+	map_tiles_release(m);
 	CLF_Type_free(&m->view);
 	CLF_Type_free(&m->sub);
 	free(m);
@@ -117,14 +199,21 @@ void CLF_Mapping_free(CLF_Mapping *m)
 
 int64_t CLF_Mapping_bytes_per_period(const CLF_Mapping *m)
 {
-	return m ? m->common->size : -EINVAL;
+	if (!m)
+		return -EINVAL;
+	if (m->tiled)
+		return m->touches ? m->view->set->size : 0;
+	return m->common->size;
 }
 
 int CLF_Mapping_is_contiguous(const CLF_Mapping *m)
 {
-	return m ? m->only_v->size == 0 && m->only_s->size == 0 &&
-			   m->common->size > 0
-		 : -EINVAL;
+	if (!m)
+		return -EINVAL;
+	if (m->tiled)
+		return 0;
+	return m->only_v->size == 0 && m->only_s->size == 0 &&
+	       m->common->size > 0;
 }
 
 /* Bytes of I in [origin, f), for f >= origin. */
@@ -144,7 +233,11 @@ int64_t CLF_Mapping_count(const CLF_Mapping *m, int64_t view_lo,
 	if (!m || view_lo < 0 || view_hi < view_lo)
 		return clf_fail(EINVAL, "mapping: bad view range [%lld, %lld)",
 				(long long)view_lo, (long long)view_hi);
-	if (view_lo == view_hi || m->common->size == 0)
+	if (view_lo == view_hi)
+		return 0;
+	if (m->tiled)
+		return map_tiles_count(m, view_lo, view_hi);
+	if (m->common->size == 0)
 		return 0;
 	if (CLF_Type_unmap(m->view, m->view_disp, view_lo, &first))
 		return 0;
@@ -166,9 +259,13 @@ int CLF_Mapping_foreach(const CLF_Mapping *m, int64_t view_lo,
 	if (!m || !fn || view_lo < 0 || view_hi < view_lo)
 		return clf_fail(EINVAL, "mapping: bad view range [%lld, %lld)",
 				(long long)view_lo, (long long)view_hi);
-	if (view_lo == view_hi || m->common->size == 0)
+	if (view_lo == view_hi)
 		return 0;
-	if (m->table)
+	if (m->tiled)
+		err = map_tiles_walk(m, view_lo, view_hi, &e);
+	else if (m->common->size == 0)
+		return 0;
+	else if (m->table)
 		err = map_walk_table(m, view_lo, view_hi, &e);
 	else
 		err = map_walk_cursors(m, view_lo, view_hi, &e);

@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * mapping_i.h -- inside a CLF_Mapping: the sets it is made of and its two
- * ways of producing runs (mapping_walk.c, mapping_table.c).
+ * mapping_i.h -- inside a CLF_Mapping: the sets it is made of and its
+ * ways of producing runs.  A periodic mapping holds the intersection of
+ * view and subfile over their common period and walks it by table
+ * (mapping_table.c) or by cursors (mapping_walk.c); a tiled mapping holds
+ * only the two patterns and cuts the accessed view pieces against the
+ * subfile's as it goes (mapping_tiles.c).  mapping.c chooses.
  */
 #ifndef CLF_MAPPING_I_H
 #define CLF_MAPPING_I_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "falls_cursor.h"
@@ -18,10 +23,31 @@ struct map_run {
 	int64_t len;
 };
 
+/*
+ * One pattern of a tiled mapping: selects x >= origin iff (x - origin) %
+ * period is selected by the type's set, cut into ordered parts for a
+ * cursor.  A pattern that selects its whole period is kept as `full`
+ * instead: its one piece never ends, where a cursor would stop at every
+ * period's end.
+ */
+struct map_side {
+	int64_t origin, period;
+	bool full;
+	int64_t leaves;		/* leaf blocks per period (saturated) */
+	struct fsplit parts;	/* nr == 0 when full */
+};
+
 struct clf_mapping {
 	struct clf_type *view, *sub; /* own a reference each */
 	int64_t view_disp, sub_disp;
 	int64_t origin;	      /* max of the displacements */
+	/*
+	 * Tiled: no common period is formed (see mapping_tiles.c); the
+	 * fields from period to ntable are then unused (0 / NULL).
+	 */
+	bool tiled;
+	bool touches;	      /* tiled: some view byte may be a subfile byte */
+	struct map_side vside, sside; /* tiled: the view and the subfile */
 	int64_t period;	      /* lcm of the extents */
 	struct fset *common;  /* I, relative to origin, in [0, period) */
 	struct fset *only_v;  /* Dv: the view's bytes not in the subfile */
@@ -96,5 +122,25 @@ int map_table_build(struct clf_mapping *m);
 /* The same runs as map_walk_cursors, from the table: O(1) per run. */
 int map_walk_table(const struct clf_mapping *m, int64_t view_lo,
 		   int64_t view_hi, struct map_emit *e);
+
+/*
+ * Tiled mappings (mapping_tiles.c).  map_tiles_build fills m->vside,
+ * m->sside and m->touches from m->view, m->sub and their displacements:
+ * 0, or -ENOMEM.  map_tiles_release undoes it (also after a failed build).
+ */
+int map_tiles_build(struct clf_mapping *m);
+void map_tiles_release(struct clf_mapping *m);
+
+/* The runs of view bytes [view_lo, view_hi), and how many bytes they hold. */
+int map_tiles_walk(const struct clf_mapping *m, int64_t view_lo,
+		   int64_t view_hi, struct map_emit *e);
+int64_t map_tiles_count(const struct clf_mapping *m, int64_t view_lo,
+			int64_t view_hi);
+
+/*
+ * Tests set this to make every mapping tiled, to compare both modes on
+ * the same random cases; 0 otherwise.
+ */
+extern int map_tiles_always;
 
 #endif /* CLF_MAPPING_I_H */

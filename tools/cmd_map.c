@@ -30,6 +30,8 @@
 /* Runs walked per subfile at most, and in all (then counts end in +). */
 #define MAP_RUNS_WALK 1000000
 #define MAP_RUNS_WALK_ALL 4000000
+/* The default range spans at most this many periods of the view. */
+#define MAP_DEFAULT_TILES 64
 
 struct map_opts {
 	const char *data;	/* --data DIR, or NULL */
@@ -65,7 +67,8 @@ static void map_help(void)
 	       "                   a disp= in SPEC)\n"
 	       "  --range LO:HI    the view bytes [LO, HI) (sizes as 64k, 1m); default:\n"
 	       "                   the view's bytes below the file size, or one period\n"
-	       "                   of view and layout together for an empty file\n"
+	       "                   of view and layout together for an empty file (one\n"
+	       "                   of the view when that is over 64 of the view's)\n"
 	       "  --runs N         runs listed per subfile (default 8; counting\n"
 	       "                   stops at %d runs per subfile: 'N+')\n"
 	       "  --png OUT.png    also draw it: file bytes as cells coloured by\n"
@@ -317,7 +320,12 @@ static void default_range(const struct map_layout *l, CLF_Datatype view,
 			return;
 	}
 	*why = "one period of the view and the layout together";
+	/*
+	 * Not when that is many of the view's own periods (incommensurate
+	 * extents: the mapping is tiled, and its walks cost per piece).
+	 */
 	if (lcm_ok(CLF_Type_extent(view), CLF_Type_extent(l->types[0]), &p) &&
+	    p / CLF_Type_extent(view) <= MAP_DEFAULT_TILES &&
 	    add_ok(max64(l->disp, vdisp), p, &end)) {
 		*hi = clf_type_count_before(view, vdisp, end);
 		return;

@@ -715,6 +715,118 @@ START_TEST(test_collective_write_and_read_are_merged_by_the_iods)
 }
 END_TEST
 
+/*
+ * Views whose extent has nothing to do with the layout's period: a prime
+ * e near 2^20 against 64 KiB round-robin stripes on 4 subfiles (no
+ * common period is formed: the mappings are tiled, at the client and at
+ * the iods).  Process 0 takes bytes [0, 16) of every 48 and the tail of
+ * each tile, process 1 bytes [16, 48): together every byte.
+ */
+static CLF_Datatype odd_view(int p, int64_t e)
+{
+	int64_t len = 48 * ((e - 100) / 48);
+	CLF_Datatype in = CLF_Type_vector(p ? 16 : 0, p ? 47 : 15, 48, 1,
+					  CLF_BYTE);
+	CLF_Datatype m[2] = {
+		CLF_Type_vector(0, len - 1, e, 1, in),
+		CLF_Type_vector(len, e - 1, e, 1, CLF_BYTE),
+	};
+	CLF_Datatype v = p ? CLF_Type_dup(m[0]) : CLF_Type_struct(2, m);
+
+	CLF_Type_free(&in);
+	CLF_Type_free(&m[0]);
+	CLF_Type_free(&m[1]);
+	return v;
+}
+
+/*
+ * Child p: half its view bytes written independently, half collectively,
+ * then all read back collectively and a window independently.
+ */
+static int odd_view_child(const char *path, int p, int64_t disp, int64_t e,
+			  int64_t tiles)
+{
+	CLF_Datatype t = odd_view(p, e), mem, half;
+	int64_t n = tiles * CLF_Type_size(t), h = n / 2 + 7, w0 = n / 3;
+	uint8_t *buf = malloc(n), *back = calloc(1, n);
+	struct clf_view v = { disp, t };
+	int fd, rc = 0;
+
+	CLF_finalize();
+	if (!t || !buf || !back || CLF_init(NULL))
+		return 30;
+	for (int64_t w = 0; w < n; w++) {
+		int64_t f;
+
+		CLF_Type_unmap(t, disp, w, &f);
+		buf[w] = pattern(f, 7);
+	}
+	mem = CLF_Type_vector(0, n - 1, n, 1, CLF_BYTE);
+	half = CLF_Type_vector(0, n - h - 1, n - h, 1, CLF_BYTE);
+	fd = CLF_open(path, O_RDWR);
+	if (fd < 0 || CLF_fcntl(fd, CLF_FCNTL_SETVIEW, &v))
+		rc = 31;
+	else if (CLF_write(fd, buf, h) != h)
+		rc = 32;
+	else if (CLF_ncwrite_at_all(fd, h, buf + h, half, 1, 2) != n - h)
+		rc = 33;
+	else if (CLF_ncread_at_all(fd, 0, back, mem, 2, 2) != n ||
+		 memcmp(back, buf, n))
+		rc = 34;
+	else if (memset(back, 0, n) &&
+		 (CLF_lseek(fd, w0, SEEK_SET) != w0 ||
+		  CLF_read(fd, back, 100000) != 100000 ||
+		  memcmp(back, buf + w0, 100000)))
+		rc = 35;
+	if (rc)
+		fprintf(stderr, "odd view %d: step %d: %s\n", p, rc,
+			CLF_Last_error());
+	if (fd >= 0 && CLF_close(fd))
+		rc = rc ? rc : 36;
+	CLF_Type_free(&half);
+	CLF_Type_free(&mem);
+	CLF_Type_free(&t);
+	free(buf);
+	free(back);
+	return rc;
+}
+
+START_TEST(test_views_of_incommensurate_extent_write_and_read_through_iods)
+{
+	int64_t e = 1048573, disp = 100, tiles = 3, size = disp + tiles * e;
+	CLF_Datatype rr[4];
+	struct clf_subfiles sf = { disp, 4, rr };
+	uint8_t head[100];
+	int fd;
+
+	start(4, 10000);
+	ck_assert_int_eq(CLF_Type_pitfalls(0, 65535, 4 * 65536, 1, 65536, 4,
+					   CLF_BYTE, rr), 0);
+	fd = CLF_open("/odd", O_CREAT | O_RDWR, 0644);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_msg(CLF_fcntl(fd, CLF_FCNTL_SUBFILES, &sf) == 0, "%s",
+		      CLF_Last_error());
+	for (int64_t f = 0; f < disp; f++)
+		head[f] = pattern(f, 7);
+	ck_assert_int_eq(CLF_write(fd, head, disp), disp);
+	ck_assert_int_eq(CLF_close(fd), 0);
+	for (int p = 0; p < 2; p++)
+		if (fork() == 0)
+			_exit(odd_view_child("/odd", p, disp, e, tiles));
+	for (int p = 0; p < 2; p++) {
+		int status;
+
+		ck_assert_int_gt(wait(&status), 0);
+		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+			      "a process failed: status %d", status);
+	}
+	check_file("/odd", size, 7);
+	for (int j = 0; j < 4; j++)
+		CLF_Type_free(&rr[j]);
+	stop();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("native");
@@ -735,6 +847,7 @@ int main(void)
 	tcase_add_test(tc, test_metad_and_iods_restart_with_data_intact);
 	tcase_add_test(tc, test_full_disk_on_an_iod_reaches_the_writer);
 	tcase_add_test(tc, test_collective_write_and_read_are_merged_by_the_iods);
+	tcase_add_test(tc, test_views_of_incommensurate_extent_write_and_read_through_iods);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

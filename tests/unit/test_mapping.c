@@ -196,28 +196,6 @@ START_TEST(test_create_refuses_bad_arguments)
 }
 END_TEST
 
-START_TEST(test_incommensurate_fine_patterns_fail_fast_with_e2big)
-{
-	/*
-	 * One byte every 2^23 + 1 against one byte every 2^23: coprime
-	 * periods, 2^23 different pieces per common period.
-	 */
-	CLF_Datatype a = CLF_Type_vector(0, 0, (1 << 23) + 1, 1, CLF_BYTE);
-	CLF_Datatype b = CLF_Type_vector(0, 0, 1 << 23, 1, CLF_BYTE);
-	CLF_Mapping *m = NULL;
-	struct timespec t0, t1;
-
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	ck_assert_int_eq(CLF_Mapping_create(a, 0, b, 0, &m), -E2BIG);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	ck_assert_ptr_null(m);
-	ck_assert_ptr_nonnull(strstr(CLF_Last_error(), "incommensurate"));
-	ck_assert_int_lt(t1.tv_sec - t0.tv_sec, 30);
-	CLF_Type_free(&a);
-	CLF_Type_free(&b);
-}
-END_TEST
-
 START_TEST(test_matrix_views_fall_on_matching_layout_in_one_run_each)
 {
 	CLF_Datatype sub[4];
@@ -287,12 +265,14 @@ static void assert_same_runs(const struct runs *got, const struct runs *want)
 }
 
 /*
- * The tests below run twice (_i = 0, 1): with the run table of small
- * periods, and with the cursors alone (no table).
+ * The tests below run three times (_i = 0, 1, 2): with the run table of
+ * small periods, with the cursors alone (no table), and tiled (no common
+ * period at all).
  */
 static void use_table(int i)
 {
 	map_table_max = i ? 0 : MAP_TABLE_MAX;
+	map_tiles_always = i == 2;
 }
 
 START_TEST(test_runs_merge_across_period_boundaries)
@@ -488,6 +468,222 @@ START_TEST(test_run_table_is_kept_only_for_few_runs_per_period)
 }
 END_TEST
 
+/* The runs of [lo, hi) are the byte-by-byte ones, and so is the count. */
+static void assert_window(const CLF_Mapping *m, CLF_Datatype view, int64_t vd,
+			  CLF_Datatype sub, int64_t sd, int64_t lo, int64_t hi)
+{
+	struct runs got = { 0 }, want = { 0 };
+
+	ck_assert_int_eq(CLF_Mapping_foreach(m, lo, hi, collect, &got), 0);
+	brute_runs(view, vd, sub, sd, lo, hi, &want);
+	ck_assert_int_le(want.nr, 64);	/* every run compared */
+	assert_same_runs(&got, &want);
+	ck_assert_int_eq(CLF_Mapping_count(m, lo, hi), want.total);
+}
+
+START_TEST(test_incommensurate_fine_patterns_map_tiled_at_once)
+{
+	/*
+	 * One byte every 2^23 + 1 against one byte every 2^23: coprime
+	 * periods, 2^23 different pieces per common period (refused with
+	 * E2BIG before).  View byte k is a subfile byte iff 2^23 divides k.
+	 */
+	int64_t e = 1 << 23;
+	CLF_Datatype a = CLF_Type_vector(0, 0, e + 1, 1, CLF_BYTE);
+	CLF_Datatype b = CLF_Type_vector(0, 0, e, 1, CLF_BYTE);
+	CLF_Mapping *m = NULL;
+	struct runs r = { 0 };
+	struct timespec t0, t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ck_assert_int_eq(CLF_Mapping_create(a, 0, b, 0, &m), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ck_assert(m->tiled);
+	ck_assert_int_lt(t1.tv_sec - t0.tv_sec, 2);
+	ck_assert_int_gt(CLF_Mapping_bytes_per_period(m), 0);
+	ck_assert_int_eq(CLF_Mapping_foreach(m, e - 1000, e + 1000, collect, &r),
+			 0);
+	ck_assert_int_eq(r.nr, 1);
+	ck_assert_int_eq(r.v[0], e);
+	ck_assert_int_eq(r.s[0], e + 1);
+	ck_assert_int_eq(r.len[0], 1);
+	ck_assert_int_eq(CLF_Mapping_count(m, e - 1000, e + 1000), 1);
+	ck_assert_int_eq(CLF_Mapping_count(m, 3 * e + 1, 4 * e), 0);
+	assert_window(m, a, 0, b, 0, 2 * e - 20, 2 * e + 20);
+	CLF_Mapping_free(m);
+	CLF_Type_free(&a);
+	CLF_Type_free(&b);
+}
+END_TEST
+
+START_TEST(test_extents_whose_common_period_overflows_map_tiled)
+{
+	/*
+	 * Extents 2^33 + 17 and 2^31 - 1 (a prime): their common period is
+	 * about 2^64 (EOVERFLOW before).  Three view blocks per tile, one of
+	 * them across the subfile's period boundary; the subfile holds the
+	 * first 2^30 bytes of each of its periods.
+	 */
+	int64_t ev = (1LL << 33) + 17, es = (1LL << 31) - 1;
+	CLF_Datatype b[3] = {
+		CLF_Type_vector(0, 99, ev, 1, CLF_BYTE),
+		CLF_Type_vector(es - 50, es + 49, ev, 1, CLF_BYTE),
+		CLF_Type_vector(ev - 17, ev - 1, ev, 1, CLF_BYTE),
+	};
+	CLF_Datatype view = CLF_Type_struct(3, b);
+	CLF_Datatype sub = CLF_Type_vector(0, (1 << 30) - 1, es, 1, CLF_BYTE);
+	CLF_Mapping *m;
+
+	ck_assert_int_eq(CLF_Type_size(view), 217);
+	ck_assert_int_eq(CLF_Mapping_create(view, 5, sub, 3, &m), 0);
+	ck_assert(m->tiled);
+	assert_window(m, view, 5, sub, 3, 0, 600);
+	assert_window(m, view, 5, sub, 3, 217 * 1000 - 7, 217 * 1003);
+	assert_window(m, view, 5, sub, 3, 217 * 123456 + 90, 217 * 123457);
+	CLF_Mapping_free(m);
+	for (int k = 0; k < 3; k++)
+		CLF_Type_free(&b[k]);
+	CLF_Type_free(&view);
+	CLF_Type_free(&sub);
+}
+END_TEST
+
+/*
+ * What users wrote: process 1's cells of a 2 x 2 CYCLIC(16) checkerboard
+ * over a 2048 x 2048-byte matrix as one block per row piece (extent
+ * 4194272, lower bound 16: the view's displacement), and a 3-block
+ * hindexed type of extent 2^20 + 1, both over round-robin layouts.
+ */
+static CLF_Datatype checkerboard_rows(int64_t n, int64_t k, int rank,
+				      int64_t *lb)
+{
+	int64_t nb = n * n / k / 2, i = 0, first = -1;
+	CLF_Datatype *b = calloc(nb, sizeof(*b)), t;
+
+	ck_assert_ptr_nonnull(b);
+	for (int64_t r = 0; r < n; r++) {
+		for (int64_t c = 0; c < n; c += k) {
+			int64_t off = r * n + c;
+
+			if ((r / k + c / k) % 2 != rank)
+				continue;
+			if (first < 0)
+				first = off;
+			off -= first;
+			b[i] = CLF_Type_vector(off, off + k - 1, off + k, 1,
+					       CLF_BYTE);
+			ck_assert_ptr_nonnull(b[i]);
+			i++;
+		}
+	}
+	t = CLF_Type_struct(nb, b);
+	for (int64_t j = 0; j < nb; j++)
+		CLF_Type_free(&b[j]);
+	free(b);
+	*lb = first;
+	return t;
+}
+
+START_TEST(test_user_views_of_odd_extents_map_onto_round_robin)
+{
+	int64_t lb, e = (1 << 20) + 1, total = 0, lo, hi;
+	CLF_Datatype view = checkerboard_rows(2048, 16, 1, &lb), rr[4];
+	CLF_Datatype hb[3] = {
+		CLF_Type_vector(0, 99, e, 1, CLF_BYTE),
+		CLF_Type_vector(65500, 65599, e, 1, CLF_BYTE),
+		CLF_Type_vector(e - 40, e - 1, e, 1, CLF_BYTE),
+	};
+	CLF_Datatype hview = CLF_Type_struct(3, hb);
+	int64_t size = CLF_Type_size(view);
+
+	ck_assert_int_eq(CLF_Type_extent(view), 4194272);
+	ck_assert_int_eq(lb, 16);
+	ck_assert_int_eq(CLF_Type_pitfalls(0, 65535, 131072, 1, 65536, 2,
+					   CLF_BYTE, rr), 0);
+	lo = size - 3000;
+	hi = 5 * size + 777;
+	for (int j = 0; j < 2; j++) {
+		CLF_Mapping *m;
+
+		ck_assert_msg(CLF_Mapping_create(view, lb, rr[j], 0, &m) == 0,
+			      "%s", CLF_Last_error());
+		ck_assert(m->tiled);
+		/* Tile 0's start, across tiles 0-1, deep in tile 4000. */
+		assert_window(m, view, lb, rr[j], 0, 0, 500);
+		assert_window(m, view, lb, rr[j], 0, size - 400, size + 400);
+		assert_window(m, view, lb, rr[j], 0, 4000 * size + 12345,
+			      4000 * size + 12345 + 900);
+		total += CLF_Mapping_count(m, lo, hi);
+		CLF_Mapping_free(m);
+	}
+	/* Every view byte past the layout's displacement is in one subfile. */
+	ck_assert_int_eq(total, hi - lo);
+	CLF_Type_free(&rr[0]);
+	CLF_Type_free(&rr[1]);
+
+	ck_assert_int_eq(CLF_Type_pitfalls(0, 65535, 4 * 65536, 1, 65536, 4,
+					   CLF_BYTE, rr), 0);
+	total = 0;
+	for (int j = 0; j < 4; j++) {
+		CLF_Mapping *m;
+
+		ck_assert_int_eq(CLF_Mapping_create(hview, 0, rr[j], 0, &m), 0);
+		ck_assert(m->tiled);
+		assert_window(m, hview, 0, rr[j], 0, 0, 720);
+		assert_window(m, hview, 0, rr[j], 0, 240 * 777 + 3, 240 * 779);
+		total += CLF_Mapping_count(m, 5, 240 * 100000);
+		CLF_Mapping_free(m);
+	}
+	ck_assert_int_eq(total, 240 * 100000 - 5);
+	for (int j = 0; j < 4; j++)
+		CLF_Type_free(&rr[j]);
+	for (int k = 0; k < 3; k++)
+		CLF_Type_free(&hb[k]);
+	CLF_Type_free(&hview);
+	CLF_Type_free(&view);
+}
+END_TEST
+
+START_TEST(test_tiled_views_that_miss_a_subfile_have_no_bytes_there)
+{
+	/*
+	 * The view selects the bytes 0 and 1 mod 4, in tiles of 4 * (2^20 +
+	 * 3) bytes; subfile 0 the bytes 2 and 3 mod 4, subfile 1 the others,
+	 * in periods of 4 * (2^20 + 1): coprime tile counts, so no common
+	 * period is formed, and the view still never meets subfile 0, and
+	 * lies in subfile 1 as one run.
+	 */
+	int64_t nv = (1 << 20) + 3, ns = (1 << 20) + 1;
+	CLF_Datatype view = CLF_Type_vector(0, 1, 4, nv, CLF_BYTE);
+	CLF_Datatype s0 = CLF_Type_vector(2, 3, 4, ns, CLF_BYTE);
+	CLF_Datatype s1 = CLF_Type_vector(0, 1, 4, ns, CLF_BYTE);
+	struct runs r = { 0 };
+	CLF_Mapping *m;
+
+	map_tiles_always = 1;
+	ck_assert_int_eq(CLF_Mapping_create(view, 0, s0, 0, &m), 0);
+	ck_assert(m->tiled);
+	ck_assert_int_eq(CLF_Mapping_bytes_per_period(m), 0);
+	ck_assert_int_eq(CLF_Mapping_count(m, 0, 1 << 30), 0);
+	ck_assert_int_eq(CLF_Mapping_foreach(m, 0, 1 << 30, collect, &r), 0);
+	ck_assert_int_eq(r.nr, 0);
+	CLF_Mapping_free(m);
+	ck_assert_int_eq(CLF_Mapping_create(view, 8, s1, 8, &m), 0);
+	ck_assert_int_gt(CLF_Mapping_bytes_per_period(m), 0);
+	ck_assert_int_eq(CLF_Mapping_foreach(m, 3, 3 * nv, collect, &r), 0);
+	ck_assert_int_eq(r.nr, 1);
+	ck_assert_int_eq(r.v[0], 3);
+	ck_assert_int_eq(r.s[0], 3);
+	ck_assert_int_eq(r.len[0], 3 * nv - 3);
+	ck_assert_int_eq(CLF_Mapping_count(m, 3, 3 * nv), 3 * nv - 3);
+	CLF_Mapping_free(m);
+	map_tiles_always = 0;
+	CLF_Type_free(&view);
+	CLF_Type_free(&s0);
+	CLF_Type_free(&s1);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("mapping");
@@ -501,12 +697,15 @@ int main(void)
 	tcase_add_test(tc, test_displacements_shift_both_sides);
 	tcase_add_test(tc, test_foreach_stops_when_callback_says_so);
 	tcase_add_test(tc, test_create_refuses_bad_arguments);
-	tcase_add_test(tc, test_incommensurate_fine_patterns_fail_fast_with_e2big);
+	tcase_add_test(tc, test_incommensurate_fine_patterns_map_tiled_at_once);
+	tcase_add_test(tc, test_extents_whose_common_period_overflows_map_tiled);
+	tcase_add_test(tc, test_user_views_of_odd_extents_map_onto_round_robin);
+	tcase_add_test(tc, test_tiled_views_that_miss_a_subfile_have_no_bytes_there);
 	tcase_add_test(tc, test_matrix_views_fall_on_matching_layout_in_one_run_each);
-	tcase_add_loop_test(tc, test_runs_merge_across_period_boundaries, 0, 2);
+	tcase_add_loop_test(tc, test_runs_merge_across_period_boundaries, 0, 3);
 	tcase_add_loop_test(tc, test_ranges_starting_and_ending_mid_run_are_clipped,
-			    0, 2);
-	tcase_add_loop_test(tc, test_walk_stops_at_the_largest_file_offset, 0, 2);
+			    0, 3);
+	tcase_add_loop_test(tc, test_walk_stops_at_the_largest_file_offset, 0, 3);
 	tcase_add_loop_test(tc, test_walk_past_the_last_period_that_fits_returns_no_error,
 			    0, 2);
 	tcase_add_test(tc, test_run_table_is_kept_only_for_few_runs_per_period);

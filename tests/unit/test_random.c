@@ -129,6 +129,27 @@ static void model_runs(const struct typed *view, int64_t vd,
 	}
 }
 
+/* m's runs of view bytes [lo, hi) and its count are the model's. */
+static void expect_runs(const CLF_Mapping *m, int64_t lo, int64_t hi,
+			const struct runs *want, int64_t sum)
+{
+	struct runs got = { 0 };
+
+	ck_assert_int_eq(CLF_Mapping_foreach(m, lo, hi, collect, &got), 0);
+	ck_assert_int_eq(CLF_Mapping_count(m, lo, hi), sum);
+	ck_assert_int_eq(got.nr, want->nr);
+	for (int k = 0; k < got.nr; k++) {
+		ck_assert_int_eq(got.r[k].v, want->r[k].v);
+		ck_assert_int_eq(got.r[k].s, want->r[k].s);
+		ck_assert_int_eq(got.r[k].len, want->r[k].len);
+	}
+	/* Maximal: no run continues the one before it on both sides. */
+	for (int k = 1; k < got.nr; k++)
+		ck_assert(got.r[k - 1].v + got.r[k - 1].len != got.r[k].v ||
+			  got.r[k - 1].s + got.r[k - 1].len != got.r[k].s);
+	free(got.r);
+}
+
 static void check_mapping(uint64_t *rs, const struct typed *view,
 			  const struct typed *sub, int nsub, int64_t disp,
 			  bool partition)
@@ -147,27 +168,23 @@ static void check_mapping(uint64_t *rs, const struct typed *view,
 		for (int k = 0; k < want.nr; k++)
 			sum += want.r[k].len;
 		total += sum;
-		/* Each mapping twice: with its run table (if small), with cursors. */
-		for (int path = 0; path < 2; path++) {
-			struct runs got = { 0 };
+		/*
+		 * Each mapping three ways: with its run table (if small),
+		 * with cursors over the common period, tiled.
+		 */
+		for (int path = 0; path < 3; path++) {
 			CLF_Mapping *m;
 			int err;
 
 			map_table_max = path ? 0 : MAP_TABLE_MAX;
+			map_tiles_always = path == 2;
 			err = CLF_Mapping_create(view->t, vd, sub[j].t, disp, &m);
 			map_table_max = MAP_TABLE_MAX;
+			map_tiles_always = 0;
 			ck_assert_msg(err == 0, "mapping: %s", CLF_Last_error());
-			ck_assert_int_eq(CLF_Mapping_foreach(m, lo, hi, collect,
-							     &got), 0);
-			ck_assert_int_eq(CLF_Mapping_count(m, lo, hi), sum);
-			ck_assert_int_eq(got.nr, want.nr);
-			for (int k = 0; k < got.nr; k++) {
-				ck_assert_int_eq(got.r[k].v, want.r[k].v);
-				ck_assert_int_eq(got.r[k].s, want.r[k].s);
-				ck_assert_int_eq(got.r[k].len, want.r[k].len);
-			}
+			ck_assert_int_eq(m->tiled, path == 2 || m->tiled);
+			expect_runs(m, lo, hi, &want, sum);
 			CLF_Mapping_free(m);
-			free(got.r);
 		}
 		free(want.r);
 	}
@@ -231,6 +248,100 @@ START_TEST(test_random_mappings_walk_alike_with_unordered_sets_kept_whole)
 }
 END_TEST
 
+/*
+ * A view of extent e holding 1 to 3 random types, each tiled a few times
+ * from a random offset: an MPI filetype whose extent (a large prime, 2^20
+ * + 1, ...) has nothing to do with the layout's period.
+ */
+static struct typed random_wide_view(uint64_t *rs, int64_t e)
+{
+	int count = (int)rnd_range(rs, 1, 3);
+	struct typed members[3], x;
+	CLF_Datatype t[3];
+	struct model *m[3];
+	int64_t off = rnd_range(rs, 0, 1) ? 0 : rnd_range(rs, 0, e / 4);
+
+	for (int j = 0; j < count; j++) {
+		struct typed in = random_type(rs, 2, 2048);
+		int64_t len = in.m->extent * rnd_range(rs, 1, 3);
+
+		if (j == count - 1 && rnd_range(rs, 0, 1))
+			off = e - len;	/* ends at the extent: tiles abut */
+		members[j].t = CLF_Type_vector(off, off + len - 1, e, 1, in.t);
+		members[j].m = model_vector(off, off + len - 1, e, 1, in.m);
+		ck_assert_ptr_nonnull(members[j].t);
+		ck_assert_ptr_nonnull(members[j].m);
+		t[j] = members[j].t;
+		m[j] = members[j].m;
+		off += len + rnd_range(rs, 0, 3) * rnd_range(rs, 0, e / 8);
+		typed_free(&in);
+		if (off + 3 * 2048 >= e) {
+			count = j + 1;
+			break;
+		}
+	}
+	x.t = CLF_Type_struct(count, t);
+	x.m = model_struct(count, m);
+	ck_assert_ptr_nonnull(x.t);
+	ck_assert_ptr_nonnull(x.m);
+	for (int j = 0; j < count; j++)
+		typed_free(&members[j]);
+	return x;
+}
+
+/* Round-robin over p subfiles in stripes of k bytes. */
+static int round_robin(uint64_t *rs, struct typed *out)
+{
+	int64_t k = rnd_range(rs, 4096, 65536), p = rnd_range(rs, 1, 4);
+	struct model *byte = model_byte();
+	CLF_Datatype t[4];
+
+	ck_assert_int_eq(CLF_Type_pitfalls(0, k - 1, p * k, 1, k, (int)p,
+					   CLF_BYTE, t), 0);
+	for (int j = 0; j < p; j++) {
+		out[j].t = t[j];
+		out[j].m = model_vector(j * k, j * k + k - 1, p * k, 1, byte);
+	}
+	model_free(byte);
+	return (int)p;
+}
+
+START_TEST(test_random_incommensurate_views_map_like_the_model)
+{
+	/* Primes near 2^20 and 10^6, 2^20 + 1, and odd extents. */
+	static const int64_t extents[] = { 1048573, 999983, (1 << 20) + 1 };
+	uint64_t rs = seed_base() + 7;
+	int tiled = 0, maps = 0;
+
+	for (int it = 0; it < rounds(1500) / 15; it++) {
+		int64_t e = rnd_range(&rs, 0, 3) ? extents[it % 3]
+						 : 2 * rnd_range(&rs, 1 << 18, 1 << 19) + 1;
+		struct typed view = random_wide_view(&rs, e);
+		struct typed sub[16];
+		int64_t disp = rnd_range(&rs, 0, 30);
+		int n = rnd_range(&rs, 0, 2) ? round_robin(&rs, sub)
+					     : random_pattern(&rs, sub, 2048);
+
+		/* Left to itself, the engine goes tiled where it must. */
+		for (int j = 0; j < n; j++) {
+			CLF_Mapping *m;
+
+			ck_assert_int_eq(CLF_Mapping_create(view.t, 0, sub[j].t,
+							    disp, &m), 0);
+			tiled += m->tiled;
+			maps++;
+			CLF_Mapping_free(m);
+		}
+		check_mapping(&rs, &view, sub, n, disp, true);
+		for (int j = 0; j < n; j++)
+			typed_free(&sub[j]);
+		typed_free(&view);
+	}
+	ck_assert_int_gt(tiled, maps / 4);
+	ck_assert_int_lt(tiled, maps);
+}
+END_TEST
+
 START_TEST(test_random_types_survive_encode_decode)
 {
 	uint64_t rs = seed_base() + 5;
@@ -285,6 +396,7 @@ int main(void)
 	tcase_add_test(tc, test_random_views_map_onto_random_patterns_like_the_model);
 	tcase_add_test(tc, test_random_views_map_onto_random_types_like_the_model);
 	tcase_add_test(tc, test_random_mappings_walk_alike_with_unordered_sets_kept_whole);
+	tcase_add_test(tc, test_random_incommensurate_views_map_like_the_model);
 	tcase_add_test(tc, test_random_types_survive_encode_decode);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
