@@ -33,7 +33,7 @@ struct map_run {
 struct map_side {
 	int64_t origin, period;
 	bool full;
-	int64_t leaves;		/* leaf blocks per period (saturated) */
+	int64_t leaves;		/* leaf blocks a period (saturated), 0 if full */
 	struct fsplit parts;	/* nr == 0 when full */
 };
 

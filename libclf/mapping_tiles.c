@@ -27,10 +27,11 @@
  * run or jumps to the next subfile piece, so a walk costs O(view pieces
  * that meet the subfile + subfile pieces crossed) cursor seeks: O(1) to
  * the next block of the same leaf, O(depth) for a far jump (never a scan
- * from the type's start, never a cost per byte).  A pattern that selects its whole extent is one
- * endless piece.  Counting walks the sparser pattern's pieces instead
- * and counts the other's bytes in each with two seeks: a round-robin
- * subfile costs two seeks per stripe, however fine the view.
+ * from the type's start, never a cost per byte).  A pattern that selects
+ * its whole extent is one endless piece.  Counting walks the sparser
+ * pattern's pieces instead and counts the other's bytes in each with two
+ * seeks: a round-robin subfile costs two seeks per stripe, however fine
+ * the view.
  *
  * Set-up is O(size of the two descriptions): the parts for the cursors and
  * the check whether the view can meet the subfile at all, done on residues
@@ -279,7 +280,7 @@ int64_t map_tiles_count(const struct clf_mapping *m, int64_t view_lo,
  * find nothing.
  */
 #define TOUCH_MAX_G (1 << 16)
-#define TOUCH_MAX_WORK (1 << 22)
+#define TOUCH_MAX_WORK (1 << 20)
 
 /*
  * Mark the residues mod g of one side's bytes, stopping once all are;

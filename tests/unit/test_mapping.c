@@ -647,13 +647,12 @@ END_TEST
 START_TEST(test_tiled_views_that_miss_a_subfile_have_no_bytes_there)
 {
 	/*
-	 * The view selects the bytes 0 and 1 mod 4, in tiles of 4 * (2^20 +
+	 * The view selects the bytes 0 and 1 mod 4, in tiles of 4 * (2^16 +
 	 * 3) bytes; subfile 0 the bytes 2 and 3 mod 4, subfile 1 the others,
-	 * in periods of 4 * (2^20 + 1): coprime tile counts, so no common
-	 * period is formed, and the view still never meets subfile 0, and
-	 * lies in subfile 1 as one run.
+	 * in periods of 4 * (2^16 + 1).  Mapped tiled, the view still never
+	 * meets subfile 0, and lies in subfile 1 as one run.
 	 */
-	int64_t nv = (1 << 20) + 3, ns = (1 << 20) + 1;
+	int64_t nv = (1 << 16) + 3, ns = (1 << 16) + 1;
 	CLF_Datatype view = CLF_Type_vector(0, 1, 4, nv, CLF_BYTE);
 	CLF_Datatype s0 = CLF_Type_vector(2, 3, 4, ns, CLF_BYTE);
 	CLF_Datatype s1 = CLF_Type_vector(0, 1, 4, ns, CLF_BYTE);

@@ -19,6 +19,9 @@
  *              struct, subarray, darray, resized): each process's
  *              filetype is built with it, and together the views cover
  *              the file exactly once (checked: the test's own premise);
+ *   v-odd-extent, v-indexed-rows   filetypes whose extent has no common
+ *              period with the layout (2^20 + 1; a checkerboard as one
+ *              block per row piece);
  *   r-darray-K, r-subarray-K   random darray and subarray decompositions
  *              (1 to 3 dimensions, C and Fortran order, BLOCK, CYCLIC(k)
  *              and NONE, processes with less than one block, 1- to
@@ -474,6 +477,51 @@ static bool view_case(int i, struct kase *k)
 		k->reps = 30;
 		k->disp = 20 * r;
 		return true;
+	case 13: {
+		/*
+		 * 3 blocks per process in an extent of 2^20 + 1: no common
+		 * period with the layout's stripes (mapped tiled).
+		 */
+		MPI_Aint e = (1 << 20) + 1, hd[3];
+		int b[3];
+
+		kase_init(k, "v-odd-extent");
+		for (int x = 0; x < 3; x++) {
+			MPI_Aint lo = e * (x * P + r) / (3 * P);
+
+			hd[x] = lo;
+			b[x] = (int)(e * (x * P + r + 1) / (3 * P) - lo);
+		}
+		MPI_Type_create_hindexed(3, b, hd, MPI_BYTE, &t);
+		k->ftype = commit(resized(t, 0, e));
+		k->reps = 2;
+		return true;
+	}
+	case 14: {
+		/*
+		 * The cells of a CYCLIC(8) x CYCLIC(8) checkerboard over a
+		 * 1024 x 1024-byte matrix, cell (i, j) to process (i + j) % P,
+		 * as one block per row piece, from the process's first byte:
+		 * extents N^2 - 16 and such, incommensurate with the stripes.
+		 */
+		int n = 1024, kk = 8, c = 0, *d = malloc(n * n / kk * sizeof(int));
+		int first = -1;
+
+		kase_init(k, "v-indexed-rows");
+		for (int row = 0; row < n; row++)
+			for (int col = 0; col < n; col += kk) {
+				if ((row / kk + col / kk) % P != r)
+					continue;
+				if (first < 0)
+					first = row * n + col;
+				d[c++] = row * n + col - first;
+			}
+		MPI_Type_create_indexed_block(c, kk, d, MPI_BYTE, &t);
+		free(d);
+		k->ftype = commit(t);
+		k->disp = first;
+		return true;
+	}
 	}
 	return false;
 }
