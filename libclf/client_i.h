@@ -18,7 +18,14 @@
 #include "proto.h"
 
 struct clf_file {
+	/*
+	 * References: the descriptor table's, until CLF_close takes the
+	 * descriptor out, and one per clf_file_get() not yet put; the last
+	 * one frees.  Guarded by file.c's table lock, not by lock below.
+	 */
+	int refs;
 	pthread_mutex_t lock;	/* guards everything below */
+	bool closed;		/* CLF_close took the descriptor */
 	uint64_t ino;
 	int flags;		/* O_ACCMODE and O_APPEND bits of open */
 	struct clf_layout *layout;	/* owned */
@@ -75,7 +82,11 @@ int clf_meta_update_size(uint64_t ino, int64_t end,
 int clf_meta_set_layout(uint64_t ino, const struct clf_proto_layout *layout,
 			struct clf_layout **out);
 
-/* The open file behind fd, locked; clf_file_put() unlocks. */
+/*
+ * The open file behind fd, locked and referenced; clf_file_put() unlocks
+ * and drops the reference.  A file that another thread closes meanwhile
+ * is never freed under a caller: its get fails with -EBADF.
+ */
 int clf_file_get(int fd, struct clf_file **out);
 void clf_file_put(struct clf_file *f);
 

@@ -95,9 +95,22 @@ static int fd_install(struct clf_file *f)
 		files = nf;
 		nfiles = n;
 	}
+	f->refs = 1;		/* the table's */
 	files[fd] = f;
 	pthread_mutex_unlock(&files_lock);
 	return fd;
+}
+
+/* Drop one reference; the last frees the file. */
+static void file_unref(struct clf_file *f)
+{
+	int left;
+
+	pthread_mutex_lock(&files_lock);
+	left = --f->refs;
+	pthread_mutex_unlock(&files_lock);
+	if (!left)
+		file_free(f);
 }
 
 int clf_file_get(int fd, struct clf_file **out)
@@ -107,10 +120,18 @@ int clf_file_get(int fd, struct clf_file **out)
 	pthread_mutex_lock(&files_lock);
 	if (fd >= 0 && fd < nfiles)
 		f = files[fd];
+	if (f)
+		f->refs++;
 	pthread_mutex_unlock(&files_lock);
 	if (!f)
 		return clf_fail(EBADF, "clf: %d is not an open clf file", fd);
 	pthread_mutex_lock(&f->lock);
+	if (f->closed) {
+		/* Closed while we waited for it. */
+		pthread_mutex_unlock(&f->lock);
+		file_unref(f);
+		return clf_fail(EBADF, "clf: %d is not an open clf file", fd);
+	}
 	*out = f;
 	return 0;
 }
@@ -118,6 +139,7 @@ int clf_file_get(int fd, struct clf_file **out)
 void clf_file_put(struct clf_file *f)
 {
 	pthread_mutex_unlock(&f->lock);
+	file_unref(f);
 }
 
 /*
@@ -303,12 +325,13 @@ int CLF_close(int fd)
 		return err;
 	pthread_mutex_lock(&files_lock);
 	files[fd] = NULL;
+	f->refs--;		/* the table's; ours keeps f alive */
 	pthread_mutex_unlock(&files_lock);
+	f->closed = true;
 	err = clf_file_flush_size(f);
 	clf_file_release_views(f);
 	ino = f->ino;
-	clf_file_put(f);
-	file_free(f);
+	clf_file_put(f);	/* frees f unless a getter still waits */
 	clf_lock_file_closed(ino);
 	return err;
 }

@@ -9,6 +9,7 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -470,6 +471,50 @@ START_TEST(test_failed_gather_fails_the_write_and_writes_nothing)
 }
 END_TEST
 
+struct racer {
+	int fd;
+	int64_t last;		/* what the loop ended on */
+};
+
+static void *use_until_closed(void *arg)
+{
+	struct racer *r = arg;
+
+	while ((r->last = CLF_lseek(r->fd, 0, SEEK_CUR)) >= 0)
+		;
+	return NULL;
+}
+
+/*
+ * Threads using a descriptor while another closes it (the mount's FUSE
+ * workers do): each sees -EBADF once it is closed, and none touches the
+ * freed file (ASan in CI catches the use after free this once was).
+ */
+START_TEST(test_close_while_other_threads_use_the_file)
+{
+	start(2, 5000);
+	for (int round = 0; round < 200; round++) {
+		struct racer r[2];
+		pthread_t t[2];
+		int fd = CLF_open("/race", O_CREAT | O_RDWR, 0644);
+
+		ck_assert_msg(fd >= 0, "%s", CLF_Last_error());
+		for (int i = 0; i < 2; i++) {
+			r[i] = (struct racer){ fd, 0 };
+			ck_assert_int_eq(pthread_create(&t[i], NULL,
+						use_until_closed, &r[i]), 0);
+		}
+		usleep(round % 7 * 50);
+		ck_assert_int_eq(CLF_close(fd), 0);
+		for (int i = 0; i < 2; i++) {
+			pthread_join(t[i], NULL);
+			ck_assert_int_eq(r[i].last, -EBADF);
+		}
+	}
+	stop();
+}
+END_TEST
+
 START_TEST(test_layout_rules_are_enforced_with_the_rule_named)
 {
 	CLF_Datatype bad[2];
@@ -843,6 +888,7 @@ int main(void)
 	tcase_add_test(tc, test_view_on_one_subfile_is_one_transfer);
 	tcase_add_test(tc, test_layout_rules_are_enforced_with_the_rule_named);
 	tcase_add_test(tc, test_failed_gather_fails_the_write_and_writes_nothing);
+	tcase_add_test(tc, test_close_while_other_threads_use_the_file);
 	tcase_add_test(tc, test_killed_iod_fails_fast_and_comes_back_with_its_data);
 	tcase_add_test(tc, test_metad_and_iods_restart_with_data_intact);
 	tcase_add_test(tc, test_full_disk_on_an_iod_reaches_the_writer);
