@@ -245,14 +245,108 @@ int64_t fcursor_seek_far(struct fcursor *c, int64_t x)
 
 int fsplit_max = FSPLIT_MAX;
 
+/*
+ * Members f[i..j) that can be one bundle: the same stride s, all first
+ * blocks inside [f[i].l, f[i].l + s), and counts n or n + 1.  Returns j.
+ */
+static int bundle_end(const struct fset *set, int i, int64_t *nmin)
+{
+	const struct falls *f = &set->f[i];
+	int64_t lo = f->n, hi = f->n, end;
+	int j;
+
+	if (f->n < 2 || !add_ok(f->l, f->s, &end))
+		return i + 1;
+	for (j = i + 1; j < set->nr; j++) {
+		const struct falls *g = &set->f[j];
+
+		if (g->s != f->s || g->n < 2 || g->r >= end ||
+		    max64(hi, g->n) - min64(lo, g->n) > 1)
+			break;
+		lo = min64(lo, g->n);
+		hi = max64(hi, g->n);
+	}
+	*nmin = lo;
+	return j;
+}
+
+/*
+ * Members f[i..j) (see bundle_end) as one FALLS of stride s whose inner
+ * set holds the first block of each, n of them repeated nmin times, and
+ * the last blocks of those with one more, each on its own.
+ */
+static void push_bundle(struct fbuild *b, struct fvec *v,
+			const struct fset *set, int i, int j, int64_t nmin)
+{
+	const struct falls *f = &set->f[i];
+	struct fvec in = { 0 };
+	struct fset *inner;
+
+	for (int k = i; k < j; k++) {
+		const struct falls *g = &set->f[k];
+
+		fvec_push(b, &in, g->l - f->l, g->r - f->l, g->r - g->l + 1, 1,
+			  fset_get(g->in));
+	}
+	inner = fset_from_vec(b, &in);
+	if (!inner)
+		return;
+	fvec_push(b, v, f->l, f->l + inner->hi, f->s, nmin, inner);
+	for (int k = i; k < j; k++) {
+		const struct falls *g = &set->f[k];
+		int64_t d = nmin * g->s;
+
+		if (g->n > nmin)
+			fvec_push(b, v, g->l + d, g->r + d, g->r - g->l + 1, 1,
+				  fset_get(g->in));
+	}
+}
+
+/*
+ * The same bytes as an interleaved set, with each bundle of members that
+ * repeat at one stride inside a common window turned into one FALLS of
+ * that stride.  The intersection of two vectors whose strides do not
+ * divide each other is such a bundle (one member per residue of the
+ * larger stride modulo their lcm: falls_algebra.c), and tiling a view
+ * over an incommensurate period makes one bundle per tile: as bundles
+ * they are ordered, and a cursor steps through them in O(depth) per
+ * piece instead of answering each seek over thousands of members.
+ */
+static struct fset *fset_bundle(struct fbuild *b, const struct fset *set)
+{
+	struct fvec v = { 0 };
+
+	for (int i = 0, j; i < set->nr; i = j) {
+		int64_t nmin = 0;
+
+		j = bundle_end(set, i, &nmin);
+		if (j - i > 1)
+			push_bundle(b, &v, set, i, j, nmin);
+		else
+			fvec_push_shifted(b, &v, &set->f[i], 0);
+	}
+	return fset_from_vec(b, &v);
+}
+
 int fsplit_init(struct fsplit *sp, struct fset *set)
 {
 	struct fbuild b = { .budget = INT64_MAX };
 	int64_t last_hi[FSPLIT_MAX];
 	int *chain = NULL, nch = 0;
+	struct fset *bundled;
 
 	sp->nr = 1;
 	sp->part[0] = fset_get(set);
+	if (set->ordered || set->nr < 2)
+		return 0;
+	bundled = fset_bundle(&b, set);
+	if (!bundled) {
+		fsplit_release(sp);
+		return b.err;
+	}
+	fset_put(sp->part[0]);
+	sp->part[0] = bundled;
+	set = bundled;
 	if (set->ordered || set->nr < 2)
 		return 0;
 	chain = malloc(set->nr * sizeof(*chain));
@@ -273,7 +367,7 @@ int fsplit_init(struct fsplit *sp, struct fset *set)
 		last_hi[k] = set->f[i].hi;
 		chain[i] = k;
 	}
-	fset_put(sp->part[0]);
+	/* set is sp->part[0]'s reference until the parts are built. */
 	sp->nr = 0;
 	for (int k = 0; k < nch; k++) {
 		struct fvec v = { 0 };
@@ -284,11 +378,13 @@ int fsplit_init(struct fsplit *sp, struct fset *set)
 		sp->part[k] = fset_from_vec(&b, &v);
 		if (!sp->part[k]) {
 			fsplit_release(sp);
+			fset_put(set);
 			free(chain);
 			return b.err;
 		}
 		sp->nr++;
 	}
+	fset_put(set);
 whole:
 	free(chain);
 	return 0;

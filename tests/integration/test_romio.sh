@@ -14,6 +14,9 @@
 #     clf's collective I/O -- the iods' request counters show one tagged
 #     request per subfile, round and participant -- cut in rounds
 #     (CLF_TEST_ROMIO_COLL_ROUND makes a round 4 KiB), byte-exact;
+#   - romio_cost with 2 processes, both modes: a view whose extent is
+#     incommensurate with its darray layout, each access within 10 s
+#     (it took 10 to 160 s when the mapping scanned per run);
 #   - romio_types with 2 processes, use_romio_optimizations false and
 #     true: every MPI datatype constructor as the view and as a subfile
 #     type of subfile_datatypes, random darray and subarray views, written
@@ -71,7 +74,7 @@ if [ ! -x "$build/metad/metad" ] || [ ! -x "$build/iod/iod" ]; then
 fi
 for p in "$clf" "$bin/dtype_test" "$bin/romio_io" "$bin/romio_io_plain" \
 	"$bin/romio_coll" "$bin/romio_types" "$bin/romio_native" \
-	"$bin/romio_lock" "$bin/romio_life"; do
+	"$bin/romio_lock" "$bin/romio_life" "$bin/romio_cost"; do
 	if [ ! -x "$p" ]; then
 		echo "FAIL: $p not built" >&2
 		exit 1
@@ -153,6 +156,13 @@ done
 for n in 2 4; do
 	run "collective I/O, $n processes" env CLF_TEST_ROMIO_COLL_ROUND=4096 \
 		mpiexec -n "$n" "$bin/romio_coll" "coll$n"
+done
+
+# A view whose extent is incommensurate with its darray layout (issue
+# 19): each access in well under the iods' timeout, byte-exact.
+for hint in false true; do
+	run "incommensurate view, mapping cost ($hint)" mpiexec -n 2 \
+		"$bin/romio_cost" "clf:/cost-$hint" "$hint" 10000
 done
 
 # Every constructor, views and layouts; MPI -> native -> MPI.  The

@@ -222,10 +222,10 @@ END_TEST
 
 START_TEST(test_split_cuts_interleaved_members_into_ordered_chains)
 {
-	/* Three interleaved vectors: three chains, each ordered. */
+	/* Three interleaved vectors of different strides: three chains. */
 	CLF_Datatype f[3] = { CLF_Type_vector(0, 3, 16, 100, CLF_BYTE),
-			      CLF_Type_vector(8, 9, 16, 100, CLF_BYTE),
-			      CLF_Type_vector(12, 14, 16, 100, CLF_BYTE) };
+			      CLF_Type_vector(8, 9, 32, 50, CLF_BYTE),
+			      CLF_Type_vector(12, 14, 48, 33, CLF_BYTE) };
 	CLF_Datatype t = CLF_Type_struct(3, f);
 	uint64_t rs = seed_base() + 14;
 	struct fsplit sp;
@@ -248,6 +248,33 @@ START_TEST(test_split_cuts_interleaved_members_into_ordered_chains)
 }
 END_TEST
 
+START_TEST(test_split_bundles_members_of_one_stride_into_one_ordered_part)
+{
+	/*
+	 * What intersecting two vectors of incommensurate strides gives:
+	 * one member per residue, interleaved, some one block longer.
+	 */
+	CLF_Datatype f[4] = { CLF_Type_vector(0, 3, 16, 100, CLF_BYTE),
+			      CLF_Type_vector(5, 6, 16, 99, CLF_BYTE),
+			      CLF_Type_vector(8, 9, 16, 100, CLF_BYTE),
+			      CLF_Type_vector(12, 14, 16, 99, CLF_BYTE) };
+	CLF_Datatype t = CLF_Type_struct(4, f);
+	uint64_t rs = seed_base() + 15;
+	struct fsplit sp;
+
+	ck_assert(!t->set->ordered);
+	ck_assert_int_eq(fsplit_init(&sp, t->set), 0);
+	ck_assert_int_eq(sp.nr, 1);
+	ck_assert(sp.part[0]->ordered);
+	ck_assert_int_eq(sp.part[0]->size, t->set->size);
+	fsplit_release(&sp);
+	check_walk(&rs, t->set, 3, t->extent, 0, 3000);
+	for (int k = 0; k < 4; k++)
+		CLF_Type_free(&f[k]);
+	CLF_Type_free(&t);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("falls_cursor");
@@ -260,6 +287,7 @@ int main(void)
 	tcase_add_test(tc, test_cursor_over_an_empty_set_finds_nothing);
 	tcase_add_test(tc, test_cursor_handles_sets_deeper_than_its_inline_stack);
 	tcase_add_test(tc, test_split_cuts_interleaved_members_into_ordered_chains);
+	tcase_add_test(tc, test_split_bundles_members_of_one_stride_into_one_ordered_part);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
