@@ -169,6 +169,14 @@ int iod_hooks_from_env(struct iod_hooks *out)
 					s);
 		out->delay_ms = (unsigned)v;
 	}
+	s = getenv("CLF_TEST_IOD_COLL_PIECES");
+	if (s && *s) {
+		if (parse_long(s, 1, 1L << 30, &v))
+			return clf_fail(EINVAL,
+					"iod: CLF_TEST_IOD_COLL_PIECES='%s' is not 1 to 2^30 pieces",
+					s);
+		out->coll_pieces = (unsigned)v;
+	}
 	return 0;
 }
 

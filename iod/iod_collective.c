@@ -25,7 +25,10 @@
  *     requests to wait for.
  *
  *  5. An operation begins when its first request arrives and waits at most
- *     the configured timeout (timeout_ms) for the others.  If it is still
+ *     the configured timeout (timeout_ms) for the others.  Joining costs
+ *     a participant O(depth of its mapping) (a count that checks its
+ *     data's length): no mapping is walked before everyone came, so one
+ *     participant's computation never uses up the others' time.  If it is still
  *     incomplete then, it is discarded: every participant that came gets
  *     -ETIMEDOUT, nothing was read or written by the operation (a write
  *     piece that went straight to its subfile on arrival, iod_direct.c,
@@ -35,9 +38,23 @@
  *     the others one timeout, never a hang.
  *
  *  6. When the P-th request arrives, its thread does the I/O for all: the
- *     pieces of every participant (iod_view_pieces), in subfile order,
+ *     pieces of every participant (iod_piece_src_fill), in subfile order,
  *     adjacent pieces in one pwritev/preadv (iod_merge.h).  Overlapping
  *     writes land in offset order; MPI leaves them undefined.
+ *
+ *  6a. There is no ceiling on the pieces of an operation: they are merged
+ *     in rounds of at most COLL_ROUND_PIECES (CLF_TEST_IOD_COLL_PIECES
+ *     lowers it for tests).  Each participant keeps a buffer of at most
+ *     ROUND / (participants with bytes) pieces, refilled from its mapping
+ *     where it stopped; a round takes, from every buffer, the pieces
+ *     below the lowest subfile offset that a participant with bytes left
+ *     has not reached (its frontier), and merges them.  That
+ *     participant's whole buffer goes, so every round makes progress;
+ *     the others keep their later pieces for the next round.  Rounds are
+ *     thus in subfile order and each is one sorted merge: the disk still
+ *     sees large ordered requests, and the iod holds at most two rounds
+ *     of pieces (24 bytes each) whatever the access.  A write that fails
+ *     in round k has done rounds before k.
  *
  *  7. Then every participant gets its reply: a write the count of its own
  *     bytes, a read its own packed data (zeros past the end of the
@@ -51,10 +68,10 @@
  *  9. Tags are the clients' choice; a tag must not name two operations in
  *     progress on the same subfile, and may be reused once one ended.
  *
- * Memory: each participant's buffer belongs to its connection thread,
- * which stays inside iod_coll_join until the operation ended, so the
- * pieces never outlive what they point to.  The operation itself is freed
- * by the last participant to leave.
+ * Memory: each participant's buffer (and view) belongs to its connection
+ * thread, which stays inside iod_coll_join until the operation ended, so
+ * the pieces never outlive what they point to.  The operation itself is
+ * freed by the last participant to leave.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -72,12 +89,21 @@
 /* How often a waiting participant looks at the stop flag, ms. */
 #define COLL_POLL_MS 200
 /*
- * Pieces one operation may gather: 24 bytes each, and a byte-granular
- * interleaving of 64 MiB requests would otherwise need 1.5 GiB per
- * request.  Past it the request is refused (-E2BIG).
+ * Pieces merged in one round (rule 6a): 24 bytes each, so 24 MiB for the
+ * round and as much for the participants' buffers, whereas a
+ * byte-granular interleaving of 64 MiB requests would need 1.5 GiB per
+ * request at once.  A round of 2^20 pieces is still thousands of large
+ * writes' worth.
  */
-#define COLL_MAX_PIECES (1u << 22)
+#define COLL_ROUND_PIECES (1u << 20)
 #define COLL_MSG_MAX 512
+
+/* One participant's bytes, and the pieces made but not yet merged. */
+struct coll_part {
+	struct iod_piece_src src;
+	size_t len;			/* its packed bytes */
+	struct iod_pieces buf;		/* owned array */
+};
 
 enum coll_state {
 	COLL_GATHERING,		/* waiting for participants; in the table */
@@ -99,7 +125,9 @@ struct coll_op {
 	enum coll_state state;
 	uint32_t joined;		/* requests that arrived */
 	unsigned refs;			/* threads inside iod_coll_join */
-	struct iod_pieces pieces;	/* owned array; buffers borrowed */
+	/* parts[0..joined): one per participant, participants entries;
+	 * owned (their buffers too); views and data borrowed. */
+	struct coll_part *parts;
 	int64_t result;			/* when DONE: bytes, or -errno */
 	char msg[COLL_MSG_MAX];		/* when DONE and result < 0 */
 	struct coll_op *next;		/* table list, while GATHERING */
@@ -162,7 +190,9 @@ static void op_unlink(struct iod_colls *cs, struct coll_op *op)
 
 static void op_free(struct coll_op *op)
 {
-	iod_pieces_release(&op->pieces);
+	for (uint32_t i = 0; op->parts && i < op->participants; i++)
+		iod_pieces_release(&op->parts[i].buf);
+	free(op->parts);
 	pthread_cond_destroy(&op->cond);
 	free(op);
 }
@@ -178,6 +208,12 @@ static int op_create(struct iod_colls *cs, const struct iod_view *v,
 
 	if (!op)
 		return clf_fail(ENOMEM, "iod: out of memory");
+	/* participants <= max_conns (op_enter): a bounded array. */
+	op->parts = calloc(participants, sizeof(*op->parts));
+	if (!op->parts) {
+		free(op);
+		return clf_fail(ENOMEM, "iod: out of memory");
+	}
 	err = -pthread_condattr_init(&attr);
 	if (err)
 		goto free_op;
@@ -194,43 +230,15 @@ static int op_create(struct iod_colls *cs, const struct iod_view *v,
 	op->write = write;
 	op->deadline_ms = clf_now_ms() + timeout_ms;
 	op->state = COLL_GATHERING;
-	op->pieces = (struct iod_pieces)IOD_PIECES_INIT;
 	op->next = cs->gathering;
 	cs->gathering = op;
 	*out = op;
 	return 0;
 
 free_op:
+	free(op->parts);
 	free(op);
 	return clf_fail_neg(err, "iod: cannot create a condition variable");
-}
-
-/* Append mine to the operation's pieces, all or nothing. */
-static int op_add_pieces(struct coll_op *op, const struct iod_pieces *mine)
-{
-	struct iod_pieces *ps = &op->pieces;
-
-	if (mine->n > COLL_MAX_PIECES - ps->n)
-		return clf_fail(E2BIG,
-				"iod: collective operation 0x%" PRIx64 " on subfile %" PRIu32 " of file 0x%" PRIx64 ": more than %u pieces; use independent I/O",
-				op->tag, op->subfile, op->file,
-				COLL_MAX_PIECES);
-	if (ps->n + mine->n > ps->cap) {
-		size_t cap = ps->n + mine->n;
-		struct iod_piece *p;
-
-		if (cap < 2 * ps->cap)
-			cap = 2 * ps->cap;
-		p = realloc(ps->p, cap * sizeof(*p));
-		if (!p)
-			return clf_fail(ENOMEM, "iod: out of memory");
-		ps->p = p;
-		ps->cap = cap;
-	}
-	if (mine->n)
-		memcpy(ps->p + ps->n, mine->p, mine->n * sizeof(*mine->p));
-	ps->n += mine->n;
-	return 0;
 }
 
 /* End the operation with result; the table mutex is held. */
@@ -246,22 +254,92 @@ static void op_finish(struct iod_colls *cs, struct coll_op *op,
 	pthread_cond_broadcast(&op->cond);
 }
 
+/*
+ * Move the pieces of part p below bound into round (rule 6a); the rest
+ * stays in p's buffer, in order.
+ */
+static int take_below(struct coll_part *p, int64_t bound,
+		      struct iod_pieces *round)
+{
+	size_t k = 0;
+
+	while (k < p->buf.n && p->buf.p[k].off < bound)
+		k++;
+	if (!k)
+		return 0;
+	if (round->n + k > round->cap) {
+		size_t cap = round->n + k;
+		struct iod_piece *bigger;
+
+		if (cap < 2 * round->cap)
+			cap = 2 * round->cap;
+		bigger = realloc(round->p, cap * sizeof(*bigger));
+		if (!bigger)
+			return clf_fail(ENOMEM, "iod: out of memory");
+		round->p = bigger;
+		round->cap = cap;
+	}
+	memcpy(round->p + round->n, p->buf.p, k * sizeof(*round->p));
+	round->n += k;
+	memmove(p->buf.p, p->buf.p + k, (p->buf.n - k) * sizeof(*p->buf.p));
+	p->buf.n -= k;
+	return 0;
+}
+
+/* The merged I/O of every participant's pieces, round by round. */
+static int64_t op_rounds(struct iod_server *srv, struct coll_op *op)
+{
+	size_t limit = srv->hooks.coll_pieces ? srv->hooks.coll_pieces
+					      : COLL_ROUND_PIECES;
+	struct iod_pieces round = IOD_PIECES_INIT;
+	int64_t done = 0, n = 0;
+	size_t per, busy = 0;
+
+	for (uint32_t i = 0; i < op->joined; i++)
+		busy += op->parts[i].len > 0;
+	per = busy ? limit / busy : limit;
+	if (per == 0)
+		per = 1;
+	for (;;) {
+		int64_t bound = INT64_MAX;
+
+		for (uint32_t i = 0; i < op->joined && n >= 0; i++) {
+			struct coll_part *p = &op->parts[i];
+
+			n = iod_piece_src_fill(&p->src, &p->buf, per);
+			if (p->src.frontier < bound)
+				bound = p->src.frontier;
+		}
+		round.n = 0;
+		for (uint32_t i = 0; i < op->joined && n >= 0; i++)
+			n = take_below(&op->parts[i], bound, &round);
+		if (n < 0 || round.n == 0)
+			break;
+		if (op->write)
+			n = iod_merge_write(srv->st, op->file, op->subfile,
+					    round.p, round.n);
+		else
+			n = iod_merge_read(srv->st, op->file, op->subfile,
+					   round.p, round.n);
+		if (n < 0)
+			break;
+		done += n;
+	}
+	iod_pieces_release(&round);
+	return n < 0 ? n : done;
+}
+
 /* The last participant: the I/O for everyone, without the mutex. */
 static void op_perform(struct iod_server *srv, struct coll_op *op)
 {
 	struct iod_colls *cs = srv->colls;
 	int64_t total = 0, n;
 
-	for (size_t i = 0; i < op->pieces.n; i++)
-		total += (int64_t)op->pieces.p[i].len;
-	if (op->write) {
+	for (uint32_t i = 0; i < op->joined; i++)
+		total += (int64_t)op->parts[i].len;
+	if (op->write)
 		iod_hook_before_write(srv, (size_t)total);
-		n = iod_merge_write(srv->st, op->file, op->subfile,
-				    op->pieces.p, op->pieces.n);
-	} else {
-		n = iod_merge_read(srv->st, op->file, op->subfile,
-				   op->pieces.p, op->pieces.n);
-	}
+	n = op_rounds(srv, op);
 	pthread_mutex_lock(&cs->mutex);
 	op_finish(cs, op, n, n < 0 ? CLF_Last_error() : "");
 	pthread_mutex_unlock(&cs->mutex);
@@ -342,31 +420,25 @@ int64_t iod_coll_join(struct iod_server *srv, const struct iod_view *v,
 		      int64_t lo, int64_t hi, void *data, size_t len)
 {
 	struct iod_colls *cs = srv->colls;
-	struct iod_pieces mine = IOD_PIECES_INIT;
 	struct coll_op *op = NULL;	/* shared; freed by the last to leave */
+	struct iod_piece_src src;
 	char msg[COLL_MSG_MAX];
 	int64_t result;
 	bool last;
 	int err;
 
-	err = iod_view_pieces(v, lo, hi, data, len, &mine);
+	/* O(depth): the pieces are made once everyone came (rule 5). */
+	err = iod_piece_src_init(&src, v, lo, hi, data, len);
 	if (err)
 		return err;
 	pthread_mutex_lock(&cs->mutex);
 	err = op_enter(srv, v, tag, participants, write, &op);
-	if (!err)
-		err = op_add_pieces(op, &mine);
 	if (err) {
-		/* Not joined.  An operation this request just began has no
-		 * participant: nobody else will end it. */
-		if (op && op->joined == 0 && op->refs == 0 &&
-		    op->state == COLL_GATHERING) {
-			op_unlink(cs, op);
-			op_free(op);
-		}
 		pthread_mutex_unlock(&cs->mutex);
-		goto release;
+		return err;
 	}
+	op->parts[op->joined].src = src;
+	op->parts[op->joined].len = len;
 	op->joined++;
 	op->refs++;
 	if (op->joined == op->participants) {
@@ -387,7 +459,5 @@ int64_t iod_coll_join(struct iod_server *srv, const struct iod_view *v,
 		op_free(op);
 	if (result < 0)
 		err = clf_fail_neg((int)result, "%s", msg);
-release:
-	iod_pieces_release(&mine);
 	return err ? err : (int64_t)len;
 }

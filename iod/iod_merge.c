@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -41,44 +42,85 @@ int iod_pieces_add(struct iod_pieces *ps, int64_t off, size_t len, void *buf)
 	return 0;
 }
 
+/* The run that would make a piece too many: where the next call begins. */
+#define GATHER_FULL 1
+
 struct gather {
+	struct iod_piece_src *src;
 	struct iod_pieces *out;
-	char *data;		/* next packed byte */
+	size_t max;		/* pieces out may hold */
 	int appended;		/* pieces added by this call */
 };
 
 static int add_run(int64_t v, int64_t s, int64_t len, void *arg)
 {
 	struct gather *g = arg;
+	struct iod_piece_src *src = g->src;
 	struct iod_piece *last = g->appended ? &g->out->p[g->out->n - 1]
 					     : NULL;
 	int err = 0;
 
 	if (last && last->off + (int64_t)last->len == s) {
 		last->len += (size_t)len;
+	} else if (g->out->n >= g->max) {
+		src->lo = v;
+		src->frontier = s;
+		return GATHER_FULL;
 	} else {
-		err = iod_pieces_add(g->out, s, (size_t)len, g->data);
+		err = iod_pieces_add(g->out, s, (size_t)len, src->data);
 		g->appended += !err;
 	}
-	g->data += len;
+	src->data += len;
 	return err;
 }
 
-int iod_view_pieces(const struct iod_view *v, int64_t lo, int64_t hi,
-		    void *data, size_t len, struct iod_pieces *out)
+int iod_piece_src_init(struct iod_piece_src *src, const struct iod_view *v,
+		       int64_t lo, int64_t hi, void *data, size_t len)
 {
-	struct gather g = { .out = out, .data = data };
-	size_t before = out->n;
-	int64_t count;
-	int err;
+	int64_t count = CLF_Mapping_count(v->map, lo, hi);
 
-	count = CLF_Mapping_count(v->map, lo, hi);
 	if (count < 0 || (uint64_t)count != len)
 		return clf_fail(EINVAL,
 				"iod: view %" PRIu32 ": view range [%" PRId64 ", %" PRId64 ") holds %" PRId64 " bytes of subfile %" PRIu32 " of file 0x%" PRIx64 ", not %zu",
 				v->handle, lo, hi, count, v->subfile, v->file,
 				len);
-	err = CLF_Mapping_foreach(v->map, lo, hi, add_run, &g);
+	*src = (struct iod_piece_src){ .v = v, .lo = lo, .hi = hi,
+				       .data = data, .frontier = INT64_MIN };
+	if (len == 0) {
+		src->lo = hi;
+		src->frontier = INT64_MAX;
+	}
+	return 0;
+}
+
+int iod_piece_src_fill(struct iod_piece_src *src, struct iod_pieces *out,
+		       size_t max)
+{
+	struct gather g = { .src = src, .out = out, .max = max };
+	int err;
+
+	if (src->lo >= src->hi || out->n >= max)
+		return 0;
+	err = CLF_Mapping_foreach(src->v->map, src->lo, src->hi, add_run, &g);
+	if (err == GATHER_FULL)
+		return 0;
+	if (err)
+		return err;
+	src->lo = src->hi;
+	src->frontier = INT64_MAX;
+	return 0;
+}
+
+int iod_view_pieces(const struct iod_view *v, int64_t lo, int64_t hi,
+		    void *data, size_t len, struct iod_pieces *out)
+{
+	struct iod_piece_src src;
+	size_t before = out->n;
+	int err;
+
+	err = iod_piece_src_init(&src, v, lo, hi, data, len);
+	if (!err)
+		err = iod_piece_src_fill(&src, out, SIZE_MAX);
 	if (err)
 		out->n = before;
 	return err;

@@ -54,6 +54,39 @@ int iod_view_pieces(const struct iod_view *v, int64_t lo, int64_t hi,
 		    void *data, size_t len, struct iod_pieces *out);
 
 /*
+ * A participant's pieces produced a bounded number at a time, so that a
+ * collective with more pieces than an iod holds at once is cut into
+ * rounds (iod_collective.c).  Borrows the view and the data: both must
+ * outlive it.
+ */
+struct iod_piece_src {
+	const struct iod_view *v;	/* borrowed */
+	int64_t lo, hi;		/* view bytes not yet turned into pieces */
+	char *data;		/* their packed bytes, borrowed */
+	int64_t frontier;	/* subfile offset of the next piece;
+				 * INT64_MAX once lo == hi */
+};
+
+/*
+ * Set src up for view bytes [lo, hi) of v, whose len packed bytes are in
+ * data.  Returns 0, or -EINVAL when len is not the count of those bytes
+ * (the message names the view); O(depth of the mapping).
+ */
+int iod_piece_src_init(struct iod_piece_src *src, const struct iod_view *v,
+		       int64_t lo, int64_t hi, void *data, size_t len);
+
+/*
+ * Append src's next pieces to out until out holds max pieces or src is
+ * exhausted; pieces that follow each other in the subfile (and are
+ * produced by the same call) are one.  Pieces come in increasing subfile
+ * order, each at or after the previous frontier.  Costs O(depth) per
+ * piece plus one seek.  Returns 0 or -ENOMEM; after an error src and out
+ * are unusable.
+ */
+int iod_piece_src_fill(struct iod_piece_src *src, struct iod_pieces *out,
+		       size_t max);
+
+/*
  * iod_merge_write - write pieces of subfile `subfile` of `file` in order
  *
  * Sorts p[0..n) in place by subfile offset and writes each stretch of

@@ -115,6 +115,9 @@ int iod_server_open(struct iod_server *srv, const struct clf_config *cfg,
 	if (hooks->delay_ms)
 		iod_log("test hook CLF_TEST_IOD_DELAY_MS=%u is on",
 			hooks->delay_ms);
+	if (hooks->coll_pieces)
+		iod_log("test hook CLF_TEST_IOD_COLL_PIECES=%u is on",
+			hooks->coll_pieces);
 	err = iod_views_create(NULL, &srv->views);
 	if (err)
 		goto free_store;

@@ -38,6 +38,9 @@ struct iod_hooks {
 	uint64_t enospc_after;
 	/* CLF_TEST_IOD_DELAY_MS: sleep this long before every reply. */
 	unsigned delay_ms;
+	/* CLF_TEST_IOD_COLL_PIECES: pieces per round of a collective
+	 * operation (iod_collective.c, rule 6a); 0: the built-in size. */
+	unsigned coll_pieces;
 };
 
 /* Parse the CLF_TEST_IOD_* variables: 0, or -EINVAL with a message. */
