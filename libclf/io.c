@@ -435,7 +435,47 @@ static int recv_share(struct access *a, const struct target *t,
 	return err;
 }
 
-/* Prepare and send piece [lo, hi) into the ring. */
+/* The bytes of share sh of [lo, hi) for target t: count, and packed. */
+static int prepare_share(struct access *a, const struct target *t,
+			 int64_t lo, int64_t hi, struct share *sh)
+{
+	sh->count = clf_viewmap_count(a->f->view, t->j, lo, hi);
+	if (sh->count <= 0)
+		return (int)sh->count;
+	if (t->direct) {
+		/* The piece is these bytes, in place. */
+		sh->packed = a->buf + (lo - a->base);
+	} else if (t->view_direct && share_memory_runs(a, lo, hi, sh)) {
+		/* The piece is these memory runs, in place. */
+	} else {
+		sh->packed = malloc(sh->count);
+		if (!sh->packed)
+			return clf_fail(ENOMEM, "clf: out of memory");
+		if (a->write) {
+			int64_t got = clf_viewmap_gather(a->f->view, t->j, lo,
+							 hi, a->base, a->buf,
+							 a->mem, sh->packed);
+
+			/* Never send an unfilled buffer as data. */
+			if (got < 0) {
+				free(sh->packed);
+				sh->packed = NULL;
+				return (int)got;
+			}
+		}
+	}
+	return 0;
+}
+
+/*
+ * Prepare and send piece [lo, hi) into the ring.  An independent piece
+ * goes to each iod as soon as its share is packed, so the iods work while
+ * the next share is.  A collective piece is packed for every subfile
+ * before its first request goes out: an iod starts the other
+ * participants' timeout when an operation's first request arrives, and
+ * our packing must not run in their time.  Every participant answers
+ * every subfile's roll call, with nothing when it has nothing there.
+ */
 static int start_piece(struct access *a, int64_t lo, int64_t hi)
 {
 	struct piece *pc = &a->ring[(a->first + a->inflight) % PIPELINE_DEPTH];
@@ -446,42 +486,14 @@ static int start_piece(struct access *a, int64_t lo, int64_t hi)
 	memset(pc->shares, 0, a->ntargets * sizeof(*pc->shares));
 	a->inflight++;
 	for (int k = 0; k < a->ntargets && !err; k++) {
-		const struct target *t = &a->targets[k];
 		struct share *sh = &pc->shares[k];
 
-		sh->count = clf_viewmap_count(a->f->view, t->j, lo, hi);
-		if (sh->count < 0)
-			return (int)sh->count;
-		if (sh->count == 0) {
-			/* Every participant answers every subfile's roll call. */
-			if (a->participants)
-				err = send_share(a, t, pc, sh);
-			continue;
-		}
-		if (t->direct) {
-			/* The piece is these bytes, in place. */
-			sh->packed = a->buf + (lo - a->base);
-		} else if (t->view_direct && share_memory_runs(a, lo, hi, sh)) {
-			/* The piece is these memory runs, in place. */
-		} else {
-			sh->packed = malloc(sh->count);
-			if (!sh->packed)
-				return clf_fail(ENOMEM, "clf: out of memory");
-			if (a->write) {
-				int64_t got = clf_viewmap_gather(a->f->view,
-						t->j, lo, hi, a->base, a->buf,
-						a->mem, sh->packed);
-
-				/* Never send an unfilled buffer as data. */
-				if (got < 0) {
-					free(sh->packed);
-					sh->packed = NULL;
-					return (int)got;
-				}
-			}
-		}
-		err = send_share(a, t, pc, sh);
+		err = prepare_share(a, &a->targets[k], lo, hi, sh);
+		if (!err && !a->participants && sh->count)
+			err = send_share(a, &a->targets[k], pc, sh);
 	}
+	for (int k = 0; k < a->ntargets && !err && a->participants; k++)
+		err = send_share(a, &a->targets[k], pc, &pc->shares[k]);
 	return err;
 }
 
