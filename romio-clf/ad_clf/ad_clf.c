@@ -8,7 +8,9 @@
  * the file's use_romio_optimizations hint is true; they then call ROMIO's
  * generic data sieving and two-phase code on top of the contiguous
  * operations (see ad_clf_io_strided.c).  Nonblocking accesses complete at
- * once (the FAKE variants), as clf's client is synchronous.
+ * once, as clf's client is synchronous (reads through ad_clf_io_strided.c,
+ * which counts a read cut short inside an element; writes through ROMIO's
+ * FAKE variants).
  */
 
 #include "ad_clf.h"
@@ -26,13 +28,13 @@ struct ADIOI_Fns_struct ADIO_CLF_operations = {
     ADIOI_CLF_ReadStrided,      /* ReadStrided */
     ADIOI_CLF_WriteStrided,     /* WriteStrided */
     ADIOI_CLF_Close,    /* Close */
-    ADIOI_FAKE_IreadContig,     /* IreadContig */
+    ADIOI_CLF_IreadContig,      /* IreadContig */
     ADIOI_FAKE_IwriteContig,    /* IwriteContig */
     ADIOI_FAKE_IODone,  /* ReadDone */
     ADIOI_FAKE_IODone,  /* WriteDone */
     ADIOI_FAKE_IOComplete,      /* ReadComplete */
     ADIOI_FAKE_IOComplete,      /* WriteComplete */
-    ADIOI_FAKE_IreadStrided,    /* IreadStrided */
+    ADIOI_CLF_IreadStrided,     /* IreadStrided */
     ADIOI_FAKE_IwriteStrided,   /* IwriteStrided */
     ADIOI_CLF_Flush,    /* Flush */
     ADIOI_CLF_Resize,   /* Resize */

@@ -390,20 +390,43 @@ void ADIOI_CLF_WriteStridedColl(ADIO_File fd, const void *buf, int count,
     MPI_Barrier(fd->comm);
 }
 
-/* Nonblocking collectives: done at once, like ADIOI_FAKE_Iwrite*. */
+/*
+ * Nonblocking accesses: done at once, like ADIOI_FAKE_I*, with the bytes
+ * moved counted in bytes: a read that the end of the file cuts inside an
+ * element has no count of elements (MPI_Get_count is MPI_UNDEFINED), and
+ * ROMIO's FAKE variants then complete the request with a negative size,
+ * which aborts the job.
+ */
 static void ADIOI_CLF_Complete(ADIO_File fd, MPI_Datatype datatype, ADIO_Status * status,
                                ADIO_Request * request, int *error_code)
 {
-    MPI_Count typesize;
-    MPI_Offset nbytes = 0;
-    int got;
+    MPI_Count nbytes = 0;
 
-    if (*error_code == MPI_SUCCESS) {
-        MPI_Type_size_x(datatype, &typesize);
-        MPI_Get_count(status, datatype, &got);
-        nbytes = (MPI_Offset) got *typesize;
-    }
+    if (*error_code == MPI_SUCCESS)
+        MPI_Get_elements_x(status, MPI_BYTE, &nbytes);
     MPIO_Completed_request_create(&fd, nbytes, error_code, request);
+}
+
+void ADIOI_CLF_IreadContig(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
+                           int file_ptr_type, ADIO_Offset offset, ADIO_Request * request,
+                           int *error_code)
+{
+    ADIO_Status status;
+
+    ADIOI_CLF_ReadContig(fd, buf, count, datatype, file_ptr_type, offset, &status,
+                         error_code);
+    ADIOI_CLF_Complete(fd, datatype, &status, request, error_code);
+}
+
+void ADIOI_CLF_IreadStrided(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
+                            int file_ptr_type, ADIO_Offset offset, ADIO_Request * request,
+                            int *error_code)
+{
+    ADIO_Status status;
+
+    ADIOI_CLF_ReadStrided(fd, buf, count, datatype, file_ptr_type, offset, &status,
+                          error_code);
+    ADIOI_CLF_Complete(fd, datatype, &status, request, error_code);
 }
 
 void ADIOI_CLF_IreadStridedColl(ADIO_File fd, void *buf, int count,

@@ -762,6 +762,21 @@ static void test_misc(void)
 	CHECK_MPI(MPI_File_read_at(fh, 14, back, 8, MPI_INT, &st), "read at end");
 	MPI_Get_count(&st, MPI_INT, &got);
 	CHECK(got == 2, "read %d ints at the end, want 2", got);
+	/* Nonblocking, the end inside an element of 3 ints: 2 ints, not a
+	 * request of negative size (which aborted the job). */
+	{
+		MPI_Datatype three;
+		MPI_Request req;
+
+		MPI_Type_contiguous(3, MPI_INT, &three);
+		MPI_Type_commit(&three);
+		CHECK_MPI(MPI_File_iread_at(fh, 14, back, 2, three, &req),
+			  "iread_at at end");
+		CHECK_MPI(MPI_Wait(&req, &st), "wait");
+		MPI_Get_elements(&st, MPI_INT, &got);
+		CHECK(got == 2, "iread_at got %d ints at the end, want 2", got);
+		MPI_Type_free(&three);
+	}
 
 	MPI_File_get_size(fh, &size);
 	CHECK(size == (MPI_Offset)(16 * nprocs * sizeof(int)), "size %lld",
