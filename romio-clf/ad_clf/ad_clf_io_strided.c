@@ -145,17 +145,36 @@ int ADIOI_CLF_Mem_init(ADIO_File fd, struct ADIOI_CLF_Mem *m, const void *buf, i
     return m->type ? 0 : -ENOMEM;
 }
 
-/* After a read of n bytes into a packed copy: the whole elements to buf. */
+/*
+ * After a read of n bytes into a packed copy: the n bytes to buf.  The
+ * status says n bytes were read, so a last element the end of the file
+ * cut is stored too, as far as it was read: MPI_Unpack moves whole
+ * elements only, so that one goes through a copy of its current bytes.
+ */
 void ADIOI_CLF_Mem_unpack(ADIO_File fd, struct ADIOI_CLF_Mem *m, void *buf,
                           MPI_Datatype datatype, MPI_Count n)
 {
-    MPI_Count size, p = 0;
+    MPI_Count size, whole, rest, lb, extent, p = 0, q = 0;
+    char *elem, *tmp;
 
     if (!m->packed || n <= 0)
         return;
     MPI_Type_size_x(datatype, &size);
-    /* A partial element stays unread. */
-    MPI_Unpack_c(m->packed, n, &p, buf, n / size, datatype, fd->comm);
+    whole = n / size;
+    rest = n - whole * size;
+    MPI_Unpack_c(m->packed, n, &p, buf, whole, datatype, fd->comm);
+    if (rest == 0)
+        return;
+    MPI_Type_get_extent_x(datatype, &lb, &extent);
+    elem = (char *) buf + whole * extent;
+    tmp = ADIOI_Malloc(size);
+    if (!tmp)
+        return;
+    MPI_Pack_c(elem, 1, datatype, tmp, size, &q, fd->comm);
+    memcpy(tmp, m->packed + whole * size, rest);
+    q = 0;
+    MPI_Unpack_c(tmp, size, &q, elem, 1, datatype, fd->comm);
+    ADIOI_Free(tmp);
 }
 
 void ADIOI_CLF_Mem_release(struct ADIOI_CLF_Mem *m)

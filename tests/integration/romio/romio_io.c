@@ -777,6 +777,25 @@ static void test_misc(void)
 		CHECK(got == 2, "iread_at got %d ints at the end, want 2", got);
 		MPI_Type_free(&three);
 	}
+	/* The same into 3 ints backwards (the driver packs such memory):
+	 * the 2 ints of the cut element are stored, the third is not. */
+	{
+		int bl[3] = { 1, 1, 1 };
+		MPI_Aint d[3] = { 8, 4, 0 };
+		MPI_Datatype back3;
+
+		MPI_Type_create_hindexed(3, bl, d, MPI_INT, &back3);
+		MPI_Type_commit(&back3);
+		back[0] = back[1] = back[2] = -1;
+		CHECK_MPI(MPI_File_read_at(fh, 14, back, 1, back3, &st),
+			  "read_at at end, backwards");
+		MPI_Get_elements(&st, MPI_INT, &got);
+		CHECK(got == 2, "backwards read got %d ints at the end, want 2", got);
+		CHECK(back[2] == buf[14] && back[1] == buf[15] && back[0] == -1,
+		      "backwards read at the end stored %d %d %d, want -1 %d %d",
+		      back[0], back[1], back[2], buf[15], buf[14]);
+		MPI_Type_free(&back3);
+	}
 
 	MPI_File_get_size(fh, &size);
 	CHECK(size == (MPI_Offset)(16 * nprocs * sizeof(int)), "size %lld",
