@@ -97,7 +97,8 @@ static int member_from(const struct fset *s, int hint, int64_t rel)
 /* Last byte of the leaf block holding y, a byte selected by s. */
 static int64_t piece_end(const struct fset *s, int64_t y)
 {
-	for (int k = 0; k < s->nr; k++) {
+	/* Ordered: only the member whose span holds y can hold it. */
+	for (int k = s->ordered ? member_from(s, -1, y) : 0; k < s->nr; k++) {
 		const struct falls *f = &s->f[k];
 		int64_t i, off;
 
@@ -312,7 +313,7 @@ static void push_bundle(struct fbuild *b, struct fvec *v,
  * they are ordered, and a cursor steps through them in O(depth) per
  * piece instead of answering each seek over thousands of members.
  */
-static struct fset *fset_bundle(struct fbuild *b, const struct fset *set)
+static struct fset *bundle_level(struct fbuild *b, const struct fset *set)
 {
 	struct fvec v = { 0 };
 
@@ -328,18 +329,105 @@ static struct fset *fset_bundle(struct fbuild *b, const struct fset *set)
 	return fset_from_vec(b, &v);
 }
 
+/* Whether set, or a set below it, interleaves its members. */
+static bool interleaves(const struct fset *set)
+{
+	if (!set->ordered && set->nr > 1)
+		return true;
+	for (int i = 0; i < set->nr; i++)
+		if (set->f[i].in && interleaves(set->f[i].in))
+			return true;
+	return false;
+}
+
+/*
+ * Inner sets lately bundled in one call, so that an inner set shared by
+ * many members stays shared.  Holds a reference to each pair.
+ */
+#define BUNDLE_MEMO 16
+
+struct bundle_memo {
+	struct fset *in[BUNDLE_MEMO], *out[BUNDLE_MEMO];
+	int next;
+};
+
+static void bundle_memo_release(struct bundle_memo *memo)
+{
+	for (int i = 0; i < BUNDLE_MEMO; i++) {
+		fset_put(memo->in[i]);
+		fset_put(memo->out[i]);
+	}
+}
+
+static struct fset *bundle_deep(struct fbuild *b, struct fset *set,
+				struct bundle_memo *memo);
+
+/* A member's inner set, bundled (a new reference; NULL on error). */
+static struct fset *bundle_inner(struct fbuild *b, struct fset *in,
+				 struct bundle_memo *memo)
+{
+	struct fset *out;
+	int k = memo->next % BUNDLE_MEMO;
+
+	for (int i = 0; i < BUNDLE_MEMO; i++)
+		if (memo->in[i] == in)
+			return fset_get(memo->out[i]);
+	out = bundle_deep(b, in, memo);
+	if (out) {
+		fset_put(memo->in[k]);
+		fset_put(memo->out[k]);
+		memo->in[k] = fset_get(in);
+		memo->out[k] = fset_get(out);
+		memo->next++;
+	}
+	return out;
+}
+
+/*
+ * set with every interleaved level bundled (bundle_level), from the
+ * leaves up; a new reference, or NULL with b->err set.  O(nodes).
+ */
+static struct fset *bundle_deep(struct fbuild *b, struct fset *set,
+				struct bundle_memo *memo)
+{
+	struct fset *level, *res;
+	struct fvec v = { 0 };
+
+	if (!interleaves(set))
+		return fset_get(set);
+	for (int i = 0; i < set->nr; i++) {
+		const struct falls *f = &set->f[i];
+		struct fset *in = NULL;
+
+		if (f->in) {
+			in = bundle_inner(b, f->in, memo);
+			if (!in)
+				break;
+		}
+		fvec_push(b, &v, f->l, f->r, f->s, f->n, in);
+	}
+	level = fset_from_vec(b, &v);
+	if (!level || level->ordered || level->nr < 2)
+		return level;
+	res = bundle_level(b, level);
+	fset_put(level);
+	return res;
+}
+
 int fsplit_init(struct fsplit *sp, struct fset *set)
 {
 	struct fbuild b = { .budget = INT64_MAX };
 	int64_t last_hi[FSPLIT_MAX];
 	int *chain = NULL, nch = 0;
+	struct bundle_memo memo = { .next = 0 };
 	struct fset *bundled;
 
 	sp->nr = 1;
 	sp->part[0] = fset_get(set);
-	if (set->ordered || set->nr < 2)
+	if (!interleaves(set))
 		return 0;
-	bundled = fset_bundle(&b, set);
+	bundled = bundle_deep(&b, set, &memo);
+	bundle_memo_release(&memo);
 	if (!bundled) {
 		fsplit_release(sp);
 		return b.err;

@@ -9,6 +9,7 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -275,6 +276,72 @@ START_TEST(test_split_bundles_members_of_one_stride_into_one_ordered_part)
 }
 END_TEST
 
+START_TEST(test_split_of_random_bundles_matches_walks_from_the_root)
+{
+	uint64_t rs = seed_base() + 17;
+
+	for (int it = 0; it < rounds(300); it++) {
+		int k = (int)rnd_range(&rs, 2, 12);
+		int64_t stride = 8 * k, n = rnd_range(&rs, 2, 40);
+		CLF_Datatype f[12], t;
+
+		/* Member i in slot i of every stride, n or n - 1 blocks. */
+		for (int i = 0; i < k; i++) {
+			int64_t l = 8 * i + rnd_range(&rs, 0, 3);
+			int64_t r = l + rnd_range(&rs, 0, 3);
+
+			f[i] = CLF_Type_vector(l, r, stride,
+					       n - rnd_range(&rs, 0, 1), CLF_BYTE);
+			ck_assert_ptr_nonnull(f[i]);
+		}
+		t = CLF_Type_struct(k, f);
+		ck_assert_ptr_nonnull(t);
+		check_walk(&rs, t->set, rnd_range(&rs, 0, 9), t->extent,
+			   rnd_range(&rs, 0, 2 * t->extent), 300);
+		for (int i = 0; i < k; i++)
+			CLF_Type_free(&f[i]);
+		CLF_Type_free(&t);
+	}
+}
+END_TEST
+
+/* Whether every level of set has its members in order. */
+static bool all_levels_ordered(const struct fset *set)
+{
+	if (!set->ordered)
+		return false;
+	for (int i = 0; i < set->nr; i++)
+		if (set->f[i].in && !all_levels_ordered(set->f[i].in))
+			return false;
+	return true;
+}
+
+START_TEST(test_split_bundles_interleaved_members_below_the_top_level)
+{
+	/* Rows of 1600 bytes every 4000, each holding the bundle above. */
+	CLF_Datatype f[4] = { CLF_Type_vector(0, 3, 16, 100, CLF_BYTE),
+			      CLF_Type_vector(5, 6, 16, 99, CLF_BYTE),
+			      CLF_Type_vector(8, 9, 16, 100, CLF_BYTE),
+			      CLF_Type_vector(12, 14, 16, 99, CLF_BYTE) };
+	CLF_Datatype row = CLF_Type_struct(4, f);
+	CLF_Datatype t = CLF_Type_vector(0, 1599, 4000, 50, row);
+	uint64_t rs = seed_base() + 16;
+	struct fsplit sp;
+
+	ck_assert(!all_levels_ordered(t->set));
+	ck_assert_int_eq(fsplit_init(&sp, t->set), 0);
+	ck_assert_int_eq(sp.nr, 1);
+	ck_assert(all_levels_ordered(sp.part[0]));
+	ck_assert_int_eq(sp.part[0]->size, t->set->size);
+	fsplit_release(&sp);
+	check_walk(&rs, t->set, 7, t->extent, 0, 3000);
+	for (int k = 0; k < 4; k++)
+		CLF_Type_free(&f[k]);
+	CLF_Type_free(&row);
+	CLF_Type_free(&t);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("falls_cursor");
@@ -288,6 +355,8 @@ int main(void)
 	tcase_add_test(tc, test_cursor_handles_sets_deeper_than_its_inline_stack);
 	tcase_add_test(tc, test_split_cuts_interleaved_members_into_ordered_chains);
 	tcase_add_test(tc, test_split_bundles_members_of_one_stride_into_one_ordered_part);
+	tcase_add_test(tc, test_split_bundles_interleaved_members_below_the_top_level);
+	tcase_add_test(tc, test_split_of_random_bundles_matches_walks_from_the_root);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
