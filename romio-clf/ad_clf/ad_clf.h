@@ -28,6 +28,7 @@ typedef struct {
     int lin_fd;                 /* clf descriptor, byte view; -1 when closed */
     int view_fd;                /* clf descriptor with the MPI view; -1 until needed */
     int clf_flags;              /* O_* flags both were opened with */
+    char *clf_path;             /* the file's clf path, resolved at open; owned */
 
     /* What view_fd carries: the clf view of fd->filetype at fd->disp.
      * A filetype is recognised by an attribute that points to this
@@ -154,7 +155,7 @@ void ADIOI_CLF_Coll_access(ADIO_File fd, void *buf, int count, MPI_Datatype data
                            int write, int *error_code);
 
 /* ad_clf_common.c */
-int ADIOI_CLF_Init(const char *myname, int *error_code);
+int ADIOI_CLF_Init(const char *myname, const char *config, int *error_code);
 void ADIOI_CLF_File_opened(ADIO_File fd);
 void ADIOI_CLF_File_closed(ADIO_File fd);
 int ADIOI_CLF_Error(const char *myname, int err, const char *msg);
@@ -163,7 +164,10 @@ void ADIOI_CLF_Fs_free(ADIO_File fd);
 int ADIOI_CLF_Report_size(ADIO_File fd, int which);
 int ADIOI_CLF_Report_pending(ADIO_File fd, int except_fd);
 CLF_Datatype ADIOI_CLF_Bytes(ADIOI_CLF_fs * fs, MPI_Count len);
-void ADIOI_CLF_Path(const char *filename, char *path, size_t len);
+
+/* ad_clf_mount.c */
+int ADIOI_CLF_On_mount(const char *filename);
+void ADIOI_CLF_Path_of(const char *filename, char *path, char *config, size_t len);
 double ADIOI_CLF_Prof_start(ADIO_File fd);
 void ADIOI_CLF_Prof_end(ADIO_File fd, double t0);
 void ADIOI_CLF_Prof_publish(ADIO_File fd);

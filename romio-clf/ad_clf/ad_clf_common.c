@@ -8,6 +8,8 @@
 #include "glue.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 /*
@@ -26,6 +28,10 @@ static int ADIOI_CLF_Initialized;       /* CLF_init done, CLF_finalize not yet *
 static int ADIOI_CLF_Finalizing;        /* MPI_Finalize has begun */
 static ADIO_File *ADIOI_CLF_Open_files; /* MPI files open on clf, in open order */
 static int ADIOI_CLF_Nopen, ADIOI_CLF_Open_max;
+/* The configuration libclf was initialised with: a clf mount's, or ""
+ * for $CLF_CONFIG or libclf's default; ADIOI_CLF_Env_config is the
+ * former's real path. */
+static char ADIOI_CLF_Config[PATH_MAX + 2], ADIOI_CLF_Env_config[PATH_MAX + 2];
 
 static int ADIOI_CLF_Finalize_cb(MPI_Comm comm, int keyval, void *attr_val, void *extra)
 {
@@ -42,30 +48,60 @@ static int ADIOI_CLF_Finalize_cb(MPI_Comm comm, int keyval, void *attr_val, void
     return MPI_SUCCESS;
 }
 
-/*
- * Connect to the clf instance ($CLF_CONFIG, or libclf's defaults) at the
- * first use, and disconnect in MPI_Finalize, when MPI_COMM_SELF's
- * attributes are deleted, or at the last close after that.  Returns 0 or
- * sets *error_code.
- */
-int ADIOI_CLF_Init(const char *myname, int *error_code)
+/* The instance of config ("": $CLF_CONFIG or the default) is the one
+ * libclf is connected to, or may be. */
+static int ADIOI_CLF_Same_instance(const char *config)
 {
-    const char *msg;
+    if (!config[0] || !strcmp(config, ADIOI_CLF_Config))
+        return 1;
+    /* A mount of the instance $CLF_CONFIG names. */
+    return !ADIOI_CLF_Config[0] && !strcmp(config, ADIOI_CLF_Env_config);
+}
+
+/*
+ * Connect to the clf instance of config (a clf mount's configuration
+ * file; "" or NULL: $CLF_CONFIG, or libclf's defaults) at the first use,
+ * and disconnect in MPI_Finalize, when MPI_COMM_SELF's attributes are
+ * deleted, or at the last close after that.  A process works with one
+ * instance.  Returns 0 or sets *error_code.
+ */
+int ADIOI_CLF_Init(const char *myname, const char *config, int *error_code)
+{
+    const char *msg, *env;
+    char real[PATH_MAX];
     int err;
+
+    if (!config)
+        config = "";
 
     if (!MPIO_CLF_Version_ok(&msg)) {
         *error_code = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname,
                                            __LINE__, MPI_ERR_IO, "**io", "**io %s", msg);
         return -1;
     }
-    if (ADIOI_CLF_Initialized)
-        return 0;
-    err = CLF_init(NULL);
+    if (ADIOI_CLF_Initialized) {
+        if (ADIOI_CLF_Same_instance(config))
+            return 0;
+        *error_code = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname,
+                                           __LINE__, MPI_ERR_IO, "**io", "**io %s",
+                                           "clf: the file is on a mount of another instance "
+                                           "than this process uses (one instance per "
+                                           "process: set CLF_CONFIG to the mount's "
+                                           "configuration)");
+        return -1;
+    }
+    err = CLF_init(config[0] ? config : NULL);
     if (err < 0) {
         *error_code = ADIOI_CLF_Error(myname, err, NULL);
         return -1;
     }
     ADIOI_CLF_Initialized = 1;
+    MPL_snprintf(ADIOI_CLF_Config, sizeof(ADIOI_CLF_Config), "%s", config);
+    env = getenv("CLF_CONFIG");
+    if (env && realpath(env, real))
+        MPL_snprintf(ADIOI_CLF_Env_config, sizeof(ADIOI_CLF_Env_config), "%s", real);
+    else
+        ADIOI_CLF_Env_config[0] = '\0';
     /* Opened while MPI_Finalize runs: the last close finalizes. */
     if (!ADIOI_CLF_Finalizing) {
         MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, ADIOI_CLF_Finalize_cb,
@@ -193,6 +229,8 @@ void ADIOI_CLF_Fs_free(ADIO_File fd)
     /* ADIOI_Free refuses NULL. */
     if (fs->subfile_hint)
         ADIOI_Free(fs->subfile_hint);
+    if (fs->clf_path)
+        ADIOI_Free(fs->clf_path);
     ADIOI_Free(fs);
     fd->fs_ptr = NULL;
 }
@@ -239,12 +277,6 @@ int ADIOI_CLF_Report_pending(ADIO_File fd, int except_fd)
     if (!err && fs->view_fd != except_fd)
         err = ADIOI_CLF_Report_size(fd, fs->view_fd);
     return err;
-}
-
-/* clf paths are absolute: "clf:data" is "/data". */
-void ADIOI_CLF_Path(const char *filename, char *path, size_t len)
-{
-    MPL_snprintf(path, len, "%s%s", filename[0] == '/' ? "" : "/", filename);
 }
 
 /*

@@ -36,7 +36,7 @@ int ADIOI_CLF_Target(ADIO_File fd, int *cfd, int *linear, int *error_code)
 {
     static char myname[] = "ADIOI_CLF_SETVIEW";
     ADIOI_CLF_fs *fs = fd->fs_ptr;
-    char msg[ADIOI_CLF_DTYPE_MSG_LEN], path[PATH_MAX + 2];
+    char msg[ADIOI_CLF_DTYPE_MSG_LEN];
     struct clf_view view;
     CLF_Datatype type;
     MPI_Aint window;
@@ -70,8 +70,7 @@ int ADIOI_CLF_Target(ADIO_File fd, int *cfd, int *linear, int *error_code)
         return -1;
     }
     if (fs->view_fd < 0) {
-        ADIOI_CLF_Path(fd->filename, path, sizeof(path));
-        fs->view_fd = CLF_open(path, fs->clf_flags);
+        fs->view_fd = CLF_open(fs->clf_path, fs->clf_flags);
         if (fs->view_fd < 0) {
             *error_code = ADIOI_CLF_Error(myname, fs->view_fd, NULL);
             fs->view_fd = -1;

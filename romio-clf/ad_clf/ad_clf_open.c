@@ -45,14 +45,11 @@ void ADIOI_CLF_Open(ADIO_File fd, int *error_code)
 {
     static char myname[] = "ADIOI_CLF_OPEN";
     ADIOI_CLF_fs *fs = ADIOI_CLF_Fs_get(fd, error_code);
-    char path[PATH_MAX + 2];
+    const char *path = fs->clf_path;
     int flags, cfd;
     int64_t end;
 
     *error_code = MPI_SUCCESS;
-    if (ADIOI_CLF_Init(myname, error_code))
-        return;
-    ADIOI_CLF_Path(fd->filename, path, sizeof(path));
     flags = ADIOI_CLF_Flags(fd->access_mode);
     /* ROMIO reads around what it writes when it sieves data: open
      * write-only files read-write too, as ADIOI_GEN_OpenColl does. */
@@ -90,12 +87,11 @@ void ADIOI_CLF_Open(ADIO_File fd, int *error_code)
  */
 static int ADIOI_CLF_Create(ADIO_File fd, int access_mode, int *created, char *msg, int msglen)
 {
-    char path[PATH_MAX + 2];
+    ADIOI_CLF_fs *fs = fd->fs_ptr;
     int cfd, flags;
 
-    ADIOI_CLF_Path(fd->filename, path, sizeof(path));
     flags = O_RDWR | O_CREAT | ((access_mode & ADIO_EXCL) ? O_EXCL : 0);
-    cfd = ADIOI_CLF_Create_with_layout(fd, path, flags, ADIOI_CLF_Perm(fd), created, msg,
+    cfd = ADIOI_CLF_Create_with_layout(fd, fs->clf_path, flags, ADIOI_CLF_Perm(fd), created, msg,
                                        msglen);
     if (cfd < 0)
         return cfd;
@@ -118,9 +114,15 @@ void ADIOI_CLF_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_code
     ADIOI_CLF_fs *fs = ADIOI_CLF_Fs_get(fd, error_code);
     struct ADIOI_CLF_Outcome made = { 0 };
     int ok, all_ok, orig_mode = access_mode;
+    char path[PATH_MAX + 2], config[PATH_MAX + 2];
 
     *error_code = MPI_SUCCESS;
-    ADIOI_CLF_Init(myname, error_code);
+    /* Each process resolves the name: a mount's is its own. */
+    ADIOI_CLF_Path_of(fd->filename, path, config, sizeof(path));
+    if (fs->clf_path)
+        ADIOI_Free(fs->clf_path);
+    fs->clf_path = ADIOI_Strdup(path);
+    ADIOI_CLF_Init(myname, config, error_code);
     if (*error_code == MPI_SUCCESS && fs->hint_error)
         /* Every process parsed the same hints: every one says so. */
         *error_code = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,

@@ -9,7 +9,10 @@
 # (user.clf.layout) and one under a directory's default layout, and the
 # other way also into a file the mount gave a layout (which it keeps);
 # and a file the mount has read, overwritten in place through MPI-IO,
-# then read again through the mount (close-to-open: the new bytes).
+# then read again through the mount (close-to-open: the new bytes); and
+# plain paths on the mount, absolute and relative, with no CLF_CONFIG:
+# clf's driver takes them (ROMIO_HINTS reaches it) on the mount's
+# instance, and the mount and `clf cp` read back what it wrote.
 # romio_xfer is the
 # MPI side: 2 processes, blocks of 64 KiB + 13 bytes in turn, collective
 # (64 KiB under the grid layout: with use_romio_optimizations=false, clf
@@ -207,5 +210,33 @@ mpi overwrite true clf:/odd "$loc/odd2"
 cmp "$loc/odd2" "$mnt/odd" || fail "the mount still reads the old bytes"
 mpi check false clf:/odd "$loc/odd2"
 echo "overwritten through MPI-IO: the mount reads the new bytes"
+
+step="plain paths on the mount take the clf driver"
+# No CLF_CONFIG: the mount's source (the configuration) names the
+# instance.  The driver, not ROMIO's ufs one through FUSE, opened the file
+# when the hints file's use_romio_optimizations reached it.
+# plain CMD...: romio_xfer on plain paths, the hints file of $hint.
+plain() {
+	env -u CLF_CONFIG ROMIO_HINTS="$tmp/hints-$hint" \
+		mpiexec -n 2 "$xfer" "$@" >"$tmp/out" 2>&1 </dev/null ||
+		fail "romio_xfer $* (plain path, no CLF_CONFIG)"
+}
+mkdir "$mnt/plain"
+for hint in false true; do
+	printf 'use_romio_optimizations %s\n' "$hint" >"$tmp/hints-$hint"
+	plain hint "$hint" "$mnt/plain/probe-$hint"
+	plain write "$hint" "$mnt/plain/w-$hint" "$loc/odd"
+	cmp "$loc/odd" "$mnt/plain/w-$hint" ||
+		fail "plain/w-$hint differs through the mount"
+	"$clf" cp -q "clf:/plain/w-$hint" "$tmp/back" >"$tmp/out" 2>&1 ||
+		fail "clf cp clf:/plain/w-$hint"
+	cmp "$loc/odd" "$tmp/back" || fail "plain/w-$hint differs through clf cp"
+	rm -f "$tmp/back"
+	# Relative to a working directory on the mount, and a file the
+	# mount wrote.
+	(cd "$mnt/plain" && plain check "$hint" "w-$hint" "$loc/odd")
+	(cd "$mnt" && plain check "$hint" "dir/grid" "$loc/grid" 65536)
+done
+echo "plain paths on the mount: clf's driver, the mount's instance, the same bytes"
 
 echo "PASS: mount and MPI-IO"
