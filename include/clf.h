@@ -135,7 +135,14 @@ int CLF_Pattern_check(int n, const CLF_Datatype *types);
  */
 #define CLF_TYPE_ENCODING_VERSION 1
 #define CLF_TYPE_MAX_DEPTH 16	  /* nested FALLS levels */
-#define CLF_TYPE_MAX_NODES 65536  /* FALLS in one encoded type */
+/*
+ * FALLS in one encoded type: a partition of a few hundred thousand
+ * irregular pieces per subfile, with no compact description, is still a
+ * layout.  The bound keeps a view registration (a view type and a subfile
+ * type, each at most 16 + 37 bytes per FALLS, 19.4 MB) within one message
+ * (clf_proto.h).
+ */
+#define CLF_TYPE_MAX_NODES (1 << 19)
 int64_t CLF_Type_encode(CLF_Datatype type, void *buf, size_t buflen);
 int CLF_Type_decode(const void *buf, size_t len, CLF_Datatype *out);
 

@@ -13,6 +13,11 @@
  *        operations, iod subfile and view operations, PING and STATUS.
  *   1.1  POSIX byte-range locks served by metad: SETLK, GETLK,
  *        UNLOCK_OWNER (not durable: see "Locks" below).
+ *   1.2  large layouts and views: an encoded type may hold
+ *        CLF_TYPE_MAX_NODES = 2^19 FALLS (1.1: 65536), and the types of
+ *        one layout together CLF_PROTO_LAYOUT_TYPES_MAX bytes (1.1: metad
+ *        took 32 MiB).  Encodings are unchanged; a 1.1 receiver refuses a
+ *        larger type with -E2BIG and a message naming the limit.
  *
  * Version negotiation
  * -------------------
@@ -66,7 +71,7 @@
 
 #define CLF_PROTO_MAGIC 0x31464c43u /* "CLF1" as bytes on the wire */
 #define CLF_PROTO_VERSION_MAJOR 1
-#define CLF_PROTO_VERSION_MINOR 1
+#define CLF_PROTO_VERSION_MINOR 2
 
 /*
  * Message header, 32 bytes, every field little-endian:
@@ -118,8 +123,19 @@ _Static_assert(4 + 2 + 2 + 2 + 2 + 8 + 4 + 4 + 4 == CLF_PROTO_HEADER_SIZE,
  * CLF_TYPE_MAX_NODES FALLS and no more sets than FALLS.
  */
 #define CLF_PROTO_TYPE_MAX_BYTES (16u + 37u * CLF_TYPE_MAX_NODES)
-_Static_assert(CLF_PROTO_TYPE_MAX_BYTES < CLF_PROTO_PAYLOAD_MAX,
-	       "one maximal type must fit in a message");
+/* VIEW_REGISTER carries two types with their fixed fields. */
+_Static_assert(8 + 4 + 2 * (8 + 4 + (uint64_t)CLF_PROTO_TYPE_MAX_BYTES) <=
+	       CLF_PROTO_PAYLOAD_MAX,
+	       "a view and a subfile type of the maximal size fit a message");
+/*
+ * The encoded types of one layout together (CREATE, SET_LAYOUT and the
+ * replies that carry a layout).  The payload's 64 KiB beyond the data
+ * limit hold the rest: a path, an attr and 8 bytes per subfile.
+ */
+#define CLF_PROTO_LAYOUT_TYPES_MAX CLF_PROTO_DATA_MAX
+_Static_assert(CLF_PROTO_LAYOUT_TYPES_MAX + 2 + CLF_PROTO_PATH_MAX + 128 +
+	       8u * CLF_PROTO_MAX_SUBFILES <= CLF_PROTO_PAYLOAD_MAX,
+	       "a layout of the maximal size fits a message");
 
 /* ------------------------------------------------------------------ */
 /* Opcodes (stable numbers; a reply reuses its request's opcode)       */

@@ -129,9 +129,32 @@ struct fset *fset_tile(struct fbuild *b, struct fset *set, int64_t period,
 
 /*
  * 0 if the members of v select disjoint bytes; otherwise -EINVAL with the
- * indexes of two overlapping members in *m1, *m2 and a common byte in *at.
+ * indexes of two overlapping members in *m1 < *m2 and the first byte
+ * common to two members in *at.
  */
 int fvec_check_disjoint(struct fbuild *b, const struct fvec *v, int *m1,
 			int *m2, int64_t *at);
+
+/* A member of one of several sets, for fmembers_first_overlap(). */
+struct fmember {
+	int64_t l, hi;		/* f's span, kept here for the sort */
+	const struct falls *f;	/* borrowed */
+	int owner;		/* which set: members of one set never meet */
+};
+
+static inline struct fmember fmember_of(const struct falls *f, int owner)
+{
+	return (struct fmember){ f->l, f->hi, f, owner };
+}
+
+/*
+ * The first byte selected by two members of different owners: -EINVAL
+ * with their owners in *o1 < *o2 and the byte in *at; 0 when no two
+ * meet.  Sorts m by start (a sorted m costs one pass) and meets only members whose spans overlap, so
+ * disjoint pieces cost O(n log n) whatever their number; more than pairs
+ * overlapping spans give -E2BIG.  Also -ENOMEM, or b->err.
+ */
+int fmembers_first_overlap(struct fbuild *b, struct fmember *m, int n,
+			   int64_t pairs, int *o1, int *o2, int64_t *at);
 
 #endif /* CLF_FALLS_H */

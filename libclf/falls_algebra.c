@@ -23,6 +23,8 @@
 static void fset_clip_into(struct fbuild *b, struct fvec *v,
 			   const struct fset *set, int64_t lo, int64_t hi,
 			   int64_t delta);
+static struct fset *intersect_interleaved(struct fbuild *b, struct fset *x,
+					  struct fset *y);
 
 /* Append the part of f inside [lo, hi], shifted by delta. */
 static void falls_clip_into(struct fbuild *b, struct fvec *v,
@@ -123,6 +125,94 @@ static void falls_holes_into(struct fbuild *b, struct fvec *v,
 			  fset_complement(b, f->in, 0, f->r - f->l));
 }
 
+/* Append the holes that nr members with disjoint spans, by start, leave
+ * in [lo, hi]. */
+static void chain_holes_into(struct fbuild *b, struct fvec *v,
+			     const struct falls *const *f, int nr,
+			     int64_t lo, int64_t hi)
+{
+	int64_t next = lo;
+
+	for (int i = 0; i < nr; i++) {
+		if (f[i]->l > next)
+			fvec_push(b, v, next, f[i]->l - 1, 0, 1, NULL);
+		falls_holes_into(b, v, f[i]);
+		next = f[i]->hi + 1;
+	}
+	if (next <= hi)
+		fvec_push(b, v, next, hi, 0, 1, NULL);
+}
+
+static int cmp_hi(const void *pa, const void *pb)
+{
+	const struct falls *a = *(const struct falls *const *)pa;
+	const struct falls *b = *(const struct falls *const *)pb;
+
+	if (a->hi != b->hi)
+		return a->hi < b->hi ? -1 : 1;
+	return (a->l > b->l) - (a->l < b->l);
+}
+
+/*
+ * What interleaved members leave free in [lo, hi]: the holes of a union
+ * are the holes common to its members.  Members are taken in chains of
+ * disjoint spans, each chain the longest one (earliest end first), whose
+ * holes cost one pass; the chains' holes are then intersected.  A long
+ * vector with pieces in its gaps is two chains, one intersection; meeting
+ * members one by one with the holes so far would cost the number of
+ * members times the number of holes.
+ */
+static struct fset *complement_interleaved(struct fbuild *b,
+					   const struct fset *set,
+					   int64_t lo, int64_t hi)
+{
+	const struct falls **rest, **chain;
+	struct fset *res = NULL;
+	int nrest = set->nr;
+
+	rest = malloc(2 * set->nr * sizeof(*rest));
+	if (!rest) {
+		b->err = b->err ? b->err : -ENOMEM;
+		return NULL;
+	}
+	chain = rest + set->nr;
+	for (int i = 0; i < set->nr; i++)
+		rest[i] = &set->f[i];
+	qsort(rest, nrest, sizeof(*rest), cmp_hi);
+	while (nrest > 0 && !b->err) {
+		struct fvec v = { 0 };
+		struct fset *holes, *t;
+		int nchain = 0, kept = 0;
+		int64_t last = INT64_MIN;
+
+		for (int i = 0; i < nrest; i++) {
+			if (rest[i]->l > last) {
+				chain[nchain++] = rest[i];
+				last = rest[i]->hi;
+			} else {
+				rest[kept++] = rest[i];
+			}
+		}
+		nrest = kept;
+		chain_holes_into(b, &v, chain, nchain, lo, hi);
+		holes = fset_from_vec(b, &v);
+		if (!res) {
+			res = holes;
+			continue;
+		}
+		t = fset_intersect(b, res, holes);
+		fset_put(holes);
+		fset_put(res);
+		res = t;
+	}
+	free(rest);
+	if (b->err) {
+		fset_put(res);
+		return NULL;
+	}
+	return res;
+}
+
 struct fset *fset_complement(struct fbuild *b, struct fset *set, int64_t lo,
 			     int64_t hi)
 {
@@ -151,23 +241,7 @@ struct fset *fset_complement(struct fbuild *b, struct fset *set, int64_t lo,
 		fset_put(c);
 		return fset_from_vec(b, &v);
 	}
-	/* Interleaved members: the holes of the union are common holes. */
-	res = fset_range(b, lo, hi);
-	for (int i = 0; i < c->nr && res; i++) {
-		const struct falls *f = &c->f[i];
-		struct fset *holes, *t;
-
-		if (f->l > lo)
-			fvec_push(b, &v, lo, f->l - 1, 0, 1, NULL);
-		falls_holes_into(b, &v, f);
-		if (f->hi < hi)
-			fvec_push(b, &v, f->hi + 1, hi, 0, 1, NULL);
-		holes = fset_from_vec(b, &v);
-		t = fset_intersect(b, res, holes);
-		fset_put(holes);
-		fset_put(res);
-		res = t;
-	}
+	res = complement_interleaved(b, c, lo, hi);
 	fset_put(c);
 	return res;
 }
@@ -286,10 +360,7 @@ struct fset *fset_intersect(struct fbuild *b, struct fset *x, struct fset *y)
 		}
 		return fset_from_vec(b, &v);
 	}
-	for (int i = 0; i < x->nr; i++)
-		for (int j = 0; j < y->nr; j++)
-			falls_intersect_into(b, &v, &x->f[i], &y->f[j]);
-	return fset_from_vec(b, &v);
+	return intersect_interleaved(b, x, y);
 }
 
 struct fset *fset_union(struct fbuild *b, struct fset *x, struct fset *y)
@@ -327,17 +398,114 @@ struct fset *fset_tile(struct fbuild *b, struct fset *set, int64_t period,
 	return fset_from_vec(b, &v);
 }
 
-/* For the overlap check: members by start, without reordering v. */
-struct start_index {
-	int64_t l;
-	int i;
-};
-
-static int cmp_start(const void *pa, const void *pb)
+static int cmp_member(const void *pa, const void *pb)
 {
-	const struct start_index *a = pa, *b = pb;
+	const struct fmember *a = pa, *b = pb;
 
 	return (a->l > b->l) - (a->l < b->l);
+}
+
+/*
+ * The pairs of members of different owners whose spans overlap.  Members
+ * are taken by start, keeping those whose span reaches the current start
+ * ("active"): each pair is met once, when its later member starts, so the
+ * cost is the number of members plus the number of overlapping spans, not
+ * the product of the member counts.  An irregular list of disjoint pieces
+ * costs one sort and one pass; a long member (a vector spanning the
+ * period) stays active and meets each piece it spans once.
+ *
+ * m is sorted in place (unless it is sorted already).  fn is called with the earlier member first and
+ * stops the sweep by returning nonzero; so does a start past *stop (when
+ * stop is not NULL).  *pairs_left bounds the active members visited:
+ * -E2BIG when it runs out, -ENOMEM, else 0.
+ */
+typedef int (*pair_fn)(void *ctx, const struct fmember *a,
+		       const struct fmember *c);
+
+static int sweep_overlaps(struct fmember *m, int n, int64_t *pairs_left,
+			  const int64_t *stop, pair_fn fn, void *ctx)
+{
+	int *active, nactive = 0, ret = 0;
+
+	if (n < 2)
+		return 0;
+	active = malloc(n * sizeof(*active));
+	if (!active)
+		return -ENOMEM;
+	for (int k = 1; k < n; k++) {
+		if (m[k].l < m[k - 1].l) {
+			qsort(m, n, sizeof(*m), cmp_member);
+			break;
+		}
+	}
+	for (int k = 0; k < n && !ret; k++) {
+		const struct fmember *c = &m[k];
+		int kept = 0;
+
+		if (stop && c->l > *stop)
+			break;
+		for (int i = 0; i < nactive && !ret; i++) {
+			const struct fmember *a = &m[active[i]];
+
+			if (a->hi < c->l)
+				continue;
+			active[kept++] = active[i];
+			if (--*pairs_left < 0)
+				ret = -E2BIG;
+			else if (a->owner != c->owner)
+				ret = fn(ctx, a, c);
+		}
+		if (ret)
+			break;
+		active[kept++] = k;
+		nactive = kept;
+	}
+	free(active);
+	return ret < 0 ? ret : 0;
+}
+
+struct intersect_ctx {
+	struct fbuild *b;
+	struct fvec *v;
+};
+
+static int intersect_pair(void *ctx, const struct fmember *a,
+			  const struct fmember *c)
+{
+	struct intersect_ctx *ic = ctx;
+
+	falls_intersect_into(ic->b, ic->v, a->f, c->f);
+	return ic->b->err;
+}
+
+/*
+ * Interleaved members: only members whose spans overlap can meet.  No
+ * limit on the pairs beyond the builder's budget: they are never more
+ * than all pairs of members.
+ */
+static struct fset *intersect_interleaved(struct fbuild *b, struct fset *x,
+					  struct fset *y)
+{
+	struct fvec v = { 0 };
+	struct intersect_ctx ic = { b, &v };
+	int64_t pairs_left = INT64_MAX;
+	struct fmember *m;
+	int n = x->nr + y->nr, err;
+
+	m = malloc(n * sizeof(*m));
+	if (!m) {
+		b->err = -ENOMEM;
+		return NULL;
+	}
+	for (int i = 0; i < x->nr; i++)
+		m[i] = fmember_of(&x->f[i], 0);
+	for (int j = 0; j < y->nr; j++)
+		m[x->nr + j] = fmember_of(&y->f[j], 1);
+	err = sweep_overlaps(m, n, &pairs_left, NULL, intersect_pair, &ic);
+	free(m);
+	if (err && !b->err)
+		b->err = err;
+	return fset_from_vec(b, &v);
 }
 
 static int64_t first_common_byte(struct fbuild *b, const struct falls *x,
@@ -355,49 +523,71 @@ static int64_t first_common_byte(struct fbuild *b, const struct falls *x,
 	return at;
 }
 
+struct overlap_ctx {
+	struct fbuild *b;
+	int64_t at;		/* smallest common byte so far, or INT64_MAX */
+	int64_t stop;		/* at - 1: later starts cannot do better */
+	int o1, o2;
+};
+
+static int overlap_pair(void *ctx, const struct fmember *a,
+			const struct fmember *c)
+{
+	struct overlap_ctx *oc = ctx;
+	int64_t byte;
+
+	if (c->l >= oc->at)
+		return 0;
+	byte = first_common_byte(oc->b, a->f, c->f);
+	if (oc->b->err)
+		return oc->b->err;
+	if (byte >= 0 && byte < oc->at) {
+		oc->at = byte;
+		oc->stop = byte - 1;
+		oc->o1 = min64(a->owner, c->owner);
+		oc->o2 = max64(a->owner, c->owner);
+	}
+	return 0;
+}
+
+int fmembers_first_overlap(struct fbuild *b, struct fmember *m, int n,
+			   int64_t pairs, int *o1, int *o2, int64_t *at)
+{
+	struct overlap_ctx oc = { b, INT64_MAX, INT64_MAX, -1, -1 };
+	int err;
+
+	if (b->err)
+		return b->err;
+	err = sweep_overlaps(m, n, &pairs, &oc.stop, overlap_pair, &oc);
+	if (err)
+		return err;
+	if (oc.o1 < 0)
+		return 0;
+	*o1 = oc.o1;
+	*o2 = oc.o2;
+	*at = oc.at;
+	return -EINVAL;
+}
+
 int fvec_check_disjoint(struct fbuild *b, const struct fvec *v, int *m1,
 			int *m2, int64_t *at)
 {
-	/* Bounds the work an adversarial, fully interleaved set can cause. */
-	int64_t pairs_left = 1 << 20;
-	struct start_index *idx;
-	int ret = 0;
+	/*
+	 * Bounds the work an adversarial, fully interleaved set can cause;
+	 * a few visits per member are what an irregular list needs.
+	 */
+	int64_t pairs = (1 << 20) + 4 * (int64_t)v->nr;
+	struct fmember *m;
+	int ret;
 
 	if (v->nr < 2)
 		return 0;
-	idx = malloc(v->nr * sizeof(*idx));
-	if (!idx)
+	m = malloc(v->nr * sizeof(*m));
+	if (!m)
 		return -ENOMEM;
 	for (int i = 0; i < v->nr; i++)
-		idx[i] = (struct start_index){ v->v[i].l, i };
-	qsort(idx, v->nr, sizeof(*idx), cmp_start);
-	for (int a = 0; a < v->nr && !ret; a++) {
-		const struct falls *x = &v->v[idx[a].i];
-
-		for (int c = a + 1; c < v->nr; c++) {
-			const struct falls *y = &v->v[idx[c].i];
-			int64_t byte;
-
-			if (y->l > x->hi)
-				break;
-			if (--pairs_left < 0) {
-				ret = -E2BIG;
-				break;
-			}
-			byte = first_common_byte(b, x, y);
-			if (b->err) {
-				ret = b->err;
-				break;
-			}
-			if (byte >= 0) {
-				*m1 = min64(idx[a].i, idx[c].i);
-				*m2 = max64(idx[a].i, idx[c].i);
-				*at = byte;
-				ret = -EINVAL;
-				break;
-			}
-		}
-	}
-	free(idx);
+		m[i] = fmember_of(&v->v[i], i);
+	ret = fmembers_first_overlap(b, m, v->nr, pairs, m1, m2, at);
+	free(m);
 	return ret;
 }

@@ -99,6 +99,7 @@ static int check_subfile_entry(const struct clf_proto_subfile *sf)
 
 static int check_layout(const struct clf_proto_layout *l)
 {
+	uint64_t total = 0;
 	int err;
 
 	switch (l->kind) {
@@ -130,7 +131,13 @@ static int check_layout(const struct clf_proto_layout *l)
 			err = check_subfile_entry(&l->subfiles[i]);
 			if (err)
 				return err;
+			total += l->subfiles[i].type.len;
 		}
+		if (total > CLF_PROTO_LAYOUT_TYPES_MAX)
+			return clf_fail(E2BIG,
+				"proto: layout: types take %llu bytes, limit %u",
+				(unsigned long long)total,
+				CLF_PROTO_LAYOUT_TYPES_MAX);
 		return 0;
 	}
 	return clf_fail(EPROTO, "proto: layout: unknown kind %u", l->kind);

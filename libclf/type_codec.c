@@ -139,7 +139,8 @@ int CLF_Type_decode(const void *buf, size_t len, CLF_Datatype *out)
 {
 	struct decoder d = {
 		.r = { .buf = buf, .len = len },
-		.b = { .budget = CLF_BUILD_BUDGET },
+		/* Each FALLS is pushed once and may merge once. */
+		.b = { .budget = 4 * (int64_t)CLF_TYPE_MAX_NODES },
 	};
 	struct fset *set;
 	uint32_t nodes;

@@ -77,8 +77,9 @@
 /* One encoded CLF type: a 16-byte header, then per set a u32 count and
  * 33 bytes per FALLS; at most CLF_TYPE_MAX_NODES FALLS and as many sets. */
 #define MDS_TYPE_MAX_BYTES (16u + 37u * CLF_TYPE_MAX_NODES)
-/* All the encoded types of one layout together. */
-#define MDS_LAYOUT_MAX_BYTES (32u << 20)
+/* All the encoded types of one layout together: what one message holds
+ * (CLF_PROTO_LAYOUT_TYPES_MAX). */
+#define MDS_LAYOUT_MAX_BYTES (64u << 20)
 /* Size of the LMDB map: the most the store can ever hold. */
 #define MDS_STORE_MAP_SIZE (64ull << 30)
 #define MDS_STORE_MAX_READERS 512

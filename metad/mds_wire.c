@@ -16,6 +16,7 @@ _Static_assert(MDS_NAME_MAX == CLF_PROTO_NAME_MAX &&
 	       MDS_MAX_SUBFILES == CLF_PROTO_MAX_SUBFILES &&
 	       MDS_MAX_IODS == CLF_PROTO_MAX_IODS &&
 	       MDS_TYPE_MAX_BYTES == CLF_PROTO_TYPE_MAX_BYTES &&
+	       MDS_LAYOUT_MAX_BYTES == CLF_PROTO_LAYOUT_TYPES_MAX &&
 	       MDS_ROOT_INO == CLF_PROTO_ROOT_INO,
 	       "the store and the protocol must agree on their limits");
 

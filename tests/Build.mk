@@ -21,7 +21,7 @@ UNIT_TEST_NAMES += test_proto test_transport test_auth test_config
 UNIT_TEST_NAMES += test_proto_lock
 UNIT_TEST_LIBS = $(LIBCLF_EXTRA_LIBS)
 
-TEST_MODEL_OBJ := $(O)/tests/unit/model.o
+TEST_MODEL_OBJ := $(O)/tests/unit/model.o $(O)/tests/unit/partition.o
 
 .SECONDEXPANSION:
 $(O)/tests/unit/%: $(O)/tests/unit/%.o $(TEST_MODEL_OBJ) $$(TEST_OBJS_$$*) \

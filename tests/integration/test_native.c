@@ -25,6 +25,7 @@
 #include "clf.h"
 #include "instance.h"
 #include "model.h"
+#include "partition.h"
 
 static struct instance inst;
 
@@ -872,6 +873,102 @@ START_TEST(test_views_of_incommensurate_extent_write_and_read_through_iods)
 }
 END_TEST
 
+/*
+ * A layout with no compact description: about 100k pieces per subfile
+ * (partition.h), far beyond the 65536 FALLS an encoded type once held.
+ * metad stores it, a fresh open gets it back, the iods map views against
+ * it, and every byte lands where the layout says.
+ */
+START_TEST(test_layout_of_300k_irregular_pieces_is_stored_and_used)
+{
+	struct partition p;
+	CLF_Datatype sub[3];
+	struct clf_subfiles sf = { 0, 3, sub };
+	struct clf_layout_info info;
+	struct clf_view view;
+	int64_t size, vsize, w = 0;
+	uint8_t *buf, *back;
+	int8_t *owner;
+	int fd;
+
+	start(3, 20000);
+	ck_assert_int_eq(partition_make(&p, 37500, 3, 7), 0);
+	ck_assert_msg(partition_types(&p, -1, sub) == 0, "%s",
+		      CLF_Last_error());
+	size = p.period + p.period / 2 + 5;
+	owner = malloc(p.period);
+	buf = malloc(size);
+	back = malloc(size);
+	ck_assert(owner && buf && back);
+	memset(owner, 0, p.period);
+	for (int i = 0; i < p.n; i++)
+		memset(owner + p.lo[i], p.owner[i], p.hi[i] - p.lo[i] + 1);
+	for (int64_t f = 0; f < size; f++)
+		buf[f] = pattern(f, 3);
+
+	fd = CLF_open("/irregular", O_CREAT | O_RDWR, 0644);
+	ck_assert_msg(fd >= 0, "%s", CLF_Last_error());
+	ck_assert_msg(CLF_fcntl(fd, CLF_FCNTL_SUBFILES, &sf) == 0, "%s",
+		      CLF_Last_error());
+	ck_assert_int_eq(CLF_write(fd, buf, size), size);
+	ck_assert_int_eq(CLF_close(fd), 0);
+
+	/* From metad, as stored. */
+	fd = CLF_open("/irregular", O_RDWR);
+	ck_assert_msg(fd >= 0, "%s", CLF_Last_error());
+	ck_assert_int_eq(CLF_fcntl(fd, CLF_FCNTL_GETLAYOUT, &info), 0);
+	ck_assert_int_eq(info.count, 3);
+	for (int j = 0; j < 3; j++) {
+		/* Beyond 65536 FALLS of 37 bytes.  (Decoding may merge a
+		 * few more neighbours than the construction did, so the
+		 * encodings need not be equal byte for byte.) */
+		ck_assert_int_gt(CLF_Type_encode(info.types[j], NULL, 0),
+				 16 + 37 * 65536);
+		ck_assert_int_eq(CLF_Type_size(info.types[j]),
+				 CLF_Type_size(sub[j]));
+		ck_assert_int_eq(CLF_Type_extent(info.types[j]), p.period);
+	}
+	CLF_Layout_release(&info);
+	check_file("/irregular", size, 3);
+
+	/* A view of subfile 1's 100k pieces, read then rewritten. */
+	view = (struct clf_view){ 0, sub[1] };
+	vsize = CLF_Type_size(sub[1]);
+	ck_assert_msg(CLF_fcntl(fd, CLF_FCNTL_SETVIEW, &view) == 0, "%s",
+		      CLF_Last_error());
+	ck_assert_int_eq(CLF_read(fd, back, vsize), vsize);
+	for (int64_t f = 0; f < p.period; f++) {
+		if (owner[f] != 1)
+			continue;
+		if (back[w] != pattern(f, 3))
+			ck_abort_msg("view byte %lld (file %lld) is %u, want %u",
+				     (long long)w, (long long)f, back[w],
+				     pattern(f, 3));
+		buf[f] = back[w] ^ 0x5a;
+		back[w++] ^= 0x5a;
+	}
+	ck_assert_int_eq(w, vsize);
+	ck_assert_int_eq(CLF_lseek(fd, 0, SEEK_SET), 0);
+	ck_assert_int_eq(CLF_write(fd, back, vsize), vsize);
+	ck_assert_int_eq(CLF_close(fd), 0);
+
+	fd = CLF_open("/irregular", O_RDONLY);
+	ck_assert_int_eq(CLF_read(fd, back, size), size);
+	ck_assert_int_eq(CLF_close(fd), 0);
+	for (int64_t f = 0; f < size; f++)
+		if (back[f] != buf[f])
+			ck_abort_msg("byte %lld is %u, want %u", (long long)f,
+				     back[f], buf[f]);
+	for (int j = 0; j < 3; j++)
+		CLF_Type_free(&sub[j]);
+	partition_release(&p);
+	free(owner);
+	free(buf);
+	free(back);
+	stop();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("native");
@@ -894,6 +991,7 @@ int main(void)
 	tcase_add_test(tc, test_full_disk_on_an_iod_reaches_the_writer);
 	tcase_add_test(tc, test_collective_write_and_read_are_merged_by_the_iods);
 	tcase_add_test(tc, test_views_of_incommensurate_extent_write_and_read_through_iods);
+	tcase_add_test(tc, test_layout_of_300k_irregular_pieces_is_stored_and_used);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

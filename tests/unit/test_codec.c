@@ -5,6 +5,7 @@
 #include <check.h>
 #include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check_main.h"
@@ -176,6 +177,87 @@ START_TEST(test_decode_refuses_nesting_beyond_the_limit)
 }
 END_TEST
 
+/*
+ * A type with no compact description: 300000 pieces whose lengths and
+ * gaps follow no rule (neighbours never share a length, so no two merge
+ * into one FALLS).  Beyond the 65536 FALLS that the encoding once took.
+ */
+#define PIECES 300000
+
+static CLF_Datatype irregular_type(void)
+{
+	CLF_Datatype *m = malloc(PIECES * sizeof(*m)), t;
+	uint64_t x = 88172645463325252ull;
+	int64_t at = 0;
+
+	ck_assert_ptr_nonnull(m);
+	for (int i = 0; i < PIECES; i++) {
+		int64_t len, gap;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		len = 1 + (int64_t)(x % 4) + (i % 2 ? 4 : 0);
+		gap = 1 + (int64_t)((x >> 8) % 8);
+		m[i] = CLF_Type_vector(at, at + len - 1, 1ll << 32, 1, CLF_BYTE);
+		ck_assert_ptr_nonnull(m[i]);
+		at += len + gap;
+	}
+	t = CLF_Type_struct(PIECES, m);
+	ck_assert_msg(t != NULL, "%s", CLF_Last_error());
+	for (int i = 0; i < PIECES; i++)
+		CLF_Type_free(&m[i]);
+	free(m);
+	return t;
+}
+
+START_TEST(test_type_of_300k_falls_round_trips)
+{
+	CLF_Datatype t = irregular_type(), u;
+	int64_t len = CLF_Type_encode(t, NULL, 0), size = CLF_Type_size(t);
+	unsigned char *buf, *again;
+
+	/* Header, one set count, 33 bytes per FALLS. */
+	ck_assert_int_eq(len, 16 + 4 + 33 * (int64_t)PIECES);
+	buf = malloc(len);
+	again = malloc(len);
+	ck_assert(buf && again);
+	ck_assert_int_eq(CLF_Type_encode(t, buf, len), len);
+	ck_assert_msg(CLF_Type_decode(buf, len, &u) == 0, "%s",
+		      CLF_Last_error());
+	ck_assert_int_eq(CLF_Type_extent(u), 1ll << 32);
+	ck_assert_int_eq(CLF_Type_size(u), size);
+	ck_assert_int_eq(CLF_Type_encode(u, again, len), len);
+	ck_assert(memcmp(buf, again, len) == 0);
+	for (int64_t w = 0; w < size; w += size / 97) {
+		int64_t f, g;
+
+		ck_assert_int_eq(CLF_Type_unmap(t, 0, w, &f), 0);
+		ck_assert_int_eq(CLF_Type_unmap(u, 0, w, &g), 0);
+		ck_assert_int_eq(f, g);
+	}
+	free(again);
+	free(buf);
+	CLF_Type_free(&u);
+	CLF_Type_free(&t);
+}
+END_TEST
+
+START_TEST(test_decode_refuses_more_falls_than_the_limit)
+{
+	CLF_Datatype t = CLF_Type_vector(3, 6, 10, 7, CLF_BYTE);
+	unsigned char buf[256];
+	int64_t len = encode(t, buf, sizeof(buf));
+	uint32_t over = (uint32_t)CLF_TYPE_MAX_NODES + 1;
+
+	for (int i = 0; i < 4; i++)
+		buf[OFF_NODES + i] = (unsigned char)(over >> (8 * i));
+	expect_refused(buf, len, -E2BIG);
+	ck_assert_ptr_nonnull(strstr(CLF_Last_error(), "exceed the limit"));
+	CLF_Type_free(&t);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("codec");
@@ -186,6 +268,9 @@ int main(void)
 	tcase_add_test(tc, test_decode_refuses_every_truncation);
 	tcase_add_test(tc, test_decode_refuses_overlapping_members);
 	tcase_add_test(tc, test_decode_refuses_nesting_beyond_the_limit);
+	tcase_add_test(tc, test_decode_refuses_more_falls_than_the_limit);
+	tcase_add_test(tc, test_type_of_300k_falls_round_trips);
+	tcase_set_timeout(tc, 30);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

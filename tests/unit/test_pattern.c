@@ -4,10 +4,14 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check_main.h"
 #include "clf.h"
+#include "partition.h"
 
 START_TEST(test_cyclic_over_four_subfiles_is_a_partition)
 {
@@ -85,6 +89,125 @@ START_TEST(test_two_d_block_cyclic_grid_is_a_partition)
 }
 END_TEST
 
+/*
+ * Large irregular partitions (partition.h): about 300k pieces over 3
+ * subfiles, subfile 0's members interleaving (a vector spans the period),
+ * the case a pairwise comparison of the subfiles turned quadratic.
+ */
+#define GAPS 37500
+#define NSUB 3
+#define SEED 0x9e3779b97f4a7c15ull
+
+static void make(struct partition *p)
+{
+	ck_assert_int_eq(partition_make(p, GAPS, NSUB, SEED), 0);
+	ck_assert_int_ge(p->n, 290000);
+}
+
+static void types_of(const struct partition *p, int skip, CLF_Datatype *t)
+{
+	ck_assert_msg(partition_types(p, skip, t) == 0, "%s", CLF_Last_error());
+}
+
+static void types_free(CLF_Datatype t[NSUB])
+{
+	for (int s = 0; s < NSUB; s++)
+		CLF_Type_free(&t[s]);
+}
+
+START_TEST(test_random_partition_of_300k_pieces_is_a_partition)
+{
+	struct partition p;
+	CLF_Datatype t[NSUB];
+
+	make(&p);
+	types_of(&p, -1, t);
+	ck_assert_msg(CLF_Pattern_check(NSUB, t) == 0, "%s", CLF_Last_error());
+	types_free(t);
+	partition_release(&p);
+}
+END_TEST
+
+/* The first piece after from whose next piece has another owner. */
+static int piece_before_other_owner(const struct partition *p, int from)
+{
+	for (int i = from; i + 1 < p->n; i++)
+		if (p->hi[i] + 1 == p->lo[i + 1] &&
+		    p->owner[i] != p->owner[i + 1])
+			return i;
+	ck_abort_msg("no piece followed by another subfile's");
+	return -1;
+}
+
+START_TEST(test_random_partition_names_first_doubly_covered_byte)
+{
+	struct partition p;
+	CLF_Datatype t[NSUB];
+	char want[96];
+	int a, b, lo, hi;
+
+	make(&p);
+	/* Two pieces grow by one byte into their neighbours; the earlier
+	 * one is the first byte in two subfiles. */
+	a = piece_before_other_owner(&p, p.n / 4);
+	b = piece_before_other_owner(&p, 3 * (p.n / 4));
+	p.hi[b]++;
+	p.hi[a]++;
+	lo = p.owner[a] < p.owner[a + 1] ? p.owner[a] : p.owner[a + 1];
+	hi = p.owner[a] ^ p.owner[a + 1] ^ lo;
+	types_of(&p, -1, t);
+	ck_assert_int_eq(CLF_Pattern_check(NSUB, t), -EINVAL);
+	snprintf(want, sizeof(want), "subfile %d and subfile %d overlap at byte %lld",
+		 lo, hi, (long long)p.hi[a]);
+	ck_assert_msg(strstr(CLF_Last_error(), want), "%s: want '%s'",
+		      CLF_Last_error(), want);
+	types_free(t);
+	partition_release(&p);
+}
+END_TEST
+
+START_TEST(test_random_partition_names_first_uncovered_byte)
+{
+	struct partition p;
+	CLF_Datatype t[NSUB];
+	char want[64];
+	int gone;
+
+	make(&p);
+	gone = p.n / 3;
+	types_of(&p, gone, t);
+	ck_assert_int_eq(CLF_Pattern_check(NSUB, t), -EINVAL);
+	snprintf(want, sizeof(want), "byte %lld is in no subfile",
+		 (long long)p.lo[gone]);
+	ck_assert_msg(strstr(CLF_Last_error(), want), "%s: want '%s'",
+		      CLF_Last_error(), want);
+	types_free(t);
+	partition_release(&p);
+}
+END_TEST
+
+START_TEST(test_pattern_names_byte_a_vector_shares_with_a_piece)
+{
+	/* A vector over the whole period and a piece that meets its 3rd
+	 * block: the vector is one member, the byte is found on the
+	 * descriptions. */
+	CLF_Datatype t[2], m[2];
+
+	t[0] = CLF_Type_vector(0, 0, 4, 1 << 28, CLF_BYTE);
+	m[0] = CLF_Type_vector(1, 3, 1 << 30, 1, CLF_BYTE);
+	m[1] = CLF_Type_vector(5, 8, 1 << 30, 1, CLF_BYTE);
+	t[1] = CLF_Type_struct(2, m);
+	ck_assert_int_eq(CLF_Pattern_check(2, t), -EINVAL);
+	ck_assert_msg(strstr(CLF_Last_error(),
+			     "subfile 0 and subfile 1 overlap at byte 8"),
+		      "%s", CLF_Last_error());
+	CLF_Type_free(&m[0]);
+	CLF_Type_free(&m[1]);
+	CLF_Type_free(&t[0]);
+	CLF_Type_free(&t[1]);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("pattern");
@@ -95,6 +218,15 @@ int main(void)
 	tcase_add_test(tc, test_pattern_names_first_uncovered_byte);
 	tcase_add_test(tc, test_pattern_refuses_different_extents);
 	tcase_add_test(tc, test_two_d_block_cyclic_grid_is_a_partition);
+	suite_add_tcase(s, tc);
+	tcase_add_test(tc, test_pattern_names_byte_a_vector_shares_with_a_piece);
+	/* Large partitions: the time goes in building 300k types; the check
+	 * itself is a fraction of a second (minutes when it was pairwise). */
+	tc = tcase_create("large partitions");
+	tcase_set_timeout(tc, 20);
+	tcase_add_test(tc, test_random_partition_of_300k_pieces_is_a_partition);
+	tcase_add_test(tc, test_random_partition_names_first_doubly_covered_byte);
+	tcase_add_test(tc, test_random_partition_names_first_uncovered_byte);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
