@@ -275,6 +275,13 @@ static void use_table(int i)
 	map_tiles_always = i == 2;
 }
 
+/* After every test: the engine's defaults (CK_FORK=no runs share them). */
+static void default_knobs(void)
+{
+	map_table_max = MAP_TABLE_MAX;
+	map_tiles_always = 0;
+}
+
 START_TEST(test_runs_merge_across_period_boundaries)
 {
 	/*
@@ -689,6 +696,7 @@ int main(void)
 	TCase *tc = tcase_create("view to subfile");
 
 	tcase_set_timeout(tc, 60);
+	tcase_add_checked_fixture(tc, NULL, default_knobs);
 	tcase_add_test(tc, test_view_equal_to_subfile_is_one_run_for_any_range);
 	tcase_add_test(tc, test_view_maps_cyclic_onto_one_subfile);
 	tcase_add_test(tc, test_view_strided_over_round_robin_gives_runs_per_stripe);
