@@ -241,12 +241,43 @@ static int open_fd(struct iod_store *st, uint64_t file, uint32_t index,
 	fd = openat(st->dirfd, rel, oflags, 0600);
 	if (fd < 0 && errno == ENOENT && (flags & IOD_CREATE)) {
 		rel[2] = '\0';
-		if (mkdirat(st->dirfd, rel, 0700) && errno != EEXIST)
+		if (mkdirat(st->dirfd, rel, 0700) == 0) {
+			/*
+			 * A new fan-out directory: make its entry durable
+			 * now (at most 256 times per store), so that a sync
+			 * of a subfile in it has only its own entry to make
+			 * durable (iod_store_sync).
+			 */
+			if (fsync(st->dirfd))
+				return -errno;
+		} else if (errno != EEXIST) {
 			return -errno;
+		}
 		rel[2] = '/';
 		fd = openat(st->dirfd, rel, oflags, 0600);
 	}
 	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * fsync the fan-out directory holding subfile (file, index): a subfile
+ * created since the last sync is reachable after a power cut only once
+ * its directory entry is durable, and fsync of the file alone does not
+ * promise that (fsync(2)).
+ */
+static int sync_entry(struct iod_store *st, uint64_t file, uint32_t index)
+{
+	char rel[64];
+	int fd, err = 0;
+
+	iod_store_relpath(file, index, rel, sizeof(rel));
+	rel[2] = '\0';
+	fd = openat(st->dirfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fsync(fd))
+		err = -errno;
+	if (fd >= 0)
+		close(fd);
+	return err;
 }
 
 /* Open a subfile into a new cached handle.  Called with the mutex held. */
@@ -505,6 +536,10 @@ int iod_store_sync(struct iod_store *st, uint64_t file, uint32_t index)
 		err = clf_fail(errno,
 			       "iod: cannot sync subfile %" PRIu32 " of file 0x%" PRIx64 ": %s",
 			       index, file, strerror(errno));
+	else if ((err = sync_entry(st, file, index)))
+		err = clf_fail_neg(err,
+			"iod: cannot sync the directory of subfile %" PRIu32 " of file 0x%" PRIx64 ": %s",
+			index, file, strerror(-err));
 	iod_subfile_put(sf);
 	return err;
 }

@@ -22,8 +22,14 @@ $(NATIVE_LOCK_TEST): $(NATIVE_LOCK_TEST_OBJS) $(O)/libclf.a
 	$(CC) -o $@ $(NATIVE_LOCK_TEST_OBJS) $(O)/libclf.a \
 		$(LIBCLF_EXTRA_LIBS) $(CHECK_LIBS) $(ALL_LDFLAGS)
 
+# The fsync recorder the durability test preloads into the daemons.
+NATIVE_FSYNC_LOG := $(O)/tests/integration/fsync_log.so
+$(NATIVE_FSYNC_LOG): tests/integration/fsync_log.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 $(WARNINGS) -O2 -fPIC -shared -o $@ $< -ldl
+
 .PHONY: check-native
-check-native: $(NATIVE_TEST) $(NATIVE_LOCK_TEST) $(PROGRAMS)
+check-native: $(NATIVE_TEST) $(NATIVE_LOCK_TEST) $(NATIVE_FSYNC_LOG) $(PROGRAMS)
 	@CLF_BUILD_DIR=$(O) scripts/run-tests.sh $(NATIVE_TEST) \
 		$(NATIVE_LOCK_TEST)
 

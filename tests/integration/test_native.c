@@ -9,6 +9,7 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -516,6 +517,90 @@ START_TEST(test_close_while_other_threads_use_the_file)
 }
 END_TEST
 
+/* Whether log holds "fsync dir" at or after line from. */
+static bool fsynced_after(char **lines, int n, int from, const char *dir)
+{
+	for (int i = from; i < n; i++)
+		if (!strncmp(lines[i], "fsync ", 6) &&
+		    !strcmp(lines[i] + 6, dir))
+			return true;
+	return false;
+}
+
+/*
+ * What CLF_sync promises survives a power cut: the iods' fsyncs are
+ * recorded by an LD_PRELOAD shim (fsync_log.so), and every subfile that
+ * was fsynced must have its directory, and that directory's parent,
+ * fsynced after it -- else the synced file may be unreachable after the
+ * cut, which is what the iods did before.
+ */
+START_TEST(test_synced_subfiles_have_durable_directory_entries)
+{
+	char so[PATH_MAX], log[] = "/tmp/clf-fsync-XXXXXX", line[PATH_MAX + 16];
+	char *lines[4096], asan[256];
+	const char *o = getenv("CLF_BUILD_DIR"), *old = getenv("ASAN_OPTIONS");
+	int64_t size = 300 * 1024;
+	uint8_t *buf = malloc(size);
+	int fd, n = 0, subfiles = 0;
+	FILE *f;
+
+	snprintf(line, sizeof(line), "%s/tests/integration/fsync_log.so",
+		 o ? o : "build");
+	ck_assert_msg(realpath(line, so), "%s: not built", line);
+	fd = mkstemp(log);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	setenv("CLF_TEST_FSYNC_LOG", log, 1);
+	setenv("LD_PRELOAD", so, 1);
+	/* A sanitized iod accepts the shim loaded before its runtime. */
+	snprintf(asan, sizeof(asan), "%s%sverify_asan_link_order=0",
+		 old ? old : "", old ? ":" : "");
+	setenv("ASAN_OPTIONS", asan, 1);
+	start(2, 5000);
+	unsetenv("LD_PRELOAD");
+	for (int64_t i = 0; i < size; i++)
+		buf[i] = pattern(i, 5);
+	fd = CLF_open("/durable", O_CREAT | O_RDWR, 0644);
+	ck_assert_msg(fd >= 0, "%s", CLF_Last_error());
+	ck_assert_int_eq(CLF_write(fd, buf, size), size);
+	ck_assert_int_eq(CLF_sync(fd), 0);
+	ck_assert_int_eq(CLF_close(fd), 0);
+
+	f = fopen(log, "r");
+	ck_assert_ptr_nonnull(f);
+	while (n < 4096 && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		lines[n++] = strdup(line);
+	}
+	fclose(f);
+	for (int i = 0; i < n; i++) {
+		char dir[PATH_MAX], iods[PATH_MAX + 8];
+		struct stat st;
+
+		snprintf(iods, sizeof(iods), "%s/iod", inst.dir);
+		if (strncmp(lines[i], "fsync ", 6) ||
+		    strncmp(lines[i] + 6, iods, strlen(iods)) ||
+		    stat(lines[i] + 6, &st) || !S_ISREG(st.st_mode))
+			continue;
+		subfiles++;
+		snprintf(dir, sizeof(dir), "%s", lines[i] + 6);
+		*strrchr(dir, '/') = '\0';
+		ck_assert_msg(fsynced_after(lines, n, i + 1, dir),
+			      "%s synced, its directory never after", lines[i] + 6);
+		*strrchr(dir, '/') = '\0';
+		ck_assert_msg(fsynced_after(lines, n, 0, dir),
+			      "%s: the store directory %s never synced",
+			      lines[i] + 6, dir);
+	}
+	ck_assert_int_ge(subfiles, 2);
+	for (int i = 0; i < n; i++)
+		free(lines[i]);
+	unlink(log);
+	free(buf);
+	stop();
+}
+END_TEST
+
 START_TEST(test_layout_rules_are_enforced_with_the_rule_named)
 {
 	CLF_Datatype bad[2];
@@ -986,6 +1071,7 @@ int main(void)
 	tcase_add_test(tc, test_layout_rules_are_enforced_with_the_rule_named);
 	tcase_add_test(tc, test_failed_gather_fails_the_write_and_writes_nothing);
 	tcase_add_test(tc, test_close_while_other_threads_use_the_file);
+	tcase_add_test(tc, test_synced_subfiles_have_durable_directory_entries);
 	tcase_add_test(tc, test_killed_iod_fails_fast_and_comes_back_with_its_data);
 	tcase_add_test(tc, test_metad_and_iods_restart_with_data_intact);
 	tcase_add_test(tc, test_full_disk_on_an_iod_reaches_the_writer);
