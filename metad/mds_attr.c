@@ -155,6 +155,7 @@ int mds_set_layout(struct mds_store *s, uint64_t ino,
 		goto abort;
 	in.layout = raw;
 	in.layout_len = raw_len;
+	in.layout_stored = false;
 	in.attr.has_layout = true;
 	in.attr.ctime = mds_now();
 	err = mds_inode_put(s, txn, &in, false, what);

@@ -4,7 +4,8 @@
  *
  * Inode record, version 1, all integers little-endian:
  *
- *   u8 'M', u8 'I', u8 version (1), u8 flags (bit 0: has a layout)
+ *   u8 'M', u8 'I', u8 version (1), u8 flags (bit 0: has a layout
+ *   here; bit 1: has a layout in the layouts database, format 2)
  *   u64 ino (equal to the key: a record copied under another key is
  *            caught), u64 parent (dirs; 0 for files)
  *   u32 mode, u32 uid, u32 gid, u32 nlink
@@ -33,7 +34,8 @@
 #define SUPER_MAGIC0 'M'
 #define SUPER_MAGIC1 'S'
 #define INODE_HAS_LAYOUT 0x01u
-#define INODE_FLAGS_KNOWN 0x01u
+#define INODE_LAYOUT_APART 0x02u
+#define INODE_FLAGS_KNOWN 0x03u
 #define INODE_FIXED_LEN (4 + 8 + 8 + 4 * 4 + 4 * 8)
 
 size_t mds_inode_encode(const struct mds_inode *in, uint8_t *buf, size_t cap)
@@ -44,7 +46,9 @@ size_t mds_inode_encode(const struct mds_inode *in, uint8_t *buf, size_t cap)
 	wire_put_u8(&w, INODE_MAGIC0);
 	wire_put_u8(&w, INODE_MAGIC1);
 	wire_put_u8(&w, MDS_INODE_VERSION);
-	wire_put_u8(&w, in->layout ? INODE_HAS_LAYOUT : 0);
+	wire_put_u8(&w, !in->layout ? 0 :
+			mds_layout_apart(in) ? INODE_LAYOUT_APART :
+			INODE_HAS_LAYOUT);
 	wire_put_u64(&w, a->ino);
 	wire_put_u64(&w, in->parent);
 	wire_put_u32(&w, a->mode);
@@ -55,7 +59,7 @@ size_t mds_inode_encode(const struct mds_inode *in, uint8_t *buf, size_t cap)
 	wire_put_i64(&w, a->atime);
 	wire_put_i64(&w, a->mtime);
 	wire_put_i64(&w, a->ctime);
-	if (in->layout)
+	if (in->layout && !mds_layout_apart(in))
 		wire_put_bytes(&w, in->layout, in->layout_len);
 	return w.pos;
 }
@@ -125,9 +129,16 @@ int mds_inode_decode(const uint8_t *buf, size_t len, uint64_t ino,
 		why = "truncated";
 	else if (flags & ~INODE_FLAGS_KNOWN)
 		why = "unknown flags";
+	else if ((flags & INODE_HAS_LAYOUT) && (flags & INODE_LAYOUT_APART))
+		why = "layout both here and apart";
 	else
-		why = attr_problem(&in, ino, flags & INODE_HAS_LAYOUT);
-	if (!why && (flags & INODE_HAS_LAYOUT)) {
+		why = attr_problem(&in, ino, flags != 0);
+	if (!why && (flags & INODE_LAYOUT_APART)) {
+		in.layout_apart = true;
+		in.attr.has_layout = true;
+		if (r.pos != len)
+			why = "trailing bytes";
+	} else if (!why && (flags & INODE_HAS_LAYOUT)) {
 		in.layout = buf + r.pos;
 		in.layout_len = len - r.pos;
 		in.attr.has_layout = true;

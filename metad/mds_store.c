@@ -141,7 +141,8 @@ static int inode_get(struct mds_store *s, MDB_txn *txn, uint64_t ino,
 {
 	uint8_t kbuf[MDS_INO_KEY_LEN];
 	MDB_val key, val;
-	int rc;
+	const char *why;
+	int rc, err;
 
 	mds_ino_key(kbuf, ino, &key);
 	rc = mdb_get(txn, s->inodes, &key, &val);
@@ -150,7 +151,26 @@ static int inode_get(struct mds_store *s, MDB_txn *txn, uint64_t ino,
 				what, noun, (unsigned long long)ino);
 	if (rc)
 		return mds_lmdb_fail(rc, what);
-	return mds_inode_decode(val.mv_data, val.mv_size, ino, out);
+	err = mds_inode_decode(val.mv_data, val.mv_size, ino, out);
+	if (err || !out->layout_apart)
+		return err;
+	rc = mdb_get(txn, s->layouts, &key, &val);
+	if (rc == MDB_NOTFOUND)
+		return clf_fail(EIO,
+			"mds: inode %llu: corrupt record: its layout is missing",
+			(unsigned long long)ino);
+	if (rc)
+		return mds_lmdb_fail(rc, what);
+	why = val.mv_size > MDS_LAYOUT_INLINE_MAX ?
+	      mds_layout_raw_check(val.mv_data, val.mv_size) :
+	      "layout apart but small";
+	if (why)
+		return clf_fail(EIO, "mds: inode %llu: corrupt layout: %s",
+				(unsigned long long)ino, why);
+	out->layout = val.mv_data;
+	out->layout_len = val.mv_size;
+	out->layout_stored = true;
+	return 0;
 }
 
 int mds_inode_get(struct mds_store *s, MDB_txn *txn, uint64_t ino,
@@ -182,6 +202,20 @@ int mds_inode_put(struct mds_store *s, MDB_txn *txn,
 	MDB_val key, val;
 	int rc;
 
+	mds_ino_key(kbuf, in->attr.ino, &key);
+	/* A layout read from the layouts database stays there untouched; a
+	 * new one replaces it, or removes it when it now fits the record. */
+	if (mds_layout_apart(in) && !in->layout_stored) {
+		val.mv_data = (void *)in->layout;
+		val.mv_size = in->layout_len;
+		rc = mdb_put(txn, s->layouts, &key, &val, 0);
+		if (rc)
+			return mds_lmdb_fail(rc, what);
+	} else if (!mds_layout_apart(in) && in->layout_apart) {
+		rc = mdb_del(txn, s->layouts, &key, NULL);
+		if (rc && rc != MDB_NOTFOUND)
+			return mds_lmdb_fail(rc, what);
+	}
 	/* Encode first, then put: in->layout may point into the page that
 	 * the put is about to change. */
 	if (len > sizeof(small)) {
@@ -191,7 +225,6 @@ int mds_inode_put(struct mds_store *s, MDB_txn *txn,
 					what);
 	}
 	mds_inode_encode(in, buf, len);
-	mds_ino_key(kbuf, in->attr.ino, &key);
 	val.mv_data = buf;
 	val.mv_size = len;
 	rc = mdb_put(txn, s->inodes, &key, &val, create ? MDB_NOOVERWRITE : 0);
@@ -216,7 +249,9 @@ int mds_inode_del(struct mds_store *s, MDB_txn *txn, uint64_t ino,
 	if (rc == MDB_NOTFOUND)
 		return clf_fail(EIO, "mds: cannot %s: inode %llu vanished",
 				what, (unsigned long long)ino);
-	return rc ? mds_lmdb_fail(rc, what) : 0;
+	if (!rc)
+		rc = mdb_del(txn, s->layouts, &key, NULL);
+	return rc && rc != MDB_NOTFOUND ? mds_lmdb_fail(rc, what) : 0;
 }
 
 int mds_fail_context(int neg_err, const char *what)
@@ -315,6 +350,7 @@ static int store_init(struct mds_store *s)
 		{ MDS_DB_INODES, &s->inodes },
 		{ MDS_DB_DIRENTS, &s->dirents },
 		{ MDS_DB_COOKIES, &s->cookies },
+		{ MDS_DB_LAYOUTS, &s->layouts },
 	};
 	struct mds_super sb;
 	MDB_txn *txn;
@@ -342,6 +378,10 @@ static int store_init(struct mds_store *s)
 		goto abort;
 	}
 	err = mds_super_get(s, txn, &sb);
+	/* Written back in this metad's format: a store that may now hold
+	 * layouts apart is refused by a metad that would not find them. */
+	if (!err)
+		err = mds_super_put(s, txn, &sb, "open the store");
 	if (err)
 		goto abort;
 	memcpy(s->fsid, sb.fsid, sizeof(s->fsid));
@@ -382,7 +422,7 @@ static int env_open(struct mds_store *s, const char *dir)
 	rc = mdb_env_create(&s->env);
 	if (rc)
 		return mds_lmdb_fail(rc, "create the LMDB environment");
-	rc = mdb_env_set_maxdbs(s->env, 4);
+	rc = mdb_env_set_maxdbs(s->env, 5);
 	if (!rc)
 		rc = mdb_env_set_mapsize(s->env, MDS_STORE_MAP_SIZE);
 	if (!rc)

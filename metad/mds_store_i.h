@@ -11,6 +11,10 @@
  *            -> u64 child ino, u64 cookie (little-endian)
  *   cookies  u64 parent ino, big-endian, + u64 cookie, big-endian
  *            -> u64 child ino (little-endian) + name bytes
+ *   layouts  u64 ino, big-endian -> layout section (format 2): the
+ *            layouts over MDS_LAYOUT_INLINE_MAX bytes, kept apart from
+ *            their inode record so that an attribute update (a size, a
+ *            time) rewrites a small record, not megabytes of layout
  *
  * Big-endian keys make a cursor range list one directory: by name in
  * dirents (lookup, emptiness), by cookie in cookies (readdir).  Values are
@@ -30,11 +34,17 @@
 #define MDS_DB_INODES "inodes"
 #define MDS_DB_DIRENTS "dirents"
 #define MDS_DB_COOKIES "cookies"
+#define MDS_DB_LAYOUTS "layouts"
 #define MDS_SUPER_KEY "super"
 #define MDS_LOCK_FILE "metad.lock"
 
-#define MDS_FORMAT_VERSION 1	/* of the store as a whole */
+/* Of the store as a whole.  2: layouts may live in the layouts
+ * database; a store is raised from 1 to 2 when this metad opens it. */
+#define MDS_FORMAT_VERSION 2
 #define MDS_INODE_VERSION 1	/* of one inode record */
+/* Layouts up to this many bytes stay inside their inode record (every
+ * round-robin layout); larger ones go to the layouts database. */
+#define MDS_LAYOUT_INLINE_MAX 2048
 
 /* Bound on the parent walk, against a corrupt parent cycle. */
 #define MDS_MAX_DEPTH 65536
@@ -45,6 +55,7 @@ struct mds_store {
 	MDB_dbi inodes;
 	MDB_dbi dirents;
 	MDB_dbi cookies;
+	MDB_dbi layouts;
 	int lock_fd;		/* holds the flock that keeps others out */
 	uint8_t fsid[16];	/* copy of the superblock's, never changes */
 };
@@ -66,10 +77,21 @@ struct mds_inode {
 	uint64_t parent;	/* dirs: their directory (root: itself);
 				   files: 0 */
 	const uint8_t *layout;	/* borrowed: the encoded layout, inside
-				   the record or a caller's buffer; NULL
-				   when the file has none */
+				   the record, the layouts database or a
+				   caller's buffer; NULL when the file has
+				   none */
 	size_t layout_len;
+	bool layout_apart;	/* the record says: in the layouts database
+				   (set by decode; mds_inode_get reads it) */
+	bool layout_stored;	/* layout is the one stored apart: a put
+				   leaves it where it is */
 };
+
+/* Whether in's layout is written to the layouts database. */
+static inline bool mds_layout_apart(const struct mds_inode *in)
+{
+	return in->layout && in->layout_len > MDS_LAYOUT_INLINE_MAX;
+}
 
 /* ---- records (mds_inode.c) ---- */
 
@@ -80,8 +102,10 @@ struct mds_inode {
 size_t mds_inode_encode(const struct mds_inode *in, uint8_t *buf, size_t cap);
 
 /*
- * Decode and check the record of inode ino.  out->layout points into buf.
- * Returns 0 or -EIO ("mds: inode N: corrupt record: why").
+ * Decode and check the record of inode ino.  out->layout points into buf,
+ * or is NULL with out->layout_apart set when the layout lives in the
+ * layouts database.  Returns 0 or -EIO ("mds: inode N: corrupt record:
+ * why").
  */
 int mds_inode_decode(const uint8_t *buf, size_t len, uint64_t ino,
 		     struct mds_inode *out);

@@ -31,6 +31,7 @@ struct verify {
 	size_t nnamed, cap_named;
 	struct subdirs *dirs;	/* owned: by increasing dir */
 	size_t ndirs, cap_dirs;
+	size_t apart;		/* inodes whose layout is stored apart */
 	bool in_group;		/* group is set */
 	uint64_t group;		/* directory of the entries being walked */
 	uint64_t group_subdirs;
@@ -216,6 +217,11 @@ static int check_inode(struct verify *v, const MDB_val *key,
 				key->mv_size);
 	ino = mds_get_be64(key->mv_data);
 	err = mds_inode_decode(val->mv_data, val->mv_size, ino, &in);
+	if (!err && in.layout_apart) {
+		/* Reads and checks the layout from the layouts database. */
+		err = mds_inode_get(v->s, v->txn, ino, &in, "verify");
+		v->apart++;
+	}
 	if (err)
 		return err;
 	if (ino >= v->sb.next_ino)
@@ -278,6 +284,21 @@ static int walk_inodes(struct verify *v)
 	return 0;
 }
 
+/* No layout stored apart without the inode that refers to it. */
+static int check_layouts_apart(struct verify *v)
+{
+	MDB_stat st;
+	int rc = mdb_stat(v->txn, v->s->layouts, &st);
+
+	if (rc)
+		return mds_lmdb_fail(rc, "verify the layouts");
+	if (st.ms_entries != v->apart)
+		return clf_fail(EIO,
+			"mds: verify: %zu layouts stored apart, %zu inodes refer to one",
+			st.ms_entries, v->apart);
+	return 0;
+}
+
 int mds_store_verify(struct mds_store *s)
 {
 	struct verify v = { .s = s };
@@ -291,6 +312,8 @@ int mds_store_verify(struct mds_store *s)
 		err = walk_entries(&v);
 	if (!err)
 		err = walk_inodes(&v);
+	if (!err)
+		err = check_layouts_apart(&v);
 	mdb_txn_abort(v.txn);
 	free(v.named);
 	free(v.dirs);

@@ -15,6 +15,7 @@
 
 #include "check_main.h"
 #include "mds_test.h"
+#include "partition.h"
 
 static char *dir;
 static struct mds_store *s;
@@ -526,6 +527,98 @@ START_TEST(test_layouts_that_are_not_patterns_are_refused)
 }
 END_TEST
 
+/*
+ * A layout of a few thousand irregular pieces (partition.h): tens of KB,
+ * beyond MDS_LAYOUT_INLINE_MAX.  Its type buffers follow the struct in
+ * one allocation, so mds_layout_free() frees it.
+ */
+static struct mds_layout *big_layout(uint64_t seed)
+{
+	CLF_Datatype t[3];
+	struct partition p;
+	struct mds_layout *l;
+	size_t total = 0;
+	int64_t len[3];
+	uint8_t *at;
+
+	ck_assert_int_eq(partition_make(&p, 200, 3, seed), 0);
+	ck_assert_int_eq(partition_types(&p, -1, t), 0);
+	for (int j = 0; j < 3; j++) {
+		len[j] = CLF_Type_encode(t[j], NULL, 0);
+		ck_assert_int_gt(len[j], 0);
+		total += len[j];
+	}
+	ck_assert_uint_gt(total, 8 * MDS_LAYOUT_INLINE_MAX);
+	l = calloc(1, sizeof(*l) + 3 * sizeof(*l->subfiles) + total);
+	ck_assert_ptr_nonnull(l);
+	l->nsubfiles = 3;
+	l->subfiles = (struct mds_subfile *)(l + 1);
+	at = (uint8_t *)(l->subfiles + 3);
+	for (int j = 0; j < 3; j++) {
+		ck_assert_int_eq(CLF_Type_encode(t[j], at, len[j]), len[j]);
+		l->subfiles[j] = (struct mds_subfile){ j, (uint32_t)len[j], at };
+		at += len[j];
+		CLF_Type_free(&t[j]);
+	}
+	partition_release(&p);
+	return l;
+}
+
+static void expect_layout(uint64_t ino, const struct mds_layout *want)
+{
+	struct mds_layout *got = NULL;
+
+	expect_err(mds_get_layout(s, ino, &got), 0);
+	assert_same_layout(want, got);
+	mds_layout_free(got);
+}
+
+/* The bytes of ino's inode record (the store closed and reopened). */
+static size_t record_len(uint64_t ino)
+{
+	uint8_t key[8], buf[1024];
+	size_t len;
+
+	mds_store_close(s);
+	ino_key(key, ino);
+	len = raw_get(dir, MDS_DB_INODES, key, sizeof(key), buf, sizeof(buf));
+	s = open_store(dir);
+	return len;
+}
+
+START_TEST(test_large_layout_lives_apart_from_its_inode_record)
+{
+	struct mds_layout *big = big_layout(3), *other = big_layout(4);
+	struct mds_layout *rr = rr_layout(4096, 4);
+	uint64_t f = mkfile(MDS_ROOT_INO, "f", big), g;
+
+	/* Attribute updates rewrite a record of a hundred bytes, not the
+	 * layout's tens of KB. */
+	ck_assert_uint_lt(record_len(f), 256);
+	expect_layout(f, big);
+	expect_err(mds_set_layout(s, f, other), 0);
+	expect_layout(f, other);
+	set_mtime(f, 12345);
+	expect_err(mds_update_size(s, f, 1000, MDS_TIME_NOW, NULL), 0);
+	ck_assert_uint_lt(record_len(f), 256);
+	expect_layout(f, other);
+	ck_assert_int_eq(attr_of(f).size, 1000);
+	assert_consistent(s);
+	/* A small layout goes back into the record; the big one is gone. */
+	g = mkfile(MDS_ROOT_INO, "g", big);
+	expect_err(mds_set_layout(s, g, rr), 0);
+	expect_layout(g, rr);
+	ck_assert_uint_gt(record_len(g), 256);
+	assert_consistent(s);
+	/* Removing a file removes its layout (verify counts them). */
+	expect_err(mds_unlink(s, MDS_ROOT_INO, "f", NULL), 0);
+	assert_consistent(s);
+	mds_layout_free(big);
+	mds_layout_free(other);
+	mds_layout_free(rr);
+}
+END_TEST
+
 START_TEST(test_statfs_counts_inodes)
 {
 	struct mds_statfs st;
@@ -729,6 +822,7 @@ int main(void)
 	tcase_add_test(tc, test_set_layout_refused_once_file_has_data);
 	tcase_add_test(tc, test_set_layout_on_empty_file_records_the_latest);
 	tcase_add_test(tc, test_layout_keeps_displacement_and_head_iod);
+	tcase_add_test(tc, test_large_layout_lives_apart_from_its_inode_record);
 	tcase_add_test(tc, test_layouts_that_are_not_patterns_are_refused);
 	tcase_add_test(tc, test_statfs_counts_inodes);
 	tcase_add_test(tc, test_verify_finds_entry_without_inode);
