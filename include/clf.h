@@ -65,10 +65,44 @@ CLF_Datatype CLF_Type_vector(int64_t left, int64_t right, int64_t stride,
  * CLF_Type_struct - union of count non-overlapping types
  *
  * Each member is placed once at offset 0 (not tiled); extent = the largest
- * member extent.  Returns NULL with errno EINVAL when count < 1, a member
- * is NULL or two members select a common byte; ENOMEM.
+ * member extent.  Regularity among many members is found as for a block
+ * list (below): members that repeat at a constant stride become vectors.
+ * Returns NULL with errno EINVAL when count < 1, a member is NULL or two
+ * members select a common byte; ENOMEM.
  */
 CLF_Datatype CLF_Type_struct(int count, const CLF_Datatype *types);
+
+/*
+ * Block lists - a type from a long list of blocks, found compact
+ *
+ * CLF_Blocklist_new() starts an empty list.  CLF_Blocklist_add() appends
+ * a block of count copies of oldtype, tiled from byte disp (>= 0) with
+ * period extent(oldtype) -- with CLF_BYTE, count bytes at disp.
+ * CLF_Type_blocklist() turns the list into a type of the given extent and
+ * frees the list (*list = NULL), whether it succeeds or not.
+ *
+ * The list is read in one pass: runs of equal blocks (or groups of up to 8
+ * blocks) at a constant stride become vectors, runs of equal vectors at a
+ * constant stride vectors of vectors, and so on, so an indexed list of
+ * millions of blocks that is really a nested regular pattern becomes the
+ * few nested vectors it is.  Blocks given in increasing order cost O(1)
+ * each and memory proportional to the result; blocks out of order are
+ * sorted once, O(n log n).  Blocks must not select a common byte.
+ *
+ * CLF_Blocklist_new returns NULL with errno ENOMEM.  CLF_Blocklist_add
+ * returns 0, -EINVAL (NULL list or oldtype, disp < 0, count < 0),
+ * -EOVERFLOW, -ENOMEM.  CLF_Type_blocklist returns NULL with errno EINVAL
+ * when the list selects no byte, blocks overlap or a block ends past
+ * extent; E2BIG when even the compact description is too large.
+ */
+typedef struct clf_blocklist *CLF_Blocklist;
+
+CLF_Blocklist CLF_Blocklist_new(void);
+int CLF_Blocklist_add(CLF_Blocklist list, int64_t disp, int64_t count,
+		      CLF_Datatype oldtype);
+CLF_Datatype CLF_Type_blocklist(CLF_Blocklist *list, int64_t extent);
+/* Drop a list without making a type; *list = NULL.  NULL is fine. */
+void CLF_Blocklist_free(CLF_Blocklist *list);
 
 /*
  * CLF_Type_pitfalls - nparts shifted vectors at once

@@ -5,6 +5,8 @@ LIBCLF_SRCS := libclf/error.c libclf/falls.c libclf/falls_algebra.c \
 	libclf/falls_cursor.c libclf/type.c libclf/type_codec.c libclf/pattern.c \
 	libclf/mapping.c libclf/mapping_walk.c libclf/mapping_table.c \
 	libclf/mapping_tiles.c
+# Long block lists found compact (CLF_Blocklist_*, CLF_Type_struct).
+LIBCLF_SRCS += libclf/falls_compact.c libclf/type_compact.c
 # Network layer: protocol codec, transports, authentication, configuration.
 LIBCLF_SRCS += libclf/proto.c libclf/proto_meta.c libclf/proto_lock.c \
 	libclf/proto_io.c libclf/transport.c libclf/transport_tcp.c libclf/auth.c libclf/config.c

@@ -12,6 +12,7 @@
 
 #include "arith.h"
 #include "error.h"
+#include "falls_compact.h"
 #include "type.h"
 
 static struct clf_type byte_type = {
@@ -98,14 +99,33 @@ CLF_Datatype CLF_Type_vector(int64_t left, int64_t right, int64_t stride,
 	return t;
 }
 
+/*
+ * Two members that select byte at, for the message of a refused struct:
+ * a check per member, on the error path only.
+ */
+static CLF_Datatype struct_overlap(int count, const CLF_Datatype *types,
+				   int64_t at)
+{
+	int first = -1;
+
+	for (int i = 0; at >= 0 && i < count; i++) {
+		if (fset_next(types[i]->set, at) != at)
+			continue;
+		if (first >= 0)
+			return fail_null(clf_fail(EINVAL,
+				"struct: members %d and %d overlap at byte %lld",
+				first, i, (long long)at));
+		first = i;
+	}
+	return fail_null(clf_fail(EINVAL, "struct: members overlap"));
+}
+
 CLF_Datatype CLF_Type_struct(int count, const CLF_Datatype *types)
 {
 	struct fbuild b = { .budget = CLF_BUILD_BUDGET };
-	struct fvec v = { 0 };
-	int *owner = NULL;
-	int64_t extent = 0, at;
+	struct fcompact *c;
+	int64_t extent = 0, at = -1;
 	struct fset *set;
-	int m1, m2, err;
 	CLF_Datatype t;
 
 	if (count < 1 || !types)
@@ -117,47 +137,23 @@ CLF_Datatype CLF_Type_struct(int count, const CLF_Datatype *types)
 				"struct: member %d is NULL", i));
 		extent = max64(extent, types[i]->extent);
 	}
-	for (int i = 0; i < count; i++) {
+	/* Many members are often one pattern: the compactor finds it. */
+	c = fcompact_new(&b);
+	for (int i = 0; c && i < count; i++) {
 		const struct fset *s = types[i]->set;
-		int *no = realloc(owner, (v.nr + s->nr) * sizeof(*owner));
 
-		if (!no)
-			goto nomem;
-		owner = no;
-		for (int k = 0; k < s->nr; k++) {
-			owner[v.nr] = i;
-			fvec_push_shifted(&b, &v, &s->f[k], 0);
-		}
+		for (int k = 0; k < s->nr; k++)
+			fcompact_push(c, &s->f[k], 0);
 	}
-	if (b.err)
-		goto build;
-	err = fvec_check_disjoint(&b, &v, &m1, &m2, &at);
-	if (err == -EINVAL) {
-		clf_fail(EINVAL, "struct: members %d and %d overlap at byte %lld",
-			 owner[m1], owner[m2], (long long)at);
-		fvec_release(&v);
-		free(owner);
-		return fail_null(-EINVAL);
-	}
-	if (err) {
-		b.err = err;
-		goto build;
-	}
-	free(owner);
-	owner = NULL;
-	set = fset_from_vec(&b, &v);
+	set = c ? fcompact_finish(c, &at) : NULL;
+	if (!set && b.err == -EINVAL)
+		return struct_overlap(count, types, at);
 	if (!set)
-		goto build;
+		return build_error(&b, "struct");
 	t = clf_type_new(set, extent);
 	if (!t)
 		return fail_null(clf_fail(ENOMEM, "struct: out of memory"));
 	return t;
-nomem:
-	b.err = -ENOMEM;
-build:
-	fvec_release(&v);
-	free(owner);
-	return build_error(&b, "struct");
 }
 
 int CLF_Type_pitfalls(int64_t left, int64_t right, int64_t stride,

@@ -12,7 +12,7 @@ CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck)
 UNIT_TEST_NAMES := test_type test_map test_pattern test_mapping test_codec \
 	test_falls_cursor \
 	test_layout \
-	test_random
+	test_random test_compact
 # Layouts as text (libclf/layout_text.h).
 UNIT_TEST_NAMES += test_layout_text
 # Network layer: protocol codec, TCP transport, authentication, config.

@@ -10,6 +10,9 @@
  *   LEAF(len)             bytes [0, len)
  *   VEC(n, stride, child) n copies of child, stride bytes apart
  *   UNION(offs[], kids[]) kids at increasing offsets, one after the other
+ *   CLF(type)             a clf type built already: the blocks of an
+ *                         indexed or struct type, as libclf's block list
+ *                         found them (regular runs become vectors there)
  *
  * Every node also knows its span (one past its last byte).  A tree exists
  * only for types whose typemap is strictly increasing (no overlap, no
@@ -33,7 +36,8 @@
 enum dnode_kind {
     DN_LEAF,
     DN_VEC,
-    DN_UNION
+    DN_UNION,
+    DN_CLF
 };
 
 struct dnode {
@@ -46,6 +50,7 @@ struct dnode {
     int count;                  /* DN_UNION: kids[i] at offs[i], offs[0] == 0 */
     MPI_Aint *offs;
     struct dnode **kids;
+    CLF_Datatype clf;           /* DN_CLF: owned; extent span, first byte at 0 */
     struct dnode *next;         /* every node of a conversion, to free them */
 };
 
@@ -150,6 +155,7 @@ static void conv_release(struct conv *c)
         c->nodes = d->next;
         free(d->offs);
         free(d->kids);
+        CLF_Type_free(&d->clf);
         free(d);
     }
 }
@@ -178,6 +184,8 @@ static int node_equal(const struct dnode *a, const struct dnode *b)
             return a->len == b->len;
         case DN_VEC:
             return a->n == b->n && a->stride == b->stride && node_equal(a->child, b->child);
+        case DN_CLF:
+            return a->clf == b->clf;
         default:
             if (a->count != b->count)
                 return 0;
@@ -318,6 +326,7 @@ static struct dnode *union_of(struct conv *c, struct members *m)
 }
 
 static int convert(struct conv *c, MPI_Datatype type, struct dres *res);
+static CLF_Datatype emit(struct conv *c, const struct dnode *d, MPI_Aint o, MPI_Aint E);
 
 /*
  * n copies of r, extent bytes apart, in place in r.  The copies must go
@@ -342,52 +351,94 @@ static int repeat(struct conv *c, struct dres *r, MPI_Aint n, MPI_Aint extent,
 }
 
 /*
- * Blocks i = 0..n-1: blen[i] copies of child[i] (extent ext[i]) at byte
- * displacement disp[i].  They must come in increasing order without
- * overlapping.
+ * The blocks of an indexed or struct type, added one at a time in typemap
+ * order to a clf block list, which finds the regular runs among them: a
+ * list of millions of blocks costs O(1) per block and its result, not a
+ * node per block.
  */
-static int blocks(struct conv *c, int n, const MPI_Aint * blen, const MPI_Aint * disp,
-                  struct dres *child, const MPI_Aint * ext, const char *what,
-                  struct dres *res)
+struct blockset {
+    CLF_Blocklist list;         /* owned; NULL until the first block */
+    MPI_Aint first;             /* byte of the first block's first byte */
+    MPI_Aint end;               /* one past the last block's span */
+    const char *what;
+};
+
+/*
+ * Block i: blen copies of child (MPI extent ext) at byte displacement
+ * disp; *clf caches child as a clf type.  Blocks must come in increasing
+ * order without overlapping, as clf's linear order is the file's.
+ */
+static int blockset_add(struct conv *c, struct blockset *bs, int i, MPI_Aint blen, MPI_Aint disp,
+                        const struct dres *child, MPI_Aint ext, CLF_Datatype * clf)
 {
-    struct members m = { 0 };
-    MPI_Aint first = 0, prev_end = 0, off;
-    int i;
+    MPI_Aint off, span;
+    int err;
 
-    for (i = 0; i < n; i++) {
-        struct dres r = child[i];
-
-        if (repeat(c, &r, blen[i], ext[i], what))
-            goto fail;
-        if (!r.node)
-            continue;
-        if (!add_ok(disp[i], r.lb0, &off)) {
-            conv_fail(c, -EOVERFLOW, "MPI datatype (%s): displacement overflows", what);
-            goto fail;
-        }
-        if (m.count > 0 && off < prev_end) {
-            conv_fail(c, -EINVAL,
-                      "MPI datatype (%s) is not expressible in clf: block %d (at byte %ld) "
-                      "overlaps or precedes the block before it", what, i, (long) off);
-            goto fail;
-        }
-        if (m.count == 0)
-            first = off;
-        if (members_push(c, &m, off - first, r.node))
-            goto fail;
-        prev_end = off + r.node->span;
-    }
-    if (m.count == 0) {
-        res->node = NULL;
-        members_release(&m);
+    if (blen == 0 || !child->node)
         return 0;
+    if (blen < 0)
+        return conv_fail(c, -EINVAL, "MPI datatype (%s) has a negative count", bs->what);
+    if (blen > 1 && ext < child->node->span)
+        return conv_fail(c, -EINVAL,
+                         "MPI datatype (%s) is not expressible in clf: its copies overlap or "
+                         "go backwards (%ld bytes apart, each spans %ld)",
+                         bs->what, (long) ext, (long) child->node->span);
+    if (!add_ok(disp, child->lb0, &off) || !mul_ok(blen - 1, ext, &span) ||
+        !add_ok(span, child->node->span, &span))
+        return conv_fail(c, -EOVERFLOW, "MPI datatype (%s): displacement overflows", bs->what);
+    if (bs->list && off < bs->end)
+        return conv_fail(c, -EINVAL,
+                         "MPI datatype (%s) is not expressible in clf: block %d (at byte %ld) "
+                         "overlaps or precedes the block before it", bs->what, i, (long) off);
+    if (!*clf) {
+        /* Copies tile with the MPI extent; a lone copy needs its span. */
+        *clf = emit(c, child->node, 0, ext > child->node->span ? ext : child->node->span);
+        if (!*clf)
+            return c->err;
     }
-    res->lb0 = first;
-    res->node = union_of(c, &m);
-    return res->node ? 0 : c->err;
-  fail:
-    members_release(&m);
-    return c->err;
+    if (!bs->list) {
+        bs->list = CLF_Blocklist_new();
+        if (!bs->list)
+            return conv_fail(c, -ENOMEM, "out of memory converting an MPI datatype");
+        bs->first = off;
+    }
+    err = CLF_Blocklist_add(bs->list, off - bs->first, blen, *clf);
+    if (err)
+        return conv_fail(c, err, "clf cannot build the %s: %s", bs->what, CLF_Last_error());
+    bs->end = off + span;
+    return 0;
+}
+
+/* The node of all blocks added (NULL: none), first byte at res->lb0. */
+static int blockset_finish(struct conv *c, struct blockset *bs, struct dres *res)
+{
+    CLF_Datatype t;
+    struct dnode *d;
+
+    res->node = NULL;
+    if (!bs->list)
+        return 0;
+    t = CLF_Type_blocklist(&bs->list, bs->end - bs->first);
+    if (!t)
+        return conv_fail(c, errno ? -errno : -EINVAL, "clf cannot build the %s: %s", bs->what,
+                         CLF_Last_error());
+    res->lb0 = bs->first;
+    if (CLF_Type_size(t) == bs->end - bs->first) {
+        /* One run of bytes: a leaf keeps the vector shortcuts above. */
+        CLF_Type_free(&t);
+        res->node = leaf(c, bs->end - bs->first);
+        return res->node ? 0 : c->err;
+    }
+    d = node_new(c, DN_CLF);
+    if (!d) {
+        CLF_Type_free(&t);
+        return c->err;
+    }
+    d->clf = t;
+    d->span = bs->end - bs->first;
+    d->size = CLF_Type_size(t);
+    res->node = d;
+    return 0;
 }
 
 /*
@@ -655,76 +706,64 @@ static int darray(struct conv *c, const int *ints, MPI_Datatype oldtype, struct 
     return err;
 }
 
-/*
- * Convert the types of the blocks that have elements (children[i].node
- * stays NULL for the others): a type used zero times does not matter,
- * whatever it is.
- */
-static int convert_used(struct conv *c, int n, const MPI_Datatype * types,
-                        const MPI_Aint * blen, struct dres *children, MPI_Aint * ext)
-{
-    MPI_Aint lb;
-    int i;
-
-    for (i = 0; i < n; i++) {
-        if (blen[i] == 0)
-            continue;
-        if (convert(c, types[i], &children[i]))
-            return c->err;
-        MPI_Type_get_extent(types[i], &lb, &ext[i]);
-    }
-    return 0;
-}
-
 /* Indexed, hindexed, their _block forms and struct: blocks of children. */
 static int indexed(struct conv *c, int combiner, const int *ints, const MPI_Aint * addrs,
                    const MPI_Datatype * types, struct dres *res)
 {
-    int n = ints[0], i, ntypes = combiner == MPI_COMBINER_STRUCT ? n : 1;
-    MPI_Aint *blen = calloc(n + 1, sizeof(*blen)), *disp = calloc(n + 1, sizeof(*disp));
-    MPI_Aint *ext = calloc(n + 1, sizeof(*ext));
-    struct dres *child = calloc(n + 1, sizeof(*child));
+    int n = ints[0], i, k, ntypes = combiner == MPI_COMBINER_STRUCT ? n : 1;
+    int same = combiner == MPI_COMBINER_INDEXED_BLOCK || combiner == MPI_COMBINER_HINDEXED_BLOCK;
+    struct blockset bs = { .what = combiner_name(combiner) };
+    struct dres *child = calloc(ntypes + 1, sizeof(*child));
+    MPI_Aint *ext = calloc(ntypes + 1, sizeof(*ext)), lb, blen, disp;
+    CLF_Datatype *clf = calloc(ntypes + 1, sizeof(*clf));
+    char *done = calloc(ntypes + 1, 1);
 
-    if (!blen || !disp || !ext || !child) {
+    if (!child || !ext || !clf || !done) {
         conv_fail(c, -ENOMEM, "out of memory converting an MPI datatype");
         goto out;
     }
-    for (i = 0; i < n; i++)
-        blen[i] = combiner == MPI_COMBINER_INDEXED_BLOCK ||
-            combiner == MPI_COMBINER_HINDEXED_BLOCK ? ints[1] : ints[1 + i];
-    if (ntypes == 1) {
-        MPI_Aint any = 0;
-
-        for (i = 0; i < n && !any; i++)
-            any = blen[i];
-        if (convert_used(c, 1, types, &any, child, ext))
-            goto out;
-    } else if (convert_used(c, ntypes, types, blen, child, ext)) {
-        goto out;
-    }
-    for (i = 0; i < n; i++) {
+    for (i = 0; i < n && !c->err; i++) {
+        blen = same ? ints[1] : ints[1 + i];
+        k = ntypes == 1 ? 0 : i;
+        /* A type used zero times does not matter, whatever it is. */
+        if (blen == 0)
+            continue;
+        if (!done[k]) {
+            if (k > 0 && types[k] == types[k - 1] && done[k - 1]) {
+                child[k] = child[k - 1];
+                ext[k] = ext[k - 1];
+                clf[k] = CLF_Type_dup(clf[k - 1]);
+            } else if (convert(c, types[k], &child[k])) {
+                break;
+            } else {
+                MPI_Type_get_extent(types[k], &lb, &ext[k]);
+            }
+            done[k] = 1;
+        }
         switch (combiner) {
             case MPI_COMBINER_INDEXED:
-                disp[i] = ints[1 + n + i] * ext[0];
+                disp = ints[1 + n + i] * ext[0];
                 break;
             case MPI_COMBINER_INDEXED_BLOCK:
-                disp[i] = ints[2 + i] * ext[0];
+                disp = ints[2 + i] * ext[0];
                 break;
             default:           /* hindexed, hindexed_block, struct */
-                disp[i] = addrs[i];
+                disp = addrs[i];
                 break;
         }
-        if (ntypes == 1 && i > 0) {
-            child[i] = child[0];
-            ext[i] = ext[0];
-        }
+        if (blockset_add(c, &bs, i, blen, disp, &child[k], ext[k], &clf[k]))
+            break;
     }
-    blocks(c, n, blen, disp, child, ext, combiner_name(combiner), res);
+    if (!c->err)
+        blockset_finish(c, &bs, res);
   out:
-    free(blen);
-    free(disp);
-    free(ext);
+    CLF_Blocklist_free(&bs.list);
+    for (i = 0; clf && i < ntypes; i++)
+        CLF_Type_free(&clf[i]);
     free(child);
+    free(ext);
+    free(clf);
+    free(done);
     return c->err;
 }
 
@@ -839,8 +878,6 @@ static CLF_Datatype clf_failed(struct conv *c, const char *what)
     return NULL;
 }
 
-static CLF_Datatype emit(struct conv *c, const struct dnode *d, MPI_Aint o, MPI_Aint E);
-
 /* t (extent x) placed at o inside extent E; consumes t. */
 static CLF_Datatype place(struct conv *c, CLF_Datatype t, MPI_Aint o, MPI_Aint E)
 {
@@ -927,6 +964,8 @@ static CLF_Datatype emit(struct conv *c, const struct dnode *d, MPI_Aint o, MPI_
             return t ? t : clf_failed(c, "run of bytes");
         case DN_VEC:
             return emit_vec(c, d, o, E);
+        case DN_CLF:
+            return place(c, CLF_Type_dup(d->clf), o, E);
         default:
             break;
     }

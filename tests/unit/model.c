@@ -90,6 +90,15 @@ struct model *model_struct(int count, struct model *const *members)
 	return m;
 }
 
+struct model *model_bits(int64_t extent, const uint8_t *bits)
+{
+	struct model *m = model_alloc(extent);
+
+	memcpy(m->bits, bits, extent);
+	model_index(m);
+	return m;
+}
+
 void model_free(struct model *m)
 {
 	if (!m)

@@ -26,6 +26,8 @@ struct model *model_byte(void);
 struct model *model_vector(int64_t l, int64_t r, int64_t s, int64_t n,
 			   const struct model *old);
 struct model *model_struct(int count, struct model *const *members);
+/* The type of extent extent selecting x iff bits[x] (bits is copied). */
+struct model *model_bits(int64_t extent, const uint8_t *bits);
 void model_free(struct model *m);
 
 bool model_selects(const struct model *m, int64_t disp, int64_t f);

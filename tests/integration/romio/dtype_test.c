@@ -433,6 +433,66 @@ static void check_darray_is_compact(void)
 	}
 }
 
+/*
+ * The checkerboard of issue 9 written as applications write it: an
+ * MPI_Type_indexed list of row pieces, 2^21 blocks per process for an
+ * 8192 x 8192 byte matrix in 16 x 16 cells (cell (i, j) is process
+ * (i + j) % 2's).  As a view and as a subfile type it must convert, to a
+ * description of a few FALLS (it used to fail: "struct: description too
+ * large").
+ */
+static void check_indexed_checkerboard_is_compact(void)
+{
+	enum { N = 8192, K = 16, NB = N * (N / (2 * K)) };
+	int *len = malloc(NB * sizeof(*len)), *disp = malloc(NB * sizeof(*disp));
+	char msg[ADIOI_CLF_DTYPE_MSG_LEN];
+
+	for (int rank = 0; rank < 2 && len && disp; rank++) {
+		MPI_Datatype t, f;
+		CLF_Datatype c = NULL;
+		MPI_Aint w0;
+		int64_t lin, enc;
+		int nb = 0, r;
+
+		for (int row = 0; row < N; row++)
+			for (int col = ((row / K + rank) % 2) * K; col < N;
+			     col += 2 * K) {
+				len[nb] = K;
+				disp[nb++] = row * N + col;
+			}
+		MPI_Type_indexed(nb, len, disp, MPI_BYTE, &t);
+		MPI_Type_create_resized(t, 0, (MPI_Aint)N * N, &f);
+		MPI_Type_free(&t);
+		r = ADIOI_CLF_Dtype_convert(f, ADIOI_CLF_DTYPE_VIEW, &c, &w0, msg,
+					    sizeof(msg));
+		CHECK(r == 0, "indexed checkerboard rank %d: %s", rank, msg);
+		if (r == 0) {
+			enc = CLF_Type_encode(c, NULL, 0);
+			CHECK(enc > 0 && enc < 512,
+			      "indexed checkerboard encodes in %" PRId64 " bytes", enc);
+			CHECK(CLF_Type_extent(c) == (int64_t)N * N && w0 == 0,
+			      "indexed checkerboard extent %" PRId64 " window %ld",
+			      CLF_Type_extent(c), (long)w0);
+			/* Row 100 holds 50 rows' worth before it; (100, 77) is
+			 * in cell (6, 4): rank 0's, the 3rd of its cells. */
+			if (rank == 0)
+				CHECK(CLF_Type_map(c, w0, 100 * N + 77, &lin) == 0 &&
+				      lin == 100 * (N / 2) + 2 * K + 77 % K,
+				      "indexed checkerboard maps (100, 77) to %" PRId64,
+				      lin);
+			CLF_Type_free(&c);
+		}
+		r = ADIOI_CLF_Dtype_convert(f, ADIOI_CLF_DTYPE_LAYOUT, &c, &w0,
+					    msg, sizeof(msg));
+		CHECK(r == 0, "indexed checkerboard rank %d as a subfile: %s",
+		      rank, msg);
+		CLF_Type_free(&c);
+		MPI_Type_free(&f);
+	}
+	free(len);
+	free(disp);
+}
+
 /* Fixed cases with a known answer and message. */
 static void check_refusals(void)
 {
@@ -493,6 +553,7 @@ int main(int argc, char **argv)
 	check_named();
 	check_refusals();
 	check_darray_is_compact();
+	check_indexed_checkerboard_is_compact();
 	for (long i = 0; i < iterations; i++) {
 		MPI_Datatype t = random_type((int)range(1, 3));
 		char what[64];
