@@ -37,3 +37,17 @@ $(BENCH_MPI_PROGS): $(O)/bench/%: bench/%.c bench/mpi_bench.c \
 
 endif
 endif
+
+# Set-up cost of a view written as a long indexed list (issue 9): the
+# driver's converter and the mapping, no daemons; one MPI process.
+ifneq ($(BENCH_MPICC),)
+BENCHES += $(O)/bench/dtype_setup
+
+$(O)/bench/dtype_setup: bench/dtype_setup.c romio-clf/ad_clf/ad_clf_dtype.c \
+		romio-clf/ad_clf/ad_clf_dtype.h $(O)/libclf.a
+	@mkdir -p $(dir $@)
+	$(BENCH_MPICC) -std=gnu11 $(WARNINGS) $(CFLAGS) -Iinclude \
+		-Iromio-clf/ad_clf -o $@ bench/dtype_setup.c \
+		romio-clf/ad_clf/ad_clf_dtype.c $(O)/libclf.a \
+		$(LIBCLF_EXTRA_LIBS) $(ALL_LDFLAGS)
+endif

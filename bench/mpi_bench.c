@@ -15,9 +15,11 @@
 #include "mpi_bench.h"
 
 const char *const bench_sc_name[SC_COUNT] = { "CLF-phys", "ROMIO-phys",
-					      "ROMIO-rr", "ROMIO-ufs" };
+					      "ROMIO-rr", "ROMIO-ufs",
+					      "CLF-idx" };
 const char *const bench_sc_key[SC_COUNT] = { "clf_phys", "romio_phys",
-					     "romio_rr", "romio_ufs" };
+					     "romio_rr", "romio_ufs",
+					     "clf_idx" };
 
 #define REPS_MAX 31
 
@@ -105,7 +107,8 @@ int bench_opts_parse(struct bench_opts *o, int argc, char **argv,
 		.reps = reps ? atoi(reps) : 3,
 		.iods = 2,
 		.stripe = 64 * 1024,
-		.scenarios = (1u << SC_COUNT) - 1,
+		/* CLF-idx only where a program builds indexed views. */
+		.scenarios = ((1u << SC_COUNT) - 1) & ~(1u << SC_CLF_IDX),
 		.ufs_dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
 		.tag = prog,
 	};
@@ -118,9 +121,10 @@ int bench_opts_parse(struct bench_opts *o, int argc, char **argv,
 			o->iods = atoi(v);
 		else if (!strcmp(a, "--stripe") && v)
 			o->stripe = atoi(v);
-		else if (!strcmp(a, "--scenarios") && v)
+		else if (!strcmp(a, "--scenarios") && v) {
 			bad |= parse_scenarios(v, &o->scenarios) != 0;
-		else if (!strcmp(a, "--ufs-dir") && v)
+			o->scenarios_set = true;
+		} else if (!strcmp(a, "--ufs-dir") && v)
 			o->ufs_dir = v;
 		else if (!strcmp(a, "--csv") && v)
 			o->csv = v;
@@ -135,7 +139,7 @@ int bench_opts_parse(struct bench_opts *o, int argc, char **argv,
 		bad = 1;
 	if (bad && rank == 0)
 		fprintf(stderr,
-			"%s: bad option (--reps 1..%d, --iods N, --stripe BYTES, --scenarios clf_phys,romio_phys,romio_rr,romio_ufs, --ufs-dir DIR, --csv FILE)\n",
+			"%s: bad option (--reps 1..%d, --iods N, --stripe BYTES, --scenarios clf_phys,romio_phys,romio_rr,romio_ufs,clf_idx, --ufs-dir DIR, --csv FILE)\n",
 			prog, REPS_MAX);
 	return bad ? -1 : left;
 }
@@ -167,7 +171,7 @@ MPI_Info bench_hints(const struct bench_opts *o, enum bench_scenario sc,
 		return info;
 	MPI_Info_set(info, "clf_profile", "true");
 	MPI_Info_set(info, "use_romio_optimizations",
-		     sc == SC_CLF_PHYS ? "false" : "true");
+		     sc == SC_CLF_PHYS || sc == SC_CLF_IDX ? "false" : "true");
 	if (sc == SC_ROMIO_RR) {
 		snprintf(v, sizeof(v), "%d", o->stripe);
 		MPI_Info_set(info, "striping_unit", v);
@@ -196,6 +200,8 @@ void bench_print_hints(const struct bench_opts *o, int nprocs)
 	printf("  ROMIO-rr:   striping_unit=%d striping_factor=%d use_romio_optimizations=true\n",
 	       o->stripe, o->iods);
 	printf("  ROMIO-ufs:  ufs:%s (local file system)\n", o->ufs_dir);
+	if (o->scenarios & (1u << SC_CLF_IDX))
+		printf("  CLF-idx:    as CLF-phys, the views written as MPI_Type_indexed lists of row pieces\n");
 }
 
 void bench_path(const struct bench_opts *o, enum bench_scenario sc,

@@ -14,6 +14,10 @@
  *               the number of iods), ROMIO's two-phase I/O
  *   ROMIO-ufs   ROMIO's two-phase I/O on a local file ("ufs:"), the
  *               baseline a user would otherwise pick
+ *   CLF-idx     CLF-phys with the views written as MPI_Type_indexed lists
+ *               of row pieces instead of vectors (mpi_matrix only, run by
+ *               default there): what clf makes of the lists applications
+ *               and libraries build
  * ROMIO gets its fair configuration: every process is an aggregator
  * (cb_config_list "*:*", cb_nodes = processes) and collective buffering
  * is on for reads and writes (romio_cb_write, romio_cb_read "enable").
@@ -30,6 +34,7 @@ enum bench_scenario {
 	SC_ROMIO_PHYS,
 	SC_ROMIO_RR,
 	SC_ROMIO_UFS,
+	SC_CLF_IDX,
 	SC_COUNT
 };
 
@@ -42,6 +47,7 @@ struct bench_opts {
 	int iods;		/* striping_factor of ROMIO-rr */
 	int stripe;		/* striping_unit of ROMIO-rr, bytes */
 	unsigned scenarios;	/* bit per enum bench_scenario */
+	bool scenarios_set;	/* --scenarios given (else all but CLF-idx) */
 	const char *ufs_dir;	/* where the ROMIO-ufs file goes */
 	const char *csv;	/* table as CSV (rank 0), or NULL */
 	const char *tag;	/* file name prefix */

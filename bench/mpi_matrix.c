@@ -9,7 +9,11 @@
  * processes each owns one cell; with 1 the whole matrix.  The filetype of
  * a process is its part of one band of 2k rows (the file view tiles it
  * down the matrix): MPI darrays of the 2 x 2 grid, two of them in one
- * struct for the checkerboard.
+ * struct for the checkerboard.  Scenario CLF-idx (run by default beside
+ * the others) is CLF-phys with the view written as applications and
+ * libraries often write it: an MPI_Type_indexed list of the band's row
+ * pieces (side blocks per band), over the same vector-built layout; its
+ * set_view time is printed beside CLF-phys's.
  *
  * For each k = kmin, 2 kmin, ... kmax and each scenario (mpi_bench.h:
  * CLF-phys, ROMIO-phys, ROMIO-rr, ROMIO-ufs) it writes the matrix with
@@ -24,6 +28,7 @@
  *   mpiexec -n 2 mpi_matrix [--full] [--side N] [--kmin K] [--kmax K]
  *           [--reps N] [--iods N] [--stripe BYTES] [--scenarios LIST]
  *           [--ufs-dir DIR] [--csv FILE]
+ *   (--scenarios clf_phys,clf_idx compares the two views alone)
  *
  * Default: a 8192 x 8192 matrix (64 MiB), --full 16384 x 16384 (256 MiB),
  * k = 1 ... 1024.  The clf instance comes from $CLF_CONFIG.  Writes are
@@ -77,6 +82,43 @@ static MPI_Datatype band(int side, int k, int p)
 	return t;
 }
 
+/*
+ * The same part of a band as band(), as an indexed list of row pieces:
+ * row r (0 <= r < 2k) holds the cells of column parity p in the first k
+ * rows and 1 - p in the next (with 1 or 4 processes: as cell() selects).
+ */
+static MPI_Datatype band_indexed(int side, int k, int p)
+{
+	int nb = 0, *len = malloc((size_t)side * 2 * sizeof(*len));
+	int *disp = malloc((size_t)side * 2 * sizeof(*disp));
+	MPI_Datatype t, f;
+
+	for (int r = 0; r < 2 * k; r++) {
+		int ci = r / k, cj;
+
+		if (nprocs == 1) {
+			len[nb] = side;
+			disp[nb++] = r * side;
+			continue;
+		}
+		if (nprocs == 4 && ci != p / 2)
+			continue;
+		cj = nprocs == 4 ? p % 2 : (ci == 0 ? p : 1 - p);
+		for (int col = cj * k; col < side; col += 2 * k) {
+			len[nb] = k;
+			disp[nb++] = r * side + col;
+		}
+	}
+	MPI_Type_indexed(nb, len, disp, MPI_BYTE, &t);
+	/* The band's extent, as the darrays have it. */
+	MPI_Type_create_resized(t, 0, (MPI_Aint)2 * k * side, &f);
+	MPI_Type_free(&t);
+	MPI_Type_commit(&f);
+	free(len);
+	free(disp);
+	return f;
+}
+
 static uint8_t pattern(long long i, int k)
 {
 	return (uint8_t)(i * 7 + rank * 31 + k);
@@ -84,6 +126,7 @@ static uint8_t pattern(long long i, int k)
 
 struct result {
 	struct bench_time w, r;
+	double setview;		/* s, slowest process's MPI_File_set_view */
 	bool ran;
 };
 
@@ -99,10 +142,11 @@ static int run(const struct bench_opts *o, enum bench_scenario sc, int side,
 	MPI_Info info;
 	MPI_File fh;
 	int rc, err = 0, errs, wcalls = 1, rcalls = 1;
+	double t0, setview = 0;
 
 	for (int p = 0; p < nprocs; p++)
 		layout[p] = band(side, k, p);
-	view = layout[rank];
+	view = sc == SC_CLF_IDX ? band_indexed(side, k, rank) : layout[rank];
 	info = bench_hints(o, sc, nprocs, layout, nprocs);
 	snprintf(name, sizeof(name), "k%d", k);
 	bench_path(o, sc, name, path, sizeof(path));
@@ -110,9 +154,11 @@ static int run(const struct bench_opts *o, enum bench_scenario sc, int side,
 	MPI_Barrier(MPI_COMM_WORLD);
 	rc = MPI_File_open(MPI_COMM_WORLD, path,
 			   MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh);
+	t0 = MPI_Wtime();
 	if (rc == MPI_SUCCESS)
 		rc = MPI_File_set_view(fh, 0, MPI_BYTE, view, "native",
 				       MPI_INFO_NULL);
+	setview = MPI_Wtime() - t0;
 	if (rc != MPI_SUCCESS) {
 		char s[MPI_MAX_ERROR_STRING];
 		int len;
@@ -180,6 +226,9 @@ static int run(const struct bench_opts *o, enum bench_scenario sc, int side,
 		MPI_File_delete(path, MPI_INFO_NULL);
 out:
 	MPI_Allreduce(&err, &errs, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+	MPI_Allreduce(MPI_IN_PLACE, &setview, 1, MPI_DOUBLE, MPI_MAX,
+		      MPI_COMM_WORLD);
+	res->setview = setview;
 	if (!errs) {
 		res->w = bench_median_time(w, o->reps);
 		res->r = bench_median_time(r, o->reps);
@@ -188,6 +237,8 @@ out:
 	MPI_Info_free(&info);
 	for (int p = 0; p < nprocs; p++)
 		MPI_Type_free(&layout[p]);
+	if (sc == SC_CLF_IDX)
+		MPI_Type_free(&view);
 	free(buf);
 	return errs;
 }
@@ -203,12 +254,17 @@ static void print_header(const struct bench_opts *o)
 	for (int sc = 0; sc < SC_COUNT; sc++)
 		if (o->scenarios & (1u << sc))
 			printf(" %-15s |", bench_sc_name[sc]);
-	printf(" %-13s | %-13s\n", "CLF/ROMIO-rr", "CLF/ROMIO-ufs");
-	printf("%6s |", "");
+	printf(" %-13s | %-13s", "CLF/ROMIO-rr", "CLF/ROMIO-ufs");
+	if (o->scenarios & (1u << SC_CLF_IDX))
+		printf(" | %-13s", "idx/CLF-phys");
+	printf("\n%6s |", "");
 	for (int sc = 0; sc < SC_COUNT; sc++)
 		if (o->scenarios & (1u << sc))
 			printf(" %7s %7s |", "write", "read");
-	printf(" %6s %6s | %6s %6s\n", "write", "read", "write", "read");
+	printf(" %6s %6s | %6s %6s", "write", "read", "write", "read");
+	if (o->scenarios & (1u << SC_CLF_IDX))
+		printf(" | %6s %6s", "write", "read");
+	printf("\n");
 }
 
 static void ratio(const struct result *a, const struct result *b,
@@ -224,10 +280,11 @@ static void ratio(const struct result *a, const struct result *b,
 static void print_row(const struct bench_opts *o, int k, double bytes,
 		      const struct result *res, FILE *csv)
 {
-	double rw, rr, uw, ur;
+	double rw, rr, uw, ur, iw, ir;
 
 	ratio(&res[SC_CLF_PHYS], &res[SC_ROMIO_RR], &rw, &rr);
 	ratio(&res[SC_CLF_PHYS], &res[SC_ROMIO_UFS], &uw, &ur);
+	ratio(&res[SC_CLF_IDX], &res[SC_CLF_PHYS], &iw, &ir);
 	printf("%6d |", k);
 	for (int sc = 0; sc < SC_COUNT; sc++) {
 		if (!(o->scenarios & (1u << sc)))
@@ -238,7 +295,10 @@ static void print_row(const struct bench_opts *o, int k, double bytes,
 		else
 			printf(" %7s %7s |", "failed", "");
 	}
-	printf(" %6.2f %6.2f | %6.2f %6.2f\n", rw, rr, uw, ur);
+	printf(" %6.2f %6.2f | %6.2f %6.2f", rw, rr, uw, ur);
+	if (o->scenarios & (1u << SC_CLF_IDX))
+		printf(" | %6.2f %6.2f", iw, ir);
+	printf("\n");
 	fflush(stdout);
 	if (!csv)
 		return;
@@ -256,6 +316,21 @@ static void print_row(const struct bench_opts *o, int k, double bytes,
 	}
 	fprintf(csv, ",%.3f,%.3f,%.3f,%.3f\n", rw, rr, uw, ur);
 	fflush(csv);
+}
+
+/* MPI_File_set_view of the vector-built and the indexed view. */
+static void print_setview(const struct bench_opts *o, int kmin, int kmax,
+			  struct result (*all)[SC_COUNT])
+{
+	if (!(o->scenarios & (1u << SC_CLF_IDX)) ||
+	    !(o->scenarios & (1u << SC_CLF_PHYS)))
+		return;
+	printf("\nMPI_File_set_view, ms (slowest process): CLF-phys (vectors) vs CLF-idx (indexed list of row pieces, side blocks per band)\n");
+	printf("%6s | %8s %8s\n", "k", "CLF-phys", "CLF-idx");
+	for (int k = kmin, i = 0; k <= kmax; k *= 2, i++)
+		printf("%6d | %8.2f %8.2f\n", k,
+		       all[i][SC_CLF_PHYS].setview * 1e3,
+		       all[i][SC_CLF_IDX].setview * 1e3);
 }
 
 static void print_split(const struct bench_opts *o, int kmin, int kmax,
@@ -299,6 +374,8 @@ int main(int argc, char **argv)
 	MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
 	MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN);
 	argc = bench_opts_parse(&o, argc, argv, "mpi_matrix");
+	if (argc > 0 && !o.scenarios_set)
+		o.scenarios |= 1u << SC_CLF_IDX;
 	for (int i = 1; i < argc && argc > 0; i++) {
 		const char *v = i + 1 < argc ? argv[i + 1] : "";
 
@@ -363,8 +440,9 @@ int main(int argc, char **argv)
 			print_row(&o, k, bytes, all[i], csv);
 	}
 	if (rank == 0) {
-		printf("CLF/X = CLF-phys MB/s / X MB/s (0: not measured)\n");
+		printf("CLF/X = CLF-phys MB/s / X MB/s; idx/CLF-phys = CLF-idx MB/s / CLF-phys MB/s (0: not measured)\n");
 		print_split(&o, kmin, kmax, all);
+		print_setview(&o, kmin, kmax, all);
 		if (csv)
 			fclose(csv);
 	}
