@@ -180,7 +180,9 @@ END_TEST
 /*
  * A type with no compact description: 300000 pieces whose lengths and
  * gaps follow no rule (neighbours never share a length, so no two merge
- * into one FALLS).  Beyond the 65536 FALLS that the encoding once took.
+ * into one FALLS; gaps i, i + m and i + 2m differ for any m < 25, so no
+ * group of pieces repeats three times, which the struct's compactor
+ * would fold).  Beyond the 65536 FALLS that the encoding once took.
  */
 #define PIECES 300000
 
@@ -198,7 +200,7 @@ static CLF_Datatype irregular_type(void)
 		x ^= x >> 7;
 		x ^= x << 17;
 		len = 1 + (int64_t)(x % 4) + (i % 2 ? 4 : 0);
-		gap = 1 + (int64_t)((x >> 8) % 8);
+		gap = 1 + (int64_t)((x >> 8) % 8) + 8 * (i % 25);
 		m[i] = CLF_Type_vector(at, at + len - 1, 1ll << 32, 1, CLF_BYTE);
 		ck_assert_ptr_nonnull(m[i]);
 		at += len + gap;
