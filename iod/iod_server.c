@@ -85,6 +85,7 @@ int iod_server_open(struct iod_server *srv, const struct clf_config *cfg,
 	srv->addr = cfg->iods[index].addr;
 	dir = cfg->iods[index].dir;
 	srv->max_conns = max_conns ? max_conns : IOD_MAX_CONNS_DEFAULT;
+	clf_admission_init(&srv->admit, srv->max_conns);
 	srv->timeout_ms = cfg->timeout_ms;
 	srv->hooks = *hooks;
 	srv->start_ms = clf_now_ms();
@@ -145,6 +146,7 @@ destroy_mutex:
 
 void iod_server_close(struct iod_server *srv)
 {
+	clf_admission_release(&srv->admit);
 	clf_listener_close(srv->listener);
 	iod_colls_free(srv->colls);
 	iod_views_free(srv->views);
@@ -487,19 +489,45 @@ static void serve_connection(struct iod_conn *cn)
 	}
 }
 
+/* Log a refusal of peer, at most once a second (admission.h). */
+static void log_refusal(struct iod_server *srv, const char *peer,
+			const char *why)
+{
+	unsigned skipped;
+
+	if (!clf_admission_log_refusal(&srv->admit, &skipped))
+		return;
+	if (skipped)
+		iod_log("%s: refused: %s (and %u more refusals not logged)",
+			peer, why, skipped);
+	else
+		iod_log("%s: refused: %s", peer, why);
+}
+
 static void *conn_thread(void *arg)
 {
 	struct iod_conn *cn = arg;
 	struct iod_server *srv = cn->srv;
+	char why[128];
 	int err, released;
 
+	/* A short deadline until the peer proved it holds the secret. */
+	clf_conn_set_timeout(cn->c, srv->timeout_ms < CLF_ADMIT_HANDSHAKE_MS ?
+				srv->timeout_ms : CLF_ADMIT_HANDSHAKE_MS);
 	err = clf_auth_server(cn->c, &srv->cfg->secret, cn->role,
 			      sizeof(cn->role));
+	clf_conn_set_timeout(cn->c, srv->timeout_ms);
 	if (err) {
+		clf_admit_handshake_done(&srv->admit, cn->ticket, false, why,
+					 sizeof(why));
 		/* A port probe (connect, close) is not worth a line. */
 		if (err != -ECONNRESET)
-			iod_log("%s: refused: %s", clf_conn_peer(cn->c),
-				last_error());
+			log_refusal(srv, clf_conn_peer(cn->c), last_error());
+		goto close;
+	}
+	if (clf_admit_handshake_done(&srv->admit, cn->ticket, true, why,
+				     sizeof(why))) {
+		log_refusal(srv, clf_conn_peer(cn->c), why);
 		goto close;
 	}
 	atomic_fetch_add(&srv->connections, 1);
@@ -507,6 +535,7 @@ static void *conn_thread(void *arg)
 	serve_connection(cn);
 	released = iod_view_release_owner(srv->views, cn->owner);
 	atomic_fetch_sub(&srv->connections, 1);
+	clf_admit_leave(&srv->admit);
 	iod_log("%s (%s): closed after %" PRIu64 " requests; %d views released",
 		clf_conn_peer(cn->c), cn->role, cn->nrequests, released);
 close:
@@ -527,16 +556,18 @@ static void start_connection(struct iod_server *srv, struct clf_conn *c)
 	pthread_attr_t attr;
 	struct iod_conn *cn;
 	pthread_t tid;
+	uint64_t ticket = 0;
+	char why[128];
 	int err;
 
-	pthread_mutex_lock(&srv->mutex);
-	if (srv->nthreads >= srv->max_conns) {
-		pthread_mutex_unlock(&srv->mutex);
-		iod_log("%s: refused: %u connections already (the limit)",
-			clf_conn_peer(c), srv->max_conns);
+	/* Unauthenticated peers never take a client's slot (admission.h). */
+	if (clf_admit_handshake(&srv->admit, clf_conn_peer(c), clf_conn_fd(c),
+				&ticket, why, sizeof(why))) {
+		log_refusal(srv, clf_conn_peer(c), why);
 		clf_conn_close(c);
 		return;
 	}
+	pthread_mutex_lock(&srv->mutex);
 	srv->nthreads++;
 	pthread_mutex_unlock(&srv->mutex);
 
@@ -547,6 +578,7 @@ static void start_connection(struct iod_server *srv, struct clf_conn *c)
 	}
 	cn->srv = srv;
 	cn->c = c;
+	cn->ticket = ticket;
 	cn->owner = atomic_fetch_add(&srv->next_owner, 1) + 1;
 	snprintf(cn->role, sizeof(cn->role), "?");
 	err = pthread_attr_init(&attr);
@@ -562,6 +594,8 @@ static void start_connection(struct iod_server *srv, struct clf_conn *c)
 fail:
 	iod_log("%s: refused: cannot start a thread: %s", clf_conn_peer(c),
 		strerror(err));
+	clf_admit_handshake_done(&srv->admit, ticket, false, why,
+				 sizeof(why));
 	free(cn);
 	clf_conn_close(c);
 	pthread_mutex_lock(&srv->mutex);

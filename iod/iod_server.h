@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
+#include "admission.h"
 #include "config.h"
 #include "iod_store.h"
 #include "iod_view.h"
@@ -57,6 +58,7 @@ struct iod_server {
 	struct clf_listener *listener;	/* owned */
 	struct iod_hooks hooks;
 	unsigned max_conns;		/* connections served at once */
+	struct clf_admission admit;	/* handshake and connection quotas */
 	int timeout_ms;			/* network waits and collectives */
 	int64_t start_ms;		/* clf_now_ms() at start */
 
@@ -110,6 +112,7 @@ struct iod_conn {
 	struct iod_server *srv;		/* borrowed */
 	struct clf_conn *c;		/* owned */
 	uint64_t owner;			/* view owner id, unique */
+	uint64_t ticket;		/* of its handshake (admission.h) */
 	char role[CLF_PROTO_ROLE_MAX + 1]; /* what the peer said it is */
 	uint64_t nrequests;		/* served on this connection */
 

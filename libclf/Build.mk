@@ -9,7 +9,8 @@ LIBCLF_SRCS := libclf/error.c libclf/falls.c libclf/falls_algebra.c \
 LIBCLF_SRCS += libclf/falls_compact.c libclf/type_compact.c
 # Network layer: protocol codec, transports, authentication, configuration.
 LIBCLF_SRCS += libclf/proto.c libclf/proto_meta.c libclf/proto_lock.c \
-	libclf/proto_io.c libclf/transport.c libclf/transport_tcp.c libclf/auth.c libclf/config.c
+	libclf/proto_io.c libclf/transport.c libclf/transport_tcp.c libclf/auth.c libclf/config.c \
+	libclf/admission.c
 # Libraries libclf itself links to (protocol, crypto, configuration).
 LIBCLF_EXTRA_LIBS :=
 LIBCLF_EXTRA_LIBS += $(shell pkg-config --libs libsodium inih 2>/dev/null || \

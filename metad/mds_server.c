@@ -26,6 +26,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "admission.h"
 #include "auth.h"
 #include "error.h"
 #include "mds_lock.h"
@@ -54,6 +55,7 @@ struct mds_server {
 	pthread_cond_t gone;		/* a connection ended; lock */
 	unsigned nconns;		/* connection threads alive; lock */
 	uint64_t last_conn_id;		/* of the newest connection; lock */
+	struct clf_admission admit;	/* handshake and connection quotas */
 };
 
 /* One connection, owned by its thread. */
@@ -63,6 +65,7 @@ struct mds_conn {
 	uint64_t id;			/* byte-range locks belong to it */
 	char peer[CLF_ADDR_MAX];
 	char role[CLF_PROTO_ROLE_MAX + 1];
+	uint64_t ticket;		/* of its handshake (admission.h) */
 };
 
 int mds_server_open(struct mds_ctx *ctx, const struct clf_transport_ops *t,
@@ -75,6 +78,7 @@ int mds_server_open(struct mds_ctx *ctx, const struct clf_transport_ops *t,
 		return clf_fail(ENOMEM, "metad: out of memory");
 	srv->ctx = ctx;
 	srv->max_conns = mds_fault_max_connections(MDS_MAX_CONNECTIONS);
+	clf_admission_init(&srv->admit, srv->max_conns);
 	srv->wake_fd = eventfd(0, EFD_CLOEXEC);
 	if (srv->wake_fd < 0) {
 		err = clf_fail(errno, "metad: eventfd: %s", strerror(errno));
@@ -106,6 +110,7 @@ void mds_server_close(struct mds_server *srv)
 	if (!srv)
 		return;
 	clf_listener_close(srv->listener);
+	clf_admission_release(&srv->admit);
 	pthread_cond_destroy(&srv->gone);
 	pthread_mutex_destroy(&srv->lock);
 	pthread_attr_destroy(&srv->attr);
@@ -245,28 +250,50 @@ static void release_locks(struct mds_conn *mc)
 			mc->peer, mc->role, n);
 }
 
+/* Log a refusal, at most once a second (admission.h). */
+static void log_refusal(struct mds_server *srv, const char *peer,
+			const char *why)
+{
+	unsigned skipped;
+
+	if (!clf_admission_log_refusal(&srv->admit, &skipped))
+		return;
+	if (skipped)
+		mds_log("refused the connection from %s: %s (and %u more refusals not logged)",
+			peer, why, skipped);
+	else
+		mds_log("refused the connection from %s: %s", peer, why);
+}
+
 static void *conn_main(void *arg)
 {
 	struct mds_conn *mc = arg;
 	struct mds_server *srv = mc->srv;
 	struct mds_ctx *ctx = srv->ctx;
+	char why[128];
 	int err;
 
 	clf_conn_set_max_payload(mc->c, MDS_REQUEST_MAX);
+	/* A short deadline until the peer proved it holds the secret. */
+	clf_conn_set_timeout(mc->c, ctx->cfg->timeout_ms < CLF_ADMIT_HANDSHAKE_MS ?
+				ctx->cfg->timeout_ms : CLF_ADMIT_HANDSHAKE_MS);
 	err = clf_auth_server(mc->c, &ctx->cfg->secret, mc->role,
 			      sizeof(mc->role));
-	if (err == -ECONNRESET) {
-		/* A port probe, or a client that gave up: nothing refused. */
-		mds_log("connection from %s closed before authenticating",
-			mc->peer);
+	clf_conn_set_timeout(mc->c, ctx->cfg->timeout_ms);
+	if (clf_admit_handshake_done(&srv->admit, mc->ticket, !err, why,
+				     sizeof(why))) {
+		log_refusal(srv, mc->peer, why);
+	} else if (err == -ECONNRESET) {
+		/* A port probe, a client that gave up, or a handshake cut
+		 * off for a newer one: nothing refused. */
 	} else if (err) {
-		mds_log("refused the connection from %s: %s", mc->peer,
-			CLF_Last_error());
+		log_refusal(srv, mc->peer, CLF_Last_error());
 	} else {
 		atomic_fetch_add(&ctx->connections, 1);
 		serve(mc);
 		release_locks(mc);
 		atomic_fetch_sub(&ctx->connections, 1);
+		clf_admit_leave(&srv->admit);
 	}
 	clf_conn_close(mc->c);
 	free(mc);
@@ -295,11 +322,12 @@ static void refuse(struct mds_server *srv, struct clf_conn *c)
 	struct clf_proto_error e;
 	char why[128];
 
+	snprintf(why, sizeof(why), "%u connections open, the limit",
+		 srv->max_conns);
+	log_refusal(srv, clf_conn_peer(c), why);
 	snprintf(why, sizeof(why),
 		 "metad: %u connections open, the most it serves; try again later",
 		 srv->max_conns);
-	mds_log("refused the connection from %s: %u connections open, the limit",
-		clf_conn_peer(c), srv->max_conns);
 	clf_conn_set_timeout(c, MDS_REFUSE_WAIT_MS);
 	clf_conn_set_max_payload(c, CLF_AUTH_MAX_PAYLOAD);
 	if (clf_conn_recv_header_any_major(c, &h) ||
@@ -323,12 +351,16 @@ static void start_conn(struct mds_server *srv, struct clf_conn *c)
 	uint64_t id;
 	int err;
 
-	pthread_mutex_lock(&srv->lock);
-	if (srv->nconns >= srv->max_conns) {
-		pthread_mutex_unlock(&srv->lock);
+	uint64_t ticket = 0;
+	char why[128];
+
+	/* Unauthenticated peers never take a client's slot (admission.h). */
+	if (clf_admit_handshake(&srv->admit, clf_conn_peer(c), clf_conn_fd(c),
+				&ticket, why, sizeof(why))) {
 		refuse(srv, c);
 		return;
 	}
+	pthread_mutex_lock(&srv->lock);
 	srv->nconns++;
 	id = ++srv->last_conn_id;
 	pthread_mutex_unlock(&srv->lock);
@@ -341,6 +373,7 @@ static void start_conn(struct mds_server *srv, struct clf_conn *c)
 	mc->srv = srv;
 	mc->id = id;
 	mc->c = c;
+	mc->ticket = ticket;
 	snprintf(mc->peer, sizeof(mc->peer), "%s", clf_conn_peer(c));
 	snprintf(mc->role, sizeof(mc->role), "unauthenticated");
 	err = pthread_create(&tid, &srv->attr, conn_main, mc);
@@ -350,6 +383,7 @@ static void start_conn(struct mds_server *srv, struct clf_conn *c)
 undo:
 	mds_log("refused the connection from %s: cannot start a thread: %s",
 		clf_conn_peer(c), strerror(err));
+	clf_admit_handshake_done(&srv->admit, ticket, false, why, sizeof(why));
 	clf_conn_close(c);
 	pthread_mutex_lock(&srv->lock);
 	srv->nconns--;

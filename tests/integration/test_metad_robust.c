@@ -307,6 +307,42 @@ START_TEST(test_connections_over_the_limit_are_refused_clearly)
 }
 END_TEST
 
+/*
+ * Sockets that never authenticate take no client's slot: with more of
+ * them open than metad serves connections, clients holding the secret
+ * still connect at once.  Before, every slot went to the idle sockets.
+ */
+START_TEST(test_idle_unauthenticated_sockets_do_not_lock_out_clients)
+{
+	enum { LIMIT = 32, IDLE = 100, CLIENTS_IN = 5 };
+	struct mc *m[CLIENTS_IN];
+	char limit[64];
+	int idle[IDLE];
+
+	mh_stop(&H);
+	snprintf(limit, sizeof(limit), "CLF_TEST_METAD_MAX_CONNECTIONS=%d",
+		 LIMIT);
+	H.env[0] = limit;
+	mh_start(&H);
+	for (int i = 0; i < IDLE; i++) {
+		idle[i] = raw_connect(&H);
+		ck_assert_int_ge(idle[i], 0);
+	}
+	usleep(300 * 1000);	/* metad has accepted them all */
+	for (int i = 0; i < CLIENTS_IN; i++) {
+		ck_assert_msg(mc_open_with(H.addr, &H.secret, MH_WAIT_MS,
+					   &m[i]) == 0,
+			      "client %d: %s", i, CLF_Last_error());
+		ck_assert_int_eq(mc_ping(m[i]), 0);
+	}
+	for (int i = 0; i < CLIENTS_IN; i++)
+		mc_close(m[i]);
+	for (int i = 0; i < IDLE; i++)
+		close(idle[i]);
+	H.env[0] = NULL;
+}
+END_TEST
+
 /* ---- many clients at once ---- */
 
 #define CLIENTS 8
@@ -397,6 +433,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_truncated_message_and_stalled_peer_are_dropped);
 	tcase_add_test(tc, test_random_bodies_never_hurt_the_daemon);
 	tcase_add_test(tc, test_connections_over_the_limit_are_refused_clearly);
+	tcase_add_test(tc, test_idle_unauthenticated_sockets_do_not_lock_out_clients);
 	tcase_add_test(tc, test_many_clients_at_once);
 	suite_add_tcase(s, tc);
 	return s;
