@@ -35,6 +35,18 @@ $(BENCH_MPI_PROGS): $(O)/bench/%: bench/%.c bench/mpi_bench.c \
 		-std=gnu11 $(WARNINGS) $(CFLAGS) -o $@ $< bench/mpi_bench.c \
 		-ldl; fi
 
+# Small accesses: collective write latency, tiny accesses through
+# changing views (PnetCDF's independent mode), native path vs ROMIO's.
+BENCHES += $(O)/bench/mpi_small
+
+$(O)/bench/mpi_small: bench/mpi_small.c $(O)/romio-clf/libromio-clf.so \
+		romio-clf/mpicc-clf
+	@mkdir -p $(dir $@)
+	@if test -f $(O)/romio/UNAVAILABLE; then \
+		echo "  SKIP    $@ (no libromio-clf.so)"; else \
+		echo "  CCLD    $@"; CLF_BUILD_DIR=$(O) romio-clf/mpicc-clf \
+		-std=gnu11 $(WARNINGS) $(CFLAGS) -o $@ $<; fi
+
 endif
 endif
 

@@ -285,11 +285,16 @@ int CLF_Mapping_is_contiguous(const CLF_Mapping *m);
  * are resolved by the client.  A descriptor belongs to one process and
  * may be used by one thread at a time.
  *
- * File size: a client's writes beyond the end of file are reported to
- * metad at CLF_sync(), CLF_close(), CLF_ftruncate(), and before
- * CLF_lseek(SEEK_END) on the same descriptor; other clients see the new
- * size once that happened (close-to-open consistency, as in NFS and as
- * MPI-IO's sync-barrier-sync requires).
+ * File size and visibility: a write is visible, bytes and size, to every
+ * read, CLF_stat() and CLF_lseek(SEEK_END) of any client that starts
+ * after the write returned, with no sync in between (as on Lustre, GPFS
+ * and PVFS).  The size is derived from the subfiles where it is needed:
+ * a read that reaches past the end this descriptor knows, SEEK_END,
+ * O_APPEND, O_TRUNC and stat ask every iod of the file how long its
+ * subfiles are (one round trip, all iods in parallel) and map each end
+ * back through the layout; writes themselves cost no size report.  metad
+ * keeps the size that truncations set and that CLF_close() and
+ * CLF_sync() report, which directory listings show.
  */
 
 /*
@@ -457,7 +462,7 @@ ssize_t CLF_ncwrite_at_all(int fd, int64_t view_off, const void *buf,
 /* Position in view bytes; SEEK_END counts the view bytes below the size. */
 int64_t CLF_lseek(int fd, int64_t off, int whence);
 
-/* Report the size and make every written byte durable on the iods. */
+/* Make every written byte durable on the iods and report the size. */
 int CLF_sync(int fd);
 
 /* Set the file size (bytes of the file, not of the view). */

@@ -18,6 +18,8 @@
  *        one layout together CLF_PROTO_LAYOUT_TYPES_MAX bytes (1.1: metad
  *        took 32 MiB).  Encodings are unchanged; a 1.1 receiver refuses a
  *        larger type with -E2BIG and a message naming the limit.
+ *   1.3  SUB_SIZES: the lengths of subfiles, from which clients derive
+ *        the file size (see "Size" below).
  *
  * Version negotiation
  * -------------------
@@ -71,7 +73,7 @@
 
 #define CLF_PROTO_MAGIC 0x31464c43u /* "CLF1" as bytes on the wire */
 #define CLF_PROTO_VERSION_MAJOR 1
-#define CLF_PROTO_VERSION_MINOR 2
+#define CLF_PROTO_VERSION_MINOR 3
 
 /*
  * Message header, 32 bytes, every field little-endian:
@@ -226,6 +228,10 @@ enum clf_proto_op {
 	CLF_PROTO_OP_REMOVE = 520,
 	/* empty -> statfs of this iod */
 	CLF_PROTO_OP_IOD_STATFS = 521,
+	/* Since 1.3; see "Size" below. */
+	/* u64 file, u32 n (1..CLF_PROTO_SUB_SIZES_MAX), n x u32 subfile
+	 * -> u32 n, n x i64 length (0 for a subfile that does not exist) */
+	CLF_PROTO_OP_SUB_SIZES = 522,
 };
 
 /* ------------------------------------------------------------------ */
@@ -334,6 +340,23 @@ enum clf_proto_layout_kind {
 #define CLF_PROTO_LOCK_FLAGS 0x1u
 #define CLF_PROTO_LOCK_WAIT_MAX_MS 60000u
 #define CLF_PROTO_LOCK_OFFSET_MAX 0x7fffffffffffffffull /* off_t's max */
+
+/*
+ * Size
+ * ----
+ *   The file size is the largest of metad's size and the ends that the
+ *   subfiles map to: subfile j of length L > 0 ends at file offset
+ *   MAP_j^-1(L - 1) + 1 through its type and the displacement, and the
+ *   head (bytes before the displacement) of length L ends at L.  An iod
+ *   answers VIEW_WRITE and SUB_WRITE only once the bytes are in the
+ *   subfile, so a SUB_SIZES sent after a write's reply sees its end: a
+ *   client needs no size report for others to see what it wrote (as
+ *   PVFS2 and Lustre derive sizes from their data objects).  metad's size
+ *   counts truncations and the reports clients still send when they close
+ *   (UPDATE_SIZE), so stat through metad alone stays close.  Peers of
+ *   minor < 3 do not know SUB_SIZES: their clients use metad's size only.
+ */
+#define CLF_PROTO_SUB_SIZES_MAX (CLF_PROTO_MAX_SUBFILES + 1) /* + head */
 
 /* VIEW_READ / VIEW_WRITE flags */
 #define CLF_PROTO_VIEW_COLLECTIVE 0x1u	/* part of collective operation tag */

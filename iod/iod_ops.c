@@ -390,6 +390,48 @@ static int op_statfs(struct iod_conn *cn, struct wire_reader *r,
 	return body_done(rep, &w, clf_proto_statfs_encode(&w, &m));
 }
 
+/*
+ * The lengths of the subfiles asked for: what clients derive the file
+ * size from (clf_proto.h, "Size").  A write is answered only once its
+ * bytes are in the subfile, so every write answered before this request
+ * arrived is counted.
+ */
+static int op_sub_sizes(struct iod_conn *cn, struct wire_reader *r,
+			struct iod_reply *rep)
+{
+	struct clf_proto_sub_sizes_req *req = malloc(sizeof(*req));
+	struct clf_proto_sub_sizes *m = malloc(sizeof(*m));
+	struct wire_writer w = { NULL, 0, 0 };
+	int err = req && m ? 0 : clf_fail(ENOMEM, "iod: out of memory");
+
+	if (!err)
+		err = clf_proto_sub_sizes_req_decode(r, req);
+	for (uint32_t i = 0; !err && i < req->n; i++)
+		err = iod_store_size(cn->srv->st, req->file, req->subfile[i],
+				     &m->length[i]);
+	if (!err) {
+		m->n = req->n;
+		w.cap = 4 + 8 * (size_t)m->n;
+		w.buf = malloc(w.cap);
+		if (!w.buf)
+			err = clf_fail(ENOMEM, "iod: out of memory");
+	}
+	if (!err)
+		err = clf_proto_sub_sizes_encode(&w, m);
+	if (!err && w.pos > w.cap)
+		err = clf_fail(EOVERFLOW, "iod: reply body of %zu bytes", w.pos);
+	if (!err) {
+		rep->owned = w.buf;
+		rep->data = w.buf;
+		rep->data_len = w.pos;
+	} else {
+		free(w.buf);
+	}
+	free(req);
+	free(m);
+	return err;
+}
+
 /* ------------------------------------------------------------------ */
 /* The table                                                           */
 /* ------------------------------------------------------------------ */
@@ -418,6 +460,8 @@ static const struct {
 	{ CLF_PROTO_OP_TRUNCATE, 8 + 4 + 8, op_truncate },
 	{ CLF_PROTO_OP_REMOVE, 8 + 4, op_remove },
 	{ CLF_PROTO_OP_IOD_STATFS, 0, op_statfs },
+	{ CLF_PROTO_OP_SUB_SIZES, 8 + 4 + 4 * CLF_PROTO_SUB_SIZES_MAX,
+	  op_sub_sizes },
 };
 
 _Static_assert(VIEW_REGISTER_MAX <= CLF_PROTO_PAYLOAD_MAX &&

@@ -187,7 +187,8 @@ int clfs_lookup(struct clfs *fs, uint64_t parent, const char *name,
 		return err;
 	if (clfs_reserved_name(name))
 		return -ENOENT;
-	err = clf_ns_lookup(parent, name, &a);
+	/* Sizes as the subfiles say: another client's writes count. */
+	err = clf_ns_lookup_stat(parent, name, &a);
 	return err ? err : clfs_entry(fs, parent, &a, st, NULL);
 }
 
@@ -200,7 +201,7 @@ int clfs_getattr(struct clfs *fs, uint64_t ino, struct stat *st)
 {
 	struct clf_proto_attr a;
 	struct clfs_inode *ip;
-	int err = clf_ns_getattr(ino, &a);
+	int err = clf_ns_stat(ino, &a);
 
 	if (err)
 		return err;

@@ -33,8 +33,9 @@ struct clf_file {
 	CLF_Datatype view_type;	/* owned reference */
 	struct clf_viewmap *view;	/* owned: view x every subfile */
 	int64_t pos;		/* current view offset */
-	int64_t size;		/* file size as metad last told us */
-	int64_t dirty_end;	/* end of our writes beyond size, unreported */
+	int64_t size;		/* file size when last asked (file_size.c) */
+	int64_t dirty_end;	/* end of our writes beyond size, not yet
+				   reported to metad (done at close) */
 	uint32_t *handles;	/* layout->nsub view handles on the iods */
 	uint64_t *handle_gen;	/* connection generation of each; 0: none */
 };
@@ -92,6 +93,18 @@ void clf_file_put(struct clf_file *f);
 
 /* Close every file (CLF_finalize). */
 void clf_files_close_all(void);
+
+/*
+ * The size of file ino with layout l, from its subfiles and metad
+ * (file_size.c): the largest end the subfiles map to and, unless
+ * meta_size is NULL, metad's size, which is also stored there.  One
+ * round trip to every iod of the file, in parallel with one to metad.
+ */
+int clf_layout_size(const struct clf_layout *l, uint64_t ino,
+		    int64_t *meta_size, int64_t *size);
+
+/* The same for an open (locked) file, into f->size. */
+int clf_file_size(struct clf_file *f);
 
 /* Report our writes beyond the end of file to metad. */
 int clf_file_flush_size(struct clf_file *f);

@@ -281,7 +281,9 @@ static void attr_to_stat(const struct clf_proto_attr *a, struct stat *st)
 
 int CLF_stat(const char *path, struct stat *st)
 {
+	struct clf_layout *layout = NULL;
 	struct clf_proto_attr attr;
+	int64_t end = 0;
 	char rel[CLF_PROTO_PATH_MAX + 1];
 	int err;
 
@@ -289,9 +291,17 @@ int CLF_stat(const char *path, struct stat *st)
 		return clf_fail(EINVAL, "clf: stat: NULL buffer");
 	err = clf_path_normalize(path, rel, sizeof(rel));
 	if (!err)
-		err = clf_meta_lookup(rel, &attr, NULL);
+		err = clf_meta_lookup(rel, &attr, &layout);
 	if (err)
 		return err;
+	/* What the subfiles hold counts, reported to metad or not. */
+	if (layout && S_ISREG(attr.mode))
+		err = clf_layout_size(layout, attr.ino, NULL, &end);
+	clf_layout_free(layout);
+	if (err)
+		return err;
+	if (end > attr.size)
+		attr.size = end;
 	attr_to_stat(&attr, st);
 	return 0;
 }

@@ -48,10 +48,16 @@ static int ns_call_empty(uint16_t op, clf_encode_fn enc, const void *msg)
 	return err;
 }
 
-int clf_ns_lookup(uint64_t dir, const char *name, struct clf_proto_attr *attr)
+static int size_from_proto(const struct clf_proto_layout *pl,
+			   struct clf_proto_attr *a);
+
+/* LOOKUP; with stat set, the size derived from the subfiles too. */
+static int ns_lookup(uint64_t dir, const char *name, bool stat,
+		     struct clf_proto_attr *attr)
 {
 	struct clf_proto_lookup_req req = {
 		.dir = dir,
+		.flags = stat ? CLF_PROTO_LOOKUP_LAYOUT : 0,
 		.path = clf_proto_str_of(name),
 	};
 	struct clf_proto_lookup_rep rep;
@@ -65,12 +71,26 @@ int clf_ns_lookup(uint64_t dir, const char *name, struct clf_proto_attr *attr)
 		return err;
 	r = (struct wire_reader){ .buf = payload, .len = len };
 	err = clf_proto_lookup_rep_decode(&r, &rep);
-	if (!err) {
-		*attr = rep.attr;
-		clf_proto_lookup_rep_release(&rep);
-	}
 	free(payload);
+	if (err)
+		return err;
+	if (stat && rep.has_layout && S_ISREG(rep.attr.mode))
+		err = size_from_proto(&rep.layout, &rep.attr);
+	if (!err)
+		*attr = rep.attr;
+	clf_proto_lookup_rep_release(&rep);
 	return err;
+}
+
+int clf_ns_lookup(uint64_t dir, const char *name, struct clf_proto_attr *attr)
+{
+	return ns_lookup(dir, name, false, attr);
+}
+
+int clf_ns_lookup_stat(uint64_t dir, const char *name,
+		       struct clf_proto_attr *attr)
+{
+	return ns_lookup(dir, name, true, attr);
 }
 
 int clf_ns_getattr(uint64_t ino, struct clf_proto_attr *attr)
@@ -381,10 +401,71 @@ int clf_ns_get_layout(uint64_t ino, struct clf_layout_info *info)
 	return err;
 }
 
-int clf_ns_open(uint64_t ino, int flags, struct clf_proto_attr *attr)
+/* Raise a->size to the end the subfiles of ino (with layout) map to. */
+static int size_from_subfiles(const struct clf_layout *layout,
+			      struct clf_proto_attr *a)
+{
+	int64_t end;
+	int err = clf_layout_size(layout, a->ino, NULL, &end);
+
+	if (!err && end > a->size)
+		a->size = end;
+	return err;
+}
+
+/* The same from a layout as metad sent it. */
+static int size_from_proto(const struct clf_proto_layout *pl,
+			   struct clf_proto_attr *a)
 {
 	struct clf_layout_info info;
 	struct clf_layout *layout;
+	int err = layout_info_from_proto(pl, &info);
+
+	if (err)
+		return err;
+	err = layout_from_info(&info, &layout);
+	CLF_Layout_release(&info);
+	if (err)
+		return err;
+	err = size_from_subfiles(layout, a);
+	clf_layout_free(layout);
+	return err;
+}
+
+int clf_ns_stat(uint64_t ino, struct clf_proto_attr *attr)
+{
+	struct clf_layout_info info;
+	struct clf_layout *layout;
+	struct clf_proto_attr a;
+	int err;
+
+	err = clf_ns_getattr(ino, &a);
+	if (err || !S_ISREG(a.mode))
+		goto out;
+	err = clf_ns_get_layout(ino, &info);
+	if (err == -ENODATA) {
+		/* No layout yet: no data anywhere. */
+		err = 0;
+		goto out;
+	}
+	if (err)
+		return err;
+	err = layout_from_info(&info, &layout);
+	CLF_Layout_release(&info);
+	if (err)
+		return err;
+	err = size_from_subfiles(layout, &a);
+	clf_layout_free(layout);
+out:
+	if (!err)
+		*attr = a;
+	return err;
+}
+
+int clf_ns_open(uint64_t ino, int flags, struct clf_proto_attr *attr)
+{
+	struct clf_layout_info info;
+	struct clf_layout *layout = NULL;
 	struct clf_proto_attr a;
 	int err, fd;
 
@@ -399,8 +480,12 @@ int clf_ns_open(uint64_t ino, int flags, struct clf_proto_attr *attr)
 		return err;
 	err = layout_from_info(&info, &layout);
 	CLF_Layout_release(&info);
-	if (err)
+	if (!err)
+		err = size_from_subfiles(layout, &a);
+	if (err) {
+		clf_layout_free(layout);
 		return err;
+	}
 	fd = clf_file_open_layout(ino, a.size, flags, layout);
 	if (fd >= 0)
 		*attr = a;

@@ -30,7 +30,18 @@ struct clf_ns_owner {
 };
 
 int clf_ns_lookup(uint64_t dir, const char *name, struct clf_proto_attr *attr);
+/* LOOKUP, with the size as clf_ns_stat() gives it (one more round trip,
+ * to the file's iods). */
+int clf_ns_lookup_stat(uint64_t dir, const char *name,
+		       struct clf_proto_attr *attr);
 int clf_ns_getattr(uint64_t ino, struct clf_proto_attr *attr);
+
+/*
+ * metad's attributes, with the size of a regular file derived from its
+ * subfiles as well (clf.h, "File size and visibility"): what stat shows.
+ * Two round trips to metad and one to the file's iods.
+ */
+int clf_ns_stat(uint64_t ino, struct clf_proto_attr *attr);
 
 /* SETATTR with req->mask (CLF_PROTO_SETATTR_*); the new attributes. */
 int clf_ns_setattr(const struct clf_proto_setattr_req *req,

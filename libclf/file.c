@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "arith.h"
 #include "client_i.h"
 #include "client_ns.h"
 #include "error.h"
@@ -263,6 +264,9 @@ static int open_path(const char *path, int flags, mode_t mode,
 	f->flags = flags & (O_ACCMODE | O_APPEND);
 	f->view_type = CLF_BYTE;
 	err = open_inode(f, rel, flags, mode, want, created);
+	/* The subfiles may hold bytes that metad's size does not count. */
+	if (!err && (flags & O_TRUNC) && (flags & O_ACCMODE) != O_RDONLY)
+		err = clf_file_size(f);
 	if (!err && (flags & O_TRUNC) && (flags & O_ACCMODE) != O_RDONLY &&
 	    f->size > 0) {
 		struct clf_proto_attr attr;
@@ -552,7 +556,6 @@ static int64_t view_bytes_below(const struct clf_file *f, int64_t size)
 
 int64_t CLF_lseek(int fd, int64_t off, int whence)
 {
-	struct clf_proto_attr attr;
 	struct clf_file *f;
 	int64_t base = 0;
 	int err;
@@ -567,13 +570,10 @@ int64_t CLF_lseek(int fd, int64_t off, int whence)
 		base = f->pos;
 		break;
 	case SEEK_END:
-		err = clf_file_flush_size(f);
+		/* Every acknowledged write counts, ours and others'. */
+		err = clf_file_size(f);
 		if (!err)
-			err = clf_meta_getattr(f->ino, &attr);
-		if (!err) {
-			f->size = attr.size;
-			base = view_bytes_below(f, f->size);
-		}
+			base = view_bytes_below(f, max64(f->size, f->dirty_end));
 		break;
 	default:
 		err = clf_fail(EINVAL, "clf: lseek: bad whence %d", whence);

@@ -703,13 +703,10 @@ int64_t clf_file_io(struct clf_file *f, int64_t lo, int64_t n, void *buf,
 	if (!write && (f->flags & O_ACCMODE) == O_WRONLY)
 		return clf_fail(EBADF, "clf: read: file opened write-only");
 	if (!write && lo + n > readable_below(f)) {
-		/* Someone may have written further: ask metad. */
-		struct clf_proto_attr attr;
-
-		err = clf_meta_getattr(f->ino, &attr);
+		/* Someone may have written further: ask the subfiles. */
+		err = clf_file_size(f);
 		if (err)
 			return err;
-		f->size = attr.size;
 		n = max64(0, min64(n, readable_below(f) - lo));
 	}
 	if (n == 0 && !participants)
@@ -742,14 +739,11 @@ static ssize_t io_at(int fd, int64_t *off, int64_t n, void *buf,
 		return err;
 	lo = off ? *off : f->pos;
 	if (write && advance && (f->flags & O_APPEND)) {
-		struct clf_proto_attr attr;
-
-		err = clf_meta_getattr(f->ino, &attr);
+		err = clf_file_size(f);
 		if (err) {
 			clf_file_put(f);
 			return err;
 		}
-		f->size = attr.size;
 		lo = readable_below(f);
 	}
 	ret = clf_file_io(f, lo, n, buf, memtype, write, tag, participants);

@@ -542,4 +542,24 @@ int clf_proto_remove_req_encode(struct wire_writer *w,
 int clf_proto_remove_req_decode(struct wire_reader *r,
 				struct clf_proto_remove_req *m);
 
+/* SUB_SIZES: the lengths of n subfiles of one file. */
+struct clf_proto_sub_sizes_req {
+	uint64_t file;
+	uint32_t n;		/* 1..CLF_PROTO_SUB_SIZES_MAX */
+	uint32_t subfile[CLF_PROTO_SUB_SIZES_MAX]; /* or SUBFILE_HEAD */
+};
+int clf_proto_sub_sizes_req_encode(struct wire_writer *w,
+				   const struct clf_proto_sub_sizes_req *m);
+int clf_proto_sub_sizes_req_decode(struct wire_reader *r,
+				   struct clf_proto_sub_sizes_req *m);
+
+struct clf_proto_sub_sizes {
+	uint32_t n;		/* as many as asked */
+	int64_t length[CLF_PROTO_SUB_SIZES_MAX];	/* each >= 0 */
+};
+int clf_proto_sub_sizes_encode(struct wire_writer *w,
+			       const struct clf_proto_sub_sizes *m);
+int clf_proto_sub_sizes_decode(struct wire_reader *r,
+			       struct clf_proto_sub_sizes *m);
+
 #endif /* CLF_PROTO_LIB_H */

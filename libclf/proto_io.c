@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * proto_io.c -- bodies of the iod operations: contiguous subfile access,
- * views, truncate and remove.
+ * views, truncate, remove and subfile sizes.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -471,5 +471,90 @@ int clf_proto_remove_req_decode(struct wire_reader *r,
 	if (err)
 		return err;
 	*m = t;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* SUB_SIZES                                                           */
+/* ------------------------------------------------------------------ */
+
+static int check_count(uint32_t n, const char *what)
+{
+	if (n >= 1 && n <= CLF_PROTO_SUB_SIZES_MAX)
+		return 0;
+	return clf_fail(E2BIG, "proto: %s: %u subfiles, need 1..%u", what, n,
+			CLF_PROTO_SUB_SIZES_MAX);
+}
+
+int clf_proto_sub_sizes_req_encode(struct wire_writer *w,
+				   const struct clf_proto_sub_sizes_req *m)
+{
+	int err = check_count(m->n, "SUB_SIZES");
+
+	for (uint32_t i = 0; i < m->n && !err; i++)
+		err = check_subfile(m->subfile[i], false, "SUB_SIZES");
+	if (err)
+		return proto_enc_err(err);
+	wire_put_u64(w, m->file);
+	wire_put_u32(w, m->n);
+	for (uint32_t i = 0; i < m->n; i++)
+		wire_put_u32(w, m->subfile[i]);
+	return 0;
+}
+
+int clf_proto_sub_sizes_req_decode(struct wire_reader *r,
+				   struct clf_proto_sub_sizes_req *m)
+{
+	uint64_t file = wire_get_u64(r);
+	uint32_t n = wire_get_u32(r);
+	int err = r->bad ? proto_end(r, "SUB_SIZES") : check_count(n, "SUB_SIZES");
+
+	for (uint32_t i = 0; i < n && !err; i++) {
+		m->subfile[i] = wire_get_u32(r);
+		if (!r->bad)
+			err = check_subfile(m->subfile[i], false, "SUB_SIZES");
+	}
+	if (!err)
+		err = proto_end(r, "SUB_SIZES");
+	if (err)
+		return err;
+	m->file = file;
+	m->n = n;
+	return 0;
+}
+
+int clf_proto_sub_sizes_encode(struct wire_writer *w,
+			       const struct clf_proto_sub_sizes *m)
+{
+	int err = check_count(m->n, "SUB_SIZES reply");
+
+	for (uint32_t i = 0; i < m->n && !err; i++)
+		err = proto_check_nonneg(m->length[i], "SUB_SIZES length");
+	if (err)
+		return proto_enc_err(err);
+	wire_put_u32(w, m->n);
+	for (uint32_t i = 0; i < m->n; i++)
+		wire_put_i64(w, m->length[i]);
+	return 0;
+}
+
+int clf_proto_sub_sizes_decode(struct wire_reader *r,
+			       struct clf_proto_sub_sizes *m)
+{
+	uint32_t n = wire_get_u32(r);
+	int err = r->bad ? proto_end(r, "SUB_SIZES reply")
+			 : check_count(n, "SUB_SIZES reply");
+
+	for (uint32_t i = 0; i < n && !err; i++) {
+		m->length[i] = wire_get_i64(r);
+		if (!r->bad)
+			err = proto_check_nonneg(m->length[i],
+						 "SUB_SIZES length");
+	}
+	if (!err)
+		err = proto_end(r, "SUB_SIZES reply");
+	if (err)
+		return err;
+	m->n = n;
 	return 0;
 }

@@ -40,11 +40,6 @@ typedef struct {
     CLF_Datatype view_type;     /* owned */
     int64_t view_disp;          /* clf displacement: fd->disp + window */
 
-    /* File offsets one past the last byte written through each descriptor
-     * and not yet reported to metad: the other descriptor cannot see them
-     * until then. */
-    ADIO_Offset lin_pending, view_pending;
-
     CLF_Datatype bytes_type;    /* cached run of bytes_len bytes, owned */
     MPI_Count bytes_len;
 
@@ -161,8 +156,6 @@ void ADIOI_CLF_File_closed(ADIO_File fd);
 int ADIOI_CLF_Error(const char *myname, int err, const char *msg);
 ADIOI_CLF_fs *ADIOI_CLF_Fs_get(ADIO_File fd, int *error_code);
 void ADIOI_CLF_Fs_free(ADIO_File fd);
-int ADIOI_CLF_Report_size(ADIO_File fd, int which);
-int ADIOI_CLF_Report_pending(ADIO_File fd, int except_fd);
 CLF_Datatype ADIOI_CLF_Bytes(ADIOI_CLF_fs * fs, MPI_Count len);
 
 /* ad_clf_mount.c */

@@ -109,8 +109,6 @@ void ADIOI_CLF_Coll_access(ADIO_File fd, void *buf, int count, MPI_Datatype data
         rounds = (size * count + round - 1) / round;
         /* Several rounds cut the bytes in runs: they must be one run. */
         err = ADIOI_CLF_Mem_init(fd, &mem, buf, count, datatype, write, rounds > 1);
-        if (!err && !write && rounds > 0)
-            err = ADIOI_CLF_Report_pending(fd, cfd);
         if (err)
             *error_code = ADIOI_CLF_Error(myname, err, NULL);
         else

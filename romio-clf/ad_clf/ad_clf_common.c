@@ -247,39 +247,6 @@ CLF_Datatype ADIOI_CLF_Bytes(ADIOI_CLF_fs * fs, MPI_Count len)
 }
 
 /*
- * Report to metad what descriptor which (lin_fd or view_fd) wrote beyond
- * the end of file, so that the other descriptor and other processes see
- * it.  CLF_lseek(SEEK_END) does just that (the position is not used).
- */
-int ADIOI_CLF_Report_size(ADIO_File fd, int which)
-{
-    ADIOI_CLF_fs *fs = fd->fs_ptr;
-    ADIO_Offset *pending = which == fs->lin_fd ? &fs->lin_pending : &fs->view_pending;
-    int64_t r;
-
-    if (which < 0 || *pending == 0)
-        return 0;
-    r = CLF_lseek(which, 0, SEEK_END);
-    if (r < 0)
-        return (int) r;
-    *pending = 0;
-    return 0;
-}
-
-/* Report what every descriptor but except_fd wrote (before reading there). */
-int ADIOI_CLF_Report_pending(ADIO_File fd, int except_fd)
-{
-    ADIOI_CLF_fs *fs = fd->fs_ptr;
-    int err = 0;
-
-    if (fs->lin_fd != except_fd)
-        err = ADIOI_CLF_Report_size(fd, fs->lin_fd);
-    if (!err && fs->view_fd != except_fd)
-        err = ADIOI_CLF_Report_size(fd, fs->view_fd);
-    return err;
-}
-
-/*
  * Profiling, with the hint clf_profile=true: the time spent in clf's data
  * calls (ROMIO's contiguous accesses, which its two-phase aggregators
  * make, and the driver's own view and collective accesses), reported by

@@ -11,15 +11,13 @@ void ADIOI_CLF_Fcntl(ADIO_File fd, int flag, ADIO_Fcntl_t * fcntl_struct, int *e
     static char myname[] = "ADIOI_CLF_FCNTL";
     ADIOI_CLF_fs *fs = fd->fs_ptr;
     int64_t size;
-    int err;
 
     *error_code = MPI_SUCCESS;
     switch (flag) {
         case ADIO_FCNTL_GET_FSIZE:
-            /* The size metad knows, once this process's writes through
-             * either descriptor are counted. */
-            err = ADIOI_CLF_Report_pending(fd, -1);
-            size = err ? err : CLF_lseek(fs->lin_fd, 0, SEEK_END);
+            /* From the subfiles: every write that returned counts,
+             * this process's and the others'. */
+            size = CLF_lseek(fs->lin_fd, 0, SEEK_END);
             if (size < 0) {
                 *error_code = ADIOI_CLF_Error(myname, (int) size, NULL);
                 return;
@@ -28,11 +26,8 @@ void ADIOI_CLF_Fcntl(ADIO_File fd, int flag, ADIO_Fcntl_t * fcntl_struct, int *e
             break;
 
         case ADIO_FCNTL_SET_DISKSPACE:
-            /* Only one process preallocates: the others must see the size. */
+            /* One process preallocates; the others see the size at once. */
             ADIOI_GEN_Prealloc(fd, fcntl_struct->diskspace, error_code);
-            err = ADIOI_CLF_Report_pending(fd, -1);
-            if (err && *error_code == MPI_SUCCESS)
-                *error_code = ADIOI_CLF_Error(myname, err, NULL);
             break;
 
         case ADIO_FCNTL_SET_ATOMICITY:

@@ -1,7 +1,7 @@
 /*
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * ad_clf_flush.c -- MPI_File_sync: sizes reported, bytes durable.
+ * ad_clf_flush.c -- MPI_File_sync: bytes durable, sizes reported to metad.
  */
 
 #include "ad_clf.h"
@@ -20,7 +20,6 @@ void ADIOI_CLF_Flush(ADIO_File fd, int *error_code)
         *error_code = ADIOI_CLF_Error(myname, err, NULL);
         return;
     }
-    fs->lin_pending = fs->view_pending = 0;
     fd->dirty_write = 0;
     *error_code = MPI_SUCCESS;
 }

@@ -11,8 +11,9 @@
  * is clf's server-directed collective I/O (ad_clf_coll.c): every process
  * sends its own bytes to the iods, tagged with the operation, and each
  * iod merges all of them into ordered accesses; no exchange between
- * processes.  A collective write ends with the sizes reported and a
- * barrier, so that afterwards every process sees every byte.
+ * processes.  A collective write ends with a barrier, so that afterwards
+ * every process sees every byte (clf derives sizes from the subfiles: no
+ * size needs reporting).
  *
  * With use_romio_optimizations=true, ROMIO's generic data sieving and
  * two-phase code run on the byte view (ADIOI_CLF_ReadContig/WriteContig).
@@ -206,25 +207,12 @@ ADIO_Offset ADIOI_CLF_Start(ADIO_File fd, int file_ptr_type, ADIO_Offset offset,
 }
 
 /*
- * After n > 0 view bytes were written from view byte vbyte through cfd:
- * remember the end of file to report (the other descriptor and other
- * processes see it then).
+ * After n > 0 view bytes were written from view byte vbyte through cfd.
+ * Nothing is reported: reads, MPI_File_get_size and other processes see
+ * the bytes and the size as soon as the write returned.
  */
 void ADIOI_CLF_Wrote(ADIO_File fd, int cfd, int linear, ADIO_Offset vbyte, ADIO_Offset n)
 {
-    ADIOI_CLF_fs *fs = fd->fs_ptr;
-    int64_t end;
-
-    if (linear)
-        end = fd->disp + vbyte + n;
-    else if (CLF_Type_unmap(fs->view_type, fs->view_disp, vbyte + n - 1, &end) == 0)
-        end++;
-    else
-        end = 0;
-    if (cfd == fs->lin_fd && end > fs->lin_pending)
-        fs->lin_pending = end;
-    if (cfd == fs->view_fd && end > fs->view_pending)
-        fs->view_pending = end;
     fd->dirty_write = 1;
 }
 
@@ -302,18 +290,13 @@ static void ADIOI_CLF_Access(ADIO_File fd, void *buf, int count, MPI_Datatype da
             return;
         }
         t0 = ADIOI_CLF_Prof_start(fd);
-        if (write) {
+        if (write)
             n = CLF_ncwrite_at(cfd, at, mem.ptr, mem.type);
-        } else {
-            err = ADIOI_CLF_Report_pending(fd, cfd);
-            n = err ? err : CLF_ncread_at(cfd, at, mem.ptr, mem.type);
-        }
+        else
+            n = CLF_ncread_at(cfd, at, mem.ptr, mem.type);
         ADIOI_CLF_Prof_end(fd, t0);
-        if (write && n > 0) {
+        if (write && n > 0)
             ADIOI_CLF_Wrote(fd, cfd, linear, vbyte, n);
-            if (fd->atomicity && (err = ADIOI_CLF_Report_size(fd, cfd)))
-                n = err;
-        }
         if (fd->atomicity)
             ADIOI_CLF_Unlock(fd);
         if (n < 0) {
@@ -391,9 +374,7 @@ void ADIOI_CLF_WriteStridedColl(ADIO_File fd, const void *buf, int count,
                                 MPI_Datatype datatype, int file_ptr_type,
                                 ADIO_Offset offset, ADIO_Status * status, int *error_code)
 {
-    static char myname[] = "ADIOI_CLF_WRITESTRIDEDCOLL";
     ADIOI_CLF_fs *fs = fd->fs_ptr;
-    int err;
 
     if (fs->romio_opt)
         ADIOI_GEN_WriteStridedColl(fd, buf, count, datatype, file_ptr_type, offset, status,
@@ -401,10 +382,8 @@ void ADIOI_CLF_WriteStridedColl(ADIO_File fd, const void *buf, int count,
     else
         ADIOI_CLF_Access_all(fd, (void *) buf, count, datatype, file_ptr_type, offset, status,
                              1, error_code);
-    /* Everyone's bytes and sizes are visible to everyone when it returns. */
-    err = ADIOI_CLF_Report_pending(fd, -1);
-    if (err && *error_code == MPI_SUCCESS)
-        *error_code = ADIOI_CLF_Error(myname, err, NULL);
+    /* Everyone's bytes are visible to everyone when it returns (ROMIO's
+     * aggregators may still be writing for a process that returned). */
     MPI_Barrier(fd->comm);
 }
 

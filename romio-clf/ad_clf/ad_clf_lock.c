@@ -146,17 +146,15 @@ int ADIOI_CLF_SetLock(ADIO_File fd, int cmd, int type, ADIO_Offset offset, int w
                       ADIO_Offset len)
 {
     static char myname[] = "ADIOI_CLF_SETLOCK";
-    int err = 0, e;
+    int err = 0;
 
     if (type == F_UNLCK) {
-        /* The next holder must find what this one wrote, size included:
-         * ROMIO's data sieving reads a whole buffer under the lock and
-         * writes it back, and a read that stopped at an old end of file
-         * would write stale bytes over another process's. */
-        err = ADIOI_CLF_Report_pending(fd, -1);
-        e = ADIOI_CLF_Unlock(fd);
-        if (!err)
-            err = e;
+        /* The next holder finds what this one wrote, size included: a
+         * read past the end it knew asks the subfiles (ROMIO's data
+         * sieving reads a whole buffer under the lock and writes it back,
+         * so a read that stopped at an old end would write stale bytes
+         * over another process's). */
+        err = ADIOI_CLF_Unlock(fd);
     } else {
         /* ROMIO always asks with SEEK_SET; anything else locks it all.
          * A lock of this driver always waits: ROMIO asks with F_SETLKW

@@ -16,7 +16,6 @@ void ADIOI_CLF_ReadContig(ADIO_File fd, void *buf, int count,
     ADIO_Offset len;
     CLF_Datatype mem;
     ssize_t n = 0;
-    int err;
 
     *error_code = MPI_SUCCESS;
     MPI_Type_size_x(datatype, &datatype_size);
@@ -26,10 +25,11 @@ void ADIOI_CLF_ReadContig(ADIO_File fd, void *buf, int count,
     if (len > 0) {
         double t0 = ADIOI_CLF_Prof_start(fd);
 
-        /* What this process wrote through its view descriptor counts. */
-        err = ADIOI_CLF_Report_pending(fd, fs->lin_fd);
+        /* Reads see every write that returned, through either
+         * descriptor and from any process: clf derives the size from the
+         * subfiles when a read reaches past the end it knew. */
         mem = ADIOI_CLF_Bytes(fs, len);
-        n = err ? err : mem ? CLF_ncread_at(fs->lin_fd, offset, buf, mem) : -ENOMEM;
+        n = mem ? CLF_ncread_at(fs->lin_fd, offset, buf, mem) : -ENOMEM;
         ADIOI_CLF_Prof_end(fd, t0);
         if (n < 0) {
             *error_code = ADIOI_CLF_Error(myname, (int) n, NULL);

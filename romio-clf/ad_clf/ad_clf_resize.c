@@ -22,8 +22,6 @@ void ADIOI_CLF_Resize(ADIO_File fd, ADIO_Offset size, int *error_code)
         err = CLF_ftruncate(fs->view_fd, size);
     if (!err)
         err = CLF_ftruncate(fs->lin_fd, size);
-    if (!err)
-        fs->lin_pending = fs->view_pending = 0;
     ok = err == 0;
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, fd->comm);
     if (err)

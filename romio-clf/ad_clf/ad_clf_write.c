@@ -16,7 +16,6 @@ void ADIOI_CLF_WriteContig(ADIO_File fd, const void *buf, int count,
     ADIO_Offset len;
     CLF_Datatype mem;
     ssize_t n = 0;
-    int err;
 
     *error_code = MPI_SUCCESS;
     MPI_Type_size_x(datatype, &datatype_size);
@@ -32,17 +31,6 @@ void ADIOI_CLF_WriteContig(ADIO_File fd, const void *buf, int count,
         if (n < 0) {
             *error_code = ADIOI_CLF_Error(myname, (int) n, NULL);
             return;
-        }
-        if (offset + n > fs->lin_pending)
-            fs->lin_pending = offset + n;
-        /* In atomic mode ROMIO holds the file lock around this call: what
-         * it wrote must be there for the next holder, size included. */
-        if (fd->atomicity) {
-            err = ADIOI_CLF_Report_size(fd, fs->lin_fd);
-            if (err) {
-                *error_code = ADIOI_CLF_Error(myname, err, NULL);
-                return;
-            }
         }
         fd->dirty_write = 1;
     }

@@ -54,6 +54,8 @@ union proto_any {
 	struct clf_proto_view_io_req view_io_req;
 	struct clf_proto_truncate_req truncate_req;
 	struct clf_proto_remove_req remove_req;
+	struct clf_proto_sub_sizes_req sub_sizes_req;
+	struct clf_proto_sub_sizes sub_sizes;
 };
 
 struct proto_codec {
@@ -164,6 +166,10 @@ PROTO_CODEC(truncate_req, clf_proto_truncate_req,
 	    clf_proto_truncate_req_encode, clf_proto_truncate_req_decode)
 PROTO_CODEC(remove_req, clf_proto_remove_req, clf_proto_remove_req_encode,
 	    clf_proto_remove_req_decode)
+PROTO_CODEC(sub_sizes_req, clf_proto_sub_sizes_req,
+	    clf_proto_sub_sizes_req_encode, clf_proto_sub_sizes_req_decode)
+PROTO_CODEC(sub_sizes, clf_proto_sub_sizes, clf_proto_sub_sizes_encode,
+	    clf_proto_sub_sizes_decode)
 
 /* ------------------------------------------------------------------ */
 /* Samples: valid messages with every optional part present            */
@@ -284,6 +290,12 @@ static const struct clf_proto_truncate_req s_truncate_req = { 42, 0, 0 };
 static const struct clf_proto_remove_req s_remove_req = {
 	42, CLF_PROTO_SUBFILE_ALL,
 };
+static const struct clf_proto_sub_sizes_req s_sub_sizes_req = {
+	42, 3, { 0, 7, CLF_PROTO_SUBFILE_HEAD },
+};
+static const struct clf_proto_sub_sizes s_sub_sizes = {
+	3, { 0, 1234567, 1ll << 50 },
+};
 
 #define PROTO_ENTRY(NAME, REL) \
 	{ #NAME, enc_##NAME, dec_##NAME, REL, &s_##NAME }
@@ -324,6 +336,8 @@ static const struct proto_codec proto_codecs[] = {
 	PROTO_ENTRY(view_write_req, proto_no_release),
 	PROTO_ENTRY(truncate_req, proto_no_release),
 	PROTO_ENTRY(remove_req, proto_no_release),
+	PROTO_ENTRY(sub_sizes_req, proto_no_release),
+	PROTO_ENTRY(sub_sizes, proto_no_release),
 };
 
 #define PROTO_NCODECS (sizeof(proto_codecs) / sizeof(proto_codecs[0]))

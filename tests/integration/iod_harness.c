@@ -673,6 +673,34 @@ int cl_remove(struct clf_conn *c, uint64_t file, uint32_t sub)
 	return call(c, CLF_PROTO_OP_REMOVE, body, w.pos, NULL, 0, NULL, NULL);
 }
 
+int cl_sub_sizes(struct clf_conn *c, uint64_t file, uint32_t n,
+		 const uint32_t *sub, int64_t *len)
+{
+	static struct clf_proto_sub_sizes_req m;
+	static struct clf_proto_sub_sizes rep;
+	uint8_t body[8 + 4 + 4 * CLF_PROTO_SUB_SIZES_MAX];
+	struct wire_writer w = { body, sizeof(body), 0 };
+	struct wire_reader r;
+	uint32_t plen;
+	void *pl;
+	int err;
+
+	m.file = file;
+	m.n = n;
+	memcpy(m.subfile, sub, n * sizeof(*sub));
+	ck_assert_int_eq(clf_proto_sub_sizes_req_encode(&w, &m), 0);
+	err = call(c, CLF_PROTO_OP_SUB_SIZES, body, w.pos, NULL, 0, &pl,
+		   &plen);
+	if (err)
+		return err;
+	r = (struct wire_reader){ pl, plen, 0, false };
+	ck_assert_int_eq(clf_proto_sub_sizes_decode(&r, &rep), 0);
+	free(pl);
+	ck_assert_uint_eq(rep.n, n);
+	memcpy(len, rep.length, n * sizeof(*len));
+	return 0;
+}
+
 void iodh_wait_views(struct clf_conn *c, uint32_t want)
 {
 	struct clf_proto_status st;

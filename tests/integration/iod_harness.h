@@ -113,6 +113,9 @@ int64_t cl_view_read(struct clf_conn *c, uint32_t handle, int64_t lo,
 int cl_sync(struct clf_conn *c, uint64_t file);
 int cl_truncate(struct clf_conn *c, uint64_t file, uint32_t sub, int64_t len);
 int cl_remove(struct clf_conn *c, uint64_t file, uint32_t sub);
+/* SUB_SIZES of n subfiles into len[]. */
+int cl_sub_sizes(struct clf_conn *c, uint64_t file, uint32_t n,
+		 const uint32_t *sub, int64_t *len);
 
 /* STATUS until views == want (the iod drops them asynchronously). */
 void iodh_wait_views(struct clf_conn *c, uint32_t want);

@@ -13,6 +13,9 @@
  *   mount_helper noreplace FROM TO       renameat2(FROM, TO,
  *                                        RENAME_NOREPLACE); prints the
  *                                        errno name or "ok"
+ *   mount_helper hold CONF PATH MS < DATA  write stdin to PATH, print
+ *                                        "written", wait MS ms and exit
+ *                                        without closing or syncing it
  *   mount_helper lock CONF PATH MS       write-lock all of PATH
  *                                        (CLF_FCNTL_SETLKW), print
  *                                        "locked", hold it MS ms, print
@@ -41,7 +44,8 @@ static int fail(const char *what, const char *path, int err)
 	return 1;
 }
 
-static int put(const char *path)
+/* Write stdin to path; hold_ms >= 0: then wait that long, not closing. */
+static int put(const char *path, long hold_ms)
 {
 	char *buf = malloc(CHUNK);
 	int fd = CLF_open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644), rc = 0;
@@ -61,6 +65,15 @@ static int put(const char *path)
 	}
 	if (n < 0)
 		rc = fail("read stdin for", path, -errno);
+	if (hold_ms >= 0 && !rc) {
+		struct timespec ts = { hold_ms / 1000,
+				       (hold_ms % 1000) * 1000000 };
+
+		printf("written\n");
+		fflush(stdout);
+		nanosleep(&ts, NULL);
+		_exit(0);	/* no close: nothing reported to metad */
+	}
 	n = CLF_close(fd);
 	if (n && !rc)
 		rc = fail("close", path, (int)n);
@@ -179,7 +192,9 @@ int main(int argc, char **argv)
 	if (err)
 		return fail("connect with", argv[2], err);
 	if (!strcmp(argv[1], "put") && argc == 4)
-		rc = put(argv[3]);
+		rc = put(argv[3], -1);
+	else if (!strcmp(argv[1], "hold") && argc == 5)
+		rc = put(argv[3], atol(argv[4]));
 	else if (!strcmp(argv[1], "get") && argc == 4)
 		rc = get(argv[3]);
 	else if (!strcmp(argv[1], "exists") && argc == 4)

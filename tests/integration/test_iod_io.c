@@ -470,6 +470,17 @@ START_TEST(test_sync_truncate_remove_statfs)
 		ck_assert_uint_eq(back[i], 0);
 	ck_assert_int_eq(cl_truncate(c, 0x79, 4, 4096), 0);
 	ck_assert_int_eq(cl_sub_read(c, 0x79, 4, 0, back, 1000), 1000);
+	{
+		/* Lengths as the subfiles have them; a missing one is 0. */
+		uint32_t sub[4] = { 0, 2, 3, CLF_PROTO_SUBFILE_HEAD };
+		int64_t len[4];
+
+		ck_assert_int_eq(cl_sub_sizes(c, 0x77, 4, sub, len), 0);
+		ck_assert_int_eq(len[0], 100);
+		ck_assert_int_eq(len[1], 1000);
+		ck_assert_int_eq(len[2], 0);
+		ck_assert_int_eq(len[3], 0);
+	}
 
 	ck_assert_int_eq(cl_remove(c, 0x77, 1), 0);
 	ck_assert(!subfile_exists(&h, 0x77, 1));

@@ -550,6 +550,26 @@ cmp "$loc/big" "$loc/nat1" || fail "mount -> native"
 cmp "$loc/big2" "$mnt/nat2" || fail "native -> mount"
 cmp "$loc/big2" "$mnt2/nat2" || fail "native -> mount 2"
 
+step="another client's writes show at once, unclosed and unsynced"
+: >"$mnt2/held"
+[ "$(stat -c %s "$mnt2/held")" = 0 ] || fail "held is not empty"
+head -c 300001 "$loc/big" >"$loc/held"
+"$helper" hold "$conf" /held 20000 <"$loc/held" >"$tmp/hold" 2>&1 &
+holder=$!
+for i in $(seq 100); do
+	grep -q written "$tmp/hold" && break
+	sleep 0.1
+done
+grep -q written "$tmp/hold" || fail "the writer: $(cat "$tmp/hold")"
+# mnt2 (cache=none) saw the file empty; mnt never looked it up.
+[ "$(stat -c %s "$mnt2/held")" = 300001 ] ||
+	fail "stat on mount 2: $(stat -c %s "$mnt2/held") bytes"
+[ "$(stat -c %s "$mnt/held")" = 300001 ] ||
+	fail "stat on mount 1: $(stat -c %s "$mnt/held") bytes"
+cmp "$loc/held" "$mnt2/held" || fail "bytes on mount 2"
+kill "$holder" 2>/dev/null || true
+wait "$holder" 2>/dev/null || true
+
 step="throughput"
 mib=256
 run dd if=/dev/zero of="$mnt/tp" bs=1M count=$mib conv=fsync

@@ -1054,6 +1054,97 @@ START_TEST(test_layout_of_300k_irregular_pieces_is_stored_and_used)
 }
 END_TEST
 
+/*
+ * A child process writes and keeps the file open (no close, no sync):
+ * every read, stat and SEEK_END of this process that starts after its
+ * write returned sees the bytes and the size -- also a descriptor opened
+ * before, and past the displacement's head, through the layout.
+ */
+START_TEST(test_writes_are_visible_to_other_processes_without_sync)
+{
+	CLF_Datatype t[3];
+	struct clf_subfiles sf = { 100, 3, t };
+	int64_t sizes[2] = { 100 + 2 * 3000 + 1234, 100 + 5 * 3000 + 17 };
+	int64_t max = sizes[1];
+	uint8_t *buf = malloc(max + 64);
+	int go[2], done[2], fd, early, status;
+	struct stat st;
+	pid_t pid;
+	char c;
+
+	start(4, 5000);
+	for (int j = 0; j < 3; j++)
+		ck_assert_ptr_nonnull(t[j] = CLF_Type_vector(j * 1000,
+				j * 1000 + 999, 3000, 1, CLF_BYTE));
+	fd = CLF_open("/vis", O_CREAT | O_RDWR, 0644);
+	ck_assert_msg(fd >= 0, "%s", CLF_Last_error());
+	ck_assert_msg(CLF_fcntl(fd, CLF_FCNTL_SUBFILES, &sf) == 0, "%s",
+		      CLF_Last_error());
+	ck_assert_int_eq(CLF_close(fd), 0);
+	early = CLF_open("/vis", O_RDONLY);
+	ck_assert_int_ge(early, 0);
+	ck_assert_int_eq(pipe(go), 0);
+	ck_assert_int_eq(pipe(done), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		/* Child: its own connections; two writes, each announced. */
+		CLF_finalize();
+		if (CLF_init(NULL))
+			_exit(10);
+		fd = CLF_open("/vis", O_WRONLY);
+		for (int64_t f = 0; f < max; f++)
+			buf[f] = pattern(f, 9);
+		for (int k = 0; k < 2; k++) {
+			int64_t from = k ? sizes[0] : 0;
+
+			if (fd < 0 || CLF_lseek(fd, from, SEEK_SET) != from ||
+			    CLF_write(fd, buf + from, sizes[k] - from) !=
+				    sizes[k] - from ||
+			    write(done[1], "w", 1) != 1 ||
+			    read(go[0], &c, 1) != 1)
+				_exit(11);
+		}
+		_exit(0);	/* neither closed nor synced */
+	}
+	for (int k = 0; k < 2; k++) {
+		ck_assert_int_eq(read(done[0], &c, 1), 1);
+		ck_assert_msg(CLF_stat("/vis", &st) == 0, "%s",
+			      CLF_Last_error());
+		ck_assert_int_eq(st.st_size, sizes[k]);
+		fd = CLF_open("/vis", O_RDONLY);
+		ck_assert_int_ge(fd, 0);
+		ck_assert_int_eq(CLF_lseek(fd, 0, SEEK_END), sizes[k]);
+		ck_assert_int_eq(CLF_close(fd), 0);
+		/* Opened before the write: reads past the end it knew. */
+		memset(buf, 0, max + 64);
+		ck_assert_int_eq(CLF_lseek(early, 0, SEEK_SET), 0);
+		ck_assert_int_eq(CLF_read(early, buf, max + 64), sizes[k]);
+		for (int64_t f = 0; f < sizes[k]; f++)
+			if (buf[f] != pattern(f, 9))
+				ck_abort_msg("byte %lld is %u, want %u",
+					     (long long)f, buf[f], pattern(f, 9));
+		ck_assert_int_eq(write(go[1], "g", 1), 1);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "writer status %d", status);
+	/* Truncation still sets the size, down and up. */
+	fd = CLF_open("/vis", O_RDWR);
+	ck_assert_int_eq(CLF_ftruncate(fd, 2500), 0);
+	ck_assert_int_eq(CLF_lseek(fd, 0, SEEK_END), 2500);
+	ck_assert_int_eq(CLF_ftruncate(fd, 7777), 0);
+	ck_assert_int_eq(CLF_stat("/vis", &st), 0);
+	ck_assert_int_eq(st.st_size, 7777);
+	ck_assert_int_eq(CLF_close(fd), 0);
+	ck_assert_int_eq(CLF_close(early), 0);
+	for (int j = 0; j < 3; j++)
+		CLF_Type_free(&t[j]);
+	free(buf);
+	stop();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("native");
@@ -1078,6 +1169,7 @@ int main(void)
 	tcase_add_test(tc, test_collective_write_and_read_are_merged_by_the_iods);
 	tcase_add_test(tc, test_views_of_incommensurate_extent_write_and_read_through_iods);
 	tcase_add_test(tc, test_layout_of_300k_irregular_pieces_is_stored_and_used);
+	tcase_add_test(tc, test_writes_are_visible_to_other_processes_without_sync);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

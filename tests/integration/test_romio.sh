@@ -8,7 +8,9 @@
 #   - romio_io under mpiexec with 2 processes: a 2-D CYCLIC(k) matrix
 #     with write_all / read_all in every layout and both modes, hints
 #     reported by MPI_File_get_info, malformed hints, write_shared /
-#     write_ordered, atomic mode, independent access, sizes, delete;
+#     write_ordered, atomic mode, independent access, sizes, delete,
+#     and one process's write seen by another's read and get_size
+#     after a barrier with no MPI_File_sync;
 #   - some of it again with 4 processes;
 #   - romio_coll with 2 and 4 processes: collective accesses go through
 #     clf's collective I/O -- the iods' request counters show one tagged
@@ -145,7 +147,7 @@ run() {
 
 run "datatype converter" mpiexec -n 1 "$bin/dtype_test" 3000
 
-for t in matrix info badhints shared atomic misc; do
+for t in matrix info badhints shared atomic misc visible; do
 	run "$t, 2 processes" mpiexec -n 2 "$bin/romio_io" "$t" "np2"
 done
 for t in matrix shared atomic; do

@@ -648,6 +648,31 @@ START_TEST(test_subfile_indexes_are_bounded)
 }
 END_TEST
 
+START_TEST(test_sub_sizes_counts_and_lengths_are_bounded)
+{
+	static struct clf_proto_sub_sizes_req req = { 1, 0, { 0 } };
+	static struct clf_proto_sub_sizes rep = { 1, { -1 } };
+	uint8_t buf[64];
+	struct wire_writer w = { buf, sizeof(buf), 0 };
+	struct wire_reader r;
+
+	ck_assert_int_eq(clf_proto_sub_sizes_req_encode(&w, &req), -E2BIG);
+	req.n = CLF_PROTO_SUB_SIZES_MAX + 1;
+	ck_assert_int_eq(clf_proto_sub_sizes_req_encode(&w, &req), -E2BIG);
+	req.n = 1;
+	req.subfile[0] = CLF_PROTO_SUBFILE_ALL;
+	ck_assert_int_eq(clf_proto_sub_sizes_req_encode(&w, &req), -E2BIG);
+	ck_assert_int_ne(clf_proto_sub_sizes_encode(&w, &rep), 0);
+	ck_assert_uint_eq(w.pos, 0);
+	/* A count over the limit is refused before the entries are read. */
+	wire_put_u64(&w, 1);
+	wire_put_u32(&w, CLF_PROTO_SUB_SIZES_MAX + 1);
+	r = (struct wire_reader){ buf, w.pos, 0, false };
+	ck_assert_int_eq(clf_proto_sub_sizes_req_decode(&r, &req), -E2BIG);
+	ck_assert_uint_eq(req.n, 1);
+}
+END_TEST
+
 START_TEST(test_layout_carries_real_clf_types)
 {
 	CLF_Datatype t[4];
@@ -761,6 +786,7 @@ int main(void)
 	tcase_add_test(rules,
 		test_setattr_refuses_unknown_mask_and_conflicting_times);
 	tcase_add_test(rules, test_subfile_indexes_are_bounded);
+	tcase_add_test(rules, test_sub_sizes_counts_and_lengths_are_bounded);
 	tcase_add_test(rules, test_layout_carries_real_clf_types);
 	tcase_add_test(rules, test_error_body_may_be_empty);
 	tcase_add_test(rules, test_negotiated_minor_is_the_smaller);

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * mpi_small.c -- the cost of small accesses through the MPI-IO driver,
+ * clf's native path (use_romio_optimizations=false) against ROMIO's
+ * (=true), on one clf file.
+ *
+ *   coll    MPI_File_write_all of BYTES bytes per process (rank r's at
+ *           r * BYTES): the latency of a small collective write
+ *   views   what PnetCDF's independent mode does for each tiny access
+ *           (nc_test): a subarray filetype of a few elements of a 2-D
+ *           int array, cycling through SHAPES different ones, set as the
+ *           view, a write_at (then a read_at) of its elements, and the
+ *           view set back to bytes; per access
+ *
+ * usage: mpiexec -n P mpi_small [--reps N] [--bytes B] [--accesses N]
+ *        [--shapes N] [--dir clf:/DIR]
+ *
+ * Prints microseconds per operation, the median over reps runs, for each
+ * path.  A benchmark, not a test: the bytes are not checked.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define REPS_MAX 31
+
+static int rank, nprocs;
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return v[n / 2];
+}
+
+static MPI_File open_file(const char *path, const char *opt)
+{
+	MPI_Info info;
+	MPI_File fh;
+	int rc;
+
+	MPI_Info_create(&info);
+	MPI_Info_set(info, "use_romio_optimizations", (char *)opt);
+	rc = MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR,
+			   info, &fh);
+	MPI_Info_free(&info);
+	if (rc != MPI_SUCCESS) {
+		char s[MPI_MAX_ERROR_STRING];
+		int l;
+
+		MPI_Error_string(rc, s, &l);
+		fprintf(stderr, "mpi_small: cannot open %s: %s\n", path, s);
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	}
+	return fh;
+}
+
+/* Microseconds per collective write of bytes bytes per process. */
+static double coll_once(const char *path, const char *opt, int bytes, int n)
+{
+	char *buf = malloc(bytes);
+	MPI_File fh = open_file(path, opt);
+	MPI_Status st;
+	double t0, t;
+
+	memset(buf, rank + 1, bytes);
+	/* Untimed warm-up: connections, views. */
+	MPI_File_write_at_all(fh, (MPI_Offset)rank * bytes, buf, bytes, MPI_BYTE,
+			      &st);
+	MPI_Barrier(MPI_COMM_WORLD);
+	t0 = MPI_Wtime();
+	for (int i = 0; i < n; i++)
+		MPI_File_write_at_all(fh, (MPI_Offset)rank * bytes, buf, bytes,
+				      MPI_BYTE, &st);
+	t = MPI_Wtime() - t0;
+	MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+	MPI_File_close(&fh);
+	free(buf);
+	return t / n * 1e6;
+}
+
+enum { ROWS = 64, COLS = 64, DISP = 1024 };
+
+/* Subarray number k of SHAPES: 2..5 x 2..5 ints somewhere in the array. */
+static MPI_Datatype shape(int k)
+{
+	int sizes[2] = { ROWS, COLS };
+	int sub[2] = { 2 + k % 4, 2 + (k / 4) % 4 };
+	int start[2] = { (k * 7) % (ROWS - 5), (k * 13 + rank * 5) % (COLS - 5) };
+	MPI_Datatype t;
+
+	MPI_Type_create_subarray(2, sizes, sub, start, MPI_ORDER_C, MPI_INT, &t);
+	MPI_Type_commit(&t);
+	return t;
+}
+
+/* Microseconds per tiny access through a changing view. */
+static double views_once(const char *path, const char *opt, int n,
+			 int shapes)
+{
+	MPI_File fh = open_file(path, opt);
+	int buf[25];
+	MPI_Status st;
+	double t0, t;
+
+	for (int i = 0; i < 25; i++)
+		buf[i] = i * 3 + rank;
+	MPI_Barrier(MPI_COMM_WORLD);
+	t0 = MPI_Wtime();
+	for (int i = 0; i < n; i++) {
+		int k = i % shapes, size;
+		MPI_Datatype ft = shape(k);
+
+		MPI_Type_size(ft, &size);
+		MPI_File_set_view(fh, DISP, MPI_INT, ft, "native", MPI_INFO_NULL);
+		if (i % 2 == 0)
+			MPI_File_write_at(fh, 0, buf, size / 4, MPI_INT, &st);
+		else
+			MPI_File_read_at(fh, 0, buf, size / 4, MPI_INT, &st);
+		MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native",
+				  MPI_INFO_NULL);
+		MPI_Type_free(&ft);
+	}
+	t = MPI_Wtime() - t0;
+	MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+	MPI_File_close(&fh);
+	return t / n * 1e6;
+}
+
+int main(int argc, char **argv)
+{
+	int reps = 5, bytes = 4096, accesses = 2000, shapes = 16, coll_n = 200;
+	const char *dir = "clf:/mpi_small";
+	const char *opts[2] = { "false", "true" };
+	const char *names[2] = { "clf native", "romio opt" };
+	double v[REPS_MAX];
+	char path[512];
+
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+	for (int i = 1; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], "--reps"))
+			reps = atoi(argv[i + 1]);
+		else if (!strcmp(argv[i], "--bytes"))
+			bytes = atoi(argv[i + 1]);
+		else if (!strcmp(argv[i], "--accesses"))
+			accesses = atoi(argv[i + 1]);
+		else if (!strcmp(argv[i], "--shapes"))
+			shapes = atoi(argv[i + 1]);
+		else if (!strcmp(argv[i], "--dir"))
+			dir = argv[i + 1];
+	}
+	if (reps < 1 || reps > REPS_MAX || bytes < 1 || accesses < 2 ||
+	    shapes < 1) {
+		if (rank == 0)
+			fprintf(stderr, "mpi_small: bad option\n");
+		MPI_Finalize();
+		return 2;
+	}
+	for (int m = 0; m < 2; m++) {
+		snprintf(path, sizeof(path), "%s-coll-%s", dir, opts[m]);
+		for (int r = 0; r < reps; r++)
+			v[r] = coll_once(path, opts[m], bytes, coll_n);
+		if (rank == 0)
+			printf("write_all of %d bytes x %d processes, %s: %.1f us\n",
+			       bytes, nprocs, names[m], median(v, reps));
+		if (rank == 0)
+			MPI_File_delete(path, MPI_INFO_NULL);
+	}
+	for (int m = 0; m < 2; m++) {
+		snprintf(path, sizeof(path), "%s-views-%s", dir, opts[m]);
+		for (int r = 0; r < reps; r++)
+			v[r] = views_once(path, opts[m], accesses, shapes);
+		if (rank == 0)
+			printf("tiny access through a new view (%d shapes), %s: %.1f us\n",
+			       shapes, names[m], median(v, reps));
+		if (rank == 0)
+			MPI_File_delete(path, MPI_INFO_NULL);
+	}
+	MPI_Finalize();
+	return 0;
+}
