@@ -7,13 +7,16 @@
  *   coll    MPI_File_write_all of BYTES bytes per process (rank r's at
  *           r * BYTES): the latency of a small collective write
  *   views   what PnetCDF's independent mode does for each tiny access
- *           (nc_test): a subarray filetype of a few elements of a 2-D
- *           int array, cycling through SHAPES different ones, set as the
- *           view, a write_at (then a read_at) of its elements, and the
- *           view set back to bytes; per access
+ *           (nc_test): a subarray filetype of a few elements of a small
+ *           2-D int variable (ROWS x COLS, at an odd offset: extents
+ *           that do not divide the stripes, as netCDF variables have),
+ *           cycling through SHAPES different ones, set as the view, a
+ *           write_at (then a read_at) of its elements, and the view set
+ *           back to bytes; per access
  *
  * usage: mpiexec -n P mpi_small [--reps N] [--bytes B] [--accesses N]
- *        [--shapes N] [--dir clf:/DIR]
+ *        [--shapes N] [--dir clf:/DIR] [--only coll|views]
+ *        [--path native|romio]
  *
  * Prints microseconds per operation, the median over reps runs, for each
  * path.  A benchmark, not a test: the bytes are not checked.
@@ -86,14 +89,14 @@ static double coll_once(const char *path, const char *opt, int bytes, int n)
 	return t / n * 1e6;
 }
 
-enum { ROWS = 64, COLS = 64, DISP = 1024 };
+enum { ROWS = 10, COLS = 15, DISP = 1236 };
 
 /* Subarray number k of SHAPES: 2..5 x 2..5 ints somewhere in the array. */
 static MPI_Datatype shape(int k)
 {
 	int sizes[2] = { ROWS, COLS };
 	int sub[2] = { 2 + k % 4, 2 + (k / 4) % 4 };
-	int start[2] = { (k * 7) % (ROWS - 5), (k * 13 + rank * 5) % (COLS - 5) };
+	int start[2] = { (k * 7) % (ROWS - 5), (k * 3 + rank * 5) % (COLS - 5) };
 	MPI_Datatype t;
 
 	MPI_Type_create_subarray(2, sizes, sub, start, MPI_ORDER_C, MPI_INT, &t);
@@ -137,7 +140,7 @@ static double views_once(const char *path, const char *opt, int n,
 int main(int argc, char **argv)
 {
 	int reps = 5, bytes = 4096, accesses = 2000, shapes = 16, coll_n = 200;
-	const char *dir = "clf:/mpi_small";
+	const char *dir = "clf:/mpi_small", *only = "", *which = "";
 	const char *opts[2] = { "false", "true" };
 	const char *names[2] = { "clf native", "romio opt" };
 	double v[REPS_MAX];
@@ -157,6 +160,10 @@ int main(int argc, char **argv)
 			shapes = atoi(argv[i + 1]);
 		else if (!strcmp(argv[i], "--dir"))
 			dir = argv[i + 1];
+		else if (!strcmp(argv[i], "--only"))
+			only = argv[i + 1];
+		else if (!strcmp(argv[i], "--path"))
+			which = argv[i + 1];
 	}
 	if (reps < 1 || reps > REPS_MAX || bytes < 1 || accesses < 2 ||
 	    shapes < 1) {
@@ -165,7 +172,9 @@ int main(int argc, char **argv)
 		MPI_Finalize();
 		return 2;
 	}
-	for (int m = 0; m < 2; m++) {
+	for (int m = 0; m < 2 && strcmp(only, "views"); m++) {
+		if (*which && strcmp(which, m ? "romio" : "native"))
+			continue;
 		snprintf(path, sizeof(path), "%s-coll-%s", dir, opts[m]);
 		for (int r = 0; r < reps; r++)
 			v[r] = coll_once(path, opts[m], bytes, coll_n);
@@ -175,7 +184,9 @@ int main(int argc, char **argv)
 		if (rank == 0)
 			MPI_File_delete(path, MPI_INFO_NULL);
 	}
-	for (int m = 0; m < 2; m++) {
+	for (int m = 0; m < 2 && strcmp(only, "coll"); m++) {
+		if (*which && strcmp(which, m ? "romio" : "native"))
+			continue;
 		snprintf(path, sizeof(path), "%s-views-%s", dir, opts[m]);
 		for (int r = 0; r < reps; r++)
 			v[r] = views_once(path, opts[m], accesses, shapes);

@@ -17,6 +17,22 @@
 #include "layout.h"
 #include "proto.h"
 
+/* A view a file had, with its mapping and registrations (view_cache.c). */
+struct clf_view_slot {
+	int64_t disp;
+	CLF_Datatype type;	/* owned reference */
+	uint8_t *key;		/* owned: type encoded, as the iods get it;
+				   NULL: an empty slot */
+	uint32_t key_len;
+	struct clf_viewmap *view;	/* owned; NULL: not made yet */
+	uint32_t *handles;	/* owned, layout->nsub: as in clf_file */
+	uint64_t *handle_gen;	/* owned */
+	uint64_t used;		/* clf_file.view_clock when last left */
+};
+
+/* Views a file keeps besides its current one. */
+#define CLF_VIEW_CACHE 16
+
 struct clf_file {
 	/*
 	 * References: the descriptor table's, until CLF_close takes the
@@ -31,13 +47,18 @@ struct clf_file {
 	struct clf_layout *layout;	/* owned */
 	int64_t view_disp;
 	CLF_Datatype view_type;	/* owned reference */
-	struct clf_viewmap *view;	/* owned: view x every subfile */
+	struct clf_viewmap *view;	/* owned: view x every subfile; NULL
+					   until an access needs it */
 	int64_t pos;		/* current view offset */
 	int64_t size;		/* file size when last asked (file_size.c) */
 	int64_t dirty_end;	/* end of our writes beyond size, not yet
 				   reported to metad (done at close) */
 	uint32_t *handles;	/* layout->nsub view handles on the iods */
 	uint64_t *handle_gen;	/* connection generation of each; 0: none */
+	uint8_t *view_key;	/* owned: view_type encoded; NULL: not yet */
+	uint32_t view_key_len;
+	struct clf_view_slot view_cache[CLF_VIEW_CACHE]; /* earlier views */
+	uint64_t view_clock;	/* ticks at each switch of views */
 };
 
 /* Time now in ns since the epoch. */
@@ -119,8 +140,33 @@ int64_t clf_file_io(struct clf_file *f, int64_t lo, int64_t n, void *buf,
 		    CLF_Datatype memtype, bool write, uint64_t tag,
 		    uint32_t participants);
 
-/* Forget every registered view handle (views changed). */
+/*
+ * An independent access of view bytes [lo, hi) as plain subfile ranges
+ * (io_small.c), when it is small: 0 done, 1 not small (take the view
+ * path), or a negative errno.
+ */
+int clf_small_io(struct clf_file *f, int64_t lo, int64_t hi, int64_t base,
+		 void *buf, const struct clf_memlayout *mem, bool write);
+
+/* Release the current view's registrations at the iods. */
 void clf_file_release_views(struct clf_file *f);
+
+/* Release the registrations handles/gen (layout l's subfiles). */
+void clf_views_release(const struct clf_layout *l, uint32_t *handles,
+		       uint64_t *gen);
+
+/*
+ * Views kept per file (view_cache.c).  clf_view_key: type encoded, as
+ * the iods get it, in a new buffer (caller frees).  switch: make the
+ * view (disp, type; borrowed) current, taking it back from the cache
+ * with its registrations when an equal one is there, parking the
+ * current one.  clear: release and forget every parked view (close, a
+ * new layout).
+ */
+int clf_view_key(CLF_Datatype type, uint8_t **key, uint32_t *len);
+int clf_view_cache_switch(struct clf_file *f, int64_t disp,
+			  CLF_Datatype type);
+void clf_view_cache_clear(struct clf_file *f);
 
 /*
  * A descriptor on inode ino, whose size the caller got from metad, with

@@ -49,7 +49,9 @@ static int file_set_layout(struct clf_file *f, struct clf_layout *layout)
 		err = clf_fail(ENOMEM, "clf: out of memory");
 		goto free_layout;
 	}
+	/* Every view was mapped onto the old layout. */
 	clf_file_release_views(f);
+	clf_view_cache_clear(f);
 	clf_viewmap_free(f->view);
 	clf_layout_free(f->layout);
 	free(f->handles);
@@ -73,6 +75,7 @@ static void file_free(struct clf_file *f)
 	CLF_Type_free(&f->view_type);
 	free(f->handles);
 	free(f->handle_gen);
+	free(f->view_key);
 	pthread_mutex_destroy(&f->lock);
 	free(f);
 }
@@ -334,6 +337,7 @@ int CLF_close(int fd)
 	f->closed = true;
 	err = clf_file_flush_size(f);
 	clf_file_release_views(f);
+	clf_view_cache_clear(f);
 	ino = f->ino;
 	clf_file_put(f);	/* frees f unless a getter still waits */
 	clf_lock_file_closed(ino);
@@ -458,24 +462,17 @@ int CLF_create(const char *path, int flags, mode_t mode,
 	return err;
 }
 
+/* A view seen before comes back with its mapping and registrations. */
 static int fcntl_setview(struct clf_file *f, const struct clf_view *v)
 {
-	struct clf_viewmap *view;
 	int err;
 
 	if (!v || !v->type || v->disp < 0)
 		return clf_fail(EINVAL, "clf: fcntl(SETVIEW): need a type and a displacement >= 0");
-	err = clf_viewmap_create(f->layout, v->disp, v->type, &view);
-	if (err)
-		return err;
-	clf_file_release_views(f);
-	clf_viewmap_free(f->view);
-	CLF_Type_free(&f->view_type);
-	f->view = view;
-	f->view_type = CLF_Type_dup(v->type);
-	f->view_disp = v->disp;
-	f->pos = 0;
-	return 0;
+	err = clf_view_cache_switch(f, v->disp, v->type);
+	if (!err)
+		f->pos = 0;
+	return err;
 }
 
 static int fcntl_getlayout(struct clf_file *f, struct clf_layout_info *info)

@@ -74,14 +74,19 @@ static int register_view(struct clf_file *f, struct clf_peer *p, int j)
 	uint32_t rlen;
 	size_t len;
 	uint64_t id;
-	int err;
+	int err = 0;
 
-	err = encode_type(f->view_type, &vt, &req.view_type.len);
+	/* The view's key is its encoding: no need to encode it again. */
+	if (f->view_key) {
+		req.view_type.len = f->view_key_len;
+	} else {
+		err = encode_type(f->view_type, &vt, &req.view_type.len);
+	}
 	if (!err)
 		err = encode_type(f->layout->types[j], &st, &req.subfile_type.len);
 	if (err)
 		goto out;
-	req.view_type.ptr = vt;
+	req.view_type.ptr = f->view_key ? f->view_key : vt;
 	req.subfile_type.ptr = st;
 	err = clf_encode(enc_register, &req, &body, &len);
 	if (err)
@@ -107,22 +112,23 @@ out:
 	return err;
 }
 
-void clf_file_release_views(struct clf_file *f)
+void clf_views_release(const struct clf_layout *l, uint32_t *handles,
+		       uint64_t *gen)
 {
 	struct clf_client *cl = clf_client_instance;
 
-	for (int j = 0; f->layout && j < f->layout->nsub; j++) {
-		struct clf_peer *p = clf_client_iod(cl, f->layout->iods[j]);
-		struct clf_proto_u32 req = { f->handles[j] };
+	for (int j = 0; l && gen && j < l->nsub; j++) {
+		struct clf_peer *p = clf_client_iod(cl, l->iods[j]);
+		struct clf_proto_u32 req = { handles[j] };
 		struct iovec iov;
 		void *body, *reply;
 		uint32_t rlen;
 		size_t len;
 
-		if (!f->handle_gen[j] || !p)
+		if (!gen[j] || !p)
 			continue;
 		/* A handle of an older connection died with it. */
-		if (f->handle_gen[j] == p->generation &&
+		if (gen[j] == p->generation &&
 		    clf_encode(enc_u32, &req, &body, &len) == 0) {
 			iov = (struct iovec){ body, len };
 			if (clf_peer_call(p, CLF_PROTO_OP_VIEW_RELEASE, &iov, 1,
@@ -130,8 +136,13 @@ void clf_file_release_views(struct clf_file *f)
 				free(reply);
 			free(body);
 		}
-		f->handle_gen[j] = 0;
+		gen[j] = 0;
 	}
+}
+
+void clf_file_release_views(struct clf_file *f)
+{
+	clf_views_release(f->layout, f->handles, f->handle_gen);
 }
 
 /* Bytes before the displacement: plain subfile ranges, run by run. */
@@ -622,6 +633,15 @@ static int stream(struct access *a, int64_t lo, int64_t hi, bool *stale)
 	return err;
 }
 
+/* Has the current view been registered at any iod? */
+static bool view_registered(const struct clf_file *f)
+{
+	for (int j = 0; j < f->layout->nsub; j++)
+		if (f->handle_gen[j])
+			return true;
+	return false;
+}
+
 /* Move view bytes [lo, hi); base is the view offset of buf. */
 /* A gather's or scatter's byte count as 0, or its negative errno. */
 static int gather_status(int64_t moved)
@@ -640,6 +660,19 @@ static int access_io(struct clf_file *f, int64_t lo, int64_t hi, int64_t base,
 	uint8_t *head_buf = NULL;
 	int64_t head_count = 0;
 
+	/* Small, through a view no iod holds yet: plain subfile ranges. */
+	if (!participants && !view_registered(f)) {
+		err = clf_small_io(f, lo, hi, base, buf, mem, write);
+		if (err <= 0)
+			return err;
+	}
+	/* The view's mapping, made at its first access that needs it. */
+	if (!f->view) {
+		err = clf_viewmap_create(f->layout, f->view_disp, f->view_type,
+					 &f->view);
+		if (err)
+			return err;
+	}
 	err = find_targets(&a, lo, hi);
 	for (int i = 0; i < PIPELINE_DEPTH && !err; i++) {
 		a.ring[i].shares = calloc(a.ntargets ? a.ntargets : 1,

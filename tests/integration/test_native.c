@@ -381,8 +381,9 @@ START_TEST(test_view_on_one_subfile_is_one_transfer)
 	fd = CLF_open("/cyc", O_CREAT | O_RDWR, 0644);
 	ck_assert_int_eq(CLF_fcntl(fd, CLF_FCNTL_SUBFILES, &sf), 0);
 	ck_assert_int_eq(CLF_fcntl(fd, CLF_FCNTL_SETVIEW, &view), 0);
-	/* Register the view with a first small write. */
-	ck_assert_int_eq(CLF_write(fd, buf, 1), 1);
+	/* Register the view with a first write (larger than what goes as
+	 * plain subfile ranges without one). */
+	ck_assert_int_eq(CLF_write(fd, buf, 1 << 20), 1 << 20);
 	for (int i = 0; i < 4; i++)
 		before[i] = iod_requests(i);
 	ck_assert_int_eq(CLF_ncwrite_at(fd, 0, buf, NULL), -EINVAL);
@@ -1145,6 +1146,172 @@ START_TEST(test_writes_are_visible_to_other_processes_without_sync)
 }
 END_TEST
 
+/*
+ * Small accesses go as plain subfile ranges while their view is not
+ * registered; larger ones register it; views come back from the cache.
+ * Random layouts (with a head), random views set again and again (two
+ * descriptors, so that each also sees the other's writes), accesses of
+ * 1..300 bytes and now and then 100 KiB, contiguous or strided memory,
+ * reads past the end: every byte against a model of the file.
+ */
+static void small_accesses(uint64_t seed)
+{
+	enum { MAXF = 1 << 20 };
+	uint64_t rs = seed;
+	struct typed lay[16], views[8];
+	CLF_Datatype lt[16];
+	int nl = random_pattern(&rs, lay, 3000);
+	int64_t disp = rnd_range(&rs, 0, 100), size = 0;
+	struct clf_subfiles sf = { disp, nl, lt };
+	uint8_t *ref = calloc(MAXF, 1), *buf = malloc(2 * 200000),
+		*back = malloc(MAXF + 16);
+	int64_t vdisp[8];
+	char path[64];
+	int fd[2];
+
+	snprintf(path, sizeof(path), "/small%llu", (unsigned long long)seed);
+	for (int j = 0; j < nl; j++)
+		lt[j] = lay[j].t;
+	for (int v = 0; v < 8; v++) {
+		views[v] = random_type(&rs, 3, 2000);
+		vdisp[v] = rnd_range(&rs, 0, 300);
+	}
+	fd[0] = CLF_open(path, O_CREAT | O_RDWR, 0644);
+	ck_assert_msg(fd[0] >= 0, "%s", CLF_Last_error());
+	ck_assert_msg(CLF_fcntl(fd[0], CLF_FCNTL_SUBFILES, &sf) == 0, "%s",
+		      CLF_Last_error());
+	fd[1] = CLF_open(path, O_RDWR);
+	ck_assert_int_ge(fd[1], 0);
+	for (int it = 0; it < 400; it++) {
+		int d = (int)rnd_range(&rs, 0, 1), v = (int)rnd_range(&rs, 0, 7);
+		struct clf_view view = { vdisp[v], views[v].t };
+		bool big = rnd_range(&rs, 0, 20) == 0, write = rnd_next(&rs) & 1;
+		int64_t n = big ? 100000 : rnd_range(&rs, 1, 300);
+		int64_t lo = rnd_range(&rs, 0, 2000), want = 0, got;
+		int run = (int)rnd_range(&rs, 1, 40);
+		bool strided = rnd_range(&rs, 0, 2) == 0 && n % run == 0;
+		CLF_Datatype mem = NULL;
+
+		if (model_unmap(views[v].m, vdisp[v], lo + n - 1) >= MAXF)
+			continue;
+		ck_assert_msg(CLF_fcntl(fd[d], CLF_FCNTL_SETVIEW, &view) == 0,
+			      "%s", CLF_Last_error());
+		if (strided)
+			mem = CLF_Type_vector(0, run - 1, 2 * run, n / run,
+					      CLF_BYTE);
+		else
+			mem = CLF_Type_vector(0, n - 1, n, 1, CLF_BYTE);
+		ck_assert_ptr_nonnull(mem);
+		if (write) {
+			for (int64_t w = 0; w < n; w++) {
+				uint8_t x = (uint8_t)rnd_next(&rs);
+				int64_t f = model_unmap(views[v].m, vdisp[v],
+							lo + w);
+
+				buf[strided ? w / run * 2 * run + w % run : w] = x;
+				ref[f] = x;
+				if (f + 1 > size)
+					size = f + 1;
+			}
+			got = CLF_ncwrite_at(fd[d], lo, buf, mem);
+			ck_assert_msg(got == n, "seed %llu it %d: write %lld: %s",
+				      (unsigned long long)seed, it,
+				      (long long)got, CLF_Last_error());
+		} else {
+			memset(back, 0xee, 2 * n);
+			while (want < n && model_unmap(views[v].m, vdisp[v],
+						       lo + want) < size)
+				want++;
+			got = CLF_ncread_at(fd[d], lo, back, mem);
+			ck_assert_msg(got == want,
+				      "seed %llu it %d: read %lld of %lld: %s",
+				      (unsigned long long)seed, it,
+				      (long long)got, (long long)want,
+				      CLF_Last_error());
+			for (int64_t w = 0; w < want; w++) {
+				int64_t f = model_unmap(views[v].m, vdisp[v],
+							lo + w);
+				uint8_t b = back[strided ? w / run * 2 * run +
+							  w % run : w];
+
+				ck_assert_msg(b == ref[f],
+					      "seed %llu it %d: file byte %lld is %u, want %u",
+					      (unsigned long long)seed, it,
+					      (long long)f, b, ref[f]);
+			}
+		}
+		CLF_Type_free(&mem);
+	}
+	for (int d = 0; d < 2; d++)
+		ck_assert_int_eq(CLF_close(fd[d]), 0);
+	/* Whole, through the default view of a new descriptor. */
+	fd[0] = CLF_open(path, O_RDONLY);
+	ck_assert_int_ge(fd[0], 0);
+	ck_assert_int_eq(CLF_read(fd[0], back, MAXF + 16), size);
+	ck_assert_int_eq(memcmp(back, ref, size), 0);
+	ck_assert_int_eq(CLF_close(fd[0]), 0);
+	for (int j = 0; j < nl; j++)
+		typed_free(&lay[j]);
+	for (int v = 0; v < 8; v++)
+		typed_free(&views[v]);
+	free(ref);
+	free(buf);
+	free(back);
+}
+
+START_TEST(test_small_accesses_through_changing_views_match_a_model)
+{
+	start(4, 10000);
+	for (uint64_t seed = 1; seed <= 6; seed++)
+		small_accesses(seed * 104729);
+	stop();
+}
+END_TEST
+
+/* A view set again finds its registrations: no VIEW_REGISTER. */
+START_TEST(test_views_set_again_are_not_registered_again)
+{
+	CLF_Datatype sub[4], half[2];
+	struct clf_subfiles sf = { 0, 4, sub };
+	int64_t n = 1 << 20;
+	uint8_t *buf = calloc(n, 1);
+	uint64_t before[4], after[4];
+	CLF_Datatype mem;
+	int fd;
+
+	start(4, 5000);
+	mem = CLF_Type_vector(0, n - 1, n, 1, CLF_BYTE);
+	ck_assert_int_eq(CLF_Type_pitfalls(0, 999, 4000, 1, 1000, 4, CLF_BYTE,
+					   sub), 0);
+	ck_assert_int_eq(CLF_Type_pitfalls(0, 1999, 4000, 1, 2000, 2, CLF_BYTE,
+					   half), 0);
+	fd = CLF_open("/again", O_CREAT | O_RDWR, 0644);
+	ck_assert_int_eq(CLF_fcntl(fd, CLF_FCNTL_SUBFILES, &sf), 0);
+	for (int round = 0; round < 3; round++) {
+		for (int h = 0; h < 2; h++) {
+			struct clf_view view = { 0, half[h] };
+
+			ck_assert_int_eq(CLF_fcntl(fd, CLF_FCNTL_SETVIEW, &view), 0);
+			for (int i = 0; i < 4; i++)
+				before[i] = iod_requests(i);
+			ck_assert_int_eq(CLF_ncwrite_at(fd, 0, buf, mem), n);
+			for (int i = 0; i < 4; i++)
+				after[i] = iod_requests(i);
+			/* View h covers subfiles 2h, 2h + 1: a VIEW_WRITE
+			 * each (and a VIEW_REGISTER the first time), plus
+			 * the STATUS. */
+			for (int i = 0; i < 4; i++)
+				ck_assert_int_eq(after[i] - before[i],
+						 i / 2 != h ? 1 : round ? 2 : 3);
+		}
+	}
+	ck_assert_int_eq(CLF_close(fd), 0);
+	CLF_Type_free(&mem);
+	free(buf);
+	stop();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("native");
@@ -1170,6 +1337,8 @@ int main(void)
 	tcase_add_test(tc, test_views_of_incommensurate_extent_write_and_read_through_iods);
 	tcase_add_test(tc, test_layout_of_300k_irregular_pieces_is_stored_and_used);
 	tcase_add_test(tc, test_writes_are_visible_to_other_processes_without_sync);
+	tcase_add_test(tc, test_small_accesses_through_changing_views_match_a_model);
+	tcase_add_test(tc, test_views_set_again_are_not_registered_again);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

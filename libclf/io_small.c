@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * io_small.c -- small independent accesses as plain subfile ranges.
+ *
+ * Libraries above MPI-IO set a new view for nearly every small access
+ * (PnetCDF's independent mode: a subarray of a few elements, a write,
+ * the byte view again).  Through the view path each new view costs its
+ * mapping onto every subfile -- milliseconds when its extent and the
+ * stripes are incommensurate, as netCDF variables' are -- at the client
+ * and again at every iod it is registered with, plus a round trip per
+ * registration.  A small access needs none of it: the few runs it
+ * touches are found from the view's type and the layout's types alone
+ * (CLF_Type_unmap / CLF_Type_map, each run's end by bisection, O(depth
+ * x log run) per run), and sent as one SUB_WRITE or SUB_READ per piece,
+ * every request before any reply, so the access costs one round trip
+ * whatever its view.
+ *
+ * Taken for independent accesses of at most SMALL_BYTES view bytes that
+ * fall into at most SMALL_PIECES subfile pieces (their replies fit in
+ * socket buffers: sending everything first cannot block) and whose view
+ * is not registered at the iods yet (a registered view moves them in one
+ * message per subfile); anything else goes the view path (io.c).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arith.h"
+#include "client_i.h"
+#include "error.h"
+
+#define SMALL_BYTES (64 << 10)
+#define SMALL_PIECES 32
+
+struct small_piece {
+	int sub;		/* subfile j, or CLF_HEAD */
+	struct clf_peer *peer;
+	int64_t soff, len;	/* subfile range */
+	int64_t at;		/* offset in the packed view bytes */
+	uint64_t id;
+	bool sent;
+};
+
+struct small {
+	struct clf_file *f;
+	bool write;
+	uint8_t *packed;	/* the view bytes [lo, hi), in view order */
+	struct small_piece p[SMALL_PIECES];
+	int n;
+};
+
+/*
+ * The longest k <= max such that linear bytes [v, v + k) of (t, disp)
+ * are contiguous in the file from *first on: unmap grows strictly, so
+ * unmap(v + k - 1) - unmap(v) == k - 1 exactly while they are.
+ */
+static int type_run(CLF_Datatype t, int64_t disp, int64_t v, int64_t max,
+		    int64_t *first, int64_t *k)
+{
+	int64_t lo = 1, hi = max, f0, fx;
+	int err = CLF_Type_unmap(t, disp, v, &f0);
+
+	while (!err && lo < hi) {
+		int64_t mid = lo + (hi - lo + 1) / 2;
+
+		err = CLF_Type_unmap(t, disp, v + mid - 1, &fx);
+		if (!err && fx == f0 + mid - 1)
+			lo = mid;
+		else if (!err || err == -EOVERFLOW)
+			hi = mid - 1, err = 0;
+	}
+	if (err)
+		return err;
+	*first = f0;
+	*k = lo;
+	return 0;
+}
+
+/* Add the pieces of file bytes [off, off + len) at packed offset at. */
+static int add_file_run(struct small *s, int64_t off, int64_t len, int64_t at)
+{
+	const struct clf_layout *l = s->f->layout;
+	struct clf_client *cl = clf_client_instance;
+
+	while (len > 0) {
+		struct small_piece *p;
+		int64_t soff = off, plen = 0, lin, back;
+		int j = CLF_HEAD(l), err = 0;
+
+		if (off < l->disp) {
+			plen = min64(len, l->disp - off);
+		} else {
+			for (j = 0; j < l->nsub; j++) {
+				err = CLF_Type_map(l->types[j], l->disp, off, &lin);
+				if (err != -ENOENT)
+					break;
+			}
+			if (!err && j == l->nsub)
+				err = clf_fail(EIO, "clf: no subfile holds byte %lld",
+					       (long long)off);
+			/* How far the subfile holds these bytes in a row. */
+			if (!err)
+				err = type_run(l->types[j], l->disp, lin, len,
+					       &back, &plen);
+			if (err)
+				return err;
+			soff = lin;
+		}
+		if (s->n == SMALL_PIECES)
+			return 1;
+		p = &s->p[s->n++];
+		*p = (struct small_piece){ .sub = j, .soff = soff, .len = plen,
+					   .at = at };
+		p->peer = clf_client_iod(cl, j == CLF_HEAD(l) ? l->head_iod
+							      : l->iods[j]);
+		if (!p->peer)
+			return -EINVAL;
+		off += plen;
+		at += plen;
+		len -= plen;
+	}
+	return 0;
+}
+
+/* The pieces of view bytes [lo, hi): 0, 1 when too many, or an error. */
+static int plan(struct small *s, int64_t lo, int64_t hi)
+{
+	for (int64_t v = lo; v < hi;) {
+		int64_t first, k;
+		int err = type_run(s->f->view_type, s->f->view_disp, v, hi - v,
+				   &first, &k);
+
+		if (!err)
+			err = add_file_run(s, first, k, v - lo);
+		if (err)
+			return err;
+		v += k;
+	}
+	return 0;
+}
+
+static int cmp_piece(const void *a, const void *b)
+{
+	const struct small_piece *x = a, *y = b;
+
+	return x->peer == y->peer ? 0 : x->peer < y->peer ? -1 : 1;
+}
+
+static int send_piece(struct small *s, struct small_piece *p)
+{
+	uint32_t sub = p->sub == CLF_HEAD(s->f->layout) ? CLF_PROTO_SUBFILE_HEAD
+							: (uint32_t)p->sub;
+	uint8_t head[64];
+	struct wire_writer w = { head, sizeof(head), 0 };
+	struct iovec iov[2];
+	int err;
+
+	if (s->write) {
+		struct clf_proto_sub_write_req req = {
+			.file = s->f->ino, .subfile = sub, .offset = p->soff,
+			.data = { s->packed + p->at, (uint32_t)p->len },
+		};
+
+		err = clf_proto_sub_write_req_encode_head(&w, &req);
+		iov[1] = (struct iovec){ s->packed + p->at, p->len };
+	} else {
+		struct clf_proto_sub_read_req req = {
+			.file = s->f->ino, .subfile = sub, .offset = p->soff,
+			.length = (uint32_t)p->len,
+		};
+
+		err = clf_proto_sub_read_req_encode(&w, &req);
+	}
+	if (err)
+		return err;
+	iov[0] = (struct iovec){ head, w.pos };
+	err = clf_peer_send(p->peer, s->write ? CLF_PROTO_OP_SUB_WRITE
+					      : CLF_PROTO_OP_SUB_READ,
+			    iov, s->write ? 2 : 1, &p->id);
+	p->sent = !err;
+	return err;
+}
+
+static int recv_piece(struct small *s, struct small_piece *p)
+{
+	uint16_t op = s->write ? CLF_PROTO_OP_SUB_WRITE : CLF_PROTO_OP_SUB_READ;
+	struct clf_proto_data data;
+	struct clf_proto_u32 n;
+	struct wire_reader r;
+	uint32_t rlen;
+	void *reply;
+	int err;
+
+	p->sent = false;
+	err = clf_peer_recv(p->peer, op, p->id, &reply, &rlen);
+	if (err)
+		return err;
+	r = (struct wire_reader){ .buf = reply, .len = rlen };
+	if (s->write) {
+		err = clf_proto_u32_decode(&r, &n);
+		if (!err && n.value != p->len)
+			err = clf_fail(EIO, "clf: %s wrote %u of %lld bytes",
+				       p->peer->name, n.value, (long long)p->len);
+	} else {
+		err = clf_proto_data_decode(&r, &data);
+		if (!err) {
+			/* Short at the end of the subfile: zeros. */
+			memset(s->packed + p->at, 0, p->len);
+			memcpy(s->packed + p->at, data.data.ptr,
+			       min64(data.data.len, p->len));
+		}
+	}
+	free(reply);
+	return err;
+}
+
+/* Every piece out, every reply in; *stale as in io.c's stream(). */
+static int exchange(struct small *s, bool *stale)
+{
+	int err = 0, locked = 0;
+
+	*stale = false;
+	for (; locked < s->n; locked++) {
+		if (locked == 0 || s->p[locked].peer != s->p[locked - 1].peer)
+			err = clf_peer_lock(s->p[locked].peer);
+		if (err)
+			break;
+	}
+	for (int i = 0; i < s->n && !err; i++)
+		err = send_piece(s, &s->p[i]);
+	for (int i = 0; i < s->n; i++) {
+		int e = s->p[i].sent ? recv_piece(s, &s->p[i]) : 0;
+
+		if (!err)
+			err = e;
+	}
+	for (int i = 0; i < locked; i++) {
+		if (err && clf_peer_stale(s->p[i].peer))
+			*stale = true;
+		if (i + 1 == locked || s->p[i].peer != s->p[i + 1].peer)
+			clf_peer_unlock(s->p[i].peer);
+	}
+	return err;
+}
+
+/* Memory runs of the user buffer <-> the packed view bytes. */
+struct mem_copy {
+	uint8_t *user, *packed;
+	int64_t lo;		/* memory linear offset of packed[0] */
+	bool to_packed;
+};
+
+static int copy_run(int64_t lin, int64_t addr, int64_t len, void *arg)
+{
+	struct mem_copy *c = arg;
+	uint8_t *pk = c->packed + (lin - c->lo);
+
+	if (c->to_packed)
+		memcpy(pk, c->user + addr, len);
+	else
+		memcpy(c->user + addr, pk, len);
+	return 0;
+}
+
+static int mem_copy(const struct clf_memlayout *mem, uint8_t *user,
+		    uint8_t *packed, int64_t lo, int64_t hi, bool to_packed)
+{
+	struct mem_copy c = { user, packed, lo, to_packed };
+
+	return CLF_Mapping_foreach(mem->map, lo, hi, copy_run, &c);
+}
+
+int clf_small_io(struct clf_file *f, int64_t lo, int64_t hi, int64_t base,
+		 void *buf, const struct clf_memlayout *mem, bool write)
+{
+	struct small *s;
+	int err;
+
+	if (hi - lo > SMALL_BYTES)
+		return 1;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return clf_fail(ENOMEM, "clf: out of memory");
+	s->f = f;
+	s->write = write;
+	err = plan(s, lo, hi);
+	if (err)
+		goto out;	/* 1: too many pieces for this path */
+	qsort(s->p, s->n, sizeof(s->p[0]), cmp_piece);
+	if (!mem->map) {
+		s->packed = (uint8_t *)buf + (lo - base);
+	} else {
+		s->packed = malloc(hi - lo);
+		if (!s->packed) {
+			err = clf_fail(ENOMEM, "clf: out of memory");
+			goto out;
+		}
+		if (write)
+			err = mem_copy(mem, buf, s->packed, lo - base,
+				       hi - base, true);
+	}
+	/* A daemon restarted since our last request: retry once, afresh. */
+	for (int attempt = 0; attempt < 2 && !err; attempt++) {
+		bool stale;
+
+		err = exchange(s, &stale);
+		if (!err || !stale || attempt == 1)
+			break;
+		err = 0;
+	}
+	if (!err && !write && mem->map)
+		err = mem_copy(mem, buf, s->packed, lo - base, hi - base, false);
+	if (mem->map)
+		free(s->packed);
+out:
+	free(s);
+	return err;
+}
