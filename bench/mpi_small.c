@@ -4,8 +4,10 @@
  * clf's native path (use_romio_optimizations=false) against ROMIO's
  * (=true), on one clf file.
  *
- *   coll    MPI_File_write_all of BYTES bytes per process (rank r's at
- *           r * BYTES): the latency of a small collective write
+ *   coll    MPI_File_write_at_all of BYTES bytes per process, each call
+ *           past the last (call i, rank r at (i * P + r) * BYTES), as a
+ *           program writing step after step does: the latency of a
+ *           small collective write that grows the file
  *   views   what PnetCDF's independent mode does for each tiny access
  *           (nc_test): a subarray filetype of a few elements of a small
  *           2-D int variable (ROWS x COLS, at an odd offset: extents
@@ -80,8 +82,8 @@ static double coll_once(const char *path, const char *opt, int bytes, int n)
 	MPI_Barrier(MPI_COMM_WORLD);
 	t0 = MPI_Wtime();
 	for (int i = 0; i < n; i++)
-		MPI_File_write_at_all(fh, (MPI_Offset)rank * bytes, buf, bytes,
-				      MPI_BYTE, &st);
+		MPI_File_write_at_all(fh, ((MPI_Offset)(i + 1) * nprocs + rank) *
+					  bytes, buf, bytes, MPI_BYTE, &st);
 	t = MPI_Wtime() - t0;
 	MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
 	MPI_File_close(&fh);

@@ -200,10 +200,23 @@ static int op_view_register(struct iod_conn *cn, struct wire_reader *r,
 {
 	struct clf_proto_view_register_req m;
 	CLF_Datatype view = NULL, sub = NULL;	/* owned references */
+	struct iod_view_key key;
 	uint32_t handle;
 	int err = clf_proto_view_register_req_decode(r, &m);
 
 	if (err)
+		return err;
+	key = (struct iod_view_key){
+		.view_disp = m.view_disp, .sub_disp = m.subfile_disp,
+		.view = m.view_type.ptr, .view_len = m.view_type.len,
+		.sub = m.subfile_type.ptr, .sub_len = m.subfile_type.len,
+	};
+	/* Registered before (by anyone): nothing to decode or map. */
+	err = iod_view_register_keyed(cn->srv->views, m.file, m.subfile, &key,
+				      NULL, NULL, cn->owner, &handle);
+	if (!err)
+		return reply_u32(rep, handle);
+	if (err != -ENOENT)
 		return err;
 	err = decode_type(m.view_type, "view", &m, &view);
 	if (err)
@@ -211,9 +224,8 @@ static int op_view_register(struct iod_conn *cn, struct wire_reader *r,
 	err = decode_type(m.subfile_type, "subfile", &m, &sub);
 	if (err)
 		goto free_view;
-	err = iod_view_register(cn->srv->views, m.file, m.subfile, view,
-				m.view_disp, sub, m.subfile_disp, cn->owner,
-				&handle);
+	err = iod_view_register_keyed(cn->srv->views, m.file, m.subfile, &key,
+				      view, sub, cn->owner, &handle);
 	if (!err)
 		err = reply_u32(rep, handle);
 	CLF_Type_free(&sub);

@@ -6,11 +6,14 @@
  * (each with the list of its views and their number, for the per-owner
  * limit and for dropping a connection in time proportional to its views).
  * The mapping is built before taking the mutex: it is the expensive part
- * and needs no shared state.
+ * and needs no shared state.  A third table keeps mappings by the key
+ * the client sent (iod_view.h), each with a count of the views using it;
+ * unused ones stay, the oldest going first, up to IOD_VIEW_MAPS_KEPT.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +29,22 @@ struct iod_owner {
 };
 
 #define OWNER_BUCKETS 256u
+#define MAP_BUCKETS 1024u
+
+/* A mapping shared by the views registered with equal keys. */
+struct iod_map {
+	uint64_t hash;
+	int64_t view_disp, sub_disp;
+	uint8_t *keys;		   /* owned: view then sub encoding */
+	uint32_t view_len, sub_len;
+	CLF_Mapping *map;	   /* owned */
+	atomic_uint refs;	   /* views using it, +1 while in the table */
+	/* Protected by the registry mutex. */
+	unsigned users;		   /* views registered with it */
+	bool listed;		   /* in the table */
+	uint64_t idle_since;	   /* registry clock when users fell to 0 */
+	struct iod_map *next;	   /* hash chain */
+};
 
 struct iod_views {
 	/* Immutable after creation. */
@@ -38,6 +57,9 @@ struct iod_views {
 	struct iod_owner *owners[OWNER_BUCKETS]; /* owned records */
 	unsigned count;			 /* views registered */
 	uint32_t next_handle;		 /* where the handle search starts */
+	struct iod_map *maps[MAP_BUCKETS]; /* shared mappings, by key */
+	unsigned nmaps, idle_maps;	 /* in the table; of them unused */
+	uint64_t clock;			 /* ticks at each release of a map */
 };
 
 int iod_views_create(const struct iod_view_limits *limits,
@@ -80,11 +102,23 @@ free_reg:
 	return err;
 }
 
+static void map_put(struct iod_map *m)
+{
+	if (!m || atomic_fetch_sub(&m->refs, 1) != 1)
+		return;
+	CLF_Mapping_free(m->map);
+	free(m->keys);
+	free(m);
+}
+
 void iod_view_put(struct iod_view *v)
 {
 	if (!v || atomic_fetch_sub(&v->refs, 1) != 1)
 		return;
-	CLF_Mapping_free(v->map);
+	if (v->shared)
+		map_put(v->shared);
+	else
+		CLF_Mapping_free(v->map);
 	free(v);
 }
 
@@ -111,6 +145,16 @@ void iod_views_free(struct iod_views *reg)
 
 			free(o);
 			o = next;
+		}
+	}
+	for (size_t b = 0; b < MAP_BUCKETS; b++) {
+		struct iod_map *m = reg->maps[b];
+
+		while (m) {
+			struct iod_map *next = m->next;
+
+			map_put(m);
+			m = next;
 		}
 	}
 	pthread_mutex_destroy(&reg->mutex);
@@ -182,47 +226,226 @@ static int insert(struct iod_views *reg, struct iod_view *v)
 	return 0;
 }
 
+static int make_mapping(uint64_t file, uint32_t subfile, CLF_Datatype view,
+			int64_t view_disp, CLF_Datatype sub, int64_t sub_disp,
+			CLF_Mapping **out)
+{
+	int err = CLF_Mapping_create(view, view_disp, sub, sub_disp, out);
+	char why[256];
+
+	if (!err)
+		return 0;
+	snprintf(why, sizeof(why), "%s", CLF_Last_error());
+	return clf_fail_neg(err,
+			    "iod: cannot register a view of subfile %" PRIu32 " of file 0x%" PRIx64 ": %s",
+			    subfile, file, why);
+}
+
+/* Insert a view of (file, subfile) for owner, on map m (or shared sm). */
+static int add_view(struct iod_views *reg, uint64_t file, uint32_t subfile,
+		    CLF_Mapping *m, struct iod_map *sm, uint64_t owner,
+		    uint32_t *handle)
+{
+	struct iod_view *v = calloc(1, sizeof(*v));
+	int err;
+
+	if (!v)
+		return clf_fail(ENOMEM, "iod: out of memory");
+	v->owner = owner;
+	v->file = file;
+	v->subfile = subfile;
+	v->map = sm ? sm->map : m;
+	atomic_init(&v->refs, 1);
+	pthread_mutex_lock(&reg->mutex);
+	err = insert(reg, v);
+	if (!err) {
+		*handle = v->handle;
+		if (sm) {
+			/* The caller's reference on sm is the view's now. */
+			v->shared = sm;
+			if (sm->users++ == 0 && sm->listed)
+				reg->idle_maps--;
+		}
+	}
+	pthread_mutex_unlock(&reg->mutex);
+	if (err)
+		free(v);
+	return err;
+}
+
 int iod_view_register(struct iod_views *reg, uint64_t file, uint32_t subfile,
 		      CLF_Datatype view, int64_t view_disp, CLF_Datatype sub,
 		      int64_t sub_disp, uint64_t owner, uint32_t *handle)
 {
-	struct iod_view *v;
 	CLF_Mapping *m;
 	int err;
 
-	err = CLF_Mapping_create(view, view_disp, sub, sub_disp, &m);
-	if (err) {
-		char why[256];
+	err = make_mapping(file, subfile, view, view_disp, sub, sub_disp, &m);
+	if (err)
+		return err;
+	err = add_view(reg, file, subfile, m, NULL, owner, handle);
+	if (err)
+		CLF_Mapping_free(m);
+	return err;
+}
 
-		snprintf(why, sizeof(why), "%s", CLF_Last_error());
-		return clf_fail_neg(err,
-				    "iod: cannot register a view of subfile %" PRIu32 " of file 0x%" PRIx64 ": %s",
-				    subfile, file, why);
+/* ------------------------------------------------------------------ */
+/* Shared mappings                                                     */
+/* ------------------------------------------------------------------ */
+
+static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;	/* FNV-1a */
+	return h;
+}
+
+static uint64_t key_hash(const struct iod_view_key *k)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	int64_t d[2] = { k->view_disp, k->sub_disp };
+
+	h = hash_bytes(h, d, sizeof(d));
+	h = hash_bytes(h, k->view, k->view_len);
+	return hash_bytes(h, k->sub, k->sub_len);
+}
+
+static bool key_equal(const struct iod_map *m, uint64_t hash,
+		      const struct iod_view_key *k)
+{
+	return m->hash == hash && m->view_disp == k->view_disp &&
+	       m->sub_disp == k->sub_disp && m->view_len == k->view_len &&
+	       m->sub_len == k->sub_len &&
+	       !memcmp(m->keys, k->view, k->view_len) &&
+	       !memcmp(m->keys + k->view_len, k->sub, k->sub_len);
+}
+
+/* The shared mapping of key with a new reference, or NULL; mutex held. */
+static struct iod_map *map_find(struct iod_views *reg, uint64_t hash,
+				const struct iod_view_key *k)
+{
+	struct iod_map *m = reg->maps[hash % MAP_BUCKETS];
+
+	while (m && !key_equal(m, hash, k))
+		m = m->next;
+	if (m)
+		atomic_fetch_add(&m->refs, 1);
+	return m;
+}
+
+/* Drop the oldest unused mappings beyond the bound; mutex held. */
+static void maps_trim(struct iod_views *reg)
+{
+	while (reg->idle_maps > IOD_VIEW_MAPS_KEPT) {
+		struct iod_map **oldest = NULL;
+
+		for (size_t b = 0; b < MAP_BUCKETS; b++)
+			for (struct iod_map **pp = &reg->maps[b]; *pp;
+			     pp = &(*pp)->next)
+				if (!(*pp)->users &&
+				    (!oldest || (*pp)->idle_since <
+						       (*oldest)->idle_since))
+					oldest = pp;
+		if (!oldest)
+			return;
+		{
+			struct iod_map *m = *oldest;
+
+			*oldest = m->next;
+			m->listed = false;
+			reg->nmaps--;
+			reg->idle_maps--;
+			map_put(m);
+		}
 	}
-	v = calloc(1, sizeof(*v));
-	if (!v) {
-		err = clf_fail(ENOMEM, "iod: out of memory");
-		goto free_map;
+}
+
+/* A new shared mapping for key, in the table, with a reference for the
+ * caller; an equal one inserted meanwhile wins.  Mutex not held. */
+static int map_add(struct iod_views *reg, uint64_t hash,
+		   const struct iod_view_key *k, CLF_Mapping *map,
+		   struct iod_map **out)
+{
+	struct iod_map *m = calloc(1, sizeof(*m)), *other;
+
+	if (m)
+		m->keys = malloc(k->view_len + k->sub_len + 1);
+	if (!m || !m->keys) {
+		free(m);
+		CLF_Mapping_free(map);
+		return clf_fail(ENOMEM, "iod: out of memory");
 	}
-	v->owner = owner;
-	v->file = file;
-	v->subfile = subfile;
-	v->map = m;
-	atomic_init(&v->refs, 1);
+	m->hash = hash;
+	m->view_disp = k->view_disp;
+	m->sub_disp = k->sub_disp;
+	m->view_len = k->view_len;
+	m->sub_len = k->sub_len;
+	memcpy(m->keys, k->view, k->view_len);
+	memcpy(m->keys + k->view_len, k->sub, k->sub_len);
+	m->map = map;
+	atomic_init(&m->refs, 2);	/* the table's and the caller's */
 	pthread_mutex_lock(&reg->mutex);
-	err = insert(reg, v);
-	if (!err)
-		*handle = v->handle;
+	other = map_find(reg, hash, k);
+	if (!other) {
+		m->next = reg->maps[hash % MAP_BUCKETS];
+		reg->maps[hash % MAP_BUCKETS] = m;
+		m->listed = true;
+		reg->nmaps++;
+		reg->idle_maps++;	/* until its view is added */
+		m->idle_since = ++reg->clock;
+	}
+	pthread_mutex_unlock(&reg->mutex);
+	if (other) {
+		atomic_store(&m->refs, 1);
+		map_put(m);
+		m = other;
+	}
+	*out = m;
+	return 0;
+}
+
+int iod_view_register_keyed(struct iod_views *reg, uint64_t file,
+			    uint32_t subfile, const struct iod_view_key *key,
+			    CLF_Datatype view, CLF_Datatype sub,
+			    uint64_t owner, uint32_t *handle)
+{
+	uint64_t hash = key_hash(key);
+	struct iod_map *sm;
+	CLF_Mapping *m;
+	int err;
+
+	pthread_mutex_lock(&reg->mutex);
+	sm = map_find(reg, hash, key);
+	pthread_mutex_unlock(&reg->mutex);
+	if (!sm) {
+		if (!view || !sub)
+			return -ENOENT;
+		err = make_mapping(file, subfile, view, key->view_disp, sub,
+				   key->sub_disp, &m);
+		if (!err)
+			err = map_add(reg, hash, key, m, &sm);
+		if (err)
+			return err;
+	}
+	err = add_view(reg, file, subfile, NULL, sm, owner, handle);
+	pthread_mutex_lock(&reg->mutex);
+	maps_trim(reg);
 	pthread_mutex_unlock(&reg->mutex);
 	if (err)
-		goto free_view;
-	return 0;
-
-free_view:
-	free(v);
-free_map:
-	CLF_Mapping_free(m);
+		map_put(sm);
 	return err;
+}
+
+unsigned iod_views_maps(struct iod_views *reg)
+{
+	unsigned n;
+
+	pthread_mutex_lock(&reg->mutex);
+	n = reg->nmaps;
+	pthread_mutex_unlock(&reg->mutex);
+	return n;
 }
 
 int iod_view_lookup(struct iod_views *reg, uint32_t handle, uint64_t owner,
@@ -257,6 +480,10 @@ static void detach(struct iod_views *reg, struct iod_view *v)
 		v->onext->oprev = v->oprev;
 	v->own = NULL;
 	reg->count--;
+	if (v->shared && --v->shared->users == 0 && v->shared->listed) {
+		v->shared->idle_since = ++reg->clock;
+		reg->idle_maps++;
+	}
 	if (--o->nviews == 0) {
 		*owner_slot(reg, o->id) = o->next;
 		free(o);

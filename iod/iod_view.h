@@ -14,6 +14,13 @@
  * connection drops.  Limits bound what one connection and all of them may
  * hold, because each mapping costs memory chosen by the client.
  *
+ * Mappings are shared: a registration made with the client's encodings
+ * (iod_view_register_keyed) finds the mapping of an equal one -- the same
+ * view and displacement on the same subfile pattern and displacement,
+ * from any connection, still registered or among the last
+ * IOD_VIEW_MAPS_KEPT released -- and reuses it, so re-registering a view
+ * costs no decoding and no mapping.
+ *
  * Thread-safe: one mutex guards the tables; views themselves are
  * immutable and reference counted, so releasing a view while another
  * thread is still reading through it is safe -- the mapping goes with the
@@ -29,6 +36,7 @@
 
 struct iod_views;
 struct iod_owner;
+struct iod_map;
 
 /* One registered view.  Read-only for everyone but iod_view.c. */
 struct iod_view {
@@ -37,7 +45,9 @@ struct iod_view {
 	uint64_t owner;		   /* connection id */
 	uint64_t file;		   /* file id */
 	uint32_t subfile;	   /* subfile index */
-	CLF_Mapping *map;	   /* owned: view -> subfile runs */
+	CLF_Mapping *map;	   /* view -> subfile runs: owned, or
+				      shared's */
+	struct iod_map *shared;	   /* a reference, or NULL */
 
 	atomic_uint refs;	   /* the registry's (while registered) and
 				      every lookup's */
@@ -84,6 +94,33 @@ void iod_views_free(struct iod_views *reg);
 int iod_view_register(struct iod_views *reg, uint64_t file, uint32_t subfile,
 		      CLF_Datatype view, int64_t view_disp, CLF_Datatype sub,
 		      int64_t sub_disp, uint64_t owner, uint32_t *handle);
+
+/* Mappings kept unused, for views registered again. */
+#define IOD_VIEW_MAPS_KEPT 256u
+
+/* A registration as the client encoded it (clf_proto.h VIEW_REGISTER). */
+struct iod_view_key {
+	int64_t view_disp, sub_disp;
+	const void *view, *sub;	/* encoded types, borrowed */
+	uint32_t view_len, sub_len;
+};
+
+/*
+ * iod_view_register_keyed - register, reusing the mapping of an equal key
+ *
+ * As iod_view_register for the types key encodes.  When the registry
+ * holds a mapping made for an equal key, it is shared and view/sub are
+ * not looked at (they may be NULL: then -ENOENT when there is none, so
+ * that a caller decodes only on a miss).  Otherwise the mapping is made
+ * from view and sub (decoded from key by the caller) and kept under key.
+ */
+int iod_view_register_keyed(struct iod_views *reg, uint64_t file,
+			    uint32_t subfile, const struct iod_view_key *key,
+			    CLF_Datatype view, CLF_Datatype sub,
+			    uint64_t owner, uint32_t *handle);
+
+/* Mappings the registry shares now, used or kept (for tests). */
+unsigned iod_views_maps(struct iod_views *reg);
 
 /*
  * A new reference to view `handle` of `owner` in *out, to be given back

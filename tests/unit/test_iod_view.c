@@ -6,6 +6,7 @@
 #include <check.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check_main.h"
@@ -309,6 +310,90 @@ START_TEST(test_concurrent_owners_register_and_drop_independently)
 }
 END_TEST
 
+/* k's encodings of (view, sub): buffers the caller frees. */
+static struct iod_view_key make_key(CLF_Datatype view, int64_t vdisp,
+				    CLF_Datatype sub)
+{
+	int64_t vl = CLF_Type_encode(view, NULL, 0), sl = CLF_Type_encode(sub, NULL, 0);
+	uint8_t *vb = malloc(vl), *sb = malloc(sl);
+
+	ck_assert_int_eq(CLF_Type_encode(view, vb, vl), vl);
+	ck_assert_int_eq(CLF_Type_encode(sub, sb, sl), sl);
+	return (struct iod_view_key){ .view_disp = vdisp, .view = vb,
+				      .view_len = (uint32_t)vl, .sub = sb,
+				      .sub_len = (uint32_t)sl };
+}
+
+static void key_free(struct iod_view_key *k)
+{
+	free((void *)k->view);
+	free((void *)k->sub);
+}
+
+START_TEST(test_equal_registrations_share_one_mapping)
+{
+	struct iod_views *reg = registry(0, 0);
+	struct iod_view_key k = { 0 }, other;
+	struct iod_view *a, *b;
+	struct fixture f;
+	uint32_t h1, h2, h3;
+
+	fixture_init(&f);
+	k = make_key(f.view, 0, f.sub[2]);
+	other = make_key(f.view, 64, f.sub[2]);
+	/* Nothing yet: without types, a miss. */
+	ck_assert_int_eq(iod_view_register_keyed(reg, 1, 2, &k, NULL, NULL, 5,
+						 &h1), -ENOENT);
+	ck_assert_int_eq(iod_view_register_keyed(reg, 1, 2, &k, f.view,
+						 f.sub[2], 5, &h1), 0);
+	/* Another connection, the same key: no types needed. */
+	ck_assert_int_eq(iod_view_register_keyed(reg, 1, 2, &k, NULL, NULL, 6,
+						 &h2), 0);
+	ck_assert_uint_eq(iod_views_maps(reg), 1);
+	ck_assert_int_eq(iod_view_lookup(reg, h1, 5, &a), 0);
+	ck_assert_int_eq(iod_view_lookup(reg, h2, 6, &b), 0);
+	ck_assert_ptr_eq(a->map, b->map);
+	ck_assert_int_eq(CLF_Mapping_count(b->map, 0, 32), 32);
+	/* Released while in use: the mapping stays with the lookup. */
+	ck_assert_int_eq(iod_view_release(reg, h1, 5), 0);
+	ck_assert_int_eq(iod_view_release_owner(reg, 6), 1);
+	ck_assert_int_eq(CLF_Mapping_count(b->map, 0, 32), 32);
+	iod_view_put(a);
+	iod_view_put(b);
+	/* Unused, but kept: registering again is a hit. */
+	ck_assert_uint_eq(iod_views_maps(reg), 1);
+	ck_assert_int_eq(iod_view_register_keyed(reg, 1, 2, &k, NULL, NULL, 7,
+						 &h3), 0);
+	ck_assert_int_eq(iod_view_register_keyed(reg, 1, 2, &other, NULL, NULL,
+						 7, &h3), -ENOENT);
+	key_free(&k);
+	key_free(&other);
+	fixture_free(&f);
+	iod_views_free(reg);
+}
+END_TEST
+
+START_TEST(test_unused_mappings_are_bounded)
+{
+	struct iod_views *reg = registry(0, 0);
+	struct fixture f;
+	uint32_t h;
+
+	fixture_init(&f);
+	for (int i = 0; i < (int)IOD_VIEW_MAPS_KEPT + 40; i++) {
+		struct iod_view_key k = make_key(f.view, 64 * i, f.sub[2]);
+
+		ck_assert_int_eq(iod_view_register_keyed(reg, 1, 2, &k, f.view,
+							 f.sub[2], 5, &h), 0);
+		ck_assert_int_eq(iod_view_release(reg, h, 5), 0);
+		key_free(&k);
+	}
+	ck_assert_uint_le(iod_views_maps(reg), IOD_VIEW_MAPS_KEPT + 1);
+	fixture_free(&f);
+	iod_views_free(reg);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("iod_view");
@@ -324,6 +409,8 @@ int main(void)
 	tcase_add_test(tc, test_limits_per_owner_and_in_total);
 	tcase_add_test(tc, test_release_during_access_is_safe);
 	tcase_add_test(tc, test_concurrent_owners_register_and_drop_independently);
+	tcase_add_test(tc, test_equal_registrations_share_one_mapping);
+	tcase_add_test(tc, test_unused_mappings_are_bounded);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
