@@ -281,6 +281,14 @@ int CLF_Mapping_is_contiguous(const CLF_Mapping *m);
  *   -ETIMEDOUT   a daemon did not answer within the configured timeout
  *   -ENOSPC      an iod's disk is full
  *
+ * Concurrent access: a write is not atomic with respect to a read (or
+ * another write) by another process: a range that spans several iods is
+ * written on each independently, so a concurrent read may return part of
+ * the old bytes and part of the new ones (as on NFS, unlike POSIX on one
+ * host).  For atomic accesses take byte-range locks over the range
+ * (CLF_FCNTL_SETLKW: a write lock to write, a read lock to read;
+ * docs/locks.md) or, in MPI-IO, MPI_File_set_atomicity(fh, 1).
+ *
  * Paths are absolute in the clf namespace ("/dir/file"); "." and ".."
  * are resolved by the client.  A descriptor belongs to one process and
  * may be used by one thread at a time.

@@ -602,6 +602,81 @@ START_TEST(test_synced_subfiles_have_durable_directory_entries)
 }
 END_TEST
 
+#define TORN_LEN (256 * 1024)	/* over 4 iods of 64 KiB stripes */
+#define TORN_ROUNDS 150
+
+/* Lock [0, TORN_LEN) of fd as type (F_RDLCK, F_WRLCK, F_UNLCK). */
+static int lock_range(int fd, short type)
+{
+	struct flock fl = { .l_type = type, .l_whence = SEEK_SET,
+			    .l_start = 0, .l_len = TORN_LEN };
+
+	return CLF_fcntl(fd, type == F_UNLCK ? CLF_FCNTL_SETLK
+					     : CLF_FCNTL_SETLKW, &fl);
+}
+
+/* The writer: whole-range writes of one value each, under a lock. */
+static void torn_writer(void)
+{
+	static uint8_t buf[TORN_LEN];
+	int fd;
+
+	CLF_finalize();		/* its own connections, its own locks */
+	if (CLF_init(NULL))
+		_exit(10);
+	fd = CLF_open("/torn", O_RDWR);
+	if (fd < 0)
+		_exit(11);
+	for (int i = 1; i <= TORN_ROUNDS; i++) {
+		memset(buf, i, sizeof(buf));
+		if (lock_range(fd, F_WRLCK) ||
+		    CLF_lseek(fd, 0, SEEK_SET) != 0 ||
+		    CLF_write(fd, buf, TORN_LEN) != TORN_LEN ||
+		    lock_range(fd, F_UNLCK))
+			_exit(12);
+	}
+	_exit(0);
+}
+
+/*
+ * clf promises close-to-open consistency, so a read concurrent with a
+ * write that spans iods may see part of each (clf.h, "Consistency").
+ * Byte-range locks are the way to atomic accesses: a reader holding a
+ * read lock over the range never sees a write half done.
+ */
+START_TEST(test_locked_reads_never_see_a_torn_write)
+{
+	static uint8_t buf[TORN_LEN];
+	int fd, status, reads = 0;
+	pid_t pid;
+
+	start(4, 5000);
+	fd = CLF_open("/torn", O_CREAT | O_RDWR, 0644);
+	ck_assert_msg(fd >= 0, "%s", CLF_Last_error());
+	ck_assert_int_eq(CLF_write(fd, buf, TORN_LEN), TORN_LEN);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		torn_writer();
+	while (waitpid(pid, &status, WNOHANG) == 0) {
+		ck_assert_int_eq(lock_range(fd, F_RDLCK), 0);
+		ck_assert_int_eq(CLF_lseek(fd, 0, SEEK_SET), 0);
+		ck_assert_int_eq(CLF_read(fd, buf, TORN_LEN), TORN_LEN);
+		ck_assert_int_eq(lock_range(fd, F_UNLCK), 0);
+		for (int64_t i = 1; i < TORN_LEN; i++)
+			ck_assert_msg(buf[i] == buf[0],
+				      "read %d: byte %lld is %u, byte 0 is %u",
+				      reads, (long long)i, buf[i], buf[0]);
+		reads++;
+	}
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "writer ended with status %d", status);
+	ck_assert_int_gt(reads, 0);
+	ck_assert_int_eq(CLF_close(fd), 0);
+	stop();
+}
+END_TEST
+
 START_TEST(test_layout_rules_are_enforced_with_the_rule_named)
 {
 	CLF_Datatype bad[2];
@@ -1330,6 +1405,7 @@ int main(void)
 	tcase_add_test(tc, test_failed_gather_fails_the_write_and_writes_nothing);
 	tcase_add_test(tc, test_close_while_other_threads_use_the_file);
 	tcase_add_test(tc, test_synced_subfiles_have_durable_directory_entries);
+	tcase_add_test(tc, test_locked_reads_never_see_a_torn_write);
 	tcase_add_test(tc, test_killed_iod_fails_fast_and_comes_back_with_its_data);
 	tcase_add_test(tc, test_metad_and_iods_restart_with_data_intact);
 	tcase_add_test(tc, test_full_disk_on_an_iod_reaches_the_writer);
