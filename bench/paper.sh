@@ -6,7 +6,10 @@
 # loopback), runs
 #   1. the 2-D matrix (bench/mpi_matrix) with 2 processes, CYCLIC(k) x
 #      CYCLIC(k) checkerboard views, k = 1 ... 1024, scenarios CLF-phys,
-#      ROMIO-phys, ROMIO-rr and ROMIO-ufs (bench/mpi_bench.h);
+#      ROMIO-phys, ROMIO-rr and ROMIO-ufs (bench/mpi_bench.h), and
+#      CLF-idx: CLF-phys with the views written as MPI_Type_indexed lists
+#      of row pieces (its ratio to CLF-phys and both set_view times are
+#      in the table);
 #   2. the same program with 4 processes on a small matrix, for
 #      correctness only (4 busy processes on 2 cores measure the
 #      scheduler);
@@ -53,7 +56,7 @@ while [ $# -gt 0 ]; do
 	--out) out=$2; shift ;;
 	--no-btio4) btio4=0 ;;
 	--build) build=$2; shift ;;
-	-h | --help) sed -n '3,39p' "$0" | cut -c3-; exit 0 ;;
+	-h | --help) sed -n '3,41p' "$0" | cut -c3-; exit 0 ;;
 	*) echo "paper.sh: unknown option '$1' (--help)" >&2; exit 2 ;;
 	esac
 	shift
