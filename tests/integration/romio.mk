@@ -66,6 +66,17 @@ $(ROMIO_TEST_DIR)/romio_coll: tests/integration/romio/romio_coll.c $(ROMIO_LIB) 
 		-Ilibclf -Itools -o $@ $< $(O)/tools/probe.o $(O)/libclf.a \
 		$(LIBCLF_EXTRA_LIBS) $(ALL_LDFLAGS); }
 
+ROMIO_PROPS_PROG := $(ROMIO_TEST_DIR)/romio_props
+
+# The property test: random datatypes against MPI's own typemaps; reads
+# the files back through libclf's native API, hence libclf.a too.
+$(ROMIO_PROPS_PROG): tests/integration/romio/romio_props.c $(ROMIO_LIB) \
+		romio-clf/mpicc-clf $(O)/libclf.a
+	@mkdir -p $(dir $@)
+	@$(ROMIO_SKIP) { echo "  CCLD    $@"; CLF_BUILD_DIR=$(O) \
+		romio-clf/mpicc-clf -std=gnu11 $(WARNINGS) $(CFLAGS) -Iinclude \
+		-o $@ $< $(O)/libclf.a $(LIBCLF_EXTRA_LIBS) $(ALL_LDFLAGS); }
+
 # Fortran, through mpicc-clf's MPICC=mpifort, when there is mpifort.
 ifneq ($(shell command -v mpifort 2>/dev/null),)
 ROMIO_TEST_PROGS += $(ROMIO_TEST_DIR)/fortran_io
@@ -88,3 +99,22 @@ check-romio: $(ROMIO_TEST_PROGS) $(O)/tools/clf \
 	@CLF_BUILD_DIR=$(O) scripts/run-tests.sh $(ROMIO_TEST)
 
 CHECK_TARGETS += check-romio
+
+# Random legal datatypes, layouts and access calls against an oracle of
+# MPI's own typemaps (tests/integration/test_romio_props.sh): a bounded
+# run in make check, a longer one on demand:
+#   make soak-types [SEED=n] [CASES=n]     print the seed of any failure
+#   CLF_TEST_SEED=s CLF_TEST_CASE=i make soak-types   replay one case
+ROMIO_PROPS_TEST := tests/integration/test_romio_props.sh
+
+.PHONY: check-romio-props soak-types
+check-romio-props: $(ROMIO_PROPS_PROG) $(O)/tools/clf \
+		$(filter $(O)/metad/metad $(O)/iod/iod,$(PROGRAMS))
+	@CLF_BUILD_DIR=$(O) scripts/run-tests.sh $(ROMIO_PROPS_TEST)
+
+soak-types: $(ROMIO_PROPS_PROG) $(O)/tools/clf \
+		$(filter $(O)/metad/metad $(O)/iod/iod,$(PROGRAMS))
+	@CLF_BUILD_DIR=$(O) CLF_PROPS_SOAK=1 $(ROMIO_PROPS_TEST) \
+		$(if $(SEED),--seed $(SEED)) $(if $(CASES),--cases $(CASES))
+
+CHECK_TARGETS += check-romio-props
