@@ -12,6 +12,7 @@ FUZZ_CFLAGS := -std=gnu11 -g -O1 -fno-omit-frame-pointer \
 	-Iinclude -Ilibclf -Itests/fuzz
 # What the decoders need: the codec, the type codec and the error text.
 FUZZ_LIB_SRCS := libclf/error.c libclf/falls.c libclf/falls_algebra.c \
+	libclf/falls_compact.c \
 	libclf/type.c libclf/type_codec.c libclf/proto.c libclf/proto_meta.c \
 	libclf/proto_lock.c libclf/proto_io.c
 FUZZ_OBJS := $(FUZZ_LIB_SRCS:%.c=$(O)/fuzz/%.o)
