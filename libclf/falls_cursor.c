@@ -414,15 +414,119 @@ static struct fset *bundle_deep(struct fbuild *b, struct fset *set,
 	return res;
 }
 
+/* A chain's end, in the min-heap that deals members into chains. */
+struct chain_end {
+	int64_t hi;
+	int chain;
+};
+
+static void chain_sift_down(struct chain_end *h, int n, int i)
+{
+	for (;;) {
+		int m = i, a = 2 * i + 1, z = a + 1;
+		struct chain_end t;
+
+		if (a < n && h[a].hi < h[m].hi)
+			m = a;
+		if (z < n && h[z].hi < h[m].hi)
+			m = z;
+		if (m == i)
+			return;
+		t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+static void chain_sift_up(struct chain_end *h, int i)
+{
+	while (i > 0 && h[(i - 1) / 2].hi > h[i].hi) {
+		struct chain_end t = h[i];
+
+		h[i] = h[(i - 1) / 2];
+		h[(i - 1) / 2] = t;
+		i = (i - 1) / 2;
+	}
+}
+
+/*
+ * Deal the members of set (sorted by l) into chains of disjoint,
+ * increasing spans: each goes after the chain that ends first, when that
+ * one ends before it, else begins a new chain -- as few chains as the
+ * deepest overlap, in O(n log chains).  chain[i] gets member i's chain;
+ * returns the number of chains, 0 past max, or -ENOMEM.
+ */
+static int deal_chains(const struct fset *set, int *chain, int max)
+{
+	struct chain_end *h = malloc(set->nr * sizeof(*h));
+	int nch = 0;
+
+	if (!h)
+		return -ENOMEM;
+	for (int i = 0; i < set->nr; i++) {
+		const struct falls *f = &set->f[i];
+
+		if (nch && h[0].hi < f->l) {
+			chain[i] = h[0].chain;
+			h[0].hi = f->hi;
+			chain_sift_down(h, nch, 0);
+			continue;
+		}
+		if (nch == max) {
+			nch = 0;
+			break;
+		}
+		chain[i] = nch;
+		h[nch] = (struct chain_end){ f->hi, nch };
+		chain_sift_up(h, nch++);
+	}
+	free(h);
+	return nch;
+}
+
+/* The chains of set as sets, into sp (empty); 0 or the builder's error. */
+static int build_chains(struct fsplit *sp, const struct fset *set,
+			const int *chain, int nch)
+{
+	struct fbuild b = { .budget = INT64_MAX };
+	struct fvec *v = calloc(nch, sizeof(*v));
+	int err = 0;
+
+	sp->part = nch > 1 ? calloc(nch, sizeof(*sp->part)) : sp->inl;
+	if (!v || !sp->part) {
+		free(v);
+		if (sp->part != sp->inl)
+			free(sp->part);
+		sp->part = sp->inl;
+		return -ENOMEM;
+	}
+	for (int i = 0; i < set->nr; i++)
+		fvec_push_shifted(&b, &v[chain[i]], &set->f[i], 0);
+	for (int k = 0; k < nch; k++) {
+		if (err) {
+			fvec_release(&v[k]);
+			continue;
+		}
+		sp->part[k] = fset_from_vec(&b, &v[k]);
+		if (!sp->part[k])
+			err = b.err;
+		else
+			sp->nr++;
+	}
+	free(v);
+	return err;
+}
+
 int fsplit_init(struct fsplit *sp, struct fset *set)
 {
 	struct fbuild b = { .budget = INT64_MAX };
-	int64_t last_hi[FSPLIT_MAX];
-	int *chain = NULL, nch = 0;
 	struct bundle_memo memo = { .next = 0 };
 	struct fset *bundled;
+	int *chain, nch, err;
 
 	sp->nr = 1;
+	sp->part = sp->inl;
 	sp->part[0] = fset_get(set);
 	if (!interleaves(set))
 		return 0;
@@ -434,55 +538,60 @@ int fsplit_init(struct fsplit *sp, struct fset *set)
 	}
 	fset_put(sp->part[0]);
 	sp->part[0] = bundled;
-	set = bundled;
-	if (set->ordered || set->nr < 2)
+	if (bundled->ordered || bundled->nr < 2)
 		return 0;
-	chain = malloc(set->nr * sizeof(*chain));
+	chain = malloc(bundled->nr * sizeof(*chain));
 	if (!chain) {
 		fsplit_release(sp);
 		return -ENOMEM;
 	}
-	/* Members are sorted by l: first fit gives the fewest chains. */
-	for (int i = 0; i < set->nr; i++) {
-		int k = 0;
-
-		while (k < nch && last_hi[k] >= set->f[i].l)
-			k++;
-		if (k == FSPLIT_MAX || k == fsplit_max)
-			goto whole;
-		if (k == nch)
-			nch++;
-		last_hi[k] = set->f[i].hi;
-		chain[i] = k;
+	nch = deal_chains(bundled, chain,
+			  fsplit_max < FSPLIT_MAX ? fsplit_max : FSPLIT_MAX);
+	err = nch < 0 ? nch : 0;
+	if (nch > 0) {
+		/* bundled is held here until its chains are built. */
+		sp->nr = 0;
+		err = build_chains(sp, bundled, chain, nch);
+		fset_put(bundled);
 	}
-	/* set is sp->part[0]'s reference until the parts are built. */
-	sp->nr = 0;
-	for (int k = 0; k < nch; k++) {
-		struct fvec v = { 0 };
-
-		for (int i = 0; i < set->nr; i++)
-			if (chain[i] == k)
-				fvec_push_shifted(&b, &v, &set->f[i], 0);
-		sp->part[k] = fset_from_vec(&b, &v);
-		if (!sp->part[k]) {
-			fsplit_release(sp);
-			fset_put(set);
-			free(chain);
-			return b.err;
-		}
-		sp->nr++;
-	}
-	fset_put(set);
-whole:
 	free(chain);
-	return 0;
+	if (err)
+		fsplit_release(sp);
+	return err;
 }
 
 void fsplit_release(struct fsplit *sp)
 {
 	for (int k = 0; k < sp->nr; k++)
 		fset_put(sp->part[k]);
+	if (sp->part && sp->part != sp->inl)
+		free(sp->part);
+	sp->part = sp->inl;
 	sp->nr = 0;
+}
+
+/* The heap of an fmcursor's parts, by position. */
+static bool part_before(const struct fmcursor *mc, int a, int b)
+{
+	return mc->cur[mc->heap[a]].p < mc->cur[mc->heap[b]].p;
+}
+
+static void part_sift_down(struct fmcursor *mc, int i)
+{
+	for (;;) {
+		int m = i, a = 2 * i + 1, z = a + 1, t;
+
+		if (a < mc->nheap && part_before(mc, a, m))
+			m = a;
+		if (z < mc->nheap && part_before(mc, z, m))
+			m = z;
+		if (m == i)
+			return;
+		t = mc->heap[i];
+		mc->heap[i] = mc->heap[m];
+		mc->heap[m] = t;
+		i = m;
+	}
 }
 
 int fmcursor_init(struct fmcursor *mc, const struct fsplit *sp,
@@ -494,10 +603,16 @@ int fmcursor_init(struct fmcursor *mc, const struct fsplit *sp,
 	mc->p = -1;
 	mc->c = 0;
 	mc->cur = mc->inl;
+	mc->heap = NULL;
+	mc->nheap = -1;
 	if (sp->nr > FMCURSOR_INLINE) {
 		mc->cur = calloc(sp->nr, sizeof(*mc->cur));
-		if (!mc->cur) {
+		mc->heap = malloc(sp->nr * sizeof(*mc->heap));
+		if (!mc->cur || !mc->heap) {
+			free(mc->cur);
+			free(mc->heap);
 			mc->cur = mc->inl;
+			mc->heap = NULL;
 			mc->nr = 0;
 			return -ENOMEM;
 		}
@@ -517,22 +632,66 @@ void fmcursor_release(struct fmcursor *mc)
 		fcursor_release(&mc->cur[k]);
 	if (mc->cur != mc->inl)
 		free(mc->cur);
+	free(mc->heap);
+	mc->heap = NULL;
 	mc->cur = mc->inl;
 	mc->nr = 0;
 }
 
-int64_t fmcursor_seek_parts(struct fmcursor *mc, int64_t x)
+/* Seek every part (few parts, or the first seek of many). */
+static int64_t seek_all_parts(struct fmcursor *mc, int64_t x)
 {
 	int64_t best = -1, n = 0;
 
+	if (mc->heap)
+		mc->nheap = 0;
 	for (int k = 0; k < mc->nr; k++) {
 		int64_t y = fcursor_seek(&mc->cur[k], x);
 
 		if (y >= 0 && (best < 0 || y < best))
 			best = y;
+		if (y >= 0 && mc->heap)
+			mc->heap[mc->nheap++] = k;
 		n += fcursor_count(&mc->cur[k]);
 	}
+	for (int i = mc->nheap / 2 - 1; i >= 0; i--)
+		part_sift_down(mc, i);
 	mc->p = best;
 	mc->c = n;
 	return best;
+}
+
+int64_t fmcursor_seek_parts(struct fmcursor *mc, int64_t x)
+{
+	if (!mc->heap || mc->nheap < 0)
+		return seek_all_parts(mc, x);
+	/*
+	 * Only the parts whose next byte is before x move; the others'
+	 * counts hold for x too (nothing of theirs lies in between).
+	 */
+	while (mc->nheap > 0 && mc->cur[mc->heap[0]].p < x) {
+		struct fcursor *c = &mc->cur[mc->heap[0]];
+		int64_t before = fcursor_count(c);
+
+		if (fcursor_seek(c, x) < 0)
+			mc->heap[0] = mc->heap[--mc->nheap];
+		mc->c += fcursor_count(c) - before;
+		part_sift_down(mc, 0);
+	}
+	mc->p = mc->nheap > 0 ? mc->cur[mc->heap[0]].p : -1;
+	return mc->p;
+}
+
+int64_t fmcursor_piece_end(const struct fmcursor *mc)
+{
+	if (mc->p < 0 && mc->nr != 1)
+		return -1;
+	if (mc->nr == 1)
+		return mc->inl[0].e;
+	if (mc->heap && mc->nheap > 0)
+		return mc->cur[mc->heap[0]].e;
+	for (int k = 0; k < mc->nr; k++)
+		if (mc->cur[k].p == mc->p)
+			return mc->cur[k].e;
+	return mc->p;
 }

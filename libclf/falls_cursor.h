@@ -86,15 +86,19 @@ static inline int64_t fcursor_count(const struct fcursor *c)
 }
 
 /*
- * A set cut into ordered parts, for cursors.  The members of an unordered
- * set (the union of interleaved patterns, typically at the top level of a
- * difference or of an interleaved struct) are dealt greedily into chains
- * whose spans are disjoint and increasing: each chain is an ordered set,
- * and a cursor over the whole is the merge of one cursor per chain.  A set
- * needing more than FSPLIT_MAX chains stays whole (its cursor then answers
- * that level by description walks).  Memory: the members, once.
+ * A set cut into ordered parts, for cursors.  Interleaved members that
+ * repeat at one stride are first bundled into one FALLS of that stride,
+ * at every level (what intersecting incommensurate strides makes).  The
+ * members of a top level still unordered (interleaved patterns of
+ * different strides, an interleaved struct) are then dealt into chains
+ * whose spans are disjoint and increasing, as few as their overlap
+ * allows: each chain is an ordered set, and a cursor over the whole is
+ * the merge of one cursor per chain, through a heap: O(log chains) per
+ * piece passed, after a first seek of every chain.  A set needing more
+ * than FSPLIT_MAX chains stays whole (its cursor then answers that level
+ * by walks over its members).  Memory: the members, once.
  */
-#define FSPLIT_MAX 8
+#define FSPLIT_MAX 4096
 
 /*
  * Chains allowed, FSPLIT_MAX unless a test lowers it (to 1: every
@@ -104,7 +108,8 @@ extern int fsplit_max;
 
 struct fsplit {
 	int nr;			/* parts, >= 1 */
-	struct fset *part[FSPLIT_MAX]; /* owned references */
+	struct fset **part;	/* nr owned references: inl, or owned */
+	struct fset *inl[1];
 };
 
 /*
@@ -117,7 +122,9 @@ void fsplit_release(struct fsplit *sp);
 /*
  * A cursor over the union of the parts of a split, for monotone seeks.
  * Up to FMCURSOR_INLINE parts need no allocation (most splits have one or
- * two parts, and a walk sets up three of these per call).
+ * two parts, and a walk sets up three of these per call) and are sought
+ * all at each move; more are kept in a heap by position, and a move
+ * seeks only the parts it passes.
  */
 #define FMCURSOR_INLINE 2
 
@@ -127,6 +134,10 @@ struct fmcursor {
 	int64_t c;		/* sum of the parts' counts */
 	struct fcursor *cur;	/* nr entries: inline, or owned if more */
 	struct fcursor inl[FMCURSOR_INLINE];
+	int *heap;		/* more than FMCURSOR_INLINE parts: the
+				 * indexes of those with bytes left, the
+				 * lowest p on top; owned */
+	int nheap;		/* -1 before the first seek */
 };
 
 int fmcursor_init(struct fmcursor *mc, const struct fsplit *sp,
@@ -146,6 +157,9 @@ static inline int64_t fmcursor_seek(struct fmcursor *mc, int64_t x)
 		return mc->p;
 	return fmcursor_seek_parts(mc, x);
 }
+
+/* The last byte of the piece that begins at the byte last found. */
+int64_t fmcursor_piece_end(const struct fmcursor *mc);
 
 /* Selected bytes of all parts in [origin, x) for the last x sought. */
 static inline int64_t fmcursor_count(const struct fmcursor *mc)

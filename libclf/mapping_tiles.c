@@ -97,15 +97,6 @@ static void cur_release(struct side_cur *k)
 		fmcursor_release(&k->c);
 }
 
-/* The end of the piece of the part that found p. */
-static int64_t part_piece_end(const struct fmcursor *mc, int64_t p)
-{
-	for (int k = 0; k < mc->nr; k++)
-		if (mc->cur[k].p == p)
-			return mc->cur[k].e;
-	return p;
-}
-
 /*
  * The first selected byte >= x, or -1; then k->e and k->cnt describe it.
  * Targets must not decrease.
@@ -122,7 +113,7 @@ static int64_t cur_seek(struct side_cur *k, int64_t x)
 	}
 	p = fmcursor_seek(&k->c, x);
 	k->cnt = fmcursor_count(&k->c);
-	k->e = p < 0 ? -1 : part_piece_end(&k->c, p);
+	k->e = p < 0 ? -1 : fmcursor_piece_end(&k->c);
 	return p;
 }
 

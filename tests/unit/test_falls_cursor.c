@@ -276,6 +276,32 @@ START_TEST(test_split_bundles_members_of_one_stride_into_one_ordered_part)
 }
 END_TEST
 
+START_TEST(test_split_merges_dozens_of_interleaved_chains)
+{
+	/* 40 patterns of different strides and counts, all overlapping. */
+	CLF_Datatype f[40], t;
+	uint64_t rs = seed_base() + 18;
+	struct fsplit sp;
+
+	for (int i = 0; i < 40; i++) {
+		f[i] = CLF_Type_vector(3 * i, 3 * i + i % 3,
+				       128 * (1 + i % 7), 100 + 13 * i,
+				       CLF_BYTE);
+		ck_assert_ptr_nonnull(f[i]);
+	}
+	t = CLF_Type_struct(40, f);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_int_eq(fsplit_init(&sp, t->set), 0);
+	ck_assert_int_eq(sp.nr, 40);
+	fsplit_release(&sp);
+	check_walk(&rs, t->set, 11, t->extent, 0, 5000);
+	check_walk(&rs, t->set, 0, t->extent, t->extent / 2, 5000);
+	for (int i = 0; i < 40; i++)
+		CLF_Type_free(&f[i]);
+	CLF_Type_free(&t);
+}
+END_TEST
+
 START_TEST(test_split_of_random_bundles_matches_walks_from_the_root)
 {
 	uint64_t rs = seed_base() + 17;
@@ -357,6 +383,7 @@ int main(void)
 	tcase_add_test(tc, test_split_bundles_members_of_one_stride_into_one_ordered_part);
 	tcase_add_test(tc, test_split_bundles_interleaved_members_below_the_top_level);
 	tcase_add_test(tc, test_split_of_random_bundles_matches_walks_from_the_root);
+	tcase_add_test(tc, test_split_merges_dozens_of_interleaved_chains);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
