@@ -6,10 +6,11 @@
  * Each handle is a CLF descriptor on the file, with the default view
  * (file bytes).  Data goes to the iods at once; the size the writes
  * reach is kept in the inode and told metad when a handle is flushed
- * (each close(2)), synced or released, or before a setattr: the
- * close-to-open consistency of the native API, with one metad request
- * per close rather than per write.  Until then getattr and reads use the
- * inode's size, so this client sees its own writes at once.
+ * (each close(2)), synced or released, or before a setattr, one metad
+ * request per close rather than per write.  Reads use the inode's size,
+ * so this client sees its own writes at once; lookup, getattr and open
+ * derive the size from the subfiles (clf_ns_stat), so it sees other
+ * clients' writes as soon as they returned, reported or not.
  */
 #include <errno.h>
 #include <fcntl.h>
