@@ -177,7 +177,8 @@ static void shorten(char *text, size_t width)
 /* Attributes and layout text of e, for -l. */
 static int ls_detail(struct ls_entry *e)
 {
-	int err = clf_ns_getattr(e->ino, &e->attr);
+	/* Sizes as stat gives them: what the subfiles hold counts. */
+	int err = clf_ns_stat(e->ino, &e->attr);
 
 	if (err)
 		return err;
