@@ -17,7 +17,7 @@
  *            cases with a known, unfixed defect out of make check
  *   -u DIR   files in the local DIR through ROMIO's ufs driver instead:
  *            a check of the test itself (ROMIO misplaces the data of
- *            pointer calls through filetypes with lb != 0: -x ptr-lb)
+ *            filetypes with lb != 0 or nested bounds: -x lb,nested-bounds)
  *   -o BOOL  use_romio_optimizations=BOOL for every open (a replay aid)
  *   SECONDS  a case that takes longer is a failure ("timeout"): the
  *            program prints the case and exits 3 (the runner goes on
@@ -76,7 +76,7 @@
  * I/O loops, misplaces bytes or crashes), and strided reads that cross
  * the end of the file (ROMIO reports the whole request as read).  A
  * filetype's lb is never negative.  With -u, the test checks itself
- * against ROMIO on a local file: -u DIR -x lb passes.
+ * against ROMIO on a local file: -u DIR -x lb,nested-bounds passes.
  *
  * Every failure prints the case, the call, and the line to replay it.
  * Exits 0 when every case passed, 1 when one failed, 3 on a timeout.
