@@ -272,7 +272,7 @@ int main(void)
 	tcase_add_test(tc, test_decode_refuses_nesting_beyond_the_limit);
 	tcase_add_test(tc, test_decode_refuses_more_falls_than_the_limit);
 	tcase_add_test(tc, test_type_of_300k_falls_round_trips);
-	tcase_set_timeout(tc, 30);
+	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
