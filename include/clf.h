@@ -477,6 +477,20 @@ int CLF_sync(int fd);
 int CLF_ftruncate(int fd, int64_t len);
 
 int CLF_stat(const char *path, struct stat *st);
+
+/*
+ * Unlink (and CLF_rename over an existing file) return once metad has
+ * committed the removal of the name, together with a durable queue entry
+ * per iod that holds a subfile of the file.  The subfiles are removed
+ * right away; an iod that is down, or a metad that dies before it got
+ * to them, only delays their removal: metad retries until each iod
+ * confirms (at its start, when the iod connects again, and every 1 to
+ * 10 s per failing iod), so the space comes back without a cleaner.
+ * Until then the iod's free space counts those subfiles; metad's log
+ * says when an iod's removals start failing, when they work again, and
+ * how many are pending.  Nothing can read them in between: inode
+ * numbers are never reused.
+ */
 int CLF_unlink(const char *path);
 int CLF_mkdir(const char *path, mode_t mode);
 int CLF_rmdir(const char *path);

@@ -33,6 +33,8 @@ struct mds_ctx {
 	struct mds_iods *iods;		/* borrowed; thread-safe */
 	struct mds_locks *locks;	/* borrowed; thread-safe; byte-range
 					   locks, in memory only (mds_lock.h) */
+	struct mds_gc *gc;		/* borrowed; thread-safe; pending
+					   subfile removals (mds_gc.h) */
 	int64_t start_ms;		/* clf_now_ms() at start */
 	atomic_uint_fast64_t requests;	/* served since start */
 	atomic_uint_fast64_t bytes_in;	/* message bytes received */

@@ -119,7 +119,7 @@ int mds_data_truncate(struct mds_iods *io, uint64_t ino,
 	return err;
 }
 
-static void remove_on(struct mds_iods *io, uint32_t iod, uint64_t ino)
+int mds_data_remove_on(struct mds_iods *io, uint32_t iod, uint64_t ino)
 {
 	struct clf_proto_remove_req req = { ino, CLF_PROTO_SUBFILE_ALL };
 	uint8_t buf[32];
@@ -128,6 +128,14 @@ static void remove_on(struct mds_iods *io, uint32_t iod, uint64_t ino)
 
 	if (!err)
 		err = call_empty(io, iod, CLF_PROTO_OP_REMOVE, &w);
+	/* The iod removes what it has: none is no error, but say so. */
+	return err == -ENOENT ? 0 : err;
+}
+
+static void remove_on(struct mds_iods *io, uint32_t iod, uint64_t ino)
+{
+	int err = mds_data_remove_on(io, iod, ino);
+
 	if (err)
 		mds_log("cannot remove the subfiles of removed 'ino %llu' on iod %u (%s), left behind as garbage: %s",
 			(unsigned long long)ino, iod, mds_iods_addr(io, iod),

@@ -6,11 +6,12 @@
  * The namespace is the truth and is changed first or last so that a
  * failure half-way never shows through it:
  *   - removal runs after the unlink (or the replacing rename) has
- *     committed.  An iod that cannot be reached keeps the subfiles of the
- *     removed inode: they are garbage, named by an inode number that no
+ *     committed, together with an entry per iod in the store's queue of
+ *     pending removals.  An iod that cannot be reached keeps the subfiles
+ *     of the removed inode until it comes back and confirms the removal
+ *     (mds_gc.h); meanwhile they are named by an inode number that no
  *     entry leads to any more and that is never given out again (the
- *     store's inode counter only grows), so nothing can ever read them.
- *     The failure is logged with the inode and the iod, for a cleaner.
+ *     store's inode counter only grows), so nothing can read them.
  *   - truncation runs before the new size is recorded; when an iod fails,
  *     the size stays as it was and the request fails.  Repeating the
  *     truncate converges, since each subfile is set to an exact length.
@@ -37,10 +38,18 @@ int mds_subfile_length(CLF_Datatype t, int64_t disp, int64_t size,
 /*
  * Remove every subfile of inode ino (laid out by layout, borrowed) from
  * every iod that holds one.  Best effort: failures are logged, not
- * returned (see above).
+ * returned.  For a layout replaced on a live inode (SET_LAYOUT); removed
+ * inodes go through the durable queue instead (mds_gc.h).
  */
 void mds_data_remove(struct mds_iods *io, uint64_t ino,
 		     const struct mds_layout *layout);
+
+/*
+ * Remove every subfile of inode ino from iod: 0 when the iod confirmed
+ * (no such subfile included), else the iod's status or -EHOSTDOWN, with
+ * the message in CLF_Last_error().  Not logged.
+ */
+int mds_data_remove_on(struct mds_iods *io, uint32_t iod, uint64_t ino);
 
 /*
  * Set each subfile of ino, and the bytes before the displacement, to its

@@ -22,6 +22,7 @@ struct mds_iod_slot {
 	int64_t retry_ms;	/* clf_now_ms() before which a connect is not
 				   tried again; lock */
 	char why[512];		/* why the last connect failed; lock */
+	bool down;		/* the last connect failed; lock */
 	const char *addr;	/* borrowed from the configuration */
 };
 
@@ -30,7 +31,17 @@ struct mds_iods {
 	const struct clf_transport_ops *t;	/* borrowed, static */
 	uint32_t n;
 	struct mds_iod_slot *slots;		/* n, owned */
+	/* Set before any call, then only read. */
+	void (*on_connect)(void *arg, uint32_t iod);
+	void *on_connect_arg;
 };
+
+void mds_iods_set_on_connect(struct mds_iods *io,
+			     void (*fn)(void *arg, uint32_t iod), void *arg)
+{
+	io->on_connect = fn;
+	io->on_connect_arg = arg;
+}
 
 int mds_iods_open(const struct clf_config *cfg,
 		  const struct clf_transport_ops *t, struct mds_iods **out)
@@ -100,6 +111,7 @@ static int slot_connect(struct mds_iods *io, uint32_t iod)
 	if (err) {
 		snprintf(s->why, sizeof(s->why), "%s", CLF_Last_error());
 		s->retry_ms = clf_now_ms() + MDS_IODS_RETRY_MS;
+		s->down = true;
 		mds_log("cannot connect to iod %u (%s): %s", iod, s->addr,
 			s->why);
 		return clf_fail(EHOSTDOWN, "%s", s->why);
@@ -107,6 +119,9 @@ static int slot_connect(struct mds_iods *io, uint32_t iod)
 	s->conn = c;
 	s->retry_ms = 0;
 	mds_log("connected to iod %u (%s)", iod, s->addr);
+	if (s->down && io->on_connect)
+		io->on_connect(io->on_connect_arg, iod);
+	s->down = false;
 	return 0;
 }
 

@@ -44,6 +44,15 @@ uint32_t mds_iods_count(const struct mds_iods *io);
 const char *mds_iods_addr(const struct mds_iods *io, uint32_t iod);
 
 /*
+ * Call fn(arg, iod) whenever a connect to iod succeeds after one failed:
+ * the iod is back.  fn runs in the caller's thread with iod's connection
+ * lock held, so it must not call mds_iods_call; it should be quick.  Set
+ * before the first call, from one thread.
+ */
+void mds_iods_set_on_connect(struct mds_iods *io,
+			     void (*fn)(void *arg, uint32_t iod), void *arg);
+
+/*
  * mds_iods_call - one request to iod and its reply
  *
  * Sends op with the encoded body (len bytes, borrowed) and waits for the

@@ -676,6 +676,9 @@ int mds_rename(struct mds_store *s, uint64_t src_dir, const char *src_name,
 		gone.attr = p.tgt.attr;
 		if (replaced)
 			err = mds_inode_layout(&p.tgt, &gone.layout);
+		/* Before any write: p.tgt.layout borrows from its record. */
+		if (!err)
+			err = mds_gc_queue(s, txn, &p.tgt, what);
 		if (err)
 			goto abort;
 	}
@@ -730,6 +733,9 @@ int mds_unlink(struct mds_store *s, uint64_t dir, const char *name,
 	gone.attr = in.attr;
 	if (removed)
 		err = mds_inode_layout(&in, &gone.layout);
+	/* Before any write: in.layout borrows from its record. */
+	if (!err)
+		err = mds_gc_queue(s, txn, &in, what);
 	if (!err)
 		err = entry_del(s, txn, dir, name, cookie, what);
 	if (!err)

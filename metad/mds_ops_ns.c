@@ -23,6 +23,7 @@
 
 #include "error.h"
 #include "mds_data.h"
+#include "mds_gc.h"
 #include "mds_ops_i.h"
 
 _Static_assert(MDS_RENAME_NOREPLACE == CLF_PROTO_RENAME_NOREPLACE,
@@ -162,17 +163,16 @@ int mds_op_readdir(const struct mds_session *s, struct wire_reader *r,
 }
 
 /*
- * After an unlink or a replacing rename has committed: the removed
- * inode's subfiles go from the iods (mds_data.h says what happens when
- * an iod is out of reach).
+ * After an unlink or a replacing rename has committed, with the removal
+ * of the inode's subfiles queued: they go from the iods now, or later
+ * for an iod out of reach (mds_gc.h).
  */
 static void drop_removed(const struct mds_session *s, struct mds_removed *rm)
 {
 	if (rm->attr.ino) {
 		mds_fault_point(MDS_FAULT_UNLINKS);
 		if (rm->layout)
-			mds_data_remove(s->ctx->iods, rm->attr.ino,
-					rm->layout);
+			mds_gc_removed(s->ctx->gc, rm->attr.ino, rm->layout);
 	}
 	mds_removed_release(rm);
 }

@@ -137,9 +137,10 @@ struct mds_dirent {
 
 /*
  * What an unlink, or a rename over an existing entry, took away.  The
- * caller removes the subfiles of a removed file from the iods, named by
- * attr.ino, then calls mds_removed_release().  attr.ino == 0 when nothing
- * was removed.
+ * removal of its subfiles is already queued (mds_gc_list below); the
+ * caller removes them from the iods, named by attr.ino, takes each
+ * (ino, iod) it removed off the queue with mds_gc_done(), then calls
+ * mds_removed_release().  attr.ino == 0 when nothing was removed.
  */
 struct mds_removed {
 	struct mds_attr attr;
@@ -388,5 +389,40 @@ int mds_layout_round_robin(int64_t stripe, uint32_t count,
 
 /* Free a layout the store returned.  NULL ok. */
 void mds_layout_free(struct mds_layout *layout);
+
+/* ------------------------------------------------------------------ */
+/* Pending subfile removals (mds_gcq.c)                                */
+/* ------------------------------------------------------------------ */
+
+/*
+ * An unlink, or a rename that replaces a file, queues one entry (ino,
+ * iod) for every iod that holds a subfile of the removed inode, in the
+ * same transaction that removes it: once the name is gone, the removal
+ * of its data is as durable as the unlink.  The daemon removes the
+ * subfiles and then takes the entry off the queue (mds_gc_done), so an
+ * iod that is down, or a metad that dies in between, delays the removal
+ * but never loses it.  Inode numbers are never given out again, so an
+ * entry can be replayed at any time without touching a live file.
+ */
+struct mds_gc_entry {
+	uint64_t ino;
+	uint32_t iod;
+};
+
+/*
+ * Up to max queued entries after (ino, iod), in (ino, iod) order; start
+ * with (0, 0).  Writes ents[0..n-1] and returns n (0: no more), or -EIO,
+ * -EINVAL (max == 0).
+ */
+int mds_gc_list(struct mds_store *s, uint64_t ino, uint32_t iod,
+		struct mds_gc_entry *ents, uint32_t max);
+
+/* Take n entries off the queue in one transaction; entries already gone
+ * are fine.  Returns 0, -EIO, -ENOSPC. */
+int mds_gc_done(struct mds_store *s, const struct mds_gc_entry *ents,
+		uint32_t n);
+
+/* How many entries are queued.  Returns 0 and *n, or -EIO. */
+int mds_gc_count(struct mds_store *s, uint64_t *n);
 
 #endif /* MDS_STORE_H */

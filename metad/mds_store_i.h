@@ -15,6 +15,8 @@
  *            layouts over MDS_LAYOUT_INLINE_MAX bytes, kept apart from
  *            their inode record so that an attribute update (a size, a
  *            time) rewrites a small record, not megabytes of layout
+ *   gc       u64 ino, big-endian, + u32 iod, big-endian -> one byte 0:
+ *            the subfiles of removed inode ino still on iod (mds_gcq.c)
  *
  * Big-endian keys make a cursor range list one directory: by name in
  * dirents (lookup, emptiness), by cookie in cookies (readdir).  Values are
@@ -35,6 +37,7 @@
 #define MDS_DB_DIRENTS "dirents"
 #define MDS_DB_COOKIES "cookies"
 #define MDS_DB_LAYOUTS "layouts"
+#define MDS_DB_GC "gc"
 #define MDS_SUPER_KEY "super"
 #define MDS_LOCK_FILE "metad.lock"
 
@@ -56,6 +59,7 @@ struct mds_store {
 	MDB_dbi dirents;
 	MDB_dbi cookies;
 	MDB_dbi layouts;
+	MDB_dbi gc;
 	int lock_fd;		/* holds the flock that keeps others out */
 	uint8_t fsid[16];	/* copy of the superblock's, never changes */
 };
@@ -216,5 +220,10 @@ int mds_fail_context(int neg_err, const char *what);
 
 /* The layout of in, copied out (NULL when it has none). */
 int mds_inode_layout(const struct mds_inode *in, struct mds_layout **out);
+
+/* Queue the removal of the subfiles of inode in, about to be deleted in
+ * txn, on every iod of its layout (mds_gcq.c).  Nothing for no layout. */
+int mds_gc_queue(struct mds_store *s, MDB_txn *txn,
+		 const struct mds_inode *in, const char *what);
 
 #endif /* MDS_STORE_I_H */

@@ -31,6 +31,7 @@
 
 #include "error.h"
 #include "mds.h"
+#include "mds_gc.h"
 #include "mds_iods.h"
 #include "mds_lock.h"
 #include "mds_server.h"
@@ -299,9 +300,13 @@ static int run(const struct clf_config *cfg, const char *pid_path,
 		err = clf_fail(ENOMEM, "metad: out of memory for the lock table");
 		goto close_iods;
 	}
-	err = mds_server_open(&ctx, t, cfg->metad.addr, &srv);
+	/* Drains the removals a previous metad left queued, at once. */
+	err = mds_gc_start(ctx.store, ctx.iods, &ctx.gc);
 	if (err)
 		goto free_locks;
+	err = mds_server_open(&ctx, t, cfg->metad.addr, &srv);
+	if (err)
+		goto stop_gc;
 	err = write_pid_file(pid_path);
 	if (err)
 		goto close_server;
@@ -319,6 +324,8 @@ static int run(const struct clf_config *cfg, const char *pid_path,
 	unlink(pid_path);
 close_server:
 	mds_server_close(srv);
+stop_gc:
+	mds_gc_stop(ctx.gc);
 free_locks:
 	mds_locks_free(ctx.locks);
 close_iods:

@@ -253,21 +253,97 @@ START_TEST(test_an_iod_that_comes_back_is_used_again)
 }
 END_TEST
 
-START_TEST(test_unlink_with_an_iod_down_leaves_only_its_subfile)
+/* Wait (bounded) until subfile sub of ino is gone from iod. */
+static bool gone_within(int iod, uint64_t ino, uint32_t sub, int ms)
+{
+	for (int t = 0; t < ms; t += 50) {
+		if (disk_len(iod, ino, sub) == -1)
+			return true;
+		usleep(50 * 1000);
+	}
+	return disk_len(iod, ino, sub) == -1;
+}
+
+/* How many times metad's log says s. */
+static int log_count(const char *s)
+{
+	char line[4096];
+	FILE *f = fopen(H.log, "r");
+	int n = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		n += strstr(line, s) != NULL;
+	fclose(f);
+	return n;
+}
+
+START_TEST(test_unlink_with_an_iod_down_removes_its_subfile_when_it_returns)
 {
 	struct mc *m = mc_open(&H);
-	uint64_t ino;
+	uint64_t ino, old;
 
+	ck_assert_int_eq(mc_create(m, ROOT, "f", 0644, 0, NULL, NULL), 0);
+	ck_assert_int_eq(mc_create(m, ROOT, "g", 0644, 0, NULL, NULL), 0);
+	ck_assert_int_eq(mc_create(m, ROOT, "h", 0644, 0, NULL, NULL), 0);
+	ino = mc_ino(m, "f");
+	old = mc_ino(m, "g");
+	ck_assert_int_eq(set_size(m, ino, 300000), 0);
+	ck_assert_int_eq(set_size(m, old, 300000), 0);
+	mh_stop_iod(&H, 2, SIGKILL);
+	ck_assert_int_eq(mc_unlink(m, ROOT, "f"), 0);
+	ck_assert_int_eq(mc_rename(m, ROOT, "h", ROOT, "g", 0), 0);
+	ck_assert_int_eq(mc_lookup(m, ROOT, "f", 0, NULL), -ENOENT);
+	for (int j = 0; j < NIODS; j++) {
+		int64_t want = j == 2 ? rr_len(300000, j) : -1;
+
+		ck_assert_int_eq(disk_len(j, ino, (uint32_t)j), want);
+		ck_assert_int_eq(disk_len(j, old, (uint32_t)j), want);
+	}
+	usleep(1500 * 1000);	/* a retry or two while it is down */
+	mh_start_iod(&H, 2);
+	ck_assert_msg(gone_within(2, ino, 2, MH_WAIT_MS),
+		      "the subfile of the unlinked file stays on iod 2");
+	ck_assert_msg(gone_within(2, old, 2, MH_WAIT_MS),
+		      "the subfile of the replaced file stays on iod 2");
+	/* Two removals and their retries failed on iod 2: one line. */
+	ck_assert_int_eq(log_count("cannot remove subfiles on iod 2"), 1);
+	ck_assert_int_eq(log_count("removes subfiles again"), 1);
+	mc_close(m);
+}
+END_TEST
+
+START_TEST(test_removals_cut_short_by_a_metad_crash_finish_at_restart)
+{
+	struct mc *m;
+	uint64_t ino;
+	int status;
+
+	mh_stop(&H);
+	H.env[0] = "CLF_TEST_METAD_CRASH_AFTER_UNLINKS=1";
+	mh_start(&H);
+	m = mc_open(&H);
 	ck_assert_int_eq(mc_create(m, ROOT, "f", 0644, 0, NULL, NULL), 0);
 	ino = mc_ino(m, "f");
 	ck_assert_int_eq(set_size(m, ino, 300000), 0);
-	mh_stop_iod(&H, 2, SIGKILL);
-	ck_assert_int_eq(mc_unlink(m, ROOT, "f"), 0);
-	ck_assert_int_eq(mc_lookup(m, ROOT, "f", 0, NULL), -ENOENT);
+	/* Committed, then metad dies before it removes anything. */
+	ck_assert_int_ne(mc_unlink(m, ROOT, "f"), 0);
+	mc_close(m);
+	status = mh_wait_exit(&H);
+	ck_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
 	for (int j = 0; j < NIODS; j++)
 		ck_assert_int_eq(disk_len(j, ino, (uint32_t)j),
-				 j == 2 ? rr_len(300000, j) : -1);
-	ck_assert(mh_log_has(&H, "left behind as garbage"));
+				 rr_len(300000, j));
+
+	H.env[0] = NULL;
+	mh_start(&H);
+	for (int j = 0; j < NIODS; j++)
+		ck_assert_msg(gone_within(j, ino, (uint32_t)j, MH_WAIT_MS),
+			      "subfile %d of the unlinked file stays", j);
+	ck_assert(mh_log_has(&H, "subfile removals pending from before"));
+	m = mc_open(&H);
+	ck_assert_int_eq(mc_lookup(m, ROOT, "f", 0, NULL), -ENOENT);
 	mc_close(m);
 }
 END_TEST
@@ -318,7 +394,10 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_unlink_and_rename_over_remove_the_subfiles);
 	tcase_add_test(tc, test_statfs_sums_the_iods);
 	tcase_add_test(tc, test_an_iod_that_comes_back_is_used_again);
-	tcase_add_test(tc, test_unlink_with_an_iod_down_leaves_only_its_subfile);
+	tcase_add_test(tc,
+		test_unlink_with_an_iod_down_removes_its_subfile_when_it_returns);
+	tcase_add_test(tc,
+		test_removals_cut_short_by_a_metad_crash_finish_at_restart);
 	tcase_add_test(tc,
 		       test_new_layout_drops_unreported_bytes_of_the_old_one);
 	suite_add_tcase(s, tc);

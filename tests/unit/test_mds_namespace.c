@@ -457,6 +457,59 @@ START_TEST(test_rename_over_existing_file_returns_its_layout)
 }
 END_TEST
 
+static uint64_t gc_queued(void)
+{
+	uint64_t n = 0;
+
+	expect_err(mds_gc_count(s, &n), 0);
+	return n;
+}
+
+START_TEST(test_removed_files_queue_their_subfile_removals_durably)
+{
+	struct mds_layout *l4 = rr_layout(4096, 4), *l2 = rr_layout(4096, 2);
+	struct mds_gc_entry e[8];
+	uint64_t f = mkfile(MDS_ROOT_INO, "f", l4);
+	uint64_t g = mkfile(MDS_ROOT_INO, "g", l2);
+	int n, seen = 0;
+
+	mkfile(MDS_ROOT_INO, "h", l2);
+	mkfile(MDS_ROOT_INO, "bare", NULL);
+	ck_assert_uint_eq(gc_queued(), 0);
+	expect_err(mds_unlink(s, MDS_ROOT_INO, "f", NULL), 0);
+	expect_err(mds_rename(s, MDS_ROOT_INO, "h", MDS_ROOT_INO, "g", 0,
+			      NULL), 0);
+	expect_err(mds_unlink(s, MDS_ROOT_INO, "bare", NULL), 0);
+	/* f on iods 0..3, g on 0..1; nothing for a file without layout. */
+	ck_assert_uint_eq(gc_queued(), 6);
+	/* Pages of 3 after the last entry seen, in (ino, iod) order. */
+	for (uint64_t ino = 0, iod = 0;
+	     (n = mds_gc_list(s, ino, (uint32_t)iod, e, 3)) > 0;
+	     ino = e[n - 1].ino, iod = e[n - 1].iod) {
+		for (int i = 0; i < n; i++, seen++) {
+			uint64_t want = seen < 4 ? f : g;
+
+			ck_assert_uint_eq(e[i].ino, want);
+			ck_assert_uint_eq(e[i].iod, seen < 4 ? seen : seen - 4);
+		}
+	}
+	ck_assert_int_eq(n, 0);
+	ck_assert_int_eq(seen, 6);
+	/* Done entries leave; one already gone is no error. */
+	e[0] = (struct mds_gc_entry){ f, 1 };
+	e[1] = (struct mds_gc_entry){ f, 1 };
+	e[2] = (struct mds_gc_entry){ 999, 7 };
+	expect_err(mds_gc_done(s, e, 3), 0);
+	ck_assert_uint_eq(gc_queued(), 5);
+	/* The queue outlives the process. */
+	mds_store_close(s);
+	s = open_store(dir);
+	ck_assert_uint_eq(gc_queued(), 5);
+	mds_layout_free(l4);
+	mds_layout_free(l2);
+}
+END_TEST
+
 START_TEST(test_rename_refuses_directory_into_its_own_subtree)
 {
 	uint64_t a = mkdir_(MDS_ROOT_INO, "a");
@@ -641,6 +694,8 @@ int main(void)
 	tcase_add_test(tc, test_readdir_cookie_survives_concurrent_changes);
 	tcase_add_test(tc, test_rename_moves_file_between_directories);
 	tcase_add_test(tc, test_rename_over_existing_file_returns_its_layout);
+	tcase_add_test(tc,
+		test_removed_files_queue_their_subfile_removals_durably);
 	tcase_add_test(tc, test_rename_refuses_directory_into_its_own_subtree);
 	tcase_add_test(tc, test_rename_checks_the_kind_of_the_target);
 	tcase_add_test(tc, test_rename_of_directory_moves_its_links);

@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * mds_gc.c -- draining the queue of pending subfile removals (see
+ * mds_gc.h for when and why).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "error.h"
+#include "mds.h"
+#include "mds_data.h"
+#include "mds_gc.h"
+
+#define GC_BATCH 256
+
+/* What metad knows of one iod's removals; gc->lock. */
+struct gc_iod {
+	bool failing;		/* its last removal failed */
+	unsigned tries;		/* failed tries in a row */
+	int64_t delay_ms;	/* the current backoff */
+	int64_t next_ms;	/* failing: clf_now_ms() before which no
+				   removal is tried on it */
+};
+
+struct mds_gc {
+	struct mds_store *st;	/* borrowed */
+	struct mds_iods *io;	/* borrowed */
+	uint32_t n;		/* iods in the configuration */
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;	/* kick or stop; CLOCK_MONOTONIC */
+	bool stop;		/* lock */
+	bool kick;		/* lock: drain now */
+	bool owe_done_log;	/* thread only: say when the queue empties */
+	bool warned_unknown;	/* thread only */
+	struct gc_iod *iods;	/* n, owned; lock */
+};
+
+static uint64_t queued(struct mds_gc *gc)
+{
+	uint64_t n = 0;
+
+	return mds_gc_count(gc->st, &n) ? UINT64_MAX : n;
+}
+
+/* Whether a removal may be tried on iod now. */
+static bool iod_ready(struct mds_gc *gc, uint32_t iod, int64_t now,
+		      int64_t *next)
+{
+	bool ok;
+
+	pthread_mutex_lock(&gc->lock);
+	ok = !gc->iods[iod].failing || now >= gc->iods[iod].next_ms;
+	if (!ok && gc->iods[iod].next_ms < *next)
+		*next = gc->iods[iod].next_ms;
+	pthread_mutex_unlock(&gc->lock);
+	return ok;
+}
+
+/*
+ * Record the outcome of a removal on iod (err: 0 or its error, message in
+ * CLF_Last_error()); log only when the iod's state changes.
+ */
+static void note(struct mds_gc *gc, uint32_t iod, int err)
+{
+	struct gc_iod *g = &gc->iods[iod];
+	unsigned tries;
+	bool was;
+
+	pthread_mutex_lock(&gc->lock);
+	was = g->failing;
+	tries = g->tries;
+	if (err) {
+		g->delay_ms = !was ? MDS_GC_RETRY_MIN_MS :
+			      g->delay_ms >= MDS_GC_RETRY_MAX_MS / 2 ?
+			      MDS_GC_RETRY_MAX_MS : 2 * g->delay_ms;
+		g->next_ms = clf_now_ms() + g->delay_ms;
+		g->failing = true;
+		g->tries++;
+		/* The thread may be asleep with nothing to wait for. */
+		if (!was) {
+			gc->kick = true;
+			pthread_cond_signal(&gc->cond);
+		}
+	} else {
+		g->failing = false;
+		g->tries = 0;
+	}
+	pthread_mutex_unlock(&gc->lock);
+	if (err && !was)
+		mds_log("cannot remove subfiles on iod %u (%s): %s; their removal stays queued (%llu pending in all) and is retried every %d to %d s until the iod confirms",
+			iod, mds_iods_addr(gc->io, iod), CLF_Last_error(),
+			(unsigned long long)queued(gc),
+			MDS_GC_RETRY_MIN_MS / 1000, MDS_GC_RETRY_MAX_MS / 1000);
+	else if (!err && was)
+		mds_log("iod %u (%s) removes subfiles again, after %u failed tries: draining its pending removals",
+			iod, mds_iods_addr(gc->io, iod), tries);
+}
+
+/* Take the entries done off the queue; on failure they are retried. */
+static void done(struct mds_gc *gc, const struct mds_gc_entry *e, uint32_t n)
+{
+	if (mds_gc_done(gc->st, e, n))
+		mds_log("%s (the removals will be repeated)", CLF_Last_error());
+}
+
+void mds_gc_removed(struct mds_gc *gc, uint64_t ino,
+		    const struct mds_layout *layout)
+{
+	struct mds_gc_entry ok[64];
+	int64_t unused = INT64_MAX;
+	uint32_t nok = 0, iods[64], niods = 0;
+
+	/* The distinct iods of the layout, up to 64: more stay queued for
+	 * the thread, which is no worse than one iod failing. */
+	if (layout->disp > 0)
+		iods[niods++] = layout->head_iod;
+	for (uint32_t j = 0; j < layout->nsubfiles && niods < 64; j++) {
+		uint32_t iod = layout->subfiles[j].iod, k;
+
+		for (k = 0; k < niods && iods[k] != iod; k++)
+			;
+		if (k == niods)
+			iods[niods++] = iod;
+	}
+	for (uint32_t k = 0; k < niods; k++) {
+		int err;
+
+		if (iods[k] >= gc->n) {
+			mds_log("subfiles of removed 'ino %llu' are on iod %u, which the configuration lacks: their removal stays queued",
+				(unsigned long long)ino, iods[k]);
+			continue;
+		}
+		if (!iod_ready(gc, iods[k], clf_now_ms(), &unused))
+			continue;
+		err = mds_data_remove_on(gc->io, iods[k], ino);
+		note(gc, iods[k], err);
+		if (!err)
+			ok[nok++] = (struct mds_gc_entry){ ino, iods[k] };
+	}
+	done(gc, ok, nok);
+}
+
+/*
+ * One pass over the queue: try every entry whose iod is due.  Returns the
+ * clf_now_ms() time of the next due iod, INT64_MAX when nothing is left.
+ */
+static int64_t drain(struct mds_gc *gc)
+{
+	struct mds_gc_entry ents[GC_BATCH], ok[GC_BATCH];
+	uint64_t ino = 0, unknown = 0;
+	int64_t next = INT64_MAX;
+	uint32_t iod = 0, left = 0;
+	int n;
+
+	for (;;) {
+		uint32_t nok = 0;
+
+		n = mds_gc_list(gc->st, ino, iod, ents, GC_BATCH);
+		if (n <= 0)
+			break;
+		for (int i = 0; i < n; i++) {
+			int err;
+
+			pthread_mutex_lock(&gc->lock);
+			err = gc->stop;
+			pthread_mutex_unlock(&gc->lock);
+			if (err)
+				break;
+			if (ents[i].iod >= gc->n) {
+				unknown++;
+				continue;
+			}
+			if (!iod_ready(gc, ents[i].iod, clf_now_ms(), &next)) {
+				left++;
+				continue;
+			}
+			err = mds_data_remove_on(gc->io, ents[i].iod,
+						 ents[i].ino);
+			note(gc, ents[i].iod, err);
+			if (err) {
+				iod_ready(gc, ents[i].iod, clf_now_ms(), &next);
+				left++;
+			} else {
+				ok[nok++] = ents[i];
+			}
+		}
+		done(gc, ok, nok);
+		ino = ents[n - 1].ino;
+		iod = ents[n - 1].iod;
+	}
+	if (n < 0) {
+		mds_log("%s (retried in %d s)", CLF_Last_error(),
+			MDS_GC_RETRY_MAX_MS / 1000);
+		return clf_now_ms() + MDS_GC_RETRY_MAX_MS;
+	}
+	if (unknown && !gc->warned_unknown) {
+		mds_log("%llu pending subfile removals are on iods the configuration lacks: kept until it has them again",
+			(unsigned long long)unknown);
+		gc->warned_unknown = true;
+	}
+	if (left)
+		gc->owe_done_log = true;
+	else if (gc->owe_done_log) {
+		mds_log("pending subfile removals: all done (%llu left in the queue)",
+			(unsigned long long)queued(gc));
+		gc->owe_done_log = false;
+	}
+	return next;
+}
+
+static void *gc_main(void *arg)
+{
+	struct mds_gc *gc = arg;
+	uint64_t n = queued(gc);
+
+	if (n) {
+		mds_log("%llu subfile removals pending from before: draining them",
+			(unsigned long long)n);
+		gc->owe_done_log = true;
+	}
+	pthread_mutex_lock(&gc->lock);
+	gc->kick = true;
+	while (!gc->stop) {
+		int64_t next;
+
+		gc->kick = false;
+		pthread_mutex_unlock(&gc->lock);
+		next = drain(gc);
+		pthread_mutex_lock(&gc->lock);
+		while (!gc->stop && !gc->kick) {
+			struct timespec ts;
+
+			if (next == INT64_MAX) {
+				pthread_cond_wait(&gc->cond, &gc->lock);
+				continue;
+			}
+			if (clf_now_ms() >= next)
+				break;
+			/* clf_now_ms() is CLOCK_MONOTONIC, like cond. */
+			ts.tv_sec = next / 1000;
+			ts.tv_nsec = next % 1000 * 1000000;
+			pthread_cond_timedwait(&gc->cond, &gc->lock, &ts);
+		}
+	}
+	pthread_mutex_unlock(&gc->lock);
+	return NULL;
+}
+
+/* An iod connected again: try its removals now, not at its backoff. */
+static void iod_back(void *arg, uint32_t iod)
+{
+	struct mds_gc *gc = arg;
+
+	pthread_mutex_lock(&gc->lock);
+	if (iod < gc->n && gc->iods[iod].failing) {
+		gc->iods[iod].next_ms = 0;
+		gc->kick = true;
+		pthread_cond_signal(&gc->cond);
+	}
+	pthread_mutex_unlock(&gc->lock);
+}
+
+int mds_gc_start(struct mds_store *st, struct mds_iods *io,
+		 struct mds_gc **out)
+{
+	struct mds_gc *gc = calloc(1, sizeof(*gc));
+	pthread_condattr_t ca;
+	int rc;
+
+	if (!gc)
+		return clf_fail(ENOMEM, "metad: out of memory for the removal queue");
+	gc->st = st;
+	gc->io = io;
+	gc->n = mds_iods_count(io);
+	gc->iods = calloc(gc->n ? gc->n : 1, sizeof(*gc->iods));
+	if (!gc->iods) {
+		free(gc);
+		return clf_fail(ENOMEM, "metad: out of memory for the removal queue");
+	}
+	pthread_mutex_init(&gc->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&gc->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	mds_iods_set_on_connect(io, iod_back, gc);
+	rc = pthread_create(&gc->thread, NULL, gc_main, gc);
+	if (rc) {
+		mds_iods_set_on_connect(io, NULL, NULL);
+		pthread_cond_destroy(&gc->cond);
+		pthread_mutex_destroy(&gc->lock);
+		free(gc->iods);
+		free(gc);
+		return clf_fail(rc, "metad: cannot start the removal thread: %s",
+				strerror(rc));
+	}
+	*out = gc;
+	return 0;
+}
+
+void mds_gc_stop(struct mds_gc *gc)
+{
+	if (!gc)
+		return;
+	pthread_mutex_lock(&gc->lock);
+	gc->stop = true;
+	pthread_cond_signal(&gc->cond);
+	pthread_mutex_unlock(&gc->lock);
+	pthread_join(gc->thread, NULL);
+	mds_iods_set_on_connect(gc->io, NULL, NULL);
+	pthread_cond_destroy(&gc->cond);
+	pthread_mutex_destroy(&gc->lock);
+	free(gc->iods);
+	free(gc);
+}
