@@ -61,14 +61,9 @@ t_init_term
 # use_romio_optimizations=HINT (false, true or both), with what it says
 # and who is fixing it.  The program runs without them (-x SUBTEST); a
 # SUBTEST of - is the whole program (t_mpi has no subtest options).
-# All of these are issue 9's "sizes": after one process's independent
-# write (and a barrier, no MPI_File_sync), another process's read stops
-# at the end of file metad knows, which ufs, Lustre and GPFS do not.
+# None at present (t_mpi, t_shapesame sscontig1/sschecker1 and testphdf5
+# tldsc were here until writes became visible without MPI_File_sync).
 XFAIL='
-t_mpi - both sizes: "1 write Many read": read data[0:1] got 00, expect 01
-t_shapesame sscontig1 both sizes: independent H5Dwrite, barrier, H5Dread: small ds init data good. (t_shapesame.c:475)
-t_shapesame sschecker1 both sizes: independent H5Dwrite, barrier, H5Dread: small ds init data good. (t_shapesame.c:475)
-testphdf5 tldsc false sizes: independent H5Dwrite, then every process reads it all: small ds init data good. (t_span_tree.c:1833; passes with 1 process)
 '
 
 if ! command -v mpiexec >/dev/null 2>&1; then
