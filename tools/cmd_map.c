@@ -24,6 +24,7 @@
 #include "error.h"
 #include "layout.h"
 #include "map_picture.h"
+#include "mapping_i.h"
 #include "tool_fs.h"
 #include "type.h"
 
@@ -68,7 +69,8 @@ static void map_help(void)
 	       "  --range LO:HI    the view bytes [LO, HI) (sizes as 64k, 1m); default:\n"
 	       "                   the view's bytes below the file size, or one period\n"
 	       "                   of view and layout together for an empty file (one\n"
-	       "                   of the view when that is over 64 of the view's)\n"
+	       "                   of the view when that is over 64 of the view's\n"
+	       "                   and their extents are incommensurate)\n"
 	       "  --runs N         runs listed per subfile (default 8; counting\n"
 	       "                   stops at %d runs per subfile: 'N+')\n"
 	       "  --png OUT.png    also draw it: file bytes as cells coloured by\n"
@@ -307,6 +309,20 @@ static int stat_sub(const struct clf_viewmap *vm, int j, int64_t lo,
 	return 0;
 }
 
+/* Whether the view maps onto the layout's first subfile tiled. */
+static bool mapping_is_tiled(CLF_Datatype view, int64_t vdisp,
+			     const struct map_layout *l)
+{
+	CLF_Mapping *m;
+	bool tiled;
+
+	if (CLF_Mapping_create(view, vdisp, l->types[0], l->disp, &m))
+		return true;
+	tiled = m->tiled;
+	CLF_Mapping_free(m);
+	return tiled;
+}
+
 /* The default range: the view below the file size, or one period. */
 static void default_range(const struct map_layout *l, CLF_Datatype view,
 			  int64_t vdisp, int64_t *hi, const char **why)
@@ -321,11 +337,13 @@ static void default_range(const struct map_layout *l, CLF_Datatype view,
 	}
 	*why = "one period of the view and the layout together";
 	/*
-	 * Not when that is many of the view's own periods (incommensurate
-	 * extents: the mapping is tiled, and its walks cost per piece).
+	 * Not when that is many of the view's own periods and the mapping
+	 * is tiled (incommensurate extents: its walks and counts cost per
+	 * piece); a periodic mapping walks such a range cheaply.
 	 */
 	if (lcm_ok(CLF_Type_extent(view), CLF_Type_extent(l->types[0]), &p) &&
-	    p / CLF_Type_extent(view) <= MAP_DEFAULT_TILES &&
+	    (p / CLF_Type_extent(view) <= MAP_DEFAULT_TILES ||
+	     !mapping_is_tiled(view, vdisp, l)) &&
 	    add_ok(max64(l->disp, vdisp), p, &end)) {
 		*hi = clf_type_count_before(view, vdisp, end);
 		return;
