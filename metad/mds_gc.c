@@ -16,6 +16,7 @@
 #include "mds_gc.h"
 
 #define GC_BATCH 256
+#define GC_FLUSH_MS 1000	/* most a confirmed removal stays queued */
 
 /* What metad knows of one iod's removals; gc->lock. */
 struct gc_iod {
@@ -37,6 +38,13 @@ struct mds_gc {
 	bool kick;		/* lock: drain now */
 	bool owe_done_log;	/* thread only: say when the queue empties */
 	bool warned_unknown;	/* thread only */
+	/* Removals the iods confirmed after a commit, to take off the
+	 * queue in one transaction by flush_ms (lock): a second synchronous
+	 * commit per unlink would double its cost, and an entry replayed
+	 * after a crash only repeats a removal the iod confirms again. */
+	struct mds_gc_entry *done;
+	uint32_t ndone, cap;
+	int64_t flush_ms;
 	struct gc_iod *iods;	/* n, owned; lock */
 };
 
@@ -108,6 +116,49 @@ static void done(struct mds_gc *gc, const struct mds_gc_entry *e, uint32_t n)
 		mds_log("%s (the removals will be repeated)", CLF_Last_error());
 }
 
+/* Leave n entries done to the thread, which takes them off in batches. */
+static void defer_done(struct mds_gc *gc, const struct mds_gc_entry *e,
+		       uint32_t n)
+{
+	bool direct = false;
+
+	if (n == 0)
+		return;
+	pthread_mutex_lock(&gc->lock);
+	if (gc->ndone + n > gc->cap) {
+		uint32_t cap = gc->cap ? 2 * gc->cap : GC_BATCH;
+		struct mds_gc_entry *p;
+
+		while (cap < gc->ndone + n)
+			cap *= 2;
+		p = realloc(gc->done, cap * sizeof(*p));
+		if (p) {
+			gc->done = p;
+			gc->cap = cap;
+		}
+		direct = !p;
+	}
+	if (!direct) {
+		if (!gc->ndone)
+			gc->flush_ms = clf_now_ms() + GC_FLUSH_MS;
+		memcpy(gc->done + gc->ndone, e, n * sizeof(*e));
+		gc->ndone += n;
+		pthread_cond_signal(&gc->cond);
+	}
+	pthread_mutex_unlock(&gc->lock);
+	if (direct)
+		done(gc, e, n);
+}
+
+/* Have the thread make a pass now. */
+static void gc_kick(struct mds_gc *gc)
+{
+	pthread_mutex_lock(&gc->lock);
+	gc->kick = true;
+	pthread_cond_signal(&gc->cond);
+	pthread_mutex_unlock(&gc->lock);
+}
+
 void mds_gc_removed(struct mds_gc *gc, uint64_t ino,
 		    const struct mds_layout *layout)
 {
@@ -115,17 +166,22 @@ void mds_gc_removed(struct mds_gc *gc, uint64_t ino,
 	int64_t unused = INT64_MAX;
 	uint32_t nok = 0, iods[64], niods = 0;
 
-	/* The distinct iods of the layout, up to 64: more stay queued for
-	 * the thread, which is no worse than one iod failing. */
+	/* The distinct iods of the layout, up to 64: the others are left
+	 * to the thread, woken for them. */
 	if (layout->disp > 0)
 		iods[niods++] = layout->head_iod;
-	for (uint32_t j = 0; j < layout->nsubfiles && niods < 64; j++) {
+	for (uint32_t j = 0; j < layout->nsubfiles; j++) {
 		uint32_t iod = layout->subfiles[j].iod, k;
 
 		for (k = 0; k < niods && iods[k] != iod; k++)
 			;
-		if (k == niods)
-			iods[niods++] = iod;
+		if (k < niods)
+			continue;
+		if (niods == 64) {
+			gc_kick(gc);
+			break;
+		}
+		iods[niods++] = iod;
 	}
 	for (uint32_t k = 0; k < niods; k++) {
 		int err;
@@ -142,7 +198,7 @@ void mds_gc_removed(struct mds_gc *gc, uint64_t ino,
 		if (!err)
 			ok[nok++] = (struct mds_gc_entry){ ino, iods[k] };
 	}
-	done(gc, ok, nok);
+	defer_done(gc, ok, nok);
 }
 
 /*
@@ -213,10 +269,30 @@ static int64_t drain(struct mds_gc *gc)
 	return next;
 }
 
+/* Take the buffered done entries (lock held): *n of them, caller frees. */
+static struct mds_gc_entry *take_done(struct mds_gc *gc, uint32_t *n)
+{
+	struct mds_gc_entry *d = gc->done;
+
+	*n = gc->ndone;
+	gc->done = NULL;
+	gc->ndone = gc->cap = 0;
+	return d;
+}
+
+static void flush_done(struct mds_gc *gc, struct mds_gc_entry *d, uint32_t n)
+{
+	done(gc, d, n);
+	free(d);
+}
+
 static void *gc_main(void *arg)
 {
 	struct mds_gc *gc = arg;
+	int64_t next = INT64_MAX;
+	struct mds_gc_entry *d;
 	uint64_t n = queued(gc);
+	uint32_t nd;
 
 	if (n) {
 		mds_log("%llu subfile removals pending from before: draining them",
@@ -226,28 +302,44 @@ static void *gc_main(void *arg)
 	pthread_mutex_lock(&gc->lock);
 	gc->kick = true;
 	while (!gc->stop) {
-		int64_t next;
+		bool pass = gc->kick;
 
 		gc->kick = false;
+		/* Before a pass, so that it does not repeat them. */
+		d = pass || gc->ndone >= GC_BATCH ||
+		    (gc->ndone && clf_now_ms() >= gc->flush_ms) ?
+		    take_done(gc, &nd) : NULL;
 		pthread_mutex_unlock(&gc->lock);
-		next = drain(gc);
+		if (d)
+			flush_done(gc, d, nd);
+		if (pass)
+			next = drain(gc);
 		pthread_mutex_lock(&gc->lock);
 		while (!gc->stop && !gc->kick) {
+			int64_t until = next;
 			struct timespec ts;
 
-			if (next == INT64_MAX) {
+			if (gc->ndone >= GC_BATCH)
+				break;
+			if (gc->ndone && gc->flush_ms < until)
+				until = gc->flush_ms;
+			if (until == INT64_MAX) {
 				pthread_cond_wait(&gc->cond, &gc->lock);
 				continue;
 			}
-			if (clf_now_ms() >= next)
+			if (clf_now_ms() >= until)
 				break;
 			/* clf_now_ms() is CLOCK_MONOTONIC, like cond. */
-			ts.tv_sec = next / 1000;
-			ts.tv_nsec = next % 1000 * 1000000;
+			ts.tv_sec = until / 1000;
+			ts.tv_nsec = until % 1000 * 1000000;
 			pthread_cond_timedwait(&gc->cond, &gc->lock, &ts);
 		}
+		if (clf_now_ms() >= next)
+			gc->kick = true;
 	}
+	d = take_done(gc, &nd);
 	pthread_mutex_unlock(&gc->lock);
+	flush_done(gc, d, nd);
 	return NULL;
 }
 

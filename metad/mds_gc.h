@@ -13,7 +13,9 @@
  * there: retries never stop, but a down iod costs one connect attempt per
  * MDS_GC_RETRY_MAX_MS at most.  An entry leaves the queue only when its
  * iod answered the REMOVE with success (which includes "no such
- * subfile").  Logged once per change of an iod's state (failing, back),
+ * subfile"); removals confirmed right after a commit leave it in one
+ * transaction per GC_FLUSH_MS (1 s) or 256 entries, not one commit
+ * each (a crash in between only repeats them).  Logged once per change of an iod's state (failing, back),
  * not per try; the queue's length is in the log at start and at each
  * change.
  */
