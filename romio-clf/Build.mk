@@ -29,7 +29,8 @@ ROMIO_CLF_SRCS := romio-clf/glue.c romio-clf/ad_clf/ad_clf.c \
 	romio-clf/ad_clf/ad_clf_io_strided.c romio-clf/ad_clf/ad_clf_lock.c \
 	romio-clf/ad_clf/ad_clf_mount.c \
 	romio-clf/ad_clf/ad_clf_open.c romio-clf/ad_clf/ad_clf_read.c \
-	romio-clf/ad_clf/ad_clf_resize.c romio-clf/ad_clf/ad_clf_write.c
+	romio-clf/ad_clf/ad_clf_resize.c romio-clf/ad_clf/ad_clf_typemap.c \
+	romio-clf/ad_clf/ad_clf_write.c
 ROMIO_CLF_OBJS := $(ROMIO_CLF_SRCS:%.c=$(O)/%.o)
 
 # ROMIO's headers are not ours to keep warning-free: -isystem.

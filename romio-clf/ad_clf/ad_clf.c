@@ -22,7 +22,7 @@ struct ADIOI_Fns_struct ADIO_CLF_operations = {
     ADIOI_CLF_WriteContig,      /* WriteContig */
     ADIOI_CLF_ReadStridedColl,  /* ReadStridedColl */
     ADIOI_CLF_WriteStridedColl, /* WriteStridedColl */
-    ADIOI_GEN_SeekIndividual,   /* SeekIndividual */
+    ADIOI_CLF_SeekIndividual,   /* SeekIndividual */
     ADIOI_CLF_Fcntl,    /* Fcntl */
     ADIOI_CLF_SetInfo,  /* SetInfo */
     ADIOI_CLF_ReadStrided,      /* ReadStrided */

@@ -30,11 +30,13 @@ typedef struct {
     int clf_flags;              /* O_* flags both were opened with */
     char *clf_path;             /* the file's clf path, resolved at open; owned */
 
-    /* What view_fd carries: the clf view of fd->filetype at fd->disp.
-     * A filetype is recognised by an attribute that points to this
-     * structure (ROMIO frees and re-creates its copy of the filetype at
-     * each MPI_File_set_view, so handles alone may repeat). */
+    /* The clf view of fd->filetype at fd->disp (ADIOI_CLF_View), and
+     * whether view_fd carries it.  A filetype is recognised by an
+     * attribute that points to this structure (ROMIO frees and re-creates
+     * its copy of the filetype at each MPI_File_set_view, so handles alone
+     * may repeat). */
     int view_valid;
+    int view_set;               /* view_type is view_fd's view */
     MPI_Datatype view_filetype;
     ADIO_Offset view_mpi_disp;
     CLF_Datatype view_type;     /* owned */
@@ -132,7 +134,11 @@ void ADIOI_CLF_Get_shared_fp(ADIO_File fd, ADIO_Offset incr, ADIO_Offset * share
                              int *error_code);
 void ADIOI_CLF_Set_shared_fp(ADIO_File fd, ADIO_Offset offset, int *error_code);
 
+ADIO_Offset ADIOI_CLF_SeekIndividual(ADIO_File fd, ADIO_Offset offset, int whence,
+                                     int *error_code);
+
 /* ad_clf_io_strided.c: the parts of an access through the MPI view */
+int ADIOI_CLF_View(ADIO_File fd, int *error_code);
 int ADIOI_CLF_Target(ADIO_File fd, int *cfd, int *linear, int *error_code);
 ADIO_Offset ADIOI_CLF_Start(ADIO_File fd, int file_ptr_type, ADIO_Offset offset, int linear);
 int ADIOI_CLF_Mem_init(ADIO_File fd, struct ADIOI_CLF_Mem *m, const void *buf, int count,

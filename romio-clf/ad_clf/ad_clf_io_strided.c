@@ -28,37 +28,30 @@
 static int ADIOI_CLF_View_keyval = MPI_KEYVAL_INVALID;
 
 /*
- * Where the accesses through the current view go: *linear set when the
- * filetype is contiguous (view byte v is file byte fd->disp + v on
- * lin_fd), else view_fd with the view converted.  0, or -1 and
- * *error_code set when clf cannot express the filetype.
+ * The clf form of the current MPI view: fs->view_type tiled from
+ * fs->view_disp selects the bytes of MPI's typemap of fd->filetype at
+ * fd->disp, in its order.  Converted once per MPI_File_set_view (the
+ * file pointers need it there, ad_clf_typemap.c), registered with clf
+ * only at the first access (ADIOI_CLF_Target).  0, or -1 and *error_code
+ * set when clf cannot express the filetype.
  */
-int ADIOI_CLF_Target(ADIO_File fd, int *cfd, int *linear, int *error_code)
+int ADIOI_CLF_View(ADIO_File fd, int *error_code)
 {
     static char myname[] = "ADIOI_CLF_SETVIEW";
     ADIOI_CLF_fs *fs = fd->fs_ptr;
     char msg[ADIOI_CLF_DTYPE_MSG_LEN];
-    struct clf_view view;
     CLF_Datatype type;
     MPI_Aint window;
     void *attr;
-    int contig, flag, err;
+    int flag, err;
 
-    ADIOI_Datatype_iscontig(fd->filetype, &contig);
-    if (contig) {
-        *cfd = fs->lin_fd;
-        *linear = 1;
-        return 0;
-    }
-    *linear = 0;
     if (fs->view_valid && fs->view_filetype == fd->filetype && fs->view_mpi_disp == fd->disp) {
         MPI_Type_get_attr(fd->filetype, ADIOI_CLF_View_keyval, &attr, &flag);
-        if (flag && attr == fs) {
-            *cfd = fs->view_fd;
+        if (flag && attr == fs)
             return 0;
-        }
     }
     fs->view_valid = 0;
+    fs->view_set = 0;
 
     err = ADIOI_CLF_Dtype_convert(fd->filetype, ADIOI_CLF_DTYPE_VIEW, &type, &window, msg,
                                   sizeof(msg));
@@ -70,26 +63,9 @@ int ADIOI_CLF_Target(ADIO_File fd, int *cfd, int *linear, int *error_code)
                                            "through ROMIO)", msg);
         return -1;
     }
-    if (fs->view_fd < 0) {
-        fs->view_fd = CLF_open(fs->clf_path, fs->clf_flags);
-        if (fs->view_fd < 0) {
-            *error_code = ADIOI_CLF_Error(myname, fs->view_fd, NULL);
-            fs->view_fd = -1;
-            CLF_Type_free(&type);
-            return -1;
-        }
-    }
-    view.disp = fd->disp + window;
-    view.type = type;
-    err = CLF_fcntl(fs->view_fd, CLF_FCNTL_SETVIEW, &view);
-    if (err) {
-        *error_code = ADIOI_CLF_Error(myname, err, NULL);
-        CLF_Type_free(&type);
-        return -1;
-    }
     CLF_Type_free(&fs->view_type);
     fs->view_type = type;
-    fs->view_disp = view.disp;
+    fs->view_disp = fd->disp + window;
     fs->view_filetype = fd->filetype;
     fs->view_mpi_disp = fd->disp;
     if (ADIOI_CLF_View_keyval == MPI_KEYVAL_INVALID)
@@ -97,6 +73,51 @@ int ADIOI_CLF_Target(ADIO_File fd, int *cfd, int *linear, int *error_code)
                                &ADIOI_CLF_View_keyval, NULL);
     MPI_Type_set_attr(fd->filetype, ADIOI_CLF_View_keyval, fs);
     fs->view_valid = 1;
+    return 0;
+}
+
+/*
+ * Where the accesses through the current view go: *linear set when the
+ * filetype is contiguous (view byte v is file byte fd->disp + v on
+ * lin_fd), else view_fd with the view converted.  0, or -1 and
+ * *error_code set when clf cannot express the filetype.
+ */
+int ADIOI_CLF_Target(ADIO_File fd, int *cfd, int *linear, int *error_code)
+{
+    static char myname[] = "ADIOI_CLF_SETVIEW";
+    ADIOI_CLF_fs *fs = fd->fs_ptr;
+    struct clf_view view;
+    int contig, err;
+
+    ADIOI_Datatype_iscontig(fd->filetype, &contig);
+    if (contig) {
+        *cfd = fs->lin_fd;
+        *linear = 1;
+        return 0;
+    }
+    *linear = 0;
+    if (ADIOI_CLF_View(fd, error_code))
+        return -1;
+    if (fs->view_set) {
+        *cfd = fs->view_fd;
+        return 0;
+    }
+    if (fs->view_fd < 0) {
+        fs->view_fd = CLF_open(fs->clf_path, fs->clf_flags);
+        if (fs->view_fd < 0) {
+            *error_code = ADIOI_CLF_Error(myname, fs->view_fd, NULL);
+            fs->view_fd = -1;
+            return -1;
+        }
+    }
+    view.disp = fs->view_disp;
+    view.type = fs->view_type;
+    err = CLF_fcntl(fs->view_fd, CLF_FCNTL_SETVIEW, &view);
+    if (err) {
+        *error_code = ADIOI_CLF_Error(myname, err, NULL);
+        return -1;
+    }
+    fs->view_set = 1;
     *cfd = fs->view_fd;
     return 0;
 }

@@ -17,7 +17,8 @@ ROMIO_TEST_PROGS := $(ROMIO_TEST_DIR)/dtype_test $(ROMIO_TEST_DIR)/romio_io \
 	$(ROMIO_TEST_DIR)/romio_io_plain $(ROMIO_TEST_DIR)/romio_coll \
 	$(ROMIO_TEST_DIR)/romio_types $(ROMIO_TEST_DIR)/romio_xfer \
 	$(ROMIO_TEST_DIR)/romio_native $(ROMIO_TEST_DIR)/romio_lock \
-	$(ROMIO_TEST_DIR)/romio_life $(ROMIO_TEST_DIR)/romio_cost
+	$(ROMIO_TEST_DIR)/romio_life $(ROMIO_TEST_DIR)/romio_cost \
+	$(ROMIO_TEST_DIR)/romio_typemap
 
 # The converter alone, with libclf: no ROMIO needed.
 $(ROMIO_TEST_DIR)/dtype_test: tests/integration/romio/dtype_test.c \
@@ -38,10 +39,11 @@ $(ROMIO_TEST_DIR)/romio_io: tests/integration/romio/romio_io.c $(ROMIO_LIB) \
 
 # Every constructor as a view and a subfile type; whole files to and
 # from a local one (also for the mount's test); locks across jobs; the
-# driver's lifecycle; accesses that must finish in time.
+# driver's lifecycle; accesses that must finish in time; every access
+# call against MPI's typemap.
 $(ROMIO_TEST_DIR)/romio_types $(ROMIO_TEST_DIR)/romio_xfer \
 		$(ROMIO_TEST_DIR)/romio_lock $(ROMIO_TEST_DIR)/romio_life \
-		$(ROMIO_TEST_DIR)/romio_cost: \
+		$(ROMIO_TEST_DIR)/romio_cost $(ROMIO_TEST_DIR)/romio_typemap: \
 		$(ROMIO_TEST_DIR)/%: tests/integration/romio/%.c \
 		tests/integration/romio/pattern.h $(ROMIO_LIB) romio-clf/mpicc-clf
 	@mkdir -p $(dir $@)

@@ -29,6 +29,12 @@
 #   - romio_life: files left open at MPI_Finalize and closed from an
 #     MPI_COMM_SELF attribute set before the driver's (as HDF5 does);
 #     processes that create one file independently with striping hints;
+#   - romio_typemap with 2 processes: every access call (explicit offset,
+#     individual and shared pointers, collective or not, blocking or not,
+#     split), seek, get_position and get_byte_offset put the bytes where
+#     MPI's typemap says (MPI_Pack is the oracle) for filetypes whose
+#     bounds ROMIO's flattening gets wrong (lb != 0, resized twice, bounds
+#     that hold no data, zero-length blocks, negative displacements);
 #   - locks are clf's byte-range locks: an atomic-mode write waits for a
 #     native process's write lock on its bytes (and a write beside it
 #     does not), and two separate mpiexec jobs doing data sieving on the
@@ -76,7 +82,8 @@ if [ ! -x "$build/metad/metad" ] || [ ! -x "$build/iod/iod" ]; then
 fi
 for p in "$clf" "$bin/dtype_test" "$bin/romio_io" "$bin/romio_io_plain" \
 	"$bin/romio_coll" "$bin/romio_types" "$bin/romio_native" \
-	"$bin/romio_lock" "$bin/romio_life" "$bin/romio_cost"; do
+	"$bin/romio_lock" "$bin/romio_life" "$bin/romio_cost" \
+	"$bin/romio_typemap"; do
 	if [ ! -x "$p" ]; then
 		echo "FAIL: $p not built" >&2
 		exit 1
@@ -153,6 +160,9 @@ done
 for t in matrix shared atomic; do
 	run "$t, 4 processes" mpiexec -n 4 "$bin/romio_io" "$t" "np4"
 done
+
+# Filetypes with odd bounds: MPI's typemap, through every access call.
+run "typemap, 2 processes" mpiexec -n 2 "$bin/romio_typemap" typemap
 
 # Collective I/O, in rounds of 4 KiB per process.
 for n in 2 4; do
