@@ -150,10 +150,16 @@ int CLF_Type_unmap(CLF_Datatype type, int64_t disp, int64_t linear,
 /*
  * CLF_Pattern_check - the rules for a physical partitioning pattern
  *
- * Returns 0 iff the n types have one common extent, no two select a
- * common byte, and together they select every byte of [0, extent).
- * Otherwise -EINVAL, and CLF_Last_error() names the rule broken and where
- * (the subfiles involved and the first offending byte).
+ * The pattern's period is the largest extent among the n types; each type
+ * is taken as resized to [0, period): its bytes once per period, where
+ * they are (a type of extent 4 in a period of 16 is not tiled 4 times).
+ * Returns 0 iff no two types select a common byte and together they
+ * select every byte of [0, period).  Otherwise -EINVAL, and
+ * CLF_Last_error() names the first offending byte and the subfiles
+ * involved ("subfile 0 and subfile 1 overlap at byte 4", "byte 8 is in no
+ * subfile (subfiles cover 8 of 16 bytes per period, the largest extent,
+ * subfile 1's)").  CLF_FCNTL_SUBFILES stores the types resized to the
+ * period: CLF_FCNTL_GETLAYOUT gives them back with that extent.
  */
 int CLF_Pattern_check(int n, const CLF_Datatype *types);
 

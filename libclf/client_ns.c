@@ -18,6 +18,7 @@
 #include "client_i.h"
 #include "client_ns.h"
 #include "error.h"
+#include "type.h"
 
 /* A request whose reply is an attr. */
 static int ns_call_attr(uint16_t op, clf_encode_fn enc, const void *msg,
@@ -134,6 +135,7 @@ static int layout_to_proto(const struct clf_layout_desc *desc,
 			   struct clf_proto_layout *pl, uint8_t ***enc)
 {
 	struct clf_client *cl;
+	CLF_Datatype *types;
 	uint32_t first;
 	int err = clf_ns_check_layout(desc);
 
@@ -151,22 +153,38 @@ static int layout_to_proto(const struct clf_layout_desc *desc,
 	};
 	pl->subfiles = calloc(desc->count, sizeof(*pl->subfiles));
 	*enc = calloc(desc->count, sizeof(**enc));
-	if (!pl->subfiles || !*enc)
+	types = calloc(desc->count, sizeof(*types));
+	if (!pl->subfiles || !*enc || !types) {
+		free(types);
 		return clf_fail(ENOMEM, "clf: out of memory");
-	for (int j = 0; j < desc->count; j++) {
-		int64_t len = CLF_Type_encode(desc->types[j], NULL, 0);
+	}
+	/* Sent at the layout's period, as metad keeps them. */
+	err = clf_pattern_resize(desc->count, desc->types, types);
+	if (err) {
+		free(types);
+		return err;
+	}
+	for (int j = 0; j < desc->count && !err; j++) {
+		int64_t len = CLF_Type_encode(types[j], NULL, 0);
 
-		if (len < 0)
-			return (int)len;
+		if (len < 0) {
+			err = (int)len;
+			break;
+		}
 		(*enc)[j] = malloc(len);
-		if (!(*enc)[j])
-			return clf_fail(ENOMEM, "clf: out of memory");
-		CLF_Type_encode(desc->types[j], (*enc)[j], len);
+		if (!(*enc)[j]) {
+			err = clf_fail(ENOMEM, "clf: out of memory");
+			break;
+		}
+		CLF_Type_encode(types[j], (*enc)[j], len);
 		pl->subfiles[j].iod = (first + (uint32_t)j) % cl->cfg->niods;
 		pl->subfiles[j].type.ptr = (*enc)[j];
 		pl->subfiles[j].type.len = (uint32_t)len;
 	}
-	return 0;
+	for (int j = 0; j < desc->count; j++)
+		CLF_Type_free(&types[j]);
+	free(types);
+	return err;
 }
 
 static void layout_proto_free(struct clf_proto_layout *pl, uint8_t **enc,

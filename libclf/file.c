@@ -362,6 +362,7 @@ static int subfiles_request(const struct clf_subfiles *sf, const char *what,
 			    struct clf_proto_layout *req, uint8_t ***enc)
 {
 	struct clf_client *cl = clf_client_instance;
+	CLF_Datatype *types;	/* sf->types at the layout's period */
 	int err;
 
 	*req = (struct clf_proto_layout){ .kind = CLF_PROTO_LAYOUT_EXPLICIT };
@@ -380,10 +381,18 @@ static int subfiles_request(const struct clf_subfiles *sf, const char *what,
 	req->nsubfiles = sf->count;
 	req->subfiles = calloc(sf->count, sizeof(*req->subfiles));
 	*enc = calloc(sf->count, sizeof(**enc));
-	if (!req->subfiles || !*enc)
+	types = calloc(sf->count, sizeof(*types));
+	if (!req->subfiles || !*enc || !types) {
+		free(types);
 		return clf_fail(ENOMEM, "clf: out of memory");
+	}
+	err = clf_pattern_resize(sf->count, sf->types, types);
+	if (err) {
+		free(types);
+		return err;
+	}
 	for (int j = 0; j < sf->count && !err; j++) {
-		int64_t len = CLF_Type_encode(sf->types[j], NULL, 0);
+		int64_t len = CLF_Type_encode(types[j], NULL, 0);
 
 		(*enc)[j] = len > 0 ? malloc(len) : NULL;
 		if (len < 0)
@@ -391,11 +400,14 @@ static int subfiles_request(const struct clf_subfiles *sf, const char *what,
 		else if (!(*enc)[j])
 			err = clf_fail(ENOMEM, "clf: out of memory");
 		else
-			len = CLF_Type_encode(sf->types[j], (*enc)[j], len);
+			len = CLF_Type_encode(types[j], (*enc)[j], len);
 		req->subfiles[j].iod = (cl->cfg->first_iod + j) % cl->cfg->niods;
 		req->subfiles[j].type.ptr = (*enc)[j];
 		req->subfiles[j].type.len = (uint32_t)len;
 	}
+	for (int j = 0; j < sf->count; j++)
+		CLF_Type_free(&types[j]);
+	free(types);
 	return err;
 }
 

@@ -9,6 +9,7 @@
 #include "arith.h"
 #include "error.h"
 #include "layout.h"
+#include "type.h"
 
 int clf_layout_create(int64_t disp, int nsub, const CLF_Datatype *types,
 		      const uint32_t *iods, uint32_t head_iod,
@@ -32,13 +33,17 @@ int clf_layout_create(int64_t disp, int nsub, const CLF_Datatype *types,
 		clf_layout_free(l);
 		return clf_fail(ENOMEM, "layout: out of memory");
 	}
+	/* Every type at the layout's one period. */
+	err = clf_pattern_resize(nsub, types, l->types);
+	if (err) {
+		clf_layout_free(l);
+		return err;
+	}
 	l->disp = disp;
 	l->head_iod = head_iod;
 	l->nsub = nsub;
-	for (int j = 0; j < nsub; j++) {
-		l->types[j] = CLF_Type_dup(types[j]);
+	for (int j = 0; j < nsub; j++)
 		l->iods[j] = iods ? iods[j] : (uint32_t)j;
-	}
 	*out = l;
 	return 0;
 }

@@ -2,13 +2,17 @@
 /*
  * pattern.c -- the rules a physical partitioning pattern must follow.
  *
- * A file's subfiles are n types that share one extent, select disjoint
- * bytes and together select every byte of the extent: each file byte past
- * the displacement then lives in exactly one subfile.
+ * A file's subfiles are n types that select disjoint bytes and together
+ * select every byte of one period: each file byte past the displacement
+ * then lives in exactly one subfile.  The period is the largest extent
+ * among the types; each type is taken as resized to [0, period): its
+ * bytes once, where they are, the rest of the period not its (as users
+ * write them, from MPI types with different upper bounds).
  */
 #include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "error.h"
@@ -149,15 +153,31 @@ static int64_t count_all(int n, const CLF_Datatype *types, int64_t x)
 	return sum;
 }
 
+/* The largest extent; *which: the first type that has it. */
+static int64_t pattern_period(int n, const CLF_Datatype *types, int *which)
+{
+	int64_t period = types[0]->extent;
+
+	*which = 0;
+	for (int i = 1; i < n; i++)
+		if (types[i]->extent > period) {
+			period = types[i]->extent;
+			*which = i;
+		}
+	return period;
+}
+
 /*
- * Name the first byte of [0, extent) that no subfile selects, the
+ * Name the first byte of [0, period) that no subfile selects, the
  * subfiles being disjoint: the bytes of [0, x] that some subfile misses
  * grow with x, so a binary search of counts finds the first one in
- * O(log(extent)) counts, without building the union.
+ * O(log(period)) counts, without building the union.
  */
 static int report_hole(int n, const CLF_Datatype *types, int64_t covered)
 {
-	int64_t extent = types[0]->extent, lo = 0, hi = extent - 1;
+	int which;
+	int64_t extent = pattern_period(n, types, &which), lo = 0, hi = extent - 1;
+	char whose[96] = "";
 
 	while (lo < hi) {
 		int64_t mid = lo + (hi - lo) / 2;
@@ -167,15 +187,21 @@ static int report_hole(int n, const CLF_Datatype *types, int64_t covered)
 		else
 			lo = mid + 1;
 	}
+	for (int i = 0; i < n; i++)
+		if (types[i]->extent != extent) {
+			snprintf(whose, sizeof(whose),
+				 ", the largest extent, subfile %d's", which);
+			break;
+		}
 	return clf_fail(EINVAL,
-		"pattern: byte %lld is in no subfile (subfiles cover %lld of %lld bytes per period)",
-		(long long)lo, (long long)covered, (long long)extent);
+		"pattern: byte %lld is in no subfile (subfiles cover %lld of %lld bytes per period%s)",
+		(long long)lo, (long long)covered, (long long)extent, whose);
 }
 
 int CLF_Pattern_check(int n, const CLF_Datatype *types)
 {
 	int64_t covered = 0;
-	int err;
+	int which, err;
 
 	if (n < 1 || !types)
 		return clf_fail(EINVAL, "pattern: need at least one subfile");
@@ -183,18 +209,29 @@ int CLF_Pattern_check(int n, const CLF_Datatype *types)
 		if (!types[i])
 			return clf_fail(EINVAL, "pattern: subfile %d has no type",
 					i);
-	for (int i = 1; i < n; i++)
-		if (types[i]->extent != types[0]->extent)
-			return clf_fail(EINVAL,
-				"pattern: subfile %d has extent %lld but subfile 0 has %lld; all must share one",
-				i, (long long)types[i]->extent,
-				(long long)types[0]->extent);
 	err = check_disjoint(n, types);
 	if (err)
 		return err;
 	for (int i = 0; i < n; i++)
 		covered += types[i]->set->size;
-	if (covered != types[0]->extent)
+	if (covered != pattern_period(n, types, &which))
 		return report_hole(n, types, covered);
+	return 0;
+}
+
+int clf_pattern_resize(int n, const CLF_Datatype *types, CLF_Datatype *out)
+{
+	int which;
+	int64_t period = pattern_period(n, types, &which);
+
+	for (int i = 0; i < n; i++) {
+		out[i] = types[i]->extent == period ? CLF_Type_dup(types[i]) :
+			clf_type_new(fset_get(types[i]->set), period);
+		if (!out[i]) {
+			while (i > 0)
+				CLF_Type_free(&out[--i]);
+			return clf_fail(ENOMEM, "pattern: out of memory");
+		}
+	}
 	return 0;
 }

@@ -28,6 +28,16 @@ struct clf_type {
 struct clf_type *clf_type_new(struct fset *set, int64_t extent);
 
 /* Selected bytes of (type, disp) in [disp, file_off); 0 below disp. */
+/*
+ * clf_pattern_resize - the subfile types of a layout at its period
+ *
+ * For n >= 1 types that passed CLF_Pattern_check: out[j] is types[j]
+ * taken as resized to [0, period), period the largest extent (the same
+ * bytes, once per period).  Returns 0 with n new references in out, or
+ * -ENOMEM.
+ */
+int clf_pattern_resize(int n, const CLF_Datatype *types, CLF_Datatype *out);
+
 int64_t clf_type_count_before(const struct clf_type *t, int64_t disp,
 			      int64_t file_off);
 

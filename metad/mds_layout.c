@@ -98,6 +98,13 @@ int mds_layout_check(const struct mds_layout *layout)
 	if (err)
 		err = fail_with_last(err == -ENOMEM ? err : -EINVAL,
 				     "not a partitioning pattern");
+	/* Stored at the period (clf_pattern_resize): sizes rely on it. */
+	for (uint32_t i = 1; !err && i < n; i++)
+		if (CLF_Type_extent(types[i]) != CLF_Type_extent(types[0]))
+			err = clf_fail(EINVAL,
+				"mds: bad layout: subfile %u has extent %lld, subfile 0 %lld (send the types resized to the period)",
+				i, (long long)CLF_Type_extent(types[i]),
+				(long long)CLF_Type_extent(types[0]));
 free_types:
 	for (uint32_t i = 0; i < decoded; i++)
 		CLF_Type_free(&types[i]);

@@ -1045,6 +1045,37 @@ int ADIOI_CLF_Dtype_convert(MPI_Datatype type, enum ADIOI_CLF_Dtype_use use,
     return c.err;
 }
 
+int ADIOI_CLF_Dtype_layout(MPI_Datatype type, MPI_Aint period, CLF_Datatype * out, char *msg,
+                           int msglen)
+{
+    struct conv c = {.msg = msg,.msglen = msglen };
+    struct dres r;
+    MPI_Count size;
+    CLF_Datatype t;
+
+    if (msg && msglen > 0)
+        msg[0] = '\0';
+    MPI_Type_size_x(type, &size);
+    if (size == 0) {
+        conv_fail(&c, -EINVAL, "the MPI datatype selects no bytes");
+        goto out;
+    }
+    if (convert(&c, type, &r))
+        goto out;
+    if (r.lb0 < 0 || r.node->span > period - r.lb0) {
+        conv_fail(&c, -EINVAL, "it selects bytes %ld to %ld, outside the layout's period "
+                  "[0, %ld) (the largest upper bound of the subfile types)", (long) r.lb0,
+                  (long) (r.lb0 + r.node->span - 1), (long) period);
+        goto out;
+    }
+    t = emit(&c, r.node, r.lb0, period);
+    if (t)
+        *out = t;
+  out:
+    conv_release(&c);
+    return c.err;
+}
+
 int ADIOI_CLF_Dtype_memtype(MPI_Datatype type, MPI_Count count, CLF_Datatype * out,
                             MPI_Aint * base, char *msg, int msglen)
 {

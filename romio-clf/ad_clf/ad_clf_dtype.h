@@ -46,6 +46,19 @@ int ADIOI_CLF_Dtype_convert(MPI_Datatype type, enum ADIOI_CLF_Dtype_use use,
                             CLF_Datatype * out, MPI_Aint * window, char *msg, int msglen);
 
 /*
+ * ADIOI_CLF_Dtype_layout - a subfile type of a layout of the given period
+ *
+ * The MPI type taken as resized to [0, period): its bytes (one copy, at
+ * their own displacements, whatever its bounds) as a clf type of extent
+ * period.  A layout's period is the largest upper bound among its subfile
+ * types.  Returns 0 with a new reference in *out, or what
+ * ADIOI_CLF_Dtype_convert returns; -EINVAL with msg also when a byte lies
+ * outside [0, period).
+ */
+int ADIOI_CLF_Dtype_layout(MPI_Datatype type, MPI_Aint period, CLF_Datatype * out, char *msg,
+                           int msglen);
+
+/*
  * ADIOI_CLF_Dtype_memtype - count copies of an MPI datatype in memory
  *
  * For CLF_ncread/ncwrite: the bytes of (buf, count, type) are

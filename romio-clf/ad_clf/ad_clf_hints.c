@@ -155,38 +155,29 @@ static int ADIOI_CLF_Valid_type(MPI_Datatype type)
     return rc == MPI_SUCCESS;
 }
 
-/* The clf types of the subfile_datatypes hint; 0 or -EINVAL with msg. */
-static int ADIOI_CLF_Subfile_types(ADIOI_CLF_fs * fs, CLF_Datatype ** types, int *count,
-                                   char *msg, int msglen)
+/* The MPI datatypes the subfile_datatypes hint names; 0 or -EINVAL with
+ * msg.  *types (caller frees) holds *count handles, not references. */
+static int ADIOI_CLF_Subfile_handles(ADIOI_CLF_fs * fs, MPI_Datatype ** types, int *count,
+                                     char *msg, int msglen)
 {
-    char conv_msg[ADIOI_CLF_DTYPE_MSG_LEN], *copy, *tok, *save = NULL;
-    CLF_Datatype *t = NULL;
+    char *copy, *tok, *save = NULL;
+    MPI_Datatype *t = NULL;
     int n = 0, handle, err = 0;
-    MPI_Aint window;
 
     copy = ADIOI_Strdup(fs->subfile_hint);
     for (tok = strtok_r(copy, " \t,", &save); tok; tok = strtok_r(NULL, " \t,", &save)) {
-        MPI_Datatype type;
-
         if (ADIOI_CLF_Parse_int(tok, INT_MIN, &handle)) {
             MPL_snprintf(msg, msglen, "hint subfile_datatypes: '%s' is not a datatype handle"
                          " (MPI_Type_c2f)", tok);
             err = -EINVAL;
             break;
         }
-        type = MPI_Type_f2c(handle);
-        if (!ADIOI_CLF_Valid_type(type)) {
+        t = ADIOI_Realloc(t, (n + 1) * sizeof(*t));
+        t[n] = MPI_Type_f2c(handle);
+        if (!ADIOI_CLF_Valid_type(t[n])) {
             MPL_snprintf(msg, msglen, "hint subfile_datatypes: %s is not a valid datatype "
                          "handle", tok);
             err = -EINVAL;
-            break;
-        }
-        t = ADIOI_Realloc(t, (n + 1) * sizeof(*t));
-        err = ADIOI_CLF_Dtype_convert(type, ADIOI_CLF_DTYPE_LAYOUT, &t[n], &window, conv_msg,
-                                      sizeof(conv_msg));
-        if (err) {
-            MPL_snprintf(msg, msglen, "hint subfile_datatypes: datatype %d (handle %s): %s",
-                         n, tok, conv_msg);
             break;
         }
         n++;
@@ -197,24 +188,70 @@ static int ADIOI_CLF_Subfile_types(ADIOI_CLF_fs * fs, CLF_Datatype ** types, int
         err = -EINVAL;
     }
     if (!err && fs->striping_factor > 0 && fs->striping_factor != n) {
-        MPL_snprintf(msg, msglen, "hint subfile_datatypes names %d datatypes but "
-                     "striping_factor is %d", n, fs->striping_factor);
-        err = -EINVAL;
-    }
-    if (!err && CLF_Pattern_check(n, t)) {
-        MPL_snprintf(msg, msglen, "hint subfile_datatypes: not a partitioning pattern: %s",
-                     CLF_Last_error());
+        MPL_snprintf(msg, msglen, "hint subfile_datatypes: %d type%s for %d subfiles "
+                     "(striping_factor)", n, n == 1 ? "" : "s", fs->striping_factor);
         err = -EINVAL;
     }
     if (err) {
-        while (n > 0)
-            CLF_Type_free(&t[--n]);
         if (t)
             ADIOI_Free(t);
         return err;
     }
     *types = t;
     *count = n;
+    return 0;
+}
+
+/*
+ * The clf types of the subfile_datatypes hint; 0 or -EINVAL with msg.
+ * The layout's period is the largest upper bound among the MPI types,
+ * each taken as resized to [0, period) (ADIOI_CLF_Dtype_layout): users
+ * write them with any lower bound and extent, as long as together they
+ * select every byte of the period once.
+ */
+static int ADIOI_CLF_Subfile_types(ADIOI_CLF_fs * fs, CLF_Datatype ** types, int *count,
+                                   char *msg, int msglen)
+{
+    char conv_msg[ADIOI_CLF_DTYPE_MSG_LEN];
+    MPI_Datatype *mt;
+    CLF_Datatype *t;
+    MPI_Aint lb, extent, period = 0;
+    int n = 0, i, err;
+
+    err = ADIOI_CLF_Subfile_handles(fs, &mt, count, msg, msglen);
+    if (err)
+        return err;
+    for (i = 0; i < *count; i++) {
+        MPI_Type_get_extent(mt[i], &lb, &extent);
+        if (lb + extent > period)
+            period = lb + extent;
+    }
+    t = ADIOI_Calloc(*count, sizeof(*t));
+    if (period <= 0) {
+        MPL_snprintf(msg, msglen, "hint subfile_datatypes: the largest upper bound of the "
+                     "datatypes is %ld: no period", (long) period);
+        err = -EINVAL;
+    }
+    for (; !err && n < *count; n++) {
+        err = ADIOI_CLF_Dtype_layout(mt[n], period, &t[n], conv_msg, sizeof(conv_msg));
+        if (err)
+            MPL_snprintf(msg, msglen, "hint subfile_datatypes: datatype %d (handle %d): %s",
+                         n, (int) MPI_Type_c2f(mt[n]), conv_msg);
+    }
+    if (!err && CLF_Pattern_check(n, t)) {
+        MPL_snprintf(msg, msglen, "hint subfile_datatypes: not a partitioning pattern of "
+                     "period %ld (the largest upper bound): %s", (long) period,
+                     CLF_Last_error());
+        err = -EINVAL;
+    }
+    ADIOI_Free(mt);
+    if (err) {
+        for (i = 0; i < *count; i++)
+            CLF_Type_free(&t[i]);
+        ADIOI_Free(t);
+        return err;
+    }
+    *types = t;
     return 0;
 }
 

@@ -677,6 +677,58 @@ START_TEST(test_locked_reads_never_see_a_torn_write)
 }
 END_TEST
 
+START_TEST(test_layout_period_is_the_largest_extent)
+{
+	/* Bytes [0, 4) of extent 4 and [4, 16) of extent 16: one period of
+	 * 16, the first type once in it.  The file reports both at 16, and
+	 * a view of subfile 0's bytes reads back what was written there. */
+	CLF_Datatype t[2], v;
+	struct clf_subfiles sf = { 0, 2, t };
+	struct clf_view view;
+	struct clf_layout_info info;
+	uint8_t buf[64], back[16];
+	int fd;
+
+	start(2, 5000);
+	t[0] = CLF_Type_vector(0, 3, 4, 1, CLF_BYTE);
+	t[1] = CLF_Type_vector(4, 15, 16, 1, CLF_BYTE);
+	for (int i = 0; i < 64; i++)
+		buf[i] = (uint8_t)(i + 1);
+	fd = CLF_open("/periods", O_CREAT | O_RDWR, 0644);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_msg(CLF_fcntl(fd, CLF_FCNTL_SUBFILES, &sf) == 0, "%s",
+		      CLF_Last_error());
+	ck_assert_int_eq(CLF_write(fd, buf, 64), 64);
+	ck_assert_int_eq(CLF_fcntl(fd, CLF_FCNTL_GETLAYOUT, &info), 0);
+	ck_assert_int_eq(info.count, 2);
+	ck_assert_int_eq(CLF_Type_extent(info.types[0]), 16);
+	ck_assert_int_eq(CLF_Type_extent(info.types[1]), 16);
+	ck_assert_int_eq(CLF_Type_size(info.types[0]), 4);
+	CLF_Layout_release(&info);
+	v = CLF_Type_vector(0, 3, 16, 1, CLF_BYTE);
+	view = (struct clf_view){ 0, v };
+	ck_assert_int_eq(CLF_fcntl(fd, CLF_FCNTL_SETVIEW, &view), 0);
+	ck_assert_int_eq(CLF_read(fd, back, 16), 16);
+	for (int i = 0; i < 16; i++)
+		ck_assert_int_eq(back[i], buf[(i / 4) * 16 + i % 4]);
+	ck_assert_int_eq(CLF_close(fd), 0);
+
+	/* Not tiled: [0, 4) of 4 and [4, 8) of 16 leave 8 to 15. */
+	CLF_Type_free(&t[1]);
+	t[1] = CLF_Type_vector(4, 7, 16, 1, CLF_BYTE);
+	fd = CLF_open("/holes", O_CREAT | O_RDWR, 0644);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(CLF_fcntl(fd, CLF_FCNTL_SUBFILES, &sf), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(CLF_Last_error(),
+				     "byte 8 is in no subfile"));
+	ck_assert_int_eq(CLF_close(fd), 0);
+	CLF_Type_free(&v);
+	CLF_Type_free(&t[0]);
+	CLF_Type_free(&t[1]);
+	stop();
+}
+END_TEST
+
 START_TEST(test_layout_rules_are_enforced_with_the_rule_named)
 {
 	CLF_Datatype bad[2];
@@ -1403,6 +1455,7 @@ int main(void)
 	tcase_add_test(tc, test_create_lays_out_only_the_file_it_makes);
 	tcase_add_test(tc, test_random_layouts_written_by_processes_through_views);
 	tcase_add_test(tc, test_view_on_one_subfile_is_one_transfer);
+	tcase_add_test(tc, test_layout_period_is_the_largest_extent);
 	tcase_add_test(tc, test_layout_rules_are_enforced_with_the_rule_named);
 	tcase_add_test(tc, test_failed_gather_fails_the_write_and_writes_nothing);
 	tcase_add_test(tc, test_close_while_other_threads_use_the_file);

@@ -12,6 +12,7 @@
 #include "check_main.h"
 #include "clf.h"
 #include "partition.h"
+#include "type.h"
 
 START_TEST(test_cyclic_over_four_subfiles_is_a_partition)
 {
@@ -53,15 +54,57 @@ START_TEST(test_pattern_names_first_uncovered_byte)
 }
 END_TEST
 
-START_TEST(test_pattern_refuses_different_extents)
+START_TEST(test_pattern_period_is_the_largest_extent)
 {
+	/* [0, 4) of 4 and [4, 8) of 8: a partition of [0, 8), the first
+	 * type taken once per period, not tiled. */
+	CLF_Datatype t[2], r[2];
+
+	t[0] = CLF_Type_vector(0, 3, 4, 1, CLF_BYTE);
+	t[1] = CLF_Type_vector(4, 7, 8, 1, CLF_BYTE);
+	ck_assert_int_eq(CLF_Pattern_check(2, t), 0);
+	ck_assert_int_eq(clf_pattern_resize(2, t, r), 0);
+	for (int j = 0; j < 2; j++) {
+		int64_t lin;
+
+		ck_assert_int_eq(CLF_Type_extent(r[j]), 8);
+		ck_assert_int_eq(CLF_Type_size(r[j]), 4);
+		ck_assert_int_eq(CLF_Type_map(r[j], 0, 8 + 4 * j, &lin), 0);
+		ck_assert_int_eq(lin, 4);
+		ck_assert_int_eq(CLF_Type_map(r[j], 0, 4 - 4 * j, &lin),
+				 -ENOENT);
+		CLF_Type_free(&r[j]);
+	}
+	ck_assert_int_eq(CLF_Pattern_check(0, t), -EINVAL);
+	CLF_Type_free(&t[0]);
+	CLF_Type_free(&t[1]);
+}
+END_TEST
+
+START_TEST(test_pattern_names_byte_left_by_a_shorter_extent)
+{
+	/* The first type is not tiled to 16: bytes 8 to 15 are nobody's. */
 	CLF_Datatype t[2];
 
 	t[0] = CLF_Type_vector(0, 3, 8, 1, CLF_BYTE);
 	t[1] = CLF_Type_vector(4, 7, 16, 1, CLF_BYTE);
 	ck_assert_int_eq(CLF_Pattern_check(2, t), -EINVAL);
-	ck_assert_ptr_nonnull(strstr(CLF_Last_error(), "extent"));
-	ck_assert_int_eq(CLF_Pattern_check(0, t), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(CLF_Last_error(),
+				     "byte 8 is in no subfile (subfiles cover 8 of 16 bytes per period, the largest extent, subfile 1's)"));
+	CLF_Type_free(&t[0]);
+	CLF_Type_free(&t[1]);
+}
+END_TEST
+
+START_TEST(test_pattern_names_overlap_across_extents)
+{
+	CLF_Datatype t[2];
+
+	t[0] = CLF_Type_vector(0, 5, 8, 1, CLF_BYTE);
+	t[1] = CLF_Type_vector(4, 15, 16, 1, CLF_BYTE);
+	ck_assert_int_eq(CLF_Pattern_check(2, t), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(CLF_Last_error(),
+				     "subfile 0 and subfile 1 overlap at byte 4"));
 	CLF_Type_free(&t[0]);
 	CLF_Type_free(&t[1]);
 }
@@ -216,7 +259,9 @@ int main(void)
 	tcase_add_test(tc, test_cyclic_over_four_subfiles_is_a_partition);
 	tcase_add_test(tc, test_pattern_names_overlapping_subfiles_and_byte);
 	tcase_add_test(tc, test_pattern_names_first_uncovered_byte);
-	tcase_add_test(tc, test_pattern_refuses_different_extents);
+	tcase_add_test(tc, test_pattern_period_is_the_largest_extent);
+	tcase_add_test(tc, test_pattern_names_byte_left_by_a_shorter_extent);
+	tcase_add_test(tc, test_pattern_names_overlap_across_extents);
 	tcase_add_test(tc, test_two_d_block_cyclic_grid_is_a_partition);
 	suite_add_tcase(s, tc);
 	tcase_add_test(tc, test_pattern_names_byte_a_vector_shares_with_a_piece);

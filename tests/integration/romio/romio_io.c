@@ -450,8 +450,7 @@ static void test_badhints(void)
 	MPI_Info_free(&i);
 
 	i = new_info("subfile_datatypes", hint, "striping_factor", "3", NULL);
-	expect_open_fails(i, amode, "names 2 datatypes but striping_factor is 3",
-			  "count");
+	expect_open_fails(i, amode, "2 types for 3 subfiles", "count");
 	MPI_Info_free(&i);
 
 	/* Bytes [0, 4) and [8, 12) of 16: bytes 4 to 7 are in no subfile. */
@@ -473,7 +472,9 @@ static void test_badhints(void)
 		expect_open_fails(i, amode, "byte 4 is in no subfile", "gap");
 		MPI_Info_free(&i);
 
-		/* [0, 8) of 16 and [8, 16) of 32: extents differ. */
+		/* [0, 8) of 16 and [8, 16) of 32: the period is 32, the
+		 * first type is not tiled to it, bytes 16 to 31 are
+		 * nobody's. */
 		MPI_Type_indexed(1, &eight, &eight, MPI_BYTE, &tmp);
 		MPI_Type_create_resized(tmp, 0, 32, &wide);
 		MPI_Type_free(&tmp);
@@ -481,20 +482,51 @@ static void test_badhints(void)
 		snprintf(hint, sizeof(hint), "%d %d", (int)MPI_Type_c2f(half),
 			 (int)MPI_Type_c2f(wide));
 		i = new_info("subfile_datatypes", hint, NULL);
-		expect_open_fails(i, amode, "subfile 1 has extent 32 but subfile 0 "
-				  "has 16", "extents");
+		expect_open_fails(i, amode, "of period 32 (the largest upper "
+				  "bound): pattern: byte 16 is in no subfile",
+				  "extents");
 		MPI_Info_free(&i);
 		MPI_Type_free(&lo4);
 		MPI_Type_free(&hi4);
 		MPI_Type_free(&wide);
 	}
 
-	MPI_Type_create_resized(MPI_INT, -4, 8, &neg);
+	/* Bytes [0, 8) with an upper bound of 4: beyond the period. */
+	MPI_Type_contiguous(8, MPI_BYTE, &tmp);
+	MPI_Type_create_resized(tmp, 0, 4, &neg);
+	MPI_Type_free(&tmp);
 	MPI_Type_commit(&neg);
 	snprintf(hint, sizeof(hint), "%d", (int)MPI_Type_c2f(neg));
 	i = new_info("subfile_datatypes", hint, NULL);
-	expect_open_fails(i, amode, "negative lower bound", "neglb");
+	expect_open_fails(i, amode, "selects bytes 0 to 7, outside the "
+			  "layout's period [0, 4)", "beyond");
 	MPI_Info_free(&i);
+
+	/* Bytes [0, 16) and, lower bound 8, [8, 24): both hold 8 to 15. */
+	{
+		MPI_Datatype first, second;
+		int sixteen = 16;
+		MPI_Aint at = 8;
+
+		MPI_Type_contiguous(16, MPI_BYTE, &first);
+		MPI_Type_create_hindexed(1, &sixteen, &at, MPI_BYTE, &second);
+		MPI_Type_commit(&first);
+		MPI_Type_commit(&second);
+		snprintf(hint, sizeof(hint), "%d %d", (int)MPI_Type_c2f(first),
+			 (int)MPI_Type_c2f(second));
+		i = new_info("subfile_datatypes", hint, NULL);
+		expect_open_fails(i, amode, "of period 24 (the largest upper "
+				  "bound): pattern: subfile 0 and subfile 1 "
+				  "overlap at byte 8", "overlap-lb");
+		MPI_Info_free(&i);
+		snprintf(hint, sizeof(hint), "%d", (int)MPI_Type_c2f(second));
+		i = new_info("subfile_datatypes", hint, "striping_factor", "2",
+			     NULL);
+		expect_open_fails(i, amode, "1 type for 2 subfiles", "count-1");
+		MPI_Info_free(&i);
+		MPI_Type_free(&first);
+		MPI_Type_free(&second);
+	}
 
 	i = new_info("use_romio_optimizations", "maybe", NULL);
 	expect_open_fails(i, amode, "use_romio_optimizations='maybe'", "bool");

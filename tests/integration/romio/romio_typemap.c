@@ -20,7 +20,8 @@
  * second continues where the first left the pointer), closed and read
  * whole as bytes; then read back through the same view with the matching
  * read call.  Then seek (SET, CUR, END), get_position and
- * get_byte_offset.
+ * get_byte_offset.  Before them, layouts (hint subfile_datatypes) whose
+ * types have lower bounds that are not 0 and different extents.
  *
  * usage: romio_typemap [PREFIX]     (2 processes or more)
  * Exits 0 when every check passed on every rank.
@@ -504,6 +505,87 @@ static void test_seek(const struct ftype *f, int salt)
 	free(offs);
 }
 
+/*
+ * Layouts as users write them: subfile types with lower bounds that are
+ * not 0 and different extents, each taken as resized to the largest upper
+ * bound, accepted when they partition it.  The file is written and read
+ * back as bytes through the layout, and reports its two subfiles.
+ */
+static void layout_case(const char *label, MPI_Datatype t0, MPI_Datatype t1,
+			long period)
+{
+	char path[256], hint[64], value[MPI_MAX_INFO_VAL + 1];
+	long n = 3 * period + 5;
+	unsigned char *buf = malloc(n), *back = calloc(n, 1);
+	MPI_Info info, got;
+	MPI_File fh;
+	MPI_Status st;
+	int flag = 0, rc;
+
+	MPI_Type_commit(&t0);
+	MPI_Type_commit(&t1);
+	snprintf(path, sizeof(path), "clf:/%s-layout-%s", prefix, label);
+	snprintf(hint, sizeof(hint), "%d %d", (int)MPI_Type_c2f(t0),
+		 (int)MPI_Type_c2f(t1));
+	if (rank == 0)
+		MPI_File_delete(path, MPI_INFO_NULL);
+	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Info_create(&info);
+	MPI_Info_set(info, "subfile_datatypes", hint);
+	rc = MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR,
+			   info, &fh);
+	MPI_Info_free(&info);
+	CHECK_MPI(rc);
+	if (rc == MPI_SUCCESS) {
+		for (long j = 0; j < n; j++)
+			buf[j] = data_byte(0, j, 5);
+		if (rank == 0)
+			CHECK_MPI(MPI_File_write_at(fh, 0, buf, (int)n,
+						    MPI_BYTE, &st));
+		MPI_File_get_info(fh, &got);
+		MPI_Info_get(got, "striping_factor", MPI_MAX_INFO_VAL, value,
+			     &flag);
+		CHECK(flag && !strcmp(value, "2"), "layout %s: striping_factor "
+		      "%s", label, flag ? value : "(unset)");
+		MPI_Info_free(&got);
+		CHECK_MPI(MPI_File_close(&fh));
+	}
+	MPI_Barrier(MPI_COMM_WORLD);
+	CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY,
+				MPI_INFO_NULL, &fh));
+	CHECK_MPI(MPI_File_read_at_all(fh, 0, back, (int)n, MPI_BYTE, &st));
+	for (long j = 0; j < n; j++)
+		if (back[j] != data_byte(0, j, 5)) {
+			CHECK(false, "layout %s: byte %ld is %d, want %d", label,
+			      j, back[j], data_byte(0, j, 5));
+			break;
+		}
+	CHECK_MPI(MPI_File_close(&fh));
+	MPI_Type_free(&t0);
+	MPI_Type_free(&t1);
+	free(buf);
+	free(back);
+}
+
+static void test_layouts(void)
+{
+	MPI_Datatype t0, t1, tmp;
+
+	/* Bytes 0-15 and 32-47; 16-31 and 48-63 (lower bound 16). */
+	t0 = hindexed(2, (int[]){ 16, 16 }, (MPI_Aint[]){ 0, 32 });
+	t1 = hindexed(2, (int[]){ 16, 16 }, (MPI_Aint[]){ 16, 48 });
+	layout_case("lb16", t0, t1, 64);
+	/* Bytes 0-7 (extent 8) and 8-15 (extent 16). */
+	MPI_Type_contiguous(8, MPI_BYTE, &t0);
+	t1 = resized(hindexed(1, (int[]){ 8 }, (MPI_Aint[]){ 8 }), 0, 16);
+	layout_case("extents", t0, t1, 16);
+	/* A lower bound below 0: bytes 0-3 (bounds -4, 4), 4-11. */
+	MPI_Type_contiguous(4, MPI_BYTE, &tmp);
+	t0 = resized(tmp, -4, 8);
+	t1 = hindexed(1, (int[]){ 8 }, (MPI_Aint[]){ 4 });
+	layout_case("neglb", t0, t1, 12);
+}
+
 int main(int argc, char **argv)
 {
 	struct ftype f[16];
@@ -516,6 +598,7 @@ int main(int argc, char **argv)
 		prefix = argv[1];
 	MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN);
 
+	test_layouts();
 	nf = make_ftypes(f);
 	for (int i = 0; i < nf; i++) {
 		for (int c = 0; c < NCALLS; c++)
