@@ -434,6 +434,28 @@ struct clf_layout_info {
 
 void CLF_Layout_release(struct clf_layout_info *info);
 
+/*
+ * Layouts as text, in the syntax of docs/layout-syntax.md
+ * ("cyclic:k=4k,p=2", "rr:stripe=64k,count=4,first=1",
+ * "vec(0,15,32,2);vec(16,31,32,2)"), for programs that do not want to
+ * build datatypes.
+ *
+ * CLF_Layout_parse fills *out: disp, count, the subfile types (new
+ * references, checked with CLF_Pattern_check) and iods[j] = first + j
+ * where the text places the subfiles (rr's first=), else -1; head_iod is
+ * rr's first= or -1.  Release with CLF_Layout_release.  Returns 0, or
+ * -EINVAL with CLF_Last_error() saying where and what ("layout: at column
+ * 8: unknown field 'strip' for rr ..."), -E2BIG, -ENOMEM.
+ *
+ * CLF_Layout_format writes the text of a layout (as CLF_FCNTL_GETLAYOUT
+ * fills it: rr with first= when the iods are consecutive, a named pattern
+ * when one fits, else one type per subfile) into a new string *out
+ * (caller frees), which CLF_Layout_parse reads back as the same types.
+ * Returns 0, -EINVAL, -ENOMEM.
+ */
+int CLF_Layout_parse(const char *text, struct clf_layout_info *out);
+int CLF_Layout_format(const struct clf_layout_info *info, char **out);
+
 int CLF_fcntl(int fd, int cmd, ...);
 
 /* Contiguous access at the current view position, which advances. */

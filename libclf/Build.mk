@@ -24,7 +24,7 @@ LIBCLF_SRCS += libclf/client_ns.c
 LIBCLF_SRCS += libclf/lock.c libclf/lock_posix.c
 # Layouts as text (rr:stripe=64k,count=4, ...), for the mount and the CLI.
 LIBCLF_SRCS += libclf/layout_text.c libclf/layout_text_fmt.c \
-	libclf/layout_text_kinds.c
+	libclf/layout_text_kinds.c libclf/layout_text_api.c
 LIBCLF_OBJS = $(LIBCLF_SRCS:%.c=$(O)/%.o)
 
 LIBS += $(O)/libclf.so $(O)/libclf.a

@@ -48,6 +48,7 @@ typedef struct {
     /* Hints */
     int romio_opt;              /* use_romio_optimizations */
     char *subfile_hint;         /* subfile_datatypes as given, owned */
+    char *layout_hint;          /* clf_layout as given, owned */
     int striping_unit, striping_factor, start_iodevice;        /* 0/-1: not given */
     int hint_error;             /* MPI error class of a malformed hint, 0: none */
     char hint_msg[ADIOI_CLF_MSG_LEN];

@@ -231,6 +231,8 @@ void ADIOI_CLF_Fs_free(ADIO_File fd)
         ADIOI_Free(fs->subfile_hint);
     if (fs->clf_path)
         ADIOI_Free(fs->clf_path);
+    if (fs->layout_hint)
+        ADIOI_Free(fs->layout_hint);
     ADIOI_Free(fs);
     fd->fs_ptr = NULL;
 }

@@ -6,6 +6,8 @@
  *   subfile_datatypes        space-separated Fortran handles (MPI_Type_c2f)
  *                            of MPI datatypes, one per subfile: the
  *                            partitioning pattern of a file being created
+ *   clf_layout               the same in words, in the layout text syntax
+ *                            (docs/layout-syntax.md): cyclic:k=4k,p=2
  *   use_romio_optimizations  false (default): clf's own views and
  *                            collective accesses; true: ROMIO's data
  *                            sieving and two-phase I/O on the byte view
@@ -16,9 +18,10 @@
  *                            seconds spent in clf's data calls and their
  *                            number since the open (ad_clf_common.c)
  *
- * A malformed hint makes MPI_File_open fail on every process with a
- * message saying what is wrong; MPI_File_get_info reports the layout in
- * effect, which for an existing file is the one it has.
+ * A malformed hint, or an unknown one whose name starts with clf_, makes
+ * MPI_File_open fail on every process with a message saying what is
+ * wrong; MPI_File_get_info reports the layout in effect, which for an
+ * existing file is the one it has, as clf_layout text.
  */
 
 #include "ad_clf.h"
@@ -74,6 +77,46 @@ static void ADIOI_CLF_Int_hint(ADIOI_CLF_fs * fs, MPI_Info info, const char *key
                              "hint %s='%s': not an integer >= %d", key, value, min);
 }
 
+/* The clf_ hints this driver knows; clf_io_* are what get_info reports
+ * with clf_profile, so that a file's info can open another file. */
+static const char *const ADIOI_CLF_Known_hints[] = {
+    "clf_layout", "clf_profile", "clf_io_time", "clf_io_calls", NULL
+};
+
+/* An unknown key that starts with clf_ is a mistake, not another MPI's. */
+static void ADIOI_CLF_Unknown_hints(ADIOI_CLF_fs * fs, MPI_Info info)
+{
+    char key[MPI_MAX_INFO_KEY + 1];
+    int nkeys = 0, i, k;
+
+    MPI_Info_get_nkeys(info, &nkeys);
+    for (i = 0; i < nkeys; i++) {
+        if (MPI_Info_get_nthkey(info, i, key) != MPI_SUCCESS || strncmp(key, "clf_", 4))
+            continue;
+        for (k = 0; ADIOI_CLF_Known_hints[k] && strcmp(key, ADIOI_CLF_Known_hints[k]); k++);
+        if (!ADIOI_CLF_Known_hints[k])
+            ADIOI_CLF_Hint_error(fs, MPI_ERR_INFO_KEY, "hint %s: no such clf hint (clf's are "
+                                 "clf_layout and clf_profile)", key);
+    }
+}
+
+/* Whether the clf_layout text is a layout; else the hint's error. */
+static void ADIOI_CLF_Layout_hint(ADIOI_CLF_fs * fs, const char *text)
+{
+    struct clf_layout_info li;
+
+    if (CLF_Layout_parse(text, &li)) {
+        ADIOI_CLF_Hint_error(fs, MPI_ERR_INFO_VALUE, "hint clf_layout='%s': %s", text,
+                             CLF_Last_error());
+        return;
+    }
+    CLF_Layout_release(&li);
+    fs->layout_hint = ADIOI_Strdup(text);
+    if (fs->subfile_hint)
+        ADIOI_CLF_Hint_error(fs, MPI_ERR_INFO_VALUE, "hints clf_layout and subfile_datatypes "
+                             "both give the layout: give one");
+}
+
 void ADIOI_CLF_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
 {
     static char myname[] = "ADIOI_CLF_SETINFO";
@@ -119,12 +162,16 @@ void ADIOI_CLF_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
             ADIOI_Info_get(users_info, "subfile_datatypes", MPI_MAX_INFO_VAL, value, &flag);
             if (flag)
                 fs->subfile_hint = ADIOI_Strdup(value);
+            ADIOI_Info_get(users_info, "clf_layout", MPI_MAX_INFO_VAL, value, &flag);
+            if (flag)
+                ADIOI_CLF_Layout_hint(fs, value);
             ADIOI_CLF_Int_hint(fs, users_info, "striping_unit", 1, &fs->striping_unit, value);
             ADIOI_CLF_Int_hint(fs, users_info, "striping_factor", 1, &fs->striping_factor,
                                value);
             ADIOI_CLF_Int_hint(fs, users_info, "start_iodevice", 0, &fs->start_iodevice,
                                value);
         }
+        ADIOI_CLF_Unknown_hints(fs, users_info);
         ADIOI_Free(value);
     }
     /* Collective buffering, data sieving...: ROMIO's own hints. */
@@ -285,11 +332,29 @@ int ADIOI_CLF_Create_with_layout(ADIO_File fd, const char *path, int flags, mode
     ADIOI_CLF_fs *fs = fd->fs_ptr;
     struct clf_create_layout want = { 0 };
     struct clf_subfiles sf = { 0 };
+    struct clf_layout_info li = { 0 };
     CLF_Datatype *types = NULL;
     int count = 0, err, j, cfd;
 
     *created = 0;
-    if (fs->subfile_hint) {
+    if (fs->layout_hint) {
+        err = CLF_Layout_parse(fs->layout_hint, &li);
+        if (err) {
+            MPL_snprintf(msg, msglen, "hint clf_layout: %s", CLF_Last_error());
+            return err;
+        }
+        if (li.iods[0] >= 0 && li.disp == 0) {
+            /* rr with first=: round robin, placed where it says. */
+            want.stripes.unit = CLF_Type_extent(li.types[0]) / li.count;
+            want.stripes.count = li.count;
+            want.stripes.first_iod = li.iods[0];
+        } else {
+            sf.disp = li.disp;
+            sf.count = li.count;
+            sf.types = li.types;
+            want.subfiles = &sf;
+        }
+    } else if (fs->subfile_hint) {
         err = ADIOI_CLF_Subfile_types(fs, &types, &count, msg, msglen);
         if (err)
             return err;
@@ -310,6 +375,7 @@ int ADIOI_CLF_Create_with_layout(ADIO_File fd, const char *path, int flags, mode
     cfd = CLF_create(path, flags, perm, &want, created);
     if (cfd < 0)
         MPL_snprintf(msg, msglen, "%s", CLF_Last_error());
+    CLF_Layout_release(&li);
     for (j = 0; j < count; j++)
         CLF_Type_free(&types[j]);
     if (types)
@@ -320,14 +386,16 @@ int ADIOI_CLF_Create_with_layout(ADIO_File fd, const char *path, int flags, mode
 /*
  * Report the layout in effect in fd->info: striping_factor (subfiles),
  * start_iodevice (the iod of the first byte after the displacement),
- * striping_unit (when the layout is round-robin), clf_layout (a summary)
- * and what became of subfile_datatypes.
+ * striping_unit (when the layout is round-robin), clf_layout (the layout
+ * text, which the hint clf_layout takes back) and what became of the
+ * layout hints: never the datatype handles, which mean nothing to
+ * another process or program.
  */
 void ADIOI_CLF_Report_layout(ADIO_File fd, int created)
 {
     ADIOI_CLF_fs *fs = fd->fs_ptr;
     struct clf_layout_info li;
-    char value[MPI_MAX_INFO_VAL + 1], *p;
+    char value[MPI_MAX_INFO_VAL + 1], *p = NULL;
     int j, rr, unit = 0, first = -1, len;
     int64_t off;
 
@@ -366,15 +434,21 @@ void ADIOI_CLF_Report_layout(ADIO_File fd, int created)
         fd->hints->striping_unit = 0;
     }
 
-    len = MPL_snprintf(value, sizeof(value), "disp %lld, %d subfiles (%s) on iods",
-                       (long long) li.disp, li.count, rr ? "round-robin" : "datatypes");
-    p = value + len;
-    for (j = 0; j < li.count && p < value + sizeof(value) - 16; j++)
-        p += MPL_snprintf(p, value + sizeof(value) - p, "%s%d", j ? "," : " ", li.iods[j]);
-    ADIOI_Info_set(fd->info, "clf_layout", value);
+    if (CLF_Layout_format(&li, &p) == 0 && strlen(p) < sizeof(value)) {
+        ADIOI_Info_set(fd->info, "clf_layout", p);
+    } else {
+        /* Too long for an info value: the summary. */
+        len = MPL_snprintf(value, sizeof(value), "disp %lld, %d subfiles (%s) on iods",
+                           (long long) li.disp, li.count, rr ? "round-robin" : "datatypes");
+        for (j = 0; j < li.count && len < (int) sizeof(value) - 16; j++)
+            len += MPL_snprintf(value + len, sizeof(value) - len, "%s%d", j ? "," : " ",
+                                li.iods[j]);
+        ADIOI_Info_set(fd->info, "clf_layout", value);
+    }
+    free(p);
     CLF_Layout_release(&li);
 
     if (fs->subfile_hint)
-        ADIOI_Info_set(fd->info, "subfile_datatypes", created ? fs->subfile_hint :
-                       "ignored: the file exists and keeps its layout");
+        ADIOI_Info_set(fd->info, "subfile_datatypes", created ? "applied: the layout is "
+                       "clf_layout" : "ignored: the file exists and keeps its layout");
 }

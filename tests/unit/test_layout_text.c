@@ -604,6 +604,38 @@ START_TEST(test_type_format_round_trips_random_types)
 }
 END_TEST
 
+/* The public pair: CLF_Layout_parse and CLF_Layout_format. */
+START_TEST(test_public_layout_text_round_trips_with_placement)
+{
+	struct clf_layout_info li, back;
+	char *text = NULL;
+
+	ck_assert_int_eq(CLF_Layout_parse("rr:stripe=4k,count=2,first=1", &li),
+			 0);
+	ck_assert_int_eq(li.count, 2);
+	ck_assert_int_eq(li.disp, 0);
+	ck_assert_int_eq(li.iods[0], 1);
+	ck_assert_int_eq(li.iods[1], 2);
+	ck_assert_int_eq(CLF_Type_extent(li.types[1]), 8192);
+	ck_assert_int_eq(CLF_Layout_format(&li, &text), 0);
+	ck_assert_int_eq(CLF_Layout_parse(text, &back), 0);
+	ck_assert_int_eq(back.count, 2);
+	for (int j = 0; j < 2; j++)
+		ck_assert_int_eq(CLF_Type_size(back.types[j]), 4096);
+	CLF_Layout_release(&back);
+	CLF_Layout_release(&li);
+	free(text);
+
+	ck_assert_int_eq(CLF_Layout_parse("cyclic:k=4k,p=2", &li), 0);
+	ck_assert_int_eq(li.iods[0], -1);
+	ck_assert_int_eq(li.head_iod, -1);
+	CLF_Layout_release(&li);
+	ck_assert_int_eq(CLF_Layout_parse("cyclic:k=4k,p=", &li), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(CLF_Last_error(), "at column"));
+	ck_assert_int_eq(CLF_Layout_parse(NULL, &li), -EINVAL);
+}
+END_TEST
+
 static Suite *layout_text_suite(void)
 {
 	Suite *s = suite_create("layout_text");
@@ -626,6 +658,7 @@ static Suite *layout_text_suite(void)
 	tcase_add_test(tc, test_type_parse_displacement_only_when_asked);
 	tcase_add_test(tc, test_type_parse_errors_say_column_and_what);
 	tcase_add_test(tc, test_type_format_round_trips_random_types);
+	tcase_add_test(tc, test_public_layout_text_round_trips_with_placement);
 	suite_add_tcase(s, tc);
 	return s;
 }
