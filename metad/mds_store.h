@@ -208,7 +208,8 @@ int mds_statfs(struct mds_store *s, struct mds_statfs *out);
  * Every record decodes; every directory entry names an existing inode and
  * has its readdir cookie; every inode but the root has exactly one entry;
  * directories know their parent and count their subdirectories in nlink;
- * the inode and cookie counters are ahead of every value in use.  One
+ * the inode and cookie counters are ahead of every value in use; every
+ * pending subfile removal names an inode that is gone.  One
  * read transaction: a consistent snapshot.  Returns 0, or -EIO naming the
  * first inconsistency found, -ENOMEM.
  */

@@ -299,6 +299,44 @@ static int check_layouts_apart(struct verify *v)
 	return 0;
 }
 
+/*
+ * A pending removal names an inode that is gone and below the inode
+ * counter: replaying it on a live inode would destroy that file's data.
+ */
+static int check_pending_removals(struct verify *v)
+{
+	MDB_cursor *cur;
+	MDB_val key, val;
+	int rc, err = 0;
+
+	rc = mdb_cursor_open(v->txn, v->s->gc, &cur);
+	if (rc)
+		return mds_lmdb_fail(rc, "verify the pending removals");
+	while (!err && !(rc = mdb_cursor_get(cur, &key, &val, MDB_NEXT))) {
+		uint64_t ino;
+
+		if (key.mv_size != 12) {
+			err = clf_fail(EIO, "mds: verify: pending removal with a key of %zu bytes",
+				       key.mv_size);
+			break;
+		}
+		ino = mds_get_be64(key.mv_data);
+		key.mv_size = 8;	/* the inode key: the same first 8 bytes */
+		rc = mdb_get(v->txn, v->s->inodes, &key, &val);
+		if (rc != MDB_NOTFOUND || ino >= v->sb.next_ino || ino == 0)
+			err = clf_fail(EIO,
+				"mds: verify: a removal is pending for inode %llu, which %s",
+				(unsigned long long)ino,
+				rc == MDB_NOTFOUND ? "was never given out" :
+				"exists");
+		rc = 0;
+	}
+	mdb_cursor_close(cur);
+	if (!err && rc && rc != MDB_NOTFOUND)
+		err = mds_lmdb_fail(rc, "verify the pending removals");
+	return err;
+}
+
 int mds_store_verify(struct mds_store *s)
 {
 	struct verify v = { .s = s };
@@ -314,6 +352,8 @@ int mds_store_verify(struct mds_store *s)
 		err = walk_inodes(&v);
 	if (!err)
 		err = check_layouts_apart(&v);
+	if (!err)
+		err = check_pending_removals(&v);
 	mdb_txn_abort(v.txn);
 	free(v.named);
 	free(v.dirs);

@@ -654,6 +654,22 @@ START_TEST(test_verify_finds_entry_without_inode)
 }
 END_TEST
 
+START_TEST(test_verify_finds_a_removal_pending_for_a_live_inode)
+{
+	uint64_t f = mkfile(MDS_ROOT_INO, "f", NULL);
+	uint8_t key[12] = { 0 };
+
+	mds_store_close(s);
+	ino_key(key, f);	/* then iod 0 */
+	raw_put(dir, MDS_DB_GC, key, sizeof(key), "", 1);
+	s = open_store(dir);
+	expect_err(mds_store_verify(s), -EIO);
+	expect_message("which exists");
+	mds_store_close(s);
+	s = NULL;
+}
+END_TEST
+
 START_TEST(test_verify_finds_inode_without_entry)
 {
 	struct mds_dirent ents[2];
@@ -827,6 +843,8 @@ int main(void)
 	tcase_add_test(tc, test_statfs_counts_inodes);
 	tcase_add_test(tc, test_verify_finds_entry_without_inode);
 	tcase_add_test(tc, test_verify_finds_inode_without_entry);
+	tcase_add_test(tc,
+		       test_verify_finds_a_removal_pending_for_a_live_inode);
 	tcase_add_test(tc, test_verify_finds_entry_without_cookie);
 	tcase_add_test(tc, test_verify_finds_wrong_link_count);
 	tcase_add_test(tc, test_concurrent_callers_share_one_store);
