@@ -335,13 +335,19 @@ static void ADIOI_CLF_Access(ADIO_File fd, void *buf, int count, MPI_Datatype da
 /*
  * A collective access without ROMIO: clf's collective I/O, or, in atomic
  * mode, each process's own access under the file lock (a process holding
- * the lock cannot wait at the iods for one waiting for the lock).
+ * the lock cannot wait at the iods for one waiting for the lock).  On a
+ * communicator of one process it is that process's own access: nothing
+ * to merge, and a small one then goes without registering its view
+ * (PnetCDF's serial tests make every access collective).
  */
 static void ADIOI_CLF_Access_all(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
                                  int file_ptr_type, ADIO_Offset offset, ADIO_Status * status,
                                  int write, int *error_code)
 {
-    if (fd->atomicity)
+    int nprocs;
+
+    MPI_Comm_size(fd->comm, &nprocs);
+    if (fd->atomicity || nprocs == 1)
         ADIOI_CLF_Access(fd, buf, count, datatype, file_ptr_type, offset, status, write,
                          error_code);
     else
