@@ -63,7 +63,6 @@ nc_test check
 # (check_PROGRAMS) and run alone, under XFAIL_LIMIT; - is the whole
 # directory's TARGET.
 XFAIL='
-nc_test check - false sizes (views reused): one process, many tiny accesses through views, each setting and registering a clf view: not done in 13 min (22 s with =true, 21 s on ufs)
 '
 
 # Files whose contents depend on the run (none known yet).
