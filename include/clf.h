@@ -308,7 +308,10 @@ int CLF_Mapping_is_contiguous(const CLF_Mapping *m);
  * subfiles are (one round trip, all iods in parallel) and map each end
  * back through the layout; writes themselves cost no size report.  metad
  * keeps the size that truncations set and that CLF_close() and
- * CLF_sync() report, which directory listings show.
+ * CLF_sync() report, which directory listings show.  While an iod of
+ * the file is out of reach, CLF_stat() still answers, with the size as
+ * reported to metad (writes count from their writer's close or sync);
+ * reads and SEEK_END fail with -EHOSTDOWN or -ETIMEDOUT.
  */
 
 /*
