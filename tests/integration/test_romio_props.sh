@@ -29,10 +29,6 @@ CASE_LIMIT=120		# seconds a case may take
 # Classes make check leaves out (romio_props -x), each for a defect not
 # yet fixed on main; make soak-types runs them all:
 CHECK_SKIP=""
-#   ptr-lb: individual and shared pointer calls through a filetype whose
-#     lb is not 0 start at the wrong byte (the driver starts from ROMIO's
-#     flattened, lb-shifted type; issue 19 point 1)
-CHECK_SKIP="$CHECK_SKIP,ptr-lb"
 #   romio-lb: use_romio_optimizations=true with such a filetype: ROMIO's
 #     own flattening misplaces every access (ufs: too; issue 19 point 1)
 CHECK_SKIP="$CHECK_SKIP,romio-lb"
