@@ -1441,6 +1441,10 @@ START_TEST(test_views_set_again_are_not_registered_again)
 	}
 	ck_assert_int_eq(CLF_close(fd), 0);
 	CLF_Type_free(&mem);
+	for (int j = 0; j < 4; j++)
+		CLF_Type_free(&sub[j]);
+	for (int h = 0; h < 2; h++)
+		CLF_Type_free(&half[h]);
 	free(buf);
 	stop();
 }
