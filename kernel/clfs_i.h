@@ -51,6 +51,7 @@ struct clfs_inode {
 	int64_t size;
 	bool size_dirty;
 	bool mtime_dirty;	/* written since the last report */
+	uint64_t wseq;		/* writes through this mount so far */
 	/* The size and mtime (ns) last handed to the kernel. */
 	int64_t given_size, given_mtime;
 	struct clfs_handle *handles;	/* open handles, linked by next */
@@ -125,6 +126,16 @@ void clfs_unlinked_name(uint64_t ino, char name[48]);
  */
 void clfs_attr_take(struct clfs_inode *ip, const struct clf_proto_attr *a,
 		    struct stat *st);
+
+/*
+ * The same for attributes fetched after wseq was seq (clfs_write_seq):
+ * a write through this mount since then may not be in a, so a smaller
+ * size in a is then no news, not a truncation -- taking it would move
+ * the end back under the appends of another handle.
+ */
+void clfs_attr_take_since(struct clfs_inode *ip, const struct clf_proto_attr *a,
+			  struct stat *st, uint64_t seq);
+uint64_t clfs_write_seq(struct clfs_inode *ip);
 
 /*
  * The inode of a, with one more lookup reference, and its struct stat.

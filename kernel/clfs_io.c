@@ -165,18 +165,20 @@ int clfs_open(struct clfs *fs, uint64_t ino, int flags, uint64_t *fh,
 	struct clfs_inode *ip;
 	int64_t old_size, old_mtime;
 	struct stat st;
+	uint64_t seq;
 	bool known;
 	int err, fd;
 
 	if (fs->read_only && (writable(flags) || (flags & O_TRUNC)))
 		return -EROFS;
-	fd = clf_ns_open(ino, clf_flags(flags), &a);
-	if (fd < 0)
-		return fd;
 	ip = clfs_iget(&fs->itab, ino);
-	if (!ip) {
-		err = -ENOMEM;
-		goto close_fd;
+	if (!ip)
+		return -ENOMEM;
+	seq = clfs_write_seq(ip);
+	fd = clf_ns_open(ino, clf_flags(flags), &a);
+	if (fd < 0) {
+		clfs_iput(&fs->itab, ip);
+		return fd;
 	}
 	/* Close-to-open: what metad says now, unless we know more. */
 	pthread_mutex_lock(&ip->lock);
@@ -184,7 +186,7 @@ int clfs_open(struct clfs *fs, uint64_t ino, int flags, uint64_t *fh,
 	old_size = ip->given_size;
 	old_mtime = ip->given_mtime;
 	pthread_mutex_unlock(&ip->lock);
-	clfs_attr_take(ip, &a, &st);
+	clfs_attr_take_since(ip, &a, &st, seq);
 	*changed = known && (st.st_size != old_size || a.mtime != old_mtime);
 	if ((flags & O_TRUNC) && writable(flags) && st.st_size > 0) {
 		struct stat want = { .st_size = 0 };
@@ -199,7 +201,6 @@ int clfs_open(struct clfs *fs, uint64_t ino, int flags, uint64_t *fh,
 		return 0;
 put_inode:
 	clfs_iput(&fs->itab, ip);
-close_fd:
 	CLF_close(fd);
 	return err;
 }
@@ -227,6 +228,7 @@ static void wrote(struct clfs_inode *ip, off_t off, ssize_t n)
 		ip->size_dirty = true;
 	}
 	ip->mtime_dirty = true;
+	ip->wseq++;
 }
 
 ssize_t clfs_write(struct clfs *fs, uint64_t fh, const void *buf,

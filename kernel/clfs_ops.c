@@ -65,15 +65,31 @@ static void attr_to_stat(const struct clf_proto_attr *a, int64_t size,
 	ns_to_timespec(a->ctime, &st->st_ctim);
 }
 
+uint64_t clfs_write_seq(struct clfs_inode *ip)
+{
+	uint64_t seq;
+
+	pthread_mutex_lock(&ip->lock);
+	seq = ip->wseq;
+	pthread_mutex_unlock(&ip->lock);
+	return seq;
+}
+
 void clfs_attr_take(struct clfs_inode *ip, const struct clf_proto_attr *a,
 		    struct stat *st)
+{
+	clfs_attr_take_since(ip, a, st, clfs_write_seq(ip));
+}
+
+void clfs_attr_take_since(struct clfs_inode *ip, const struct clf_proto_attr *a,
+			  struct stat *st, uint64_t seq)
 {
 	int64_t size;
 
 	pthread_mutex_lock(&ip->lock);
 	ip->have_attr = true;
 	ip->is_dir = S_ISDIR(a->mode);
-	if (!ip->size_dirty || a->size > ip->size)
+	if ((!ip->size_dirty && ip->wseq == seq) || a->size > ip->size)
 		ip->size = a->size;
 	size = ip->size;
 	ip->given_size = size;
@@ -200,17 +216,18 @@ void clfs_forget(struct clfs *fs, uint64_t ino, uint64_t nlookup)
 int clfs_getattr(struct clfs *fs, uint64_t ino, struct stat *st)
 {
 	struct clf_proto_attr a;
-	struct clfs_inode *ip;
+	struct clfs_inode *ip = clfs_ifind(&fs->itab, ino);
+	uint64_t seq = ip ? clfs_write_seq(ip) : 0;
 	int err = clf_ns_stat(ino, &a);
 
-	if (err)
+	if (err || !ip) {
+		if (!err)
+			attr_to_stat(&a, a.size, st);
+		if (ip)
+			clfs_iput(&fs->itab, ip);
 		return err;
-	ip = clfs_ifind(&fs->itab, ino);
-	if (!ip) {
-		attr_to_stat(&a, a.size, st);
-		return 0;
 	}
-	clfs_attr_take(ip, &a, st);
+	clfs_attr_take_since(ip, &a, st, seq);
 	clfs_iput(&fs->itab, ip);
 	return 0;
 }
