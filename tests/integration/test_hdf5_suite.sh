@@ -101,45 +101,11 @@ done
 unset CLF_BIN_DIR CLF_CONFIG CLF_DATA_DIR CLF_BASE_PORT LD_PRELOAD \
 	ROMIO_HINTS ROMIO_FSTYPE_FORCE HDF5_PARAPREFIX || true
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/clf-hdf5-suite.XXXXXX")
-data=$tmp/data
-mnt=$tmp/mnt
-mkdir "$mnt"
-
-mounted() {
-	awk -v m="$1" '$2 == m { f = 1 } END { exit !f }' /proc/mounts
-}
-
-cleanup() {
-	rc=$?
-	trap - EXIT INT TERM HUP
-	if mounted "$mnt"; then
-		umount -l "$mnt" 2>/dev/null || true
-	fi
-	if [ -f "$data/clf.conf" ] &&
-		! "$clf" down --data "$data" >"$tmp/down" 2>&1; then
-		echo "cleanup: clf down failed:" >&2
-		cat "$tmp/down" >&2
-	fi
-	rm -rf "$tmp"
-	exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 124' INT TERM HUP
-
 # shellcheck source=tests/integration/instance_lib.sh
 . "$(cd "$(dirname "$0")" && pwd)/instance_lib.sh"
-instance_up "$clf" "$data" "$tmp/up" || { echo "FAIL: clf up" >&2; exit 1; }
-# cache=none: no name or attribute cached by the kernel, as the programs
-# create and delete names through MPI-IO and check them through POSIX at
-# once (PnetCDF's NC_NOCLOBBER test sees a name deleted by MPI-IO for the
-# 1 s the default cache keeps it; NFS has noac for the same reason).
-if ! "$mountclf" "$data/clf.conf" "$mnt" -o "cache=none,log=$tmp/mnt.log" \
-	>"$tmp/out" 2>&1 || ! mounted "$mnt"; then
-	echo "FAIL: mount.clf:" >&2
-	cat "$tmp/out" "$tmp/mnt.log" >&2 2>/dev/null
-	exit 1
-fi
+# shellcheck source=tests/integration/suite_lib.sh
+. "$(cd "$(dirname "$0")" && pwd)/suite_lib.sh"
+suite_up hdf5
 
 HDF5TestExpress=3
 export HDF5TestExpress
