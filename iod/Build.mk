@@ -8,7 +8,8 @@
 # private error.h, hence -Ilibclf.
 
 IOD_CORE_SRCS := iod/iod_rangelock.c iod/iod_store.c iod/iod_store_io.c \
-	iod/iod_view.c iod/iod_viewio.c iod/iod_merge.c
+	iod/iod_view.c iod/iod_viewio.c iod/iod_merge.c \
+	iod/iod_share.c
 IOD_CORE_OBJS := $(IOD_CORE_SRCS:%.c=$(O)/%.o)
 IOD_CORE_LIBS := -lpthread
 
@@ -19,7 +20,7 @@ $(IOD_CORE_OBJS): ALL_CFLAGS += -Ilibclf
 # writes from the socket straight to a subfile (iod_direct.c),
 # collective operations (iod_collective.c) and the log (iod_log.c).
 IOD_DAEMON_SRCS := iod/iod.c iod/iod_server.c iod/iod_ops.c \
-	iod/iod_direct.c iod/iod_collective.c iod/iod_log.c
+	iod/iod_direct.c iod/iod_stream.c iod/iod_collective.c iod/iod_log.c
 IOD_DAEMON_OBJS := $(IOD_DAEMON_SRCS:%.c=$(O)/%.o)
 
 $(IOD_DAEMON_OBJS): ALL_CFLAGS += -Ilibclf

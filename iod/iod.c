@@ -58,6 +58,10 @@ static void on_stop_signal(int sig)
 
 static void usage(FILE *f)
 {
+	struct clf_config none = { 0 };
+	struct iod_limits defaults;
+
+	iod_limits_from_config(&none, &defaults);
 	fprintf(f,
 		"usage: iod [-c CONFIG] -n INDEX [-f|--foreground] [--log FILE]\n"
 		"           [-m|--max-connections N]\n"
@@ -66,8 +70,23 @@ static void usage(FILE *f)
 		"  -n INDEX    which [iod] entry of the configuration to serve\n"
 		"  -f          stay in the foreground (log to stderr)\n"
 		"  --log FILE  log file ('-': stderr; default <dir>/iod.log)\n"
-		"  -m N        connections served at once (default %u)\n",
-		IOD_MAX_CONNS_DEFAULT);
+		"  -m N        connections served at once (default %u)\n"
+		"\n"
+		"Memory lent to clients, from [global] of the configuration (sizes\n"
+		"with k, m, g suffixes); M is this machine's memory:\n"
+		"  iod_view_memory       registered views of all clients (default\n"
+		"                        M/16, 64m to 8g)\n"
+		"  iod_view_min_share    what one client may always register\n"
+		"                        (default iod_view_memory/64)\n"
+		"  iod_buffer_memory     request and reply buffers over 1 MiB of all\n"
+		"                        clients (default M/8, 256m to 16g)\n"
+		"  iod_buffer_min_share  (default iod_buffer_memory/16)\n"
+		"Each client (connection) may take max(min share, memory / (clients\n"
+		"+ 1)); past it a registration fails with ENOBUFS and a message\n"
+		"giving the figures, while writes and reads move in 1 MiB pieces.\n"
+		"Here: views %zu MiB, buffers %zu MiB by default.\n",
+		IOD_MAX_CONNS_DEFAULT, defaults.view_memory >> 20,
+		defaults.buffer_memory >> 20);
 }
 
 static int parse_long(const char *s, long min, long max, long *out)

@@ -147,9 +147,12 @@ static int op_sub_read(struct iod_conn *cn, struct wire_reader *r,
 			atomic_fetch_add(&cn->srv->bytes_read, rep->data_len);
 		return err;
 	}
-	buf = iod_conn_data_buffer(cn, m.length);
-	if (!buf)
-		return -ENOMEM;
+	err = iod_conn_data_buffer(cn, m.length, &buf);
+	if (err == -ENOBUFS)
+		err = iod_stream_sub_read(cn, m.file, m.subfile, m.offset,
+					  m.length, rep);
+	if (err || rep->stream)
+		return err;
 	n = iod_store_read(cn->srv->st, m.file, m.subfile, m.offset, buf,
 			   m.length);
 	if (n < 0)
@@ -282,11 +285,16 @@ static int op_view_read(struct iod_conn *cn, struct wire_reader *r,
 			atomic_fetch_add(&cn->srv->bytes_read, (uint64_t)count);
 		goto put;
 	}
-	buf = iod_conn_data_buffer(cn, (size_t)count);
-	if (!buf) {
-		err = -ENOMEM;
+	err = iod_conn_data_buffer(cn, (size_t)count, &buf);
+	if (err == -ENOBUFS) {
+		/* Over this client's share: gathered while it is sent. */
+		err = iod_stream_view_read(cn, v, &m, count, rep);
+		if (!err)
+			atomic_fetch_add(&cn->srv->bytes_read, (uint64_t)count);
 		goto put;
 	}
+	if (err)
+		goto put;
 	if (m.flags & CLF_PROTO_VIEW_COLLECTIVE)
 		n = iod_coll_join(cn->srv, v, m.coll_tag, m.participants, 0,
 				  m.lo, m.hi, buf, (size_t)count);

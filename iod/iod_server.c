@@ -45,15 +45,12 @@
 
 /* How often blocked loops look at the stop flag, ms. */
 #define STOP_POLL_MS 200
-/* A connection buffer up to this size is always kept between requests. */
-#define KEEP_BUF_MAX (1u << 20)
 /*
- * Bigger ones are kept while all connections together hold at most this
- * many bytes of them -- room for 4 connections writing and reading the
- * largest payloads, CLF_PROTO_PAYLOAD_MAX -- and freed after
- * BIG_BUF_IDLE_MS without a request.
+ * A connection buffer up to IOD_SMALL_BUF is always kept between
+ * requests; bigger ones are charged to the buffer pool, kept while the
+ * pool is at most half used, and freed after BIG_BUF_IDLE_MS without a
+ * request.
  */
-#define BIG_BUF_BUDGET ((size_t)8 * CLF_PROTO_PAYLOAD_MAX)
 #define BIG_BUF_IDLE_MS 2000
 /* Scratch for skipping the payload of a refused request. */
 #define DRAIN_CHUNK (64u << 10)
@@ -67,11 +64,52 @@
 /* Room for an error reply's body. */
 #define ERR_BODY_MAX (2 + CLF_PROTO_ERRMSG_MAX)
 
+/* Physical memory of this machine, bytes (1 GiB if unknown). */
+static size_t machine_memory(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+
+	if (pages <= 0 || size <= 0)
+		return (size_t)1 << 30;
+	return (size_t)pages * (size_t)size;
+}
+
+static size_t clamp_size(size_t v, size_t lo, size_t hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+void iod_limits_from_config(const struct clf_config *cfg,
+			    struct iod_limits *out)
+{
+	size_t mem = machine_memory();
+	struct iod_limits l = {
+		.view_memory = (size_t)cfg->iod_view_memory,
+		.view_min_share = (size_t)cfg->iod_view_min_share,
+		.buffer_memory = (size_t)cfg->iod_buffer_memory,
+		.buffer_min_share = (size_t)cfg->iod_buffer_min_share,
+	};
+
+	if (!l.view_memory)
+		l.view_memory = clamp_size(mem / 16, (size_t)64 << 20,
+					   (size_t)8 << 30);
+	if (!l.view_min_share)
+		l.view_min_share = l.view_memory / 64;
+	if (!l.buffer_memory)
+		l.buffer_memory = clamp_size(mem / 8, (size_t)256 << 20,
+					     (size_t)16 << 30);
+	if (!l.buffer_min_share)
+		l.buffer_min_share = l.buffer_memory / 16;
+	*out = l;
+}
+
 int iod_server_open(struct iod_server *srv, const struct clf_config *cfg,
 		    uint32_t index, unsigned max_conns,
 		    const struct iod_hooks *hooks)
 {
 	const struct clf_transport_ops *t;
+	struct iod_view_limits vl;
+	char a[32], b[32], c[32], d[32];
 	const char *dir;
 	int err;
 
@@ -107,9 +145,22 @@ int iod_server_open(struct iod_server *srv, const struct clf_config *cfg,
 		clf_fail_neg(err, "iod: cannot create a condition variable");
 		goto destroy_mutex;
 	}
+	err = -pthread_mutex_init(&srv->buf_lock, NULL);
+	if (err) {
+		clf_fail_neg(err, "iod: cannot create a mutex");
+		goto destroy_cond;
+	}
+	iod_limits_from_config(cfg, &srv->limits);
+	iod_pool_init(&srv->bufs, "request buffers", "iod_buffer_memory",
+		      srv->limits.buffer_memory, srv->limits.buffer_min_share);
+	iod_log("memory lent to clients: views %s (at least %s each), buffers %s (at least %s each)",
+		iod_bytes_str(srv->limits.view_memory, a, sizeof(a)),
+		iod_bytes_str(srv->limits.view_min_share, b, sizeof(b)),
+		iod_bytes_str(srv->limits.buffer_memory, c, sizeof(c)),
+		iod_bytes_str(srv->limits.buffer_min_share, d, sizeof(d)));
 	err = iod_store_open(dir, 0, &srv->st);
 	if (err)
-		goto destroy_cond;
+		goto destroy_buf_lock;
 	if (hooks->enospc_after)
 		iod_log("test hook CLF_TEST_IOD_ENOSPC_AFTER=%" PRIu64 " is on",
 			hooks->enospc_after);
@@ -119,7 +170,9 @@ int iod_server_open(struct iod_server *srv, const struct clf_config *cfg,
 	if (hooks->coll_pieces)
 		iod_log("test hook CLF_TEST_IOD_COLL_PIECES=%u is on",
 			hooks->coll_pieces);
-	err = iod_views_create(NULL, &srv->views);
+	vl = (struct iod_view_limits){ srv->limits.view_memory,
+				       srv->limits.view_min_share };
+	err = iod_views_create(&vl, &srv->views);
 	if (err)
 		goto free_store;
 	err = iod_colls_create(&srv->colls);
@@ -137,6 +190,8 @@ free_views:
 	iod_views_free(srv->views);
 free_store:
 	iod_store_free(srv->st);
+destroy_buf_lock:
+	pthread_mutex_destroy(&srv->buf_lock);
 destroy_cond:
 	pthread_cond_destroy(&srv->idle);
 destroy_mutex:
@@ -151,6 +206,7 @@ void iod_server_close(struct iod_server *srv)
 	iod_colls_free(srv->colls);
 	iod_views_free(srv->views);
 	iod_store_free(srv->st);
+	pthread_mutex_destroy(&srv->buf_lock);
 	pthread_cond_destroy(&srv->idle);
 	pthread_mutex_destroy(&srv->mutex);
 }
@@ -181,14 +237,28 @@ static void delay_hook(const struct iod_server *srv)
 		;
 }
 
+static int send_error(struct iod_conn *cn, const struct clf_proto_header *req,
+		      int err, const char *msg);
+
 static int send_reply(struct iod_conn *cn, const struct clf_proto_header *req,
 		      const struct iod_reply *rep)
 {
+	char msg[CLF_PROTO_ERRMSG_MAX];
 	struct clf_proto_header h;
 	struct iovec iov[2];
-	int n = 0;
+	int n = 0, err;
 
 	clf_proto_header_init_reply(&h, req, 0);
+	if (rep->stream) {
+		delay_hook(cn->srv);
+		err = iod_stream_send(cn, &h, rep);
+		/* Failed before the header went: the client can be told. */
+		if (err && !clf_conn_broken(cn->c)) {
+			iod_errmsg(msg, sizeof(msg));
+			err = send_error(cn, req, err, msg);
+		}
+		return err;
+	}
 	if (rep->head_len)
 		iov[n++] = (struct iovec){ (void *)rep->head, rep->head_len };
 	if (rep->file) {
@@ -239,7 +309,7 @@ static bool log_worthy(int err)
 /* ------------------------------------------------------------------ */
 
 /* Skip the rest of the payload of a request that is refused. */
-static int drain(struct iod_conn *cn, size_t left)
+int iod_conn_drain(struct iod_conn *cn, size_t left)
 {
 	uint8_t *scratch;
 	int err = 0;
@@ -275,54 +345,82 @@ static int recv_payload(struct iod_conn *cn, size_t from, size_t len)
 /* Free one of the connection's buffers. */
 static void buf_free(struct iod_conn *cn, uint8_t **buf, size_t *cap)
 {
-	if (*cap > KEEP_BUF_MAX)
-		atomic_fetch_sub(&cn->srv->kept, *cap);
+	struct iod_server *srv = cn->srv;
+
+	if (*cap > IOD_SMALL_BUF) {
+		pthread_mutex_lock(&srv->buf_lock);
+		iod_pool_give(&srv->bufs, &cn->charged, *cap);
+		pthread_mutex_unlock(&srv->buf_lock);
+	}
 	free(*buf);
 	*buf = NULL;
 	*cap = 0;
 }
 
-/* *buf with room for len bytes (at least 1); 0 or -ENOMEM. */
+/*
+ * *buf with room for len bytes (at least 1); 0, or -ENOBUFS when a big
+ * one passes the connection's share of the pool, or -ENOMEM.
+ */
 static int buf_reserve(struct iod_conn *cn, uint8_t **buf, size_t *cap,
 		       size_t len, const char *what)
 {
+	struct iod_server *srv = cn->srv;
 	uint8_t *bigger;
+	int err = 0;
 
 	if (len <= *cap && *buf)
 		return 0;
 	buf_free(cn, buf, cap);
+	if (len > IOD_SMALL_BUF) {
+		pthread_mutex_lock(&srv->buf_lock);
+		err = iod_pool_take(&srv->bufs, &cn->charged, len);
+		pthread_mutex_unlock(&srv->buf_lock);
+		if (err)
+			return err;
+	}
 	bigger = malloc(len ? len : 1);
-	if (!bigger)
+	if (!bigger) {
+		if (len > IOD_SMALL_BUF) {
+			pthread_mutex_lock(&srv->buf_lock);
+			iod_pool_give(&srv->bufs, &cn->charged, len);
+			pthread_mutex_unlock(&srv->buf_lock);
+		}
 		return clf_fail(ENOMEM, "iod: no memory for %s of %zu bytes",
 				what, len);
+	}
 	*buf = bigger;
 	*cap = len ? len : 1;
-	if (*cap > KEEP_BUF_MAX)
-		atomic_fetch_add(&cn->srv->kept, *cap);
 	return 0;
 }
 
-/* The connection buffer with room for len bytes (at least 1). */
-static int reserve(struct iod_conn *cn, size_t len)
+int iod_conn_reserve(struct iod_conn *cn, size_t len)
 {
 	return buf_reserve(cn, &cn->buf, &cn->cap, len, "a payload");
 }
 
-void *iod_conn_data_buffer(struct iod_conn *cn, size_t len)
+int iod_conn_data_buffer(struct iod_conn *cn, size_t len, void **out)
 {
-	if (buf_reserve(cn, &cn->out, &cn->out_cap, len, "data"))
-		return NULL;
-	return cn->out;
+	int err = buf_reserve(cn, &cn->out, &cn->out_cap, len, "data");
+
+	if (!err)
+		*out = cn->out;
+	return err;
 }
 
-/* After a request: big buffers go if the server holds too many. */
+/* After a request: big buffers go when idle or the pool fills up. */
 static void buf_trim(struct iod_conn *cn, bool idle)
 {
-	if (cn->cap > KEEP_BUF_MAX &&
-	    (idle || atomic_load(&cn->srv->kept) > BIG_BUF_BUDGET))
+	struct iod_server *srv = cn->srv;
+	bool full;
+
+	if (cn->cap <= IOD_SMALL_BUF && cn->out_cap <= IOD_SMALL_BUF)
+		return;
+	pthread_mutex_lock(&srv->buf_lock);
+	full = srv->bufs.used > srv->bufs.limit / 2;
+	pthread_mutex_unlock(&srv->buf_lock);
+	if (cn->cap > IOD_SMALL_BUF && (idle || full))
 		buf_free(cn, &cn->buf, &cn->cap);
-	if (cn->out_cap > KEEP_BUF_MAX &&
-	    (idle || atomic_load(&cn->srv->kept) > BIG_BUF_BUDGET))
+	if (cn->out_cap > IOD_SMALL_BUF && (idle || full))
 		buf_free(cn, &cn->out, &cn->out_cap);
 }
 
@@ -336,12 +434,12 @@ static int refuse_rest(struct iod_conn *cn, const struct clf_proto_header *h,
 		       size_t left, int err, const char *why)
 {
 	char msg[CLF_PROTO_ERRMSG_MAX];
-	int rc = drain(cn, left);
+	int rc = iod_conn_drain(cn, left);
 
 	iod_log("%s (%s): %s", clf_conn_peer(cn->c), cn->role, why);
 	if (rc)
 		return rc;
-	snprintf(msg, sizeof(msg), "%s: %s", iod_log_name(), why);
+	snprintf(msg, sizeof(msg), "%s: %.900s", iod_log_name(), why);
 	return send_error(cn, h, err, msg);
 }
 
@@ -373,7 +471,7 @@ static int serve(struct iod_conn *cn, const struct clf_proto_header *h)
 	int64_t max = iod_op_payload_max(h->opcode);
 	char msg[CLF_PROTO_ERRMSG_MAX];
 	uint8_t head[IOD_DIRECT_HEAD_MAX];
-	size_t head_len;
+	size_t head_len, direct;
 	bool broken = false;
 	int err;
 
@@ -397,18 +495,28 @@ static int serve(struct iod_conn *cn, const struct clf_proto_header *h)
 			 name, h->payload_len, max);
 		return refuse(cn, h, -E2BIG, msg);
 	}
-	head_len = iod_direct_head_len(cn->srv, h);
+	/* Writes go to their subfile as they come, whole (iod_direct.c) or
+	 * in pieces (iod_stream.c), when they can. */
+	direct = iod_direct_head_len(cn->srv, h);
+	head_len = direct ? direct : iod_stream_head_len(h);
 	if (head_len) {
 		err = clf_conn_recv_payload(cn->c, head, head_len);
 		if (err)
 			goto broken;
-		err = iod_direct_write(cn, h, head, head_len, &rep, &broken);
+		err = IOD_DIRECT_DECLINED;
+		if (direct)
+			err = iod_direct_write(cn, h, head, head_len, &rep,
+					       &broken);
+		if (!broken && err == IOD_DIRECT_DECLINED &&
+		    iod_stream_head_len(h))
+			err = iod_stream_write(cn, h, head, head_len, &rep,
+					       &broken);
 		if (broken)
 			goto broken;
 		if (err != IOD_DIRECT_DECLINED)
 			goto answer;
 	}
-	err = reserve(cn, h->payload_len);
+	err = iod_conn_reserve(cn, h->payload_len);
 	if (err)
 		return refuse_rest(cn, h, h->payload_len - head_len, err,
 				   last_error());
@@ -431,6 +539,7 @@ answer:
 	free(rep.owned);
 	if (rep.file)
 		iod_subfile_put(rep.file);
+	iod_stream_free(rep.stream);
 	buf_trim(cn, false);
 	if (err)
 		iod_log("%s (%s): cannot reply to %s: %s; closing",

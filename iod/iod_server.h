@@ -19,6 +19,7 @@
 
 #include "admission.h"
 #include "config.h"
+#include "iod_share.h"
 #include "iod_store.h"
 #include "iod_view.h"
 #include "transport.h"
@@ -47,6 +48,32 @@ struct iod_hooks {
 /* Parse the CLF_TEST_IOD_* variables: 0, or -EINVAL with a message. */
 int iod_hooks_from_env(struct iod_hooks *out);
 
+/*
+ * What the iod lends its clients (clf.conf keys of the same names; 0 in
+ * the configuration: these defaults, from the machine's memory M):
+ *
+ *   iod_view_memory       M / 16, from 64 MiB to 8 GiB: registered views
+ *   iod_view_min_share    iod_view_memory / 64
+ *   iod_buffer_memory     M / 8, from 256 MiB to 16 GiB: request and
+ *                         reply buffers over IOD_SMALL_BUF
+ *   iod_buffer_min_share  iod_buffer_memory / 16
+ *
+ * Each pool is shared fairly between the connections (iod_share.h).
+ * Besides, each connection may always hold IOD_SMALL_BUF bytes of
+ * request and as many of reply, so that every client is served however
+ * the pools stand: max_conns * 2 * IOD_SMALL_BUF in all.
+ */
+struct iod_limits {
+	size_t view_memory, view_min_share;
+	size_t buffer_memory, buffer_min_share;
+};
+
+#define IOD_SMALL_BUF ((size_t)1 << 20)
+
+/* The limits of cfg, defaults filled in from this machine's memory. */
+void iod_limits_from_config(const struct clf_config *cfg,
+			    struct iod_limits *out);
+
 struct iod_server {
 	/* Immutable while serving. */
 	uint32_t index;			/* this iod's index in the config */
@@ -71,7 +98,10 @@ struct iod_server {
 	atomic_uint_least64_t bytes_written; /* client data stored, bytes */
 	atomic_uint connections;	/* authenticated and open now */
 	atomic_uint_least64_t next_owner; /* the last connection id given */
-	atomic_size_t kept;		/* bytes of big connection buffers */
+	struct iod_limits limits;
+
+	pthread_mutex_t buf_lock;
+	struct iod_pool bufs;		/* buffers over IOD_SMALL_BUF; buf_lock */
 
 	pthread_mutex_t mutex;
 	pthread_cond_t idle;		/* signalled when a thread ends */
@@ -119,8 +149,9 @@ struct iod_conn {
 	/*
 	 * Payload of the request being served (buf) and bulk data of the
 	 * reply being sent (out: reads), reused from request to request.
-	 * A big buffer is kept while the server's budget allows
-	 * (iod_server.kept) and given back when the connection idles: a
+	 * A buffer over IOD_SMALL_BUF is charged to the server's pool
+	 * (iod_server.bufs) as this connection's, kept while the pool is
+	 * less than half used and given back when the connection idles: a
 	 * fresh 32 MiB buffer per request costs a page fault and a page
 	 * clear per 4 KiB, a third of the iod's time in a stream of writes.
 	 */
@@ -128,6 +159,7 @@ struct iod_conn {
 	size_t cap;			/* bytes allocated */
 	uint8_t *out;			/* owned */
 	size_t out_cap;			/* bytes allocated */
+	size_t charged;			/* of the pool, for these; buf_lock */
 };
 
 /*
@@ -135,9 +167,19 @@ struct iod_conn {
  *
  * The connection's reply buffer, grown as needed; it stays the
  * connection's (a reply borrows it) and is valid until the reply is sent.
- * Returns NULL with a message when out of memory.
+ * Returns 0 and *out, or -ENOBUFS when the connection's share of the
+ * buffer pool cannot hold it (iod_share.h; the caller may then stream
+ * the reply: iod_stream.c), or -ENOMEM, with a message.
  */
-void *iod_conn_data_buffer(struct iod_conn *cn, size_t len);
+int iod_conn_data_buffer(struct iod_conn *cn, size_t len, void **out);
+
+/* The request buffer with room for len bytes: 0, -ENOBUFS or -ENOMEM. */
+int iod_conn_reserve(struct iod_conn *cn, size_t len);
+
+/* Skip the next left payload bytes: 0 or the connection's error. */
+int iod_conn_drain(struct iod_conn *cn, size_t left);
+
+struct iod_stream;
 
 /*
  * The reply a handler prepares: a body of up to sizeof(head) bytes, then
@@ -154,6 +196,9 @@ struct iod_reply {
 	 * end), sent from the page cache; a reference, put after sending. */
 	struct iod_subfile *file;
 	int64_t file_off;
+	/* Or data_len bytes made piece by piece while sending
+	 * (iod_stream.c); owned, freed after sending. */
+	struct iod_stream *stream;
 };
 
 /*
@@ -224,6 +269,60 @@ int iod_direct_sub_read(struct iod_conn *cn, uint64_t file, uint32_t subfile,
 int iod_direct_view_read(struct iod_conn *cn, const struct iod_view *v,
 			 const struct clf_proto_view_io_req *m, int64_t count,
 			 struct iod_reply *rep);
+
+/* ------------------------------------------------------------------ */
+/* Requests too big to hold, in pieces (iod_stream.c)                  */
+/* ------------------------------------------------------------------ */
+
+/* Writes and reads move in pieces of this many bytes. */
+#define IOD_STREAM_CHUNK IOD_SMALL_BUF
+
+/*
+ * How many bytes of h's body to receive before offering the request to
+ * iod_stream_write: the head of a write with more than IOD_STREAM_CHUNK
+ * bytes of data, or 0.
+ */
+size_t iod_stream_head_len(const struct clf_proto_header *h);
+
+/*
+ * iod_stream_write - serve a write whose head is in head[0..head_len)
+ *
+ * The data is still in the connection; it is received and written in
+ * pieces of IOD_STREAM_CHUNK, so the iod holds one piece whatever the
+ * write, and reads no faster than the disk takes the data.  A collective
+ * write is held whole, when the connection's share of the buffer pool
+ * allows: then IOD_DIRECT_DECLINED, with the request buffer reserved
+ * (receive the rest and dispatch); otherwise its piece is written at once
+ * and it joins its operation with an empty range (as iod_direct.c).
+ * Returns 0 with *rep set or a negative errno for an error reply, the
+ * rest of the data then received and dropped -- unless *broken is set:
+ * the connection failed (close it).
+ */
+int iod_stream_write(struct iod_conn *cn, const struct clf_proto_header *h,
+		     const uint8_t *head, size_t head_len,
+		     struct iod_reply *rep, bool *broken);
+
+/*
+ * iod_stream_view_read - answer a VIEW_READ of count bytes whose data
+ * does not fit in the connection's share: a collective read joins its
+ * operation with an empty range first; the data is then gathered piece
+ * by piece while it is sent.  0 with *rep set, or a negative errno.
+ */
+int iod_stream_view_read(struct iod_conn *cn, struct iod_view *v,
+			 const struct clf_proto_view_io_req *m, int64_t count,
+			 struct iod_reply *rep);
+
+/* The same for a SUB_READ of len bytes at off (short at the end). */
+int iod_stream_sub_read(struct iod_conn *cn, uint64_t file, uint32_t subfile,
+			int64_t off, size_t len, struct iod_reply *rep);
+
+/* Send a streamed reply (rep->stream) after the header h: 0 or the
+ * transport's error. */
+int iod_stream_send(struct iod_conn *cn, const struct clf_proto_header *h,
+		    const struct iod_reply *rep);
+
+/* Free rep->stream; NULL ok. */
+void iod_stream_free(struct iod_stream *s);
 
 /* ------------------------------------------------------------------ */
 /* Collective operations (iod_collective.c)                            */

@@ -6,7 +6,8 @@
  * (each with the list of its views and their number, for the per-owner
  * limit and for dropping a connection in time proportional to its views).
  * The mapping is built before taking the mutex: it is the expensive part
- * and needs no shared state.  A third table keeps mappings by the key
+ * and needs no shared state.  Each view is charged its bytes in the pool
+ * (iod_share.h) on insertion and gives them back on detaching.  A third table keeps mappings by the key
  * the client sent (iod_view.h), each with a count of the views using it;
  * unused ones stay, the oldest going first, up to IOD_VIEW_MAPS_KEPT.
  */
@@ -20,10 +21,12 @@
 
 #include "error.h"
 #include "iod_view.h"
+#include "mapping_mem.h"
 
 struct iod_owner {
 	uint64_t id;		   /* connection id */
 	unsigned nviews;	   /* views in the list */
+	size_t bytes;		   /* charged for them, in the pool */
 	struct iod_view *views;	   /* the owner's views, newest first */
 	struct iod_owner *next;	   /* hash chain */
 };
@@ -38,6 +41,7 @@ struct iod_map {
 	uint8_t *keys;		   /* owned: view then sub encoding */
 	uint32_t view_len, sub_len;
 	CLF_Mapping *map;	   /* owned */
+	size_t bytes;		   /* map, keys and this record */
 	atomic_uint refs;	   /* views using it, +1 while in the table */
 	/* Protected by the registry mutex. */
 	unsigned users;		   /* views registered with it */
@@ -59,6 +63,9 @@ struct iod_views {
 	uint32_t next_handle;		 /* where the handle search starts */
 	struct iod_map *maps[MAP_BUCKETS]; /* shared mappings, by key */
 	unsigned nmaps, idle_maps;	 /* in the table; of them unused */
+	size_t idle_bytes;		 /* of the unused ones */
+	size_t idle_max;		 /* bound of idle_bytes */
+	struct iod_pool pool;		 /* bytes charged to owners */
 	uint64_t clock;			 /* ticks at each release of a map */
 };
 
@@ -72,12 +79,16 @@ int iod_views_create(const struct iod_view_limits *limits,
 		return clf_fail(ENOMEM, "iod: out of memory");
 	if (limits)
 		reg->lim = *limits;
-	if (!reg->lim.max_per_owner)
-		reg->lim.max_per_owner = IOD_VIEWS_PER_OWNER_DEFAULT;
-	if (!reg->lim.max_total)
-		reg->lim.max_total = IOD_VIEWS_TOTAL_DEFAULT;
+	if (!reg->lim.memory)
+		reg->lim.memory = IOD_VIEW_MEMORY_DEFAULT;
+	if (!reg->lim.min_share)
+		reg->lim.min_share = IOD_VIEW_MIN_SHARE_DEFAULT(reg->lim.memory);
+	iod_pool_init(&reg->pool, "view registrations", "iod_view_memory",
+		      reg->lim.memory, reg->lim.min_share);
+	reg->idle_max = reg->lim.memory / IOD_VIEW_KEPT_PART;
+	/* A view costs 1 KiB at least: a chain of 4 at the limit. */
 	reg->nbuckets = 256;
-	while (reg->nbuckets < reg->lim.max_total / 4 &&
+	while (reg->nbuckets < reg->lim.memory / 4096 &&
 	       reg->nbuckets < 65536)
 		reg->nbuckets *= 2;
 	reg->handles = calloc(reg->nbuckets, sizeof(*reg->handles));
@@ -182,7 +193,8 @@ static struct iod_owner **owner_slot(struct iod_views *reg, uint64_t id)
 	return pp;
 }
 
-/* A handle not in use; there is one, as count < max_total < 2^32 - 1. */
+/* A handle not in use; there is one: each view costs over 64 bytes, so
+ * fewer than 2^32 - 1 fit in memory. */
 static uint32_t new_handle(struct iod_views *reg)
 {
 	uint32_t h;
@@ -193,19 +205,15 @@ static uint32_t new_handle(struct iod_views *reg)
 	return h;
 }
 
-/* Insert v for its owner, within the limits; mutex held. */
+/* Insert v for its owner, within its share; mutex held. */
 static int insert(struct iod_views *reg, struct iod_view *v)
 {
 	struct iod_owner **op = owner_slot(reg, v->owner), *o = *op;
+	size_t mine = o ? o->bytes : 0;
 
-	if (reg->count >= reg->lim.max_total)
-		return clf_fail(ENFILE,
-				"iod: cannot register a view: the iod holds %u views, its limit",
-				reg->lim.max_total);
-	if (o && o->nviews >= reg->lim.max_per_owner)
-		return clf_fail(EMFILE,
-				"iod: cannot register a view: connection %" PRIu64 " holds %u views, the limit per connection",
-				v->owner, reg->lim.max_per_owner);
+	/* Refused with the figures, or charged below once o exists. */
+	if (!iod_pool_fits(&reg->pool, mine, v->cost))
+		return iod_pool_take(&reg->pool, &mine, v->cost);
 	if (!o) {
 		o = calloc(1, sizeof(*o));
 		if (!o)
@@ -213,6 +221,7 @@ static int insert(struct iod_views *reg, struct iod_view *v)
 		o->id = v->owner;
 		*op = o;
 	}
+	iod_pool_take(&reg->pool, &o->bytes, v->cost);
 	v->handle = new_handle(reg);
 	*handle_slot(reg, v->handle) = v;
 	v->own = o;
@@ -241,6 +250,14 @@ static int make_mapping(uint64_t file, uint32_t subfile, CLF_Datatype view,
 			    subfile, file, why);
 }
 
+/* What a view record and its mapping cost (malloc's overhead included). */
+static size_t view_cost(size_t map_bytes)
+{
+	if (map_bytes > SIZE_MAX / 2)
+		return SIZE_MAX / 2;	/* refused by any pool */
+	return sizeof(struct iod_view) + 16 + map_bytes;
+}
+
 /* Insert a view of (file, subfile) for owner, on map m (or shared sm). */
 static int add_view(struct iod_views *reg, uint64_t file, uint32_t subfile,
 		    CLF_Mapping *m, struct iod_map *sm, uint64_t owner,
@@ -251,6 +268,7 @@ static int add_view(struct iod_views *reg, uint64_t file, uint32_t subfile,
 
 	if (!v)
 		return clf_fail(ENOMEM, "iod: out of memory");
+	v->cost = view_cost(sm ? sm->bytes : clf_mapping_footprint(m));
 	v->owner = owner;
 	v->file = file;
 	v->subfile = subfile;
@@ -263,8 +281,10 @@ static int add_view(struct iod_views *reg, uint64_t file, uint32_t subfile,
 		if (sm) {
 			/* The caller's reference on sm is the view's now. */
 			v->shared = sm;
-			if (sm->users++ == 0 && sm->listed)
+			if (sm->users++ == 0 && sm->listed) {
 				reg->idle_maps--;
+				reg->idle_bytes -= sm->bytes;
+			}
 		}
 	}
 	pthread_mutex_unlock(&reg->mutex);
@@ -335,10 +355,11 @@ static struct iod_map *map_find(struct iod_views *reg, uint64_t hash,
 	return m;
 }
 
-/* Drop the oldest unused mappings beyond the bound; mutex held. */
+/* Drop the oldest unused mappings beyond the bounds; mutex held. */
 static void maps_trim(struct iod_views *reg)
 {
-	while (reg->idle_maps > IOD_VIEW_MAPS_KEPT) {
+	while (reg->idle_maps > IOD_VIEW_MAPS_KEPT ||
+	       (reg->idle_maps && reg->idle_bytes > reg->idle_max)) {
 		struct iod_map **oldest = NULL;
 
 		for (size_t b = 0; b < MAP_BUCKETS; b++)
@@ -357,6 +378,7 @@ static void maps_trim(struct iod_views *reg)
 			m->listed = false;
 			reg->nmaps--;
 			reg->idle_maps--;
+			reg->idle_bytes -= m->bytes;
 			map_put(m);
 		}
 	}
@@ -385,6 +407,9 @@ static int map_add(struct iod_views *reg, uint64_t hash,
 	memcpy(m->keys, k->view, k->view_len);
 	memcpy(m->keys + k->view_len, k->sub, k->sub_len);
 	m->map = map;
+	m->bytes = clf_mapping_footprint(map);
+	m->bytes = m->bytes > SIZE_MAX / 2 ? SIZE_MAX / 2 :
+		   m->bytes + sizeof(*m) + k->view_len + k->sub_len + 32;
 	atomic_init(&m->refs, 2);	/* the table's and the caller's */
 	pthread_mutex_lock(&reg->mutex);
 	other = map_find(reg, hash, k);
@@ -394,6 +419,7 @@ static int map_add(struct iod_views *reg, uint64_t hash,
 		m->listed = true;
 		reg->nmaps++;
 		reg->idle_maps++;	/* until its view is added */
+		reg->idle_bytes += m->bytes;
 		m->idle_since = ++reg->clock;
 	}
 	pthread_mutex_unlock(&reg->mutex);
@@ -483,7 +509,9 @@ static void detach(struct iod_views *reg, struct iod_view *v)
 	if (v->shared && --v->shared->users == 0 && v->shared->listed) {
 		v->shared->idle_since = ++reg->clock;
 		reg->idle_maps++;
+		reg->idle_bytes += v->shared->bytes;
 	}
+	iod_pool_give(&reg->pool, &o->bytes, v->cost);
 	if (--o->nviews == 0) {
 		*owner_slot(reg, o->id) = o->next;
 		free(o);
@@ -497,9 +525,10 @@ int iod_view_release(struct iod_views *reg, uint32_t handle, uint64_t owner)
 
 	pthread_mutex_lock(&reg->mutex);
 	v = *handle_slot(reg, handle);
-	if (v && v->owner == owner)
+	if (v && v->owner == owner) {
 		detach(reg, v);
-	else
+		maps_trim(reg);
+	} else
 		err = clf_fail(EBADF,
 			       "iod: connection %" PRIu64 " has no view %" PRIu32 " to release",
 			       owner, handle);
@@ -528,6 +557,7 @@ int iod_view_release_owner(struct iod_views *reg, uint64_t owner)
 		if (last)
 			o = NULL;
 	}
+	maps_trim(reg);
 	pthread_mutex_unlock(&reg->mutex);
 	while (gone) {
 		struct iod_view *next = gone->onext;
@@ -544,6 +574,32 @@ unsigned iod_views_count(struct iod_views *reg)
 
 	pthread_mutex_lock(&reg->mutex);
 	n = reg->count;
+	pthread_mutex_unlock(&reg->mutex);
+	return n;
+}
+
+size_t iod_views_bytes(struct iod_views *reg, uint64_t owner)
+{
+	struct iod_owner *o;
+	size_t n;
+
+	pthread_mutex_lock(&reg->mutex);
+	if (owner) {
+		o = *owner_slot(reg, owner);
+		n = o ? o->bytes : 0;
+	} else {
+		n = reg->pool.used;
+	}
+	pthread_mutex_unlock(&reg->mutex);
+	return n;
+}
+
+size_t iod_views_idle_bytes(struct iod_views *reg)
+{
+	size_t n;
+
+	pthread_mutex_lock(&reg->mutex);
+	n = reg->idle_bytes;
 	pthread_mutex_unlock(&reg->mutex);
 	return n;
 }

@@ -11,8 +11,13 @@
  * Views belong to the connection that declared them (its "owner" id, an
  * opaque number chosen by the daemon loop): a view is found, and released,
  * only through its owner, and every view of an owner goes when its
- * connection drops.  Limits bound what one connection and all of them may
- * hold, because each mapping costs memory chosen by the client.
+ * connection drops.  Each mapping costs memory chosen by the client, so
+ * views are charged in bytes (the view, its key and its mapping's
+ * clf_mapping_footprint) to a pool that the owners share fairly
+ * (iod_share.h): one owner gets -ENOBUFS past its share, and the others
+ * still register.  A view sharing a mapping is charged the whole
+ * mapping: what each owner is charged stays alive as long as it keeps
+ * its views, whoever made the mapping first.
  *
  * Mappings are shared: a registration made with the client's encodings
  * (iod_view_register_keyed) finds the mapping of an equal one -- the same
@@ -33,6 +38,7 @@
 #include <stdint.h>
 
 #include "clf.h"
+#include "iod_share.h"
 
 struct iod_views;
 struct iod_owner;
@@ -48,6 +54,7 @@ struct iod_view {
 	CLF_Mapping *map;	   /* view -> subfile runs: owned, or
 				      shared's */
 	struct iod_map *shared;	   /* a reference, or NULL */
+	size_t cost;		   /* bytes charged to the owner */
 
 	atomic_uint refs;	   /* the registry's (while registered) and
 				      every lookup's */
@@ -60,12 +67,13 @@ struct iod_view {
 };
 
 struct iod_view_limits {
-	unsigned max_per_owner;	   /* views one connection may hold */
-	unsigned max_total;	   /* views of all connections together */
+	size_t memory;		   /* bytes of all owners' views together */
+	size_t min_share;	   /* bytes one owner may always hold, as
+				      long as the total allows */
 };
 
-#define IOD_VIEWS_PER_OWNER_DEFAULT 4096u
-#define IOD_VIEWS_TOTAL_DEFAULT 65536u
+#define IOD_VIEW_MEMORY_DEFAULT ((size_t)256 << 20)
+#define IOD_VIEW_MIN_SHARE_DEFAULT(memory) ((memory) / 64)
 
 /*
  * A new, empty registry.  limits is copied; NULL or zero fields take the
@@ -87,16 +95,19 @@ void iod_views_free(struct iod_views *reg);
  * `subfile` of file `file` (types borrowed; the mapping takes its own
  * references).  Returns 0 and a new handle in *handle, or
  * -EINVAL/-EOVERFLOW/-E2BIG from CLF_Mapping_create (bad types or
- * displacements, incommensurate patterns), -EMFILE when the owner holds
- * max_per_owner views already, -ENFILE when the registry holds max_total,
- * -ENOMEM.  The message says which limit and its value.
+ * displacements, incommensurate patterns), -ENOBUFS when the view would
+ * pass the owner's share or the registry's memory (the message gives the
+ * figures: "view registrations of this client use 1.5 MiB of its 1.5 MiB
+ * share ..."), -ENOMEM.
  */
 int iod_view_register(struct iod_views *reg, uint64_t file, uint32_t subfile,
 		      CLF_Datatype view, int64_t view_disp, CLF_Datatype sub,
 		      int64_t sub_disp, uint64_t owner, uint32_t *handle);
 
-/* Mappings kept unused, for views registered again. */
+/* Mappings kept unused, for views registered again: at most this many,
+ * and at most memory / IOD_VIEW_KEPT_PART bytes of them. */
 #define IOD_VIEW_MAPS_KEPT 256u
+#define IOD_VIEW_KEPT_PART 8u
 
 /* A registration as the client encoded it (clf_proto.h VIEW_REGISTER). */
 struct iod_view_key {
@@ -140,5 +151,11 @@ int iod_view_release_owner(struct iod_views *reg, uint64_t owner);
 
 /* Views registered now, all owners together (for the STATUS reply). */
 unsigned iod_views_count(struct iod_views *reg);
+
+/* Bytes charged to owner's views, or to all owners' when owner is 0. */
+size_t iod_views_bytes(struct iod_views *reg, uint64_t owner);
+
+/* Bytes of unused mappings kept for views registered again (for tests). */
+size_t iod_views_idle_bytes(struct iod_views *reg);
 
 #endif /* IOD_VIEW_H */

@@ -4,7 +4,7 @@
 LIBCLF_SRCS := libclf/error.c libclf/falls.c libclf/falls_algebra.c \
 	libclf/falls_cursor.c libclf/type.c libclf/type_codec.c libclf/pattern.c \
 	libclf/mapping.c libclf/mapping_walk.c libclf/mapping_table.c \
-	libclf/mapping_tiles.c
+	libclf/mapping_tiles.c libclf/mapping_mem.c
 # Long block lists found compact (CLF_Blocklist_*, CLF_Type_struct).
 LIBCLF_SRCS += libclf/falls_compact.c libclf/type_compact.c
 # Network layer: protocol codec, transports, authentication, configuration.

@@ -28,6 +28,7 @@
 enum key {
 	K_SECRET, K_SECRET_FILE, K_STRIPE_SIZE, K_STRIPE_COUNT, K_FIRST_IOD,
 	K_TIMEOUT, K_DATA_DIR, K_TRANSPORT, K_METAD,
+	K_IOD_VIEW_MEM, K_IOD_VIEW_SHARE, K_IOD_BUF_MEM, K_IOD_BUF_SHARE,
 	K_ADDRESS, K_DIR,	/* in [metad] and [iod] */
 	K_NR
 };
@@ -38,7 +39,23 @@ static const char *const key_names[K_NR] = {
 	[K_FIRST_IOD] = "first_iod", [K_TIMEOUT] = "timeout_ms",
 	[K_DATA_DIR] = "data_dir", [K_TRANSPORT] = "transport",
 	[K_METAD] = "metad", [K_ADDRESS] = "address", [K_DIR] = "dir",
+	[K_IOD_VIEW_MEM] = "iod_view_memory",
+	[K_IOD_VIEW_SHARE] = "iod_view_min_share",
+	[K_IOD_BUF_MEM] = "iod_buffer_memory",
+	[K_IOD_BUF_SHARE] = "iod_buffer_min_share",
 };
+
+/* Where the [global] iod memory keys go in a config. */
+static int64_t *iod_mem_field(struct clf_config *cfg, enum key k)
+{
+	switch (k) {
+	case K_IOD_VIEW_MEM: return &cfg->iod_view_memory;
+	case K_IOD_VIEW_SHARE: return &cfg->iod_view_min_share;
+	case K_IOD_BUF_MEM: return &cfg->iod_buffer_memory;
+	case K_IOD_BUF_SHARE: return &cfg->iod_buffer_min_share;
+	default: return NULL;
+	}
+}
 
 enum section { SEC_GLOBAL, SEC_METAD, SEC_IOD, SEC_OTHER };
 
@@ -460,6 +477,17 @@ static int global_key(struct parse *p, enum key k, const char *value)
 		cfg->transport = strdup(value);
 		return cfg->transport ? 1
 				      : perr(p, p->line, ENOMEM, "out of memory");
+	case K_IOD_VIEW_MEM:
+	case K_IOD_VIEW_SHARE:
+	case K_IOD_BUF_MEM:
+	case K_IOD_BUF_SHARE:
+		err = clf_parse_size(value, &size);
+		if (err || size < (64 << 10) || size > ((int64_t)1 << 50))
+			return perr(p, p->line, EINVAL,
+				    "%s: '%s' is not a size from 64k to 1024t (a number with an optional k, m, g or t suffix)",
+				    name, value);
+		*iod_mem_field(cfg, k) = size;
+		return 1;
 	case K_METAD:
 		if (p->has_metad)
 			return perr(p, p->line, EINVAL,
@@ -883,6 +911,13 @@ static int write_body(FILE *f, const struct clf_config *cfg)
 		cfg->stripe_count, cfg->first_iod, cfg->timeout_ms);
 	if (!err)
 		err = put_line(f, "data_dir", cfg->data_dir);
+	for (int k = K_IOD_VIEW_MEM; !err && k <= K_IOD_BUF_SHARE; k++) {
+		int64_t v = *iod_mem_field((struct clf_config *)cfg, k);
+
+		size_text(v, text, sizeof(text));
+		if (v)
+			err = put_line(f, key_names[k], text);
+	}
 	fprintf(f, "\n[metad]\n");
 	if (!err)
 		err = put_line(f, "address", cfg->metad.addr);

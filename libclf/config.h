@@ -16,6 +16,10 @@
  *   transport = tcp
  *   metad = host:port[:dir]   ; instead of a [metad] section
  *   iod = host:port[:dir]     ; repeatable, instead of [iod] sections
+ *   iod_view_memory = 256m    ; what each iod lends to clients' views and
+ *   iod_view_min_share = 4m   ; request buffers, in all and at least per
+ *   iod_buffer_memory = 1g    ; client (fair shares: iod/iod_share.h);
+ *   iod_buffer_min_share = 64m ; default: from the iod's memory (iod --help)
  *
  *   [metad]
  *   address = 127.0.0.1:7000  ; IPv6: [::1]:7000
@@ -68,6 +72,10 @@ struct clf_config {
 	int timeout_ms;		/* > 0 */
 	char *data_dir;		/* absolute; owned */
 	struct clf_config_daemon metad;
+	/* What each iod lends its clients, bytes; 0: the iod's default,
+	 * derived from its machine's memory (iod --help). */
+	int64_t iod_view_memory, iod_view_min_share;
+	int64_t iod_buffer_memory, iod_buffer_min_share;
 	uint32_t niods;		/* 1..CLF_CONFIG_MAX_IODS */
 	struct clf_config_daemon *iods;	/* niods, by iod index; owned */
 };

@@ -375,6 +375,34 @@ int clf_conn_send_file(struct clf_conn *c, const struct clf_proto_header *h,
 	return 0;
 }
 
+int clf_conn_send_stream(struct clf_conn *c, const struct clf_proto_header *h,
+			 const struct iovec *iov, int iovcnt, size_t len,
+			 clf_conn_fill_fn fill, void *arg, void *scratch,
+			 size_t chunk)
+{
+	size_t n = len < chunk ? len : chunk;
+	int err = n ? fill(arg, scratch, 0, n) : 0;
+
+	if (err)
+		return err;	/* nothing sent yet: the caller can answer */
+	err = send_head_dl(c, h, iov, iovcnt, len, deadline_after(c->timeout_ms));
+	for (size_t off = 0; !err && off < len; off += n) {
+		struct iovec v;
+
+		n = len - off < chunk ? len - off : chunk;
+		if (off)
+			err = fill(arg, scratch, off, n);
+		if (err)
+			return broken(c, err);
+		v = (struct iovec){ scratch, n };
+		/* Each piece within the timeout: steady progress suffices. */
+		err = c->ops->send(c, &v, 1, deadline_after(c->timeout_ms));
+		if (err)
+			return broken(c, err);
+	}
+	return err;
+}
+
 int clf_conn_send_buf(struct clf_conn *c, const struct clf_proto_header *h,
 		      const void *payload, size_t len)
 {

@@ -193,6 +193,24 @@ int clf_conn_send_file(struct clf_conn *c, const struct clf_proto_header *h,
 		       const struct iovec *iov, int iovcnt, int fd,
 		       int64_t off, size_t len);
 
+/*
+ * clf_conn_send_stream - send h, the payload of iov, then len bytes made
+ * piece by piece
+ *
+ * For a reply too big to hold: fill(arg, scratch, off, n) writes payload
+ * bytes [off, off + n) of the len into scratch (chunk bytes of room) and
+ * returns 0 or a negative errno; each piece is sent before the next is
+ * made, each within the timeout.  The first piece is made before the
+ * header goes: when it fails, nothing was sent, the connection is intact
+ * and its error is returned.  A later failure breaks the connection (the
+ * peer cannot be told in band).
+ */
+typedef int (*clf_conn_fill_fn)(void *arg, void *buf, size_t off, size_t n);
+int clf_conn_send_stream(struct clf_conn *c, const struct clf_proto_header *h,
+			 const struct iovec *iov, int iovcnt, size_t len,
+			 clf_conn_fill_fn fill, void *arg, void *scratch,
+			 size_t chunk);
+
 /* clf_conn_send with the payload in one buffer (len may be 0). */
 int clf_conn_send_buf(struct clf_conn *c, const struct clf_proto_header *h,
 		      const void *payload, size_t len);

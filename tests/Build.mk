@@ -43,12 +43,12 @@ TEST_LIBS_test_iod_rangelock := -lpthread
 TEST_OBJS_test_iod_store := $(O)/iod/iod_store.o $(O)/iod/iod_store_io.o \
 	$(O)/iod/iod_rangelock.o
 TEST_LIBS_test_iod_store := -lpthread
-TEST_OBJS_test_iod_view := $(O)/iod/iod_view.o
+TEST_OBJS_test_iod_view := $(O)/iod/iod_view.o $(O)/iod/iod_share.o
 TEST_LIBS_test_iod_view := -lpthread
-TEST_OBJS_test_iod_viewio := $(O)/iod/iod_viewio.o $(O)/iod/iod_view.o \
+TEST_OBJS_test_iod_viewio := $(O)/iod/iod_viewio.o $(O)/iod/iod_view.o $(O)/iod/iod_share.o \
 	$(O)/iod/iod_store.o $(O)/iod/iod_store_io.o $(O)/iod/iod_rangelock.o
 TEST_LIBS_test_iod_viewio := -lpthread
-TEST_OBJS_test_iod_merge := $(O)/iod/iod_merge.o $(O)/iod/iod_view.o \
+TEST_OBJS_test_iod_merge := $(O)/iod/iod_merge.o $(O)/iod/iod_view.o $(O)/iod/iod_share.o \
 	$(O)/iod/iod_store.o $(O)/iod/iod_store_io.o $(O)/iod/iod_rangelock.o
 TEST_LIBS_test_iod_merge := -lpthread
 

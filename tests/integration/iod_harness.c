@@ -188,9 +188,29 @@ void iodh_write_config(struct iodh *h)
 	fchmod(fileno(f), 0600);
 	fprintf(f, "[global]\nsecret = %s\ntimeout_ms = %d\n", hex,
 		h->timeout_ms);
+	if (h->conf_global)
+		fputs(h->conf_global, f);
 	fprintf(f, "[metad]\naddress = 127.0.0.1:%d\n", mport);
 	fprintf(f, "[iod]\naddress = %s\ndir = %s\n", h->addr, h->dir);
 	ck_assert_int_eq(fclose(f), 0);
+}
+
+size_t iodh_rss(const struct iodh *h)
+{
+	char path[64], line[256];
+	size_t kb = 0;
+	FILE *f;
+
+	ck_assert_int_gt(h->pid, 0);
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)h->pid);
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmRSS: %zu kB", &kb) == 1)
+			break;
+	fclose(f);
+	ck_assert_uint_gt(kb, 0);
+	return kb << 10;
 }
 
 /* ------------------------------------------------------------------ */

@@ -40,6 +40,7 @@ struct iodh {
 	struct clf_secret secret;
 	const char *env[IODH_MAX_ENV];	/* "NAME=value" for the iod; NULL */
 	const char *extra_arg;	/* one more argument, e.g. "-m2" */
+	const char *conf_global; /* more [global] lines ("k = v\n"), or NULL */
 };
 
 /* A fresh directory and secret; the config is written at start. */
@@ -73,6 +74,9 @@ const char *iodh_binary(void);
  * err != NULL, its stderr in err (errlen bytes, NUL-terminated).
  */
 int iodh_run(const char *const *args, char *err, size_t errlen);
+
+/* The iod's resident memory (VmRSS of /proc/PID/status), bytes. */
+size_t iodh_rss(const struct iodh *h);
 
 /* Whether the log contains s. */
 bool iodh_log_has(const struct iodh *h, const char *s);

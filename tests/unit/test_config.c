@@ -353,6 +353,7 @@ START_TEST(test_written_file_loads_back_and_is_private)
 	ck_assert_int_eq(clf_secret_generate(&s), 0);
 	clf_config_set_secret(cfg, &s);
 	cfg->stripe_size = 3 << 20;
+	cfg->iod_buffer_memory = (int64_t)3 << 30;
 	ck_assert_int_eq(clf_config_write(cfg, path), 0);
 	ck_assert_int_eq(stat(path, &st), 0);
 	ck_assert_uint_eq(st.st_mode & 0777, 0600);
@@ -363,6 +364,8 @@ START_TEST(test_written_file_loads_back_and_is_private)
 	ck_assert_uint_eq(back->secret.len, s.len);
 	ck_assert_mem_eq(back->secret.key, s.key, s.len);
 	ck_assert_int_eq(back->stripe_size, 3 << 20);
+	ck_assert_int_eq(back->iod_buffer_memory, (int64_t)3 << 30);
+	ck_assert_int_eq(back->iod_view_memory, 0);
 	ck_assert_uint_eq(back->niods, cfg->niods);
 	ck_assert_str_eq(back->metad.addr, "127.0.0.1:8200");
 	ck_assert_str_eq(back->iods[3].addr, cfg->iods[3].addr);
@@ -370,6 +373,22 @@ START_TEST(test_written_file_loads_back_and_is_private)
 	ck_assert_str_eq(back->data_dir, cfg->data_dir);
 	clf_config_free(back);
 	clf_config_free(cfg);
+}
+END_TEST
+
+START_TEST(test_iod_memory_keys_take_sizes)
+{
+	struct clf_config *cfg = parse_ok(
+		"iod_view_memory = 64m\niod_view_min_share = 1m\n"
+		"iod_buffer_memory = 2g\niod_buffer_min_share = 128m\n" BASE);
+
+	ck_assert_int_eq(cfg->iod_view_memory, 64 << 20);
+	ck_assert_int_eq(cfg->iod_view_min_share, 1 << 20);
+	ck_assert_int_eq(cfg->iod_buffer_memory, (int64_t)2 << 30);
+	ck_assert_int_eq(cfg->iod_buffer_min_share, 128 << 20);
+	clf_config_free(cfg);
+	parse_fails("iod_view_memory = 12\n" BASE, -EINVAL,
+		    "iod_view_memory: '12' is not a size from 64k");
 }
 END_TEST
 
@@ -403,6 +422,7 @@ int main(void)
 	tcase_add_test(tc, test_secret_file_is_relative_to_the_config_file);
 	tcase_add_test(tc, test_inline_secret_in_a_readable_config_is_refused);
 	tcase_add_test(tc, test_missing_file_says_so);
+	tcase_add_test(tc, test_iod_memory_keys_take_sizes);
 	tcase_add_test(tc,
 		test_built_in_default_is_one_metad_and_four_iods_on_loopback);
 	tcase_add_test(tc, test_env_overrides_base_port_and_data_dir);

@@ -33,9 +33,9 @@ static void fixture_free(struct fixture *f)
 	CLF_Type_free(&f->view);
 }
 
-static struct iod_views *registry(unsigned per_owner, unsigned total)
+static struct iod_views *registry(size_t memory, size_t min_share)
 {
-	struct iod_view_limits lim = { per_owner, total };
+	struct iod_view_limits lim = { memory, min_share };
 	struct iod_views *reg = NULL;
 
 	ck_assert_int_eq(iod_views_create(&lim, &reg), 0);
@@ -199,30 +199,52 @@ START_TEST(test_release_all_of_owner_frees_views)
 }
 END_TEST
 
-START_TEST(test_limits_per_owner_and_in_total)
+/* Register one view of f for owner: 0 or the error. */
+static int reg_one(struct iod_views *reg, struct fixture *f, uint64_t owner,
+		   uint32_t *h)
 {
-	struct iod_views *reg = registry(2, 3);
+	return iod_view_register(reg, 1, 0, f->view, 0, f->sub[0], 0, owner, h);
+}
+
+START_TEST(test_owners_get_fair_shares_of_view_memory)
+{
+	struct iod_views *reg = registry(0, 0);
 	struct fixture f;
-	uint32_t h[4];
+	size_t c;
+	uint32_t h[8];
 
 	fixture_init(&f);
-	ck_assert_int_eq(iod_view_register(reg, 1, 0, f.view, 0, f.sub[0], 0,
-					   1, &h[0]), 0);
-	ck_assert_int_eq(iod_view_register(reg, 1, 0, f.view, 0, f.sub[0], 0,
-					   1, &h[1]), 0);
-	ck_assert_int_eq(iod_view_register(reg, 1, 0, f.view, 0, f.sub[0], 0,
-					   1, &h[2]), -EMFILE);
+	/* What one view costs, from the registry itself. */
+	ck_assert_int_eq(reg_one(reg, &f, 1, &h[0]), 0);
+	c = iod_views_bytes(reg, 1);
+	ck_assert_uint_gt(c, sizeof(struct iod_view));
+	iod_views_free(reg);
+
+	/* 6.5 views in all: alone, an owner may take half (3.25 views). */
+	reg = registry(6 * c + c / 2, c);
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(reg_one(reg, &f, 1, &h[i]), 0);
+	ck_assert_int_eq(reg_one(reg, &f, 1, &h[3]), -ENOBUFS);
 	ck_assert_ptr_nonnull(strstr(CLF_Last_error(),
-				     "connection 1 holds 2 views"));
-	ck_assert_int_eq(iod_view_register(reg, 1, 0, f.view, 0, f.sub[0], 0,
-					   2, &h[2]), 0);
-	ck_assert_int_eq(iod_view_register(reg, 1, 0, f.view, 0, f.sub[0], 0,
-					   3, &h[3]), -ENFILE);
-	ck_assert_ptr_nonnull(strstr(CLF_Last_error(), "holds 3 views"));
+				     "view registrations of this client use"));
+	ck_assert_ptr_nonnull(strstr(CLF_Last_error(), "iod_view_memory"));
+	/* A second owner still registers: a third of the pool. */
+	ck_assert_int_eq(reg_one(reg, &f, 2, &h[4]), 0);
+	ck_assert_int_eq(reg_one(reg, &f, 2, &h[5]), 0);
+	ck_assert_int_eq(reg_one(reg, &f, 2, &h[6]), -ENOBUFS);
+	/* A third one gets its quarter (1.6 views): the pool is full. */
+	ck_assert_int_eq(reg_one(reg, &f, 3, &h[6]), 0);
+	ck_assert_int_eq(reg_one(reg, &f, 4, &h[7]), -ENOBUFS);
+	ck_assert_ptr_nonnull(strstr(CLF_Last_error(),
+				     "view registrations of all clients use"));
+	ck_assert_uint_eq(iod_views_bytes(reg, 0), 6 * c);
+	/* Released bytes come back to everyone. */
 	ck_assert_int_eq(iod_view_release(reg, h[0], 1), 0);
-	ck_assert_int_eq(iod_view_register(reg, 1, 0, f.view, 0, f.sub[0], 0,
-					   3, &h[3]), 0);
-	ck_assert_uint_eq(iod_views_count(reg), 3);
+	ck_assert_int_eq(reg_one(reg, &f, 4, &h[7]), 0);
+	ck_assert_uint_eq(iod_view_release_owner(reg, 1), 2);
+	ck_assert_uint_eq(iod_views_bytes(reg, 1), 0);
+	ck_assert_uint_eq(iod_views_bytes(reg, 0), 4 * c);
+	ck_assert_uint_eq(iod_views_count(reg), 4);
 	fixture_free(&f);
 	iod_views_free(reg);
 }
@@ -287,7 +309,7 @@ static void *register_and_drop(void *arg)
 
 START_TEST(test_concurrent_owners_register_and_drop_independently)
 {
-	struct iod_views *reg = registry(8, 32);
+	struct iod_views *reg = registry(0, 0);
 	struct owner_thread o[4];
 	struct fixture f;
 	pthread_t t[4];
@@ -394,6 +416,30 @@ START_TEST(test_unused_mappings_are_bounded)
 }
 END_TEST
 
+START_TEST(test_unused_mappings_are_bounded_in_bytes)
+{
+	struct iod_views *reg = registry(64 << 10, 0);
+	struct fixture f;
+	uint32_t h;
+
+	fixture_init(&f);
+	for (int i = 0; i < 200; i++) {
+		struct iod_view_key k = make_key(f.view, 64 * i, f.sub[2]);
+
+		ck_assert_int_eq(iod_view_register_keyed(reg, 1, 2, &k, f.view,
+							 f.sub[2], 5, &h), 0);
+		ck_assert_int_eq(iod_view_release(reg, h, 5), 0);
+		key_free(&k);
+	}
+	ck_assert_uint_le(iod_views_idle_bytes(reg),
+			  (64 << 10) / IOD_VIEW_KEPT_PART);
+	ck_assert_uint_lt(iod_views_maps(reg), 200 / 4);
+	ck_assert_uint_gt(iod_views_maps(reg), 0);
+	fixture_free(&f);
+	iod_views_free(reg);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("iod_view");
@@ -406,11 +452,12 @@ int main(void)
 	tcase_add_test(tc, test_views_are_found_only_through_their_owner);
 	tcase_add_test(tc, test_release_one_view);
 	tcase_add_test(tc, test_release_all_of_owner_frees_views);
-	tcase_add_test(tc, test_limits_per_owner_and_in_total);
+	tcase_add_test(tc, test_owners_get_fair_shares_of_view_memory);
 	tcase_add_test(tc, test_release_during_access_is_safe);
 	tcase_add_test(tc, test_concurrent_owners_register_and_drop_independently);
 	tcase_add_test(tc, test_equal_registrations_share_one_mapping);
 	tcase_add_test(tc, test_unused_mappings_are_bounded);
+	tcase_add_test(tc, test_unused_mappings_are_bounded_in_bytes);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
