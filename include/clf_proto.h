@@ -20,6 +20,9 @@
  *        larger type with -E2BIG and a message naming the limit.
  *   1.3  SUB_SIZES: the lengths of subfiles, from which clients derive
  *        the file size (see "Size" below).
+ *   1.4  request identities: the REQ_ID flag on a metad request that
+ *        changes something, and metad's reply cache (see "Retries"
+ *        below).
  *
  * Version negotiation
  * -------------------
@@ -73,7 +76,7 @@
 
 #define CLF_PROTO_MAGIC 0x31464c43u /* "CLF1" as bytes on the wire */
 #define CLF_PROTO_VERSION_MAJOR 1
-#define CLF_PROTO_VERSION_MINOR 3
+#define CLF_PROTO_VERSION_MINOR 4
 
 /*
  * Message header, 32 bytes, every field little-endian:
@@ -96,7 +99,10 @@ _Static_assert(4 + 2 + 2 + 2 + 2 + 8 + 4 + 4 + 4 == CLF_PROTO_HEADER_SIZE,
 	       "header fields must add up to CLF_PROTO_HEADER_SIZE");
 
 #define CLF_PROTO_FLAG_REPLY 0x0001u	/* this message answers a request */
-#define CLF_PROTO_FLAGS_KNOWN 0x0001u
+/* Since 1.4, metad requests only: the body starts with a request
+ * identity (see "Retries" below). */
+#define CLF_PROTO_FLAG_REQ_ID 0x0002u
+#define CLF_PROTO_FLAGS_KNOWN 0x0003u
 
 /* ------------------------------------------------------------------ */
 /* Limits on everything variable-sized                                 */
@@ -357,6 +363,43 @@ enum clf_proto_layout_kind {
  *   minor < 3 do not know SUB_SIZES: their clients use metad's size only.
  */
 #define CLF_PROTO_SUB_SIZES_MAX (CLF_PROTO_MAX_SUBFILES + 1) /* + head */
+
+/*
+ * Retries
+ * -------
+ *   A client that sent a request and got no reply (a timeout, a
+ *   connection that broke) cannot tell whether metad applied it.  Since
+ *   1.4 a client sends every metad request that changes the namespace or
+ *   an inode (CREATE, MKDIR, RENAME, UNLINK, RMDIR, SETATTR, SET_LAYOUT,
+ *   and each such opcode added later) with the REQ_ID flag, and its body
+ *   then starts with a request identity:
+ *
+ *     u64 client   non-zero, drawn at random once per client process
+ *                  (and again in a forked child); the same on every
+ *                  connection the process opens
+ *     u64 seq      non-zero, never reused by that client
+ *
+ *   followed by the body of the opcode, unchanged.  metad records the
+ *   outcome of every such request that changed its store, in the same
+ *   transaction as the change, and keeps it at least
+ *   CLF_PROTO_REPLY_KEEP_S seconds, across metad restarts.  The same
+ *   identity sent again (on any connection) is not executed again: it
+ *   is answered from the record, with status 0 and the reply body built
+ *   from the inode the request touched as it is now (CREATE: attr and
+ *   layout; MKDIR and SETATTR: attr; SET_LAYOUT: layout; the others
+ *   empty), or -ESTALE when that inode has gone since.  A repeat that
+ *   arrives while the first is being served waits for it.  A request
+ *   that failed changed nothing and is not recorded: a repeat runs again
+ *   as if it were the first.  An identity repeated with another opcode
+ *   is refused with -EINVAL.  Requests that are idempotent anyway
+ *   (lookups, UPDATE_SIZE: size = max) carry no identity; byte-range
+ *   lock requests neither: a lock belongs to its connection, which a
+ *   retry does not have (see "Locks").  A client only sends the flag
+ *   when the negotiated minor is >= 4; metad ignores it on opcodes it
+ *   does not record.
+ */
+#define CLF_PROTO_REQ_ID_SIZE 16
+#define CLF_PROTO_REPLY_KEEP_S 600
 
 /* VIEW_READ / VIEW_WRITE flags */
 #define CLF_PROTO_VIEW_COLLECTIVE 0x1u	/* part of collective operation tag */

@@ -60,6 +60,7 @@ int CLF_init(const char *config_path)
 		err = clf_fail(ENOMEM, "clf: out of memory");
 		goto free_cfg;
 	}
+	pthread_mutex_init(&cl->reqid_lock, NULL);
 	peer_init(&cl->metad, &cl->cfg->metad, "metad");
 	peer_init(&cl->metad_locks, &cl->cfg->metad, "metad (locks)");
 	for (uint32_t i = 0; i < cl->cfg->niods; i++) {
@@ -89,6 +90,7 @@ int CLF_finalize(void)
 	for (uint32_t i = 0; i < cl->cfg->niods; i++)
 		peer_release(&cl->iods[i]);
 	free(cl->iods);
+	pthread_mutex_destroy(&cl->reqid_lock);
 	clf_config_free(cl->cfg);
 	free(cl);
 	clf_client_instance = NULL;
@@ -171,6 +173,12 @@ void clf_peer_unlock(struct clf_peer *p)
 int clf_peer_send(struct clf_peer *p, uint16_t op, const struct iovec *iov,
 		  int iovcnt, uint64_t *id)
 {
+	return clf_peer_send_flags(p, op, 0, iov, iovcnt, id);
+}
+
+int clf_peer_send_flags(struct clf_peer *p, uint16_t op, uint16_t flags,
+			const struct iovec *iov, int iovcnt, uint64_t *id)
+{
 	struct clf_proto_header h;
 	int err;
 
@@ -178,6 +186,7 @@ int clf_peer_send(struct clf_peer *p, uint16_t op, const struct iovec *iov,
 		return clf_fail(EHOSTDOWN, "clf: lost the connection to %s (%s)",
 				p->name, p->d->addr);
 	clf_proto_header_init(&h, op, clf_conn_next_id(p->conn));
+	h.flags = flags;
 	err = clf_conn_send(p->conn, &h, iov, iovcnt);
 	if (err) {
 		peer_drop(p);

@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <sys/uio.h>
 
 #include "config.h"
@@ -43,6 +44,11 @@ struct clf_client {
 	 */
 	struct clf_peer metad_locks;
 	struct clf_peer *iods;	/* cfg->niods, owned */
+	/* Request identities (client_retry.c, clf_proto.h "Retries"). */
+	pthread_mutex_t reqid_lock;
+	uint64_t client_id;	/* random, non-zero; reqid_lock */
+	pid_t reqid_pid;	/* the process it was drawn in; reqid_lock */
+	uint64_t next_seq;	/* reqid_lock */
 };
 
 /* The instance CLF_init() connected to, or NULL. */
@@ -68,6 +74,10 @@ void clf_peer_unlock(struct clf_peer *p);
  */
 int clf_peer_send(struct clf_peer *p, uint16_t op, const struct iovec *iov,
 		  int iovcnt, uint64_t *id);
+
+/* The same with header flags (CLF_PROTO_FLAG_REQ_ID). */
+int clf_peer_send_flags(struct clf_peer *p, uint16_t op, uint16_t flags,
+			const struct iovec *iov, int iovcnt, uint64_t *id);
 
 /*
  * Receive the reply to request id on a locked peer: 0 and the payload
@@ -105,6 +115,27 @@ int clf_peer_recv_datav(struct clf_peer *p, uint16_t op, uint64_t id,
  */
 int clf_peer_call(struct clf_peer *p, uint16_t op, const struct iovec *iov,
 		  int iovcnt, void **payload, uint32_t *len);
+
+/*
+ * Requests that change something at metad (client_retry.c): sent with a
+ * request identity, and while no reply came (a timeout, a connection
+ * lost) sent again with the same one, on a new connection, for up to
+ * CLF_META_RETRY_TIMEOUTS times the configured timeout: metad answers a
+ * repeat with the first outcome.  After that, or when metad is too old
+ * for identities, the error says the outcome is unknown.  A metad that
+ * cannot be reached before the first send fails at once, as other calls.
+ */
+#define CLF_META_RETRY_TIMEOUTS 3
+int clf_peer_call_retry(struct clf_peer *p, uint16_t op,
+			const struct iovec *iov, int iovcnt, void **payload,
+			uint32_t *len);
+
+/* Whether op goes through clf_peer_call_retry: it changes metad's store. */
+bool clf_op_has_reqid(uint16_t op);
+
+/* The next identity of this client process: 0, or -ENOSYS when no
+ * random client number could be drawn. */
+int clf_client_reqid(struct clf_client *cl, struct clf_proto_reqid *out);
 
 /*
  * Encode a request body with encode(w, msg) into a new buffer: the

@@ -80,7 +80,10 @@ int clf_meta_call(uint16_t op, clf_encode_fn enc, const void *msg,
 	if (err)
 		return err;
 	iov = (struct iovec){ buf, len };
-	err = clf_peer_call(&cl->metad, op, &iov, 1, reply, rlen);
+	if (clf_op_has_reqid(op))
+		err = clf_peer_call_retry(&cl->metad, op, &iov, 1, reply, rlen);
+	else
+		err = clf_peer_call(&cl->metad, op, &iov, 1, reply, rlen);
 	free(buf);
 	return err;
 }

@@ -390,6 +390,35 @@ int clf_proto_error_decode(struct wire_reader *r, struct clf_proto_error *m)
 }
 
 /* ------------------------------------------------------------------ */
+/* Request identity                                                    */
+/* ------------------------------------------------------------------ */
+
+int clf_proto_reqid_encode(struct wire_writer *w,
+			   const struct clf_proto_reqid *m)
+{
+	if (!m->client || !m->seq)
+		return proto_enc_err(clf_fail(EPROTO,
+					      "proto: request identity: zero field"));
+	wire_put_u64(w, m->client);
+	wire_put_u64(w, m->seq);
+	return 0;
+}
+
+int clf_proto_reqid_decode(struct wire_reader *r, struct clf_proto_reqid *m)
+{
+	struct clf_proto_reqid t;
+
+	t.client = wire_get_u64(r);
+	t.seq = wire_get_u64(r);
+	if (r->bad)
+		return clf_fail(EPROTO, "proto: request identity: truncated");
+	if (!t.client || !t.seq)
+		return clf_fail(EPROTO, "proto: request identity: zero field");
+	*m = t;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
 /* Authentication                                                      */
 /* ------------------------------------------------------------------ */
 

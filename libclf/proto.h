@@ -113,6 +113,20 @@ int clf_proto_header_decode_any_major(struct wire_reader *r,
 /* A body that must be empty (PING, STATUS and STATFS requests, ...). */
 int clf_proto_empty_decode(struct wire_reader *r);
 
+/*
+ * The request identity that starts the body of a request with
+ * CLF_PROTO_FLAG_REQ_ID (include/clf_proto.h, "Retries"): both fields
+ * non-zero.  Decoding reads CLF_PROTO_REQ_ID_SIZE bytes and leaves r at
+ * the opcode's own body; -EPROTO when short or zero.
+ */
+struct clf_proto_reqid {
+	uint64_t client;
+	uint64_t seq;
+};
+int clf_proto_reqid_encode(struct wire_writer *w,
+			   const struct clf_proto_reqid *m);
+int clf_proto_reqid_decode(struct wire_reader *r, struct clf_proto_reqid *m);
+
 /* Body of a reply whose status < 0; an empty payload decodes as "". */
 struct clf_proto_error {
 	struct clf_proto_str message;	/* borrowed */

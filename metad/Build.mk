@@ -8,7 +8,7 @@
 
 MDS_STORE_SRCS := metad/mds_store.c metad/mds_inode.c metad/mds_layout.c \
 	metad/mds_namespace.c metad/mds_attr.c metad/mds_verify.c \
-	metad/mds_gcq.c
+	metad/mds_gcq.c metad/mds_replies.c
 MDS_STORE_OBJS = $(MDS_STORE_SRCS:%.c=$(O)/%.o)
 MDS_STORE_LIBS := -llmdb
 
@@ -25,7 +25,7 @@ $(O)/metad/libmds_store.a: $(MDS_STORE_OBJS)
 METAD_SRCS := metad/metad.c metad/mds_server.c metad/mds_ops.c \
 	metad/mds_ops_ns.c metad/mds_ops_attr.c metad/mds_wire.c \
 	metad/mds_data.c metad/mds_iods.c metad/mds_log.c metad/mds_fault.c \
-	metad/mds_gc.c
+	metad/mds_gc.c metad/mds_replay.c
 # Byte-range locks: the in-memory table and its requests.
 METAD_SRCS += metad/mds_lock.c metad/mds_lock_wait.c metad/mds_ops_lock.c
 METAD_OBJS = $(METAD_SRCS:%.c=$(O)/%.o)

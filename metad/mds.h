@@ -14,6 +14,7 @@
 #define MDS_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "config.h"
@@ -21,6 +22,7 @@
 
 struct mds_iods;
 struct mds_locks;
+struct mds_replay;
 
 /*
  * The daemon, as the request handlers see it.  Set up once by metad.c
@@ -35,6 +37,9 @@ struct mds_ctx {
 					   locks, in memory only (mds_lock.h) */
 	struct mds_gc *gc;		/* borrowed; thread-safe; pending
 					   subfile removals (mds_gc.h) */
+	struct mds_replay *replay;	/* borrowed; thread-safe; requests
+					   in progress and the expiry of
+					   their records (mds_replay.h) */
 	int64_t start_ms;		/* clf_now_ms() at start */
 	atomic_uint_fast64_t requests;	/* served since start */
 	atomic_uint_fast64_t bytes_in;	/* message bytes received */
@@ -92,12 +97,20 @@ int mds_fail_ctx(int neg_err, const char *fmt, ...)
  *   CLF_TEST_METAD_CRASH_AFTER_UNLINKS=N  the same after the Nth
  *	unlink or replacing rename, before its subfiles are removed from
  *	the iods: the orphans must stay invisible.
+ *   CLF_TEST_METAD_CRASH_AFTER_RECORDED=N  abort() right after the Nth
+ *	request with an identity has committed its change and its record
+ *	(mds_replay.h), before its reply is sent: a retry after the
+ *	restart must get the first outcome.
+ *   CLF_TEST_METAD_DROP_REPLIES=N  the reply of every Nth such request
+ *	is not sent; its connection is closed instead, as if the network
+ *	had lost it: the client's retry must get the first outcome.
  *   CLF_TEST_METAD_MAX_CONNECTIONS=N  bound open connections by N
  *	instead of MDS_MAX_CONNECTIONS, to test the refusal cheaply.
  */
 enum mds_fault {
 	MDS_FAULT_CREATES,
 	MDS_FAULT_UNLINKS,
+	MDS_FAULT_REPLIES,
 	MDS_FAULT_COUNT
 };
 
@@ -107,6 +120,9 @@ int mds_fault_init(void);
 
 /* One more event of kind f has happened; abort() when it is the Nth. */
 void mds_fault_point(enum mds_fault f);
+
+/* Whether to drop this recorded request's reply (the knob above). */
+bool mds_fault_drop_reply(void);
 
 /* The connection bound: the knob above, or dflt. */
 unsigned mds_fault_max_connections(unsigned dflt);

@@ -13,16 +13,20 @@
 static const char *const fault_env[MDS_FAULT_COUNT] = {
 	[MDS_FAULT_CREATES] = "CLF_TEST_METAD_CRASH_AFTER_CREATES",
 	[MDS_FAULT_UNLINKS] = "CLF_TEST_METAD_CRASH_AFTER_UNLINKS",
+	[MDS_FAULT_REPLIES] = "CLF_TEST_METAD_CRASH_AFTER_RECORDED",
 };
 
 static const char *const fault_what[MDS_FAULT_COUNT] = {
 	[MDS_FAULT_CREATES] = "creates",
 	[MDS_FAULT_UNLINKS] = "unlinks",
+	[MDS_FAULT_REPLIES] = "recorded requests",
 };
 
 /* Written by mds_fault_init before threads start, then only read. */
 static uint64_t fault_at[MDS_FAULT_COUNT];	/* 0: off */
 static unsigned max_connections;		/* 0: the default */
+static uint64_t drop_every;			/* 0: off */
+static atomic_uint_fast64_t drop_seen;
 /* Events so far, by any thread. */
 static atomic_uint_fast64_t fault_seen[MDS_FAULT_COUNT];
 
@@ -57,6 +61,12 @@ int mds_fault_init(void)
 				&conns);
 	if (!err)
 		max_connections = (unsigned)conns;
+	if (!err)
+		err = parse_env("CLF_TEST_METAD_DROP_REPLIES", UINT64_MAX,
+				&drop_every);
+	if (!err && drop_every)
+		mds_log("fault hook on: drop the reply of every %llu. recorded request",
+			(unsigned long long)drop_every);
 	for (int f = 0; f < MDS_FAULT_COUNT && !err; f++)
 		if (fault_at[f])
 			mds_log("fault hook on: crash after %llu %s",
@@ -81,4 +91,11 @@ void mds_fault_point(enum mds_fault f)
 unsigned mds_fault_max_connections(unsigned dflt)
 {
 	return max_connections ? max_connections : dflt;
+}
+
+bool mds_fault_drop_reply(void)
+{
+	if (!drop_every)
+		return false;
+	return (atomic_fetch_add(&drop_seen, 1) + 1) % drop_every == 0;
 }

@@ -9,6 +9,7 @@
 #include "error.h"
 #include "mds_data.h"
 #include "mds_ops_i.h"
+#include "mds_replay.h"
 #include "transport.h"
 
 /*
@@ -82,6 +83,8 @@ int mds_op_statfs(const struct mds_session *s, struct wire_reader *r,
 	return mds_reply_statfs(rep, &m);
 }
 
+/* A new opcode that changes the store also opts in to the reply cache
+ * in mds_replay_kind_of (mds_replay.c). */
 static mds_op_fn *handler_of(uint16_t op)
 {
 	switch (op) {
@@ -133,8 +136,19 @@ int mds_ops_handle(const struct mds_session *s,
 	struct wire_reader r = { payload, h->payload_len, 0, false };
 	mds_op_fn *fn = handler_of(h->opcode);
 	const char *name = clf_proto_op_name(h->opcode);
+	struct clf_proto_reqid id;
+	int err;
 
 	mds_reply_empty(rep);
+	if (h->flags & CLF_PROTO_FLAG_REQ_ID) {
+		err = clf_proto_reqid_decode(&r, &id);
+		if (err)
+			return mds_bad_request(s, h->opcode, err);
+		/* Opcodes that change nothing ignore the identity. */
+		if (fn && mds_replay_kind_of(h->opcode) != MDS_REPLAY_NONE)
+			return mds_replay_serve(s->ctx->replay, s, h->opcode,
+						&id, fn, &r, rep);
+	}
 	if (fn)
 		return fn(s, &r, rep);
 	/* The exchange that opens a connection happens once. */

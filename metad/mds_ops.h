@@ -7,6 +7,7 @@
 #ifndef MDS_OPS_H
 #define MDS_OPS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,6 +27,8 @@ struct mds_session {
 struct mds_reply {
 	uint8_t *buf;		/* owned, the caller frees it; may be NULL */
 	size_t len;
+	bool drop;		/* test knob: close the connection instead of
+				   answering (mds_fault_drop_reply) */
 };
 
 /*
@@ -36,7 +39,9 @@ struct mds_reply {
  * caller sends as the reply's status with CLF_Last_error() as the error
  * body; *rep is then empty.  Malformed bodies give -EPROTO or -E2BIG and
  * a log line; opcodes metad does not serve give -ENOSYS; neither harms
- * the connection.  Thread-safe.
+ * the connection.  A request with an identity (CLF_PROTO_FLAG_REQ_ID)
+ * whose opcode changes the store is served at most once: a repeat gets
+ * the first outcome (mds_replay.h).  Thread-safe.
  */
 int mds_ops_handle(const struct mds_session *s,
 		   const struct clf_proto_header *h, const uint8_t *payload,

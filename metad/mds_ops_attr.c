@@ -83,6 +83,8 @@ int mds_op_setattr(const struct mds_session *s, struct wire_reader *r,
 		.atime = req.atime,
 		.mtime = req.mtime,
 	};
+	/* A repeat of this request answers with this inode (mds_replay.h). */
+	mds_reply_set_ino(req.ino);
 	if (req.mask & CLF_PROTO_SETATTR_SIZE)
 		err = truncate_data(s, req.ino, req.size);
 	if (!err)
@@ -105,6 +107,7 @@ int mds_op_set_layout(const struct mds_session *s, struct wire_reader *r,
 	err = mds_req_layout_init(s->ctx, &req.layout, &layout);
 	if (err)
 		goto release_req;
+	mds_reply_set_ino(req.ino);
 	err = mds_get_layout(s->ctx->store, req.ino, &old);
 	if (err == -ENODATA)
 		err = 0;

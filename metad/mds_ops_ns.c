@@ -74,6 +74,7 @@ static int create_existing(const struct mds_session *s,
 		goto free_layout;
 	}
 	if (!layout) {
+		mds_reply_set_ino(a.ino);
 		err = mds_set_layout(st, a.ino, want);
 		if (!err)
 			err = mds_getattr(st, a.ino, &a);

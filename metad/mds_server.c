@@ -199,7 +199,12 @@ static int serve_one(struct mds_conn *mc, const struct mds_session *s,
 			 CLF_PROTO_HEADER_SIZE + h->payload_len);
 	atomic_fetch_add(&ctx->requests, 1);
 	status = mds_ops_handle(s, h, payload, &rep);
-	err = send_reply(mc, h, status, &rep);
+	if (rep.drop)
+		err = clf_fail(ECONNABORTED,
+			       "the reply to %s was dropped, as CLF_TEST_METAD_DROP_REPLIES asked",
+			       clf_proto_op_name(h->opcode));
+	else
+		err = send_reply(mc, h, status, &rep);
 	free(rep.buf);
 free_payload:
 	free(payload);

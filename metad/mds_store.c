@@ -107,8 +107,16 @@ int mds_txn_begin(struct mds_store *s, bool write, MDB_txn **txn,
 /* mdb_txn_commit frees the transaction whether it succeeds or not. */
 int mds_txn_commit(MDB_txn *txn, const char *what)
 {
-	int rc = mdb_txn_commit(txn);
+	/* The outcome of the calling thread's request, if it is armed,
+	 * goes in with its change (mds_replies.c). */
+	int rc, err = mds_reply_record(txn);
 
+	if (err) {
+		mdb_txn_abort(txn);
+		return err;
+	}
+	rc = mdb_txn_commit(txn);
+	mds_reply_committed(rc == 0);
 	return rc ? mds_lmdb_fail(rc, what) : 0;
 }
 
@@ -228,6 +236,8 @@ int mds_inode_put(struct mds_store *s, MDB_txn *txn,
 	val.mv_data = buf;
 	val.mv_size = len;
 	rc = mdb_put(txn, s->inodes, &key, &val, create ? MDB_NOOVERWRITE : 0);
+	if (create)
+		mds_reply_note_created(in->attr.ino);
 	if (buf != small)
 		free(buf);
 	if (rc == MDB_KEYEXIST)
@@ -352,6 +362,7 @@ static int store_init(struct mds_store *s)
 		{ MDS_DB_COOKIES, &s->cookies },
 		{ MDS_DB_LAYOUTS, &s->layouts },
 		{ MDS_DB_GC, &s->gc },
+		{ MDS_DB_REPLIES, &s->replies },
 	};
 	struct mds_super sb;
 	MDB_txn *txn;
@@ -423,7 +434,7 @@ static int env_open(struct mds_store *s, const char *dir)
 	rc = mdb_env_create(&s->env);
 	if (rc)
 		return mds_lmdb_fail(rc, "create the LMDB environment");
-	rc = mdb_env_set_maxdbs(s->env, 6);
+	rc = mdb_env_set_maxdbs(s->env, 7);
 	if (!rc)
 		rc = mdb_env_set_mapsize(s->env, MDS_STORE_MAP_SIZE);
 	if (!rc)

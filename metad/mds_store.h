@@ -426,4 +426,49 @@ int mds_gc_done(struct mds_store *s, const struct mds_gc_entry *ents,
 /* How many entries are queued.  Returns 0 and *n, or -EIO. */
 int mds_gc_count(struct mds_store *s, uint64_t *n);
 
+/* ------------------------------------------------------------------ */
+/* Recorded outcomes (mds_replies.c)                                   */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The daemon answers a request that a client sends again (after a lost
+ * reply) from a record of its first outcome rather than running it
+ * twice (include/clf_proto.h, "Retries").  The record must survive
+ * exactly when the change does, so it is written in the change's own
+ * transaction: the daemon arms its thread with the request's identity
+ * before calling the store, and the first write transaction that thread
+ * then commits on s carries the record (client, seq) -> (op, inode).
+ * The inode is the first one the transaction creates, unless the daemon
+ * names it with mds_reply_set_ino() (a SETATTR's inode).  Failed calls
+ * commit nothing, so they leave no record.  Records stay until
+ * mds_reply_expire() removes them.
+ */
+struct mds_reply_rec {
+	uint16_t op;		/* the request's opcode */
+	uint64_t ino;		/* the inode it made or changed; 0: none */
+	int64_t time;		/* ns since the epoch, of the commit */
+};
+
+/* Arm the calling thread for one request; replaces an earlier arming. */
+void mds_reply_arm(struct mds_store *s, uint64_t client, uint64_t seq,
+		   uint16_t op);
+
+/* Name the armed request's inode (before the store call). */
+void mds_reply_set_ino(uint64_t ino);
+
+/* Disarm the thread: true, with the record in *out (NULL ok), when a
+ * commit wrote one since mds_reply_arm. */
+bool mds_reply_disarm(struct mds_reply_rec *out);
+
+/* The record of (client, seq): 0, -ENOENT (none), -EIO. */
+int mds_reply_get(struct mds_store *s, uint64_t client, uint64_t seq,
+		  struct mds_reply_rec *out);
+
+/* Remove up to max records committed before time before (ns), in one
+ * transaction.  Returns how many went (0: none left), or -errno. */
+int mds_reply_expire(struct mds_store *s, int64_t before, uint32_t max);
+
+/* How many records are kept.  Returns 0 and *n, or -EIO. */
+int mds_reply_count(struct mds_store *s, uint64_t *n);
+
 #endif /* MDS_STORE_H */

@@ -17,6 +17,9 @@
  *            time) rewrites a small record, not megabytes of layout
  *   gc       u64 ino, big-endian, + u32 iod, big-endian -> one byte 0:
  *            the subfiles of removed inode ino still on iod (mds_gcq.c)
+ *   replies  u64 client, big-endian, + u64 seq, big-endian -> u16 op,
+ *            u16 0, u32 0, u64 ino, i64 time (little-endian): the
+ *            outcome of a request that changed the store (mds_replies.c)
  *
  * Big-endian keys make a cursor range list one directory: by name in
  * dirents (lookup, emptiness), by cookie in cookies (readdir).  Values are
@@ -38,6 +41,7 @@
 #define MDS_DB_COOKIES "cookies"
 #define MDS_DB_LAYOUTS "layouts"
 #define MDS_DB_GC "gc"
+#define MDS_DB_REPLIES "replies"
 #define MDS_SUPER_KEY "super"
 #define MDS_LOCK_FILE "metad.lock"
 
@@ -60,6 +64,7 @@ struct mds_store {
 	MDB_dbi cookies;
 	MDB_dbi layouts;
 	MDB_dbi gc;
+	MDB_dbi replies;
 	int lock_fd;		/* holds the flock that keeps others out */
 	uint8_t fsid[16];	/* copy of the superblock's, never changes */
 };
@@ -225,5 +230,19 @@ int mds_inode_layout(const struct mds_inode *in, struct mds_layout **out);
  * txn, on every iod of its layout (mds_gcq.c).  Nothing for no layout. */
 int mds_gc_queue(struct mds_store *s, MDB_txn *txn,
 		 const struct mds_inode *in, const char *what);
+
+/* ---- recorded outcomes (mds_replies.c) ---- */
+
+/* In mds_txn_commit, before the commit: the armed request's record into
+ * txn (nothing when the thread is not armed or already recorded).
+ * Returns 0 or the LMDB failure. */
+int mds_reply_record(MDB_txn *txn);
+
+/* After the commit: whether it succeeded. */
+void mds_reply_committed(bool ok);
+
+/* mds_inode_put made inode ino: the armed request's inode unless it
+ * named one already. */
+void mds_reply_note_created(uint64_t ino);
 
 #endif /* MDS_STORE_I_H */

@@ -197,6 +197,7 @@ int mds_reply_empty(struct mds_reply *rep)
 {
 	rep->buf = NULL;
 	rep->len = 0;
+	rep->drop = false;
 	return 0;
 }
 

@@ -32,6 +32,7 @@
 #include "error.h"
 #include "mds.h"
 #include "mds_gc.h"
+#include "mds_replay.h"
 #include "mds_iods.h"
 #include "mds_lock.h"
 #include "mds_server.h"
@@ -304,9 +305,14 @@ static int run(const struct clf_config *cfg, const char *pid_path,
 	err = mds_gc_start(ctx.store, ctx.iods, &ctx.gc);
 	if (err)
 		goto free_locks;
-	err = mds_server_open(&ctx, t, cfg->metad.addr, &srv);
+	/* Retried requests are answered from their records; old records
+	 * expire (mds_replay.h). */
+	err = mds_replay_start(ctx.store, &ctx.replay);
 	if (err)
 		goto stop_gc;
+	err = mds_server_open(&ctx, t, cfg->metad.addr, &srv);
+	if (err)
+		goto stop_replay;
 	err = write_pid_file(pid_path);
 	if (err)
 		goto close_server;
@@ -324,6 +330,8 @@ static int run(const struct clf_config *cfg, const char *pid_path,
 	unlink(pid_path);
 close_server:
 	mds_server_close(srv);
+stop_replay:
+	mds_replay_stop(ctx.replay);
 stop_gc:
 	mds_gc_stop(ctx.gc);
 free_locks:

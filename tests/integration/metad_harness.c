@@ -649,7 +649,9 @@ void mc_close(struct mc *m)
 int mc_call(struct mc *m, uint16_t op, const void *body, size_t len,
 	    struct wire_reader *r)
 {
-	struct iovec iov = { (void *)body, len };
+	uint8_t idbuf[CLF_PROTO_REQ_ID_SIZE];
+	struct wire_writer w = { idbuf, sizeof(idbuf), 0 };
+	struct iovec iov[2] = { { idbuf, 0 }, { (void *)body, len } };
 	struct clf_proto_header h, rh;
 	void *payload = NULL;
 	int err;
@@ -657,7 +659,13 @@ int mc_call(struct mc *m, uint16_t op, const void *body, size_t len,
 	free(m->payload);
 	m->payload = NULL;
 	clf_proto_header_init(&h, op, clf_conn_next_id(m->c));
-	err = clf_conn_call(m->c, &h, &iov, len ? 1 : 0, &rh, &payload);
+	if (m->reqid) {
+		ck_assert_int_eq(clf_proto_reqid_encode(&w, m->reqid), 0);
+		iov[0].iov_len = w.pos;
+		h.flags |= CLF_PROTO_FLAG_REQ_ID;
+	}
+	err = clf_conn_call(m->c, &h, m->reqid ? iov : iov + 1,
+			    (m->reqid ? 1 : 0) + (len ? 1 : 0), &rh, &payload);
 	if (err)
 		return err;
 	m->payload = payload;

@@ -126,6 +126,9 @@ struct mc {
 				   wrappers return borrows from it until the
 				   next call */
 	uint8_t buf[MC_BUF];	/* request bodies are encoded here */
+	/* When set, every request goes with this identity
+	 * (CLF_PROTO_FLAG_REQ_ID); borrowed. */
+	const struct clf_proto_reqid *reqid;
 };
 
 /* Connect and authenticate with the test's secret; asserts success. */

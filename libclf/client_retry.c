@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * client_retry.c -- metad requests that change something, sent with a
+ * request identity and retried with the same one while their outcome is
+ * in doubt (include/clf_proto.h, "Retries"; include/clf.h says what is
+ * still in doubt).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "client_i.h"
+#include "error.h"
+
+/* The first protocol minor with request identities. */
+#define REQ_ID_PROTO_MINOR 4
+
+/* Pauses between tries after a connection that could not be made (a
+ * metad restarting); after a timeout the wait has happened already. */
+static const int retry_pause_ms[] = { 50, 100, 200, 400, 800, 1000 };
+
+bool clf_op_has_reqid(uint16_t op)
+{
+	switch (op) {
+	case CLF_PROTO_OP_CREATE:
+	case CLF_PROTO_OP_MKDIR:
+	case CLF_PROTO_OP_RENAME:
+	case CLF_PROTO_OP_UNLINK:
+	case CLF_PROTO_OP_RMDIR:
+	case CLF_PROTO_OP_SETATTR:
+	case CLF_PROTO_OP_SET_LAYOUT:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* A random non-zero client identity; 0 when the system has none to
+ * give (then requests go without identities). */
+static uint64_t draw_client_id(void)
+{
+	uint64_t v = 0;
+
+	while (!v) {
+		if (getrandom(&v, sizeof(v), 0) != sizeof(v))
+			return 0;
+	}
+	return v;
+}
+
+int clf_client_reqid(struct clf_client *cl, struct clf_proto_reqid *out)
+{
+	pid_t pid = getpid();
+
+	pthread_mutex_lock(&cl->reqid_lock);
+	/* A forked child is another client: its numbers would repeat the
+	 * parent's. */
+	if (cl->reqid_pid != pid || !cl->client_id) {
+		cl->client_id = draw_client_id();
+		cl->reqid_pid = pid;
+		cl->next_seq = 1;
+	}
+	out->client = cl->client_id;
+	out->seq = cl->next_seq++;
+	pthread_mutex_unlock(&cl->reqid_lock);
+	return out->client ? 0 : -ENOSYS;
+}
+
+/*
+ * One try on the locked peer p: the request with its identity (when the
+ * connection's minor knows them), and its reply.  *sent_id tells whether
+ * the identity went out.
+ */
+static int try_once(struct clf_peer *p, uint16_t op,
+		    const struct clf_proto_reqid *rid, const struct iovec *iov,
+		    int iovcnt, void **payload, uint32_t *len, bool *sent_id)
+{
+	uint8_t idbuf[CLF_PROTO_REQ_ID_SIZE];
+	struct wire_writer w = { idbuf, sizeof(idbuf), 0 };
+	struct iovec v[8];
+	uint64_t id;
+	int err;
+
+	*sent_id = false;
+	if (!p->conn || clf_conn_minor(p->conn) < REQ_ID_PROTO_MINOR ||
+	    iovcnt >= (int)(sizeof(v) / sizeof(v[0])))
+		goto plain;
+	err = clf_proto_reqid_encode(&w, rid);
+	if (err)
+		return err;
+	v[0] = (struct iovec){ idbuf, sizeof(idbuf) };
+	memcpy(v + 1, iov, iovcnt * sizeof(*iov));
+	*sent_id = true;
+	err = clf_peer_send_flags(p, op, CLF_PROTO_FLAG_REQ_ID, v, iovcnt + 1,
+				  &id);
+	goto recv;
+plain:
+	err = clf_peer_send(p, op, iov, iovcnt, &id);
+recv:
+	if (!err)
+		err = clf_peer_recv(p, op, id, payload, len);
+	return err;
+}
+
+static void pause_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+int clf_peer_call_retry(struct clf_peer *p, uint16_t op,
+			    const struct iovec *iov, int iovcnt,
+			    void **payload, uint32_t *len)
+{
+	struct clf_client *cl = clf_client_instance;
+	int64_t deadline = clf_now_ms() +
+			   (int64_t)CLF_META_RETRY_TIMEOUTS * cl->cfg->timeout_ms;
+	const char *name = clf_proto_op_name(op);
+	struct clf_proto_reqid rid;
+	bool in_doubt = false;
+	int tries = 0, err;
+	char why[512];
+
+	if (clf_client_reqid(cl, &rid))
+		return clf_peer_call(p, op, iov, iovcnt, payload, len);
+	for (;;) {
+		bool sent_id, lost;
+
+		err = clf_peer_lock(p);
+		if (!err) {
+			tries++;
+			err = try_once(p, op, &rid, iov, iovcnt, payload, len,
+				       &sent_id);
+			/* A reply of any status leaves the connection; a
+			 * lost one took it down. */
+			lost = err && !p->conn &&
+			       (err == -ETIMEDOUT || err == -EHOSTDOWN);
+			/* A stale kept connection: the request never got to
+			 * the new daemon, and may go again as it is. */
+			if (lost && clf_peer_stale(p))
+				sent_id = true;
+			clf_peer_unlock(p);
+			if (!lost)
+				return err;
+			if (!sent_id)
+				break;	/* no identity: a retry could do it
+					   twice */
+			in_doubt = true;
+		} else if (!in_doubt) {
+			return err;	/* nothing was sent */
+		}
+		if (clf_now_ms() >= deadline)
+			break;
+		if (err != -ETIMEDOUT) {
+			int k = tries < 6 ? tries : 5;
+
+			pause_ms(retry_pause_ms[k]);
+		}
+	}
+	if (!in_doubt)
+		return err;
+	snprintf(why, sizeof(why), "%s", CLF_Last_error());
+	return clf_fail_neg(err,
+			    "clf: %s: no reply from metad in %d tries within %d ms: it may or may not have been applied (%s)",
+			    name ? name : "request", tries,
+			    CLF_META_RETRY_TIMEOUTS * cl->cfg->timeout_ms, why);
+}
