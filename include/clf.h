@@ -522,6 +522,40 @@ int CLF_stat(const char *path, struct stat *st);
  * how many are pending.  Nothing can read them in between: inode
  * numbers are never reused.
  */
+/*
+ * Lost replies.  Every call that changes the namespace or an inode
+ * (CLF_open with O_CREAT or O_TRUNC, CLF_create, CLF_mkdir, CLF_unlink,
+ * CLF_rmdir, CLF_rename, CLF_ftruncate, CLF_FCNTL_SUBFILES) sends its
+ * metad request with an identity: a random number drawn once per process
+ * (again in a forked child) and a sequence number.  When the reply does
+ * not come -- metad stopped, crashed after committing, or the connection
+ * broke -- libclf sends the request again with the same identity, on a
+ * new connection, for up to three times the configured timeout_ms
+ * (pausing 50 ms to 1 s between connection attempts while metad
+ * restarts).  metad keeps the outcome of each request that changed
+ * something in the same LMDB transaction as the change, so a repeat,
+ * even after a metad crash and restart, is answered with the first
+ * outcome (0, the file it created) instead of running again (which
+ * would say ENOENT for the rename already done, EEXIST for the mkdir).
+ *
+ * The outcome is still unknown to the caller -- the call returns
+ * -ETIMEDOUT or -EHOSTDOWN with a message saying "may or may not have
+ * been applied" -- when:
+ *   - metad gave no reply for the whole retry period (it stays stopped
+ *     or down): the request may be applied later, when metad resumes;
+ *   - the process died before the reply came: nothing retries it;
+ *   - metad is older than protocol 1.4: requests carry no identity and
+ *     are not retried after they were sent;
+ *   - the retry comes more than CLF_PROTO_REPLY_KEEP_S (600 s) after
+ *     the first try: metad has expired the record and runs the request
+ *     again.
+ * A retried call that created or changed an inode returns that inode's
+ * attributes as they are at the retry, and fails with -ESTALE when
+ * another client removed the inode in between.  A call that failed at
+ * metad changed nothing and is not recorded: its retry runs again.
+ * Byte-range locks are not retried: they belong to their connection,
+ * and a lost connection releases them all (see CLF_fcntl).
+ */
 int CLF_unlink(const char *path);
 int CLF_mkdir(const char *path, mode_t mode);
 int CLF_rmdir(const char *path);

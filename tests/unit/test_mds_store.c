@@ -636,6 +636,85 @@ START_TEST(test_statfs_counts_inodes)
 }
 END_TEST
 
+/* ---- recorded outcomes (mds_replies.c) ---- */
+
+START_TEST(test_armed_create_records_its_inode_in_its_own_commit)
+{
+	struct mds_reply_rec rec, got;
+	uint64_t f;
+
+	mds_reply_arm(s, 7, 1, 257);
+	f = mkfile(MDS_ROOT_INO, "f", NULL);
+	ck_assert(mds_reply_disarm(&rec));
+	ck_assert_uint_eq(rec.op, 257);
+	ck_assert_uint_eq(rec.ino, f);
+	/* Durable with the file: it is there after a reopen. */
+	mds_store_close(s);
+	s = open_store(dir);
+	expect_err(mds_reply_get(s, 7, 1, &got), 0);
+	ck_assert_uint_eq(got.ino, f);
+	ck_assert_uint_eq(got.op, 257);
+	ck_assert_int_eq(got.time, rec.time);
+	expect_err(mds_reply_get(s, 7, 2, &got), -ENOENT);
+	expect_err(mds_reply_get(s, 8, 1, &got), -ENOENT);
+}
+END_TEST
+
+START_TEST(test_failed_call_leaves_no_record_and_one_commit_records_once)
+{
+	struct mds_reply_rec rec;
+	struct mds_attr a;
+	uint64_t f = mkfile(MDS_ROOT_INO, "f", NULL);
+	uint64_t n;
+
+	mds_reply_arm(s, 7, 1, 257);
+	expect_err(mds_create(s, MDS_ROOT_INO, "f", 0644, 0, 0, NULL, &a),
+		   -EEXIST);
+	ck_assert(!mds_reply_disarm(NULL));
+	expect_err(mds_reply_get(s, 7, 1, &rec), -ENOENT);
+	/* A named inode, and a second commit that does not record again. */
+	mds_reply_arm(s, 7, 2, 264);
+	mds_reply_set_ino(f);
+	expect_err(mds_mkdir(s, MDS_ROOT_INO, "d", 0755, 0, 0, &a), 0);
+	expect_err(mds_mkdir(s, MDS_ROOT_INO, "e", 0755, 0, 0, &a), 0);
+	ck_assert(mds_reply_disarm(&rec));
+	ck_assert_uint_eq(rec.ino, f);
+	expect_err(mds_reply_count(s, &n), 0);
+	ck_assert_uint_eq(n, 1);
+	/* Disarmed: nothing more is recorded. */
+	expect_err(mds_mkdir(s, MDS_ROOT_INO, "g", 0755, 0, 0, &a), 0);
+	expect_err(mds_reply_count(s, &n), 0);
+	ck_assert_uint_eq(n, 1);
+}
+END_TEST
+
+START_TEST(test_expire_removes_records_older_than_the_bound)
+{
+	struct mds_reply_rec rec;
+	uint64_t n;
+
+	for (uint64_t seq = 1; seq <= 5; seq++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "f%llu", (unsigned long long)seq);
+		mds_reply_arm(s, 9, seq, 257);
+		mkfile(MDS_ROOT_INO, name, NULL);
+		ck_assert(mds_reply_disarm(&rec));
+	}
+	expect_err(mds_reply_expire(s, 0, 16), 0);
+	expect_err(mds_reply_count(s, &n), 0);
+	ck_assert_uint_eq(n, 5);
+	/* Batches of 2: 2, 2, 1, then none left. */
+	expect_err(mds_reply_expire(s, rec.time + 1, 2), 2);
+	expect_err(mds_reply_expire(s, rec.time + 1, 2), 2);
+	expect_err(mds_reply_expire(s, rec.time + 1, 2), 1);
+	expect_err(mds_reply_expire(s, rec.time + 1, 2), 0);
+	expect_err(mds_reply_count(s, &n), 0);
+	ck_assert_uint_eq(n, 0);
+	expect_err(mds_reply_get(s, 9, 5, &rec), -ENOENT);
+}
+END_TEST
+
 START_TEST(test_verify_finds_entry_without_inode)
 {
 	uint64_t f = mkfile(MDS_ROOT_INO, "f", NULL);
@@ -841,6 +920,10 @@ int main(void)
 	tcase_add_test(tc, test_large_layout_lives_apart_from_its_inode_record);
 	tcase_add_test(tc, test_layouts_that_are_not_patterns_are_refused);
 	tcase_add_test(tc, test_statfs_counts_inodes);
+	tcase_add_test(tc, test_armed_create_records_its_inode_in_its_own_commit);
+	tcase_add_test(tc,
+		test_failed_call_leaves_no_record_and_one_commit_records_once);
+	tcase_add_test(tc, test_expire_removes_records_older_than_the_bound);
 	tcase_add_test(tc, test_verify_finds_entry_without_inode);
 	tcase_add_test(tc, test_verify_finds_inode_without_entry);
 	tcase_add_test(tc,
