@@ -312,6 +312,27 @@ int CLF_Mapping_is_contiguous(const CLF_Mapping *m);
  * the file is out of reach, CLF_stat() still answers, with the size as
  * reported to metad (writes count from their writer's close or sync);
  * reads and SEEK_END fail with -EHOSTDOWN or -ETIMEDOUT.
+ *
+ * O_APPEND: each write of a descriptor opened with O_APPEND lands at the
+ * end of file, and appends never overlap, whatever process, host or
+ * mount they come from (as on Lustre and GPFS): many writers may append
+ * records to one log and each record is kept once, whole.  The writer
+ * derives the end from the subfiles and metad reserves the range
+ * [end, end + bytes) for it (the APPEND request of protocol 1.5,
+ * clf_proto.h "Appends"); the bytes then go to the iods.  Cost: two
+ * round trips before each append's data -- one to the file's iods, in
+ * parallel, and one to metad -- which is more than a plain write (about
+ * 2x for small records on loopback); metad writes nothing to disk for
+ * it.  Through a view with holes the range is asked for exactly where
+ * the write would start, and asked again when another append came
+ * first.  Limits: an append is not ordered against a concurrent plain
+ * write that extends the file (that write may overlap it; appends among
+ * themselves never do); a writer that dies after its reservation leaves
+ * a hole of that size, read as zeros, under the next append; a reserved
+ * write still under way while metad restarts may be overlapped by an
+ * append reserved after the restart.  O_APPEND writes fail with
+ * -EOPNOTSUPP against a metad older than protocol 1.5 rather than risk
+ * overwriting another client's records.
  */
 
 /*

@@ -23,6 +23,8 @@
  *   1.4  request identities: the REQ_ID flag on a metad request that
  *        changes something, and metad's reply cache (see "Retries"
  *        below).
+ *   1.5  APPEND: metad reserves the range of an O_APPEND write, so that
+ *        appends of different clients never overlap (see "Appends").
  *
  * Version negotiation
  * -------------------
@@ -76,7 +78,7 @@
 
 #define CLF_PROTO_MAGIC 0x31464c43u /* "CLF1" as bytes on the wire */
 #define CLF_PROTO_VERSION_MAJOR 1
-#define CLF_PROTO_VERSION_MINOR 4
+#define CLF_PROTO_VERSION_MINOR 5
 
 /*
  * Message header, 32 bytes, every field little-endian:
@@ -209,6 +211,10 @@ enum clf_proto_op {
 	CLF_PROTO_OP_GETLK = 270,
 	/* u64 ino, u64 owner -> empty: every lock of owner on ino */
 	CLF_PROTO_OP_UNLOCK_OWNER = 271,
+	/* Since 1.5; see "Appends" below. */
+	/* u64 ino, i64 at, i64 length, u32 flags (CLF_PROTO_APPEND_*)
+	 * -> i64 offset */
+	CLF_PROTO_OP_APPEND = 272,
 
 	/* iod.  Subfiles are named by (file id = inode, subfile index). */
 	/* u64 file, u32 subfile, i64 offset, u32 length -> bytes32 data
@@ -400,6 +406,37 @@ enum clf_proto_layout_kind {
  */
 #define CLF_PROTO_REQ_ID_SIZE 16
 #define CLF_PROTO_REPLY_KEEP_S 600
+
+/*
+ * Appends
+ * -------
+ *   An O_APPEND write must land at the end of file, and two of them,
+ *   from any clients, must never overlap.  The bytes go to the iods
+ *   directly, so the end is agreed at metad: a client derives the size
+ *   (above), asks APPEND with at = that size and length = the file bytes
+ *   its write will cover, and writes at the offset in the reply.  metad
+ *   keeps, per file, the end of the ranges it reserved (in memory: the
+ *   "append end") and answers offset = max(at, append end), which
+ *   becomes the new append end at offset + length.  With the EXACT flag
+ *   the range is reserved only if offset == at; otherwise nothing is
+ *   reserved and the reply says where the end is now (for views whose
+ *   extent of a write depends on where it starts: the client recomputes
+ *   and asks again).  An APPEND never waits: byte-range locks (above)
+ *   neither block it nor are taken by it.
+ *   metad forgets an append end CLF_PROTO_APPEND_HOLD_MS after its last
+ *   reservation (by then the write has reached the subfiles, or failed),
+ *   and when the file is truncated (SETATTR with SIZE).  A reserved range
+ *   that its client never writes (the client died) is a hole that reads
+ *   as zeros once a later append lands beyond it.  The append ends die
+ *   with metad: a range reserved before a restart whose write was still
+ *   under way may be given again.  Peers of minor < 5 do not know APPEND.
+ *   APPEND carries no request identity ("Retries" above): the append
+ *   ends are not in the store, and a repeat after a lost reply reserves
+ *   a second range, a hole under the next append.
+ */
+#define CLF_PROTO_APPEND_EXACT 0x1u	/* reserve only at at */
+#define CLF_PROTO_APPEND_FLAGS 0x1u
+#define CLF_PROTO_APPEND_HOLD_MS 60000u
 
 /* VIEW_READ / VIEW_WRITE flags */
 #define CLF_PROTO_VIEW_COLLECTIVE 0x1u	/* part of collective operation tag */

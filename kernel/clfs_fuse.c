@@ -235,7 +235,12 @@ static void ll_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 
 static void set_open_flags(fuse_req_t req, struct fuse_file_info *fi)
 {
-	fi->direct_io = cfs(req)->direct_io;
+	/*
+	 * O_APPEND writes land where metad reserves, not at the offset the
+	 * kernel chose: through the page cache the kernel would keep the
+	 * bytes at its offset.  Such handles bypass it.
+	 */
+	fi->direct_io = cfs(req)->direct_io || (fi->flags & O_APPEND);
 	/* Close-to-open: pages of an earlier open may be stale. */
 	fi->keep_cache = 0;
 }

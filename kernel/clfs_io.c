@@ -241,11 +241,18 @@ ssize_t clfs_write(struct clfs *fs, uint64_t fh, const void *buf,
 	if (fs->read_only)
 		return -EROFS;
 	if (h->flags & O_APPEND) {
-		/* At the end as this client knows it, whatever off says. */
+		/*
+		 * At the end of file, whatever off (the end the kernel
+		 * knows) says, in a range metad reserves: no append of
+		 * another handle, mount or client overlaps it.  The handle
+		 * has no page cache (clfs_ops.h, O_APPEND), so the kernel
+		 * keeps no copy at off.
+		 */
+		int64_t at;
+
+		n = clf_ns_append(h->fd, buf, (int64_t)size, &at);
 		pthread_mutex_lock(&ip->lock);
-		off = ip->size;
-		n = clf_ns_pwrite(h->fd, buf, (int64_t)size, off);
-		wrote(ip, off, n);
+		wrote(ip, at, n);
 		pthread_mutex_unlock(&ip->lock);
 		return n;
 	}

@@ -127,6 +127,14 @@ int clf_layout_size(const struct clf_layout *l, uint64_t ino,
 /* The same for an open (locked) file, into f->size. */
 int clf_file_size(struct clf_file *f);
 
+/*
+ * Where an O_APPEND write of n view bytes goes (file_append.c): the end
+ * of file, with the range reserved at metad so that no other client's
+ * append overlaps it.  *lo is the view offset to write at.  Two round
+ * trips: the size from the iods, the range from metad.
+ */
+int clf_file_append_at(struct clf_file *f, int64_t n, int64_t *lo);
+
 /* Report our writes beyond the end of file to metad. */
 int clf_file_flush_size(struct clf_file *f);
 

@@ -596,6 +596,27 @@ int64_t clf_ns_pwrite(int fd, const void *buf, int64_t len, int64_t off)
 	return n;
 }
 
+int64_t clf_ns_append(int fd, const void *buf, int64_t len, int64_t *off)
+{
+	struct clf_file *f;
+	int64_t n, lo;
+	int err;
+
+	if (len < 0)
+		return clf_fail(EINVAL, "clf: append: negative length");
+	err = clf_file_get(fd, &f);
+	if (err)
+		return err;
+	err = clf_file_append_at(f, len, &lo);
+	n = err ? err : clf_file_io(f, lo, len, (void *)buf, NULL, true, 0, 0);
+	/* The caller reports the end (clf_ns_report_size), not close. */
+	f->dirty_end = 0;
+	clf_file_put(f);
+	if (n >= 0)
+		*off = lo;
+	return n;
+}
+
 int clf_ns_report_size(uint64_t ino, int64_t size,
 		       struct clf_proto_attr *attr)
 {

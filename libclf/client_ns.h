@@ -120,6 +120,15 @@ int64_t clf_ns_pread(int fd, void *buf, int64_t len, int64_t off,
 		     int64_t size);
 int64_t clf_ns_pwrite(int fd, const void *buf, int64_t len, int64_t off);
 
+/*
+ * An O_APPEND write of len bytes to fd's file (default view): at the end
+ * of file, in a range metad reserved for it, so that appends of other
+ * clients and of other descriptors never overlap it (clf.h, "O_APPEND").
+ * Returns the bytes written and *off, the offset they start at.  The
+ * caller reports the end, as for clf_ns_pwrite.
+ */
+int64_t clf_ns_append(int fd, const void *buf, int64_t len, int64_t *off);
+
 /* Tell metad that the file ino ends at size or beyond (with mtime now). */
 int clf_ns_report_size(uint64_t ino, int64_t size,
 		       struct clf_proto_attr *attr);

@@ -772,12 +772,11 @@ static ssize_t io_at(int fd, int64_t *off, int64_t n, void *buf,
 		return err;
 	lo = off ? *off : f->pos;
 	if (write && advance && (f->flags & O_APPEND)) {
-		err = clf_file_size(f);
+		err = clf_file_append_at(f, n, &lo);
 		if (err) {
 			clf_file_put(f);
 			return err;
 		}
-		lo = readable_below(f);
 	}
 	ret = clf_file_io(f, lo, n, buf, memtype, write, tag, participants);
 	if (ret > 0 && advance)

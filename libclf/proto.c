@@ -78,6 +78,7 @@ const char *clf_proto_op_name(uint16_t op)
 	case CLF_PROTO_OP_SETLK: return "SETLK";
 	case CLF_PROTO_OP_GETLK: return "GETLK";
 	case CLF_PROTO_OP_UNLOCK_OWNER: return "UNLOCK_OWNER";
+	case CLF_PROTO_OP_APPEND: return "APPEND";
 	case CLF_PROTO_OP_SUB_READ: return "SUB_READ";
 	case CLF_PROTO_OP_SUB_WRITE: return "SUB_WRITE";
 	case CLF_PROTO_OP_VIEW_REGISTER: return "VIEW_REGISTER";

@@ -410,6 +410,28 @@ int clf_proto_update_size_req_encode(struct wire_writer *w,
 int clf_proto_update_size_req_decode(struct wire_reader *r,
 				     struct clf_proto_update_size_req *m);
 
+/* APPEND (1.4): reserve the range of an O_APPEND write. */
+struct clf_proto_append_req {
+	uint64_t ino;
+	int64_t at;		/* the end of file as the client knows it */
+	int64_t length;		/* file bytes the write covers; at + length
+				   <= CLF_PROTO_LOCK_OFFSET_MAX */
+	uint32_t flags;		/* CLF_PROTO_APPEND_* */
+};
+int clf_proto_append_req_encode(struct wire_writer *w,
+				const struct clf_proto_append_req *m);
+int clf_proto_append_req_decode(struct wire_reader *r,
+				struct clf_proto_append_req *m);
+
+struct clf_proto_append_rep {
+	int64_t offset;		/* where the range starts (reserved unless
+				   EXACT and offset != at), >= 0 */
+};
+int clf_proto_append_rep_encode(struct wire_writer *w,
+				const struct clf_proto_append_rep *m);
+int clf_proto_append_rep_decode(struct wire_reader *r,
+				struct clf_proto_append_rep *m);
+
 /* ------------------------------------------------------------------ */
 /* metad byte-range locks (1.1; proto_lock.c)                          */
 /* ------------------------------------------------------------------ */

@@ -897,3 +897,79 @@ int clf_proto_update_size_req_decode(struct wire_reader *r,
 	*m = t;
 	return 0;
 }
+
+/* ------------------------------------------------------------------ */
+/* APPEND                                                              */
+/* ------------------------------------------------------------------ */
+
+static int check_append_req(const struct clf_proto_append_req *m)
+{
+	if (m->flags & ~CLF_PROTO_APPEND_FLAGS)
+		return clf_fail(EPROTO, "proto: APPEND: unknown flags 0x%x",
+				m->flags);
+	if (m->at < 0 || m->length < 0 ||
+	    (uint64_t)m->length > CLF_PROTO_LOCK_OFFSET_MAX - (uint64_t)m->at)
+		return clf_fail(EPROTO, "proto: APPEND: bad range at %lld, %lld bytes",
+				(long long)m->at, (long long)m->length);
+	return 0;
+}
+
+int clf_proto_append_req_encode(struct wire_writer *w,
+				const struct clf_proto_append_req *m)
+{
+	int err = check_append_req(m);
+
+	if (err)
+		return proto_enc_err(err);
+	wire_put_u64(w, m->ino);
+	wire_put_i64(w, m->at);
+	wire_put_i64(w, m->length);
+	wire_put_u32(w, m->flags);
+	return 0;
+}
+
+int clf_proto_append_req_decode(struct wire_reader *r,
+				struct clf_proto_append_req *m)
+{
+	struct clf_proto_append_req t;
+	int err;
+
+	t.ino = wire_get_u64(r);
+	t.at = wire_get_i64(r);
+	t.length = wire_get_i64(r);
+	t.flags = wire_get_u32(r);
+	err = proto_end(r, "APPEND");
+	if (!err)
+		err = check_append_req(&t);
+	if (err)
+		return err;
+	*m = t;
+	return 0;
+}
+
+int clf_proto_append_rep_encode(struct wire_writer *w,
+				const struct clf_proto_append_rep *m)
+{
+	int err = proto_check_nonneg(m->offset, "APPEND offset");
+
+	if (err)
+		return proto_enc_err(err);
+	wire_put_i64(w, m->offset);
+	return 0;
+}
+
+int clf_proto_append_rep_decode(struct wire_reader *r,
+				struct clf_proto_append_rep *m)
+{
+	struct clf_proto_append_rep t;
+	int err;
+
+	t.offset = wire_get_i64(r);
+	err = proto_end(r, "APPEND reply");
+	if (!err)
+		err = proto_check_nonneg(t.offset, "APPEND offset");
+	if (err)
+		return err;
+	*m = t;
+	return 0;
+}

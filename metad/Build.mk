@@ -28,6 +28,8 @@ METAD_SRCS := metad/metad.c metad/mds_server.c metad/mds_ops.c \
 	metad/mds_gc.c metad/mds_replay.c
 # Byte-range locks: the in-memory table and its requests.
 METAD_SRCS += metad/mds_lock.c metad/mds_lock_wait.c metad/mds_ops_lock.c
+# Append ends: the in-memory table and APPEND.
+METAD_SRCS += metad/mds_append.c metad/mds_ops_append.c
 METAD_OBJS = $(METAD_SRCS:%.c=$(O)/%.o)
 
 # The daemon uses libclf's private headers: proto.h, transport.h, auth.h,
@@ -50,3 +52,8 @@ TEST_OBJS_test_mds_data = $(O)/metad/mds_data.o $(O)/metad/mds_iods.o \
 UNIT_TEST_NAMES += test_mds_lock
 TEST_OBJS_test_mds_lock = $(O)/metad/mds_lock.o $(O)/metad/mds_lock_wait.o
 TEST_LIBS_test_mds_lock := -lpthread
+
+# Unit test of the append ends (tests/unit/test_mds_append.c).
+UNIT_TEST_NAMES += test_mds_append
+TEST_OBJS_test_mds_append = $(O)/metad/mds_append.o
+TEST_LIBS_test_mds_append := -lpthread

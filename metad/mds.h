@@ -35,6 +35,9 @@ struct mds_ctx {
 	struct mds_iods *iods;		/* borrowed; thread-safe */
 	struct mds_locks *locks;	/* borrowed; thread-safe; byte-range
 					   locks, in memory only (mds_lock.h) */
+	struct mds_appends *appends;	/* borrowed; thread-safe; append
+					   ends, in memory only
+					   (mds_append.h) */
 	struct mds_gc *gc;		/* borrowed; thread-safe; pending
 					   subfile removals (mds_gc.h) */
 	struct mds_replay *replay;	/* borrowed; thread-safe; requests

@@ -124,6 +124,8 @@ static mds_op_fn *handler_of(uint16_t op)
 		return mds_op_getlk;
 	case CLF_PROTO_OP_UNLOCK_OWNER:
 		return mds_op_unlock_owner;
+	case CLF_PROTO_OP_APPEND:
+		return mds_op_append;
 	default:
 		return NULL;
 	}

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "error.h"
+#include "mds_append.h"
 #include "mds_data.h"
 #include "mds_ops_i.h"
 
@@ -89,6 +90,9 @@ int mds_op_setattr(const struct mds_session *s, struct wire_reader *r,
 		err = truncate_data(s, req.ino, req.size);
 	if (!err)
 		err = mds_setattr(s->ctx->store, req.ino, &set, &a);
+	/* Appends start again from the new end (mds_append.h). */
+	if (!err && (req.mask & CLF_PROTO_SETATTR_SIZE))
+		mds_appends_forget(s->ctx->appends, req.ino);
 	if (!err)
 		err = mds_reply_attr(rep, &a);
 	return err;

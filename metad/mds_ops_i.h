@@ -29,6 +29,8 @@ mds_op_fn mds_op_getattr, mds_op_setattr, mds_op_set_layout,
 	mds_op_get_layout, mds_op_update_size;
 /* Byte-range locks (mds_ops_lock.c). */
 mds_op_fn mds_op_setlk, mds_op_getlk, mds_op_unlock_owner;
+/* O_APPEND ranges (mds_ops_append.c). */
+mds_op_fn mds_op_append;
 /* The daemon itself (mds_ops.c). */
 mds_op_fn mds_op_ping, mds_op_status, mds_op_statfs;
 
@@ -100,5 +102,7 @@ int mds_reply_statfs(struct mds_reply *rep, const struct clf_proto_statfs *m);
 int mds_reply_status(struct mds_reply *rep, const struct clf_proto_status *m);
 int mds_reply_lock_holder(struct mds_reply *rep,
 			  const struct clf_proto_lock_holder *m);
+int mds_reply_append(struct mds_reply *rep,
+		     const struct clf_proto_append_rep *m);
 
 #endif /* MDS_OPS_I_H */

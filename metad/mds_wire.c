@@ -310,6 +310,17 @@ int mds_reply_status(struct mds_reply *rep, const struct clf_proto_status *m)
 	return err;
 }
 
+int mds_reply_append(struct mds_reply *rep,
+		     const struct clf_proto_append_rep *m)
+{
+	struct wire_writer w = { NULL, 0, 0 };
+	int err = reply_buf(clf_proto_append_rep_encode(&w, m), rep, &w);
+
+	if (!err)
+		clf_proto_append_rep_encode(&w, m);
+	return err;
+}
+
 int mds_reply_lock_holder(struct mds_reply *rep,
 			  const struct clf_proto_lock_holder *m)
 {

@@ -31,6 +31,7 @@
 
 #include "error.h"
 #include "mds.h"
+#include "mds_append.h"
 #include "mds_gc.h"
 #include "mds_replay.h"
 #include "mds_iods.h"
@@ -301,10 +302,15 @@ static int run(const struct clf_config *cfg, const char *pid_path,
 		err = clf_fail(ENOMEM, "metad: out of memory for the lock table");
 		goto close_iods;
 	}
+	ctx.appends = mds_appends_new(CLF_PROTO_APPEND_HOLD_MS);
+	if (!ctx.appends) {
+		err = clf_fail(ENOMEM, "metad: out of memory for the append table");
+		goto free_locks;
+	}
 	/* Drains the removals a previous metad left queued, at once. */
 	err = mds_gc_start(ctx.store, ctx.iods, &ctx.gc);
 	if (err)
-		goto free_locks;
+		goto free_appends;
 	/* Retried requests are answered from their records; old records
 	 * expire (mds_replay.h). */
 	err = mds_replay_start(ctx.store, &ctx.replay);
@@ -334,6 +340,8 @@ stop_replay:
 	mds_replay_stop(ctx.replay);
 stop_gc:
 	mds_gc_stop(ctx.gc);
+free_appends:
+	mds_appends_free(ctx.appends);
 free_locks:
 	mds_locks_free(ctx.locks);
 close_iods:

@@ -45,6 +45,8 @@ union proto_any {
 	struct clf_proto_setattr_req setattr_req;
 	struct clf_proto_set_layout_req set_layout_req;
 	struct clf_proto_update_size_req update_size_req;
+	struct clf_proto_append_req append_req;
+	struct clf_proto_append_rep append_rep;
 	struct clf_proto_lock_req lock_req;
 	struct clf_proto_lock_holder lock_holder;
 	struct clf_proto_unlock_owner_req unlock_owner_req;
@@ -142,6 +144,10 @@ PROTO_RELEASE(set_layout_req, clf_proto_set_layout_req,
 PROTO_CODEC(update_size_req, clf_proto_update_size_req,
 	    clf_proto_update_size_req_encode,
 	    clf_proto_update_size_req_decode)
+PROTO_CODEC(append_req, clf_proto_append_req, clf_proto_append_req_encode,
+	    clf_proto_append_req_decode)
+PROTO_CODEC(append_rep, clf_proto_append_rep, clf_proto_append_rep_encode,
+	    clf_proto_append_rep_decode)
 PROTO_CODEC(setlk_req, clf_proto_lock_req, clf_proto_setlk_req_encode,
 	    clf_proto_setlk_req_decode)
 PROTO_CODEC(getlk_req, clf_proto_lock_req, clf_proto_getlk_req_encode,
@@ -257,6 +263,10 @@ static const struct clf_proto_set_layout_req s_set_layout_req = {
 static const struct clf_proto_update_size_req s_update_size_req = {
 	42, 1 << 30, 1700000000000000000,
 };
+static const struct clf_proto_append_req s_append_req = {
+	42, 1 << 30, 4096, CLF_PROTO_APPEND_EXACT,
+};
+static const struct clf_proto_append_rep s_append_rep = { (1ll << 30) + 17 };
 static const struct clf_proto_lock_req s_setlk_req = {
 	42, 0xfeedfacecafebeefull, 4096, 0, CLF_PROTO_LOCK_WRITE,
 	CLF_PROTO_LOCK_WAIT, 1500, 12345,
@@ -325,6 +335,8 @@ static const struct proto_codec proto_codecs[] = {
 	PROTO_ENTRY(setattr_req, proto_no_release),
 	PROTO_ENTRY(set_layout_req, rel_set_layout_req),
 	PROTO_ENTRY(update_size_req, proto_no_release),
+	PROTO_ENTRY(append_req, proto_no_release),
+	PROTO_ENTRY(append_rep, proto_no_release),
 	PROTO_ENTRY(setlk_req, proto_no_release),
 	PROTO_ENTRY(getlk_req, proto_no_release),
 	PROTO_ENTRY(lock_holder, proto_no_release),

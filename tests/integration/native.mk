@@ -22,6 +22,15 @@ $(NATIVE_LOCK_TEST): $(NATIVE_LOCK_TEST_OBJS) $(O)/libclf.a
 	$(CC) -o $@ $(NATIVE_LOCK_TEST_OBJS) $(O)/libclf.a \
 		$(LIBCLF_EXTRA_LIBS) $(CHECK_LIBS) $(ALL_LDFLAGS)
 
+# O_APPEND across processes (test_native_append).
+NATIVE_APPEND_TEST := $(O)/tests/integration/test_native_append
+NATIVE_APPEND_TEST_OBJS := $(O)/tests/integration/test_native_append.o \
+	$(O)/tests/integration/instance.o
+
+$(NATIVE_APPEND_TEST): $(NATIVE_APPEND_TEST_OBJS) $(O)/libclf.a
+	$(CC) -o $@ $(NATIVE_APPEND_TEST_OBJS) $(O)/libclf.a \
+		$(LIBCLF_EXTRA_LIBS) $(CHECK_LIBS) $(ALL_LDFLAGS)
+
 # The fsync recorder the durability test preloads into the daemons.
 NATIVE_FSYNC_LOG := $(O)/tests/integration/fsync_log.so
 $(NATIVE_FSYNC_LOG): tests/integration/fsync_log.c
@@ -29,8 +38,9 @@ $(NATIVE_FSYNC_LOG): tests/integration/fsync_log.c
 	$(CC) -std=gnu11 $(WARNINGS) -O2 -fPIC -shared -o $@ $< -ldl
 
 .PHONY: check-native
-check-native: $(NATIVE_TEST) $(NATIVE_LOCK_TEST) $(NATIVE_FSYNC_LOG) $(PROGRAMS)
+check-native: $(NATIVE_TEST) $(NATIVE_LOCK_TEST) $(NATIVE_APPEND_TEST) \
+		$(NATIVE_FSYNC_LOG) $(PROGRAMS)
 	@CLF_BUILD_DIR=$(O) scripts/run-tests.sh $(NATIVE_TEST) \
-		$(NATIVE_LOCK_TEST)
+		$(NATIVE_LOCK_TEST) $(NATIVE_APPEND_TEST)
 
 CHECK_TARGETS += check-native

@@ -589,6 +589,38 @@ for s in 1 2 3 4; do
 		fail "appends: shell $s lost lines"
 done
 
+step="appends from two mounts and a native process keep every line"
+# O_APPEND across clients: each append's range is reserved at metad
+# (clf_proto.h, "Appends"); two mounts kept 50 of 100 lines before.
+: >"$mnt/xappends"
+pids=
+for s in 1 2; do
+	for m in "$mnt" "$mnt2"; do
+		(for i in $(seq 100); do
+			echo "shell $s $m line $i" >>"$m/xappends"
+		done) &
+		pids="$pids $!"
+	done
+done
+"$helper" append "$conf" /xappends 100 native >"$tmp/append" 2>&1 &
+pids="$pids $!"
+for p in $pids; do
+	wait "$p" || fail "appender $p failed: $(cat "$tmp/append")"
+done
+for m in "$mnt" "$mnt2"; do
+	n=$(wc -l <"$m/xappends")
+	[ "$n" = 500 ] || fail "appends seen on $m: $n of 500 lines kept"
+done
+for s in 1 2; do
+	for m in "$mnt" "$mnt2"; do
+		[ "$(grep -c "^shell $s $m line [0-9]*$" "$mnt/xappends")" = 100 ] ||
+			fail "appends: shell $s on $m lost lines"
+	done
+done
+[ "$(grep -c '^native line [0-9]*$' "$mnt/xappends")" = 100 ] ||
+	fail "appends: the native process lost lines"
+echo "native appends racing the mounts: $(cat "$tmp/append")"
+
 step="throughput"
 mib=256
 run dd if=/dev/zero of="$mnt/tp" bs=1M count=$mib conv=fsync

@@ -673,6 +673,30 @@ START_TEST(test_sub_sizes_counts_and_lengths_are_bounded)
 }
 END_TEST
 
+START_TEST(test_append_refuses_unknown_flags_and_ranges_past_the_end)
+{
+	struct clf_proto_append_req m = { 1, 100, 10, 0x2 };
+	struct clf_proto_append_rep rep = { -1 };
+	uint8_t buf[64];
+	struct wire_writer w = { buf, sizeof(buf), 0 };
+	struct wire_reader r;
+
+	ck_assert_int_eq(clf_proto_append_req_encode(&w, &m), -EINVAL);
+	m.flags = CLF_PROTO_APPEND_EXACT;
+	m.at = -1;
+	ck_assert_int_eq(clf_proto_append_req_encode(&w, &m), -EINVAL);
+	m.at = INT64_MAX - 9;	/* the last byte would pass off_t's max */
+	ck_assert_int_eq(clf_proto_append_req_encode(&w, &m), -EINVAL);
+	ck_assert_int_ne(clf_proto_append_rep_encode(&w, &rep), 0);
+	ck_assert_uint_eq(w.pos, 0);
+	m.at = INT64_MAX - 10;
+	ck_assert_int_eq(clf_proto_append_req_encode(&w, &m), 0);
+	buf[24] = 0x4;	/* an unknown flag, from a peer */
+	r = (struct wire_reader){ buf, w.pos, 0, false };
+	ck_assert_int_eq(clf_proto_append_req_decode(&r, &m), -EPROTO);
+}
+END_TEST
+
 START_TEST(test_layout_carries_real_clf_types)
 {
 	CLF_Datatype t[4];
@@ -741,7 +765,7 @@ START_TEST(test_every_opcode_has_a_name)
 {
 	static const uint16_t ops[] = {
 		1, 2, 3, 4, 16, 17, 256, 257, 258, 259, 260, 261, 262, 263,
-		264, 265, 266, 267, 268, 269, 270, 271, 512, 513, 514, 515,
+		264, 265, 266, 267, 268, 269, 270, 271, 272, 512, 513, 514, 515,
 		516, 517, 518, 519, 520, 521,
 	};
 
@@ -787,6 +811,8 @@ int main(void)
 		test_setattr_refuses_unknown_mask_and_conflicting_times);
 	tcase_add_test(rules, test_subfile_indexes_are_bounded);
 	tcase_add_test(rules, test_sub_sizes_counts_and_lengths_are_bounded);
+	tcase_add_test(rules,
+		       test_append_refuses_unknown_flags_and_ranges_past_the_end);
 	tcase_add_test(rules, test_layout_carries_real_clf_types);
 	tcase_add_test(rules, test_error_body_may_be_empty);
 	tcase_add_test(rules, test_negotiated_minor_is_the_smaller);
