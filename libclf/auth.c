@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <sodium.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -281,11 +282,30 @@ static int recv_reply(struct clf_conn *c, const struct clf_proto_header *req,
 	return 0;
 }
 
+/*
+ * The minor a client offers: its own, or an older one for tests that
+ * play an older client (a hook, off by default: CLF_TEST_CLIENT_MINOR=N
+ * in the environment, N below CLF_PROTO_VERSION_MINOR).
+ */
+static uint16_t offered_minor(void)
+{
+	const char *v = getenv("CLF_TEST_CLIENT_MINOR");
+	char *end;
+	long n;
+
+	if (!v || !*v)
+		return CLF_PROTO_VERSION_MINOR;
+	n = strtol(v, &end, 10);
+	if (*end || n < 0 || n >= CLF_PROTO_VERSION_MINOR)
+		return CLF_PROTO_VERSION_MINOR;
+	return (uint16_t)n;
+}
+
 static int client_exchange(struct clf_conn *c, const struct clf_secret *secret,
 			   const char *role)
 {
 	struct clf_proto_hello hello = {
-		CLF_PROTO_VERSION_MAJOR, CLF_PROTO_VERSION_MINOR,
+		CLF_PROTO_VERSION_MAJOR, offered_minor(),
 		clf_proto_str_of(role),
 	};
 	struct clf_proto_challenge ch;
@@ -310,6 +330,8 @@ static int client_exchange(struct clf_conn *c, const struct clf_secret *secret,
 	if (err)
 		return err;
 	minor = clf_proto_negotiate_minor(ch.minor);
+	if (minor > hello.minor)
+		minor = hello.minor;
 
 	randombytes_buf(resp.nonce, sizeof(resp.nonce));
 	hmac3(secret, ch.nonce, resp.nonce, role, strlen(role), resp.mac);

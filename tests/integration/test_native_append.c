@@ -273,6 +273,40 @@ START_TEST(test_appends_through_a_view_with_holes_keep_every_record)
 }
 END_TEST
 
+/*
+ * Against a metad older than protocol 1.5 (played here by a client that
+ * offers 1.4) an O_APPEND write cannot be made atomic: it fails with
+ * EOPNOTSUPP and a message rather than overwrite others' records.
+ */
+START_TEST(test_appends_to_an_older_metad_are_refused_with_a_message)
+{
+	char buf[8] = { 0 };
+	int fd;
+
+	start(2);
+	CLF_finalize();
+	ck_assert_int_eq(setenv("CLF_TEST_CLIENT_MINOR", "4", 1), 0);
+	ck_assert_msg(CLF_init(NULL) == 0, "%s", CLF_Last_error());
+	fd = CLF_open("/old", O_CREAT | O_WRONLY | O_APPEND, 0644);
+	ck_assert_msg(fd >= 0, "%s", CLF_Last_error());
+	ck_assert_int_eq(CLF_write(fd, "record\n", 7), -EOPNOTSUPP);
+	ck_assert_msg(strstr(CLF_Last_error(), "protocol 1.4") &&
+		      strstr(CLF_Last_error(), "O_APPEND"), "message: %s",
+		      CLF_Last_error());
+	ck_assert_int_eq(CLF_close(fd), 0);
+	/* Everything else still works at 1.4. */
+	fd = CLF_open("/old", O_RDWR);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(CLF_write(fd, "plain\n", 6), 6);
+	ck_assert_int_eq(CLF_lseek(fd, 0, SEEK_SET), 0);
+	ck_assert_int_eq(CLF_read(fd, buf, sizeof(buf)), 6);
+	ck_assert_int_eq(memcmp(buf, "plain\n", 6), 0);
+	ck_assert_int_eq(CLF_close(fd), 0);
+	unsetenv("CLF_TEST_CLIENT_MINOR");
+	stop();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("native_append");
@@ -284,6 +318,7 @@ int main(void)
 	tcase_add_test(tc, test_appends_of_several_processes_keep_every_record);
 	tcase_add_test(tc, test_appends_through_a_view_with_holes_keep_every_record);
 	tcase_add_test(tc, test_a_whole_file_lock_neither_blocks_nor_deadlocks_appends);
+	tcase_add_test(tc, test_appends_to_an_older_metad_are_refused_with_a_message);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
