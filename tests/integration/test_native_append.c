@@ -274,6 +274,34 @@ START_TEST(test_appends_through_a_view_with_holes_keep_every_record)
 END_TEST
 
 /*
+ * metad remembers where the last append ended (for appends still on
+ * their way); a truncation makes it forget, so the next append starts
+ * at the new end, not after the old records (a hole).
+ */
+START_TEST(test_an_append_after_a_truncation_starts_at_the_new_end)
+{
+	char buf[64];
+	struct stat st;
+	int fd;
+
+	start(2);
+	fd = CLF_open("/trunc", O_CREAT | O_RDWR | O_APPEND, 0644);
+	ck_assert_msg(fd >= 0, "%s", CLF_Last_error());
+	for (int i = 0; i < 10; i++)
+		ck_assert_int_eq(CLF_write(fd, "0123456789", 10), 10);
+	ck_assert_int_eq(CLF_ftruncate(fd, 5), 0);
+	ck_assert_int_eq(CLF_write(fd, "abc", 3), 3);
+	ck_assert_int_eq(CLF_stat("/trunc", &st), 0);
+	ck_assert_int_eq(st.st_size, 8);
+	ck_assert_int_eq(CLF_lseek(fd, 0, SEEK_SET), 0);
+	ck_assert_int_eq(CLF_read(fd, buf, sizeof(buf)), 8);
+	ck_assert_int_eq(memcmp(buf, "01234abc", 8), 0);
+	ck_assert_int_eq(CLF_close(fd), 0);
+	stop();
+}
+END_TEST
+
+/*
  * Against a metad older than protocol 1.5 (played here by a client that
  * offers 1.4) an O_APPEND write cannot be made atomic: it fails with
  * EOPNOTSUPP and a message rather than overwrite others' records.
@@ -318,6 +346,7 @@ int main(void)
 	tcase_add_test(tc, test_appends_of_several_processes_keep_every_record);
 	tcase_add_test(tc, test_appends_through_a_view_with_holes_keep_every_record);
 	tcase_add_test(tc, test_a_whole_file_lock_neither_blocks_nor_deadlocks_appends);
+	tcase_add_test(tc, test_an_append_after_a_truncation_starts_at_the_new_end);
 	tcase_add_test(tc, test_appends_to_an_older_metad_are_refused_with_a_message);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
