@@ -123,14 +123,15 @@ int clf_peer_call_retry(struct clf_peer *p, uint16_t op,
 	const char *name = clf_proto_op_name(op);
 	struct clf_proto_reqid rid;
 	bool in_doubt = false;
-	int tries = 0, err;
+	int tries = 0, attempts = 0, err;
 	char why[512];
 
 	if (clf_client_reqid(cl, &rid))
 		return clf_peer_call(p, op, iov, iovcnt, payload, len);
 	for (;;) {
-		bool sent_id, lost;
+		bool sent_id, lost, stale;
 
+		attempts++;
 		err = clf_peer_lock(p);
 		if (!err) {
 			tries++;
@@ -140,26 +141,30 @@ int clf_peer_call_retry(struct clf_peer *p, uint16_t op,
 			 * lost one took it down. */
 			lost = err && !p->conn &&
 			       (err == -ETIMEDOUT || err == -EHOSTDOWN);
-			/* A stale kept connection: the request never got to
-			 * the new daemon, and may go again as it is. */
-			if (lost && clf_peer_stale(p))
-				sent_id = true;
+			stale = lost && clf_peer_stale(p);
 			clf_peer_unlock(p);
 			if (!lost)
 				return err;
-			if (!sent_id)
+			if (sent_id)
+				in_doubt = true;
+			else if (stale && tries == 1)
+				continue;	/* a kept connection the
+						   daemon had closed: the
+						   request never got there */
+			else
 				break;	/* no identity: a retry could do it
 					   twice */
-			in_doubt = true;
 		} else if (!in_doubt) {
 			return err;	/* nothing was sent */
+		} else if (err != -ETIMEDOUT && err != -EHOSTDOWN) {
+			break;		/* refused, not just away */
 		}
 		if (clf_now_ms() >= deadline)
 			break;
 		if (err != -ETIMEDOUT) {
-			int k = tries < 6 ? tries : 5;
+			int n = sizeof(retry_pause_ms) / sizeof(retry_pause_ms[0]);
 
-			pause_ms(retry_pause_ms[k]);
+			pause_ms(retry_pause_ms[attempts < n ? attempts - 1 : n - 1]);
 		}
 	}
 	if (!in_doubt)

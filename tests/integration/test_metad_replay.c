@@ -307,6 +307,42 @@ START_TEST(test_native_rename_while_metad_is_stopped_returns_success)
 }
 END_TEST
 
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* What stays in doubt: metad stopped longer than the retries last. */
+START_TEST(test_native_rename_while_metad_stays_stopped_fails_saying_so)
+{
+	int64_t t0, ms;
+	int fd, err;
+
+	mh_cleanup(&H);
+	mh_init(&H, 2, 500);
+	mh_start(&H);
+	native_init();
+	fd = CLF_open("/a", O_CREAT | O_EXCL | O_RDWR, 0644);
+	ck_assert_msg(fd >= 0, "create: %s", CLF_Last_error());
+	ck_assert_int_eq(CLF_close(fd), 0);
+	ck_assert_int_eq(kill(H.metad, SIGSTOP), 0);
+	t0 = now_ms();
+	err = CLF_rename("/a", "/b");
+	ms = now_ms() - t0;
+	kill(H.metad, SIGCONT);
+	ck_assert_int_eq(err, -ETIMEDOUT);
+	ck_assert_msg(strstr(CLF_Last_error(), "may or may not have been applied"),
+		      "%s", CLF_Last_error());
+	/* Three timeouts of 500 ms, give or take a connection. */
+	ck_assert_msg(ms >= 1400 && ms < 4000, "gave up after %lld ms",
+		      (long long)ms);
+	ck_assert_int_eq(CLF_finalize(), 0);
+}
+END_TEST
+
 struct call {
 	int err;
 	char msg[512];
@@ -360,6 +396,7 @@ static Suite *suite(void)
 	tcase_add_test(tc,
 		test_native_calls_with_their_replies_dropped_return_success);
 	tcase_add_test(tc, test_native_rename_while_metad_is_stopped_returns_success);
+	tcase_add_test(tc, test_native_rename_while_metad_stays_stopped_fails_saying_so);
 	tcase_add_test(tc,
 		test_native_create_across_a_crash_before_the_reply_returns_success);
 	suite_add_tcase(s, tc);
