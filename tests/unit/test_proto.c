@@ -752,6 +752,33 @@ START_TEST(test_error_body_may_be_empty)
 }
 END_TEST
 
+START_TEST(test_request_identity_is_two_nonzero_u64_before_the_body)
+{
+	struct clf_proto_reqid id = { 0x0102030405060708ull, 9 }, back;
+	uint8_t buf[CLF_PROTO_REQ_ID_SIZE + 1] = { 0 };
+	struct wire_writer w = { buf, sizeof(buf), 0 };
+	struct wire_reader r = { buf, sizeof(buf), 0, false };
+
+	ck_assert_int_eq(clf_proto_reqid_encode(&w, &id), 0);
+	ck_assert_uint_eq(w.pos, CLF_PROTO_REQ_ID_SIZE);
+	ck_assert_uint_eq(buf[0], 0x08);	/* little-endian */
+	ck_assert_uint_eq(buf[8], 9);
+	/* The opcode's body follows: decoding stops at it. */
+	ck_assert_int_eq(clf_proto_reqid_decode(&r, &back), 0);
+	ck_assert_uint_eq(r.pos, CLF_PROTO_REQ_ID_SIZE);
+	ck_assert_uint_eq(back.client, id.client);
+	ck_assert_uint_eq(back.seq, id.seq);
+	r = (struct wire_reader){ buf, CLF_PROTO_REQ_ID_SIZE - 1, 0, false };
+	ck_assert_int_eq(clf_proto_reqid_decode(&r, &back), -EPROTO);
+	memset(buf + 8, 0, 8);
+	r = (struct wire_reader){ buf, CLF_PROTO_REQ_ID_SIZE, 0, false };
+	ck_assert_int_eq(clf_proto_reqid_decode(&r, &back), -EPROTO);
+	id.client = 0;
+	w.pos = 0;
+	ck_assert_int_eq(clf_proto_reqid_encode(&w, &id), -EINVAL);
+}
+END_TEST
+
 START_TEST(test_negotiated_minor_is_the_smaller)
 {
 	ck_assert_uint_eq(clf_proto_negotiate_minor(0), 0);
@@ -815,6 +842,8 @@ int main(void)
 		       test_append_refuses_unknown_flags_and_ranges_past_the_end);
 	tcase_add_test(rules, test_layout_carries_real_clf_types);
 	tcase_add_test(rules, test_error_body_may_be_empty);
+	tcase_add_test(rules,
+		       test_request_identity_is_two_nonzero_u64_before_the_body);
 	tcase_add_test(rules, test_negotiated_minor_is_the_smaller);
 	tcase_add_test(rules, test_every_opcode_has_a_name);
 	suite_add_tcase(s, hdr);
