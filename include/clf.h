@@ -582,6 +582,28 @@ int CLF_mkdir(const char *path, mode_t mode);
 int CLF_rmdir(const char *path);
 int CLF_rename(const char *from, const char *to);
 
+/*
+ * Symbolic and hard links, as symlink(2), readlink(2) and link(2).
+ *
+ * The native API names files by clf paths and follows no symbolic link:
+ * CLF_stat of a link describes the link itself (as lstat(2)), CLF_open
+ * of one fails with -ELOOP (as open(2) with O_NOFOLLOW), and a path
+ * through one fails with -ENOTDIR.  The mount (mount.clf) follows them
+ * as any local file system does, through the kernel.  A target is kept
+ * as given (1..4095 bytes); an absolute one means a path of the machine
+ * that follows it, such as one under the mount point.
+ *
+ * CLF_readlink writes at most size bytes of the target, without a NUL
+ * (as readlink(2)), and returns the number written, or -EINVAL when path
+ * is no symbolic link.  CLF_link gives the file at existing a second name
+ * (-EPERM for a directory); its data stay until its last name is
+ * unlinked.  Fifos, sockets and device nodes made through the mount
+ * appear here too; CLF_open refuses them (-ENXIO).
+ */
+int CLF_symlink(const char *target, const char *linkpath);
+ssize_t CLF_readlink(const char *path, char *buf, size_t size);
+int CLF_link(const char *existing, const char *newpath);
+
 /* ------------------------------------------------------------------ */
 /* Errors                                                              */
 /* ------------------------------------------------------------------ */

@@ -25,6 +25,10 @@
  *        below).
  *   1.5  APPEND: metad reserves the range of an O_APPEND write, so that
  *        appends of different clients never overlap (see "Appends").
+ *   1.6  POSIX objects: SYMLINK, READLINK, LINK (hard links: a
+ *        non-directory's nlink counts its names) and MKNOD (fifos,
+ *        sockets, device nodes); see "Special files" below.  attr.mode
+ *        may then carry S_IFLNK, S_IFIFO, S_IFSOCK, S_IFCHR, S_IFBLK.
  *
  * Version negotiation
  * -------------------
@@ -78,7 +82,7 @@
 
 #define CLF_PROTO_MAGIC 0x31464c43u /* "CLF1" as bytes on the wire */
 #define CLF_PROTO_VERSION_MAJOR 1
-#define CLF_PROTO_VERSION_MINOR 5
+#define CLF_PROTO_VERSION_MINOR 6
 
 /*
  * Message header, 32 bytes, every field little-endian:
@@ -215,6 +219,17 @@ enum clf_proto_op {
 	/* u64 ino, i64 at, i64 length, u32 flags (CLF_PROTO_APPEND_*)
 	 * -> i64 offset */
 	CLF_PROTO_OP_APPEND = 272,
+	/* Since 1.6; see "Special files" below. */
+	/* u64 dir, str16 path, str16 target, u32 uid, u32 gid -> attr */
+	CLF_PROTO_OP_SYMLINK = 273,
+	/* u64 ino -> u64 rdev, str16 target */
+	CLF_PROTO_OP_READLINK = 274,
+	/* u64 ino, u64 new dir, str16 new path -> attr (of ino, one more
+	 * link) */
+	CLF_PROTO_OP_LINK = 275,
+	/* u64 dir, str16 path, u32 mode, u32 uid, u32 gid, u64 rdev
+	 * -> attr */
+	CLF_PROTO_OP_MKNOD = 276,
 
 	/* iod.  Subfiles are named by (file id = inode, subfile index). */
 	/* u64 file, u32 subfile, i64 offset, u32 length -> bytes32 data
@@ -437,6 +452,31 @@ enum clf_proto_layout_kind {
 #define CLF_PROTO_APPEND_EXACT 0x1u	/* reserve only at at */
 #define CLF_PROTO_APPEND_FLAGS 0x1u
 #define CLF_PROTO_APPEND_HOLD_MS 60000u
+
+/*
+ * Special files (1.6)
+ * -------------------
+ *   A symbolic link keeps its target (1..CLF_PROTO_SYMLINK_MAX bytes, no
+ *   NUL) as given: metad never follows it, and LOOKUP of a path through
+ *   one fails with -ENOTDIR; clients follow links themselves.  Its mode
+ *   is S_IFLNK | 0777 and its size the target's length.  Fifos, sockets
+ *   and character and block devices (MKNOD mode: one of those kinds |
+ *   permission bits) are metadata only: each client's kernel makes the
+ *   pipe, socket or device; a device's number (rdev, the kernel's
+ *   encoding) is given back by READLINK, which answers a symlink with
+ *   rdev 0 and its target, a device node with its rdev and an empty
+ *   target, and -EINVAL any other kind.  Hard links: LINK gives a
+ *   non-directory another name (-EPERM for a directory, -EMLINK past
+ *   CLF_PROTO_LINK_MAX); UNLINK and a replacing RENAME remove one name,
+ *   and the inode with its data goes with its last.  RENAME onto another
+ *   name of the same inode does nothing, as POSIX says.  Sizes and
+ *   layouts are for regular files only (-EINVAL for these kinds).
+ *   SYMLINK, LINK and MKNOD carry request identities ("Retries"); a
+ *   repeat is answered with the attr of the inode made (SYMLINK, MKNOD)
+ *   or linked (LINK) as it is now.
+ */
+#define CLF_PROTO_SYMLINK_MAX 4095	/* bytes of a target: PATH_MAX - 1 */
+#define CLF_PROTO_LINK_MAX 65000u	/* names of one inode */
 
 /* VIEW_READ / VIEW_WRITE flags */
 #define CLF_PROTO_VIEW_COLLECTIVE 0x1u	/* part of collective operation tag */

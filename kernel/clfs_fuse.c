@@ -60,6 +60,8 @@ static void reply_err(fuse_req_t req, const char *op, uint64_t ino, int err)
 	case EAGAIN:		/* a lock in the way */
 	case EDEADLK:
 	case EINTR:
+	case EMLINK:
+	case ELOOP:
 		clfs_log(CLFS_LOG_DEBUG, "%s %llu: %s", op,
 			 (unsigned long long)ino, strerror(-err));
 		break;
@@ -184,25 +186,45 @@ static void ll_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
 	reply_entry(req, "mkdir", parent, &st, err);
 }
 
-/* Regular files only: create and close at once. */
 static void ll_mknod(fuse_req_t req, fuse_ino_t parent, const char *name,
 		     mode_t mode, dev_t rdev)
 {
 	struct clfs_caller who = caller(req);
 	struct stat st;
-	uint64_t fh;
-	int err;
+	int err = clfs_mknod(cfs(req)->fs, &who, parent, name, mode, rdev, &st);
 
-	(void)rdev;
-	if (!S_ISREG(mode)) {
-		reply_err(req, "mknod", parent, -EPERM);
-		return;
-	}
-	err = clfs_create(cfs(req)->fs, &who, parent, name, mode & 07777,
-			  O_WRONLY | O_EXCL, &st, &fh);
-	if (!err)
-		clfs_release(cfs(req)->fs, fh);
 	reply_entry(req, "mknod", parent, &st, err);
+}
+
+static void ll_symlink(fuse_req_t req, const char *link, fuse_ino_t parent,
+		       const char *name)
+{
+	struct clfs_caller who = caller(req);
+	struct stat st;
+	int err = clfs_symlink(cfs(req)->fs, &who, parent, name, link, &st);
+
+	reply_entry(req, "symlink", parent, &st, err);
+}
+
+static void ll_readlink(fuse_req_t req, fuse_ino_t ino)
+{
+	char *target = NULL;
+	int err = clfs_readlink(cfs(req)->fs, ino, &target);
+
+	if (err)
+		reply_err(req, "readlink", ino, err);
+	else
+		fuse_reply_readlink(req, target);
+	free(target);
+}
+
+static void ll_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
+		    const char *newname)
+{
+	struct stat st;
+	int err = clfs_link(cfs(req)->fs, ino, newparent, newname, &st);
+
+	reply_entry(req, "link", newparent, &st, err);
 }
 
 static void ll_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
@@ -512,6 +534,9 @@ const struct fuse_lowlevel_ops clfs_fuse_ops = {
 	.getattr = ll_getattr,
 	.setattr = ll_setattr,
 	.mknod = ll_mknod,
+	.symlink = ll_symlink,
+	.readlink = ll_readlink,
+	.link = ll_link,
 	.mkdir = ll_mkdir,
 	.unlink = ll_unlink,
 	.rmdir = ll_rmdir,

@@ -7,6 +7,7 @@
  *   clfs_ops.c     names and attributes (lookup ... statfs)
  *   clfs_io.c      open handles: create, open, read, write, release
  *   clfs_xattr.c   user.clf.layout and directory default layouts
+ *   clfs_link.c    symlinks, hard links, fifos, sockets, device nodes
  *
  * Locks: the table lock (clfs_itable.lock) guards the hash chains and
  * every inode's reference counts; an inode's own lock guards the rest of
@@ -55,8 +56,13 @@ struct clfs_inode {
 	/* The size and mtime (ns) last handed to the kernel. */
 	int64_t given_size, given_mtime;
 	struct clfs_handle *handles;	/* open handles, linked by next */
-	/* Unlinked while open: renamed to this name in this directory. */
+	/* Unlinked while open: renamed to this name in this directory,
+	 * which is not a name the user gave: stat shows one link less. */
 	uint64_t unlinked_dir;	/* 0: not */
+	/* Device nodes: their number, asked of metad once (it never
+	 * changes; inode numbers are never reused). */
+	bool have_rdev;
+	dev_t rdev;
 	/* Directories: the default layout text, or NULL; owned. */
 	char *dflt;
 	int64_t dflt_read_ns;	/* when read from metad; 0: never */
@@ -144,6 +150,15 @@ uint64_t clfs_write_seq(struct clfs_inode *ip);
 int clfs_entry(struct clfs *fs, uint64_t parent,
 	       const struct clf_proto_attr *a, struct stat *st,
 	       struct clfs_inode **out);
+
+/* ---- clfs_link.c ---- */
+
+/*
+ * For a device node (a->mode): learn its number once into ip (NULL: no
+ * table entry, ask every time) and return it; 0 for other kinds or when
+ * metad cannot say (logged).  Takes ip->lock; call without it.
+ */
+dev_t clfs_rdev_of(struct clfs_inode *ip, const struct clf_proto_attr *a);
 
 /* ---- clfs_io.c ---- */
 

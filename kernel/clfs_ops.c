@@ -84,6 +84,8 @@ void clfs_attr_take(struct clfs_inode *ip, const struct clf_proto_attr *a,
 void clfs_attr_take_since(struct clfs_inode *ip, const struct clf_proto_attr *a,
 			  struct stat *st, uint64_t seq)
 {
+	dev_t rdev = clfs_rdev_of(ip, a);
+	bool hidden;
 	int64_t size;
 
 	pthread_mutex_lock(&ip->lock);
@@ -94,8 +96,13 @@ void clfs_attr_take_since(struct clfs_inode *ip, const struct clf_proto_attr *a,
 	size = ip->size;
 	ip->given_size = size;
 	ip->given_mtime = a->mtime;
+	hidden = ip->unlinked_dir != 0;
 	pthread_mutex_unlock(&ip->lock);
 	attr_to_stat(a, size, st);
+	st->st_rdev = rdev;
+	/* The hidden name of a file unlinked while open is no link. */
+	if (hidden && st->st_nlink > 0)
+		st->st_nlink--;
 }
 
 int clfs_entry(struct clfs *fs, uint64_t parent,
@@ -221,8 +228,10 @@ int clfs_getattr(struct clfs *fs, uint64_t ino, struct stat *st)
 	int err = clf_ns_stat(ino, &a);
 
 	if (err || !ip) {
-		if (!err)
+		if (!err) {
 			attr_to_stat(&a, a.size, st);
+			st->st_rdev = clfs_rdev_of(NULL, &a);
+		}
 		if (ip)
 			clfs_iput(&fs->itab, ip);
 		return err;
@@ -345,8 +354,9 @@ static long open_count(struct clfs *fs)
 }
 
 /*
- * If name in dir is a file open through this mount, rename it out of
- * the way (it is removed at its last release): 1.  Not open: 0.
+ * If name in dir is the last name of a file open through this mount,
+ * rename it out of the way (it is removed at its last release): 1.
+ * Not open, or other names left: 0.
  */
 static int hide_if_open(struct clfs *fs, uint64_t dir, const char *name)
 {
@@ -360,7 +370,8 @@ static int hide_if_open(struct clfs *fs, uint64_t dir, const char *name)
 	err = clf_ns_lookup(dir, name, &a);
 	if (err)
 		return err == -ENOENT ? 0 : err;
-	if (S_ISDIR(a.mode))
+	/* Another name keeps the inode and its data: nothing to hide. */
+	if (S_ISDIR(a.mode) || a.nlink > 1)
 		return 0;
 	ip = clfs_ifind(&fs->itab, a.ino);
 	if (!ip)

@@ -90,6 +90,26 @@ int clfs_create(struct clfs *fs, const struct clfs_caller *who,
 		uint64_t parent, const char *name, mode_t mode, int flags,
 		struct stat *st, uint64_t *fh);
 
+/*
+ * Symbolic links, hard links and special files; each success but
+ * readlink is one lookup reference.  symlink's target is kept as given
+ * (the kernel follows it); readlink gives a new string (caller frees).
+ * link gives inode ino (not a directory) the name new_name in
+ * new_parent.  mknod makes a fifo, socket or character or block device
+ * (mode: the kind | permission bits; rdev for devices), which is
+ * metadata on clf: the kernel of each machine makes the pipe, socket or
+ * device of it; a regular file (S_IFREG) is created empty.
+ */
+int clfs_symlink(struct clfs *fs, const struct clfs_caller *who,
+		 uint64_t parent, const char *name, const char *target,
+		 struct stat *st);
+int clfs_readlink(struct clfs *fs, uint64_t ino, char **target);
+int clfs_link(struct clfs *fs, uint64_t ino, uint64_t new_parent,
+	      const char *new_name, struct stat *st);
+int clfs_mknod(struct clfs *fs, const struct clfs_caller *who,
+	       uint64_t parent, const char *name, mode_t mode, dev_t rdev,
+	       struct stat *st);
+
 int clfs_unlink(struct clfs *fs, uint64_t parent, const char *name);
 int clfs_rmdir(struct clfs *fs, uint64_t parent, const char *name);
 int clfs_rename(struct clfs *fs, uint64_t parent, const char *name,

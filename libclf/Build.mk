@@ -9,6 +9,7 @@ LIBCLF_SRCS := libclf/error.c libclf/falls.c libclf/falls_algebra.c \
 LIBCLF_SRCS += libclf/falls_compact.c libclf/type_compact.c
 # Network layer: protocol codec, transports, authentication, configuration.
 LIBCLF_SRCS += libclf/proto.c libclf/proto_meta.c libclf/proto_lock.c \
+	libclf/proto_link.c \
 	libclf/proto_io.c libclf/transport.c libclf/transport_tcp.c libclf/auth.c libclf/config.c \
 	libclf/admission.c
 # Libraries libclf itself links to (protocol, crypto, configuration).
@@ -19,7 +20,7 @@ LIBCLF_EXTRA_LIBS += $(shell pkg-config --libs libsodium inih 2>/dev/null || \
 LIBCLF_SRCS += libclf/layout.c libclf/client.c libclf/client_enc.c libclf/client_retry.c libclf/client_meta.c \
 	libclf/file.c libclf/file_size.c libclf/file_append.c libclf/io.c libclf/io_small.c libclf/view_cache.c
 # The namespace by inode, for the mount client (client_ns.h).
-LIBCLF_SRCS += libclf/client_ns.c
+LIBCLF_SRCS += libclf/client_ns.c libclf/client_link.c
 # Byte-range locks kept by metad: by inode, and as POSIX struct flock.
 LIBCLF_SRCS += libclf/lock.c libclf/lock_posix.c
 # Layouts as text (rr:stripe=64k,count=4, ...), for the mount and the CLI.

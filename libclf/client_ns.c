@@ -493,6 +493,10 @@ int clf_ns_open(uint64_t ino, int flags, struct clf_proto_attr *attr)
 	if (S_ISDIR(a.mode))
 		return clf_fail(EISDIR, "clf: cannot open inode %llu: is a directory",
 				(unsigned long long)ino);
+	if (!S_ISREG(a.mode))
+		return clf_fail(S_ISLNK(a.mode) ? ELOOP : ENXIO,
+				"clf: cannot open inode %llu: not a regular file",
+				(unsigned long long)ino);
 	err = clf_ns_get_layout(ino, &info);
 	if (err)
 		return err;

@@ -70,6 +70,25 @@ int clf_ns_rename(uint64_t dir, const char *name, uint64_t new_dir,
 		  const char *new_name, uint32_t flags);
 
 /*
+ * Special files and hard links (client_link.c; protocol 1.6: a metad of
+ * an older minor answers -ENOSYS).  symlink makes name in dir point to
+ * target (kept as given, never followed by metad); readlink gives a
+ * symlink's target (a new string, caller frees) and a device node's
+ * rdev (target then NULL), -EINVAL for other kinds; link gives inode
+ * ino (not a directory: -EPERM) the new name new_name in new_dir, its
+ * new attributes in *attr; mknod makes a fifo, socket or device node
+ * (mode: the kind | permission bits).
+ */
+int clf_ns_symlink(uint64_t dir, const char *name, const char *target,
+		   const struct clf_ns_owner *owner,
+		   struct clf_proto_attr *attr);
+int clf_ns_readlink(uint64_t ino, char **target, uint64_t *rdev);
+int clf_ns_link(uint64_t ino, uint64_t new_dir, const char *new_name,
+		struct clf_proto_attr *attr);
+int clf_ns_mknod(uint64_t dir, const char *name, mode_t mode, uint64_t rdev,
+		 const struct clf_ns_owner *owner, struct clf_proto_attr *attr);
+
+/*
  * Entries of dir after cookie (0: from the start).  The names borrow
  * from payload: both live until clf_ns_dirents_release.
  */

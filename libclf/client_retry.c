@@ -33,6 +33,9 @@ bool clf_op_has_reqid(uint16_t op)
 	case CLF_PROTO_OP_RMDIR:
 	case CLF_PROTO_OP_SETATTR:
 	case CLF_PROTO_OP_SET_LAYOUT:
+	case CLF_PROTO_OP_SYMLINK:
+	case CLF_PROTO_OP_LINK:
+	case CLF_PROTO_OP_MKNOD:
 		return true;
 	default:
 		return false;

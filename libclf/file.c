@@ -233,6 +233,12 @@ static int open_inode(struct clf_file *f, const char *rel, int flags,
 	if (S_ISDIR(attr.mode))
 		err = clf_fail(EISDIR, "clf: cannot open '/%s': is a directory",
 			       rel);
+	else if (S_ISLNK(attr.mode))
+		err = clf_fail(ELOOP, "clf: cannot open '/%s': is a symbolic "
+			       "link (CLF_open follows none)", rel);
+	else if (!S_ISREG(attr.mode))
+		err = clf_fail(ENXIO, "clf: cannot open '/%s': a fifo, socket "
+			       "or device has no data on clf", rel);
 	else if (!layout)
 		err = clf_fail(EIO, "clf: '/%s' has no layout", rel);
 	if (err) {

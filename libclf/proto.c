@@ -79,6 +79,10 @@ const char *clf_proto_op_name(uint16_t op)
 	case CLF_PROTO_OP_GETLK: return "GETLK";
 	case CLF_PROTO_OP_UNLOCK_OWNER: return "UNLOCK_OWNER";
 	case CLF_PROTO_OP_APPEND: return "APPEND";
+	case CLF_PROTO_OP_SYMLINK: return "SYMLINK";
+	case CLF_PROTO_OP_READLINK: return "READLINK";
+	case CLF_PROTO_OP_LINK: return "LINK";
+	case CLF_PROTO_OP_MKNOD: return "MKNOD";
 	case CLF_PROTO_OP_SUB_READ: return "SUB_READ";
 	case CLF_PROTO_OP_SUB_WRITE: return "SUB_WRITE";
 	case CLF_PROTO_OP_VIEW_REGISTER: return "VIEW_REGISTER";

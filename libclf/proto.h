@@ -433,6 +433,54 @@ int clf_proto_append_rep_decode(struct wire_reader *r,
 				struct clf_proto_append_rep *m);
 
 /* ------------------------------------------------------------------ */
+/* metad special files and hard links (1.6; proto_link.c)              */
+/* ------------------------------------------------------------------ */
+
+struct clf_proto_symlink_req {
+	uint64_t dir;
+	struct clf_proto_str path;	/* borrowed */
+	struct clf_proto_str target;	/* 1..CLF_PROTO_SYMLINK_MAX; borrowed */
+	uint32_t uid, gid;
+};
+int clf_proto_symlink_req_encode(struct wire_writer *w,
+				 const struct clf_proto_symlink_req *m);
+int clf_proto_symlink_req_decode(struct wire_reader *r,
+				 struct clf_proto_symlink_req *m);
+
+/* READLINK request: a clf_proto_ino. */
+struct clf_proto_readlink_rep {
+	uint64_t rdev;			/* device nodes; else 0 */
+	struct clf_proto_str target;	/* symlinks; else empty; borrowed */
+};
+int clf_proto_readlink_rep_encode(struct wire_writer *w,
+				  const struct clf_proto_readlink_rep *m);
+int clf_proto_readlink_rep_decode(struct wire_reader *r,
+				  struct clf_proto_readlink_rep *m);
+
+struct clf_proto_link_req {
+	uint64_t ino;
+	uint64_t new_dir;
+	struct clf_proto_str new_path;	/* borrowed */
+};
+int clf_proto_link_req_encode(struct wire_writer *w,
+			      const struct clf_proto_link_req *m);
+int clf_proto_link_req_decode(struct wire_reader *r,
+			      struct clf_proto_link_req *m);
+
+struct clf_proto_mknod_req {
+	uint64_t dir;
+	struct clf_proto_str path;	/* borrowed */
+	uint32_t mode;		/* S_IFIFO, S_IFSOCK, S_IFCHR or S_IFBLK |
+				   permission bits */
+	uint32_t uid, gid;
+	uint64_t rdev;		/* device nodes; 0 for fifos and sockets */
+};
+int clf_proto_mknod_req_encode(struct wire_writer *w,
+			       const struct clf_proto_mknod_req *m);
+int clf_proto_mknod_req_decode(struct wire_reader *r,
+			       struct clf_proto_mknod_req *m);
+
+/* ------------------------------------------------------------------ */
 /* metad byte-range locks (1.1; proto_lock.c)                          */
 /* ------------------------------------------------------------------ */
 

@@ -12,6 +12,20 @@
 
 #define WHAT_MAX 96
 
+/*
+ * Sizes and layouts belong to regular files: -EISDIR for a directory,
+ * -EINVAL for a symlink, fifo, socket or device node, else 0.
+ */
+static int regular_only(const struct mds_inode *in, const char *what)
+{
+	if (S_ISDIR(in->attr.mode))
+		return clf_fail(EISDIR, "mds: cannot %s: is a directory", what);
+	if (!S_ISREG(in->attr.mode))
+		return clf_fail(EINVAL, "mds: cannot %s: not a regular file",
+				what);
+	return 0;
+}
+
 static void what_inode(char what[WHAT_MAX], const char *verb, uint64_t ino)
 {
 	snprintf(what, WHAT_MAX, "%s of inode %llu", verb,
@@ -104,8 +118,8 @@ int mds_setattr(struct mds_store *s, uint64_t ino,
 	if (err)
 		return err;
 	err = mds_inode_get(s, txn, ino, &in, what);
-	if (!err && (set->mask & MDS_SETATTR_SIZE) && S_ISDIR(in.attr.mode))
-		err = clf_fail(EISDIR, "mds: cannot %s: is a directory", what);
+	if (!err && (set->mask & MDS_SETATTR_SIZE))
+		err = regular_only(&in, what);
 	if (err)
 		goto abort;
 	setattr_apply(&in.attr, set, mds_now());
@@ -141,13 +155,13 @@ int mds_set_layout(struct mds_store *s, uint64_t ino,
 	if (err)
 		goto free_raw;
 	err = mds_inode_get(s, txn, ino, &in, what);
-	if (!err && S_ISDIR(in.attr.mode))
-		err = clf_fail(EISDIR, "mds: cannot %s: is a directory", what);
+	if (!err)
+		err = regular_only(&in, what);
 	/*
 	 * A file created with the default layout gets its declared one
 	 * before any data: replacing is allowed while the size is 0.
 	 */
-	else if (!err && in.attr.size != 0)
+	if (!err && in.attr.size != 0)
 		err = clf_fail(EBUSY,
 			"mds: layout of inode %llu can only be set while the file is empty",
 			(unsigned long long)ino);
@@ -184,9 +198,9 @@ int mds_get_layout(struct mds_store *s, uint64_t ino,
 	if (err)
 		return err;
 	err = mds_inode_get(s, txn, ino, &in, what);
-	if (!err && S_ISDIR(in.attr.mode))
-		err = clf_fail(EISDIR, "mds: cannot %s: is a directory", what);
-	else if (!err && !in.layout)
+	if (!err)
+		err = regular_only(&in, what);
+	if (!err && !in.layout)
 		err = clf_fail(ENODATA, "mds: cannot %s: no layout yet", what);
 	if (!err)
 		err = mds_inode_layout(&in, &l);
@@ -216,8 +230,8 @@ int mds_update_size(struct mds_store *s, uint64_t ino, int64_t end,
 	if (err)
 		return err;
 	err = mds_inode_get(s, txn, ino, &in, what);
-	if (!err && S_ISDIR(in.attr.mode))
-		err = clf_fail(EISDIR, "mds: cannot %s: is a directory", what);
+	if (!err)
+		err = regular_only(&in, what);
 	if (err)
 		goto abort;
 	if (end > in.attr.size) {

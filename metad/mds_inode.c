@@ -13,6 +13,10 @@
  *   [layout section, when flag bit 0 is set:
  *    i64 displacement, u32 head iod, u32 n,
  *    n x (u32 iod, u32 type length, type bytes)]
+ *   [special section, when flag bit 2 is set (format 3), for symlinks,
+ *    fifos, sockets and device nodes, which never have a layout:
+ *    u64 rdev, u32 target length (symlinks 1..MDS_SYMLINK_MAX, equal
+ *    to the size; others 0), target bytes]
  *
  * Superblock: u8 'M', u8 'S', u8 format version, u8 flags (0),
  *             16 bytes fsid, u64 next_ino, u64 next_cookie.
@@ -35,7 +39,8 @@
 #define SUPER_MAGIC1 'S'
 #define INODE_HAS_LAYOUT 0x01u
 #define INODE_LAYOUT_APART 0x02u
-#define INODE_FLAGS_KNOWN 0x03u
+#define INODE_SPECIAL 0x04u
+#define INODE_FLAGS_KNOWN 0x07u
 #define INODE_FIXED_LEN (4 + 8 + 8 + 4 * 4 + 4 * 8)
 
 size_t mds_inode_encode(const struct mds_inode *in, uint8_t *buf, size_t cap)
@@ -46,7 +51,8 @@ size_t mds_inode_encode(const struct mds_inode *in, uint8_t *buf, size_t cap)
 	wire_put_u8(&w, INODE_MAGIC0);
 	wire_put_u8(&w, INODE_MAGIC1);
 	wire_put_u8(&w, MDS_INODE_VERSION);
-	wire_put_u8(&w, !in->layout ? 0 :
+	wire_put_u8(&w, mds_mode_special(a->mode) ? INODE_SPECIAL :
+			!in->layout ? 0 :
 			mds_layout_apart(in) ? INODE_LAYOUT_APART :
 			INODE_HAS_LAYOUT);
 	wire_put_u64(&w, a->ino);
@@ -59,8 +65,14 @@ size_t mds_inode_encode(const struct mds_inode *in, uint8_t *buf, size_t cap)
 	wire_put_i64(&w, a->atime);
 	wire_put_i64(&w, a->mtime);
 	wire_put_i64(&w, a->ctime);
-	if (in->layout && !mds_layout_apart(in))
+	if (mds_mode_special(a->mode)) {
+		wire_put_u64(&w, a->rdev);
+		wire_put_u32(&w, in->target ? in->target_len : 0);
+		if (in->target)
+			wire_put_bytes(&w, in->target, in->target_len);
+	} else if (in->layout && !mds_layout_apart(in)) {
 		wire_put_bytes(&w, in->layout, in->layout_len);
+	}
 	return w.pos;
 }
 
@@ -73,12 +85,21 @@ static const char *attr_problem(const struct mds_inode *in, uint64_t ino,
 
 	if (a->ino != ino)
 		return "inode number differs from its key";
-	if (fmt != S_IFREG && fmt != S_IFDIR)
-		return "neither a file nor a directory";
+	if (fmt != S_IFREG && fmt != S_IFDIR && !mds_mode_special(a->mode))
+		return "of an unknown kind";
 	if (a->mode & ~(uint32_t)(S_IFMT | 07777))
 		return "unknown mode bits";
 	if (a->size < 0)
 		return "negative size";
+	if (mds_mode_special(a->mode)) {
+		if (a->nlink < 1)
+			return "special file without links";
+		if (in->parent != 0)
+			return "special file with a parent";
+		if (has_layout)
+			return "special file with a layout";
+		return NULL;
+	}
 	if (fmt == S_IFREG) {
 		if (a->nlink < 1)
 			return "file without links";
@@ -94,6 +115,34 @@ static const char *attr_problem(const struct mds_inode *in, uint64_t ino,
 		return "directory with a layout";
 	if (in->parent == 0)
 		return "directory without a parent";
+	return NULL;
+}
+
+/* The special section of a symlink, fifo, socket or device node. */
+static const char *special_decode(struct wire_reader *r, struct mds_inode *in)
+{
+	uint32_t fmt = in->attr.mode & S_IFMT;
+	uint32_t tlen;
+
+	in->attr.rdev = wire_get_u64(r);
+	tlen = wire_get_u32(r);
+	if (r->bad)
+		return "truncated";
+	if (tlen != r->len - r->pos)
+		return "bad target length";
+	if (fmt == S_IFLNK) {
+		if (tlen < 1 || tlen > MDS_SYMLINK_MAX ||
+		    (int64_t)tlen != in->attr.size ||
+		    memchr(r->buf + r->pos, 0, tlen))
+			return "bad symlink target";
+		in->target = r->buf + r->pos;
+		in->target_len = tlen;
+		return in->attr.rdev ? "symlink with a device number" : NULL;
+	}
+	if (tlen || in->attr.size)
+		return "special file with a target or size";
+	if ((fmt == S_IFIFO || fmt == S_IFSOCK) && in->attr.rdev)
+		return "fifo or socket with a device number";
 	return NULL;
 }
 
@@ -131,9 +180,13 @@ int mds_inode_decode(const uint8_t *buf, size_t len, uint64_t ino,
 		why = "unknown flags";
 	else if ((flags & INODE_HAS_LAYOUT) && (flags & INODE_LAYOUT_APART))
 		why = "layout both here and apart";
+	else if (!(flags & INODE_SPECIAL) != !mds_mode_special(in.attr.mode))
+		why = "special section on the wrong kind";
 	else
-		why = attr_problem(&in, ino, flags != 0);
-	if (!why && (flags & INODE_LAYOUT_APART)) {
+		why = attr_problem(&in, ino, (flags & ~INODE_SPECIAL) != 0);
+	if (!why && (flags & INODE_SPECIAL)) {
+		why = special_decode(&r, &in);
+	} else if (!why && (flags & INODE_LAYOUT_APART)) {
 		in.layout_apart = true;
 		in.attr.has_layout = true;
 		if (r.pos != len)

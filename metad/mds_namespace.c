@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * mds_namespace.c -- the directory tree: lookup, path resolution,
- * create, mkdir, readdir, rename, unlink, rmdir.
+ * create, mkdir, symlink, mknod, link, readdir, rename, unlink, rmdir.
  *
  * Each operation is one transaction: the reads and checks first, then the
  * writes (records borrowed from the database may move with any write; see
@@ -410,6 +410,163 @@ int mds_mkdir(struct mds_store *s, uint64_t dir, const char *name,
 	return 0;
 }
 
+int mds_symlink(struct mds_store *s, uint64_t dir, const char *name,
+		const char *target, uint32_t uid, uint32_t gid,
+		struct mds_attr *attr)
+{
+	char what[WHAT_MAX];
+	struct mds_inode in = {
+		.attr = { .mode = S_IFLNK | 0777, .uid = uid, .gid = gid,
+			  .nlink = 1 },
+	};
+	size_t len;
+	int err;
+
+	what_entry(what, "make symbolic link", name, dir);
+	err = mds_name_check(name, what);
+	if (err)
+		return err;
+	len = target ? strnlen(target, MDS_SYMLINK_MAX + 1) : 0;
+	if (len == 0)
+		return clf_fail(ENOENT, "mds: cannot %s: empty target", what);
+	if (len > MDS_SYMLINK_MAX)
+		return clf_fail(ENAMETOOLONG,
+				"mds: cannot %s: target longer than %d bytes",
+				what, MDS_SYMLINK_MAX);
+	in.target = (const uint8_t *)target;
+	in.target_len = (uint32_t)len;
+	in.attr.size = (int64_t)len;
+	err = make_entry(s, dir, name, &in, what);
+	if (err)
+		return err;
+	*attr = in.attr;
+	return 0;
+}
+
+int mds_mknod(struct mds_store *s, uint64_t dir, const char *name,
+	      uint32_t mode, uint64_t rdev, uint32_t uid, uint32_t gid,
+	      struct mds_attr *attr)
+{
+	char what[WHAT_MAX];
+	uint32_t fmt = mode & S_IFMT;
+	struct mds_inode in = {
+		.attr = { .mode = mode, .uid = uid, .gid = gid, .nlink = 1,
+			  .rdev = rdev },
+	};
+	int err;
+
+	what_entry(what, "make node", name, dir);
+	err = mds_name_check(name, what);
+	if (err)
+		return err;
+	if ((mode & ~(uint32_t)(S_IFMT | 07777)) ||
+	    (fmt != S_IFIFO && fmt != S_IFSOCK && fmt != S_IFCHR &&
+	     fmt != S_IFBLK))
+		return clf_fail(EINVAL, "mds: cannot %s: mode %#o", what, mode);
+	if ((fmt == S_IFIFO || fmt == S_IFSOCK) && rdev)
+		return clf_fail(EINVAL,
+				"mds: cannot %s: a device number on a fifo or socket",
+				what);
+	err = make_entry(s, dir, name, &in, what);
+	if (err)
+		return err;
+	*attr = in.attr;
+	return 0;
+}
+
+int mds_link(struct mds_store *s, uint64_t ino, uint64_t dir,
+	     const char *name, struct mds_attr *attr)
+{
+	char what[WHAT_MAX];
+	struct mds_inode parent, in;
+	struct mds_super sb;
+	uint64_t eino, cookie;
+	MDB_txn *txn;
+	int64_t now;
+	int err;
+
+	snprintf(what, sizeof(what), "link inode %llu as '%.255s' in directory %llu",
+		 (unsigned long long)ino, name ? name : "",
+		 (unsigned long long)dir);
+	err = mds_name_check(name, what);
+	if (err)
+		return err;
+	err = mds_txn_begin(s, true, &txn, what);
+	if (err)
+		return err;
+	err = mds_inode_get(s, txn, ino, &in, what);
+	if (!err && S_ISDIR(in.attr.mode))
+		err = clf_fail(EPERM, "mds: cannot %s: it is a directory", what);
+	if (!err && in.attr.nlink >= MDS_LINK_MAX)
+		err = clf_fail(EMLINK, "mds: cannot %s: it has %u names already",
+			       what, in.attr.nlink);
+	if (!err)
+		err = mds_dir_get(s, txn, dir, &parent, what);
+	if (err)
+		goto abort;
+	err = dirent_get(s, txn, dir, name, &eino, &cookie, what);
+	if (!err)
+		err = clf_fail(EEXIST, "mds: cannot %s: file exists", what);
+	if (err != -ENOENT)
+		goto abort;
+	err = mds_super_get(s, txn, &sb);
+	if (err)
+		goto abort;
+	now = mds_now();
+	in.attr.nlink++;
+	in.attr.ctime = now;
+	/* Put first: in's layout and target borrow from its own record. */
+	err = mds_inode_put(s, txn, &in, false, what);
+	if (!err)
+		err = entry_add(s, txn, &sb, dir, name, ino, what);
+	if (!err)
+		err = dir_changed(s, txn, &parent, 0, now, what);
+	if (!err)
+		err = mds_super_put(s, txn, &sb, what);
+	if (err)
+		goto abort;
+	err = mds_txn_commit(txn, what);
+	if (!err)
+		*attr = in.attr;
+	return err;
+abort:
+	mdb_txn_abort(txn);
+	return err;
+}
+
+int mds_readlink(struct mds_store *s, uint64_t ino, char **target)
+{
+	char what[WHAT_MAX];
+	struct mds_inode in;
+	char *copy = NULL;
+	MDB_txn *txn;
+	int err;
+
+	snprintf(what, sizeof(what), "read symbolic link %llu",
+		 (unsigned long long)ino);
+	err = mds_txn_begin(s, false, &txn, what);
+	if (err)
+		return err;
+	err = mds_inode_get(s, txn, ino, &in, what);
+	if (!err && !S_ISLNK(in.attr.mode))
+		err = clf_fail(EINVAL, "mds: cannot %s: not a symbolic link",
+			       what);
+	if (!err) {
+		copy = malloc(in.target_len + 1);
+		if (!copy)
+			err = clf_fail(ENOMEM, "mds: cannot %s: out of memory",
+				       what);
+	}
+	if (!err) {
+		memcpy(copy, in.target, in.target_len);
+		copy[in.target_len] = '\0';
+	}
+	mdb_txn_abort(txn);
+	if (!err)
+		*target = copy;
+	return err;
+}
+
 /* One cookie entry of dir into *ent; -EIO when it does not decode. */
 static int readdir_entry(struct mds_store *s, MDB_txn *txn,
 			 const MDB_val *key, const MDB_val *val,
@@ -525,7 +682,9 @@ static int is_ancestor(struct mds_store *s, MDB_txn *txn, uint64_t ancestor,
 struct rename_plan {
 	struct mds_inode sdir, ddir, src, tgt;
 	uint64_t src_cookie, tgt_cookie;
-	bool replace;		/* the target exists and goes */
+	bool replace;		/* the target's name exists and goes */
+	bool drop_target;	/* ... and with it the target inode: its
+				   last name (directories: always) */
 	bool moves_dir;		/* src is a directory changing parent */
 	bool noop;
 };
@@ -592,7 +751,26 @@ static int rename_plan(struct mds_store *s, MDB_txn *txn, uint64_t src_dir,
 				"mds: cannot %s: target directory not empty", what);
 	}
 	p->replace = true;
+	p->drop_target = S_ISDIR(p->tgt.attr.mode) || p->tgt.attr.nlink <= 1;
 	return 0;
+}
+
+/*
+ * One name of non-directory ino, which has others, is gone: one link
+ * less and a new ctime.  Reads the inode afresh, since earlier writes
+ * of the transaction may have moved what a previous read borrowed.
+ */
+static int drop_link(struct mds_store *s, MDB_txn *txn, uint64_t ino,
+		     int64_t now, const char *what)
+{
+	struct mds_inode in;
+	int err = mds_inode_get(s, txn, ino, &in, what);
+
+	if (err)
+		return dangling(err, ino, what);
+	in.attr.nlink--;
+	in.attr.ctime = now;
+	return mds_inode_put(s, txn, &in, false, what);
 }
 
 /* The writes of a planned rename. */
@@ -621,8 +799,10 @@ static int rename_apply(struct mds_store *s, MDB_txn *txn, uint64_t src_dir,
 		if (S_ISDIR(p->tgt.attr.mode))
 			ddelta--;
 		err = entry_del(s, txn, dst_dir, dst_name, p->tgt_cookie, what);
-		if (!err)
+		if (!err && p->drop_target)
 			err = mds_inode_del(s, txn, p->tgt.attr.ino, what);
+		else if (!err)
+			err = drop_link(s, txn, p->tgt.attr.ino, now, what);
 		if (err)
 			return err;
 	}
@@ -672,7 +852,7 @@ int mds_rename(struct mds_store *s, uint64_t src_dir, const char *src_name,
 			  &p, what);
 	if (err || p.noop)
 		goto abort;
-	if (p.replace) {
+	if (p.drop_target) {
 		gone.attr = p.tgt.attr;
 		if (replaced)
 			err = mds_inode_layout(&p.tgt, &gone.layout);
@@ -708,6 +888,7 @@ int mds_unlink(struct mds_store *s, uint64_t dir, const char *name,
 	struct mds_removed gone = { 0 };
 	struct mds_inode parent, in;
 	uint64_t ino, cookie;
+	int64_t now = mds_now();
 	MDB_txn *txn;
 	int err;
 
@@ -730,6 +911,13 @@ int mds_unlink(struct mds_store *s, uint64_t dir, const char *name,
 		err = clf_fail(EISDIR, "mds: cannot %s: is a directory", what);
 	if (err)
 		goto abort;
+	if (in.attr.nlink > 1) {
+		/* Other names keep the inode and its data. */
+		err = entry_del(s, txn, dir, name, cookie, what);
+		if (!err)
+			err = drop_link(s, txn, ino, now, what);
+		goto changed;
+	}
 	gone.attr = in.attr;
 	if (removed)
 		err = mds_inode_layout(&in, &gone.layout);
@@ -740,8 +928,9 @@ int mds_unlink(struct mds_store *s, uint64_t dir, const char *name,
 		err = entry_del(s, txn, dir, name, cookie, what);
 	if (!err)
 		err = mds_inode_del(s, txn, ino, what);
+changed:
 	if (!err)
-		err = dir_changed(s, txn, &parent, 0, mds_now(), what);
+		err = dir_changed(s, txn, &parent, 0, now, what);
 	if (err)
 		goto abort;
 	err = mds_txn_commit(txn, what);	/* frees txn either way */

@@ -126,6 +126,14 @@ static mds_op_fn *handler_of(uint16_t op)
 		return mds_op_unlock_owner;
 	case CLF_PROTO_OP_APPEND:
 		return mds_op_append;
+	case CLF_PROTO_OP_SYMLINK:
+		return mds_op_symlink;
+	case CLF_PROTO_OP_READLINK:
+		return mds_op_readlink;
+	case CLF_PROTO_OP_LINK:
+		return mds_op_link;
+	case CLF_PROTO_OP_MKNOD:
+		return mds_op_mknod;
 	default:
 		return NULL;
 	}

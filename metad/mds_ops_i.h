@@ -27,6 +27,8 @@ mds_op_fn mds_op_lookup, mds_op_create, mds_op_mkdir, mds_op_readdir,
 /* Attributes and layouts (mds_ops_attr.c). */
 mds_op_fn mds_op_getattr, mds_op_setattr, mds_op_set_layout,
 	mds_op_get_layout, mds_op_update_size;
+/* Special files and hard links (mds_ops_link.c). */
+mds_op_fn mds_op_symlink, mds_op_readlink, mds_op_link, mds_op_mknod;
 /* Byte-range locks (mds_ops_lock.c). */
 mds_op_fn mds_op_setlk, mds_op_getlk, mds_op_unlock_owner;
 /* O_APPEND ranges (mds_ops_append.c). */
@@ -100,6 +102,8 @@ int mds_reply_readdir(struct mds_reply *rep, const struct mds_dirent *ents,
 		      uint32_t n, bool eof);
 int mds_reply_statfs(struct mds_reply *rep, const struct clf_proto_statfs *m);
 int mds_reply_status(struct mds_reply *rep, const struct clf_proto_status *m);
+int mds_reply_readlink(struct mds_reply *rep,
+		       const struct clf_proto_readlink_rep *m);
 int mds_reply_lock_holder(struct mds_reply *rep,
 			  const struct clf_proto_lock_holder *m);
 int mds_reply_append(struct mds_reply *rep,

@@ -73,6 +73,14 @@ static int create_existing(const struct mds_session *s,
 			       p->name, (unsigned long long)p->dir);
 		goto free_layout;
 	}
+	/* metad follows no link; the kernel makes pipes and devices. */
+	if (!S_ISREG(a.mode)) {
+		err = clf_fail(S_ISLNK(a.mode) ? ELOOP : ENXIO,
+			       "metad: cannot open '%s' in directory %llu: it is a %s",
+			       p->name, (unsigned long long)p->dir,
+			       S_ISLNK(a.mode) ? "symbolic link" : "special file");
+		goto free_layout;
+	}
 	if (!layout) {
 		mds_reply_set_ino(a.ino);
 		err = mds_set_layout(st, a.ino, want);

@@ -35,6 +35,9 @@ enum mds_replay_kind mds_replay_kind_of(uint16_t op)
 		return MDS_REPLAY_CREATE;
 	case CLF_PROTO_OP_MKDIR:
 	case CLF_PROTO_OP_SETATTR:
+	case CLF_PROTO_OP_SYMLINK:
+	case CLF_PROTO_OP_LINK:
+	case CLF_PROTO_OP_MKNOD:
 		return MDS_REPLAY_ATTR;
 	case CLF_PROTO_OP_SET_LAYOUT:
 		return MDS_REPLAY_LAYOUT;

@@ -93,11 +93,17 @@ struct mds_store;
 /* The attributes of an inode, as the store returns them. */
 struct mds_attr {
 	uint64_t ino;
-	uint32_t mode;		/* S_IFREG or S_IFDIR | permission bits 07777 */
+	uint32_t mode;		/* kind (S_IFREG, S_IFDIR, S_IFLNK, S_IFIFO,
+				   S_IFSOCK, S_IFCHR, S_IFBLK) | permission
+				   bits 07777 */
 	uint32_t uid;
 	uint32_t gid;
-	uint32_t nlink;		/* files 1; directories 2 + subdirectories */
-	int64_t size;		/* bytes; 0 for directories */
+	uint32_t nlink;		/* non-directories: their names (hard
+				   links); directories 2 + subdirectories */
+	int64_t size;		/* bytes; a symlink: its target's length;
+				   0 for other kinds */
+	uint64_t rdev;		/* device nodes: their device number;
+				   0 for other kinds */
 	int64_t atime;		/* ns since the Unix epoch */
 	int64_t mtime;		/* ns */
 	int64_t ctime;		/* ns */
@@ -285,10 +291,12 @@ int mds_readdir(struct mds_store *s, uint64_t dir, uint64_t cookie,
 /*
  * mds_rename - move src_dir/src_name to dst_dir/dst_name
  *
- * An existing target is replaced atomically when the kinds agree (a file
- * by a file, an empty directory by a directory); what it held is given
- * back in *replaced (NULL: not wanted) so that the caller removes its
- * subfiles.  Renaming an entry onto itself does nothing.  Updates both
+ * An existing target is replaced atomically when the kinds agree (a
+ * non-directory by a non-directory, an empty directory by a directory);
+ * the target loses one link, and when that was its last, what it held
+ * is given back in *replaced (NULL: not wanted) so that the caller
+ * removes its subfiles.  Renaming an entry onto itself, or onto another
+ * name of the same inode (a hard link), does nothing (POSIX).  Updates both
  * directories' mtime and ctime and the moved inode's ctime.  Returns 0,
  * -ENOENT (source or a directory missing), -ENOTDIR (a directory argument
  * is a file; a directory over a file), -EISDIR (a file over a directory),
@@ -303,13 +311,63 @@ int mds_rename(struct mds_store *s, uint64_t src_dir, const char *src_name,
 /*
  * mds_unlink - remove the file name from directory dir
  *
- * The inode goes with its only name; *removed (NULL: not wanted) gets
- * its attributes and layout for the removal of its subfiles.  Returns 0,
+ * The inode loses one link (and gets a new ctime); it goes with its
+ * last name, and then *removed (NULL: not wanted) gets its attributes
+ * and layout for the removal of its subfiles (attr.ino 0 while other
+ * names remain).  Returns 0,
  * -ENOENT, -ENOTDIR (dir), -EISDIR (name is a directory), -EINVAL,
  * -ENAMETOOLONG, -EIO.
  */
 int mds_unlink(struct mds_store *s, uint64_t dir, const char *name,
 	       struct mds_removed *removed);
+
+/*
+ * mds_symlink - a new symbolic link name in dir pointing to target
+ *
+ * target: 1..MDS_SYMLINK_MAX bytes, any but NUL, kept as given and never
+ * followed by the store.  The link has mode S_IFLNK | 0777 and size
+ * strlen(target).  Returns as mds_create, and -ENAMETOOLONG for a
+ * target over the limit, -ENOENT for an empty one.
+ */
+#define MDS_SYMLINK_MAX 4095		/* bytes of a target: PATH_MAX - 1 */
+int mds_symlink(struct mds_store *s, uint64_t dir, const char *name,
+		const char *target, uint32_t uid, uint32_t gid,
+		struct mds_attr *attr);
+
+/*
+ * mds_mknod - a new fifo, socket or device node name in dir
+ *
+ * mode: S_IFIFO, S_IFSOCK, S_IFCHR or S_IFBLK | permission bits; rdev
+ * the device number of a device node (0 for the others).  These inodes
+ * hold metadata only: the kernel of each client makes the pipe, socket
+ * or device of them.  Returns as mds_create, and -EINVAL for another
+ * kind or an rdev on a fifo or socket.
+ */
+int mds_mknod(struct mds_store *s, uint64_t dir, const char *name,
+	      uint32_t mode, uint64_t rdev, uint32_t uid, uint32_t gid,
+	      struct mds_attr *attr);
+
+/*
+ * mds_link - a new name for the existing non-directory inode ino
+ *
+ * Adds name to dir and one to the inode's nlink; sets the inode's ctime
+ * and the directory's mtime and ctime.  Returns 0 with the inode's new
+ * attributes in *attr, -ENOENT (ino or dir missing), -EEXIST, -EPERM
+ * (ino is a directory), -EMLINK (nlink at MDS_LINK_MAX), -ENOTDIR,
+ * -EINVAL, -ENAMETOOLONG, -ENOSPC, -EIO.
+ */
+#define MDS_LINK_MAX 65000u		/* names of one inode, as ext4 */
+int mds_link(struct mds_store *s, uint64_t ino, uint64_t dir,
+	     const char *name, struct mds_attr *attr);
+
+/*
+ * mds_readlink - a symbolic link's target
+ *
+ * For a symlink: 0 and a new NUL-terminated copy of its target in
+ * *target (caller frees).  Returns -EINVAL for any other kind (as
+ * readlink(2)), -ENOENT, -EIO, -ENOMEM.
+ */
+int mds_readlink(struct mds_store *s, uint64_t ino, char **target);
 
 /* mds_rmdir - remove the empty directory name.  Returns 0, -ENOENT,
  * -ENOTDIR (dir, or name is a file), -ENOTEMPTY, -EINVAL, -ENAMETOOLONG,

@@ -46,8 +46,11 @@
 #define MDS_LOCK_FILE "metad.lock"
 
 /* Of the store as a whole.  2: layouts may live in the layouts
- * database; a store is raised from 1 to 2 when this metad opens it. */
-#define MDS_FORMAT_VERSION 2
+ * database.  3: symlinks, fifos, sockets and device nodes (inode
+ * records with a special section), files with several names.  A store
+ * is raised to this metad's format when it opens it, so that an older
+ * metad refuses it rather than meet records it cannot read. */
+#define MDS_FORMAT_VERSION 3
 #define MDS_INODE_VERSION 1	/* of one inode record */
 /* Layouts up to this many bytes stay inside their inode record (every
  * round-robin layout); larger ones go to the layouts database. */
@@ -94,7 +97,19 @@ struct mds_inode {
 				   (set by decode; mds_inode_get reads it) */
 	bool layout_stored;	/* layout is the one stored apart: a put
 				   leaves it where it is */
+	const uint8_t *target;	/* symlinks: borrowed, like layout; not
+				   NUL-terminated; NULL for other kinds */
+	uint32_t target_len;	/* bytes at target, 1..MDS_SYMLINK_MAX */
 };
+
+/* Kinds kept with a special section (no layout, no children). */
+static inline bool mds_mode_special(uint32_t mode)
+{
+	uint32_t fmt = mode & 0170000u;
+
+	return fmt == 0120000u || fmt == 0010000u || fmt == 0140000u ||
+	       fmt == 0020000u || fmt == 0060000u;
+}
 
 /* Whether in's layout is written to the layouts database. */
 static inline bool mds_layout_apart(const struct mds_inode *in)

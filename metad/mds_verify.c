@@ -6,8 +6,9 @@
  * (grouped by directory, since keys start with the parent) checks each
  * entry against its cookie and its inode and collects the inodes named
  * and each directory's number of subdirectories; the walk over the inodes
- * then checks that every inode but the root is named exactly once and
- * that link counts agree.  Memory: 8 bytes per entry, 16 per directory.
+ * then checks that every directory but the root is named exactly once,
+ * every other inode as many times as its nlink (hard links), and that
+ * directory link counts agree.  Memory: 8 bytes per entry, 16 per directory.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -209,7 +210,7 @@ static int check_inode(struct verify *v, const MDB_val *key,
 		       const MDB_val *val, size_t *next_named)
 {
 	struct mds_inode in;
-	uint64_t ino;
+	uint64_t ino, names = 0;
 	int err;
 
 	if (key->mv_size != MDS_INO_KEY_LEN)
@@ -234,17 +235,25 @@ static int check_inode(struct verify *v, const MDB_val *key,
 		return clf_fail(EIO, "mds: verify: inode %llu has no name",
 				(unsigned long long)ino);
 	} else {
-		++*next_named;
+		while (*next_named < v->nnamed && v->named[*next_named] == ino) {
+			++*next_named;
+			names++;
+		}
 	}
+	if (ino != MDS_ROOT_INO && S_ISDIR(in.attr.mode) && names != 1)
+		return clf_fail(EIO, "mds: verify: directory %llu has %llu names",
+				(unsigned long long)ino,
+				(unsigned long long)names);
 	if (S_ISDIR(in.attr.mode) &&
 	    in.attr.nlink != 2 + subdirs_of(v, ino))
 		return clf_fail(EIO,
 			"mds: verify: directory %llu has %u links, %llu subdirectories",
 			(unsigned long long)ino, in.attr.nlink,
 			(unsigned long long)subdirs_of(v, ino));
-	if (S_ISREG(in.attr.mode) && in.attr.nlink != 1)
-		return clf_fail(EIO, "mds: verify: file %llu has %u links",
-				(unsigned long long)ino, in.attr.nlink);
+	if (!S_ISDIR(in.attr.mode) && in.attr.nlink != names)
+		return clf_fail(EIO, "mds: verify: inode %llu has %u links, %llu names",
+				(unsigned long long)ino, in.attr.nlink,
+				(unsigned long long)names);
 	return 0;
 }
 
@@ -258,10 +267,6 @@ static int walk_inodes(struct verify *v)
 
 	if (v->nnamed)
 		qsort(v->named, v->nnamed, sizeof(*v->named), cmp_u64);
-	for (size_t i = 1; i < v->nnamed; i++)
-		if (v->named[i] == v->named[i - 1])
-			return clf_fail(EIO, "mds: verify: inode %llu has two names",
-					(unsigned long long)v->named[i]);
 	rc = mdb_cursor_open(v->txn, v->s->inodes, &cur);
 	if (rc)
 		return mds_lmdb_fail(rc, "verify the inodes");

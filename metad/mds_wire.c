@@ -331,3 +331,14 @@ int mds_reply_lock_holder(struct mds_reply *rep,
 		clf_proto_lock_holder_encode(&w, m);
 	return err;
 }
+
+int mds_reply_readlink(struct mds_reply *rep,
+		       const struct clf_proto_readlink_rep *m)
+{
+	struct wire_writer w = { NULL, 0, 0 };
+	int err = reply_buf(clf_proto_readlink_rep_encode(&w, m), rep, &w);
+
+	if (!err)
+		clf_proto_readlink_rep_encode(&w, m);
+	return err;
+}

@@ -19,6 +19,8 @@ UNIT_TEST_NAMES += test_layout_text
 UNIT_TEST_NAMES += test_proto test_transport test_auth test_config
 # Byte-range lock bodies (libclf/proto_lock.c).
 UNIT_TEST_NAMES += test_proto_lock
+# Symlink, hard link and special file bodies (libclf/proto_link.c).
+UNIT_TEST_NAMES += test_proto_link
 UNIT_TEST_LIBS = $(LIBCLF_EXTRA_LIBS)
 
 TEST_MODEL_OBJ := $(O)/tests/unit/model.o $(O)/tests/unit/partition.o
@@ -61,3 +63,7 @@ TEST_OBJS_test_mds_namespace = $(MDS_STORE_OBJS)
 TEST_LIBS_test_mds_namespace = $(MDS_STORE_LIBS)
 TEST_OBJS_test_mds_crash = $(MDS_STORE_OBJS)
 TEST_LIBS_test_mds_crash = $(MDS_STORE_LIBS)
+# Symlinks, special files and hard links in the store.
+UNIT_TEST_NAMES += test_mds_links
+TEST_OBJS_test_mds_links = $(MDS_STORE_OBJS)
+TEST_LIBS_test_mds_links = $(MDS_STORE_LIBS)

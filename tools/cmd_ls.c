@@ -39,7 +39,8 @@ static void ls_help(void)
 	       "               LAYOUT being the file's layout in the layout text\n"
 	       "               syntax, or a directory's default layout ('-' when it\n"
 	       "               has none), cut to %d characters ('...'); `clf\n"
-	       "               getlayout` shows it whole\n"
+	       "               getlayout` shows it whole; a symbolic link's\n"
+	       "               NAME is followed by ' -> TARGET'\n"
 	       "  -a           also the names starting with '.'\n"
 	       "  --data DIR   the instance whose configuration is DIR/clf.conf\n"
 	       "\n"
@@ -88,6 +89,7 @@ struct ls_entry {
 	/* With -l: */
 	struct clf_proto_attr attr;
 	char *layout;		/* owned; NULL: "-" */
+	char *target;		/* owned: a symlink's; NULL for others */
 };
 
 struct ls_list {
@@ -100,6 +102,7 @@ static void ls_list_release(struct ls_list *l)
 	for (size_t i = 0; i < l->n; i++) {
 		free(l->e[i].name);
 		free(l->e[i].layout);
+		free(l->e[i].target);
 	}
 	free(l->e);
 	*l = (struct ls_list){ 0 };
@@ -110,6 +113,7 @@ static void ls_drop(struct ls_list *l, size_t i)
 {
 	free(l->e[i].name);
 	free(l->e[i].layout);
+	free(l->e[i].target);
 	memmove(&l->e[i], &l->e[i + 1], (l->n - i - 1) * sizeof(*l->e));
 	l->n--;
 }
@@ -186,6 +190,8 @@ static int ls_detail(struct ls_entry *e)
 		err = clf_ns_dir_default_read(e->ino, &e->layout);
 	else if (S_ISREG(e->attr.mode))
 		err = tool_layout_text_of(e->ino, &e->layout);
+	else if (S_ISLNK(e->attr.mode))
+		err = clf_ns_readlink(e->ino, &e->target, NULL);
 	shorten(e->layout, LS_LAYOUT_WIDTH);
 	return err;
 }
@@ -213,9 +219,11 @@ static void print_long(const struct ls_list *l)
 			strftime(mtime, sizeof(mtime), "%Y-%m-%d %H:%M", &tm);
 		else
 			snprintf(mtime, sizeof(mtime), "?");
-		tool_print_row("%s %*lld %s %-*s %s", mode, sw,
+		tool_print_row("%s %*lld %s %-*s %s%s%s", mode, sw,
 			       (long long)e->attr.size, mtime, w,
-			       e->layout ? e->layout : "-", e->name);
+			       e->layout ? e->layout : "-", e->name,
+			       e->target ? " -> " : "",
+			       e->target ? e->target : "");
 	}
 }
 

@@ -297,7 +297,9 @@ void tool_fmt_mode(mode_t mode, char buf[11])
 {
 	static const char rwx[] = "rwxrwxrwx";
 
-	buf[0] = S_ISDIR(mode) ? 'd' : S_ISLNK(mode) ? 'l' : '-';
+	buf[0] = S_ISDIR(mode) ? 'd' : S_ISLNK(mode) ? 'l' :
+		 S_ISFIFO(mode) ? 'p' : S_ISSOCK(mode) ? 's' :
+		 S_ISCHR(mode) ? 'c' : S_ISBLK(mode) ? 'b' : '-';
 	for (int i = 0; i < 9; i++)
 		buf[1 + i] = mode & (0400 >> i) ? rwx[i] : '-';
 	if (mode & S_ISUID)

@@ -9,13 +9,19 @@
 # mount and through MPI-IO, both ways (skipped without MPICH or
 # libromio-clf.so).  test_mount_lock.sh: fcntl and flock locks across two
 # mounts, a blocking lock, a killed holder, a native holder.
+# test_posix.sh: our POSIX conformance suite (posix_suite.py: symlinks,
+# hard links, fifos, sockets, devices and every namespace call, as root
+# and as nobody) over two mounts, and those objects through the native
+# API.
 #
 #   make check-mount
+#   make check-posix      test_posix.sh alone
 
 ifeq ($(CONFIG_CLF_FUSE),y)
 
 MOUNT_TEST := tests/integration/test_mount.sh tests/integration/test_mount_t.sh \
-	tests/integration/test_mount_romio.sh tests/integration/test_mount_lock.sh
+	tests/integration/test_mount_romio.sh tests/integration/test_mount_lock.sh \
+	tests/integration/test_posix.sh
 MOUNT_HELPER := $(O)/tests/integration/mount_helper
 
 $(MOUNT_HELPER): $(O)/tests/integration/mount_helper.o $(O)/libclf.a
@@ -28,5 +34,10 @@ check-mount: $(MOUNT_HELPER) $(O)/kernel/mount.clf $(O)/tools/clf \
 	@CLF_BUILD_DIR=$(O) scripts/run-tests.sh $(MOUNT_TEST)
 
 CHECK_TARGETS += check-mount
+
+.PHONY: check-posix
+check-posix: $(MOUNT_HELPER) $(O)/kernel/mount.clf $(O)/tools/clf \
+		$(filter $(O)/metad/metad $(O)/iod/iod,$(PROGRAMS))
+	@CLF_BUILD_DIR=$(O) scripts/run-tests.sh tests/integration/test_posix.sh
 
 endif

@@ -23,6 +23,13 @@
  *                                        (CLF_FCNTL_SETLKW), print
  *                                        "locked", hold it MS ms, print
  *                                        "releasing EPOCH_MS", exit
+ *   mount_helper links CONF DIR          of DIR/g (a second name of f),
+ *                                        DIR/l (a symlink) and DIR/p (a
+ *                                        fifo) made by the mount, print
+ *                                        what CLF_stat and CLF_readlink
+ *                                        say and what CLF_open of l and
+ *                                        p gives; then CLF_link f as h
+ *                                        and CLF_symlink nl -> f
  *
  * Exit status: 0 success, 1 failure (printed), 2 bad usage.
  */
@@ -215,6 +222,68 @@ static int append_lines(const char *path, long n, const char *tag)
 	return CLF_close(fd) ? fail("close", path, -EIO) : 0;
 }
 
+static const char *kind(mode_t m)
+{
+	return S_ISREG(m) ? "S_IFREG" : S_ISLNK(m) ? "S_IFLNK" :
+	       S_ISFIFO(m) ? "S_IFIFO" : S_ISDIR(m) ? "S_IFDIR" : "other";
+}
+
+static void open_result(const char *dir, const char *name)
+{
+	char path[4096];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = CLF_open(path, O_RDONLY, 0);
+	printf("open %s: %s\n", name, fd == -ELOOP ? "ELOOP" :
+	       fd == -ENXIO ? "ENXIO" : fd >= 0 ? "opened" : strerror(-fd));
+	if (fd >= 0)
+		CLF_close(fd);
+}
+
+static int links(const char *dir)
+{
+	char p[4096], q[4096], target[4096];
+	struct stat st;
+	ssize_t n;
+	int err;
+
+	snprintf(p, sizeof(p), "%s/g", dir);
+	err = CLF_stat(p, &st);
+	if (err)
+		return fail("stat", p, err);
+	printf("g: %s nlink %lu\n", kind(st.st_mode), (unsigned long)st.st_nlink);
+	snprintf(p, sizeof(p), "%s/l", dir);
+	err = CLF_stat(p, &st);
+	n = err ? err : CLF_readlink(p, target, sizeof(target) - 1);
+	if (n < 0)
+		return fail("stat or readlink", p, (int)n);
+	target[n] = '\0';
+	printf("l: %s '%s'\n", kind(st.st_mode), target);
+	snprintf(p, sizeof(p), "%s/p", dir);
+	err = CLF_stat(p, &st);
+	if (err)
+		return fail("stat", p, err);
+	printf("p: %s\n", kind(st.st_mode));
+	open_result(dir, "l");
+	open_result(dir, "p");
+	snprintf(p, sizeof(p), "%s/f", dir);
+	snprintf(q, sizeof(q), "%s/h", dir);
+	err = CLF_link(p, q);
+	if (!err)
+		err = CLF_stat(p, &st);
+	if (err)
+		return fail("link", q, err);
+	printf("native link: nlink %lu\n", (unsigned long)st.st_nlink);
+	snprintf(q, sizeof(q), "%s/nl", dir);
+	err = CLF_symlink("f", q);
+	n = err ? err : CLF_readlink(q, target, 1);
+	if (n != 1 || target[0] != 'f')
+		return fail("symlink", q, n < 0 ? (int)n : -EIO);
+	printf("native symlink: ok\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct stat st;
@@ -241,6 +310,8 @@ int main(int argc, char **argv)
 		rc = hold_lock(argv[3], atol(argv[4]));
 	else if (!strcmp(argv[1], "append") && argc == 6)
 		rc = append_lines(argv[3], atol(argv[4]), argv[5]);
+	else if (!strcmp(argv[1], "links") && argc == 4)
+		rc = links(argv[3]);
 	else
 		rc = 2;
 	CLF_finalize();
@@ -249,6 +320,7 @@ int main(int argc, char **argv)
 usage:
 	fprintf(stderr, "usage: mount_helper put|get|exists CONF PATH, "
 			"bench CONF PATH MIB, noreplace FROM TO, "
-			"lock CONF PATH MS, append CONF PATH N TAG\n");
+			"lock CONF PATH MS, append CONF PATH N TAG, "
+			"links CONF DIR\n");
 	return 2;
 }

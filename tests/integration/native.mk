@@ -31,6 +31,15 @@ $(NATIVE_APPEND_TEST): $(NATIVE_APPEND_TEST_OBJS) $(O)/libclf.a
 	$(CC) -o $@ $(NATIVE_APPEND_TEST_OBJS) $(O)/libclf.a \
 		$(LIBCLF_EXTRA_LIBS) $(CHECK_LIBS) $(ALL_LDFLAGS)
 
+# Symbolic and hard links through the native API (test_native_links).
+NATIVE_LINKS_TEST := $(O)/tests/integration/test_native_links
+NATIVE_LINKS_TEST_OBJS := $(O)/tests/integration/test_native_links.o \
+	$(O)/tests/integration/instance.o
+
+$(NATIVE_LINKS_TEST): $(NATIVE_LINKS_TEST_OBJS) $(O)/libclf.a
+	$(CC) -o $@ $(NATIVE_LINKS_TEST_OBJS) $(O)/libclf.a \
+		$(LIBCLF_EXTRA_LIBS) $(CHECK_LIBS) $(ALL_LDFLAGS)
+
 # The fsync recorder the durability test preloads into the daemons.
 NATIVE_FSYNC_LOG := $(O)/tests/integration/fsync_log.so
 $(NATIVE_FSYNC_LOG): tests/integration/fsync_log.c
@@ -39,8 +48,8 @@ $(NATIVE_FSYNC_LOG): tests/integration/fsync_log.c
 
 .PHONY: check-native
 check-native: $(NATIVE_TEST) $(NATIVE_LOCK_TEST) $(NATIVE_APPEND_TEST) \
-		$(NATIVE_FSYNC_LOG) $(PROGRAMS)
+		$(NATIVE_LINKS_TEST) $(NATIVE_FSYNC_LOG) $(PROGRAMS)
 	@CLF_BUILD_DIR=$(O) scripts/run-tests.sh $(NATIVE_TEST) \
-		$(NATIVE_LOCK_TEST) $(NATIVE_APPEND_TEST)
+		$(NATIVE_LOCK_TEST) $(NATIVE_APPEND_TEST) $(NATIVE_LINKS_TEST)
 
 CHECK_TARGETS += check-native
