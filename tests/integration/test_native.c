@@ -1450,6 +1450,83 @@ START_TEST(test_views_set_again_are_not_registered_again)
 }
 END_TEST
 
+/* Insert lines at the head of [global] of the instance's configuration. */
+static void conf_add_global(const char *lines)
+{
+	char text[8192], *at;
+	FILE *f = fopen(inst.conf, "r");
+	size_t n;
+
+	ck_assert_ptr_nonnull(f);
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = '\0';
+	at = strstr(text, "[global]\n");
+	ck_assert_ptr_nonnull(at);
+	at += strlen("[global]\n");
+	f = fopen(inst.conf, "w");
+	ck_assert_ptr_nonnull(f);
+	fwrite(text, 1, (size_t)(at - text), f);
+	fputs(lines, f);
+	fputs(at, f);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+START_TEST(test_views_over_the_iod_share_fail_with_a_clear_error)
+{
+	CLF_Datatype sub[4], view, mem;
+	struct clf_subfiles sf = { 0, 4, sub };
+	static uint8_t buf[100000];
+	int fd[64], n = 0;
+	ssize_t rc = 0;
+
+	ck_assert_int_eq(instance_start(&inst, 1, 5000, NULL), 0);
+	/* An iod that lends 1 MiB to views: half of it to a lone client. */
+	conf_add_global("iod_view_memory = 1m\niod_view_min_share = 64k\n");
+	instance_kill(&inst, 0, SIGTERM);
+	ck_assert_int_eq(instance_start_daemon(&inst, 0), 0);
+	ck_assert_msg(CLF_init(NULL) == 0, "%s", CLF_Last_error());
+	ck_assert_int_eq(CLF_Type_pitfalls(0, 65535, 262144, 1, 65536, 4,
+					   CLF_BYTE, sub), 0);
+	/* Some 47 KiB of mapping per subfile at the iod. */
+	view = CLF_Type_vector(0, 99, 1000, 1, CLF_BYTE);
+	/* Over io_small.c's bound: the view goes to the iod. */
+	mem = CLF_Type_vector(0, 99999, 100000, 1, CLF_BYTE);
+	fd[0] = CLF_open("/shares", O_CREAT | O_RDWR, 0644);
+	ck_assert_int_ge(fd[0], 0);
+	ck_assert_int_eq(CLF_fcntl(fd[0], CLF_FCNTL_SUBFILES, &sf), 0);
+	ck_assert_int_eq(CLF_close(fd[0]), 0);
+	/* Each handle its own view, kept registered while it is open. */
+	for (n = 0; n < 64; n++) {
+		struct clf_view v = { 1000 * n, view };
+
+		fd[n] = CLF_open("/shares", O_RDWR);
+		ck_assert_int_ge(fd[n], 0);
+		ck_assert_int_eq(CLF_fcntl(fd[n], CLF_FCNTL_SETVIEW, &v), 0);
+		rc = CLF_ncwrite_at(fd[n], 0, buf, mem);
+		if (rc < 0)
+			break;
+		ck_assert_int_eq(rc, 100000);
+	}
+	ck_assert_int_lt(n, 64);
+	ck_assert_int_eq(rc, -ENOBUFS);
+	ck_assert_msg(strstr(CLF_Last_error(),
+			     "iod 0: view registrations of this client use"),
+		      "message: %s", CLF_Last_error());
+	for (int i = 0; i <= n; i++)
+		ck_assert_int_eq(CLF_close(fd[i]), 0);
+	/* Closed handles gave their views back. */
+	fd[0] = CLF_open("/shares", O_RDWR);
+	ck_assert_int_eq(CLF_ncwrite_at(fd[0], 0, buf, mem), 100000);
+	ck_assert_int_eq(CLF_close(fd[0]), 0);
+	for (int j = 0; j < 4; j++)
+		CLF_Type_free(&sub[j]);
+	CLF_Type_free(&view);
+	CLF_Type_free(&mem);
+	stop();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("native");
@@ -1479,6 +1556,7 @@ int main(void)
 	tcase_add_test(tc, test_writes_are_visible_to_other_processes_without_sync);
 	tcase_add_test(tc, test_small_accesses_through_changing_views_match_a_model);
 	tcase_add_test(tc, test_views_set_again_are_not_registered_again);
+	tcase_add_test(tc, test_views_over_the_iod_share_fail_with_a_clear_error);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
