@@ -61,7 +61,7 @@ static void usage(FILE *f)
 	struct clf_config none = { 0 };
 	struct iod_limits defaults;
 
-	iod_limits_from_config(&none, &defaults);
+	iod_limits_from_config(&none, IOD_MAX_CONNS_DEFAULT, &defaults);
 	fprintf(f,
 		"usage: iod [-c CONFIG] -n INDEX [-f|--foreground] [--log FILE]\n"
 		"           [-m|--max-connections N]\n"
@@ -77,10 +77,10 @@ static void usage(FILE *f)
 		"  iod_view_memory       registered views of all clients (default\n"
 		"                        M/16, 64m to 8g)\n"
 		"  iod_view_min_share    what one client may always register\n"
-		"                        (default iod_view_memory/64)\n"
+		"                        (default iod_view_memory / -m)\n"
 		"  iod_buffer_memory     request and reply buffers over 1 MiB of all\n"
 		"                        clients (default M/8, 256m to 16g)\n"
-		"  iod_buffer_min_share  (default iod_buffer_memory/16)\n"
+		"  iod_buffer_min_share  (default iod_buffer_memory / -m, 1m at least)\n"
 		"Each client (connection) may take max(min share, memory / (clients\n"
 		"+ 1)); past it a registration fails with ENOBUFS and a message\n"
 		"giving the figures, while writes and reads move in 1 MiB pieces.\n"

@@ -79,7 +79,7 @@ static size_t clamp_size(size_t v, size_t lo, size_t hi)
 	return v < lo ? lo : v > hi ? hi : v;
 }
 
-void iod_limits_from_config(const struct clf_config *cfg,
+void iod_limits_from_config(const struct clf_config *cfg, unsigned max_conns,
 			    struct iod_limits *out)
 {
 	size_t mem = machine_memory();
@@ -94,12 +94,14 @@ void iod_limits_from_config(const struct clf_config *cfg,
 		l.view_memory = clamp_size(mem / 16, (size_t)64 << 20,
 					   (size_t)8 << 30);
 	if (!l.view_min_share)
-		l.view_min_share = l.view_memory / 64;
+		l.view_min_share = l.view_memory / max_conns;
 	if (!l.buffer_memory)
 		l.buffer_memory = clamp_size(mem / 8, (size_t)256 << 20,
 					     (size_t)16 << 30);
 	if (!l.buffer_min_share)
-		l.buffer_min_share = l.buffer_memory / 16;
+		l.buffer_min_share = l.buffer_memory / max_conns;
+	if (l.buffer_min_share < IOD_SMALL_BUF)
+		l.buffer_min_share = IOD_SMALL_BUF;
 	*out = l;
 }
 
@@ -150,7 +152,7 @@ int iod_server_open(struct iod_server *srv, const struct clf_config *cfg,
 		clf_fail_neg(err, "iod: cannot create a mutex");
 		goto destroy_cond;
 	}
-	iod_limits_from_config(cfg, &srv->limits);
+	iod_limits_from_config(cfg, srv->max_conns, &srv->limits);
 	iod_pool_init(&srv->bufs, "request buffers", "iod_buffer_memory",
 		      srv->limits.buffer_memory, srv->limits.buffer_min_share);
 	iod_log("memory lent to clients: views %s (at least %s each), buffers %s (at least %s each)",

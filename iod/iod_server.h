@@ -53,12 +53,15 @@ int iod_hooks_from_env(struct iod_hooks *out);
  * the configuration: these defaults, from the machine's memory M):
  *
  *   iod_view_memory       M / 16, from 64 MiB to 8 GiB: registered views
- *   iod_view_min_share    iod_view_memory / 64
+ *   iod_view_min_share    iod_view_memory / max_conns
  *   iod_buffer_memory     M / 8, from 256 MiB to 16 GiB: request and
  *                         reply buffers over IOD_SMALL_BUF
- *   iod_buffer_min_share  iod_buffer_memory / 16
+ *   iod_buffer_min_share  iod_buffer_memory / max_conns, at least
+ *                         IOD_SMALL_BUF
  *
- * Each pool is shared fairly between the connections (iod_share.h).
+ * Each pool is shared fairly between the connections (iod_share.h); with
+ * the default minimum every connection the iod serves can hold its
+ * minimum at once.
  * Besides, each connection may always hold IOD_SMALL_BUF bytes of
  * request and as many of reply, so that every client is served however
  * the pools stand: max_conns * 2 * IOD_SMALL_BUF in all.
@@ -71,7 +74,7 @@ struct iod_limits {
 #define IOD_SMALL_BUF ((size_t)1 << 20)
 
 /* The limits of cfg, defaults filled in from this machine's memory. */
-void iod_limits_from_config(const struct clf_config *cfg,
+void iod_limits_from_config(const struct clf_config *cfg, unsigned max_conns,
 			    struct iod_limits *out);
 
 struct iod_server {
