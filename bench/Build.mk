@@ -68,3 +68,10 @@ $(O)/bench/dtype_setup: bench/dtype_setup.c romio-clf/ad_clf/ad_clf_dtype.c \
 		romio-clf/ad_clf/ad_clf_dtype.c $(O)/libclf.a \
 		$(LIBCLF_EXTRA_LIBS) $(ALL_LDFLAGS)
 endif
+
+# The cost of authenticating a connection, secret against MUNGE.
+BENCHES += $(O)/bench/auth_bench
+
+$(O)/bench/auth_bench.o: ALL_CFLAGS += -Ilibclf
+$(O)/bench/auth_bench: $(O)/bench/auth_bench.o $(O)/libclf.a
+	$(CC) -o $@ $^ $(LIBCLF_EXTRA_LIBS) $(ALL_LDFLAGS)

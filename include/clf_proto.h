@@ -29,6 +29,11 @@
  *        non-directory's nlink counts its names) and MKNOD (fifos,
  *        sockets, device nodes); see "Special files" below.  attr.mode
  *        may then carry S_IFLNK, S_IFIFO, S_IFSOCK, S_IFCHR, S_IFBLK.
+ *   1.7  user credentials and permissions (see "Identity" below):
+ *        MUNGE_RESPONSE authenticates a connection with a MUNGE credential
+ *        instead of the secret; the CRED header flag lets a connection
+ *        that holds the secret act for a user; LOOKUP and CREATE flags
+ *        OPEN_READ / OPEN_WRITE ask metad to check an open.
  *
  * Version negotiation
  * -------------------
@@ -82,7 +87,7 @@
 
 #define CLF_PROTO_MAGIC 0x31464c43u /* "CLF1" as bytes on the wire */
 #define CLF_PROTO_VERSION_MAJOR 1
-#define CLF_PROTO_VERSION_MINOR 6
+#define CLF_PROTO_VERSION_MINOR 7
 
 /*
  * Message header, 32 bytes, every field little-endian:
@@ -108,7 +113,9 @@ _Static_assert(4 + 2 + 2 + 2 + 2 + 8 + 4 + 4 + 4 == CLF_PROTO_HEADER_SIZE,
 /* Since 1.4, metad requests only: the body starts with a request
  * identity (see "Retries" below). */
 #define CLF_PROTO_FLAG_REQ_ID 0x0002u
-#define CLF_PROTO_FLAGS_KNOWN 0x0003u
+/* Since 1.7: the payload starts with a cred prefix (see "Identity"). */
+#define CLF_PROTO_FLAG_CRED 0x0004u
+#define CLF_PROTO_FLAGS_KNOWN 0x0007u
 
 /* ------------------------------------------------------------------ */
 /* Limits on everything variable-sized                                 */
@@ -125,6 +132,8 @@ _Static_assert(4 + 2 + 2 + 2 + 2 + 8 + 4 + 4 + 4 == CLF_PROTO_HEADER_SIZE,
 #define CLF_PROTO_MAX_PARTICIPANTS (1u << 20) /* processes in a collective */
 #define CLF_PROTO_NONCE_SIZE 32
 #define CLF_PROTO_MAC_SIZE 32		/* HMAC-SHA256 */
+#define CLF_PROTO_MUNGE_CRED_MAX 1024	/* bytes of a MUNGE credential (one
+					   with a 32-byte payload is ~150) */
 /* Bulk data in one SUB_READ/SUB_WRITE/VIEW_READ/VIEW_WRITE, and the
  * largest view range [lo, hi) one VIEW_READ/VIEW_WRITE may name. */
 #define CLF_PROTO_DATA_MAX (64u << 20)
@@ -167,8 +176,13 @@ enum clf_proto_op {
 	CLF_PROTO_OP_CHALLENGE = 2,
 	/* c->s: client nonce[32], mac[32] */
 	CLF_PROTO_OP_RESPONSE = 3,
-	/* s->c, the reply to RESPONSE: mac[32] */
+	/* s->c, the reply to RESPONSE: mac[32]; to MUNGE_RESPONSE:
+	 * str16 the server's MUNGE credential */
 	CLF_PROTO_OP_AUTH_OK = 4,
+	/* Since 1.7.  c->s, instead of RESPONSE, by a client that does not
+	 * hold the secret: client nonce[32], str16 MUNGE credential
+	 * (libclf/auth.h says what it binds) */
+	CLF_PROTO_OP_MUNGE_RESPONSE = 5,
 
 	/* Any daemon. */
 	CLF_PROTO_OP_PING = 16,		/* empty -> empty */
@@ -326,9 +340,14 @@ enum clf_proto_layout_kind {
 };
 
 #define CLF_PROTO_LOOKUP_LAYOUT 0x1u	/* LOOKUP: also return the layout */
-#define CLF_PROTO_LOOKUP_FLAGS 0x1u
+/* Since 1.7, LOOKUP and CREATE (of a name that exists): the caller opens
+ * the file for reading / writing; metad refuses (-EACCES) what the mode
+ * bits do not allow it. */
+#define CLF_PROTO_OPEN_READ 0x2u
+#define CLF_PROTO_OPEN_WRITE 0x4u
+#define CLF_PROTO_LOOKUP_FLAGS 0x7u
 #define CLF_PROTO_CREATE_EXCL 0x1u	/* CREATE: fail with -EEXIST */
-#define CLF_PROTO_CREATE_FLAGS 0x1u
+#define CLF_PROTO_CREATE_FLAGS 0x7u
 #define CLF_PROTO_RENAME_NOREPLACE 0x1u /* RENAME: fail with -EEXIST */
 #define CLF_PROTO_RENAME_FLAGS 0x1u
 
@@ -477,6 +496,26 @@ enum clf_proto_layout_kind {
  */
 #define CLF_PROTO_SYMLINK_MAX 4095	/* bytes of a target: PATH_MAX - 1 */
 #define CLF_PROTO_LINK_MAX 65000u	/* names of one inode */
+
+/*
+ * Identity
+ * --------
+ *   metad checks every request against the POSIX permissions of the
+ *   files it touches, as the user the request acts for:
+ *   - on a connection authenticated with a MUNGE credential
+ *     (MUNGE_RESPONSE), the uid and gid of the credential, and the
+ *     supplementary groups metad resolves for that uid (getgrouplist), for
+ *     every request of the connection; the uid and gid fields of CREATE
+ *     and MKDIR are ignored, and the CRED flag is refused (-EPERM);
+ *   - on a connection authenticated with the secret (root on a client
+ *     node, the daemons), the user of the cred prefix when the header has
+ *     CLF_PROTO_FLAG_CRED, else root (uid 0).  Such a peer is trusted as
+ *     a kernel is: the mount passes the uid and gid of each caller.
+ *   cred prefix, at the start of the payload, before the body:
+ *     u32 uid, u32 gid
+ *   payload_len counts it; a sender uses it only once 1.7 is negotiated.
+ */
+#define CLF_PROTO_CRED_SIZE 8
 
 /* VIEW_READ / VIEW_WRITE flags */
 #define CLF_PROTO_VIEW_COLLECTIVE 0x1u	/* part of collective operation tag */

@@ -129,6 +129,7 @@ int iod_server_open(struct iod_server *srv, const struct clf_config *cfg,
 	srv->timeout_ms = cfg->timeout_ms;
 	srv->hooks = *hooks;
 	srv->start_ms = clf_now_ms();
+	srv->auth_methods = clf_config_auth_methods(cfg);
 	atomic_init(&srv->stop, false);
 	atomic_init(&srv->requests, 0);
 	atomic_init(&srv->bytes_read, 0);
@@ -619,15 +620,21 @@ static void *conn_thread(void *arg)
 {
 	struct iod_conn *cn = arg;
 	struct iod_server *srv = cn->srv;
+	struct clf_auth_peer peer;
 	char why[128];
 	int err, released;
 
 	/* A short deadline until the peer proved it holds the secret. */
 	clf_conn_set_timeout(cn->c, srv->timeout_ms < CLF_ADMIT_HANDSHAKE_MS ?
 				srv->timeout_ms : CLF_ADMIT_HANDSHAKE_MS);
-	err = clf_auth_server(cn->c, &srv->cfg->secret, cn->role,
-			      sizeof(cn->role));
+	err = clf_auth_server_peer(cn->c, &srv->cfg->secret, srv->auth_methods,
+				   &peer);
 	clf_conn_set_timeout(cn->c, srv->timeout_ms);
+	if (!err && peer.method == CLF_AUTH_MUNGE)
+		snprintf(cn->role, sizeof(cn->role), "%.20s uid %u", peer.role,
+			 peer.uid);
+	else if (!err)
+		memcpy(cn->role, peer.role, sizeof(peer.role));
 	if (err) {
 		clf_admit_handshake_done(&srv->admit, cn->ticket, false, why,
 					 sizeof(why));

@@ -91,6 +91,9 @@ struct iod_server {
 	struct clf_admission admit;	/* handshake and connection quotas */
 	int timeout_ms;			/* network waits and collectives */
 	int64_t start_ms;		/* clf_now_ms() at start */
+	/* CLF_AUTH_* taken.  A MUNGE-authenticated user may reach any
+	 * subfile until capabilities come (docs/security.md). */
+	unsigned auth_methods;
 
 	/* Set by the signal handler (through iod_server_stop). */
 	atomic_bool stop;

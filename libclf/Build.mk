@@ -10,12 +10,12 @@ LIBCLF_SRCS += libclf/falls_compact.c libclf/type_compact.c
 # Network layer: protocol codec, transports, authentication, configuration.
 LIBCLF_SRCS += libclf/proto.c libclf/proto_meta.c libclf/proto_lock.c \
 	libclf/proto_link.c \
-	libclf/proto_io.c libclf/transport.c libclf/transport_tcp.c libclf/auth.c libclf/config.c \
+	libclf/proto_io.c libclf/transport.c libclf/transport_tcp.c libclf/auth.c libclf/auth_munge.c libclf/config.c \
 	libclf/admission.c
 # Libraries libclf itself links to (protocol, crypto, configuration).
 LIBCLF_EXTRA_LIBS :=
 LIBCLF_EXTRA_LIBS += $(shell pkg-config --libs libsodium inih 2>/dev/null || \
-	echo -lsodium -linih) -pthread
+	echo -lsodium -linih) -lmunge -pthread
 # Client-side layouts and views, and the native client API.
 LIBCLF_SRCS += libclf/layout.c libclf/client.c libclf/client_enc.c libclf/client_retry.c libclf/client_meta.c \
 	libclf/file.c libclf/file_size.c libclf/file_append.c libclf/io.c libclf/io_small.c libclf/view_cache.c

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "auth.h"
+#include "auth_i.h"
 #include "error.h"
 
 #define SECRET_FILE_MAX 1024	/* bytes of text in a secret file */
@@ -212,8 +212,52 @@ static void hmac3(const struct clf_secret *s, const uint8_t *a,
 /* Room for any authentication body; the payload limit ensures it. */
 #define AUTH_BUF CLF_AUTH_MAX_PAYLOAD
 _Static_assert(AUTH_BUF >= 2 + 2 + 2 + CLF_PROTO_ROLE_MAX &&
-	       AUTH_BUF >= 2 * CLF_PROTO_NONCE_SIZE,
+	       AUTH_BUF >= 2 * CLF_PROTO_NONCE_SIZE &&
+	       AUTH_BUF >= CLF_PROTO_NONCE_SIZE + 2 + CLF_PROTO_MUNGE_CRED_MAX,
 	       "authentication bodies fit in AUTH_BUF");
+
+/* The transcript T of auth.h, to which each side adds the bodies. */
+static void transcript_init(crypto_hash_sha256_state *t)
+{
+	static const char domain[] = "clf-munge-1";
+
+	crypto_hash_sha256_init(t);
+	crypto_hash_sha256_update(t, (const uint8_t *)domain, sizeof(domain));
+}
+
+static void transcript_add(crypto_hash_sha256_state *t, const uint8_t *body,
+			   size_t len)
+{
+	uint8_t n[4] = { (uint8_t)len, (uint8_t)(len >> 8),
+			 (uint8_t)(len >> 16), (uint8_t)(len >> 24) };
+
+	crypto_hash_sha256_update(t, n, sizeof(n));
+	crypto_hash_sha256_update(t, body, len);
+}
+
+/* Dc and Ds of auth.h from T (not changed) and the client's nonce. */
+static void munge_digests(const crypto_hash_sha256_state *t,
+			  const uint8_t nonce[CLF_PROTO_NONCE_SIZE],
+			  uint8_t dc[CLF_AUTH_DIGEST_SIZE],
+			  uint8_t ds[CLF_AUTH_DIGEST_SIZE])
+{
+	static const char server[] = "clf-munge-server-1";
+	crypto_hash_sha256_state st = *t;
+
+	crypto_hash_sha256_update(&st, nonce, CLF_PROTO_NONCE_SIZE);
+	crypto_hash_sha256_final(&st, dc);
+	crypto_hash_sha256_init(&st);
+	crypto_hash_sha256_update(&st, (const uint8_t *)server, sizeof(server));
+	crypto_hash_sha256_update(&st, dc, CLF_AUTH_DIGEST_SIZE);
+	crypto_hash_sha256_final(&st, ds);
+}
+
+/* A credential's text, NUL-terminated, from its wire string. */
+static void cred_text(struct clf_proto_str s, char *out)
+{
+	memcpy(out, s.ptr, s.len);
+	out[s.len] = '\0';
+}
 
 /* Send the body encoded in buf by w under header h. */
 
@@ -301,41 +345,20 @@ static uint16_t offered_minor(void)
 	return (uint16_t)n;
 }
 
-static int client_exchange(struct clf_conn *c, const struct clf_secret *secret,
-			   const char *role)
+/* The secret's RESPONSE and AUTH_OK (the exchange of auth.h). */
+static int client_secret(struct clf_conn *c, const struct clf_secret *secret,
+			 const char *role, const struct clf_proto_challenge *ch)
 {
-	struct clf_proto_hello hello = {
-		CLF_PROTO_VERSION_MAJOR, offered_minor(),
-		clf_proto_str_of(role),
-	};
-	struct clf_proto_challenge ch;
 	struct clf_proto_response resp;
 	struct clf_proto_auth_ok ok;
 	uint8_t buf[AUTH_BUF], proof[CLF_PROTO_MAC_SIZE];
 	struct wire_writer w = { buf, sizeof(buf), 0 };
 	struct wire_reader r;
 	struct clf_proto_header h;
-	uint16_t minor;
 	int err;
 
-	err = clf_proto_hello_encode(&w, &hello);
-	if (err)
-		return err;
-	clf_proto_header_init(&h, CLF_PROTO_OP_HELLO, clf_conn_next_id(c));
-	err = send_body(c, &h, buf, &w);
-	if (!err)
-		err = recv_reply(c, &h, CLF_PROTO_OP_CHALLENGE, buf, &r);
-	if (!err)
-		err = clf_proto_challenge_decode(&r, &ch);
-	if (err)
-		return err;
-	minor = clf_proto_negotiate_minor(ch.minor);
-	if (minor > hello.minor)
-		minor = hello.minor;
-
 	randombytes_buf(resp.nonce, sizeof(resp.nonce));
-	hmac3(secret, ch.nonce, resp.nonce, role, strlen(role), resp.mac);
-	w = (struct wire_writer){ buf, sizeof(buf), 0 };
+	hmac3(secret, ch->nonce, resp.nonce, role, strlen(role), resp.mac);
 	clf_proto_response_encode(&w, &resp);
 	clf_proto_header_init(&h, CLF_PROTO_OP_RESPONSE, clf_conn_next_id(c));
 	err = send_body(c, &h, buf, &w);
@@ -345,11 +368,102 @@ static int client_exchange(struct clf_conn *c, const struct clf_secret *secret,
 		err = clf_proto_auth_ok_decode(&r, &ok);
 	if (err)
 		return err;
-	hmac3(secret, resp.nonce, ch.nonce, NULL, 0, proof);
+	hmac3(secret, resp.nonce, ch->nonce, NULL, 0, proof);
 	if (sodium_memcmp(proof, ok.mac, sizeof(proof)) != 0)
 		return clf_fail(EACCES,
 				"clf: authentication with %s failed: the server does not know the secret",
 				clf_conn_peer(c));
+	return 0;
+}
+
+/* MUNGE_RESPONSE and its AUTH_OK, with T in t. */
+static int client_munge(struct clf_conn *c, const crypto_hash_sha256_state *t)
+{
+	struct clf_proto_munge_response resp;
+	struct clf_proto_munge_ok ok;
+	uint8_t buf[AUTH_BUF], dc[CLF_AUTH_DIGEST_SIZE], ds[CLF_AUTH_DIGEST_SIZE];
+	char text[CLF_PROTO_MUNGE_CRED_MAX + 1];
+	struct wire_writer w = { buf, sizeof(buf), 0 };
+	struct wire_reader r;
+	struct clf_proto_header h;
+	uint32_t uid, gid;
+	char *cred;
+	int err;
+
+	randombytes_buf(resp.nonce, sizeof(resp.nonce));
+	munge_digests(t, resp.nonce, dc, ds);
+	err = clf_munge_encode(dc, &cred);
+	if (err)
+		return err;
+	resp.cred = clf_proto_str_of(cred);
+	err = clf_proto_munge_response_encode(&w, &resp);
+	free(cred);
+	if (err)
+		return err;
+	clf_proto_header_init(&h, CLF_PROTO_OP_MUNGE_RESPONSE,
+			      clf_conn_next_id(c));
+	err = send_body(c, &h, buf, &w);
+	if (!err)
+		err = recv_reply(c, &h, CLF_PROTO_OP_AUTH_OK, buf, &r);
+	if (!err)
+		err = clf_proto_munge_ok_decode(&r, &ok);
+	if (err)
+		return err;
+	cred_text(ok.cred, text);
+	err = clf_munge_decode(text, ds, &uid, &gid);
+	if (err)
+		return clf_fail_neg(err, "clf: authentication with %s failed: the server's %s",
+				    clf_conn_peer(c), CLF_Last_error() + 5);
+	if (uid != 0 && uid != geteuid())
+		return clf_fail(EACCES,
+				"clf: authentication with %s failed: the server runs as uid %u, neither root nor this user",
+				clf_conn_peer(c), uid);
+	return 0;
+}
+
+static int client_exchange(struct clf_conn *c, const struct clf_secret *secret,
+			   const char *role)
+{
+	struct clf_proto_hello hello = {
+		CLF_PROTO_VERSION_MAJOR, offered_minor(),
+		clf_proto_str_of(role),
+	};
+	struct clf_proto_challenge ch;
+	crypto_hash_sha256_state t;
+	uint8_t buf[AUTH_BUF];
+	struct wire_writer w = { buf, sizeof(buf), 0 };
+	struct wire_reader r;
+	struct clf_proto_header h;
+	uint16_t minor;
+	int err;
+
+	transcript_init(&t);
+	err = clf_proto_hello_encode(&w, &hello);
+	if (err)
+		return err;
+	transcript_add(&t, buf, w.pos);
+	clf_proto_header_init(&h, CLF_PROTO_OP_HELLO, clf_conn_next_id(c));
+	err = send_body(c, &h, buf, &w);
+	if (!err)
+		err = recv_reply(c, &h, CLF_PROTO_OP_CHALLENGE, buf, &r);
+	if (!err)
+		err = clf_proto_challenge_decode(&r, &ch);
+	if (err)
+		return err;
+	transcript_add(&t, buf, r.len);
+	minor = clf_proto_negotiate_minor(ch.minor);
+	if (minor > hello.minor)
+		minor = hello.minor;
+	if (secret)
+		err = client_secret(c, secret, role, &ch);
+	else if (minor < 7)
+		err = clf_fail(EPROTONOSUPPORT,
+			       "clf: %s speaks protocol 1.%u, which has no MUNGE authentication",
+			       clf_conn_peer(c), minor);
+	else
+		err = client_munge(c, &t);
+	if (err)
+		return err;
 	clf_conn_set_minor(c, minor);
 	return 0;
 }
@@ -360,7 +474,7 @@ int clf_auth_client(struct clf_conn *c, const struct clf_secret *secret,
 	uint32_t saved;
 	int err = auth_init();
 
-	if (!err)
+	if (!err && secret)
 		err = check_secret(secret);
 	if (err)
 		return err;
@@ -374,10 +488,14 @@ int clf_auth_client(struct clf_conn *c, const struct clf_secret *secret,
 	return err;
 }
 
-/* Receive a request op whose payload fits in buf; refuse anything else. */
-static int recv_request(struct clf_conn *c, uint16_t op, uint16_t reply_op,
-			bool any_major, struct clf_proto_header *h,
-			uint8_t *buf, struct wire_reader *r)
+/*
+ * Receive a request op (or alt_op, when not 0) whose payload fits in buf;
+ * refuse anything else.
+ */
+static int recv_request(struct clf_conn *c, uint16_t op, uint16_t alt_op,
+			uint16_t reply_op, bool any_major,
+			struct clf_proto_header *h, uint8_t *buf,
+			struct wire_reader *r)
 {
 	int err = any_major ? clf_conn_recv_header_any_major(c, h)
 			    : clf_conn_recv_header(c, h);
@@ -393,8 +511,8 @@ static int recv_request(struct clf_conn *c, uint16_t op, uint16_t reply_op,
 				CLF_PROTO_VERSION_MAJOR,
 				CLF_PROTO_VERSION_MINOR);
 	}
-	if (h->opcode != op || (h->flags & CLF_PROTO_FLAG_REPLY) ||
-	    h->payload_len > AUTH_BUF) {
+	if ((h->opcode != op && (!alt_op || h->opcode != alt_op)) ||
+	    (h->flags & CLF_PROTO_FLAG_REPLY) || h->payload_len > AUTH_BUF) {
 		send_refusal(c, h, reply_op, -EACCES,
 			     "authenticate first");
 		return clf_fail(EPROTO,
@@ -407,16 +525,111 @@ static int recv_request(struct clf_conn *c, uint16_t op, uint16_t reply_op,
 	return err;
 }
 
+/* Check a RESPONSE in r to the challenge ch and prove the secret back. */
+static int server_secret(struct clf_conn *c, const struct clf_secret *secret,
+			 const char *who, const struct clf_proto_challenge *ch,
+			 const struct clf_proto_header *req,
+			 struct wire_reader *r)
+{
+	struct clf_proto_response resp;
+	struct clf_proto_auth_ok ok;
+	uint8_t buf[AUTH_BUF], expect[CLF_PROTO_MAC_SIZE];
+	struct wire_writer w = { buf, sizeof(buf), 0 };
+	struct clf_proto_header h;
+	int err = clf_proto_response_decode(r, &resp);
+
+	if (err) {
+		send_refusal(c, req, CLF_PROTO_OP_AUTH_OK, err,
+			     "malformed RESPONSE");
+		return clf_fail_neg(err, "clf: %s sent a malformed RESPONSE",
+				    clf_conn_peer(c));
+	}
+	if (!secret) {
+		send_refusal(c, req, CLF_PROTO_OP_AUTH_OK, -EACCES,
+			     "this server takes MUNGE credentials only");
+		return clf_fail(EACCES,
+				"clf: authentication of %s (%s) failed: it offered the secret, not taken here",
+				clf_conn_peer(c), who);
+	}
+	hmac3(secret, ch->nonce, resp.nonce, who, strlen(who), expect);
+	if (sodium_memcmp(expect, resp.mac, sizeof(expect)) != 0) {
+		send_refusal(c, req, CLF_PROTO_OP_AUTH_OK, -EACCES,
+			     "wrong secret");
+		return clf_fail(EACCES,
+				"clf: authentication of %s (%s) failed: wrong secret",
+				clf_conn_peer(c), who);
+	}
+	hmac3(secret, resp.nonce, ch->nonce, NULL, 0, ok.mac);
+	clf_proto_auth_ok_encode(&w, &ok);
+	clf_proto_header_init_reply(&h, req, 0);
+	h.opcode = CLF_PROTO_OP_AUTH_OK;
+	return send_body(c, &h, buf, &w);
+}
+
+/* Check a MUNGE_RESPONSE in r against T and answer with our credential. */
+static int server_munge(struct clf_conn *c, const char *who,
+			const crypto_hash_sha256_state *t, bool taken,
+			const struct clf_proto_header *req,
+			struct wire_reader *r, struct clf_auth_peer *peer)
+{
+	struct clf_proto_munge_response resp;
+	struct clf_proto_munge_ok ok;
+	uint8_t buf[AUTH_BUF], dc[CLF_AUTH_DIGEST_SIZE], ds[CLF_AUTH_DIGEST_SIZE];
+	char text[CLF_PROTO_MUNGE_CRED_MAX + 1];
+	char why[CLF_PROTO_ERRMSG_MAX];
+	struct wire_writer w = { buf, sizeof(buf), 0 };
+	struct clf_proto_header h;
+	char *cred;
+	int err = clf_proto_munge_response_decode(r, &resp);
+
+	if (err) {
+		send_refusal(c, req, CLF_PROTO_OP_AUTH_OK, err,
+			     "malformed MUNGE_RESPONSE");
+		return clf_fail_neg(err, "clf: %s sent a malformed MUNGE_RESPONSE",
+				    clf_conn_peer(c));
+	}
+	if (!taken) {
+		send_refusal(c, req, CLF_PROTO_OP_AUTH_OK, -EACCES,
+			     "this instance takes the secret only (auth = secret): ask its administrator");
+		return clf_fail(EACCES,
+				"clf: authentication of %s (%s) failed: it offered MUNGE, and auth = secret",
+				clf_conn_peer(c), who);
+	}
+	munge_digests(t, resp.nonce, dc, ds);
+	cred_text(resp.cred, text);
+	err = clf_munge_decode(text, dc, &peer->uid, &peer->gid);
+	if (err) {
+		snprintf(why, sizeof(why), "%s", CLF_Last_error() + 5);
+		send_refusal(c, req, CLF_PROTO_OP_AUTH_OK, -EACCES, why);
+		return clf_fail(EACCES,
+				"clf: authentication of %s (%s) failed: %s",
+				clf_conn_peer(c), who, why);
+	}
+	err = clf_munge_encode(ds, &cred);
+	if (err) {
+		send_refusal(c, req, CLF_PROTO_OP_AUTH_OK, err,
+			     "the server cannot get a MUNGE credential");
+		return err;
+	}
+	ok.cred = clf_proto_str_of(cred);
+	err = clf_proto_munge_ok_encode(&w, &ok);
+	free(cred);
+	if (err)
+		return err;
+	clf_proto_header_init_reply(&h, req, 0);
+	h.opcode = CLF_PROTO_OP_AUTH_OK;
+	return send_body(c, &h, buf, &w);
+}
+
 static int server_exchange(struct clf_conn *c, const struct clf_secret *secret,
-			   char *role, size_t rolelen)
+			   unsigned methods, struct clf_auth_peer *peer)
 {
 	struct clf_proto_hello hello;
 	struct clf_proto_challenge ch = {
 		CLF_PROTO_VERSION_MAJOR, CLF_PROTO_VERSION_MINOR, { 0 },
 	};
-	struct clf_proto_response resp;
-	struct clf_proto_auth_ok ok;
-	uint8_t buf[AUTH_BUF], expect[CLF_PROTO_MAC_SIZE];
+	crypto_hash_sha256_state t;
+	uint8_t buf[AUTH_BUF];
 	char who[CLF_PROTO_ROLE_MAX + 1];
 	struct wire_writer w = { buf, sizeof(buf), 0 };
 	struct wire_reader r;
@@ -424,8 +637,9 @@ static int server_exchange(struct clf_conn *c, const struct clf_secret *secret,
 	uint16_t minor;
 	int err;
 
-	err = recv_request(c, CLF_PROTO_OP_HELLO, CLF_PROTO_OP_CHALLENGE, true,
-			   &req, buf, &r);
+	transcript_init(&t);
+	err = recv_request(c, CLF_PROTO_OP_HELLO, 0, CLF_PROTO_OP_CHALLENGE,
+			   true, &req, buf, &r);
 	if (err)
 		return err;
 	err = clf_proto_hello_decode(&r, &hello);
@@ -435,65 +649,68 @@ static int server_exchange(struct clf_conn *c, const struct clf_secret *secret,
 		return clf_fail_neg(err, "clf: %s sent a malformed HELLO",
 				    clf_conn_peer(c));
 	}
+	transcript_add(&t, buf, r.len);
 	memcpy(who, hello.role.ptr, hello.role.len);
 	who[hello.role.len] = '\0';
 	minor = clf_proto_negotiate_minor(hello.minor);
 
 	randombytes_buf(ch.nonce, sizeof(ch.nonce));
 	clf_proto_challenge_encode(&w, &ch);
+	transcript_add(&t, buf, w.pos);
 	clf_proto_header_init_reply(&h, &req, 0);
 	h.opcode = CLF_PROTO_OP_CHALLENGE;
 	err = send_body(c, &h, buf, &w);
 	if (!err)
 		err = recv_request(c, CLF_PROTO_OP_RESPONSE,
+				   CLF_PROTO_OP_MUNGE_RESPONSE,
 				   CLF_PROTO_OP_AUTH_OK, false, &req, buf, &r);
 	if (err)
 		return err;
-	err = clf_proto_response_decode(&r, &resp);
-	if (err) {
-		send_refusal(c, &req, CLF_PROTO_OP_AUTH_OK, err,
-			     "malformed RESPONSE");
-		return clf_fail_neg(err, "clf: %s sent a malformed RESPONSE",
-				    clf_conn_peer(c));
+	*peer = (struct clf_auth_peer){ .method = CLF_AUTH_SECRET };
+	if (req.opcode == CLF_PROTO_OP_RESPONSE) {
+		err = server_secret(c, methods & CLF_AUTH_SECRET ? secret : NULL,
+				    who, &ch, &req, &r);
+	} else {
+		peer->method = CLF_AUTH_MUNGE;
+		err = server_munge(c, who, &t, methods & CLF_AUTH_MUNGE, &req,
+				   &r, peer);
 	}
-	hmac3(secret, ch.nonce, resp.nonce, who, strlen(who), expect);
-	if (sodium_memcmp(expect, resp.mac, sizeof(expect)) != 0) {
-		send_refusal(c, &req, CLF_PROTO_OP_AUTH_OK, -EACCES,
-			     "wrong secret");
-		return clf_fail(EACCES,
-				"clf: authentication of %s (%s) failed: wrong secret",
-				clf_conn_peer(c), who);
-	}
-	hmac3(secret, resp.nonce, ch.nonce, NULL, 0, ok.mac);
-	w = (struct wire_writer){ buf, sizeof(buf), 0 };
-	clf_proto_auth_ok_encode(&w, &ok);
-	clf_proto_header_init_reply(&h, &req, 0);
-	h.opcode = CLF_PROTO_OP_AUTH_OK;
-	err = send_body(c, &h, buf, &w);
 	if (err)
 		return err;
-	memcpy(role, who, strlen(who) + 1);
+	memcpy(peer->role, who, strlen(who) + 1);
 	clf_conn_set_minor(c, minor);
 	return 0;
+}
+
+int clf_auth_server_peer(struct clf_conn *c, const struct clf_secret *secret,
+			 unsigned methods, struct clf_auth_peer *peer)
+{
+	uint32_t saved;
+	int err = auth_init();
+
+	if (!err && (methods & CLF_AUTH_SECRET))
+		err = check_secret(secret);
+	if (err)
+		return err;
+	saved = clf_conn_max_payload(c);
+	clf_conn_set_max_payload(c, CLF_AUTH_MAX_PAYLOAD);
+	err = server_exchange(c, secret, methods, peer);
+	clf_conn_set_max_payload(c, saved);
+	return err;
 }
 
 int clf_auth_server(struct clf_conn *c, const struct clf_secret *secret,
 		    char *role, size_t rolelen)
 {
-	uint32_t saved;
-	int err = auth_init();
+	struct clf_auth_peer peer;
+	int err;
 
-	if (!err)
-		err = check_secret(secret);
-	if (err)
-		return err;
 	if (!role || rolelen < CLF_PROTO_ROLE_MAX + 1)
 		return clf_fail(EINVAL,
 				"clf: authentication: role buffer under %d bytes",
 				CLF_PROTO_ROLE_MAX + 1);
-	saved = clf_conn_max_payload(c);
-	clf_conn_set_max_payload(c, CLF_AUTH_MAX_PAYLOAD);
-	err = server_exchange(c, secret, role, rolelen);
-	clf_conn_set_max_payload(c, saved);
+	err = clf_auth_server_peer(c, secret, CLF_AUTH_SECRET, &peer);
+	if (!err)
+		memcpy(role, peer.role, strlen(peer.role) + 1);
 	return err;
 }

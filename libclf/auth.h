@@ -19,10 +19,30 @@
  * minor version.  Until the exchange succeeds the server accepts payloads
  * of at most CLF_AUTH_MAX_PAYLOAD bytes, so an unauthenticated peer cannot
  * make it allocate much.
+ *
+ * A client that cannot read S (an ordinary user's process) answers the
+ * CHALLENGE with MUNGE instead (since 1.4; docs/security.md):
+ *
+ *   client -> MUNGE_RESPONSE  Nc, MUNGE credential with payload Dc
+ *   server -> AUTH_OK         MUNGE credential with payload Ds
+ *
+ *   T  = the transcript: "clf-munge-1", then the HELLO body and the
+ *        CHALLENGE body as sent, each after its u32 length
+ *   Dc = SHA-256(T || Nc),  Ds = SHA-256("clf-munge-server-1" || Dc)
+ *
+ * munged vouches for the uid and gid of each side; the server takes the
+ * client's from the credential (never from a request) after munged found
+ * it valid, unexpired and never decoded before, and its payload equal to
+ * Dc.  Since Dc covers Ns, a credential seen on one connection is refused
+ * on any other.  The client accepts a server credential of root or of its
+ * own uid only.  Whatever later versions add to HELLO, CHALLENGE or the
+ * responses (a key share for session keys, say) is covered by T and so
+ * bound to the credentials without changing this rule.
  */
 #ifndef CLF_AUTH_H
 #define CLF_AUTH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,7 +52,22 @@
 #define CLF_SECRET_MAX 64	/* bytes */
 #define CLF_SECRET_DEFAULT 32	/* bytes made by clf_secret_generate */
 #define CLF_SECRET_HEX_MAX (2 * CLF_SECRET_MAX + 1)	/* with the NUL */
-#define CLF_AUTH_MAX_PAYLOAD 256
+/* Room for the largest authentication body: a MUNGE_RESPONSE. */
+#define CLF_AUTH_MAX_PAYLOAD (CLF_PROTO_NONCE_SIZE + 2 + CLF_PROTO_MUNGE_CRED_MAX)
+#define CLF_AUTH_DIGEST_SIZE 32	/* SHA-256 */
+
+/* How a peer authenticated (a bit set of the methods a server takes). */
+enum clf_auth_method {
+	CLF_AUTH_SECRET = 1,	/* holds the node secret: root, a daemon */
+	CLF_AUTH_MUNGE = 2,	/* a MUNGE credential of uid, gid */
+};
+
+/* Who is on the other side of a connection a server accepted. */
+struct clf_auth_peer {
+	enum clf_auth_method method;
+	uint32_t uid, gid;	/* MUNGE: the credential's; SECRET: 0 */
+	char role[CLF_PROTO_ROLE_MAX + 1];	/* as it said in HELLO */
+};
 
 struct clf_secret {
 	size_t len;			/* CLF_SECRET_MIN..CLF_SECRET_MAX */
@@ -66,7 +101,9 @@ void clf_secret_clear(struct clf_secret *s);
  * clf_auth_client - authenticate a new connection as role
  *
  * Runs the client side of the exchange within the connection's timeout
- * per message and sets the negotiated minor version on c.  Returns 0, or:
+ * per message and sets the negotiated minor version on c.  secret NULL:
+ * authenticate with a MUNGE credential of this process instead.  Returns
+ * 0, or -EHOSTDOWN when munged does not answer, or:
  * -EACCES when the server refused our proof ("wrong secret") or could not
  * prove itself, -EPROTONOSUPPORT when the major versions differ, or a
  * transport error.  On failure the caller closes c.
@@ -85,5 +122,18 @@ int clf_auth_client(struct clf_conn *c, const struct clf_secret *secret,
  */
 int clf_auth_server(struct clf_conn *c, const struct clf_secret *secret,
 		    char *role, size_t rolelen);
+
+/*
+ * clf_auth_server_peer - the same, taking the methods in the bit set
+ * methods (CLF_AUTH_*), and telling who the peer is in *peer.  A client
+ * that offers a method not taken, or a MUNGE credential munged refuses
+ * (forged, expired, replayed, made for another connection), is told why
+ * and -EACCES is returned.
+ */
+int clf_auth_server_peer(struct clf_conn *c, const struct clf_secret *secret,
+			 unsigned methods, struct clf_auth_peer *peer);
+
+/* Whether munged answers here (it encodes a credential). */
+bool clf_munge_available(void);
 
 #endif /* CLF_AUTH_H */

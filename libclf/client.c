@@ -6,12 +6,31 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "auth.h"
 #include "client_i.h"
+#include "client_ns.h"
 #include "error.h"
 
 struct clf_client *clf_client_instance;
+
+/*
+ * The user this thread's metad requests act for, on a connection that
+ * holds the secret (clf_proto.h, "Identity"); unset: this process's
+ * effective ids.
+ */
+static __thread struct {
+	bool set;
+	uint32_t uid, gid;
+} act_as;
+
+void clf_ns_act_as(uid_t uid, gid_t gid)
+{
+	act_as.set = true;
+	act_as.uid = uid;
+	act_as.gid = gid;
+}
 
 static void peer_init(struct clf_peer *p, const struct clf_config_daemon *d,
 		      const char *name)
@@ -43,7 +62,7 @@ int CLF_init(const char *config_path)
 	err = clf_config_load(config_path, &cl->cfg);
 	if (err)
 		goto free_cl;
-	if (!cl->cfg->has_secret) {
+	if (!cl->cfg->has_secret && !clf_config_uses_munge(cl->cfg)) {
 		err = clf_fail(EACCES,
 			"clf: the configuration %s has no secret (run 'clf up' or set secret =)",
 			cl->cfg->source ? cl->cfg->source : "(built in)");
@@ -63,6 +82,7 @@ int CLF_init(const char *config_path)
 	pthread_mutex_init(&cl->reqid_lock, NULL);
 	peer_init(&cl->metad, &cl->cfg->metad, "metad");
 	peer_init(&cl->metad_locks, &cl->cfg->metad, "metad (locks)");
+	cl->metad.acts_for = cl->metad_locks.acts_for = true;
 	for (uint32_t i = 0; i < cl->cfg->niods; i++) {
 		char name[32];
 
@@ -153,7 +173,9 @@ int clf_peer_lock(struct clf_peer *p)
 	err = clf_conn_connect(cl->transport, p->d->addr, cl->cfg->timeout_ms,
 			       &p->conn);
 	if (!err) {
-		err = clf_auth_client(p->conn, &cl->cfg->secret, "client");
+		err = clf_auth_client(p->conn, cl->cfg->has_secret
+						       ? &cl->cfg->secret : NULL,
+				      "client");
 		if (err)
 			peer_drop(p);
 	}
@@ -168,6 +190,32 @@ int clf_peer_lock(struct clf_peer *p)
 void clf_peer_unlock(struct clf_peer *p)
 {
 	pthread_mutex_unlock(&p->lock);
+}
+
+/*
+ * Send h with the cred prefix of the user this thread acts for in front
+ * of the body.  Root without clf_ns_act_as sends none: metad takes a
+ * request without it as root's.
+ */
+static int send_cred(struct clf_peer *p, struct clf_proto_header *h,
+		     const struct iovec *iov, int iovcnt)
+{
+	uint32_t uid = act_as.set ? act_as.uid : geteuid();
+	uint32_t gid = act_as.set ? act_as.gid : getegid();
+	uint8_t prefix[CLF_PROTO_CRED_SIZE];
+	struct wire_writer w = { prefix, sizeof(prefix), 0 };
+	struct iovec v[CLF_CONN_MAX_IOV];
+
+	if (uid == 0 && gid == 0)
+		return clf_conn_send(p->conn, h, iov, iovcnt);
+	if (iovcnt + 1 > CLF_CONN_MAX_IOV)
+		return clf_fail(EINVAL, "clf: request in %d pieces", iovcnt);
+	wire_put_u32(&w, uid);
+	wire_put_u32(&w, gid);
+	v[0] = (struct iovec){ prefix, sizeof(prefix) };
+	memcpy(v + 1, iov, (size_t)iovcnt * sizeof(*iov));
+	h->flags |= CLF_PROTO_FLAG_CRED;
+	return clf_conn_send(p->conn, h, v, iovcnt + 1);
 }
 
 int clf_peer_send(struct clf_peer *p, uint16_t op, const struct iovec *iov,
@@ -187,7 +235,11 @@ int clf_peer_send_flags(struct clf_peer *p, uint16_t op, uint16_t flags,
 				p->name, p->d->addr);
 	clf_proto_header_init(&h, op, clf_conn_next_id(p->conn));
 	h.flags = flags;
-	err = clf_conn_send(p->conn, &h, iov, iovcnt);
+	if (p->acts_for && clf_client_instance->cfg->has_secret &&
+	    clf_conn_minor(p->conn) >= 7)
+		err = send_cred(p, &h, iov, iovcnt);
+	else
+		err = clf_conn_send(p->conn, &h, iov, iovcnt);
 	if (err) {
 		peer_drop(p);
 		return down_error(p, err);

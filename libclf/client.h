@@ -30,6 +30,8 @@ struct clf_peer {
 	uint64_t generation;	/* +1 per connection: stamps view handles */
 	bool reused;		/* the last lock kept an older connection */
 	bool timed_out;		/* the last failure was a timeout */
+	bool acts_for;		/* metad: requests carry the user they act
+				   for (send_cred in client.c) */
 };
 
 struct clf_client {

@@ -93,6 +93,9 @@ int clf_meta_call(uint16_t op, clf_encode_fn enc, const void *msg,
  */
 int clf_meta_lookup(const char *rel, struct clf_proto_attr *attr,
 		    struct clf_layout **layout);
+/* The same for open(2) flags (-1: no open): metad checks the access. */
+int clf_meta_lookup_open(const char *rel, int flags,
+			 struct clf_proto_attr *attr, struct clf_layout **layout);
 /* want: the new file's layout; NULL: the configured round robin. */
 int clf_meta_create(const char *rel, mode_t mode, bool excl,
 		    const struct clf_proto_layout *want,

@@ -4,6 +4,7 @@
  * rmdir, rename, and the lookups behind CLF_open.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -142,6 +143,12 @@ static int take_reply(void *payload, uint32_t len, bool create,
 int clf_meta_lookup(const char *rel, struct clf_proto_attr *attr,
 		    struct clf_layout **layout)
 {
+	return clf_meta_lookup_open(rel, -1, attr, layout);
+}
+
+int clf_meta_lookup_open(const char *rel, int flags,
+			 struct clf_proto_attr *attr, struct clf_layout **layout)
+{
 	struct clf_proto_lookup_req req = {
 		.dir = CLF_PROTO_ROOT_INO,
 		.flags = layout ? CLF_PROTO_LOOKUP_LAYOUT : 0,
@@ -151,6 +158,10 @@ int clf_meta_lookup(const char *rel, struct clf_proto_attr *attr,
 	uint32_t len;
 	int err;
 
+	if (flags >= 0 && (flags & O_ACCMODE) != O_WRONLY)
+		req.flags |= CLF_PROTO_OPEN_READ;
+	if (flags >= 0 && ((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC)))
+		req.flags |= CLF_PROTO_OPEN_WRITE;
 	if (!*rel) {
 		/* The root itself. */
 		if (layout)

@@ -29,6 +29,14 @@ struct clf_ns_owner {
 	gid_t gid;
 };
 
+/*
+ * From now on this thread's metad requests act for user uid, gid: metad
+ * checks permissions as that user (and resolves its supplementary
+ * groups).  Only a process that holds the secret may act for another
+ * user; the mount calls it with the caller of each request.
+ */
+void clf_ns_act_as(uid_t uid, gid_t gid);
+
 int clf_ns_lookup(uint64_t dir, const char *name, struct clf_proto_attr *attr);
 /* LOOKUP, with the size as clf_ns_stat() gives it (one more round trip,
  * to the file's iods). */

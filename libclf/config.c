@@ -29,6 +29,7 @@ enum key {
 	K_SECRET, K_SECRET_FILE, K_STRIPE_SIZE, K_STRIPE_COUNT, K_FIRST_IOD,
 	K_TIMEOUT, K_DATA_DIR, K_TRANSPORT, K_METAD,
 	K_IOD_VIEW_MEM, K_IOD_VIEW_SHARE, K_IOD_BUF_MEM, K_IOD_BUF_SHARE,
+	K_AUTH, K_ROOT_SQUASH,
 	K_ADDRESS, K_DIR,	/* in [metad] and [iod] */
 	K_NR
 };
@@ -43,6 +44,7 @@ static const char *const key_names[K_NR] = {
 	[K_IOD_VIEW_SHARE] = "iod_view_min_share",
 	[K_IOD_BUF_MEM] = "iod_buffer_memory",
 	[K_IOD_BUF_SHARE] = "iod_buffer_min_share",
+	[K_AUTH] = "auth", [K_ROOT_SQUASH] = "root_squash",
 };
 
 /* Where the [global] iod memory keys go in a config. */
@@ -424,6 +426,11 @@ static int global_key(struct parse *p, enum key k, const char *value)
 				return perr(p, p->line, ENOMEM, "out of memory");
 			free(cfg->secret_file);
 			cfg->secret_file = path;
+			/* Not root: this process uses MUNGE instead. */
+			if (access(path, R_OK) < 0 && errno == EACCES) {
+				cfg->secret_unreadable = true;
+				return 1;
+			}
 			err = clf_secret_load_file(&cfg->secret, path);
 		}
 		if (err) {
@@ -487,6 +494,27 @@ static int global_key(struct parse *p, enum key k, const char *value)
 				    "%s: '%s' is not a size from 64k to 1024t (a number with an optional k, m, g or t suffix)",
 				    name, value);
 		*iod_mem_field(cfg, k) = size;
+		return 1;
+	case K_AUTH:
+		if (!strcmp(value, "munge"))
+			cfg->auth = CLF_CONFIG_AUTH_MUNGE;
+		else if (!strcmp(value, "secret"))
+			cfg->auth = CLF_CONFIG_AUTH_SECRET;
+		else
+			return perr(p, p->line, EINVAL,
+				    "%s: '%s' is neither munge nor secret",
+				    name, value);
+		return 1;
+	case K_ROOT_SQUASH:
+		if (!strcmp(value, "yes") || !strcmp(value, "true") ||
+		    !strcmp(value, "1"))
+			cfg->root_squash = true;
+		else if (!strcmp(value, "no") || !strcmp(value, "false") ||
+			 !strcmp(value, "0"))
+			cfg->root_squash = false;
+		else
+			return perr(p, p->line, EINVAL,
+				    "%s: '%s' is not yes or no", name, value);
 		return 1;
 	case K_METAD:
 		if (p->has_metad)
@@ -850,6 +878,32 @@ int clf_config_load(const char *path, struct clf_config **out)
 	return clf_config_default(out);
 }
 
+bool clf_config_uses_munge(const struct clf_config *cfg)
+{
+	return !cfg->has_secret && cfg->auth != CLF_CONFIG_AUTH_SECRET &&
+	       (cfg->secret_unreadable || cfg->auth == CLF_CONFIG_AUTH_MUNGE);
+}
+
+unsigned clf_config_auth_methods(const struct clf_config *cfg)
+{
+	switch (cfg->auth) {
+	case CLF_CONFIG_AUTH_SECRET:
+		return CLF_AUTH_SECRET;
+	case CLF_CONFIG_AUTH_MUNGE:
+		return CLF_AUTH_SECRET | CLF_AUTH_MUNGE;
+	default:
+		return clf_munge_available() ? CLF_AUTH_SECRET | CLF_AUTH_MUNGE
+					     : CLF_AUTH_SECRET;
+	}
+}
+
+const char *clf_config_auth_text(unsigned methods)
+{
+	return methods & CLF_AUTH_MUNGE
+		       ? "munge (users with MUNGE credentials, root and the daemons with the secret)"
+		       : "secret (only holders of the secret: one trusted user)";
+}
+
 void clf_config_set_secret(struct clf_config *cfg, const struct clf_secret *s)
 {
 	cfg->secret = *s;
@@ -904,6 +958,11 @@ static int write_body(FILE *f, const struct clf_config *cfg)
 		if (!err)
 			err = put_line(f, "secret", text);
 	}
+	if (!err && cfg->auth != CLF_CONFIG_AUTH_DEFAULT)
+		err = put_line(f, "auth", cfg->auth == CLF_CONFIG_AUTH_MUNGE
+					  ? "munge" : "secret");
+	if (!err && cfg->root_squash)
+		err = put_line(f, "root_squash", "yes");
 	size_text(cfg->stripe_size, text, sizeof(text));
 	if (!err)
 		err = put_line(f, "stripe_size", text);

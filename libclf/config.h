@@ -14,6 +14,12 @@
  *   timeout_ms = 5000         ; limit of every network wait
  *   data_dir = ./clf-data     ; default: $CLF_DATA_DIR, else ./clf-data
  *   transport = tcp
+ *   auth = munge | secret     ; munge: users authenticate with MUNGE and
+ *                             ; metad checks what they do; secret: only
+ *                             ; holders of the secret (default: munge when
+ *                             ; munged answers when a daemon starts)
+ *   root_squash = no          ; yes: metad treats uid 0 of clients as
+ *                             ; nobody (65534)
  *   metad = host:port[:dir]   ; instead of a [metad] section
  *   iod = host:port[:dir]     ; repeatable, instead of [iod] sections
  *   iod_view_memory = 256m    ; what each iod lends to clients' views and
@@ -58,6 +64,12 @@ struct clf_config_daemon {
 	int line;	/* of the file that defined it; 0 if built in */
 };
 
+enum clf_config_auth {
+	CLF_CONFIG_AUTH_DEFAULT,	/* not given: munge if munged answers */
+	CLF_CONFIG_AUTH_MUNGE,
+	CLF_CONFIG_AUTH_SECRET,
+};
+
 struct clf_config {
 	char *source;		/* absolute path of the file, NULL if built in;
 				   owned */
@@ -66,6 +78,11 @@ struct clf_config {
 	struct clf_secret secret;
 	char *secret_file;	/* absolute, when the secret came from one;
 				   owned */
+	bool secret_unreadable;	/* secret_file is there but this process
+				   may not read it: it is not root, and
+				   authenticates with MUNGE */
+	enum clf_config_auth auth;
+	bool root_squash;
 	int64_t stripe_size;	/* bytes, 1..CLF_PROTO_STRIPE_MAX */
 	uint32_t stripe_count;	/* 1..niods */
 	uint32_t first_iod;	/* < niods */
@@ -105,6 +122,21 @@ int clf_config_default(struct clf_config **out);
 
 /* <$CLF_DATA_DIR or ./clf-data>/clf.conf into buf. */
 int clf_config_default_path(char *buf, size_t len);
+
+/*
+ * The methods (CLF_AUTH_* of auth.h) a daemon of cfg takes: the secret
+ * always, MUNGE with auth = munge, or by default when munged answers now.
+ */
+unsigned clf_config_auth_methods(const struct clf_config *cfg);
+
+/*
+ * Whether a client of cfg authenticates with MUNGE: it may not read the
+ * secret (or there is none and auth = munge), and auth is not secret.
+ */
+bool clf_config_uses_munge(const struct clf_config *cfg);
+
+/* What methods mean, in words, for `clf up` and the daemons' logs. */
+const char *clf_config_auth_text(unsigned methods);
 
 /* Use secret s from now on (copied), forgetting any secret file. */
 void clf_config_set_secret(struct clf_config *cfg, const struct clf_secret *s);

@@ -200,13 +200,13 @@ static int create_inode(const char *rel, mode_t mode, int flags,
 
 	*created = false;
 	if (!(flags & O_EXCL)) {
-		err = clf_meta_lookup(rel, attr, layout);
+		err = clf_meta_lookup_open(rel, flags, attr, layout);
 		if (err != -ENOENT)
 			return err;
 	}
 	err = clf_meta_create(rel, mode, true, want, attr, layout);
 	if (err == -EEXIST && !(flags & O_EXCL))
-		return clf_meta_lookup(rel, attr, layout);
+		return clf_meta_lookup_open(rel, flags, attr, layout);
 	*created = !err;
 	if (!err && *layout && !want)
 		apply_dir_default(rel, attr->ino, attr, layout);
@@ -227,7 +227,7 @@ static int open_inode(struct clf_file *f, const char *rel, int flags,
 		err = create_inode(rel, mode, flags, want, &attr, &layout,
 				   created);
 	else
-		err = clf_meta_lookup(rel, &attr, &layout);
+		err = clf_meta_lookup_open(rel, flags, &attr, &layout);
 	if (err)
 		return err;
 	if (S_ISDIR(attr.mode))

@@ -60,6 +60,7 @@ const char *clf_proto_op_name(uint16_t op)
 	case CLF_PROTO_OP_CHALLENGE: return "CHALLENGE";
 	case CLF_PROTO_OP_RESPONSE: return "RESPONSE";
 	case CLF_PROTO_OP_AUTH_OK: return "AUTH_OK";
+	case CLF_PROTO_OP_MUNGE_RESPONSE: return "MUNGE_RESPONSE";
 	case CLF_PROTO_OP_PING: return "PING";
 	case CLF_PROTO_OP_STATUS: return "STATUS";
 	case CLF_PROTO_OP_LOOKUP: return "LOOKUP";
@@ -542,6 +543,63 @@ int clf_proto_auth_ok_decode(struct wire_reader *r,
 	if (err)
 		return err;
 	memcpy(m->mac, mac, sizeof(m->mac));
+	return 0;
+}
+
+int clf_proto_munge_response_encode(struct wire_writer *w,
+				    const struct clf_proto_munge_response *m)
+{
+	if (m->cred.len == 0 || m->cred.len > CLF_PROTO_MUNGE_CRED_MAX)
+		return proto_enc_err(clf_fail(EINVAL,
+			"proto: MUNGE credential of %u bytes", m->cred.len));
+	wire_put_bytes(w, m->nonce, sizeof(m->nonce));
+	proto_put_str16(w, m->cred);
+	return 0;
+}
+
+int clf_proto_munge_response_decode(struct wire_reader *r,
+				    struct clf_proto_munge_response *m)
+{
+	struct clf_proto_munge_response t;
+	const uint8_t *nonce = proto_get_ref(r, sizeof(t.nonce));
+	int err = proto_get_str16(r, &t.cred, CLF_PROTO_MUNGE_CRED_MAX,
+				  "MUNGE_RESPONSE credential");
+
+	if (!err)
+		err = proto_end(r, "MUNGE_RESPONSE");
+	if (!err && t.cred.len == 0)
+		err = clf_fail(EPROTO, "proto: MUNGE_RESPONSE: empty credential");
+	if (err)
+		return err;
+	memcpy(t.nonce, nonce, sizeof(t.nonce));
+	*m = t;
+	return 0;
+}
+
+int clf_proto_munge_ok_encode(struct wire_writer *w,
+			      const struct clf_proto_munge_ok *m)
+{
+	if (m->cred.len == 0 || m->cred.len > CLF_PROTO_MUNGE_CRED_MAX)
+		return proto_enc_err(clf_fail(EINVAL,
+			"proto: MUNGE credential of %u bytes", m->cred.len));
+	proto_put_str16(w, m->cred);
+	return 0;
+}
+
+int clf_proto_munge_ok_decode(struct wire_reader *r,
+			      struct clf_proto_munge_ok *m)
+{
+	struct clf_proto_munge_ok t;
+	int err = proto_get_str16(r, &t.cred, CLF_PROTO_MUNGE_CRED_MAX,
+				  "AUTH_OK credential");
+
+	if (!err)
+		err = proto_end(r, "AUTH_OK");
+	if (!err && t.cred.len == 0)
+		err = clf_fail(EPROTO, "proto: AUTH_OK: empty credential");
+	if (err)
+		return err;
+	*m = t;
 	return 0;
 }
 

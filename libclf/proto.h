@@ -174,6 +174,26 @@ int clf_proto_auth_ok_encode(struct wire_writer *w,
 int clf_proto_auth_ok_decode(struct wire_reader *r,
 			     struct clf_proto_auth_ok *m);
 
+/* Since 1.4: a client without the secret proves who it is with MUNGE. */
+struct clf_proto_munge_response {
+	uint8_t nonce[CLF_PROTO_NONCE_SIZE];	/* the client's */
+	struct clf_proto_str cred;	/* 1..CLF_PROTO_MUNGE_CRED_MAX bytes of
+					   munge_encode output; borrowed */
+};
+int clf_proto_munge_response_encode(struct wire_writer *w,
+				    const struct clf_proto_munge_response *m);
+int clf_proto_munge_response_decode(struct wire_reader *r,
+				    struct clf_proto_munge_response *m);
+
+/* AUTH_OK answering MUNGE_RESPONSE: the server's own credential. */
+struct clf_proto_munge_ok {
+	struct clf_proto_str cred;	/* borrowed */
+};
+int clf_proto_munge_ok_encode(struct wire_writer *w,
+			      const struct clf_proto_munge_ok *m);
+int clf_proto_munge_ok_decode(struct wire_reader *r,
+			      struct clf_proto_munge_ok *m);
+
 /* ------------------------------------------------------------------ */
 /* Bodies used by several operations                                   */
 /* ------------------------------------------------------------------ */

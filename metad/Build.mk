@@ -24,7 +24,7 @@ $(O)/metad/libmds_store.a: $(MDS_STORE_OBJS)
 # The daemon: the network program around the store.
 METAD_SRCS := metad/metad.c metad/mds_server.c metad/mds_ops.c \
 	metad/mds_ops_ns.c metad/mds_ops_attr.c metad/mds_ops_link.c \
-	metad/mds_wire.c \
+	metad/mds_wire.c metad/mds_perm.c metad/mds_ops_perm.c \
 	metad/mds_data.c metad/mds_iods.c metad/mds_log.c metad/mds_fault.c \
 	metad/mds_gc.c metad/mds_replay.c
 # Byte-range locks: the in-memory table and its requests.
@@ -48,6 +48,10 @@ $(O)/metad/metad: $(METAD_OBJS) $(MDS_STORE_OBJS) $(O)/libclf.a
 UNIT_TEST_NAMES += test_mds_data
 TEST_OBJS_test_mds_data = $(O)/metad/mds_data.o $(O)/metad/mds_iods.o \
 	$(O)/metad/mds_log.o
+
+# Unit test of the permission checks (tests/unit/test_mds_perm.c).
+UNIT_TEST_NAMES += test_mds_perm
+TEST_OBJS_test_mds_perm = $(O)/metad/mds_perm.o
 
 # Unit test of the byte-range lock table (tests/unit/test_mds_lock.c).
 UNIT_TEST_NAMES += test_mds_lock

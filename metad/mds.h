@@ -44,6 +44,7 @@ struct mds_ctx {
 					   in progress and the expiry of
 					   their records (mds_replay.h) */
 	int64_t start_ms;		/* clf_now_ms() at start */
+	unsigned auth_methods;		/* CLF_AUTH_* taken (auth.h) */
 	atomic_uint_fast64_t requests;	/* served since start */
 	atomic_uint_fast64_t bytes_in;	/* message bytes received */
 	atomic_uint_fast64_t bytes_out;	/* message bytes sent */
@@ -109,6 +110,9 @@ int mds_fail_ctx(int neg_err, const char *fmt, ...)
  *	had lost it: the client's retry must get the first outcome.
  *   CLF_TEST_METAD_MAX_CONNECTIONS=N  bound open connections by N
  *	instead of MDS_MAX_CONNECTIONS, to test the refusal cheaply.
+ *   CLF_TEST_METAD_HANDSHAKE_MS=N  give each step of a handshake N ms
+ *	instead of CLF_ADMIT_HANDSHAKE_MS, so that a test can let a MUNGE
+ *	credential expire in the middle of one.
  */
 enum mds_fault {
 	MDS_FAULT_CREATES,
@@ -129,5 +133,8 @@ bool mds_fault_drop_reply(void);
 
 /* The connection bound: the knob above, or dflt. */
 unsigned mds_fault_max_connections(unsigned dflt);
+
+/* The time of a handshake step: the knob above, or dflt. */
+unsigned mds_fault_handshake_ms(unsigned dflt);
 
 #endif /* MDS_H */

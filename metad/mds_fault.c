@@ -27,6 +27,7 @@ static uint64_t fault_at[MDS_FAULT_COUNT];	/* 0: off */
 static unsigned max_connections;		/* 0: the default */
 static uint64_t drop_every;			/* 0: off */
 static atomic_uint_fast64_t drop_seen;
+static unsigned handshake_ms;			/* 0: the default */
 /* Events so far, by any thread. */
 static atomic_uint_fast64_t fault_seen[MDS_FAULT_COUNT];
 
@@ -67,6 +68,10 @@ int mds_fault_init(void)
 	if (!err && drop_every)
 		mds_log("fault hook on: drop the reply of every %llu. recorded request",
 			(unsigned long long)drop_every);
+	if (!err)
+		err = parse_env("CLF_TEST_METAD_HANDSHAKE_MS", 60000, &conns);
+	if (!err)
+		handshake_ms = (unsigned)conns;
 	for (int f = 0; f < MDS_FAULT_COUNT && !err; f++)
 		if (fault_at[f])
 			mds_log("fault hook on: crash after %llu %s",
@@ -98,4 +103,9 @@ bool mds_fault_drop_reply(void)
 	if (!drop_every)
 		return false;
 	return (atomic_fetch_add(&drop_seen, 1) + 1) % drop_every == 0;
+}
+
+unsigned mds_fault_handshake_ms(unsigned dflt)
+{
+	return handshake_ms ? handshake_ms : dflt;
 }

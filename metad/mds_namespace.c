@@ -205,7 +205,8 @@ int mds_lookup(struct mds_store *s, uint64_t dir, const char *name,
 
 /* Walk path from *in (a directory) in txn; *in becomes the last inode. */
 static int walk(struct mds_store *s, MDB_txn *txn, const char *path,
-		struct mds_inode *in, const char *what)
+		struct mds_inode *in, mds_search_fn *may_search, void *arg,
+		const char *what)
 {
 	char comp[MDS_NAME_MAX + 1];
 	const char *p = path, *done = path; /* done: the part walked */
@@ -230,6 +231,12 @@ static int walk(struct mds_store *s, MDB_txn *txn, const char *path,
 			return clf_fail(ENOTDIR,
 				"mds: cannot %s: '%.*s' is not a directory",
 				what, (int)(done - path), path);
+		if (may_search && strcmp(comp, ".")) {
+			err = may_search(arg, &in->attr, path,
+					 (size_t)(done - path));
+			if (err)
+				return err;
+		}
 		p += len;
 		done = p;
 		if (!strcmp(comp, "."))
@@ -261,6 +268,13 @@ static int walk(struct mds_store *s, MDB_txn *txn, const char *path,
 int mds_resolve(struct mds_store *s, uint64_t dir, const char *path,
 		struct mds_attr *attr, struct mds_layout **layout)
 {
+	return mds_resolve_checked(s, dir, path, NULL, NULL, attr, layout);
+}
+
+int mds_resolve_checked(struct mds_store *s, uint64_t dir, const char *path,
+			mds_search_fn *may_search, void *arg,
+			struct mds_attr *attr, struct mds_layout **layout)
+{
 	char what[WHAT_MAX];
 	struct mds_layout *l = NULL;
 	struct mds_inode in;
@@ -284,7 +298,7 @@ int mds_resolve(struct mds_store *s, uint64_t dir, const char *path,
 	err = mds_dir_get(s, txn, path[0] == '/' ? MDS_ROOT_INO : dir, &in,
 			  what);
 	if (!err)
-		err = walk(s, txn, path, &in, what);
+		err = walk(s, txn, path, &in, may_search, arg, what);
 	if (!err && layout)
 		err = mds_inode_layout(&in, &l);
 	mdb_txn_abort(txn);

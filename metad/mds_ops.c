@@ -163,7 +163,7 @@ int mds_ops_handle(const struct mds_session *s,
 		return fn(s, &r, rep);
 	/* The exchange that opens a connection happens once. */
 	if (h->opcode >= CLF_PROTO_OP_HELLO &&
-	    h->opcode <= CLF_PROTO_OP_AUTH_OK) {
+	    h->opcode <= CLF_PROTO_OP_MUNGE_RESPONSE) {
 		mds_log("malformed %s from %s (%s): after authentication",
 			name, s->peer, s->role);
 		return clf_fail(EPROTO, "metad: %s after authentication",

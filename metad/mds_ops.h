@@ -12,15 +12,21 @@
 #include <stdint.h>
 
 #include "mds.h"
+#include "mds_perm.h"
 #include "proto.h"
 
-/* Who is asking: for the log lines of malformed requests, and the
- * connection that byte-range locks belong to. */
+/* Who is asking: for the log lines of malformed requests, the connection
+ * that byte-range locks belong to, and the user permissions are checked
+ * for. */
 struct mds_session {
 	struct mds_ctx *ctx;	/* borrowed */
 	const char *peer;	/* borrowed: "host:port" of the client */
 	const char *role;	/* borrowed: the role it authenticated as */
 	uint64_t conn_id;	/* unique among the daemon's connections */
+	const struct mds_cred *cred;	/* borrowed: the user this request
+					   acts for (clf_proto.h, "Identity") */
+	bool trusted;		/* the peer holds the secret: the owner
+				   fields of CREATE and MKDIR count */
 };
 
 /* An encoded reply body. */

@@ -71,6 +71,7 @@ int mds_op_setattr(const struct mds_session *s, struct wire_reader *r,
 	struct clf_proto_setattr_req req;
 	struct mds_setattr set;
 	struct mds_attr a;
+	char name[64];
 	int err = clf_proto_setattr_req_decode(r, &req);
 
 	if (err)
@@ -86,7 +87,10 @@ int mds_op_setattr(const struct mds_session *s, struct wire_reader *r,
 	};
 	/* A repeat of this request answers with this inode (mds_replay.h). */
 	mds_reply_set_ino(req.ino);
-	if (req.mask & CLF_PROTO_SETATTR_SIZE)
+	err = mds_attr_of(s, req.ino, &a, name, sizeof(name));
+	if (!err)
+		err = mds_perm_setattr(s->cred, &a, &set, name);
+	if (!err && (req.mask & CLF_PROTO_SETATTR_SIZE))
 		err = truncate_data(s, req.ino, req.size);
 	if (!err)
 		err = mds_setattr(s->ctx->store, req.ino, &set, &a);
@@ -104,10 +108,17 @@ int mds_op_set_layout(const struct mds_session *s, struct wire_reader *r,
 	struct clf_proto_set_layout_req req;
 	struct mds_layout *old = NULL;
 	struct mds_req_layout layout;
+	struct mds_attr a;
+	char name[64];
 	int err = clf_proto_set_layout_req_decode(r, &req);
 
 	if (err)
 		return mds_bad_request(s, CLF_PROTO_OP_SET_LAYOUT, err);
+	err = mds_attr_of(s, req.ino, &a, name, sizeof(name));
+	if (!err)
+		err = mds_perm_owner(s->cred, &a, "set the layout of", name);
+	if (err)
+		goto release_req;
 	err = mds_req_layout_init(s->ctx, &req.layout, &layout);
 	if (err)
 		goto release_req;
@@ -157,10 +168,18 @@ int mds_op_update_size(const struct mds_session *s, struct wire_reader *r,
 {
 	struct clf_proto_update_size_req req;
 	struct mds_attr a;
+	char name[64];
 	int err = clf_proto_update_size_req_decode(r, &req);
 
 	if (err)
 		return mds_bad_request(s, CLF_PROTO_OP_UPDATE_SIZE, err);
+	err = mds_attr_of(s, req.ino, &a, name, sizeof(name));
+	if (!err && !mds_may(s->cred, &a, MDS_MAY_WRITE))
+		err = clf_fail(EACCES,
+			       "metad: cannot report the size of '%s': permission denied (no write permission on the file)",
+			       name);
+	if (err)
+		return err;
 	err = mds_update_size(s->ctx->store, req.ino, req.size, req.mtime,
 			      &a);
 	if (!err)

@@ -52,6 +52,9 @@ struct mds_path {
 						   '/' */
 	uint64_t dir;		/* inode of the directory of name */
 	const char *name;	/* the last component, inside buf */
+	/* Filled by mds_path_split_as only: */
+	struct mds_attr dir_attr;	/* of dir */
+	char dir_name[64];	/* dir for messages when buf has no '/' */
 };
 
 /*
@@ -61,6 +64,40 @@ struct mds_path {
  */
 int mds_path_split(struct mds_store *st, uint64_t dir,
 		   struct clf_proto_str path, struct mds_path *out);
+
+/* ------------------------------------------------------------------ */
+/* Paths as the user of the request (mds_ops_perm.c)                   */
+/* ------------------------------------------------------------------ */
+
+/*
+ * mds_path_split, checking search permission on every directory walked
+ * for s->cred (-EACCES naming it), and filling out->dir_attr.  The
+ * handler then checks what it does in out->dir (mds_perm.h).
+ */
+int mds_path_split_as(const struct mds_session *s, uint64_t dir,
+		      struct clf_proto_str path, struct mds_path *out);
+
+/* The name of p's directory, for messages ("a/b", "/", "inode 7"). */
+const char *mds_path_dir_name(const struct mds_path *p);
+
+/* mds_resolve, checking search permission on every directory walked. */
+int mds_resolve_as(const struct mds_session *s, uint64_t dir,
+		   const char *path, struct mds_attr *attr,
+		   struct mds_layout **layout);
+
+/*
+ * The owner of an inode made in p's directory (p from mds_path_split_as):
+ * the user's, or the owner fields of a trusted peer (req_uid, req_gid);
+ * the group of a setgid directory, which also makes a new directory
+ * setgid (*mode).
+ */
+void mds_new_owner(const struct mds_session *s, const struct mds_path *p,
+		   uint32_t req_uid, uint32_t req_gid, uint32_t *mode,
+		   bool is_dir, uint32_t *uid, uint32_t *gid);
+
+/* The attributes of ino, to check a request on it ("ino N" in errors). */
+int mds_attr_of(const struct mds_session *s, uint64_t ino,
+		struct mds_attr *a, char *name, size_t len);
 
 /* ------------------------------------------------------------------ */
 /* Layouts from requests (mds_wire.c)                                  */

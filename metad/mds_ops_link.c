@@ -4,7 +4,8 @@
  * beyond files and directories: SYMLINK, READLINK, LINK, MKNOD.
  *
  * Paths resolve as in mds_ops_ns.c: the directory of the last name
- * first (mds_path_split), then one store call.
+ * first, as the user of the request (mds_path_split_as), its
+ * permissions checked (mds_perm.h), then one store call.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@ int mds_op_symlink(const struct mds_session *s, struct wire_reader *r,
 	char target[CLF_PROTO_SYMLINK_MAX + 1];
 	struct mds_path p;
 	struct mds_attr a;
+	uint32_t uid, gid, mode = 0777;
 	int err = clf_proto_symlink_req_decode(r, &req);
 
 	if (err)
@@ -32,10 +34,17 @@ int mds_op_symlink(const struct mds_session *s, struct wire_reader *r,
 	/* The decoder bounds the length and refuses NUL bytes. */
 	memcpy(target, req.target.ptr, req.target.len);
 	target[req.target.len] = '\0';
-	err = mds_path_split(s->ctx->store, req.dir, req.path, &p);
+	err = mds_path_split_as(s, req.dir, req.path, &p);
 	if (!err)
-		err = mds_symlink(s->ctx->store, p.dir, p.name, target, req.uid,
-				  req.gid, &a);
+		err = mds_perm_dir_change(s->cred, &p.dir_attr,
+					  mds_path_dir_name(&p), "make symlink",
+					  p.name);
+	if (!err) {
+		mds_new_owner(s, &p, req.uid, req.gid, &mode, false, &uid,
+			      &gid);
+		err = mds_symlink(s->ctx->store, p.dir, p.name, target, uid,
+				  gid, &a);
+	}
 	if (!err)
 		err = mds_reply_attr(rep, &a);
 	return err;
@@ -81,7 +90,10 @@ int mds_op_link(const struct mds_session *s, struct wire_reader *r,
 		return mds_bad_request(s, CLF_PROTO_OP_LINK, err);
 	/* A repeat of this request answers with this inode (mds_replay.h). */
 	mds_reply_set_ino(req.ino);
-	err = mds_path_split(s->ctx->store, req.new_dir, req.new_path, &p);
+	err = mds_path_split_as(s, req.new_dir, req.new_path, &p);
+	if (!err)
+		err = mds_perm_dir_change(s->cred, &p.dir_attr,
+					  mds_path_dir_name(&p), "link", p.name);
 	if (!err)
 		err = mds_link(s->ctx->store, req.ino, p.dir, p.name, &a);
 	if (!err)
@@ -95,14 +107,28 @@ int mds_op_mknod(const struct mds_session *s, struct wire_reader *r,
 	struct clf_proto_mknod_req req;
 	struct mds_path p;
 	struct mds_attr a;
+	uint32_t uid, gid;
 	int err = clf_proto_mknod_req_decode(r, &req);
 
 	if (err)
 		return mds_bad_request(s, CLF_PROTO_OP_MKNOD, err);
-	err = mds_path_split(s->ctx->store, req.dir, req.path, &p);
+	err = mds_path_split_as(s, req.dir, req.path, &p);
 	if (!err)
-		err = mds_mknod(s->ctx->store, p.dir, p.name, req.mode, req.rdev,
-				req.uid, req.gid, &a);
+		err = mds_perm_dir_change(s->cred, &p.dir_attr,
+					  mds_path_dir_name(&p), "make node",
+					  p.name);
+	/* Device nodes reach hardware: root's (Linux's CAP_MKNOD). */
+	if (!err && (S_ISCHR(req.mode) || S_ISBLK(req.mode)) &&
+	    s->cred->uid != 0)
+		err = clf_fail(EPERM,
+			       "metad: cannot make device node '%s': operation not permitted (root only)",
+			       p.name);
+	if (!err) {
+		mds_new_owner(s, &p, req.uid, req.gid, &req.mode, false, &uid,
+			      &gid);
+		err = mds_mknod(s->ctx->store, p.dir, p.name, req.mode,
+				req.rdev, uid, gid, &a);
+	}
 	if (!err)
 		err = mds_reply_attr(rep, &a);
 	return err;

@@ -30,12 +30,21 @@ static struct mds_lock lock_of(const struct mds_session *s,
 	};
 }
 
-/* Locks are taken on files that exist; unlocks need no check. */
-static int check_inode(const struct mds_session *s, uint64_t ino)
+/*
+ * Locks are taken on files that exist, by users who may read (a read
+ * lock) or write (a write lock) them, as fcntl asks a descriptor open
+ * for it; unlocks need no check.
+ */
+static int check_inode(const struct mds_session *s, uint64_t ino,
+		       uint32_t type)
 {
 	struct mds_attr a;
+	char name[64];
+	int err = mds_attr_of(s, ino, &a, name, sizeof(name));
 
-	return mds_getattr(s->ctx->store, ino, &a);
+	if (!err)
+		err = mds_perm_lock(s->cred, &a, type, name);
+	return err;
 }
 
 int mds_op_setlk(const struct mds_session *s, struct wire_reader *r,
@@ -48,7 +57,7 @@ int mds_op_setlk(const struct mds_session *s, struct wire_reader *r,
 	if (err)
 		return mds_bad_request(s, CLF_PROTO_OP_SETLK, err);
 	if (req.type != CLF_PROTO_LOCK_UNLOCK) {
-		err = check_inode(s, req.ino);
+		err = check_inode(s, req.ino, req.type);
 		if (err)
 			return err;
 	}
@@ -69,7 +78,7 @@ int mds_op_getlk(const struct mds_session *s, struct wire_reader *r,
 
 	if (err)
 		return mds_bad_request(s, CLF_PROTO_OP_GETLK, err);
-	err = check_inode(s, req.ino);
+	err = check_inode(s, req.ino, req.type);
 	if (err)
 		return err;
 	lk = lock_of(s, &req);

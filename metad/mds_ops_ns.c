@@ -11,10 +11,11 @@
  * happens in the directory the path named when it was resolved, as with
  * any POSIX file system, never that the store is left inconsistent.
  *
- * There is no permission checking here: requests carry no caller
- * identity beyond the owner of new inodes, and every peer has proven it
- * holds the instance's secret.  Clients check permissions against the
- * attributes they are given.
+ * Every handler checks the user of the request (s->cred) as POSIX
+ * would: search on each directory walked (mds_path_split_as), write and
+ * search on the directory changed, the sticky bit, open rights
+ * (mds_perm.h).  New inodes belong to that user, except for a peer that
+ * holds the secret (the mount, root's tools), whose owner fields count.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -29,6 +30,13 @@
 _Static_assert(MDS_RENAME_NOREPLACE == CLF_PROTO_RENAME_NOREPLACE,
 	       "rename flags");
 
+/* CLF_PROTO_OPEN_* -> MDS_MAY_*. */
+static unsigned open_rights(uint32_t flags)
+{
+	return (flags & CLF_PROTO_OPEN_READ ? MDS_MAY_READ : 0) |
+	       (flags & CLF_PROTO_OPEN_WRITE ? MDS_MAY_WRITE : 0);
+}
+
 int mds_op_lookup(const struct mds_session *s, struct wire_reader *r,
 		  struct mds_reply *rep)
 {
@@ -42,8 +50,10 @@ int mds_op_lookup(const struct mds_session *s, struct wire_reader *r,
 		return mds_bad_request(s, CLF_PROTO_OP_LOOKUP, err);
 	memcpy(path, req.path.ptr, req.path.len);
 	path[req.path.len] = '\0';
-	err = mds_resolve(s->ctx->store, req.dir, path, &a,
-			  req.flags & CLF_PROTO_LOOKUP_LAYOUT ? &layout : NULL);
+	err = mds_resolve_as(s, req.dir, path, &a,
+			     req.flags & CLF_PROTO_LOOKUP_LAYOUT ? &layout : NULL);
+	if (!err && open_rights(req.flags))
+		err = mds_perm_open(s->cred, &a, open_rights(req.flags), path);
 	if (!err)
 		err = mds_reply_lookup(rep, &a, layout);
 	mds_layout_free(layout);
@@ -57,7 +67,7 @@ int mds_op_lookup(const struct mds_session *s, struct wire_reader *r,
  */
 static int create_existing(const struct mds_session *s,
 			   const struct mds_path *p,
-			   const struct mds_layout *want,
+			   const struct mds_layout *want, uint32_t flags,
 			   struct mds_reply *rep)
 {
 	struct mds_store *st = s->ctx->store;
@@ -81,6 +91,11 @@ static int create_existing(const struct mds_session *s,
 			       S_ISLNK(a.mode) ? "symbolic link" : "special file");
 		goto free_layout;
 	}
+	if (open_rights(flags)) {
+		err = mds_perm_open(s->cred, &a, open_rights(flags), p->name);
+		if (err)
+			goto free_layout;
+	}
 	if (!layout) {
 		mds_reply_set_ino(a.ino);
 		err = mds_set_layout(st, a.ino, want);
@@ -103,6 +118,7 @@ int mds_op_create(const struct mds_session *s, struct wire_reader *r,
 	struct mds_req_layout layout;
 	struct mds_path p;
 	struct mds_attr a;
+	uint32_t uid, gid;
 	int err = clf_proto_create_req_decode(r, &req);
 
 	if (err)
@@ -110,17 +126,27 @@ int mds_op_create(const struct mds_session *s, struct wire_reader *r,
 	err = mds_req_layout_init(s->ctx, &req.layout, &layout);
 	if (err)
 		goto release_req;
-	err = mds_path_split(s->ctx->store, req.dir, req.path, &p);
+	err = mds_path_split_as(s, req.dir, req.path, &p);
 	if (err)
 		goto release_layout;
-	err = mds_create(s->ctx->store, p.dir, p.name, req.mode, req.uid,
-			 req.gid, layout.use, &a);
+	mds_new_owner(s, &p, req.uid, req.gid, &req.mode, false, &uid, &gid);
+	/* open(O_CREAT) of what is there needs no write on the directory. */
+	if (!(req.flags & CLF_PROTO_CREATE_EXCL) &&
+	    mds_lookup(s->ctx->store, p.dir, p.name, &a, NULL) == 0)
+		err = -EEXIST;
+	else
+		err = mds_perm_dir_change(s->cred, &p.dir_attr,
+					  mds_path_dir_name(&p), "create",
+					  p.name);
+	if (!err)
+		err = mds_create(s->ctx->store, p.dir, p.name, req.mode, uid,
+				 gid, layout.use, &a);
 	if (!err) {
 		/* Committed: the file exists whatever happens next. */
 		mds_fault_point(MDS_FAULT_CREATES);
 		err = mds_reply_create(rep, &a, layout.use);
 	} else if (err == -EEXIST && !(req.flags & CLF_PROTO_CREATE_EXCL)) {
-		err = create_existing(s, &p, layout.use, rep);
+		err = create_existing(s, &p, layout.use, req.flags, rep);
 	}
 release_layout:
 	mds_req_layout_release(&layout);
@@ -135,14 +161,21 @@ int mds_op_mkdir(const struct mds_session *s, struct wire_reader *r,
 	struct clf_proto_mkdir_req req;
 	struct mds_path p;
 	struct mds_attr a;
+	uint32_t uid, gid;
 	int err = clf_proto_mkdir_req_decode(r, &req);
 
 	if (err)
 		return mds_bad_request(s, CLF_PROTO_OP_MKDIR, err);
-	err = mds_path_split(s->ctx->store, req.dir, req.path, &p);
+	err = mds_path_split_as(s, req.dir, req.path, &p);
 	if (!err)
-		err = mds_mkdir(s->ctx->store, p.dir, p.name, req.mode,
-				req.uid, req.gid, &a);
+		err = mds_perm_dir_change(s->cred, &p.dir_attr,
+					  mds_path_dir_name(&p), "make directory",
+					  p.name);
+	if (!err) {
+		mds_new_owner(s, &p, req.uid, req.gid, &req.mode, true, &uid, &gid);
+		err = mds_mkdir(s->ctx->store, p.dir, p.name, req.mode, uid,
+				gid, &a);
+	}
 	if (!err)
 		err = mds_reply_attr(rep, &a);
 	return err;
@@ -153,11 +186,19 @@ int mds_op_readdir(const struct mds_session *s, struct wire_reader *r,
 {
 	struct clf_proto_readdir_req req;
 	struct mds_dirent *ents;
+	struct mds_attr dir;
+	char name[64];
 	bool eof = false;
 	int n, err = clf_proto_readdir_req_decode(r, &req);
 
 	if (err)
 		return mds_bad_request(s, CLF_PROTO_OP_READDIR, err);
+	err = mds_attr_of(s, req.dir, &dir, name, sizeof(name));
+	if (!err && S_ISDIR(dir.mode))
+		err = mds_perm_readdir(s->cred, &dir,
+				       req.dir == CLF_PROTO_ROOT_INO ? "/" : name);
+	if (err)
+		return err;
 	/* max is 1..CLF_PROTO_READDIR_MAX after decoding. */
 	ents = malloc(req.max * sizeof(*ents));
 	if (!ents)
@@ -186,6 +227,51 @@ static void drop_removed(const struct mds_session *s, struct mds_removed *rm)
 	mds_removed_release(rm);
 }
 
+/*
+ * Remove entry p->name of p->dir (op: unlink, rmdir, rename): write and
+ * search on the directory, and the sticky rule.  *victim: the entry,
+ * when it exists (-ENOENT else).
+ */
+static int may_remove(const struct mds_session *s, const struct mds_path *p,
+		      const char *op, struct mds_attr *victim)
+{
+	int err = mds_perm_dir_change(s->cred, &p->dir_attr,
+				      mds_path_dir_name(p), op, p->name);
+
+	if (!err)
+		err = mds_lookup(s->ctx->store, p->dir, p->name, victim, NULL);
+	if (!err)
+		err = mds_perm_sticky(s->cred, &p->dir_attr, victim, p->name);
+	return err;
+}
+
+/*
+ * Rename: remove from one directory, enter (maybe replacing) into the
+ * other; a directory that changes parent must be writable itself, since
+ * its ".." changes (as Linux asks).
+ */
+static int may_rename(const struct mds_session *s, const struct mds_path *from,
+		      const struct mds_path *to)
+{
+	struct mds_attr moved, replaced;
+	int err = may_remove(s, from, "rename", &moved);
+
+	if (err)
+		return err;
+	err = mds_perm_dir_change(s->cred, &to->dir_attr,
+				  mds_path_dir_name(to), "rename to", to->name);
+	if (!err && mds_lookup(s->ctx->store, to->dir, to->name, &replaced,
+			       NULL) == 0)
+		err = mds_perm_sticky(s->cred, &to->dir_attr, &replaced,
+				      to->name);
+	if (!err && S_ISDIR(moved.mode) && from->dir != to->dir &&
+	    !mds_may(s->cred, &moved, MDS_MAY_WRITE))
+		err = clf_fail(EACCES,
+			       "metad: cannot move directory '%s' to another directory: permission denied (no write permission on it)",
+			       from->name);
+	return err;
+}
+
 int mds_op_rename(const struct mds_session *s, struct wire_reader *r,
 		  struct mds_reply *rep)
 {
@@ -196,10 +282,11 @@ int mds_op_rename(const struct mds_session *s, struct wire_reader *r,
 
 	if (err)
 		return mds_bad_request(s, CLF_PROTO_OP_RENAME, err);
-	err = mds_path_split(s->ctx->store, req.dir, req.path, &from);
+	err = mds_path_split_as(s, req.dir, req.path, &from);
 	if (!err)
-		err = mds_path_split(s->ctx->store, req.new_dir, req.new_path,
-				     &to);
+		err = mds_path_split_as(s, req.new_dir, req.new_path, &to);
+	if (!err)
+		err = may_rename(s, &from, &to);
 	if (!err)
 		err = mds_rename(s->ctx->store, from.dir, from.name, to.dir,
 				 to.name,
@@ -217,12 +304,15 @@ int mds_op_unlink(const struct mds_session *s, struct wire_reader *r,
 {
 	struct mds_removed removed = { .layout = NULL };
 	struct clf_proto_path_req req;
+	struct mds_attr victim;
 	struct mds_path p;
 	int err = clf_proto_path_req_decode(r, &req);
 
 	if (err)
 		return mds_bad_request(s, CLF_PROTO_OP_UNLINK, err);
-	err = mds_path_split(s->ctx->store, req.dir, req.path, &p);
+	err = mds_path_split_as(s, req.dir, req.path, &p);
+	if (!err)
+		err = may_remove(s, &p, "unlink", &victim);
 	if (!err)
 		err = mds_unlink(s->ctx->store, p.dir, p.name, &removed);
 	if (!err) {
@@ -236,12 +326,15 @@ int mds_op_rmdir(const struct mds_session *s, struct wire_reader *r,
 		 struct mds_reply *rep)
 {
 	struct clf_proto_path_req req;
+	struct mds_attr victim;
 	struct mds_path p;
 	int err = clf_proto_path_req_decode(r, &req);
 
 	if (err)
 		return mds_bad_request(s, CLF_PROTO_OP_RMDIR, err);
-	err = mds_path_split(s->ctx->store, req.dir, req.path, &p);
+	err = mds_path_split_as(s, req.dir, req.path, &p);
+	if (!err)
+		err = may_remove(s, &p, "remove directory", &victim);
 	if (!err)
 		err = mds_rmdir(s->ctx->store, p.dir, p.name);
 	if (!err)

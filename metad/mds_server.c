@@ -66,6 +66,13 @@ struct mds_conn {
 	char peer[CLF_ADDR_MAX];
 	char role[CLF_PROTO_ROLE_MAX + 1];
 	uint64_t ticket;		/* of its handshake (admission.h) */
+	struct clf_auth_peer auth;	/* who authenticated */
+	/* The user of the requests: MUNGE's, resolved once; for a peer
+	 * with the secret, the last cred prefix's (resolving groups
+	 * takes the group database, so it is kept while the prefix
+	 * repeats) or root. */
+	struct mds_cred cred;
+	bool cred_set;			/* cred holds a resolved user */
 };
 
 int mds_server_open(struct mds_ctx *ctx, const struct clf_transport_ops *t,
@@ -177,13 +184,62 @@ static int send_reply(struct mds_conn *mc, const struct clf_proto_header *req,
 	return err;
 }
 
+/*
+ * The user request h acts for (clf_proto.h, "Identity"), its cred prefix
+ * taken off *h and *body.  A MUNGE peer may not name one (-EPERM, logged:
+ * only a peer with the secret is trusted to act for others).
+ */
+static int request_cred(struct mds_conn *mc, struct clf_proto_header *h,
+			const uint8_t **body, const struct mds_cred **out)
+{
+	const struct clf_config *cfg = mc->srv->ctx->cfg;
+	struct wire_reader r = { *body, h->payload_len, 0, false };
+	uint32_t uid, gid;
+
+	if (!(h->flags & CLF_PROTO_FLAG_CRED)) {
+		if (mc->auth.method == CLF_AUTH_MUNGE)
+			*out = &mc->cred;
+		else if (cfg->root_squash)
+			goto resolve_root;
+		else
+			*out = &mds_cred_root;
+		return 0;
+	}
+	if (mc->auth.method != CLF_AUTH_SECRET) {
+		mds_log("refused a request from %s (%s, uid %u): it names a user to act for, and only peers with the secret may",
+			mc->peer, mc->role, mc->auth.uid);
+		return clf_fail(EPERM,
+				"metad: operation not permitted: a MUNGE-authenticated client acts for its own user only");
+	}
+	uid = wire_get_u32(&r);
+	gid = wire_get_u32(&r);
+	if (r.bad)
+		return clf_fail(EPROTO, "metad: cred prefix cut short");
+	*body += CLF_PROTO_CRED_SIZE;
+	h->payload_len -= CLF_PROTO_CRED_SIZE;
+	goto resolve;
+resolve_root:
+	uid = gid = 0;
+resolve:
+	if (!mc->cred_set || mc->auth.uid != uid || mc->auth.gid != gid) {
+		mds_cred_resolve(&mc->cred, uid, gid, cfg->root_squash);
+		mc->auth.uid = uid;
+		mc->auth.gid = gid;
+		mc->cred_set = true;
+	}
+	*out = &mc->cred;
+	return 0;
+}
+
 /* Read, serve and answer one request whose header is h.  Returns 0 to
  * go on, or a negative errno after which the connection is closed. */
-static int serve_one(struct mds_conn *mc, const struct mds_session *s,
+static int serve_one(struct mds_conn *mc, struct mds_session *s,
 		     const struct clf_proto_header *h)
 {
 	struct mds_ctx *ctx = mc->srv->ctx;
-	struct mds_reply rep;
+	struct clf_proto_header body_h = *h;
+	struct mds_reply rep = { .buf = NULL };
+	const uint8_t *body;
 	uint8_t *payload;
 	int status, err;
 
@@ -198,7 +254,10 @@ static int serve_one(struct mds_conn *mc, const struct mds_session *s,
 	atomic_fetch_add(&ctx->bytes_in,
 			 CLF_PROTO_HEADER_SIZE + h->payload_len);
 	atomic_fetch_add(&ctx->requests, 1);
-	status = mds_ops_handle(s, h, payload, &rep);
+	body = payload;
+	status = request_cred(mc, &body_h, &body, &s->cred);
+	if (!status)
+		status = mds_ops_handle(s, &body_h, body, &rep);
 	if (rep.drop)
 		err = clf_fail(ECONNABORTED,
 			       "the reply to %s was dropped, as CLF_TEST_METAD_DROP_REPLIES asked",
@@ -213,7 +272,11 @@ free_payload:
 
 static void serve(struct mds_conn *mc)
 {
-	struct mds_session s = { mc->srv->ctx, mc->peer, mc->role, mc->id };
+	struct mds_session s = {
+		.ctx = mc->srv->ctx, .peer = mc->peer, .role = mc->role,
+		.conn_id = mc->id, .cred = &mds_cred_root,
+		.trusted = mc->auth.method == CLF_AUTH_SECRET,
+	};
 	struct clf_proto_header h;
 	int err;
 
@@ -280,10 +343,20 @@ static void *conn_main(void *arg)
 
 	clf_conn_set_max_payload(mc->c, MDS_REQUEST_MAX);
 	/* A short deadline until the peer proved it holds the secret. */
-	clf_conn_set_timeout(mc->c, ctx->cfg->timeout_ms < CLF_ADMIT_HANDSHAKE_MS ?
-				ctx->cfg->timeout_ms : CLF_ADMIT_HANDSHAKE_MS);
-	err = clf_auth_server(mc->c, &ctx->cfg->secret, mc->role,
-			      sizeof(mc->role));
+	clf_conn_set_timeout(mc->c, (unsigned)ctx->cfg->timeout_ms <
+			     mds_fault_handshake_ms(CLF_ADMIT_HANDSHAKE_MS)
+			     ? ctx->cfg->timeout_ms
+			     : (int)mds_fault_handshake_ms(CLF_ADMIT_HANDSHAKE_MS));
+	err = clf_auth_server_peer(mc->c, &ctx->cfg->secret, ctx->auth_methods,
+				   &mc->auth);
+	if (!err) {
+		memcpy(mc->role, mc->auth.role, sizeof(mc->role));
+		if (mc->auth.method == CLF_AUTH_MUNGE) {
+			mds_cred_resolve(&mc->cred, mc->auth.uid, mc->auth.gid,
+					 ctx->cfg->root_squash);
+			mc->cred_set = true;
+		}
+	}
 	clf_conn_set_timeout(mc->c, ctx->cfg->timeout_ms);
 	if (clf_admit_handshake_done(&srv->admit, mc->ticket, !err, why,
 				     sizeof(why))) {

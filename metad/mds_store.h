@@ -251,6 +251,20 @@ int mds_resolve(struct mds_store *s, uint64_t dir, const char *path,
 		struct mds_attr *attr, struct mds_layout **layout);
 
 /*
+ * Asked before each directory is searched for the next component (or
+ * "..") during a resolution: 0 to go on, or a negative errno (with its
+ * message) that the resolution returns.  walked is the path up to the
+ * directory, len bytes of it ("" for the starting directory).
+ */
+typedef int mds_search_fn(void *arg, const struct mds_attr *dir,
+			  const char *walked, size_t len);
+
+/* mds_resolve, asking may_search (when not NULL) with arg. */
+int mds_resolve_checked(struct mds_store *s, uint64_t dir, const char *path,
+			mds_search_fn *may_search, void *arg,
+			struct mds_attr *attr, struct mds_layout **layout);
+
+/*
  * mds_create - a new regular file name in directory dir (O_EXCL)
  *
  * mode: permission bits (<= 07777).  layout: borrowed; checked with

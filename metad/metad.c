@@ -286,6 +286,10 @@ static int run(const struct clf_config *cfg, const char *pid_path,
 	sig_fd = err = stop_signals_fd();
 	if (err < 0)
 		return err;
+	/* Decided once: a munged that comes later needs a restart. */
+	ctx.auth_methods = clf_config_auth_methods(cfg);
+	mds_log("authentication: %s%s", clf_config_auth_text(ctx.auth_methods),
+		cfg->root_squash ? "; root_squash" : "");
 	err = mds_store_open(cfg->metad.dir, &ctx.store);
 	if (err == -EBUSY)
 		err = clf_fail(EBUSY,

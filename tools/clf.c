@@ -131,7 +131,7 @@ const char *tool_config_name(const struct clf_config *cfg)
 
 int tool_config_need_secret(const struct clf_config *cfg)
 {
-	if (cfg->has_secret)
+	if (cfg->has_secret || clf_config_uses_munge(cfg))
 		return 0;
 	return clf_fail(EACCES,
 			"clf: %s has no secret: start the instance with 'clf up', which makes one, or add 'secret = <hex>' to it",

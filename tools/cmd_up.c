@@ -452,8 +452,13 @@ int cmd_up(const struct tool_opts *g, int argc, char **argv)
 		if (err > 0)
 			err = 0;
 	}
-	if (!err)
+	if (!err) {
+		/* The daemons decide the same way when they start. */
+		printf("authentication: %s%s\n",
+		       clf_config_auth_text(clf_config_auth_methods(cfg)),
+		       cfg->root_squash ? "; root_squash" : "");
 		rc = CLF_EXIT_OK;
+	}
 report:
 	if (err) {
 		tool_fail();

@@ -17,13 +17,14 @@ int probe_open(const struct clf_config *cfg, const char *addr,
 
 	if (!t)
 		return -EPROTONOSUPPORT;
-	if (!cfg->has_secret)
+	if (!cfg->has_secret && !clf_config_uses_munge(cfg))
 		return clf_fail(EACCES, "clf: no secret to authenticate to %s",
 				addr);
 	err = clf_conn_connect(t, addr, timeout_ms, &c);
 	if (err)
 		return err;
-	err = clf_auth_client(c, &cfg->secret, PROBE_ROLE);
+	err = clf_auth_client(c, cfg->has_secret ? &cfg->secret : NULL,
+			      PROBE_ROLE);
 	if (err) {
 		clf_conn_close(c);
 		return err;

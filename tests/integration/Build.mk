@@ -8,3 +8,4 @@
 -include tests/integration/romio_suite.mk
 -include tests/integration/hdf5_suite.mk
 -include tests/integration/pnetcdf_suite.mk
+-include tests/integration/perm.mk

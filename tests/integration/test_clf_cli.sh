@@ -151,6 +151,7 @@ expect_rc 0
 grep -Eq '^secret = [0-9a-f]{64}$' "$a/clf.conf" ||
 	fail "clf.conf has no generated secret"
 expect_line out "^created $a/clf.conf with a new secret$"
+expect_line out "^authentication: (munge|secret) \("
 expect_line out "^metad +- +127\.0\.0\.1:$base +started +pid [0-9]+$"
 for i in 0 1 2 3; do
 	expect_line out "^iod +$i +127\.0\.0\.1:$((base + 1 + i)) +started +pid [0-9]+$"
