@@ -230,6 +230,13 @@ expect $u2 "$uid2 $gidg 2755" "$pc" owner /shared/d2
 expect $u2 OK "$pc" create /pub/u2new 0640
 expect $u2 "$uid2 $(id -g clfperm2) 0640" "$pc" owner /pub/u2new
 
+# Symbolic and hard links: write on the directory they go in.
+expect $u2 "ERR EACCES" "$pc" symlink /home1/ln /f644
+expect $u2 OK "$pc" symlink /pub/ln /f644
+expect $u2 "$uid2 " "$pc" owner /pub/ln
+expect $u2 "ERR EACCES" "$pc" link /pub/u2new /home1/hard
+expect $u2 OK "$pc" link /pub/u2new /pub/hard
+
 echo "-- clf command line"
 # expect_rc USER RC [MSG] -- CMD...: CMD exits RC and says MSG (a grep -E
 # pattern) on standard error.  The output goes to a file root opens.

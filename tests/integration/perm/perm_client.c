@@ -9,8 +9,8 @@
  *   stat P | ls P | read P | write P TEXT | create P MODE | mkdir P MODE
  *   unlink P | rmdir P | rename P NEW | chmod P MODE | chown P UID GID
  *   utime P (explicit times) | touch P (times to now) | truncate P LEN
- *   lock-r P | lock-w P | whoami (stat / and print the owner of a new
- *   file P)
+ *   lock-r P | lock-w P | symlink P TARGET | link P NEW
+ *   owner P (print uid, gid and permission bits)
  *
  * Prints "OK" (exit 0) or "ERR <errno name>: <message>" (exit 1); 2 for
  * bad usage.
@@ -131,6 +131,10 @@ static int run(int argc, char **argv)
 	if (!strcmp(op, "truncate") && argc == 4)
 		return do_setattr(p, CLF_PROTO_SETATTR_SIZE, 0, 0, 0,
 				  atoll(argv[3]));
+	if (!strcmp(op, "symlink") && argc == 4)
+		return CLF_symlink(argv[3], p);
+	if (!strcmp(op, "link") && argc == 4)
+		return CLF_link(p, argv[3]);
 	if (!strcmp(op, "lock-r"))
 		return do_lock(p, F_RDLCK);
 	if (!strcmp(op, "lock-w"))
