@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "clf.h"
+#include "durable.h"
 #include "error.h"
 #include "iod_server.h"
 
@@ -202,27 +203,6 @@ int iod_hooks_from_env(struct iod_hooks *out)
 /* ------------------------------------------------------------------ */
 /* The storage directory: creation, lock, pid file                    */
 /* ------------------------------------------------------------------ */
-
-/* mkdir -p dir, mode 0700 for what is created. */
-static int make_dir(const char *dir)
-{
-	char path[PATH_MAX];
-	size_t n = strlen(dir);
-
-	if (n >= sizeof(path))
-		return clf_fail(ENAMETOOLONG, "iod: directory name too long");
-	memcpy(path, dir, n + 1);
-	for (size_t i = 1; i <= n; i++) {
-		if (path[i] != '/' && path[i] != '\0')
-			continue;
-		path[i] = '\0';
-		if (mkdir(path, 0700) < 0 && errno != EEXIST)
-			return clf_fail(errno, "iod: cannot create '%s': %s",
-					path, strerror(errno));
-		path[i] = dir[i];
-	}
-	return 0;
-}
 
 /* The pid in <dir>/iod.pid, or 0. */
 static long read_pid(const char *dir)
@@ -445,7 +425,7 @@ int main(int argc, char **argv)
 		goto free_cfg;
 	}
 	dir = cfg->iods[o.index].dir;
-	err = make_dir(dir);
+	err = clf_mkdirs_durable(dir, 0700, "iod");
 	if (err) {
 		start_failed();
 		goto free_cfg;

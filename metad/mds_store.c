@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "durable.h"
 #include "error.h"
 #include "mds_store_i.h"
 
@@ -467,17 +468,23 @@ int mds_store_open(const char *dir, struct mds_store **out)
 	if (!s)
 		return clf_fail(ENOMEM, "mds: open: out of memory");
 	s->lock_fd = -1;
-	if (mkdir(dir, 0700) && errno != EEXIST) {
-		err = clf_fail(errno, "mds: cannot create store directory '%s': %s",
-			       dir, strerror(errno));
+	err = clf_mkdirs_durable(dir, 0700, "mds");
+	if (err)
 		goto free_store;
-	}
 	err = lock_dir(s, dir);
 	if (err)
 		goto free_store;
 	err = env_open(s, dir);
 	if (err)
 		goto unlock;
+	/*
+	 * LMDB syncs its files at every commit but never the directory
+	 * that names them: a store made on first start would vanish, with
+	 * every commit in it, in the first power cut (test_crash).
+	 */
+	err = clf_fsync_dir(dir, "mds");
+	if (err)
+		goto close_env;
 	err = store_init(s);
 	if (err)
 		goto close_env;

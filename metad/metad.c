@@ -29,6 +29,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "durable.h"
 #include "error.h"
 #include "mds.h"
 #include "mds_append.h"
@@ -91,31 +92,6 @@ static int parse_args(int argc, char **argv, struct metad_opts *o)
 		fprintf(stderr, "metad: unexpected argument '%s'\n%s",
 			argv[optind], usage);
 		return -EINVAL;
-	}
-	return 0;
-}
-
-/* mkdir -p, new directories 0700: the store holds the namespace. */
-static int make_dirs(const char *dir)
-{
-	char path[PATH_MAX];
-	size_t len = strlen(dir);
-
-	if (len >= sizeof(path))
-		return clf_fail(ENAMETOOLONG, "metad: directory name too long");
-	memcpy(path, dir, len + 1);
-	for (char *p = path + 1;; p++) {
-		char c = *p;
-
-		if (c != '/' && c != '\0')
-			continue;
-		*p = '\0';
-		if (mkdir(path, 0700) && errno != EEXIST)
-			return clf_fail(errno, "metad: cannot create '%s': %s",
-					path, strerror(errno));
-		*p = c;
-		if (!c)
-			break;
 	}
 	return 0;
 }
@@ -372,7 +348,7 @@ int main(int argc, char **argv)
 			       "metad: the configuration %s has no secret: add 'secret = <hex>' or 'secret_file = <path>' (clf up makes one)",
 			       cfg->source ? cfg->source : "(built in)");
 	if (!err)
-		err = make_dirs(cfg->metad.dir);
+		err = clf_mkdirs_durable(cfg->metad.dir, 0700, "metad");
 	if (!err && (size_t)snprintf(pid_path, sizeof(pid_path), "%s/metad.pid",
 				     cfg->metad.dir) >= sizeof(pid_path))
 		err = clf_fail(ENAMETOOLONG, "metad: directory name too long");

@@ -46,10 +46,30 @@ $(NATIVE_FSYNC_LOG): tests/integration/fsync_log.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 $(WARNINGS) -O2 -fPIC -shared -o $@ $< -ldl
 
+# Power cuts at random moments (test_crash): crash_shim.so records in a
+# shadow tree what the daemons' syncs made durable.
+NATIVE_CRASH_TEST := $(O)/tests/integration/test_crash
+NATIVE_CRASH_TEST_OBJS := $(O)/tests/integration/test_crash.o \
+	$(O)/tests/integration/crash_shadow.o $(O)/tests/integration/instance.o
+NATIVE_CRASH_SHIM := $(O)/tests/integration/crash_shim.so
+
+$(NATIVE_CRASH_TEST): $(NATIVE_CRASH_TEST_OBJS) $(O)/libclf.a
+	$(CC) -o $@ $(NATIVE_CRASH_TEST_OBJS) $(O)/libclf.a \
+		$(LIBCLF_EXTRA_LIBS) $(CHECK_LIBS) $(ALL_LDFLAGS)
+
+$(NATIVE_CRASH_SHIM): tests/integration/crash_shim.c \
+		tests/integration/crash_shadow.c tests/integration/crash_shadow.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 $(WARNINGS) -O2 -fPIC -shared -Itests/integration \
+		-o $@ tests/integration/crash_shim.c \
+		tests/integration/crash_shadow.c -ldl -lpthread
+
 .PHONY: check-native
 check-native: $(NATIVE_TEST) $(NATIVE_LOCK_TEST) $(NATIVE_APPEND_TEST) \
-		$(NATIVE_LINKS_TEST) $(NATIVE_FSYNC_LOG) $(PROGRAMS)
+		$(NATIVE_LINKS_TEST) $(NATIVE_CRASH_TEST) $(NATIVE_FSYNC_LOG) \
+		$(NATIVE_CRASH_SHIM) $(PROGRAMS)
 	@CLF_BUILD_DIR=$(O) scripts/run-tests.sh $(NATIVE_TEST) \
-		$(NATIVE_LOCK_TEST) $(NATIVE_APPEND_TEST) $(NATIVE_LINKS_TEST)
+		$(NATIVE_LOCK_TEST) $(NATIVE_APPEND_TEST) $(NATIVE_LINKS_TEST) \
+		$(NATIVE_CRASH_TEST)
 
 CHECK_TARGETS += check-native
