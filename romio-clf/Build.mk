@@ -25,6 +25,7 @@ ROMIO_CLF_SRCS := romio-clf/glue.c romio-clf/ad_clf/ad_clf.c \
 	romio-clf/ad_clf/ad_clf_common.c \
 	romio-clf/ad_clf/ad_clf_delete.c romio-clf/ad_clf/ad_clf_dtype.c \
 	romio-clf/ad_clf/ad_clf_fcntl.c romio-clf/ad_clf/ad_clf_features.c \
+	romio-clf/ad_clf/ad_clf_flatten.c \
 	romio-clf/ad_clf/ad_clf_flush.c romio-clf/ad_clf/ad_clf_hints.c \
 	romio-clf/ad_clf/ad_clf_io_strided.c romio-clf/ad_clf/ad_clf_lock.c \
 	romio-clf/ad_clf/ad_clf_mount.c \

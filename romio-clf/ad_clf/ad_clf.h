@@ -138,6 +138,10 @@ void ADIOI_CLF_Set_shared_fp(ADIO_File fd, ADIO_Offset offset, int *error_code);
 ADIO_Offset ADIOI_CLF_SeekIndividual(ADIO_File fd, ADIO_Offset offset, int whence,
                                      int *error_code);
 
+/* ad_clf_flatten.c: ROMIO's flattened form of a type, by MPI's typemap
+ * (called from ROMIO's ADIOI_Flatten_datatype, romio-clf.patch) */
+ADIOI_Flatlist_node *ADIOI_CLF_Flatten_typemap(MPI_Datatype type);
+
 /* ad_clf_io_strided.c: the parts of an access through the MPI view */
 int ADIOI_CLF_View(ADIO_File fd, int *error_code);
 int ADIOI_CLF_Target(ADIO_File fd, int *cfd, int *linear, int *error_code);

@@ -1011,7 +1011,9 @@ int ADIOI_CLF_Dtype_convert(MPI_Datatype type, enum ADIOI_CLF_Dtype_use use,
     if (convert(&c, type, &r))
         goto out;
     MPI_Type_get_extent(type, &lb, &extent);
-    if (lb < 0) {
+    /* A view's lower bound is no displacement of its typemap: below 0
+     * it is legal as long as the bytes are not (tiled from them below). */
+    if (lb < 0 && use != ADIOI_CLF_DTYPE_VIEW) {
         conv_fail(&c, -EINVAL, "the MPI datatype has a negative lower bound (%ld)", (long) lb);
         goto out;
     }
@@ -1024,7 +1026,7 @@ int ADIOI_CLF_Dtype_convert(MPI_Datatype type, enum ADIOI_CLF_Dtype_use use,
                   "a subfile datatype must have lower bound 0 (this one has %ld)", (long) lb);
         goto out;
     }
-    if (r.lb0 >= lb && r.lb0 - lb + r.node->span <= extent) {
+    if (lb >= 0 && r.lb0 >= lb && r.lb0 - lb + r.node->span <= extent) {
         w0 = lb;
     } else if (use == ADIOI_CLF_DTYPE_VIEW && r.node->span <= extent && r.lb0 >= 0) {
         /* Copies still follow each other: tile from the first byte. */

@@ -38,9 +38,9 @@ enum ADIOI_CLF_Dtype_use {
  *
  * Returns 0 with a new reference in *out, or a negative errno with msg
  * (msglen bytes) saying why: -EINVAL for a type clf cannot express
- * (overlapping or decreasing blocks, negative lower bound, bytes outside
- * the extent, no bytes at all), -E2BIG when the clf description would be
- * too large, -ENOMEM.
+ * (overlapping or decreasing blocks, a negative lower bound except for a
+ * view, bytes outside the extent, no bytes at all), -E2BIG when the clf
+ * description would be too large, -ENOMEM.
  */
 int ADIOI_CLF_Dtype_convert(MPI_Datatype type, enum ADIOI_CLF_Dtype_use use,
                             CLF_Datatype * out, MPI_Aint * window, char *msg, int msglen);

@@ -163,12 +163,26 @@ int ADIOI_CLF_SetLock(ADIO_File fd, int cmd, int type, ADIO_Offset offset, int w
             offset = 0;
             len = 0;
         }
+        /* A negative length is the len bytes before offset, as fcntl
+         * has it: ROMIO's data sieving asks so for an access of no
+         * bytes (end - start + 1 with the end left at 0), which its ufs
+         * driver passes to fcntl as it is.  Its unlock then matches. */
+        if (len < 0) {
+            offset += len;
+            len = -len;
+        }
+        if (offset < 0) {
+            FPRINTF(stderr, "%s: a lock of %lld bytes at offset %lld: the offset is negative\n",
+                    myname, (long long) len, (long long) offset);
+            return ADIOI_CLF_Error(myname, -EINVAL, "a lock at a negative offset");
+        }
         err = ADIOI_CLF_Lock(fd, type, offset, len);
     }
     (void) cmd;
     if (!err)
         return MPI_SUCCESS;
-    /* ROMIO's lock macros drop the code: say it here too. */
+    /* ROMIO's lock macros drop the code: say it here too (the lock
+     * request failed at metad, which set the message). */
     FPRINTF(stderr, "%s: %s\n", myname, CLF_Last_error());
     return ADIOI_CLF_Error(myname, err, NULL);
 }

@@ -33,8 +33,10 @@
 #     individual and shared pointers, collective or not, blocking or not,
 #     split), seek, get_position and get_byte_offset put the bytes where
 #     MPI's typemap says (MPI_Pack is the oracle) for filetypes whose
-#     bounds ROMIO's flattening gets wrong (lb != 0, resized twice, bounds
-#     that hold no data, zero-length blocks, negative displacements);
+#     bounds ROMIO 4.0.2's flattening got wrong (lb != 0 or < 0, resized
+#     twice, bounds that hold no data, zero-length blocks, negative
+#     displacements, subarray and darray inside another constructor), on
+#     the native path, ROMIO's path and a local file (ufs:);
 #   - locks are clf's byte-range locks: an atomic-mode write waits for a
 #     native process's write lock on its bytes (and a write beside it
 #     does not), and two separate mpiexec jobs doing data sieving on the
@@ -161,8 +163,16 @@ for t in matrix shared atomic; do
 	run "$t, 4 processes" mpiexec -n 4 "$bin/romio_io" "$t" "np4"
 done
 
-# Filetypes with odd bounds: MPI's typemap, through every access call.
+# Filetypes with odd bounds: MPI's typemap, through every access call,
+# on clf's native path, on ROMIO's (the ROMIO we ship flattens types by
+# their typemap) and on a local file through ROMIO's ufs: driver.
 run "typemap, 2 processes" mpiexec -n 2 "$bin/romio_typemap" typemap
+# Nothing on stderr there: ROMIO's data sieving locks, for an access of no
+# bytes, a negative length, which clf took for an error and said so.
+run "typemap, ROMIO's path" sh -c '"$0" -n 2 "$1" typemap-romio true 2>"$2" &&
+	! grep . "$2"' mpiexec "$bin/romio_typemap" "$tmp/stderr"
+mkdir "$tmp/ufs"
+run "typemap, ufs:" mpiexec -n 2 "$bin/romio_typemap" typemap true "ufs:$tmp/ufs/"
 
 # Collective I/O, in rounds of 4 KiB per process.
 for n in 2 4; do

@@ -29,23 +29,11 @@ CASE_LIMIT=120		# seconds a case may take
 # Classes make check leaves out (romio_props -x), each for a defect not
 # yet fixed on main; make soak-types runs them all:
 CHECK_SKIP=""
-#   romio-lb: use_romio_optimizations=true with such a filetype: ROMIO's
-#     own flattening misplaces every access (ufs: too; issue 19 point 1)
-CHECK_SKIP="$CHECK_SKIP,romio-lb"
-#   zero-blocks: zero-length blocks in a filetype: ROMIO's MPI_File_set_view
-#     refuses legal ones ("displacements of filetype must be in a
-#     monotonically nondecreasing order"), on the native path too
-CHECK_SKIP="$CHECK_SKIP,zero-blocks"
 #   fine-layout: layouts of pieces under 64 bytes (cyclic(1) grids, tiny
 #     stripes): a collective access of MBs through them takes one process
 #     so long to prepare that the iods give up on it ("1 of 2
 #     participants came within the timeout"; issue 19 point 2)
 CHECK_SKIP="$CHECK_SKIP,fine-layout"
-#   nested-bounds: resized/subarray/darray inside another constructor, or
-#     negative displacements: ROMIO's MPI_File_set_view refuses legal ones
-#     ("displacements of filetype must be in a monotonically nondecreasing
-#     order") and its get_byte_offset misplaces, on both paths
-CHECK_SKIP="$CHECK_SKIP,nested-bounds"
 CHECK_SKIP=${CHECK_SKIP#,}
 
 build=${CLF_BUILD_DIR:-build}

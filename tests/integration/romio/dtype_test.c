@@ -165,7 +165,8 @@ static void check_type(MPI_Datatype type, const char *what)
 	inc2 = increasing(two, n2);
 
 	/* As a filetype. */
-	view_ok = size > 0 && ext > 0 && lb >= 0 && inc1 && inc2 && tlb >= 0;
+	/* The standard asks the bytes, not the bounds, to be >= 0. */
+	view_ok = size > 0 && ext > 0 && inc1 && inc2 && tlb >= 0;
 	r = ADIOI_CLF_Dtype_convert(type, ADIOI_CLF_DTYPE_VIEW, &t, &w0, msg,
 				    sizeof(msg));
 	CHECK((r == 0) == view_ok, "%s as a view: converter says %d (%s), "
@@ -514,11 +515,17 @@ static void check_refusals(void)
 				      sizeof(msg)) == -EINVAL &&
 	      strstr(msg, "precedes"), "decreasing indexed: %s", msg);
 	MPI_Type_free(&t);
-	/* Negative lower bound. */
+	/* A negative lower bound: a legal view (its bytes are at 0 and
+	 * later), tiled from its first byte; no subfile type. */
 	MPI_Type_create_resized(MPI_INT, -4, 8, &r);
 	CHECK(ADIOI_CLF_Dtype_convert(r, ADIOI_CLF_DTYPE_VIEW, &c, &w0, msg,
+				      sizeof(msg)) == 0 && w0 == 0 &&
+	      CLF_Type_extent(c) == 8, "negative lb view: %s", msg);
+	CLF_Type_free(&c);
+	CHECK(ADIOI_CLF_Dtype_convert(r, ADIOI_CLF_DTYPE_LAYOUT, &c, &w0, msg,
 				      sizeof(msg)) == -EINVAL &&
-	      strstr(msg, "negative lower bound"), "negative lb: %s", msg);
+	      strstr(msg, "negative lower bound"), "negative lb subfile: %s",
+	      msg);
 	/* ... which a memory type may have. */
 	CHECK(ADIOI_CLF_Dtype_memtype(r, 3, &c, &w0, msg, sizeof(msg)) == 0,
 	      "negative lb memtype: %s", msg);

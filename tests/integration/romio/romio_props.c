@@ -16,8 +16,8 @@
  *            skip_name[] below): the runner's way to keep a class of
  *            cases with a known, unfixed defect out of make check
  *   -u DIR   files in the local DIR through ROMIO's ufs driver instead:
- *            a check of the test itself (ROMIO misplaces the data of
- *            filetypes with lb != 0 or nested bounds: -x lb,nested-bounds)
+ *            a check of the test itself (with the ROMIO we ship, which
+ *            flattens datatypes by their typemap: ad_clf_flatten.c)
  *   -o BOOL  use_romio_optimizations=BOOL for every open (a replay aid)
  *   SECONDS  a case that takes longer is a failure ("timeout"): the
  *            program prints the case and exits 3 (the runner goes on
@@ -38,9 +38,10 @@
  *     constructor (contiguous, vector, hvector, indexed, hindexed,
  *     indexed_block, hindexed_block, struct, subarray, darray, resized,
  *     dup) over named types, with zero-length blocks, lists up to 10^5
- *     blocks, negative inner displacements, lb != 0 and explicit bounds
- *     that do not hold the data; legal as a filetype (checked through
- *     the oracle: non-negative, strictly increasing over two tiles);
+ *     blocks, negative inner displacements, lb != 0 (negative too) and
+ *     explicit bounds that do not hold the data; legal as a filetype
+ *     (checked through the oracle: non-negative, strictly increasing
+ *     over two tiles);
  *   - how the processes' views relate: interleaved tiles (one type,
  *     displacements one extent apart, extent doubled), complementary
  *     types (the second selects what the first leaves), a darray or
@@ -68,17 +69,18 @@
  * Bytes no process wrote are not compared (MPI leaves them undefined;
  * ROMIO's data sieving fills them with whatever its buffer held).
  *
- * What the standard allows but ROMIO's own code (the same on a local
- * file through ufs:, and in Debian's MPICH) gets wrong is drawn only
+ * Filetypes are drawn alike on both paths: the ROMIO we ship flattens
+ * them by their typemap (romio-clf/ad_clf/ad_clf_flatten.c; ROMIO
+ * 4.0.2's own flattening misplaced types whose bounds are not their
+ * data's and looped on zero-length blocks, ufs: too).  What the standard
+ * allows but ROMIO's own strided code still gets wrong is drawn only
  * where clf alone handles it, i.e. with use_romio_optimizations=false on
- * every open of the case (or on the access): zero-length blocks in a
- * filetype (ROMIO's flattening loops forever), memory types out of order,
+ * every open of the case (or on the access): memory types out of order,
  * with zero-length blocks or with bounds that are not their data's
- * (resized, subarray, darray inside another constructor: ROMIO's strided
- * I/O loops, misplaces bytes or crashes), and strided reads that cross
- * the end of the file (ROMIO reports the whole request as read).  A
- * filetype's lb is never negative.  With -u, the test checks itself
- * against ROMIO on a local file: -u DIR -x lb,nested-bounds passes.
+ * (ROMIO's strided I/O loops, misplaces bytes or crashes), and strided
+ * reads that cross the end of the file (ROMIO reports the whole request
+ * as read).  A filetype's lb may be negative (its bytes never are).
+ * With -u, the test checks itself against ROMIO on a local file.
  *
  * Every failure prints the case, the call, and the line to replay it.
  * Exits 0 when every case passed, 1 when one failed, 3 on a timeout.
@@ -824,10 +826,11 @@ static MPI_Datatype filetype(struct budget *b0, struct desc *d)
 			t = commit(u);
 			dcat(&td, " resized to ext %ld", (long)ext);
 		}
-		/* A negative lb: the standard's displacements are not
-		 * negative, and ROMIO loops on it (ufs: too). */
-		if (((skipped[SKIP_LB] || (romio_case && skipped[SKIP_ROMIO_LB])) &&
-		     info_of(t).lb != 0) || info_of(t).lb < 0) {
+		/* A negative lb is legal: the standard asks the typemap's
+		 * displacements (the bytes) to be non-negative, not the
+		 * bounds. */
+		if ((skipped[SKIP_LB] || (romio_case && skipped[SKIP_ROMIO_LB])) &&
+		    info_of(t).lb != 0) {
 			type_free(&t);
 			continue;
 		}
@@ -1013,14 +1016,12 @@ static void draw_layout(struct kase *k)
 /* The views of the processes, and a matching layout when asked. */
 static void draw_views(struct kase *k)
 {
-	/* ROMIO's flattening of filetypes loops forever on zero-length
-	 * blocks (ufs: too): only where clf alone maps the views. */
 	bool romio = k->wopt || k->ropt || ufs;
 
 	romio_case = romio;
 	struct budget b = { chance(15) ? MAX_BYTES : 64 << 10,
 			    chance(15) ? BIG_LIST : 2000, false,
-			    romio || skipped[SKIP_ZERO], false };
+			    skipped[SKIP_ZERO], false };
 	int how = (int)rnd(0, 9);
 	MPI_Offset base = chance(50) ? 0 : logrnd(0, 5000);
 	struct tinfo i;
