@@ -49,6 +49,22 @@ static void peer_release(struct clf_peer *p)
 	pthread_mutex_destroy(&p->lock);
 }
 
+/*
+ * Test hook, off unless set: CLF_TEST_ACT_AS=UID:GID makes this process
+ * name that user in its metad requests even when it authenticates with
+ * MUNGE, which metad must refuse (docs/security.md).
+ */
+static void test_act_as(struct clf_client *cl)
+{
+	const char *v = getenv("CLF_TEST_ACT_AS");
+	unsigned uid, gid;
+
+	if (v && sscanf(v, "%u:%u", &uid, &gid) == 2) {
+		clf_ns_act_as(uid, gid);
+		cl->test_act_as = true;
+	}
+}
+
 int CLF_init(const char *config_path)
 {
 	struct clf_client *cl;
@@ -83,6 +99,7 @@ int CLF_init(const char *config_path)
 	peer_init(&cl->metad, &cl->cfg->metad, "metad");
 	peer_init(&cl->metad_locks, &cl->cfg->metad, "metad (locks)");
 	cl->metad.acts_for = cl->metad_locks.acts_for = true;
+	test_act_as(cl);
 	for (uint32_t i = 0; i < cl->cfg->niods; i++) {
 		char name[32];
 
@@ -235,7 +252,8 @@ int clf_peer_send_flags(struct clf_peer *p, uint16_t op, uint16_t flags,
 				p->name, p->d->addr);
 	clf_proto_header_init(&h, op, clf_conn_next_id(p->conn));
 	h.flags = flags;
-	if (p->acts_for && clf_client_instance->cfg->has_secret &&
+	if (p->acts_for && (clf_client_instance->cfg->has_secret ||
+			    clf_client_instance->test_act_as) &&
 	    clf_conn_minor(p->conn) >= 7)
 		err = send_cred(p, &h, iov, iovcnt);
 	else

@@ -36,6 +36,9 @@ struct clf_peer {
 
 struct clf_client {
 	struct clf_config *cfg;	/* owned */
+	/* Send the user to act for even without the secret: a test hook
+	 * (CLF_TEST_ACT_AS=uid:gid), to prove metad refuses it. */
+	bool test_act_as;
 	const struct clf_transport_ops *transport;
 	struct clf_peer metad;
 	/*

@@ -71,12 +71,13 @@ trap 'exit 124' INT TERM HUP
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$tmp/secret"
 chmod 600 "$tmp/secret"
 
-# conf_write FILE AUTH BASE: a 2-iod instance under $tmp/data.
+# conf_write FILE AUTH BASE [LINE]: a 2-iod instance under $tmp/data.
 conf_write() {
 	cat >"$1" <<EOF
 [global]
 secret_file = $tmp/secret
 auth = $2
+${4:-}
 data_dir = $tmp/data${2#munge}
 metad = 127.0.0.1:$3
 iod = 127.0.0.1:$(($3 + 1))
@@ -85,12 +86,13 @@ EOF
 	chmod 644 "$1"
 }
 
-# up CONF AUTH: start it on a free base port (another test may hold one).
+# up CONF AUTH [LINE]: start it on a free base port (another test may
+# hold one).
 up() {
 	tries=0
 	while :; do
 		base=$((21000 + ($$ * 13 + tries * 787) % 9000))
-		conf_write "$1" "$2" "$base"
+		conf_write "$1" "$2" "$base" "${3:-}"
 		# Long enough for a credential to expire in a handshake.
 		CLF_TEST_METAD_HANDSHAKE_MS=5000 "$clf" -c "$1" up \
 			>"$tmp/up" 2>&1 && return 0
@@ -298,6 +300,9 @@ expect $u1 "ERR EACCES*Replayed credential" \
 chmod 644 "$tmp/cred1"
 expect $u2 "ERR EACCES*Replayed credential" \
 	env CLF_TEST_MUNGE_CRED="file:$tmp/cred1" "$pc" stat /f644
+# A MUNGE client may not name another user to act for.
+expect $u2 "ERR EPERM*own user only" \
+	env CLF_TEST_ACT_AS="$uid1:$gid1" "$pc" stat /f644
 # Bytes that are no handshake at all.
 python3 -c "
 import os, socket
@@ -309,14 +314,20 @@ expect $u1 OK "$pc" read /home1/own
 expect $u2 OK "$pc" read /f644
 expect root OK "$pc" read /home1/own
 
-echo "-- auth = secret: only holders of the secret"
+echo "-- auth = secret and root_squash: only holders of the secret, root as nobody"
 "$clf" -c "$conf" down >/dev/null 2>&1
 conf=$tmp/secret-only.conf
-up "$conf" secret
-grep -q '^authentication: secret' "$tmp/up" ||
-	{ echo "FAIL: clf up does not say auth secret" >&2; failed=$((failed + 1)); }
-expect $u2 "ERR EACCES" "$pc" stat /
+up "$conf" secret "root_squash = yes"
+grep -q '^authentication: secret.*root_squash' "$tmp/up" ||
+	{ echo "FAIL: clf up does not say auth secret, root_squash" >&2; failed=$((failed + 1)); }
+expect $u2 "ERR EACCES*has no secret" "$pc" stat /
+# A client that tries MUNGE all the same is refused by the daemons.
+sed 's/^auth = secret/auth = munge/' "$conf" >"$tmp/client.conf"
+chmod 644 "$tmp/client.conf"
+conf=$tmp/client.conf expect $u2 "ERR EACCES*auth = secret" "$pc" stat /
+conf=$tmp/secret-only.conf
 expect root OK "$pc" stat /
+expect root "ERR EACCES" "$pc" mkdir /squashed 0755
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ] && echo "PASS: users and permissions"
