@@ -96,6 +96,13 @@
  * writes' worth.
  */
 #define COLL_ROUND_PIECES (1u << 20)
+/*
+ * A round's pieces and the participants' buffers (2 * pieces * 24 bytes)
+ * are charged to the buffer pool as the collectives' own client
+ * (iod_server.coll_charged); when the pool cannot take them, rounds are
+ * cut to COLL_ROUND_MIN pieces (768 KiB), slower but as ordered.
+ */
+#define COLL_ROUND_MIN (1u << 14)
 #define COLL_MSG_MAX 512
 
 /* One participant's bytes, and the pieces made but not yet merged. */
@@ -293,7 +300,20 @@ static int64_t op_rounds(struct iod_server *srv, struct coll_op *op)
 					      : COLL_ROUND_PIECES;
 	struct iod_pieces round = IOD_PIECES_INIT;
 	int64_t done = 0, n = 0;
-	size_t per, busy = 0;
+	size_t per, busy = 0, charged = 0;
+
+	if (limit > COLL_ROUND_MIN) {
+		size_t want = 2 * limit * sizeof(struct iod_piece);
+
+		pthread_mutex_lock(&srv->buf_lock);
+		if (iod_pool_fits(&srv->bufs, srv->coll_charged, want)) {
+			iod_pool_take(&srv->bufs, &srv->coll_charged, want);
+			charged = want;
+		} else {
+			limit = COLL_ROUND_MIN;
+		}
+		pthread_mutex_unlock(&srv->buf_lock);
+	}
 
 	for (uint32_t i = 0; i < op->joined; i++)
 		busy += op->parts[i].len > 0;
@@ -326,6 +346,13 @@ static int64_t op_rounds(struct iod_server *srv, struct coll_op *op)
 		done += n;
 	}
 	iod_pieces_release(&round);
+	for (uint32_t i = 0; i < op->joined; i++)
+		iod_pieces_release(&op->parts[i].buf);
+	if (charged) {
+		pthread_mutex_lock(&srv->buf_lock);
+		iod_pool_give(&srv->bufs, &srv->coll_charged, charged);
+		pthread_mutex_unlock(&srv->buf_lock);
+	}
 	return n < 0 ? n : done;
 }
 

@@ -298,9 +298,13 @@ static int op_view_read(struct iod_conn *cn, struct wire_reader *r,
 	if (m.flags & CLF_PROTO_VIEW_COLLECTIVE)
 		n = iod_coll_join(cn->srv, v, m.coll_tag, m.participants, 0,
 				  m.lo, m.hi, buf, (size_t)count);
-	else
+	else {
+		struct iod_sieve sv = iod_conn_sieve_begin(cn);
+
 		n = iod_view_read(cn->srv->st, v, m.lo, m.hi, buf,
-				  (size_t)count, NULL);
+				  (size_t)count, &sv);
+		iod_conn_sieve_end(cn);
+	}
 	if (n < 0) {
 		err = (int)n;
 		goto put;
@@ -331,9 +335,12 @@ static int op_view_write(struct iod_conn *cn, struct wire_reader *r,
 		n = iod_coll_join(cn->srv, v, m.coll_tag, m.participants, 1,
 				  m.lo, m.hi, data, m.data.len);
 	} else {
+		struct iod_sieve sv = iod_conn_sieve_begin(cn);
+
 		iod_hook_before_write(cn->srv, m.data.len);
 		n = iod_view_write(cn->srv->st, v, m.lo, m.hi, data,
-				   m.data.len, NULL);
+				   m.data.len, &sv);
+		iod_conn_sieve_end(cn);
 	}
 	iod_view_put(v);
 	if (n < 0)

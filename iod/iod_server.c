@@ -396,6 +396,34 @@ static int buf_reserve(struct iod_conn *cn, uint8_t **buf, size_t *cap,
 	return 0;
 }
 
+struct iod_sieve iod_conn_sieve_begin(struct iod_conn *cn)
+{
+	struct iod_server *srv = cn->srv;
+	struct iod_sieve sv = iod_sieve_default;
+
+	pthread_mutex_lock(&srv->buf_lock);
+	if (iod_pool_fits(&srv->bufs, cn->charged, sv.window)) {
+		iod_pool_take(&srv->bufs, &cn->charged, sv.window);
+		cn->sieve_charged = sv.window;
+	} else {
+		sv.window = IOD_SIEVE_WINDOW_SMALL;
+	}
+	pthread_mutex_unlock(&srv->buf_lock);
+	return sv;
+}
+
+void iod_conn_sieve_end(struct iod_conn *cn)
+{
+	struct iod_server *srv = cn->srv;
+
+	if (!cn->sieve_charged)
+		return;
+	pthread_mutex_lock(&srv->buf_lock);
+	iod_pool_give(&srv->bufs, &cn->charged, cn->sieve_charged);
+	pthread_mutex_unlock(&srv->buf_lock);
+	cn->sieve_charged = 0;
+}
+
 int iod_conn_reserve(struct iod_conn *cn, size_t len)
 {
 	return buf_reserve(cn, &cn->buf, &cn->cap, len, "a payload");

@@ -22,6 +22,7 @@
 #include "iod_share.h"
 #include "iod_store.h"
 #include "iod_view.h"
+#include "iod_viewio.h"
 #include "transport.h"
 
 struct iod_colls;
@@ -108,6 +109,7 @@ struct iod_server {
 
 	pthread_mutex_t buf_lock;
 	struct iod_pool bufs;		/* buffers over IOD_SMALL_BUF; buf_lock */
+	size_t coll_charged;		/* of bufs, by collective rounds */
 
 	pthread_mutex_t mutex;
 	pthread_cond_t idle;		/* signalled when a thread ends */
@@ -165,7 +167,9 @@ struct iod_conn {
 	size_t cap;			/* bytes allocated */
 	uint8_t *out;			/* owned */
 	size_t out_cap;			/* bytes allocated */
-	size_t charged;			/* of the pool, for these; buf_lock */
+	size_t charged;			/* of the pool, for these and the
+					   sieve window; buf_lock */
+	size_t sieve_charged;		/* of charged, the sieve window's */
 };
 
 /*
@@ -178,6 +182,17 @@ struct iod_conn {
  * the reply: iod_stream.c), or -ENOMEM, with a message.
  */
 int iod_conn_data_buffer(struct iod_conn *cn, size_t len, void **out);
+
+/*
+ * The sieving parameters for one view access of this connection: the
+ * default window (IOD_SIEVE_WINDOW_DEFAULT, held during the access) when
+ * its share of the buffer pool allows, else IOD_SIEVE_WINDOW_SMALL, so
+ * that a connection's sieve costs the pool or 256 KiB.  Give it back with
+ * iod_conn_sieve_end after the access.
+ */
+#define IOD_SIEVE_WINDOW_SMALL ((size_t)256 << 10)
+struct iod_sieve iod_conn_sieve_begin(struct iod_conn *cn);
+void iod_conn_sieve_end(struct iod_conn *cn);
 
 /* The request buffer with room for len bytes: 0, -ENOBUFS or -ENOMEM. */
 int iod_conn_reserve(struct iod_conn *cn, size_t len);

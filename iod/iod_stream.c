@@ -110,6 +110,7 @@ struct sink {
 static int sink_put(struct sink *k, const void *buf, size_t n)
 {
 	struct iod_server *srv = k->cn->srv;
+	struct iod_sieve sv;
 	int64_t at, w;
 	int err;
 
@@ -125,7 +126,9 @@ static int sink_put(struct sink *k, const void *buf, size_t n)
 	err = view_cut(k->v->map, k->lo, k->hi, (int64_t)n, &at);
 	if (err)
 		return err;
-	w = iod_view_write(srv->st, k->v, k->lo, at, buf, n, NULL);
+	sv = iod_conn_sieve_begin(k->cn);
+	w = iod_view_write(srv->st, k->v, k->lo, at, buf, n, &sv);
+	iod_conn_sieve_end(k->cn);
 	if (w < 0)
 		return (int)w;
 	k->lo = at;
@@ -294,6 +297,7 @@ static int fill(void *arg, void *buf, size_t off, size_t n)
 {
 	struct iod_stream *s = arg;
 	struct iod_server *srv = s->cn->srv;
+	struct iod_sieve sv;
 	int64_t at, got;
 	int err;
 
@@ -310,7 +314,9 @@ static int fill(void *arg, void *buf, size_t off, size_t n)
 		err = view_cut(s->v->map, s->lo, s->hi, (int64_t)n, &at);
 		if (err)
 			return err;
-		got = iod_view_read(srv->st, s->v, s->lo, at, buf, n, NULL);
+		sv = iod_conn_sieve_begin(s->cn);
+		got = iod_view_read(srv->st, s->v, s->lo, at, buf, n, &sv);
+		iod_conn_sieve_end(s->cn);
 		if (got < 0)
 			return (int)got;
 		s->lo = at;

@@ -197,6 +197,8 @@ START_TEST(test_big_writes_announced_without_their_data_do_not_grow_the_iod)
 	}
 	settle();
 	after = iodh_rss(&h);
+	fprintf(stderr, "big writes without data: iod RSS %zu -> %zu KiB\n",
+		before >> 10, after >> 10);
 	/* Held whole, as they came: 200 MiB.  In pieces: 1 MiB each. */
 	ck_assert_msg(after < before + 48 * MIB,
 		      "iod RSS grew from %zu to %zu KiB", before >> 10,
@@ -233,6 +235,8 @@ START_TEST(test_slow_collective_writes_stay_within_the_buffer_memory)
 	}
 	settle();
 	after = iodh_rss(&h);
+	fprintf(stderr, "slow collective writes: iod RSS %zu -> %zu KiB\n",
+		before >> 10, after >> 10);
 	/* Held whole: 120 MiB.  Within the pool: 32 MiB, plus pieces. */
 	ck_assert_msg(after < before + 32 * MIB + N * 2 * MIB,
 		      "iod RSS grew from %zu to %zu KiB", before >> 10,
