@@ -26,6 +26,8 @@ union proto_any {
 	struct clf_proto_challenge challenge;
 	struct clf_proto_response response;
 	struct clf_proto_auth_ok auth_ok;
+	struct clf_proto_munge_response munge_response;
+	struct clf_proto_munge_ok munge_ok;
 	struct clf_proto_status status;
 	struct clf_proto_statfs statfs;
 	struct clf_proto_ino ino;
@@ -99,6 +101,10 @@ PROTO_CODEC(response, clf_proto_response, clf_proto_response_encode,
 	    clf_proto_response_decode)
 PROTO_CODEC(auth_ok, clf_proto_auth_ok, clf_proto_auth_ok_encode,
 	    clf_proto_auth_ok_decode)
+PROTO_CODEC(munge_response, clf_proto_munge_response,
+	    clf_proto_munge_response_encode, clf_proto_munge_response_decode)
+PROTO_CODEC(munge_ok, clf_proto_munge_ok, clf_proto_munge_ok_encode,
+	    clf_proto_munge_ok_decode)
 PROTO_CODEC(status, clf_proto_status, clf_proto_status_encode,
 	    clf_proto_status_decode)
 PROTO_CODEC(statfs, clf_proto_statfs, clf_proto_statfs_encode,
@@ -217,6 +223,12 @@ static const struct clf_proto_response s_response = {
 	{ 9, 8, 7 }, { 0xff, 0xee },
 };
 static const struct clf_proto_auth_ok s_auth_ok = { { 0xaa, 0xbb, 0xcc } };
+static const struct clf_proto_munge_response s_munge_response = {
+	{ 5, 4, 3 }, PSTR("MUNGE:AwQFAAB0cmVkYWN0ZWQ=:"),
+};
+static const struct clf_proto_munge_ok s_munge_ok = {
+	PSTR("MUNGE:AwQFAABzZXJ2ZXI=:"),
+};
 static const struct clf_proto_status s_status = { 1, 2, 3, 4, 5, 6 };
 static const struct clf_proto_statfs s_statfs = {
 	1ull << 40, 1ull << 39, 1ull << 38, 1000, 999, 4096, 255,
@@ -350,6 +362,9 @@ static const struct proto_codec proto_codecs[] = {
 	PROTO_ENTRY(remove_req, proto_no_release),
 	PROTO_ENTRY(sub_sizes_req, proto_no_release),
 	PROTO_ENTRY(sub_sizes, proto_no_release),
+	/* Appended: regress inputs name decoders by their index. */
+	PROTO_ENTRY(munge_response, proto_no_release),
+	PROTO_ENTRY(munge_ok, proto_no_release),
 };
 
 #define PROTO_NCODECS (sizeof(proto_codecs) / sizeof(proto_codecs[0]))
