@@ -52,6 +52,18 @@ $(O)/bench/mpi_small: bench/mpi_small.c $(O)/romio-clf/libromio-clf.so \
 		echo "  CCLD    $@"; CLF_BUILD_DIR=$(O) romio-clf/mpicc-clf \
 		-std=gnu11 $(WARNINGS) $(CFLAGS) -o $@ $<; fi
 
+# Layouts of pieces under 64 bytes, native path vs ROMIO's (romio_props'
+# class fine-layout).
+BENCHES += $(O)/bench/mpi_fine
+
+$(O)/bench/mpi_fine: bench/mpi_fine.c $(O)/romio-clf/libromio-clf.so \
+		romio-clf/mpicc-clf
+	@mkdir -p $(dir $@)
+	@if test -f $(O)/romio/UNAVAILABLE; then \
+		echo "  SKIP    $@ (no libromio-clf.so)"; else \
+		echo "  CCLD    $@"; CLF_BUILD_DIR=$(O) romio-clf/mpicc-clf \
+		-std=gnu11 $(WARNINGS) $(CFLAGS) -o $@ $<; fi
+
 endif
 endif
 

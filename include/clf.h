@@ -201,16 +201,19 @@ typedef struct clf_mapping CLF_Mapping;
  * an iod given the same pair build the same form), with the same runs:
  *
  *   periodic: when the least common multiple P of the extents fits in
- *     int64_t and the common bytes over P have a description within a
- *     budget proportional to the two types' descriptions (at least 2^16
- *     FALLS, at most 2^22).  Built once; a run then costs O(1) (from a
- *     table of one period's runs when it has at most 4096) to
- *     O(depth); a view that falls on the subfile contiguously is one run
- *     for any range (CLF_Mapping_is_contiguous).
+ *     int64_t and intersecting over P is estimated cheap: (P / the larger
+ *     extent) x (FALLS of both descriptions) at most 2^14 -- or the view
+ *     is the subfile's own pattern at the same phase.  Built once (a few
+ *     ms at most); a run then costs O(1), a few ns, from a table of runs
+ *     (of one period, or of the shortest part of it that the mapping
+ *     repeats with, when it has at most 4096 runs), else O(depth); a
+ *     view that falls on the subfile contiguously is one run for any
+ *     range (CLF_Mapping_is_contiguous).
  *   tiled: otherwise (incommensurate extents: an MPI filetype of extent
  *     4194272 over a 131072-byte stripe cycle, a prime or 2^20 + 1
- *     extent).  No common period is formed; set-up costs O(size of the
- *     two descriptions).  A walk cuts the view's pieces (its leaf
+ *     extent; large irregular descriptions, whose intersection would be
+ *     as large as they are).  No common period is formed; set-up costs
+ *     O(size of the two descriptions).  A walk cuts the view's pieces (its leaf
  *     blocks, tile after tile) in the accessed range against the
  *     subfile's and jumps over view pieces outside the subfile: O(depth)
  *     per view piece that meets the subfile and per subfile piece
@@ -249,6 +252,19 @@ typedef int (*CLF_Segment_fn)(int64_t view_off, int64_t subfile_off,
  */
 int CLF_Mapping_foreach(const CLF_Mapping *m, int64_t view_lo,
 			int64_t view_hi, CLF_Segment_fn fn, void *arg);
+
+/*
+ * CLF_Mapping_foreach_packed - the same bytes, in the same order, with
+ * runs joined whenever the subfile offset continues (the view offset
+ * need not): what an iod needs, whose data is the subfile's share of the
+ * view bytes packed in view order, so that such runs are contiguous in
+ * the data and in the subfile.  view_off is the view offset of a run's
+ * first byte.  A contiguous view over a subfile of 1-byte stripes gives
+ * one run for the whole range instead of one per byte.  Returns as
+ * CLF_Mapping_foreach.
+ */
+int CLF_Mapping_foreach_packed(const CLF_Mapping *m, int64_t view_lo,
+			       int64_t view_hi, CLF_Segment_fn fn, void *arg);
 
 /*
  * CLF_Mapping_count - how many view bytes of [view_lo, view_hi) fall into

@@ -235,19 +235,67 @@ void clf_memlayout_release(struct clf_memlayout *mem)
 	mem->map = NULL;
 }
 
+/*
+ * The memory runs of a strided user buffer, read forwards in batches.
+ * The runs of one subfile come in increasing view (so memory linear)
+ * order; looking each one up in the memory type's mapping would cost a
+ * walk set-up (an unmap and the cursors) per run -- hundreds of ns for
+ * runs of a byte or two.  Instead the memory runs are fetched MEM_BATCH
+ * at a time, from where the last batch ended, and each subfile run is
+ * cut against them: O(1) per memory run and per subfile run.
+ */
+#define MEM_BATCH 256
+
+struct mem_run {
+	int64_t lin, addr, len;
+};
+
+struct mem_cursor {
+	const CLF_Mapping *map;
+	int64_t next;		/* first linear offset not yet fetched */
+	int64_t end;		/* linear offsets of the access end here */
+	int n, i;		/* runs in r, the current one */
+	struct mem_run r[MEM_BATCH];
+};
+
+#define MEM_BATCH_FULL 1	/* internal: stop the fetch */
+
+static int mem_fetch_run(int64_t lin, int64_t addr, int64_t len, void *arg)
+{
+	struct mem_cursor *k = arg;
+
+	if (k->n == MEM_BATCH)
+		return MEM_BATCH_FULL;
+	k->r[k->n++] = (struct mem_run){ lin, addr, len };
+	return 0;
+}
+
+/* The next batch of memory runs from k->next on: 0 or a negative errno. */
+static int mem_fetch(struct mem_cursor *k)
+{
+	int err;
+
+	k->n = k->i = 0;
+	if (k->next >= k->end)
+		return clf_fail(EINVAL, "clf: memory runs end before the data");
+	err = CLF_Mapping_foreach(k->map, k->next, k->end, mem_fetch_run, k);
+	if (err < 0)
+		return err;
+	if (!k->n)
+		return clf_fail(EINVAL, "clf: memory runs end before the data");
+	k->next = k->r[k->n - 1].lin + k->r[k->n - 1].len;
+	return 0;
+}
+
 /* One subfile run, copied between the user buffer and packed data. */
 struct copy {
 	int64_t base;		/* view offset at memory linear offset 0 */
 	int64_t done;		/* packed bytes so far */
 	const struct clf_memlayout *mem;
+	struct mem_cursor *mc;	/* when mem->map */
 	uint8_t *user;
 	uint8_t *packed;
 	int to_packed;		/* gather (1) or scatter (0) */
-};
-
-struct piece {
-	struct copy *c;
-	int64_t packed_base;	/* packed offset of memory linear offset 0 */
 };
 
 static void copy_bytes(struct copy *c, int64_t mem_off, int64_t packed_off,
@@ -259,11 +307,38 @@ static void copy_bytes(struct copy *c, int64_t mem_off, int64_t packed_off,
 		memcpy(c->user + mem_off, c->packed + packed_off, len);
 }
 
-static int copy_mem_run(int64_t mlin, int64_t moff, int64_t len, void *arg)
+/* Memory linear [mlin, mlin + len) through the memory runs. */
+static int copy_strided(struct copy *c, int64_t mlin, int64_t len)
 {
-	struct piece *p = arg;
+	struct mem_cursor *k = c->mc;
+	int64_t packed = c->done;
 
-	copy_bytes(p->c, moff, p->packed_base + mlin, len);
+	while (len > 0) {
+		const struct mem_run *r;
+		int64_t take;
+		int err;
+
+		while (k->i < k->n &&
+		       k->r[k->i].lin + k->r[k->i].len <= mlin)
+			k->i++;
+		if (k->i == k->n) {
+			if (k->next <= mlin)
+				k->next = mlin;
+			err = mem_fetch(k);
+			if (err)
+				return err;
+			continue;
+		}
+		r = &k->r[k->i];
+		if (r->lin > mlin)
+			return clf_fail(EINVAL, "clf: memory type misses byte %lld",
+					(long long)mlin);
+		take = min64(len, r->lin + r->len - mlin);
+		copy_bytes(c, r->addr + (mlin - r->lin), packed, take);
+		mlin += take;
+		packed += take;
+		len -= take;
+	}
 	return 0;
 }
 
@@ -273,15 +348,10 @@ static int copy_run(int64_t voff, int64_t soff, int64_t len, void *arg)
 	int64_t mlin = voff - c->base;
 	int err = 0;
 
-	if (!c->mem->map) {
+	if (!c->mem->map)
 		copy_bytes(c, mlin, c->done, len);
-	} else {
-		/* Memory runs of linear [mlin, mlin + len). */
-		struct piece p = { c, c->done - mlin };
-
-		err = CLF_Mapping_foreach(c->mem->map, mlin, mlin + len,
-					  copy_mem_run, &p);
-	}
+	else
+		err = copy_strided(c, mlin, len);
 	c->done += len;
 	return err;
 }
@@ -304,14 +374,25 @@ static int64_t view_copy(const struct clf_viewmap *view, int j, int64_t lo,
 			 const struct clf_memlayout *mem, uint8_t *user,
 			 uint8_t *packed, int to_packed)
 {
-	struct copy c = { base, 0, mem, user, packed, to_packed };
+	struct copy c = { base, 0, mem, NULL, user, packed, to_packed };
+	struct mem_cursor *mc = NULL;
 	int err;
 
 	if (copy_fault())
 		return clf_fail(ENOMEM, "clf: cannot %s view bytes (fault hook)",
 				to_packed ? "gather" : "scatter");
+	if (mem->map) {
+		mc = malloc(sizeof(*mc));
+		if (!mc)
+			return clf_fail(ENOMEM, "clf: out of memory");
+		mc->map = mem->map;
+		mc->next = lo - base;
+		mc->end = hi - base;
+		mc->n = mc->i = 0;
+		c.mc = mc;
+	}
 	err = clf_viewmap_foreach(view, j, lo, hi, copy_run, &c);
-
+	free(mc);
 	return err ? err : c.done;
 }
 

@@ -56,20 +56,29 @@ struct clf_mapping {
 	struct fsplit common_parts, only_v_parts, only_s_parts;
 	int64_t v0, s0;	      /* view / subfile bytes before origin */
 	int64_t vper, sper;   /* view / subfile bytes per period past it */
-	/* The runs of one period when few (NULL otherwise); owned. */
+	/*
+	 * The runs of one period when few (NULL otherwise); owned.  They
+	 * cover tper file bytes (tvper view and tsper subfile bytes):
+	 * the period, or a divisor of it that I, Dv and Ds all repeat
+	 * with (mapping_table.c).
+	 */
 	struct map_run *table;
 	int ntable;
+	int64_t tper, tvper, tsper;
 };
 
 /*
  * Runs go to the caller through an emitter that merges a run into the
  * previous one when both offsets continue it: runs that a period boundary
  * or a change of method cuts are joined again, so runs stay maximal.
+ * With sub_only (CLF_Mapping_foreach_packed) it merges whenever the
+ * subfile offset continues.
  */
 struct map_emit {
 	CLF_Segment_fn fn;
 	void *arg;
 	int64_t v, s, len;	/* pending run; len 0: none */
+	bool sub_only;
 };
 
 static inline int map_emit_run(struct map_emit *e, int64_t v, int64_t s,
@@ -77,7 +86,8 @@ static inline int map_emit_run(struct map_emit *e, int64_t v, int64_t s,
 {
 	int err = 0;
 
-	if (e->len && e->v + e->len == v && e->s + e->len == s) {
+	if (e->len && e->s + e->len == s &&
+	    (e->sub_only || e->v + e->len == v)) {
 		e->len += len;
 		return 0;
 	}
@@ -114,8 +124,8 @@ int map_walk_from(const struct clf_mapping *m, int64_t first,
 extern int map_table_max;
 
 /*
- * Build m->table when one period has at most map_table_max runs, judged
- * first from the description (runs <= leaf pieces of I).  0, or -ENOMEM.
+ * Build m->table when one period, or the shortest divisor of it that I,
+ * Dv and Ds repeat with, has at most map_table_max runs.  0, or -ENOMEM.
  */
 int map_table_build(struct clf_mapping *m);
 
@@ -142,5 +152,12 @@ int64_t map_tiles_count(const struct clf_mapping *m, int64_t view_lo,
  * the same random cases; 0 otherwise.
  */
 extern int map_tiles_always;
+
+/*
+ * The FALLS made by periodic intersections so far, all mappings: an
+ * instrument for tests that the choice of method costs what the
+ * estimate says.
+ */
+extern _Atomic int64_t map_periodic_work;
 
 #endif /* CLF_MAPPING_I_H */

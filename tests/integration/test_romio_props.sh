@@ -14,8 +14,9 @@
 # classes in $CHECK_SKIP left out.  With CLF_PROPS_SOAK=1 (make
 # soak-types): --cases N (default 1000) of --seed S (default
 # $CLF_TEST_SEED, else the clock), nothing left out; CLF_TEST_CASE=i runs
-# case i alone.  A case that fails, crashes or runs past its time limit
-# prints its seed and number; the run goes on with the next case.
+# case i alone; CLF_PROPS_ONLY=fine-layout runs only that class's cases.
+# A case that fails, crashes or runs past its time limit prints its seed
+# and number; the run goes on with the next case.
 #
 # Exits 0 when every case passed, 1 on a failure, 77 when MPICH, the
 # daemons or the driver are absent.
@@ -29,11 +30,6 @@ CASE_LIMIT=120		# seconds a case may take
 # Classes make check leaves out (romio_props -x), each for a defect not
 # yet fixed on main; make soak-types runs them all:
 CHECK_SKIP=""
-#   fine-layout: layouts of pieces under 64 bytes (cyclic(1) grids, tiny
-#     stripes): a collective access of MBs through them takes one process
-#     so long to prepare that the iods give up on it ("1 of 2
-#     participants came within the timeout"; issue 19 point 2)
-CHECK_SKIP="$CHECK_SKIP,fine-layout"
 CHECK_SKIP=${CHECK_SKIP#,}
 
 build=${CLF_BUILD_DIR:-build}
@@ -106,6 +102,7 @@ run_seed() {
 			timeout -k 10 $(((end - at) * CASE_LIMIT + 60)) \
 			mpiexec -n 2 "$prog" -s "$s" -f "$at" -n $((end - at)) \
 			-t "$CASE_LIMIT" ${skip:+-x "$skip"} -d "/props-$s" \
+			${CLF_PROPS_ONLY:+-c "$CLF_PROPS_ONLY"} \
 			>"$tmp/out" 2>&1
 		rc=$?
 		set -e

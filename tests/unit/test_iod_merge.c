@@ -84,36 +84,42 @@ END_TEST
 
 START_TEST(test_gaps_and_iov_max_split_the_merge_in_order)
 {
+	enum { PL = 300, N = 2500, END = N * PL, LONE1 = END + 500,
+	       LONE2 = END + 2500 };
 	char *dir = tmp_dir();
-	static unsigned char bytes[2600];
-	static struct iod_piece p[2600];
+	static unsigned char bytes[N + 2][PL];
+	static struct iod_piece p[N + 3];
 	struct iod_store_stats s0, s1;
 	struct iod_store *st;
 	unsigned char *got;
 	size_t n = 0, len;
 
 	ck_assert_int_eq(iod_store_open(dir, 0, &st), 0);
-	/* 2500 adjacent 1-byte pieces, then two lone ones past gaps. */
-	for (int64_t s = 0; s < 2500; s++) {
-		bytes[s] = val(s, 0);
-		p[n++] = (struct iod_piece){ s, 1, &bytes[s] };
+	/* 2500 adjacent 300-byte pieces, then two lone ones past gaps. */
+	for (int64_t k = 0; k < N; k++) {
+		for (int i = 0; i < PL; i++)
+			bytes[k][i] = val(k * PL + i, 0);
+		p[n++] = (struct iod_piece){ k * PL, PL, bytes[k] };
 	}
-	bytes[2500] = val(3000, 0);
-	p[n++] = (struct iod_piece){ 3000, 1, &bytes[2500] };
-	bytes[2501] = val(5000, 0);
-	p[n++] = (struct iod_piece){ 5000, 1, &bytes[2501] };
+	for (int i = 0; i < PL; i++) {
+		bytes[N][i] = val(LONE1 + i, 0);
+		bytes[N + 1][i] = val(LONE2 + i, 0);
+	}
+	p[n++] = (struct iod_piece){ LONE1, PL, bytes[N] };
+	p[n++] = (struct iod_piece){ LONE2, PL, bytes[N + 1] };
 	p[n++] = (struct iod_piece){ 100, 0, NULL };	/* empty: ignored */
 	shuffle(p, n, 3);
 	s0 = stats(st);
-	ck_assert_int_eq(iod_merge_write(st, FILE_ID, 2, p, n), 2502);
+	ck_assert_int_eq(iod_merge_write(st, FILE_ID, 2, p, n), (N + 2) * PL);
 	s1 = stats(st);
-	/* 1024 + 1024 + 452 iovecs, then 3000, then 5000. */
+	/* 1024 + 1024 + 452 iovecs, then LONE1, then LONE2. */
 	ck_assert_uint_eq(s1.write_calls - s0.write_calls, 5);
 	got = slurp_subfile(st, FILE_ID, 2, &len);
-	ck_assert_uint_eq(len, 5001);
-	for (int64_t s = 0; s < 5001; s++)
-		ck_assert_uint_eq(got[s], s < 2500 || s == 3000 || s == 5000
-						  ? val(s, 0) : 0);
+	ck_assert_uint_eq(len, LONE2 + PL);
+	for (int64_t s = 0; s < LONE2 + PL; s++)
+		ck_assert_uint_eq(got[s], s < END ||
+				  (s >= LONE1 && s < LONE1 + PL) || s >= LONE2
+					  ? val(s, 0) : 0);
 	free(got);
 	iod_store_free(st);
 	rm_tree(dir);
@@ -181,8 +187,8 @@ START_TEST(test_collective_write_of_interleaved_views_is_merged)
 	/*
 	 * Four participants, CYCLIC(1) views over a 4 KiB round robin of
 	 * two subfiles.  Alone each would write 2048 one-byte pieces into
-	 * subfile 0; merged, the 8192 pieces are adjacent: 8 pwritev of
-	 * 1024 iovecs.
+	 * subfile 0; merged, the 8192 pieces are adjacent, and so small
+	 * that they go through the staging buffer: one pwrite, one pread.
 	 */
 	char *dir = tmp_dir();
 	struct typed sub[2], view[4];
@@ -225,9 +231,12 @@ START_TEST(test_collective_write_of_interleaved_views_is_merged)
 	s0 = stats(st);
 	ck_assert_int_eq(iod_merge_write(st, FILE_ID, 0, ps.p, ps.n), 8192);
 	s1 = stats(st);
-	ck_assert_uint_eq(s1.write_calls - s0.write_calls, 8);
+	ck_assert_uint_eq(s1.write_calls - s0.write_calls, 1);
 	subref_check(st, FILE_ID, 0, &exp);
+	s0 = stats(st);
 	ck_assert_int_eq(iod_merge_read(st, FILE_ID, 0, rd.p, rd.n), 8192);
+	s1 = stats(st);
+	ck_assert_uint_eq(s1.read_calls - s0.read_calls, 1);
 	for (int q = 0; q < 4; q++) {
 		ck_assert_mem_eq(back[q], data[q], 2048);
 		free(data[q]);
@@ -247,6 +256,71 @@ START_TEST(test_collective_write_of_interleaved_views_is_merged)
 }
 END_TEST
 
+START_TEST(test_small_pieces_of_ordered_participants_are_staged)
+{
+	/*
+	 * Three participants' 8-byte pieces, each participant's in subfile
+	 * order (as rounds hand them over), interleaved in the subfile, and
+	 * a 16-byte piece over the first two: pieces go in (offset, length)
+	 * order, [0, 8), then the overlap, then 1.5 MiB from byte 8 in two
+	 * staged pwrites (1 MiB of staging each).
+	 */
+	enum { Q = 3, K = 65536, PL = 8, TOTAL = Q * K * PL };
+	char *dir = tmp_dir();
+	unsigned char *data = malloc(TOTAL + PL), *back = malloc(TOTAL);
+	struct iod_piece *p = malloc((Q * K + 1) * sizeof(*p));
+	struct iod_store_stats s0, s1;
+	struct iod_store *st;
+	unsigned char *got;
+	size_t n = 0, len;
+
+	ck_assert_int_eq(iod_store_open(dir, 0, &st), 0);
+	for (int q = 0; q < Q; q++)
+		for (int64_t k = 0; k < K; k++) {
+			int64_t off = (k * Q + q) * PL;
+
+			for (int i = 0; i < PL; i++)
+				data[off + i] = val(off + i, 0);
+			p[n++] = (struct iod_piece){ off, PL, data + off };
+		}
+	memset(data + TOTAL, 0xee, PL);
+	p[n++] = (struct iod_piece){ 0, 2 * PL, data + TOTAL - PL };
+	for (int i = 0; i < PL; i++)
+		data[TOTAL - PL + i] = val(TOTAL - PL + i, 0);
+	s0 = stats(st);
+	ck_assert_int_eq(iod_merge_write(st, FILE_ID, 0, p, n),
+			 TOTAL + 2 * PL);
+	s1 = stats(st);
+	ck_assert_uint_eq(s1.write_calls - s0.write_calls, 4);
+	got = slurp_subfile(st, FILE_ID, 0, &len);
+	ck_assert_uint_eq(len, TOTAL);
+	ck_assert_mem_eq(got, data + TOTAL - PL, PL);
+	for (int64_t s = PL; s < TOTAL; s++)
+		ck_assert_uint_eq(got[s], val(s, 0));
+	free(got);
+	/* Read back through the participants' pieces, in their order. */
+	n = 0;
+	for (int q = 0; q < Q; q++)
+		for (int64_t k = 0; k < K; k++) {
+			int64_t off = (k * Q + q) * PL;
+
+			p[n++] = (struct iod_piece){ off, PL, back + off };
+		}
+	s0 = stats(st);
+	ck_assert_int_eq(iod_merge_read(st, FILE_ID, 0, p, n), TOTAL);
+	s1 = stats(st);
+	ck_assert_uint_eq(s1.read_calls - s0.read_calls, 2);
+	ck_assert_mem_eq(back, data + TOTAL - PL, PL);
+	for (int64_t s = PL; s < TOTAL; s++)
+		ck_assert_uint_eq(back[s], val(s, 0));
+	free(p);
+	free(data);
+	free(back);
+	iod_store_free(st);
+	rm_tree(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("iod_merge");
@@ -258,6 +332,7 @@ int main(void)
 	tcase_add_test(tc, test_merge_read_zeros_what_lies_past_the_end);
 	tcase_add_test(tc, test_bad_pieces_are_refused_before_any_io);
 	tcase_add_test(tc, test_collective_write_of_interleaved_views_is_merged);
+	tcase_add_test(tc, test_small_pieces_of_ordered_participants_are_staged);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -167,6 +167,29 @@ START_TEST(test_random_views_and_memory_types_gather_like_reference)
 }
 END_TEST
 
+START_TEST(test_strided_memory_of_many_runs_gathers_over_a_fine_layout)
+{
+	/*
+	 * Memory: 3 bytes of every 4, 4000 runs (the gather reads them in
+	 * batches); view: every other byte; layout: 1-byte stripes on 3
+	 * subfiles.  Each subfile run meets a different memory run.
+	 */
+	CLF_Datatype rr[3], view = CLF_Type_vector(1, 1, 2, 1, CLF_BYTE);
+	CLF_Datatype mem = CLF_Type_vector(0, 2, 4, 4000, CLF_BYTE);
+	struct clf_layout *l;
+
+	ck_assert_int_eq(CLF_Type_pitfalls(0, 0, 3, 1, 1, 3, CLF_BYTE, rr), 0);
+	ck_assert_int_eq(clf_layout_create(5, 3, rr, NULL, 0, &l), 0);
+	check_gather_scatter(l, 3, view, mem, 17);
+	check_gather_scatter(l, 0, CLF_BYTE, mem, 0);
+	clf_layout_free(l);
+	for (int j = 0; j < 3; j++)
+		CLF_Type_free(&rr[j]);
+	CLF_Type_free(&view);
+	CLF_Type_free(&mem);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("layout");
@@ -177,6 +200,7 @@ int main(void)
 	tcase_add_test(tc, test_layout_refuses_a_pattern_that_is_not_a_partition);
 	tcase_add_test(tc, test_view_bytes_before_displacement_go_to_head);
 	tcase_add_test(tc, test_random_views_and_memory_types_gather_like_reference);
+	tcase_add_test(tc, test_strided_memory_of_many_runs_gathers_over_a_fine_layout);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

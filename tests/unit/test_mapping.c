@@ -422,9 +422,26 @@ START_TEST(test_walk_past_the_last_period_that_fits_returns_no_error)
 }
 END_TEST
 
+static int count_len(int64_t v, int64_t s, int64_t len, void *arg)
+{
+	*(int64_t *)arg += len;
+	return 0;
+}
+
 static int count_runs(int64_t v, int64_t s, int64_t len, void *arg)
 {
 	++*(int64_t *)arg;
+	return 0;
+}
+
+/* An order-sensitive hash of the runs. */
+static int hash_run(int64_t v, int64_t s, int64_t len, void *arg)
+{
+	uint64_t *h = arg;
+
+	*h = (*h * 1000003) ^ (uint64_t)v;
+	*h = (*h * 1000003) ^ (uint64_t)s;
+	*h = (*h * 1000003) ^ (uint64_t)len;
 	return 0;
 }
 
@@ -458,8 +475,33 @@ START_TEST(test_run_table_is_kept_only_for_few_runs_per_period)
 	ck_assert_int_gt(n, 100);
 	CLF_Mapping_free(mc);
 	CLF_Mapping_free(m);
-	/* A CYCLIC(1) cell of a 4096^2 matrix: millions of runs a period. */
+	/*
+	 * A CYCLIC(1) cell of a 4096^2 matrix: millions of runs a period,
+	 * but I, Dv and Ds repeat every 4 rows (16 KiB, 2048 runs): the
+	 * table covers that sub-period, and walks agree with the cursors'.
+	 */
 	ck_assert_int_eq(CLF_Mapping_create(big, 0, rr[0], 0, &m), 0);
+	ck_assert_ptr_nonnull(m->table);
+	ck_assert_int_eq(m->tper, 16384);
+	ck_assert_int_eq(m->ntable, 2048);
+	map_table_max = 0;
+	ck_assert_int_eq(CLF_Mapping_create(big, 0, rr[0], 0, &mc), 0);
+	ck_assert_ptr_null(mc->table);
+	for (int64_t lo = 0; lo < (1LL << 26); lo += (1LL << 24) + 4097) {
+		uint64_t h = 0, hc = 0;
+
+		ck_assert_int_eq(CLF_Mapping_foreach(m, lo, lo + 50000, hash_run,
+						     &h), 0);
+		ck_assert_int_eq(CLF_Mapping_foreach(mc, lo, lo + 50000,
+						     hash_run, &hc), 0);
+		ck_assert_uint_eq(h, hc);
+	}
+	CLF_Mapping_free(mc);
+	CLF_Mapping_free(m);
+	/* More runs than a table may hold, even in the sub-period: none. */
+	map_table_max = 1024;
+	ck_assert_int_eq(CLF_Mapping_create(big, 0, rr[0], 0, &m), 0);
+	map_table_max = MAP_TABLE_MAX;
 	ck_assert_ptr_null(m->table);
 	CLF_Mapping_free(m);
 	/* A view on its subfile: one run, never a table. */
@@ -520,6 +562,108 @@ START_TEST(test_incommensurate_fine_patterns_map_tiled_at_once)
 	CLF_Mapping_free(m);
 	CLF_Type_free(&a);
 	CLF_Type_free(&b);
+}
+END_TEST
+
+/*
+ * An irregular interleaved layout: npieces runs of [0, P) (mostly 1 to
+ * 16 bytes, now and then up to 5000) dealt to nsub subfiles, P rounded up
+ * to a multiple of align.  Deterministic.
+ */
+static void irregular_layout(int64_t npieces, int nsub, int64_t align,
+			     CLF_Datatype *sub)
+{
+	CLF_Blocklist bl[4];
+	uint64_t x = 12345;
+	int64_t at = 0, len;
+
+	for (int j = 0; j < nsub; j++)
+		bl[j] = CLF_Blocklist_new();
+	for (int64_t i = 0; i < npieces; i++) {
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		len = (x >> 33) % 5 ? 1 + (int64_t)(x >> 40) % 16
+				    : 1 + (int64_t)(x >> 40) % 5000;
+		if (i == npieces - 1 && (at + len) % align)
+			len += align - (at + len) % align;
+		int o = i < nsub ? (int)i : (int)((x >> 20) % (uint64_t)nsub);
+
+		ck_assert_int_eq(CLF_Blocklist_add(bl[o], at, len, CLF_BYTE), 0);
+		at += len;
+	}
+	for (int j = 0; j < nsub; j++) {
+		sub[j] = CLF_Type_blocklist(&bl[j], at);
+		ck_assert_ptr_nonnull(sub[j]);
+	}
+}
+
+START_TEST(test_large_irregular_layouts_are_mapped_tiled_without_trying)
+{
+	/*
+	 * 4 KiB of every 8 KiB over an irregular layout of 10^5 pieces on 3
+	 * subfiles whose period is a multiple of 512: 2 to 16 phases, each
+	 * meeting a description of 2 x 10^4 FALLS.  The periodic attempt
+	 * made 10^5 FALLS (50 ms a subfile) before it gave up for the tiled
+	 * mapping; the estimate now chooses tiled before making any.  The
+	 * layout's own pattern as a view stays periodic: one run.
+	 */
+	CLF_Datatype view = CLF_Type_vector(0, 4095, 8192, 1, CLF_BYTE);
+	CLF_Datatype sub[3];
+	CLF_Mapping *m;
+
+	irregular_layout(100000, 3, 512, sub);
+	ck_assert_int_gt(sub[0]->set->nodes, 10000);
+	for (int j = 0; j < 3; j++) {
+		int64_t n = 0, bytes = 0;
+
+		map_periodic_work = 0;
+		ck_assert_int_eq(CLF_Mapping_create(view, 0, sub[j], 0, &m), 0);
+		ck_assert(m->tiled);
+		ck_assert_int_eq(map_periodic_work, 0);
+		ck_assert_int_eq(CLF_Mapping_foreach(m, 0, 1 << 22, count_len,
+						     &bytes), 0);
+		n = CLF_Mapping_count(m, 0, 1 << 22);
+		ck_assert_int_eq(n, bytes);
+		ck_assert_int_gt(n, 0);
+		CLF_Mapping_free(m);
+	}
+	map_periodic_work = 0;
+	ck_assert_int_eq(CLF_Mapping_create(sub[1], 7, sub[1], 7, &m), 0);
+	ck_assert(!m->tiled);
+	ck_assert_int_eq(CLF_Mapping_is_contiguous(m), 1);
+	ck_assert_int_gt(map_periodic_work, 0);
+	CLF_Mapping_free(m);
+	for (int j = 0; j < 3; j++)
+		CLF_Type_free(&sub[j]);
+	CLF_Type_free(&view);
+}
+END_TEST
+
+START_TEST(test_packed_runs_join_where_the_subfile_continues)
+{
+	/*
+	 * A contiguous view over 1-byte stripes on 4 subfiles: every view
+	 * run is a byte (the view offsets go by 4), but the subfile's bytes
+	 * follow each other: one packed run for the whole range, the view
+	 * offset of its first byte.
+	 */
+	CLF_Datatype rr[4];
+	struct runs r = { 0 };
+	CLF_Mapping *m;
+	int64_t n = 0;
+
+	use_table(_i);
+	ck_assert_int_eq(CLF_Type_pitfalls(0, 0, 4, 1, 1, 4, CLF_BYTE, rr), 0);
+	ck_assert_int_eq(CLF_Mapping_create(CLF_BYTE, 0, rr[2], 0, &m), 0);
+	ck_assert_int_eq(CLF_Mapping_foreach(m, 1, 4001, count_runs, &n), 0);
+	ck_assert_int_eq(n, 1000);
+	ck_assert_int_eq(CLF_Mapping_foreach_packed(m, 1, 4001, collect, &r), 0);
+	ck_assert_int_eq(r.nr, 1);
+	ck_assert_int_eq(r.v[0], 2);
+	ck_assert_int_eq(r.s[0], 0);
+	ck_assert_int_eq(r.len[0], 1000);
+	CLF_Mapping_free(m);
+	for (int j = 0; j < 4; j++)
+		CLF_Type_free(&rr[j]);
 }
 END_TEST
 
@@ -706,6 +850,7 @@ int main(void)
 	tcase_add_test(tc, test_create_refuses_bad_arguments);
 	tcase_add_test(tc, test_incommensurate_fine_patterns_map_tiled_at_once);
 	tcase_add_test(tc, test_extents_whose_common_period_overflows_map_tiled);
+	tcase_add_test(tc, test_large_irregular_layouts_are_mapped_tiled_without_trying);
 	tcase_add_test(tc, test_user_views_of_odd_extents_map_onto_round_robin);
 	tcase_add_test(tc, test_tiled_views_that_miss_a_subfile_have_no_bytes_there);
 	tcase_add_test(tc, test_matrix_views_fall_on_matching_layout_in_one_run_each);
@@ -716,6 +861,8 @@ int main(void)
 	tcase_add_loop_test(tc, test_walk_past_the_last_period_that_fits_returns_no_error,
 			    0, 2);
 	tcase_add_test(tc, test_run_table_is_kept_only_for_few_runs_per_period);
+	tcase_add_loop_test(tc, test_packed_runs_join_where_the_subfile_continues,
+			    0, 3);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -148,6 +148,27 @@ static void expect_runs(const CLF_Mapping *m, int64_t lo, int64_t hi,
 		ck_assert(got.r[k - 1].v + got.r[k - 1].len != got.r[k].v ||
 			  got.r[k - 1].s + got.r[k - 1].len != got.r[k].s);
 	free(got.r);
+	/* Packed: the same runs, joined wherever the subfile continues. */
+	got = (struct runs){ 0 };
+	ck_assert_int_eq(CLF_Mapping_foreach_packed(m, lo, hi, collect, &got),
+			 0);
+	for (int k = 0, g = 0; k < want->nr; g++) {
+		int64_t len = want->r[k].len;
+
+		ck_assert_int_lt(g, got.nr);
+		ck_assert_int_eq(got.r[g].v, want->r[k].v);
+		ck_assert_int_eq(got.r[g].s, want->r[k].s);
+		for (k++; k < want->nr &&
+			  want->r[k].s == want->r[k - 1].s + want->r[k - 1].len;
+		     k++)
+			len += want->r[k].len;
+		ck_assert_int_eq(got.r[g].len, len);
+		if (k == want->nr)
+			ck_assert_int_eq(got.nr, g + 1);
+	}
+	if (!want->nr)
+		ck_assert_int_eq(got.nr, 0);
+	free(got.r);
 }
 
 static void check_mapping(uint64_t *rs, const struct typed *view,
@@ -169,14 +190,17 @@ static void check_mapping(uint64_t *rs, const struct typed *view,
 			sum += want.r[k].len;
 		total += sum;
 		/*
-		 * Each mapping three ways: with its run table (if small),
-		 * with cursors over the common period, tiled.
+		 * Each mapping three ways: with its run table (if small;
+		 * every other time the table may hold only 4 runs, so that
+		 * tables of sub-periods are built), with cursors over the
+		 * common period, tiled.
 		 */
 		for (int path = 0; path < 3; path++) {
+			static unsigned turn;
 			CLF_Mapping *m;
 			int err;
 
-			map_table_max = path ? 0 : MAP_TABLE_MAX;
+			map_table_max = path ? 0 : turn++ % 2 ? 4 : MAP_TABLE_MAX;
 			map_tiles_always = path == 2;
 			err = CLF_Mapping_create(view->t, vd, sub[j].t, disp, &m);
 			map_table_max = MAP_TABLE_MAX;

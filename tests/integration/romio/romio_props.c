@@ -8,13 +8,16 @@
  * ROMIO nor clf.  Run by test_romio_props.sh under mpiexec -n 2.
  *
  * usage: romio_props [-s SEED] [-n CASES] [-f FIRST] [-d DIR]
- *                    [-t SECONDS] [-x CLASSES]
+ *                    [-t SECONDS] [-x CLASSES] [-c CLASS]
  *   SEED     the run's seed (default $CLF_TEST_SEED, else 1); case i
  *            is drawn from (SEED, i) alone, so one case replays alone:
  *            -s SEED -f I -n 1 (or CLF_TEST_SEED=SEED CLF_TEST_CASE=I)
  *   CLASSES  comma-separated classes the generator leaves out (see
  *            skip_name[] below): the runner's way to keep a class of
  *            cases with a known, unfixed defect out of make check
+ *   -c fine-layout  run only the cases of that class (the others are
+ *            drawn, then passed over as passed): a replay aid for one
+ *            class, e.g. CLF_PROPS_ONLY=fine-layout make soak-types
  *   -u DIR   files in the local DIR through ROMIO's ufs driver instead:
  *            a check of the test itself (with the ROMIO we ship, which
  *            flattens datatypes by their typemap: ad_clf_flatten.c)
@@ -147,6 +150,7 @@ static const char *skip_name[NSKIP] = {
 };
 
 static bool skipped[NSKIP];
+static bool only_fine;		/* -c fine-layout */
 
 /* ------------------------------------------------------------------ */
 /* Random numbers: one stream per case, alike on every process          */
@@ -780,6 +784,7 @@ struct kase {
 	long unit, factor;	/* striping hints, or 0 */
 	bool wopt, ropt, reopen; /* use_romio_optimizations; new open */
 	bool nosync;		/* no MPI_File_sync between processes */
+	bool fine;		/* a layout of pieces under 64 bytes */
 	struct access w[NP], r[NP];
 	long shared_at;		/* where shared-pointer calls start */
 };
@@ -900,6 +905,7 @@ static void draw_layout(struct kase *k)
 		k->unit = chance(30) ? 1L << rnd(0, 16) : logrnd(1, 70000);
 		if (skipped[SKIP_FINE] && k->unit < 64)
 			k->unit += 64;
+		k->fine = k->unit < 64;
 		k->factor = rnd(1, 4);
 		dcat(&k->d, "\n  layout: striping_unit=%ld striping_factor=%ld",
 		     k->unit, k->factor);
@@ -919,6 +925,7 @@ static void draw_layout(struct kase *k)
 
 		if (skipped[SKIP_FINE])
 			MPI_Type_contiguous(64, MPI_BYTE, &cell);
+		k->fine = !skipped[SKIP_FINE];
 		factor2(n, ndims, p);
 		dcat(&k->d, "\n  layout: darray grid of %d:", n);
 		for (int x = 0; x < ndims; x++) {
@@ -956,6 +963,7 @@ static void draw_layout(struct kase *k)
 		MPI_Datatype cell;
 
 		MPI_Type_contiguous(e, MPI_BYTE, &cell);
+		k->fine = e < 64;
 		cut[0] = (int)rnd(1, g[0] - 1);
 		cut[1] = (int)rnd(1, g[1] - 1);
 		for (int j = 0; j < 4; j++) {
@@ -992,6 +1000,7 @@ static void draw_layout(struct kase *k)
 			len[i] = chance(80) ? rnd(1, 16) : logrnd(1, 5000);
 			if (skipped[SKIP_FINE] && len[i] < 64)
 				len[i] += 64;
+			k->fine |= len[i] < 64;
 			P += len[i];
 		}
 		sel = malloc(P);
@@ -1788,6 +1797,10 @@ static int run_case(void)
 	}
 	draw_case(&k);
 	current = &k;
+	if (only_fine && !k.fine) {
+		kase_free(&k);
+		return 0;
+	}
 	if (rank == 0 && getenv("CLF_TEST_VERBOSE")) {
 		printf("%s\n", k.d.s);
 		fflush(stdout);
@@ -1915,7 +1928,7 @@ int main(int argc, char **argv)
 		first = strtol(env, NULL, 0);
 		ncases = 1;
 	}
-	while ((opt = getopt(argc, argv, "s:n:f:d:u:t:x:o:")) != -1) {
+	while ((opt = getopt(argc, argv, "s:n:f:d:u:t:x:o:c:")) != -1) {
 		switch (opt) {
 		case 's':
 			run_seed = strtoull(optarg, NULL, 0);
@@ -1942,10 +1955,20 @@ int main(int argc, char **argv)
 		case 'x':
 			parse_skips(optarg);
 			break;
+		case 'c':
+			if (strcmp(optarg, skip_name[SKIP_FINE])) {
+				if (rank == 0)
+					fprintf(stderr, "romio_props: -c knows only %s\n",
+						skip_name[SKIP_FINE]);
+				MPI_Abort(MPI_COMM_WORLD, 2);
+			}
+			only_fine = true;
+			break;
 		default:
 			if (rank == 0)
 				fprintf(stderr, "usage: romio_props [-s SEED] [-n CASES] "
-					"[-f FIRST] [-d DIR] [-t SECONDS] [-x CLASSES]\n");
+					"[-f FIRST] [-d DIR] [-t SECONDS] [-x CLASSES] "
+					"[-c fine-layout]\n");
 			MPI_Finalize();
 			return 2;
 		}
