@@ -14,9 +14,17 @@
 
 static _Thread_local char last_error[512];
 
+/*
+ * Through a copy: callers put context in front of the last message by
+ * passing CLF_Last_error() itself as an argument, and vsnprintf must not
+ * write over what it is reading.
+ */
 static void set_message(const char *fmt, va_list ap)
 {
-	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	char msg[sizeof(last_error)];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	memcpy(last_error, msg, sizeof(msg));
 }
 
 int clf_fail(int err, const char *fmt, ...)

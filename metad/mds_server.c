@@ -352,6 +352,9 @@ static void *conn_main(void *arg)
 	if (!err) {
 		memcpy(mc->role, mc->auth.role, sizeof(mc->role));
 		if (mc->auth.method == CLF_AUTH_MUNGE) {
+			/* Log lines name the user. */
+			snprintf(mc->role, sizeof(mc->role), "%.20s uid %u",
+				 mc->auth.role, mc->auth.uid);
 			mds_cred_resolve(&mc->cred, mc->auth.uid, mc->auth.gid,
 					 ctx->cfg->root_squash);
 			mc->cred_set = true;
