@@ -156,6 +156,8 @@ static int flat_blocks(struct flist *l, MPI_Datatype * types, int ntypes_distinc
     MPI_Aint ext;
     int rc = 0;
 
+    if (count <= 0)             /* a struct of no blocks has no types */
+        return 0;
     if (ntypes_distinct == 1 && flat_child(types[0], &c, &ext, depth))
         return -1;
     for (int i = 0; i < count && !rc; i++) {

@@ -72,18 +72,16 @@
  * Bytes no process wrote are not compared (MPI leaves them undefined;
  * ROMIO's data sieving fills them with whatever its buffer held).
  *
- * Filetypes are drawn alike on both paths: the ROMIO we ship flattens
- * them by their typemap (romio-clf/ad_clf/ad_clf_flatten.c; ROMIO
- * 4.0.2's own flattening misplaced types whose bounds are not their
- * data's and looped on zero-length blocks, ufs: too).  What the standard
- * allows but ROMIO's own strided code still gets wrong is drawn only
- * where clf alone handles it, i.e. with use_romio_optimizations=false on
- * every open of the case (or on the access): memory types out of order,
- * with zero-length blocks or with bounds that are not their data's
- * (ROMIO's strided I/O loops, misplaces bytes or crashes), and strided
- * reads that cross the end of the file (ROMIO reports the whole request
- * as read).  A filetype's lb may be negative (its bytes never are).
- * With -u, the test checks itself against ROMIO on a local file.
+ * Filetypes and memory types are drawn alike on both paths: the ROMIO
+ * we ship flattens them by their typemap (romio-clf/ad_clf/
+ * ad_clf_flatten.c; ROMIO 4.0.2's own flattening misplaced types whose
+ * bounds are not their data's, lost bytes of memory types out of order
+ * and looped on zero-length blocks, ufs: too).  What ROMIO's own strided
+ * code still gets wrong is left out of its path: strided reads that
+ * cross the end of the file (ROMIO reports the whole request as read)
+ * stop before it there.  A filetype's lb may be negative (its bytes
+ * never are).  With -u, the test checks itself against ROMIO on a local
+ * file.
  *
  * Every failure prints the case, the call, and the line to replay it.
  * Exits 0 when every case passed, 1 when one failed, 3 on a timeout.
@@ -1268,12 +1266,12 @@ static void draw_case(struct kase *k)
 			want = sz * rnd(1, 4);
 		/*
 		 * Memory out of order (negative strides, lists in any order),
-		 * zero-length blocks and resized only where clf moves the
-		 * data: ROMIO's strided I/O (ufs: too, and Debian's MPICH)
-		 * loops forever, misplaces bytes or crashes with them.
+		 * zero-length blocks and resized on both paths: Debian's
+		 * MPICH's ROMIO loops forever, misplaces bytes or crashes
+		 * with them, the one we ship flattens them by the typemap.
 		 */
-		draw_memory(&k->w[p], want, !k->wopt && !ufs && !skipped[SKIP_MEMORDER]);
-		draw_memory(&k->r[p], want2, !k->ropt && !ufs && !skipped[SKIP_MEMORDER]);
+		draw_memory(&k->w[p], want, !skipped[SKIP_MEMORDER]);
+		draw_memory(&k->r[p], want2, !skipped[SKIP_MEMORDER]);
 		k->w[p].off = chance(40) ? 0 : rnd(0, 2 * sz);
 		k->r[p].off = chance(50) ? k->w[p].off : rnd(0, 2 * sz);
 	}

@@ -201,6 +201,17 @@ static int make_ftypes(struct ftype *f)
 		MPI_Type_free(&da);
 		f[n++].name = "darray-inside";
 	}
+	/* A struct of no blocks inside another: no bytes, no types. */
+	{
+		MPI_Datatype none;
+
+		MPI_Type_create_struct(0, NULL, NULL, NULL, &none);
+		MPI_Type_create_struct(2, (int[]){ 1, 3 }, (MPI_Aint[]){ 2, 5 },
+				       (MPI_Datatype[]){ none, MPI_BYTE },
+				       &f[n].t);
+		MPI_Type_free(&none);
+		f[n++].name = "empty-struct-inside";
+	}
 	for (int i = 0; i < n; i++)
 		MPI_Type_commit(&f[i].t);
 	return n;
