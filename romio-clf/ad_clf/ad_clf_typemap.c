@@ -6,12 +6,15 @@
  * ROMIO keeps the individual pointer (fd->fp_ind) as a file byte and
  * places it with its flattened copy of the filetype: the first byte of a
  * new view (ADIO_Set_view), MPI_File_seek, get_position, get_byte_offset
- * and the end of file in etypes.  ROMIO 4.0.2's flattening does not
+ * and the end of file in etypes.  ROMIO 4.0.2's own flattening does not
  * always give MPI's typemap: a resized type comes out shifted by its new
  * lower bound (adio/common/flatten.c), so with the filetype
  * resized(hindexed{2 bytes at 100, 2 at 110}, lb 100, extent 50) its
- * pointer starts at byte 200, and MPI_File_write_all wrote the first tile
- * at 200 and 210 instead of 100 and 110 (ROMIO on ufs: does the same).
+ * pointer started at byte 200, and MPI_File_write_all wrote the first
+ * tile at 200 and 210 instead of 100 and 110 (ROMIO on ufs: did the
+ * same).  The ROMIO we ship now flattens by the typemap too
+ * (ad_clf_flatten.c); these hooks keep the native path's pointer on the
+ * very conversion its accesses map through.
  *
  * On the native path (use_romio_optimizations=false) the view is clf's
  * conversion of the filetype (ad_clf_dtype.c), which follows the typemap,
