@@ -66,8 +66,9 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: iod [-c CONFIG] -n INDEX [-f|--foreground] [--log FILE]\n"
 		"           [-m|--max-connections N]\n"
-		"  -c CONFIG   configuration file (default: $CLF_CONFIG, the data\n"
-		"              directory's clf.conf, else the built-in default)\n"
+		"  -c CONFIG   configuration file (default: $CLF_CONFIG, else\n"
+		"              ./clf-data/clf.conf when it exists, else\n"
+		"              " CLF_SYSCONFDIR "/clf/clf.conf)\n"
 		"  -n INDEX    which [iod] entry of the configuration to serve\n"
 		"  -f          stay in the foreground (log to stderr)\n"
 		"  --log FILE  log file ('-': stderr; default <dir>/iod.log)\n"

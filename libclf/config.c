@@ -860,22 +860,59 @@ int clf_config_default(struct clf_config **out)
 	return 0;
 }
 
-int clf_config_load(const char *path, struct clf_config **out)
+/* Where the system-wide file is: sysconfdir at build time, or the test
+ * hook $CLF_TEST_SYSCONFDIR (tests may not write /etc on a shared host). */
+static const char *sysconf_dir(void)
+{
+	const char *env = getenv("CLF_TEST_SYSCONFDIR");
+
+	return env && *env ? env : CLF_SYSCONFDIR;
+}
+
+int clf_config_find(const char *path, char *buf, size_t len)
 {
 	const char *env = getenv("CLF_CONFIG");
-	char dflt[PATH_MAX];
-	int err;
+	char dflt[PATH_MAX], sys[PATH_MAX];
+	int n, err;
 
-	if (path)
-		return clf_config_parse_file(path, out);
-	if (env && *env)
-		return clf_config_parse_file(env, out);
+	if (path || (env && *env)) {
+		n = snprintf(buf, len, "%s", path ? path : env);
+		if (n < 0 || (size_t)n >= len)
+			return clf_fail(ENAMETOOLONG,
+					"clf: configuration path too long: %s",
+					path ? path : env);
+		return 0;
+	}
 	err = clf_config_default_path(dflt, sizeof(dflt));
 	if (err)
 		return err;
+	n = snprintf(sys, sizeof(sys), "%s/clf/%s", sysconf_dir(),
+		     CLF_CONFIG_FILE_NAME);
+	if (n < 0 || (size_t)n >= sizeof(sys))
+		return clf_fail(ENAMETOOLONG, "clf: sysconfdir path too long");
 	if (access(dflt, F_OK) == 0)
-		return clf_config_parse_file(dflt, out);
-	return clf_config_default(out);
+		path = dflt;
+	else if (access(sys, F_OK) == 0)
+		path = sys;
+	if (!path)
+		return clf_fail(ENOENT,
+				"clf: no configuration file: tried -c FILE (not given), $CLF_CONFIG (not set), %s, %s (none exists); 'clf up' makes one",
+				dflt, sys);
+	if (strlen(path) >= len)
+		return clf_fail(ENAMETOOLONG,
+				"clf: configuration path too long: %s", path);
+	strcpy(buf, path);
+	return 0;
+}
+
+int clf_config_load(const char *path, struct clf_config **out)
+{
+	char found[PATH_MAX];
+	int err = clf_config_find(path, found, sizeof(found));
+
+	if (err)
+		return err;
+	return clf_config_parse_file(found, out);
 }
 
 bool clf_config_uses_munge(const struct clf_config *cfg)

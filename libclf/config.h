@@ -55,6 +55,10 @@
 #define CLF_CONFIG_DEFAULT_STRIPE (64 * 1024)
 #define CLF_CONFIG_DEFAULT_DATA_DIR "./clf-data"
 #define CLF_CONFIG_FILE_NAME "clf.conf"	/* in the data directory */
+#define CLF_CONFIG_SECRET_NAME "secret"	/* beside it, made by clf up */
+#ifndef CLF_SYSCONFDIR
+#define CLF_SYSCONFDIR "/etc"		/* make sysconfdir=... */
+#endif
 
 struct clf_config_daemon {
 	char *addr;	/* "host:port" ("[v6]:port"); owned */
@@ -98,14 +102,26 @@ struct clf_config {
 };
 
 /*
- * clf_config_load - the configuration to use
+ * clf_config_find - which configuration file a program reads
  *
- * path if not NULL; else $CLF_CONFIG if set; else
- * <data dir>/clf.conf (clf_config_default_path) if that file exists,
- * which is where `clf up` keeps the secret it generates; else the
- * built-in default.  Returns 0 and a new config in *out (the caller frees
- * it with clf_config_free), or a negative errno with a message naming the
- * file and line.
+ * The one lookup order of every clf program (the clf command, metad, iod,
+ * mount.clf, CLF_init(NULL), the ROMIO driver):
+ *   1. path (a program's -c FILE) when not NULL;
+ *   2. $CLF_CONFIG when set;
+ *   3. <$CLF_DATA_DIR or ./clf-data>/clf.conf when it exists (where
+ *      `clf up` writes an instance's file);
+ *   4. CLF_SYSCONFDIR/clf/clf.conf (/etc/clf/clf.conf) when it exists.
+ * Writes the path into buf (len bytes).  Returns 0, or -ENOENT with a
+ * message naming every place tried when 3 and 4 do not exist; whether
+ * the file of 1 or 2 exists is clf_config_parse_file's to say.
+ */
+int clf_config_find(const char *path, char *buf, size_t len);
+
+/*
+ * clf_config_load - the configuration to use: the file clf_config_find
+ * picks, parsed.  Returns 0 and a new config in *out (the caller frees
+ * it with clf_config_free), or a negative errno with a message naming
+ * the file and line, or the places tried.
  */
 int clf_config_load(const char *path, struct clf_config **out);
 

@@ -5,7 +5,7 @@
  *   metad [-c CONFIG] [-f|--foreground] [--log FILE]
  *
  * Reads the configuration (clf_config_load: CONFIG, else $CLF_CONFIG,
- * else the default), opens the store in the configured metad directory,
+ * else ./clf-data/clf.conf, else /etc/clf/clf.conf), opens the store in the configured metad directory,
  * listens on the configured metad address and serves until SIGTERM or
  * SIGINT.  Without -f it becomes a daemon, but only once it listens: the
  * command returns 0 when the daemon is ready to serve and non-zero, with
@@ -52,7 +52,8 @@ struct metad_opts {
 static const char usage[] =
 	"usage: metad [-c CONFIG] [-f|--foreground] [--log FILE]\n"
 	"  -c, --config CONFIG  configuration file (default: $CLF_CONFIG,\n"
-	"                       else <data dir>/clf.conf, else built in)\n"
+	"                       else ./clf-data/clf.conf when it exists,\n"
+	"                       else " CLF_SYSCONFDIR "/clf/clf.conf)\n"
 	"  -f, --foreground     do not become a daemon\n"
 	"      --log FILE       log here instead of <metad dir>/metad.log;\n"
 	"                       '-' for standard error\n";

@@ -45,7 +45,7 @@ static const struct tool_cmd commands[] = {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: clf [-c CONFIG] COMMAND [OPTIONS]\n"
+	fprintf(f, "usage: clf [-c CONFIG] COMMAND [OPTIONS] [-c CONFIG]\n"
 		   "\n"
 		   "Commands:\n");
 	for (size_t i = 0; i < NCOMMANDS; i++)
@@ -53,11 +53,14 @@ static void usage(FILE *f)
 			commands[i].summary);
 	fprintf(f, "\n"
 		   "Options:\n"
-		   "  -c CONFIG   the configuration file; else $CLF_CONFIG,\n"
-		   "              else <data dir>/clf.conf, else the built-in one\n"
-		   "              (one metad and four iods on 127.0.0.1, ports\n"
-		   "              from $CLF_BASE_PORT or 7000, data in\n"
-		   "              $CLF_DATA_DIR or ./clf-data)\n"
+		   "  -c, --config CONFIG\n"
+		   "              the configuration file (before or after the\n"
+		   "              command); else $CLF_CONFIG, else\n"
+		   "              ./clf-data/clf.conf ($CLF_DATA_DIR/clf.conf)\n"
+		   "              when it exists, else " CLF_SYSCONFDIR "/clf/clf.conf;\n"
+		   "              `clf up` with none of these starts a new\n"
+		   "              instance in ./clf-data (one metad and four iods\n"
+		   "              on 127.0.0.1, ports from $CLF_BASE_PORT or 7000)\n"
 		   "  -h, --help  this text; `clf COMMAND --help` for a command\n"
 		   "\n"
 		   "Files in clf are named clf:/dir/file; the commands that only\n"
@@ -151,6 +154,41 @@ static void keep_stdio_open(void)
 			break;
 }
 
+/*
+ * Global options after the subcommand (`clf status -c FILE`): -c FILE,
+ * -cFILE, --config FILE and --config=FILE are taken out of argv[1..]
+ * (up to a "--") into g, the last one winning, as before the
+ * subcommand.  No subcommand has a -c of its own.  Returns the new argc,
+ * or -1 when the file name is missing.
+ */
+static int take_global_options(struct tool_opts *g, int argc, char **argv)
+{
+	int i = 1, out = 1;
+
+	while (i < argc) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--")) {
+			while (i < argc)
+				argv[out++] = argv[i++];
+			break;
+		}
+		if (!strcmp(a, "-c") || !strcmp(a, "--config")) {
+			if (i + 1 == argc)
+				return -1;
+			g->config = argv[i + 1];
+			i += 2;
+		} else if (!strncmp(a, "-c", 2) || !strncmp(a, "--config=", 9)) {
+			g->config = a + (a[1] == 'c' ? 2 : 9);
+			i++;
+		} else {
+			argv[out++] = argv[i++];
+		}
+	}
+	argv[out] = NULL;
+	return out;
+}
+
 static const struct tool_cmd *find_command(const char *name)
 {
 	for (size_t i = 0; i < NCOMMANDS; i++)
@@ -162,6 +200,7 @@ static const struct tool_cmd *find_command(const char *name)
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -211,6 +250,9 @@ int main(int argc, char **argv)
 				  argv[optind]);
 	argc -= optind;
 	argv += optind;
+	argc = take_global_options(&g, argc, argv);
+	if (argc < 0)
+		return tool_usage(cmd->name, "option '-c' needs an argument");
 	/* 0, not 1: glibc then also resets its state for the new vector. */
 	optind = 0;
 	return cmd->run(&g, argc, argv);

@@ -10,6 +10,7 @@
  * one cannot start, the ones this call started are stopped again.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -36,9 +37,9 @@ static void up_help(void)
 	       "Start the daemons of the configuration that live on this host\n"
 	       "(metad first, then the iods) and wait until each answers.\n"
 	       "Daemons already running are left alone.  When the configuration\n"
-	       "has no secret, make one and write the configuration, secret\n"
-	       "included, to <data dir>/clf.conf (mode 0600), where every later\n"
-	       "command, daemon and client finds it.\n"
+	       "has no secret, make one, write it to <data dir>/secret and the\n"
+	       "configuration naming it to <data dir>/clf.conf (both mode 0600),\n"
+	       "where every later command, daemon and client finds them.\n"
 	       "\n"
 	       "  --data DIR       the instance in DIR: DIR/clf.conf if it\n"
 	       "                   exists, else the built-in configuration\n"
@@ -205,6 +206,50 @@ static bool same_file(const char *a, const char *b)
 }
 
 /*
+ * Save secret s alone in <data dir>/secret (mode 0600, hex, as
+ * clf_secret_load_file reads) and make it cfg's secret_file: a mount by
+ * metad's address (-o secret_file=) and the hosts of the other daemons
+ * need that file only, not the configuration.  Written whole or not at
+ * all (a temporary file renamed into place).
+ */
+static int write_secret_file(struct clf_config *cfg,
+			     const struct clf_secret *s)
+{
+	char hex[CLF_SECRET_HEX_MAX], path[PATH_MAX], tmp[PATH_MAX + 8];
+	int fd, n, err = 0;
+	size_t len;
+
+	n = snprintf(path, sizeof(path), "%s/%s", cfg->data_dir,
+		     CLF_CONFIG_SECRET_NAME);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return clf_fail(ENAMETOOLONG, "clf: data directory %s too long",
+				cfg->data_dir);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	err = clf_secret_to_hex(s, hex, sizeof(hex));
+	if (err)
+		return err;
+	len = strlen(hex);
+	hex[len++] = '\n';
+	unlink(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0 || write(fd, hex, len) != (ssize_t)len || fsync(fd) ||
+	    rename(tmp, path))
+		err = clf_fail(errno, "clf: cannot write the secret file %s: %s",
+			       path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	if (err)
+		unlink(tmp);
+	explicit_bzero(hex, sizeof(hex));
+	if (err)
+		return err;
+	cfg->secret_file = strdup(path);
+	if (!cfg->secret_file)
+		return clf_fail(ENOMEM, "clf: out of memory");
+	return 0;
+}
+
+/*
  * Give cfg a secret and save it in <data dir>/clf.conf, its path into
  * path.  A configuration file without a secret is copied there with
  * one, unless that would replace another instance's file.
@@ -231,7 +276,10 @@ static int add_secret(struct clf_config *cfg, char *path, size_t len)
 		return clf_fail_neg(err, "clf: cannot make a secret: %s",
 				    strerror(-err));
 	clf_config_set_secret(cfg, &s);
+	err = write_secret_file(cfg, &s);
 	clf_secret_clear(&s);
+	if (err)
+		return err;
 	return clf_config_write(cfg, path);
 }
 
@@ -263,7 +311,13 @@ static int up_config(const struct tool_opts *g, const struct up_opts *o,
 			err = clf_config_default(&cfg);
 		}
 	} else {
-		err = clf_config_load(g->config, &cfg);
+		/* Nothing found: a new instance in $CLF_DATA_DIR or
+		 * ./clf-data, from the built-in configuration. */
+		err = clf_config_find(g->config, conf, sizeof(conf));
+		if (err == -ENOENT)
+			err = clf_config_default(&cfg);
+		else if (!err)
+			err = clf_config_parse_file(conf, &cfg);
 	}
 	if (err)
 		return err;

@@ -148,8 +148,10 @@ done
 expect_rc 0
 [ -f "$a/clf.conf" ] || fail "no $a/clf.conf"
 [ "$(stat -c %a "$a/clf.conf")" = 600 ] || fail "clf.conf is not mode 0600"
-grep -Eq '^secret = [0-9a-f]{64}$' "$a/clf.conf" ||
-	fail "clf.conf has no generated secret"
+grep -Eq "^secret_file = $a/secret\$" "$a/clf.conf" ||
+	fail "clf.conf does not name the generated secret file"
+[ "$(stat -c %a "$a/secret")" = 600 ] || fail "secret is not mode 0600"
+grep -Eq '^[0-9a-f]{64}$' "$a/secret" || fail "secret is not 32 bytes in hex"
 expect_line out "^created $a/clf.conf with a new secret$"
 expect_line out "^authentication: (munge|secret) \("
 expect_line out "^metad +- +127\.0\.0\.1:$base +started +pid [0-9]+$"
@@ -202,6 +204,19 @@ run env CLF_DATA_DIR="$a" "$clf" status -b
 expect_rc 0
 [ "$(awk '$1 == "iod" && $8 ~ /^[0-9]+$/' "$tmp/out" | wc -l)" -eq 4 ] ||
 	fail "-b: capacities not in bytes"
+# Global options after the subcommand too.
+run "$clf" status -H -c "$a/clf.conf"
+expect_rc 0
+[ "$(wc -l <"$tmp/out")" -eq 5 ] || fail "status -c: not 5 lines"
+run "$clf" df --config="$a/clf.conf" -H
+expect_rc 0
+# The system-wide file last ($CLF_TEST_SYSCONFDIR stands for /etc).
+mkdir -p "$tmp/etc/clf"
+cp "$a/clf.conf" "$tmp/etc/clf/clf.conf"
+run sh -c "cd '$tmp' && CLF_TEST_SYSCONFDIR='$tmp/etc' '$(realpath "$clf")' status -H"
+expect_rc 0
+[ "$(awk '$4 == "reachable"' "$tmp/out" | wc -l)" -eq 5 ] ||
+	fail "$tmp/etc/clf/clf.conf: not 5 reachable lines"
 
 step="df shows 4 iods and the total"
 run "$clf" df --data "$a"
@@ -346,9 +361,15 @@ done
 
 step="commands that need the secret say so"
 mkdir "$tmp/empty"
+run env CLF_DATA_DIR="$tmp/empty" CLF_TEST_SYSCONFDIR="$tmp/empty" \
+	"$clf" status
+expect_rc 1
+expect_line err "no configuration file: tried .*CLF_CONFIG.*$tmp/empty/clf.conf, $tmp/empty/clf/clf.conf"
+printf '[global]\nmetad = 127.0.0.1:1\niod = 127.0.0.1:2\n' >"$tmp/empty/clf.conf"
 run env CLF_DATA_DIR="$tmp/empty" "$clf" status
 expect_rc 1
 expect_line err 'no secret'
+rm "$tmp/empty/clf.conf"
 run "$clf" status --data "$tmp/empty"
 expect_rc 1
 expect_line err "no configuration in $tmp/empty"

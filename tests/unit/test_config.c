@@ -31,6 +31,7 @@ static void setup(void)
 	unsetenv("CLF_CONFIG");
 	unsetenv("CLF_BASE_PORT");
 	unsetenv("CLF_DATA_DIR");
+	unsetenv("CLF_TEST_SYSCONFDIR");
 }
 
 static void teardown(void)
@@ -310,16 +311,34 @@ START_TEST(test_env_overrides_base_port_and_data_dir)
 }
 END_TEST
 
-START_TEST(test_load_prefers_path_then_env_then_data_dir_file_then_built_in)
+START_TEST(test_load_prefers_path_then_env_then_data_dir_then_sysconf)
 {
 	struct clf_config *cfg;
-	char other[PATH_MAX];
+	char other[PATH_MAX], etc[PATH_MAX], sys[PATH_MAX + 32];
+	char found[PATH_MAX + 32];
 
+	/* Nothing anywhere: an error naming every place tried. */
+	snprintf(etc, sizeof(etc), "%s", in_dir("etc"));
+	setenv("CLF_TEST_SYSCONFDIR", etc, 1);
 	setenv("CLF_DATA_DIR", dir, 1);
+	ck_assert_int_eq(clf_config_load(NULL, &cfg), -ENOENT);
+	ck_assert_ptr_nonnull(strstr(CLF_Last_error(), "$CLF_CONFIG"));
+	ck_assert_ptr_nonnull(strstr(CLF_Last_error(), path));
+	ck_assert_ptr_nonnull(strstr(CLF_Last_error(), "/etc/clf/clf.conf"));
+
+	/* The system-wide file, <sysconfdir>/clf/clf.conf. */
+	ck_assert_int_eq(mkdir(etc, 0755), 0);
+	snprintf(sys, sizeof(sys), "%s/clf", etc);
+	ck_assert_int_eq(mkdir(sys, 0755), 0);
+	snprintf(sys, sizeof(sys), "%s/clf/clf.conf", etc);
+	write_file(sys, "timeout_ms = 33\n" BASE, 0600);
+	ck_assert_int_eq(clf_config_find(NULL, found, sizeof(found)), 0);
+	ck_assert_str_eq(found, sys);
 	ck_assert_int_eq(clf_config_load(NULL, &cfg), 0);
-	ck_assert_ptr_null(cfg->source);		/* built in */
+	ck_assert_int_eq(cfg->timeout_ms, 33);
 	clf_config_free(cfg);
 
+	/* The data directory's file before it. */
 	write_file(path, "timeout_ms = 11\n" BASE, 0600);	/* dir/clf.conf */
 	ck_assert_int_eq(clf_config_load(NULL, &cfg), 0);
 	ck_assert_int_eq(cfg->timeout_ms, 11);
@@ -427,7 +446,7 @@ int main(void)
 		test_built_in_default_is_one_metad_and_four_iods_on_loopback);
 	tcase_add_test(tc, test_env_overrides_base_port_and_data_dir);
 	tcase_add_test(tc,
-		test_load_prefers_path_then_env_then_data_dir_file_then_built_in);
+		test_load_prefers_path_then_env_then_data_dir_then_sysconf);
 	tcase_add_test(tc, test_written_file_loads_back_and_is_private);
 	tcase_add_test(tc, test_parse_size_takes_binary_suffixes);
 	suite_add_tcase(s, tc);
