@@ -10,6 +10,8 @@
 #   make check-asan   the unit tests again under ASan + UBSan
 #   make bench        build the benchmarks
 #   make demo         build and run the layout-vs-view demonstration
+#   make install      install (PREFIX, DESTDIR, bindir, ... : install.mk)
+#   make deb          Debian packages in $(O)/deb (debian/Build.mk)
 #   make O=dir        build somewhere else than ./build
 
 -include .config
@@ -54,6 +56,10 @@ include tests/Build.mk
 include bench/Build.mk
 -include iod/Build.mk metad/Build.mk tools/Build.mk kernel/Build.mk \
 	romio-clf/Build.mk tests/integration/Build.mk tests/fuzz/Build.mk
+include man/Build.mk
+# make install, make uninstall, make deb: after the fragments, whose
+# programs and libraries they install.
+include install.mk
 
 UNIT_TESTS += $(UNIT_TEST_NAMES:%=$(O)/tests/unit/%)
 

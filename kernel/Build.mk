@@ -7,12 +7,10 @@
 # the program.  mount.clf is the same program under the name mount(8)
 # looks for.
 #
-#   make install-mount [DESTDIR=...]   /sbin/mount.clf and
-#                                      $(PREFIX)/bin/clf-fuse
+#   make install [DESTDIR=...]         /sbin/mount.clf (install.mk)
+#   make install-mount                 only that
 
 ifeq ($(CONFIG_CLF_FUSE),y)
-
-PREFIX ?= /usr/local
 
 CLFS_OPS_SRCS := kernel/clfs_inode.c kernel/clfs_ops.c kernel/clfs_io.c \
 	kernel/clfs_xattr.c kernel/clfs_log.c kernel/clfs_lock.c \
@@ -44,10 +42,5 @@ UNIT_TEST_NAMES += test_clfs
 TEST_OBJS_test_clfs := $(O)/kernel/clfs_opts.o $(O)/kernel/clfs_inode.o
 TEST_LIBS_test_clfs := -lpthread
 $(O)/tests/unit/test_clfs.o: ALL_CFLAGS += -Ikernel
-
-.PHONY: install-mount
-install-mount: $(O)/kernel/clf-fuse
-	install -D -m 755 $(O)/kernel/clf-fuse $(DESTDIR)/sbin/mount.clf
-	install -D -m 755 $(O)/kernel/clf-fuse $(DESTDIR)$(PREFIX)/bin/clf-fuse
 
 endif

@@ -28,7 +28,22 @@ LIBCLF_SRCS += libclf/layout_text.c libclf/layout_text_fmt.c \
 	libclf/layout_text_kinds.c libclf/layout_text_api.c
 LIBCLF_OBJS = $(LIBCLF_SRCS:%.c=$(O)/%.o)
 
-LIBS += $(O)/libclf.so $(O)/libclf.a
+# The soname's version changes with an incompatible ABI (libclf.map's
+# CLF_0); the file's minor numbers with additions.
+LIBCLF_SOVERSION := 0
+LIBCLF_VERSION := $(LIBCLF_SOVERSION).1.0
+
+# The system-wide configuration: $(sysconfdir)/clf/clf.conf (config.h;
+# the programs' --help name it too).
+sysconfdir ?= /etc
+ALL_CFLAGS += -DCLF_SYSCONFDIR='"$(sysconfdir)"'
+
+# libclf.so.0 beside libclf.so: a program linked with -Lbuild -lclf
+# then runs with LD_LIBRARY_PATH=build.
+LIBS += $(O)/libclf.so $(O)/libclf.so.$(LIBCLF_SOVERSION) $(O)/libclf.a
+
+$(O)/libclf.so.$(LIBCLF_SOVERSION): $(O)/libclf.so
+	ln -sf libclf.so $@
 
 $(O)/libclf.a: $(LIBCLF_OBJS)
 	@rm -f $@
@@ -36,4 +51,4 @@ $(O)/libclf.a: $(LIBCLF_OBJS)
 
 $(O)/libclf.so: $(LIBCLF_OBJS) libclf/libclf.map
 	$(CC) -shared -o $@ $(LIBCLF_OBJS) -Wl,--version-script=libclf/libclf.map \
-		-Wl,-soname,libclf.so.0 $(LIBCLF_EXTRA_LIBS) $(ALL_LDFLAGS)
+		-Wl,-soname,libclf.so.$(LIBCLF_SOVERSION) $(LIBCLF_EXTRA_LIBS) $(ALL_LDFLAGS)

@@ -7,7 +7,8 @@ PACKAGES="build-essential pkg-config check python3-kconfiglib clang
 	libclang-rt-dev liblmdb-dev libinih-dev libsodium-dev
 	libfuse3-dev fuse3 mpich libmpich-dev iproute2 zlib1g-dev file
 	dpkg-dev sqlite3
-	libhdf5-mpich-dev autoconf automake libtool munge libmunge-dev"
+	libhdf5-mpich-dev autoconf automake libtool munge libmunge-dev
+	groff man-db debhelper lintian fakeroot"
 
 missing=""
 for p in $PACKAGES; do
