@@ -182,14 +182,15 @@ expect $u2 "ERR EACCES" "$pc" write /f644 x
 expect $u2 "ERR EACCES" "$pc" create /x 0644
 expect $u2 "ERR EACCES" "$pc" mkdir /x 0755
 expect $u1 OK "$pc" create /home1/new 0644
-expect $u2 "ERR EACCES" "$pc" create /home1/new2 0644
+expect $u2 "ERR EACCES*create 'new2'*directory 'home1'" \
+	"$pc" create /home1/new2 0644
 expect $u1 OK "$pc" read /home1/own
 expect $u1 OK "$pc" write /home1/own mine
 expect $u2 "ERR EACCES" "$pc" read /home1/own
 expect $u2 OK "$pc" read /home1/grp
 expect $u2 "ERR EACCES" "$pc" write /home1/grp x
 expect $u2 OK "$pc" write /home1/grpw shared
-expect $u2 "ERR EACCES" "$pc" stat /priv/secret
+expect $u2 "ERR EACCES*cannot search 'priv'" "$pc" stat /priv/secret
 expect $u2 "ERR EACCES" "$pc" read /priv/secret
 expect $u2 "ERR EACCES" "$pc" ls /priv
 expect $u1 OK "$pc" ls /priv
