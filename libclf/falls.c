@@ -244,12 +244,19 @@ static void merge_ordered(struct fbuild *b, struct fvec *v)
 		int64_t stride, n;
 		struct fvec one = { 0 };
 
-		if (!merge_falls(a, c, &stride) || !add_ok(a->n, c->n, &n)) {
+		if (a->n == 1 && c->n == 1 && !a->in && !c->in &&
+		    a->r + 1 == c->l) {
+			/* Touching plain blocks of any lengths: one block. */
+			fvec_push(b, &one, a->l, c->r, c->r - a->l + 1, 1, NULL);
+		} else if (merge_falls(a, c, &stride) &&
+			   add_ok(a->n, c->n, &n)) {
+			/* Re-normalise through push: contiguous blocks
+			 * collapse. */
+			fvec_push(b, &one, a->l, a->r, stride, n, a->in);
+		} else {
 			v->v[++out] = *c;
 			continue;
 		}
-		/* Re-normalise through push: contiguous blocks collapse. */
-		fvec_push(b, &one, a->l, a->r, stride, n, a->in);
 		fset_put(c->in);
 		if (b->err || one.nr != 1) {
 			fvec_release(&one);
@@ -281,8 +288,17 @@ struct fset *fset_from_vec(struct fbuild *b, struct fvec *v)
 	for (int i = 1; i < v->nr; i++)
 		if (v->v[i - 1].hi >= v->v[i].l)
 			ordered = false;
-	if (ordered)
+	/*
+	 * Until nothing merges: a merge can make a block that merges with
+	 * its neighbour only now (blocks [0,0] [1,1] [2,2] [3,3] [4,4] give
+	 * [0,1] [2,3] [4,4] in one pass, then [0,3] [4,4], then [0,4]).  One
+	 * pass would leave a form that decoding its own encoding changes;
+	 * each pass removes members, and halving patterns take log n.
+	 */
+	for (int nr = -1; ordered && !b->err && v->nr != nr;) {
+		nr = v->nr;
 		merge_ordered(b, v);
+	}
 	if (b->err)
 		goto fail;
 

@@ -16,7 +16,9 @@
  *   - contiguous blocks are one block; an inner FALLS whose period tiles
  *     the outer stride is merged with its parent;
  *   - in a set whose members' spans are disjoint, neighbours of the same
- *     shape are merged.
+ *     shape are merged, and touching plain blocks are one block, until
+ *     nothing merges: the form is a fixpoint (a set rebuilt from its own
+ *     members -- decoding its encoding -- comes out the same).
  *
  * Every query below costs time proportional to the size of the description
  * (depth times members per level), never to the number of bytes selected.
