@@ -83,8 +83,9 @@ static void usage(FILE *f)
 		"  iod_buffer_memory     request and reply buffers over 1 MiB of all\n"
 		"                        clients (default M/8, 256m to 16g)\n"
 		"  iod_buffer_min_share  (default iod_buffer_memory / -m, 1m at least)\n"
-		"Each client (connection) may take max(min share, memory / (clients\n"
-		"+ 1)); past it a registration fails with ENOBUFS and a message\n"
+		"Each client (a MUNGE user, or a connection authenticated with the\n"
+		"secret) may take max(min share, memory / (clients + 1)); past it\n"
+		"a registration fails with ENOBUFS and a message\n"
 		"giving the figures, while writes and reads move in 1 MiB pieces.\n"
 		"Here: views %zu MiB, buffers %zu MiB by default.\n",
 		IOD_MAX_CONNS_DEFAULT, defaults.view_memory >> 20,

@@ -350,9 +350,9 @@ static void buf_free(struct iod_conn *cn, uint8_t **buf, size_t *cap)
 {
 	struct iod_server *srv = cn->srv;
 
-	if (*cap > IOD_SMALL_BUF) {
+	if (*cap > IOD_SMALL_BUF && cn->client) {
 		pthread_mutex_lock(&srv->buf_lock);
-		iod_pool_give(&srv->bufs, &cn->charged, *cap);
+		iod_pool_give(&srv->bufs, &cn->client->buf_bytes, *cap);
 		pthread_mutex_unlock(&srv->buf_lock);
 	}
 	free(*buf);
@@ -374,9 +374,11 @@ static int buf_reserve(struct iod_conn *cn, uint8_t **buf, size_t *cap,
 	if (len <= *cap && *buf)
 		return 0;
 	buf_free(cn, buf, cap);
+	if (len > IOD_SMALL_BUF && !cn->client)
+		return clf_fail(ENOBUFS, "iod: no buffer before authentication");
 	if (len > IOD_SMALL_BUF) {
 		pthread_mutex_lock(&srv->buf_lock);
-		err = iod_pool_take(&srv->bufs, &cn->charged, len);
+		err = iod_pool_take(&srv->bufs, &cn->client->buf_bytes, len);
 		pthread_mutex_unlock(&srv->buf_lock);
 		if (err)
 			return err;
@@ -385,7 +387,7 @@ static int buf_reserve(struct iod_conn *cn, uint8_t **buf, size_t *cap,
 	if (!bigger) {
 		if (len > IOD_SMALL_BUF) {
 			pthread_mutex_lock(&srv->buf_lock);
-			iod_pool_give(&srv->bufs, &cn->charged, len);
+			iod_pool_give(&srv->bufs, &cn->client->buf_bytes, len);
 			pthread_mutex_unlock(&srv->buf_lock);
 		}
 		return clf_fail(ENOMEM, "iod: no memory for %s of %zu bytes",
@@ -401,9 +403,13 @@ struct iod_sieve iod_conn_sieve_begin(struct iod_conn *cn)
 	struct iod_server *srv = cn->srv;
 	struct iod_sieve sv = iod_sieve_default;
 
+	if (!cn->client) {
+		sv.window = IOD_SIEVE_WINDOW_SMALL;
+		return sv;
+	}
 	pthread_mutex_lock(&srv->buf_lock);
-	if (iod_pool_fits(&srv->bufs, cn->charged, sv.window)) {
-		iod_pool_take(&srv->bufs, &cn->charged, sv.window);
+	if (iod_pool_fits(&srv->bufs, cn->client->buf_bytes, sv.window)) {
+		iod_pool_take(&srv->bufs, &cn->client->buf_bytes, sv.window);
 		cn->sieve_charged = sv.window;
 	} else {
 		sv.window = IOD_SIEVE_WINDOW_SMALL;
@@ -419,7 +425,7 @@ void iod_conn_sieve_end(struct iod_conn *cn)
 	if (!cn->sieve_charged)
 		return;
 	pthread_mutex_lock(&srv->buf_lock);
-	iod_pool_give(&srv->bufs, &cn->charged, cn->sieve_charged);
+	iod_pool_give(&srv->bufs, &cn->client->buf_bytes, cn->sieve_charged);
 	pthread_mutex_unlock(&srv->buf_lock);
 	cn->sieve_charged = 0;
 }
@@ -644,6 +650,64 @@ static void log_refusal(struct iod_server *srv, const char *peer,
 		iod_log("%s: refused: %s", peer, why);
 }
 
+/* The client record of id, with a new reference; NULL: no memory. */
+static struct iod_client *client_get(struct iod_server *srv, uint64_t id)
+{
+	struct iod_client *c;
+
+	pthread_mutex_lock(&srv->mutex);
+	for (c = srv->clients; c && c->id != id; c = c->next)
+		;
+	if (!c) {
+		c = calloc(1, sizeof(*c));
+		if (c) {
+			c->id = id;
+			c->next = srv->clients;
+			srv->clients = c;
+		}
+	}
+	if (c)
+		c->conns++;
+	pthread_mutex_unlock(&srv->mutex);
+	return c;
+}
+
+static void client_put(struct iod_server *srv, struct iod_client *c)
+{
+	struct iod_client **pp;
+
+	if (!c)
+		return;
+	pthread_mutex_lock(&srv->mutex);
+	if (--c->conns == 0) {
+		for (pp = &srv->clients; *pp != c; pp = &(*pp)->next)
+			;
+		*pp = c->next;
+		free(c);
+	}
+	pthread_mutex_unlock(&srv->mutex);
+}
+
+/*
+ * Who the connection's memory is charged to (iod_client): its MUNGE
+ * user, whose connections share one share, or itself.  0 or -ENOMEM.
+ */
+static int client_join(struct iod_conn *cn, const struct clf_auth_peer *peer)
+{
+	struct iod_server *srv = cn->srv;
+	uint64_t id = cn->owner;
+	int err;
+
+	if (peer->method == CLF_AUTH_MUNGE) {
+		id = IOD_CLIENT_UID | peer->uid;
+		err = iod_views_bind(srv->views, cn->owner, id);
+		if (err)
+			return err;
+	}
+	cn->client = client_get(srv, id);
+	return cn->client ? 0 : clf_fail(ENOMEM, "iod: out of memory");
+}
+
 static void *conn_thread(void *arg)
 {
 	struct iod_conn *cn = arg;
@@ -676,6 +740,13 @@ static void *conn_thread(void *arg)
 		log_refusal(srv, clf_conn_peer(cn->c), why);
 		goto close;
 	}
+	if (client_join(cn, &peer)) {
+		iod_log("%s (%s): %s; closing", clf_conn_peer(cn->c), cn->role,
+			last_error());
+		clf_admit_leave(&srv->admit);
+		iod_view_release_owner(srv->views, cn->owner);
+		goto close;
+	}
 	atomic_fetch_add(&srv->connections, 1);
 	iod_log("%s (%s): connected", clf_conn_peer(cn->c), cn->role);
 	serve_connection(cn);
@@ -688,6 +759,7 @@ close:
 	clf_conn_close(cn->c);
 	buf_free(cn, &cn->buf, &cn->cap);
 	buf_free(cn, &cn->out, &cn->out_cap);
+	client_put(srv, cn->client);
 	free(cn);
 	pthread_mutex_lock(&srv->mutex);
 	srv->nthreads--;

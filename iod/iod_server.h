@@ -110,6 +110,7 @@ struct iod_server {
 	pthread_mutex_t buf_lock;
 	struct iod_pool bufs;		/* buffers over IOD_SMALL_BUF; buf_lock */
 	size_t coll_charged;		/* of bufs, by collective rounds */
+	struct iod_client *clients;	/* open ones; mutex */
 
 	pthread_mutex_t mutex;
 	pthread_cond_t idle;		/* signalled when a thread ends */
@@ -146,8 +147,23 @@ void iod_server_close(struct iod_server *srv);
 /* One connection, one thread                                          */
 /* ------------------------------------------------------------------ */
 
+/*
+ * A client, as memory is shared (iod_share.h): the connections of one
+ * MUNGE user, or one connection authenticated with the shared secret
+ * (which says nothing of who is behind it).
+ */
+struct iod_client {
+	uint64_t id;			/* IOD_CLIENT_UID | uid, or owner */
+	unsigned conns;			/* connections using it; srv mutex */
+	size_t buf_bytes;		/* of the buffer pool; buf_lock */
+	struct iod_client *next;	/* srv->clients; srv mutex */
+};
+
+#define IOD_CLIENT_UID ((uint64_t)1 << 63)
+
 struct iod_conn {
 	struct iod_server *srv;		/* borrowed */
+	struct iod_client *client;	/* a reference once authenticated */
 	struct clf_conn *c;		/* owned */
 	uint64_t owner;			/* view owner id, unique */
 	uint64_t ticket;		/* of its handshake (admission.h) */
@@ -167,9 +183,7 @@ struct iod_conn {
 	size_t cap;			/* bytes allocated */
 	uint8_t *out;			/* owned */
 	size_t out_cap;			/* bytes allocated */
-	size_t charged;			/* of the pool, for these and the
-					   sieve window; buf_lock */
-	size_t sieve_charged;		/* of charged, the sieve window's */
+	size_t sieve_charged;		/* of the pool, the sieve window's */
 };
 
 /*

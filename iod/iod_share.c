@@ -51,6 +51,7 @@ const char *iod_bytes_str(size_t n, char *buf, size_t len)
 
 int iod_pool_take(struct iod_pool *p, size_t *mine, size_t n)
 {
+	unsigned holders = p->holders + (*mine ? 0 : 1);
 	char a[32], b[32], c[32], d[32];
 	size_t share;
 
@@ -64,12 +65,12 @@ int iod_pool_take(struct iod_pool *p, size_t *mine, size_t n)
 	share = iod_pool_share(p, *mine);
 	if (n > share || *mine > share - n)
 		return clf_fail(ENOBUFS,
-				"iod: %s of this client use %s of its %s share and need %s more (%u clients hold some of the iod's %s: %s)",
+				"iod: %s of this client use %s of its %s share and need %s more (%s = %s, shared by %u client%s)",
 				p->what, iod_bytes_str(*mine, a, sizeof(a)),
 				iod_bytes_str(share, b, sizeof(b)),
-				iod_bytes_str(n, c, sizeof(c)),
-				p->holders + (*mine ? 0 : 1),
-				iod_bytes_str(p->limit, d, sizeof(d)), p->key);
+				iod_bytes_str(n, c, sizeof(c)), p->key,
+				iod_bytes_str(p->limit, d, sizeof(d)), holders,
+				holders == 1 ? "" : "s");
 	return clf_fail(ENOBUFS,
 			"iod: %s of all clients use %s of the iod's %s and this client needs %s more (%s)",
 			p->what, iod_bytes_str(p->used, a, sizeof(a)),

@@ -5,8 +5,9 @@
  * The iod lends memory to its clients in two pools: the mappings of the
  * views they register (iod_view.c) and the buffers of their requests
  * (iod_server.c).  Each pool has a limit for all clients together and
- * gives each client -- each authenticated connection, the unit that owns
- * views and sends requests -- a share of it:
+ * gives each client -- the connections of one MUNGE user, or one
+ * connection authenticated with the shared secret, which tells nothing
+ * of who is behind it (iod_server.h, struct iod_client) -- a share of it:
  *
  *     share = max(min_share, limit / (holders + 1))
  *

@@ -23,10 +23,25 @@
 #include "iod_view.h"
 #include "mapping_mem.h"
 
+/* What a client is charged: one owner's views, or several owners'. */
+struct iod_account {
+	uint64_t client;	   /* iod_views_bind's, or the owner id */
+	unsigned owners;	   /* owner records charging it */
+	size_t bytes;		   /* charged, in the pool */
+	struct iod_account *next;  /* hash chain */
+};
+
+/* An owner bound to an account by iod_views_bind. */
+struct iod_binding {
+	uint64_t owner, client;
+	struct iod_binding *next;  /* hash chain */
+};
+
 struct iod_owner {
 	uint64_t id;		   /* connection id */
 	unsigned nviews;	   /* views in the list */
 	size_t bytes;		   /* charged for them, in the pool */
+	struct iod_account *acct;  /* where they are charged */
 	struct iod_view *views;	   /* the owner's views, newest first */
 	struct iod_owner *next;	   /* hash chain */
 };
@@ -59,6 +74,8 @@ struct iod_views {
 	/* Protected by mutex. */
 	struct iod_view **handles;	 /* owned array of hash chains */
 	struct iod_owner *owners[OWNER_BUCKETS]; /* owned records */
+	struct iod_account *accounts[OWNER_BUCKETS]; /* owned records */
+	struct iod_binding *bindings[OWNER_BUCKETS]; /* owned records */
 	unsigned count;			 /* views registered */
 	uint32_t next_handle;		 /* where the handle search starts */
 	struct iod_map *maps[MAP_BUCKETS]; /* shared mappings, by key */
@@ -150,12 +167,26 @@ void iod_views_free(struct iod_views *reg)
 	}
 	for (size_t b = 0; b < OWNER_BUCKETS; b++) {
 		struct iod_owner *o = reg->owners[b];
+		struct iod_account *a = reg->accounts[b];
+		struct iod_binding *bd = reg->bindings[b];
 
 		while (o) {
 			struct iod_owner *next = o->next;
 
 			free(o);
 			o = next;
+		}
+		while (a) {
+			struct iod_account *next = a->next;
+
+			free(a);
+			a = next;
+		}
+		while (bd) {
+			struct iod_binding *next = bd->next;
+
+			free(bd);
+			bd = next;
 		}
 	}
 	for (size_t b = 0; b < MAP_BUCKETS; b++) {
@@ -193,6 +224,86 @@ static struct iod_owner **owner_slot(struct iod_views *reg, uint64_t id)
 	return pp;
 }
 
+static size_t id_bucket(uint64_t id)
+{
+	return (size_t)((id * 0x9e3779b97f4a7c15ull) >> 56);
+}
+
+static struct iod_binding **binding_slot(struct iod_views *reg,
+					 uint64_t owner)
+{
+	struct iod_binding **pp = &reg->bindings[id_bucket(owner)];
+
+	while (*pp && (*pp)->owner != owner)
+		pp = &(*pp)->next;
+	return pp;
+}
+
+static struct iod_account **account_slot(struct iod_views *reg,
+					 uint64_t client)
+{
+	struct iod_account **pp = &reg->accounts[id_bucket(client)];
+
+	while (*pp && (*pp)->client != client)
+		pp = &(*pp)->next;
+	return pp;
+}
+
+int iod_views_bind(struct iod_views *reg, uint64_t owner, uint64_t client)
+{
+	struct iod_binding *b = calloc(1, sizeof(*b)), **bp;
+
+	if (!b)
+		return clf_fail(ENOMEM, "iod: out of memory");
+	b->owner = owner;
+	b->client = client;
+	pthread_mutex_lock(&reg->mutex);
+	bp = binding_slot(reg, owner);
+	if (*bp) {
+		(*bp)->client = client;
+		free(b);
+	} else {
+		*bp = b;
+	}
+	pthread_mutex_unlock(&reg->mutex);
+	return 0;
+}
+
+/* The account of a new owner record; mutex held.  NULL: no memory. */
+static struct iod_account *account_get(struct iod_views *reg, uint64_t owner)
+{
+	struct iod_binding *b = *binding_slot(reg, owner);
+	uint64_t client = b ? b->client : owner;
+	struct iod_account **ap = account_slot(reg, client), *a = *ap;
+
+	if (!a) {
+		a = calloc(1, sizeof(*a));
+		if (!a)
+			return NULL;
+		a->client = client;
+		*ap = a;
+	}
+	a->owners++;
+	return a;
+}
+
+/* An owner record goes; mutex held. */
+static void account_put(struct iod_views *reg, struct iod_account *a)
+{
+	if (--a->owners)
+		return;
+	*account_slot(reg, a->client) = a->next;
+	free(a);
+}
+
+/* The account owner would charge now, or NULL if it has none yet. */
+static struct iod_account *account_peek(struct iod_views *reg, uint64_t owner)
+{
+	struct iod_binding *b = *binding_slot(reg, owner);
+
+	return *account_slot(reg, b ? b->client : owner);
+}
+
 /* A handle not in use; there is one: each view costs over 64 bytes, so
  * fewer than 2^32 - 1 fit in memory. */
 static uint32_t new_handle(struct iod_views *reg)
@@ -209,19 +320,25 @@ static uint32_t new_handle(struct iod_views *reg)
 static int insert(struct iod_views *reg, struct iod_view *v)
 {
 	struct iod_owner **op = owner_slot(reg, v->owner), *o = *op;
-	size_t mine = o ? o->bytes : 0;
+	struct iod_account *a = o ? o->acct : account_peek(reg, v->owner);
+	size_t mine = a ? a->bytes : 0;
 
 	/* Refused with the figures, or charged below once o exists. */
 	if (!iod_pool_fits(&reg->pool, mine, v->cost))
 		return iod_pool_take(&reg->pool, &mine, v->cost);
 	if (!o) {
 		o = calloc(1, sizeof(*o));
-		if (!o)
+		if (o)
+			o->acct = account_get(reg, v->owner);
+		if (!o || !o->acct) {
+			free(o);
 			return clf_fail(ENOMEM, "iod: out of memory");
+		}
 		o->id = v->owner;
 		*op = o;
 	}
-	iod_pool_take(&reg->pool, &o->bytes, v->cost);
+	iod_pool_take(&reg->pool, &o->acct->bytes, v->cost);
+	o->bytes += v->cost;
 	v->handle = new_handle(reg);
 	*handle_slot(reg, v->handle) = v;
 	v->own = o;
@@ -511,9 +628,11 @@ static void detach(struct iod_views *reg, struct iod_view *v)
 		reg->idle_maps++;
 		reg->idle_bytes += v->shared->bytes;
 	}
-	iod_pool_give(&reg->pool, &o->bytes, v->cost);
+	iod_pool_give(&reg->pool, &o->acct->bytes, v->cost);
+	o->bytes -= v->cost;
 	if (--o->nviews == 0) {
 		*owner_slot(reg, o->id) = o->next;
+		account_put(reg, o->acct);
 		free(o);
 	}
 }
@@ -556,6 +675,14 @@ int iod_view_release_owner(struct iod_views *reg, uint64_t owner)
 		n++;
 		if (last)
 			o = NULL;
+	}
+	{
+		struct iod_binding **bp = binding_slot(reg, owner), *b = *bp;
+
+		if (b) {
+			*bp = b->next;
+			free(b);
+		}
 	}
 	maps_trim(reg);
 	pthread_mutex_unlock(&reg->mutex);

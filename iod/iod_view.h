@@ -14,8 +14,9 @@
  * connection drops.  Each mapping costs memory chosen by the client, so
  * views are charged in bytes (the view, its key and its mapping's
  * clf_mapping_footprint) to a pool that the owners share fairly
- * (iod_share.h): one owner gets -ENOBUFS past its share, and the others
- * still register.  A view sharing a mapping is charged the whole
+ * (iod_share.h): one client gets -ENOBUFS past its share, and the others
+ * still register.  A client is an owner, or the owners bound to one
+ * account (iod_views_bind: the connections of one MUNGE user).  A view sharing a mapping is charged the whole
  * mapping: what each owner is charged stays alive as long as it keeps
  * its views, whoever made the mapping first.
  *
@@ -154,6 +155,16 @@ unsigned iod_views_count(struct iod_views *reg);
 
 /* Bytes charged to owner's views, or to all owners' when owner is 0. */
 size_t iod_views_bytes(struct iod_views *reg, uint64_t owner);
+
+/*
+ * iod_views_bind - charge owner's views to the account `client`
+ *
+ * Owners bound to one client (connections of one authenticated user)
+ * share one share of the pool; an owner never bound is its own client.
+ * Call before the owner registers; the binding goes with
+ * iod_view_release_owner.  0 or -ENOMEM.
+ */
+int iod_views_bind(struct iod_views *reg, uint64_t owner, uint64_t client);
 
 /* Bytes of unused mappings kept for views registered again (for tests). */
 size_t iod_views_idle_bytes(struct iod_views *reg);

@@ -416,6 +416,43 @@ START_TEST(test_unused_mappings_are_bounded)
 }
 END_TEST
 
+START_TEST(test_owners_bound_to_one_client_share_its_share)
+{
+	struct iod_views *reg = registry(0, 0);
+	struct fixture f;
+	size_t c;
+	uint32_t h[8];
+
+	fixture_init(&f);
+	ck_assert_int_eq(reg_one(reg, &f, 1, &h[0]), 0);
+	c = iod_views_bytes(reg, 1);
+	iod_views_free(reg);
+
+	/* 6.5 views: a lone client may take 3 of them, however many
+	 * connections (owners) it registers through. */
+	reg = registry(6 * c + c / 2, c);
+	ck_assert_int_eq(iod_views_bind(reg, 1, 100), 0);
+	ck_assert_int_eq(iod_views_bind(reg, 2, 100), 0);
+	ck_assert_int_eq(reg_one(reg, &f, 1, &h[0]), 0);
+	ck_assert_int_eq(reg_one(reg, &f, 2, &h[1]), 0);
+	ck_assert_int_eq(reg_one(reg, &f, 1, &h[2]), 0);
+	ck_assert_int_eq(reg_one(reg, &f, 2, &h[3]), -ENOBUFS);
+	ck_assert_ptr_nonnull(strstr(CLF_Last_error(),
+				     "view registrations of this client use"));
+	/* Another client is a newcomer with its own share. */
+	ck_assert_int_eq(reg_one(reg, &f, 3, &h[3]), 0);
+	ck_assert_int_eq(reg_one(reg, &f, 3, &h[4]), 0);
+	/* A connection of the first that goes gives its part back, and
+	 * its binding: bound to nothing, owner 2 is a client of its own. */
+	ck_assert_int_eq(iod_view_release_owner(reg, 2), 1);
+	ck_assert_uint_eq(iod_views_bytes(reg, 0), 4 * c);
+	ck_assert_int_eq(reg_one(reg, &f, 2, &h[5]), 0);
+	ck_assert_uint_eq(iod_views_bytes(reg, 2), c);
+	fixture_free(&f);
+	iod_views_free(reg);
+}
+END_TEST
+
 START_TEST(test_unused_mappings_are_bounded_in_bytes)
 {
 	struct iod_views *reg = registry(64 << 10, 0);
@@ -458,6 +495,7 @@ int main(void)
 	tcase_add_test(tc, test_equal_registrations_share_one_mapping);
 	tcase_add_test(tc, test_unused_mappings_are_bounded);
 	tcase_add_test(tc, test_unused_mappings_are_bounded_in_bytes);
+	tcase_add_test(tc, test_owners_bound_to_one_client_share_its_share);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
