@@ -59,7 +59,7 @@ include bench/Build.mk
 include man/Build.mk
 # make install, make uninstall, make deb: after the fragments, whose
 # programs and libraries they install.
-include install.mk
+include install.mk debian/Build.mk
 
 UNIT_TESTS += $(UNIT_TEST_NAMES:%=$(O)/tests/unit/%)
 

@@ -4,7 +4,8 @@
 #
 #   make check-man
 
-MAN_PAGES := man/clf.1 man/libclf.3 man/clf.conf.5 man/metad.8 man/iod.8 \
+MAN_PAGES := man/clf.1 man/mpicc-clf.1 man/libclf.3 man/clf.conf.5 \
+	man/metad.8 man/iod.8 \
 	man/mount.clf.8
 
 .PHONY: check-man

@@ -127,6 +127,9 @@ check_installed() {
 	if [ -n "$romiodir" ] && command -v mpicc >/dev/null; then
 		[ -f "$root$romiodir/libromio-clf.so" ] ||
 			fail "no $romiodir/libromio-clf.so"
+		[ -e "$root/usr/share/man/man1/mpicc-clf.1" ] ||
+			[ -e "$root/usr/share/man/man1/mpicc-clf.1.gz" ] ||
+			fail "no mpicc-clf(1)"
 		printf '#include <mpi.h>\nint main(int c, char **v) { MPI_Init(&c, &v); MPI_Finalize(); return 0; }\n' >"$tmp/mpi.c"
 		env -u CLF_BUILD_DIR "$root/usr/bin/mpicc-clf" -o "$tmp/mpi" "$tmp/mpi.c" ||
 			fail "mpicc-clf"

@@ -21,7 +21,8 @@ command -v man >/dev/null || fail "man not installed (scripts/install-deps.sh)"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/clf-man-test.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-for page in man/clf.1 man/libclf.3 man/clf.conf.5 man/metad.8 man/iod.8 \
+for page in man/clf.1 man/mpicc-clf.1 man/libclf.3 man/clf.conf.5 \
+	man/metad.8 man/iod.8 \
 	man/mount.clf.8; do
 	[ -f "$page" ] || fail "$page missing"
 	groff -ww -z -man "$page" >"$tmp/out" 2>&1 || fail "groff $page"
