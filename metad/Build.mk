@@ -9,6 +9,8 @@
 MDS_STORE_SRCS := metad/mds_store.c metad/mds_inode.c metad/mds_layout.c \
 	metad/mds_namespace.c metad/mds_attr.c metad/mds_verify.c \
 	metad/mds_gcq.c metad/mds_replies.c
+# Read-only handles, backup and restore beside metad (clf fsck/backup).
+MDS_STORE_SRCS += metad/mds_backup.c
 MDS_STORE_OBJS = $(MDS_STORE_SRCS:%.c=$(O)/%.o)
 MDS_STORE_LIBS := -llmdb
 

@@ -202,6 +202,30 @@ struct mds_statfs {
  */
 int mds_store_open(const char *dir, struct mds_store **out);
 
+/*
+ * mds_store_open_readonly - a read-only handle on the store in dir, also
+ * while metad has it open (no flock; LMDB readers see committed
+ * snapshots).  For mds_store_verify and reads only.  Errors as
+ * mds_store_open, -ENOENT when there is no store.
+ */
+int mds_store_open_readonly(const char *dir, struct mds_store **out);
+
+/*
+ * mds_store_backup - a consistent, compacted copy of the store in dir
+ * into directory dest (made if missing, mode 0700; -EEXIST when it holds
+ * a store already), taken in one read transaction while metad runs.
+ */
+int mds_store_backup(const char *dir, const char *dest);
+
+/*
+ * mds_store_restore - put the backup in directory backup in place of the
+ * store in dir, metad stopped (-EBUSY while it runs).  The backup is
+ * verified first, the old data file kept as the path written to saved,
+ * and the result verified.  Returns 0 or a negative errno with a message.
+ */
+int mds_store_restore(const char *backup, const char *dir, char *saved,
+		      size_t len);
+
 /* Close a store; waits for nothing (no call may be running).  NULL ok. */
 void mds_store_close(struct mds_store *s);
 

@@ -11,15 +11,18 @@ CLF_TOOL_SRCS := tools/clf.c tools/cmd_up.c tools/cmd_down.c \
 CLF_TOOL_SRCS += tools/tool_fs.c tools/cmd_setlayout.c \
 	tools/cmd_getlayout.c tools/cmd_map.c tools/map_picture.c \
 	tools/png.c tools/cmd_cp.c tools/cmd_ls.c tools/cmd_mkdir.c
+# fsck, backup, restore: metad's store, opened beside metad.
+CLF_TOOL_SRCS += tools/cmd_store.c
 CLF_TOOL_OBJS := $(CLF_TOOL_SRCS:%.c=$(O)/%.o)
+$(O)/tools/cmd_store.o: ALL_CFLAGS += -Imetad
 
 $(CLF_TOOL_OBJS): ALL_CFLAGS += -Ilibclf
 
 PROGRAMS += $(O)/tools/clf
 
-$(O)/tools/clf: $(CLF_TOOL_OBJS) $(O)/libclf.a
-	$(CC) -o $@ $(CLF_TOOL_OBJS) $(O)/libclf.a $(LIBCLF_EXTRA_LIBS) \
-		-lz $(ALL_LDFLAGS)
+$(O)/tools/clf: $(CLF_TOOL_OBJS) $(O)/metad/libmds_store.a $(O)/libclf.a
+	$(CC) -o $@ $(CLF_TOOL_OBJS) $(O)/metad/libmds_store.a $(O)/libclf.a \
+		$(MDS_STORE_LIBS) $(LIBCLF_EXTRA_LIBS) -lz $(ALL_LDFLAGS)
 
 # Unit test of the parts that need no daemon (tests/Build.mk's rules).
 UNIT_TEST_NAMES += test_tools

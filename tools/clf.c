@@ -39,6 +39,11 @@ static const struct tool_cmd commands[] = {
 	  cmd_cp },
 	{ "ls", "list a clf directory, with layouts (-l)", cmd_ls },
 	{ "mkdir", "make clf directories", cmd_mkdir },
+	{ "fsck", "check metad's store (on metad's host)", cmd_fsck },
+	{ "backup", "copy metad's store while it runs (on metad's host)",
+	  cmd_backup },
+	{ "restore", "put a backup in place of metad's store, metad stopped",
+	  cmd_restore },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

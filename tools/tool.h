@@ -42,6 +42,9 @@ int cmd_map(const struct tool_opts *g, int argc, char **argv);
 int cmd_cp(const struct tool_opts *g, int argc, char **argv);
 int cmd_ls(const struct tool_opts *g, int argc, char **argv);
 int cmd_mkdir(const struct tool_opts *g, int argc, char **argv);
+int cmd_fsck(const struct tool_opts *g, int argc, char **argv);
+int cmd_backup(const struct tool_opts *g, int argc, char **argv);
+int cmd_restore(const struct tool_opts *g, int argc, char **argv);
 
 /*
  * Print "clf CMD: <message>" and a hint to --help on stderr; returns
