@@ -159,9 +159,25 @@ static int down_error(struct clf_peer *p, int err)
 	if (err == -ETIMEDOUT)
 		return clf_fail(ETIMEDOUT, "clf: %s (%s) did not answer in time",
 				p->name, p->d->addr);
-	if (err == -EACCES || err == -EPROTONOSUPPORT)
+	if (err == -EACCES || err == -EPROTONOSUPPORT) {
+		/* The reason without what this message already says: its
+		 * "clf: " and "authentication with ADDR failed". */
+		char why[512], with[96];
+		const char *w = CLF_Last_error();
+
+		if (!strncmp(w, "clf: ", 5))
+			w += 5;
+		snprintf(with, sizeof(with), "authentication with %s ",
+			 p->d->addr);
+		if (!strncmp(w, with, strlen(with))) {
+			snprintf(why, sizeof(why), "authentication %s",
+				 w + strlen(with));
+		} else {
+			snprintf(why, sizeof(why), "%s", w);
+		}
 		return clf_fail_neg(err, "clf: %s (%s): %s", p->name,
-				    p->d->addr, CLF_Last_error());
+				    p->d->addr, why);
+	}
 	return clf_fail(EHOSTDOWN, "clf: %s (%s) is down: %s", p->name,
 			p->d->addr, strerror(-err));
 }

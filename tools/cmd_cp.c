@@ -46,6 +46,7 @@ struct cp_end {
 	char path[TOOL_PATH_MAX + CLF_PROTO_NAME_MAX + 2];
 	int fd;			/* local or CLF descriptor; -1: none */
 	bool std;		/* "-": standard input or output */
+	bool slash;		/* given with a trailing '/': a directory */
 };
 
 static void cp_help(void)
@@ -205,6 +206,8 @@ static int end_init(struct cp_end *e, const char *arg)
 
 	*e = (struct cp_end){ .clf = tool_is_clf_path(arg), .arg = arg,
 			      .fd = -1, .std = !strcmp(arg, "-") };
+	n = (int)strlen(arg);
+	e->slash = n > 0 && arg[n - 1] == '/';
 	if (e->clf)
 		return tool_clf_path(arg, e->path);
 	n = snprintf(e->path, sizeof(e->path), "%s", arg);
@@ -238,7 +241,7 @@ static int open_src(struct cp_end *s, struct stat *st)
 	if (s->std) {
 		s->fd = STDIN_FILENO;
 		if (fstat(s->fd, st))
-			return clf_fail(errno, "clf: %s", strerror(errno));
+			return tool_fail_errno(errno);
 		if (!S_ISREG(st->st_mode)) {
 			mode_t mask = umask(0);
 
@@ -250,9 +253,9 @@ static int open_src(struct cp_end *s, struct stat *st)
 	}
 	s->fd = open(s->path, O_RDONLY);
 	if (s->fd < 0)
-		return clf_fail(errno, "clf: %s", strerror(errno));
+		return tool_fail_errno(errno);
 	if (fstat(s->fd, st))
-		return clf_fail(errno, "clf: %s", strerror(errno));
+		return tool_fail_errno(errno);
 	if (S_ISDIR(st->st_mode))
 		return clf_fail(EISDIR, "clf: is a directory");
 	if (!S_ISREG(st->st_mode))
@@ -284,6 +287,9 @@ static int into_dir(struct cp_end *d, const struct cp_end *s)
 	if (d->std)
 		return 0;
 	err = d->clf ? CLF_stat(d->path, &st) : stat(d->path, &st) ? -errno : 0;
+	/* "DIR/" names a directory, as for cp(1): never a new file. */
+	if (d->slash && (err == -ENOENT || (!err && !S_ISDIR(st.st_mode))))
+		return clf_fail(ENOTDIR, "clf: not a directory");
 	if (err || !S_ISDIR(st.st_mode))
 		return 0;
 	if (len + 1 + nl + 1 > sizeof(d->path))
@@ -408,7 +414,7 @@ static int open_dst(struct cp_end *d, const struct cp_end *s,
 		d->fd = open(d->path, O_WRONLY | O_CREAT | O_TRUNC, mode);
 		/* Also for a file that existed, and despite the umask. */
 		if (d->fd < 0 || fchmod(d->fd, mode))
-			return clf_fail(errno, "clf: %s", strerror(errno));
+			return tool_fail_errno(errno);
 		return 0;
 	}
 	err = CLF_stat(d->path, &st);
@@ -440,8 +446,7 @@ static int64_t read_full(const struct cp_end *s, char *buf, int64_t len)
 		if (n < 0 && !s->clf && errno == EINTR)
 			continue;
 		if (n < 0)
-			return s->clf ? n : clf_fail(errno, "clf: %s",
-						     strerror(errno));
+			return s->clf ? n : tool_fail_errno(errno);
 		if (n == 0)
 			break;
 		got += n;
@@ -458,8 +463,7 @@ static int write_full(const struct cp_end *d, const char *buf, int64_t len)
 		if (n < 0 && !d->clf && errno == EINTR)
 			continue;
 		if (n < 0)
-			return d->clf ? (int)n : clf_fail(errno, "clf: %s",
-							  strerror(errno));
+			return d->clf ? (int)n : tool_fail_errno(errno);
 		if (n == 0)
 			return clf_fail(EIO, "clf: wrote nothing");
 		buf += n;
@@ -477,7 +481,7 @@ static int end_close(struct cp_end *e)
 		return 0;
 	if (e->clf)
 		return CLF_close(fd);
-	return close(fd) ? clf_fail(errno, "clf: %s", strerror(errno)) : 0;
+	return close(fd) ? tool_fail_errno(errno) : 0;
 }
 
 /* "cannot <what> 'name': why" for one end. */

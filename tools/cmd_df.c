@@ -26,6 +26,7 @@ static void df_help(void)
 	       "  DETAIL   why an iod could not tell ('-' in its other fields)\n"
 	       "\n"
 	       "Iods sharing one file system each count it whole in the total.\n"
+	       "When no iod answers, the total is '-' (\"every iod is down\").\n"
 	       "\n"
 	       "  --data DIR   the instance whose configuration is DIR/clf.conf\n"
 	       "  -b           sizes in bytes, not human-readable (K = 1024)\n"
@@ -125,6 +126,16 @@ int cmd_df(const struct tool_opts *g, int argc, char **argv)
 		total.used += u.used;
 		total.avail += u.avail;
 	}
+	/* No iod answered: a total of 0 bytes would read as a full or
+	 * empty file system; there is none to add up. */
+	if (nbad && nbad == n - 1) {
+		tool_print_row(DF_FMT, "total", "-", w, "-", w, "-", w, "-",
+			       "-", "every iod is down");
+		fprintf(stderr,
+			"clf: none of the %zu iods answered, so there is no total: %s\n",
+			n - 1, bad);
+		goto free_ds;
+	}
 	print_usage("total", "-", &total, o.bytes);
 	if (nbad)
 		fprintf(stderr,
@@ -132,6 +143,7 @@ int cmd_df(const struct tool_opts *g, int argc, char **argv)
 			nbad, n - 1, bad);
 	else
 		rc = CLF_EXIT_OK;
+free_ds:
 	free(ds);
 free_cfg:
 	clf_config_free(cfg);

@@ -26,6 +26,7 @@ struct setlayout_opts {
 	const char *data;	/* --data DIR, or NULL */
 	struct tool_layout_opts layout;
 	bool remove;		/* -d: drop a directory's default */
+	bool use_default;	/* --default: the configuration's round robin */
 	const char *path;	/* the operand */
 };
 
@@ -41,11 +42,14 @@ static void setlayout_help(void)
 	       "(the same as the mount's user.clf.layout on the directory).\n"
 	       "\n"
 	       TOOL_LAYOUT_HELP
+	       "  --default           round robin with the configuration's stripe\n"
+	       "                      size and count\n"
 	       "  -d, --delete        remove the default layout of directory DIR\n"
 	       "  --data DIR          the instance whose configuration is DIR/clf.conf\n"
 	       "\n"
-	       "Without layout options: round robin with the configuration's stripe\n"
-	       "size and count.  Examples:\n"
+	       "A layout must be given (--default for the configuration's round\n"
+	       "robin): without one setlayout refuses, rather than replace a\n"
+	       "file's layout with the default.  Examples:\n"
 	       "\n"
 	       "  clf setlayout --stripe-size 1m --stripe-count 2 /big\n"
 	       "  clf setlayout --pattern 'cyclic:k=4k,p=4' /out\n"
@@ -62,6 +66,7 @@ static int parse_args(int argc, char **argv, struct setlayout_opts *o)
 	static const struct option longopts[] = {
 		{ "data", required_argument, NULL, 'D' },
 		{ "delete", no_argument, NULL, 'd' },
+		{ "default", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		TOOL_LAYOUT_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
@@ -75,6 +80,9 @@ static int parse_args(int argc, char **argv, struct setlayout_opts *o)
 			break;
 		case 'd':
 			o->remove = true;
+			break;
+		case 'R':
+			o->use_default = true;
 			break;
 		case 'h':
 			setlayout_help();
@@ -96,6 +104,14 @@ static int parse_args(int argc, char **argv, struct setlayout_opts *o)
 	if (o->remove && tool_layout_given(&o->layout))
 		return tool_usage("setlayout",
 				  "-d removes a directory's default: it takes no layout");
+	if (o->use_default && tool_layout_given(&o->layout))
+		return tool_usage("setlayout",
+				  "--default is the configuration's round robin: it takes no other layout option");
+	/* No layout at all would silently put the configuration's round
+	 * robin in place of what the file or directory has now. */
+	if (!o->remove && !o->use_default && !tool_layout_given(&o->layout))
+		return tool_usage("setlayout",
+				  "which layout? give --pattern or --stripe-size/--stripe-count/--first-iod, or --default for the configuration's round robin");
 	o->path = argv[optind];
 	return 0;
 }

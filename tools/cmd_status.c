@@ -29,7 +29,7 @@ static void status_help(void)
 	       "  CONNS    connections open at the daemon, not counting this one\n"
 	       "  VIEWS    views registered at an iod\n"
 	       "  TOTAL    capacity of an iod's storage\n"
-	       "  FREE     bytes free there\n"
+	       "  AVAIL    bytes the iod may still write (as df's AVAIL)\n"
 	       "  DETAIL   why a daemon is not reachable\n"
 	       "\n"
 	       "A field that does not apply or is unknown is '-'.\n"
@@ -110,7 +110,7 @@ static int ask(const struct clf_config *cfg, const struct tool_daemon *d,
 		if (!err) {
 			tool_fmt_size(sf.bytes_total, o->bytes, r->total,
 				      sizeof(r->total));
-			tool_fmt_size(sf.bytes_free, o->bytes, r->free,
+			tool_fmt_size(sf.bytes_avail, o->bytes, r->free,
 				      sizeof(r->free));
 		}
 	}
@@ -145,7 +145,7 @@ int cmd_status(const struct tool_opts *g, int argc, char **argv)
 	}
 	if (!o.no_header)
 		tool_print_row(ROW_FMT, "ROLE", "INDEX", "ADDRESS", "STATE",
-			       "UPTIME", "CONNS", "VIEWS", "TOTAL", "FREE",
+			       "UPTIME", "CONNS", "VIEWS", "TOTAL", "AVAIL",
 			       "DETAIL");
 	for (size_t i = 0; i < n; i++) {
 		const struct tool_daemon *d = &ds[i];

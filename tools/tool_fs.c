@@ -70,6 +70,17 @@ int tool_clf_connect(const struct tool_opts *g, const char *data_dir)
 	return err;
 }
 
+int tool_fail_errno(int errnum)
+{
+	char why[128];
+
+	snprintf(why, sizeof(why), "%s", strerror(errnum));
+	if (why[0] >= 'A' && why[0] <= 'Z' &&
+	    !(why[1] >= 'A' && why[1] <= 'Z'))
+		why[0] = (char)(why[0] - 'A' + 'a');
+	return clf_fail(errnum, "clf: %s", why);
+}
+
 const char *tool_last_error(void)
 {
 	const char *msg = CLF_Last_error();
@@ -213,6 +224,9 @@ int tool_layout_opt(const char *cmd, struct tool_layout_opts *o, int c,
 					  arg, CLF_PROTO_MAX_IODS - 1);
 		o->first_iod = (long)v;
 		break;
+	case TOOL_OPT_FORCE:
+		o->force = true;
+		break;
 	default:
 		return 1;
 	}
@@ -270,6 +284,12 @@ int tool_layout_make(const struct tool_layout_opts *o, char **text,
 		err = clf_ns_check_layout(&d);
 		if (err)
 			clf_layout_desc_release(&d);
+	}
+	if (!err && (unsigned)d.count > cl->cfg->niods && !o->force) {
+		err = clf_fail(EINVAL,
+			       "clf: the layout has %d subfiles and the instance %u iods, so subfiles would share iods; give --force if that is meant",
+			       d.count, (unsigned)cl->cfg->niods);
+		clf_layout_desc_release(&d);
 	}
 	if (err) {
 		free(t);

@@ -61,6 +61,13 @@ int tool_clf_connect(const struct tool_opts *g, const char *data_dir);
  */
 void tool_clf_reason(int err, char *buf, size_t len);
 
+/*
+ * clf_fail(errnum, "clf: <reason>") with strerror's reason in lower
+ * case, as the daemons' reasons are written: one style of message for
+ * local and clf paths.  Returns -errnum.
+ */
+int tool_fail_errno(int errnum);
+
 /* CLF_Last_error() without its "clf: ", for a message of our own. */
 const char *tool_last_error(void);
 
@@ -99,6 +106,7 @@ struct tool_layout_opts {
 	int64_t stripe_size;	/* --stripe-size, or 0: the configuration's */
 	long stripe_count;	/* --stripe-count, or 0: the configuration's */
 	long first_iod;		/* --first-iod, or -1: the configuration's */
+	bool force;		/* --force: more subfiles than iods is meant */
 };
 
 /* getopt_long values of the options below (above any character). */
@@ -107,6 +115,7 @@ enum {
 	TOOL_OPT_STRIPE_SIZE,
 	TOOL_OPT_STRIPE_COUNT,
 	TOOL_OPT_FIRST_IOD,
+	TOOL_OPT_FORCE,
 };
 
 /* The entries of the options above, for a command's option table. */
@@ -114,7 +123,8 @@ enum {
 	{ "pattern", required_argument, NULL, TOOL_OPT_PATTERN },          \
 	{ "stripe-size", required_argument, NULL, TOOL_OPT_STRIPE_SIZE },  \
 	{ "stripe-count", required_argument, NULL, TOOL_OPT_STRIPE_COUNT }, \
-	{ "first-iod", required_argument, NULL, TOOL_OPT_FIRST_IOD }
+	{ "first-iod", required_argument, NULL, TOOL_OPT_FIRST_IOD },      \
+	{ "force", no_argument, NULL, TOOL_OPT_FORCE }
 
 /* What --help says of them. */
 #define TOOL_LAYOUT_HELP                                                      \
@@ -124,14 +134,16 @@ enum {
 	"  --stripe-size SIZE  round robin: bytes per stripe (64k, 1m, ...)\n"   \
 	"  --stripe-count N    round robin: number of subfiles\n"              \
 	"  --first-iod I       round robin: the iod of subfile 0\n"            \
-	"                      (the configuration gives what is left out)\n"
+	"                      (the configuration gives what is left out)\n"  \
+	"  --force             accept more subfiles than there are iods\n"    \
+	"                      (several subfiles then share an iod)\n"
 
 static inline void tool_layout_opts_init(struct tool_layout_opts *o)
 {
 	*o = (struct tool_layout_opts){ .first_iod = -1 };
 }
 
-/* Were any layout options given? */
+/* Were any layout options given (--force is none)? */
 bool tool_layout_given(const struct tool_layout_opts *o);
 
 /*
@@ -149,6 +161,8 @@ int tool_layout_opt(const char *cmd, struct tool_layout_opts *o, int c,
  * say, completed from the configuration: its text (the --pattern as
  * given, or "rr:stripe=...,count=...[,first=...]"; caller frees) and
  * desc (clf_layout_desc_release), checked against the instance's iods.
+ * More subfiles than iods is refused (-EINVAL, saying why) unless
+ * o->force: it is seldom meant (count=400 on 4 iods).
  */
 int tool_layout_make(const struct tool_layout_opts *o, char **text,
 		     struct clf_layout_desc *desc);

@@ -189,13 +189,23 @@ expect_line err "has 4 iods, not 3"
 step="status shows 5 reachable daemons"
 run "$clf" status --data "$a"
 expect_rc 0
-expect_line out '^ROLE +INDEX +ADDRESS +STATE +UPTIME +CONNS +VIEWS +TOTAL +FREE +DETAIL$'
+expect_line out '^ROLE +INDEX +ADDRESS +STATE +UPTIME +CONNS +VIEWS +TOTAL +AVAIL +DETAIL$'
 [ "$(awk '$4 == "reachable"' "$tmp/out" | wc -l)" -eq 5 ] ||
 	fail "not 5 reachable lines"
 expect_line out "^metad +- +127\.0\.0\.1:$base +reachable +[0-9]+[smhd]"
 [ "$(awk '$1 == "iod" && $4 == "reachable" && $7 ~ /^[0-9]+$/ &&
 	$8 ~ /^[0-9.]+[BKMGTPE]?$/ && $9 ~ /^[0-9.]+[BKMGTPE]?$/' \
 	"$tmp/out" | wc -l)" -eq 4 ] || fail "iod lines lack views or capacity"
+# status AVAIL and df AVAIL count the same bytes (the disk is shared
+# and busy: equal within 1%).
+run "$clf" status --data "$a" -b -H
+awk '$1 == "iod" { print $2, $9 }' "$tmp/out" >"$tmp/st_avail"
+run "$clf" df --data "$a" -b -H
+awk '$1 ~ /^[0-3]$/ { print $1, $5 }' "$tmp/out" >"$tmp/df_avail"
+join "$tmp/st_avail" "$tmp/df_avail" | awk '
+	{ n++; d = $2 - $3; if (d < 0) d = -d; if (d > $3 / 100) bad = 1 }
+	END { exit !(n == 4 && !bad) }' ||
+	fail "status AVAIL and df AVAIL differ: $(cat "$tmp/st_avail") / $(cat "$tmp/df_avail")"
 # Found the other ways too: -c and $CLF_DATA_DIR; -H drops the header.
 run "$clf" -c "$a/clf.conf" status -H
 expect_rc 0
@@ -301,6 +311,10 @@ expect_rc 1
 expect_line out 'no pid file'
 run "$clf" df --data "$a"
 expect_rc 1
+# No total of 0 bytes at 0%: there is nothing to add up.
+expect_line out '^total +- +- +- +- +- +every iod is down$'
+no_line out '0%'
+expect_line err '^clf: none of the 4 iods answered, so there is no total: '
 
 step="down again, with a stale pid file"
 # The pid of a process that has exited.

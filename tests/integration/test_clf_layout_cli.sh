@@ -204,7 +204,7 @@ expect_line err "^clf: cannot set the layout of '/bad': the layout puts subfile 
 c getlayout /bad
 expect_rc 1
 expect_line err "^clf: cannot get the layout of '/bad': no such file or directory\$"
-c setlayout /nodir/f
+c setlayout --default /nodir/f
 expect_rc 1
 expect_line err "^clf: cannot create '/nodir/f': no such directory '/nodir'\$"
 c setlayout --pattern 'rr:stripe=1k,count=2' --stripe-count 2 /x
@@ -217,6 +217,54 @@ c setlayout -d /full
 expect_rc 1
 expect_line err 'not a directory'
 
+step="setlayout without a layout refuses, and keeps the file's"
+c setlayout --stripe-size 8k --stripe-count 2 /keep
+expect_rc 0
+c setlayout /keep
+expect_rc 2
+expect_line err "^clf setlayout: which layout\? give --pattern .* or --default "
+c getlayout /keep
+expect_line out '^layout rr:stripe=8k,count=2$'
+c setlayout --default --stripe-count 2 /keep
+expect_rc 2
+
+step="more subfiles than iods wants --force"
+c setlayout --pattern 'rr:stripe=64k,count=400' /many
+expect_rc 1
+expect_line err "^clf: cannot set the layout of '/many': the layout has 400 subfiles and the instance 4 iods, so subfiles would share iods; give --force if that is meant\$"
+c getlayout /many
+expect_rc 1
+c setlayout --force --stripe-count 6 /many
+expect_rc 0
+c getlayout /many
+expect_line out '^layout rr:stripe=64k,count=6$'
+c cp -q --stripe-count 5 "$loc/twelve" clf:/many5
+expect_rc 1
+expect_line err 'give --force'
+
+step="cp into a missing directory DIR/ fails like cp(1)"
+c cp -q "$loc/twelve" clf:/nodir/
+expect_rc 1
+expect_line err "^clf: cannot create 'clf:/nodir': not a directory\$"
+c getlayout /nodir
+expect_rc 1
+c cp -q "$loc/twelve" clf:/full/
+expect_rc 1
+expect_line err 'not a directory'
+# Local and clf reasons are written alike (lower case).
+c cp -q "$loc/none" clf:/x
+expect_rc 1
+expect_line err "^clf: cannot open '$loc/none': no such file or directory\$"
+
+step="a wrong secret is said once"
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$tmp/badsecret"
+chmod 600 "$tmp/badsecret"
+sed "s#^secret_file = .*#secret_file = $tmp/badsecret#" "$a/clf.conf" >"$tmp/bad.conf"
+run "$clf" -c "$tmp/bad.conf" ls /
+expect_rc 1
+expect_line err "^clf: cannot list '/': metad \(127\.0\.0\.1:$base\): authentication failed: "
+no_line err 'clf: .*clf: '
+
 step="directories: mkdir, default layouts, ls"
 c mkdir /d
 expect_rc 0
@@ -228,8 +276,8 @@ expect_rc 0
 c getlayout /d
 expect_line out '^default rr:stripe=8k,count=2,first=1$'
 # A file created in it gets it, a subdirectory inherits it.
-c setlayout /d/f
-expect_rc 0	# no options: the configuration's round robin
+c setlayout --default /d/f
+expect_rc 0	# the configuration's round robin
 c cp -q "$loc/twelve" clf:/d/
 expect_rc 0
 c getlayout /d/twelve
