@@ -39,13 +39,33 @@
 #include "ad_clf.h"
 #include "adio_extern.h"
 
-/* The blocks of a typemap, in order, adjacent ones merged. */
+/*
+ * The blocks of a typemap, in order, adjacent ones merged: in one buffer
+ * as ROMIO keeps them, cap lengths then cap offsets, so that the result
+ * becomes ROMIO's node without a copy.
+ */
 struct flist {
-    ADIO_Offset *off, *len;
+    ADIO_Offset *len;           /* the buffer (ADIOI_Malloc'd) */
+    ADIO_Offset *off;           /* len + cap */
     MPI_Count n, cap;
 };
 
-static int fl_push(struct flist *l, ADIO_Offset off, ADIO_Offset len)
+/* Room for at least want blocks in all (ADIOI_Realloc aborts if none). */
+static int fl_reserve(struct flist *l, MPI_Count want)
+{
+    ADIO_Offset *buf;
+
+    if (want <= l->cap)
+        return 0;
+    buf = ADIOI_Realloc(l->len, 2 * want * sizeof(*buf));
+    memmove(buf + want, buf + l->cap, l->n * sizeof(*buf));
+    l->len = buf;
+    l->off = buf + want;
+    l->cap = want;
+    return 0;
+}
+
+static inline int fl_push(struct flist *l, ADIO_Offset off, ADIO_Offset len)
 {
     if (len == 0)
         return 0;
@@ -53,20 +73,8 @@ static int fl_push(struct flist *l, ADIO_Offset off, ADIO_Offset len)
         l->len[l->n - 1] += len;
         return 0;
     }
-    if (l->n == l->cap) {
-        MPI_Count cap = l->cap ? 2 * l->cap : 16;
-        ADIO_Offset *o = realloc(l->off, cap * sizeof(*o));
-        ADIO_Offset *n;
-
-        if (!o)
-            return -1;
-        l->off = o;
-        n = realloc(l->len, cap * sizeof(*n));
-        if (!n)
-            return -1;
-        l->len = n;
-        l->cap = cap;
-    }
+    if (l->n == l->cap && fl_reserve(l, l->cap ? 2 * l->cap : 16))
+        return -1;
     l->off[l->n] = off;
     l->len[l->n] = len;
     l->n++;
@@ -75,17 +83,40 @@ static int fl_push(struct flist *l, ADIO_Offset off, ADIO_Offset len)
 
 static void fl_free(struct flist *l)
 {
-    free(l->off);
-    free(l->len);
+    if (l->len)
+        ADIOI_Free(l->len);
     memset(l, 0, sizeof(*l));
 }
 
+/* One block as long as its extent: copies side by side make one block. */
+static inline int fl_dense(const struct flist *c, MPI_Aint ext)
+{
+    return c->n == 1 && c->len[0] == ext;
+}
+
+/*
+ * Room for the blocks of times more placements of child c (a dense child
+ * placed once per block of the constructor): reserved at once for long
+ * lists, as doubling would copy and fault the pages over again.  Blocks
+ * that merge leave some unused, so at most FL_EXPECT_MAX at a time.
+ */
+#define FL_EXPECT_MAX ((MPI_Count) 1 << 22)
+static int fl_expect(struct flist *l, const struct flist *c, MPI_Aint ext, MPI_Count times)
+{
+    MPI_Count per = fl_dense(c, ext) ? 1 : c->n, more;
+
+    if (times <= 0 || per <= 0)
+        return 0;
+    more = times > FL_EXPECT_MAX / per ? FL_EXPECT_MAX : times * per;
+    return l->n + more > l->cap ? fl_reserve(l, l->n + more) : 0;
+}
+
 /* count copies of child c (extent ext) from at, each shifted by ext. */
-static int fl_copies(struct flist *l, const struct flist *c, MPI_Aint ext,
+static inline int fl_copies(struct flist *l, const struct flist *c, MPI_Aint ext,
                      ADIO_Offset at, MPI_Count count)
 {
     /* One dense block per copy: the copies make one block. */
-    if (c->n == 1 && c->len[0] == ext)
+    if (fl_dense(c, ext))
         return fl_push(l, at + c->off[0], (ADIO_Offset) count * ext);
     for (MPI_Count j = 0; j < count; j++)
         for (MPI_Count b = 0; b < c->n; b++)
@@ -158,8 +189,11 @@ static int flat_blocks(struct flist *l, MPI_Datatype * types, int ntypes_distinc
 
     if (count <= 0)             /* a struct of no blocks has no types */
         return 0;
-    if (ntypes_distinct == 1 && flat_child(types[0], &c, &ext, depth))
-        return -1;
+    if (ntypes_distinct == 1) {
+        if (flat_child(types[0], &c, &ext, depth))
+            return -1;
+        rc = fl_expect(l, &c, ext, bl ? count : (MPI_Count) count * (fl_dense(&c, ext) ? 1 : cbl));
+    }
     for (int i = 0; i < count && !rc; i++) {
         int n = bl ? bl[i] : cbl;
 
@@ -215,7 +249,7 @@ static int flat_type(MPI_Datatype t, struct flist *l, int depth)
     case MPI_COMBINER_HVECTOR:
         if (flat_child(types[0], &c, &ext, depth))
             break;
-        rc = 0;
+        rc = fl_expect(l, &c, ext, (MPI_Count) ints[0] * (fl_dense(&c, ext) ? 1 : ints[1]));
         for (int i = 0; i < ints[0] && !rc && ints[1] > 0; i++) {
             ADIO_Offset at = comb == MPI_COMBINER_VECTOR ?
                 (ADIO_Offset) i * ints[2] * ext : (ADIO_Offset) i * adds[0];
@@ -293,20 +327,24 @@ ADIOI_Flatlist_node *ADIOI_CLF_Flatten_typemap(MPI_Datatype type)
         fl_free(&l);
         return NULL;
     }
-    /* A type without data: one empty block, as ROMIO's code expects one. */
-    n = l.n ? l.n : 1;
     flat = ADIOI_Malloc(sizeof(*flat));
     flat->type = type;
     flat->lb_idx = flat->ub_idx = -1;
     flat->refct = 1;
-    flat->count = n;
     flat->flag = 0;
-    flat->blocklens = ADIOI_Calloc(n * 2, sizeof(ADIO_Offset));
-    flat->indices = flat->blocklens + n;
-    if (l.n) {
-        memcpy(flat->blocklens, l.len, l.n * sizeof(ADIO_Offset));
-        memcpy(flat->indices, l.off, l.n * sizeof(ADIO_Offset));
+    if (l.n == 0) {
+        /* A type without data: one empty block, as ROMIO expects one. */
+        fl_free(&l);
+        flat->count = 1;
+        flat->blocklens = ADIOI_Calloc(2, sizeof(ADIO_Offset));
+        flat->indices = flat->blocklens + 1;
+        return flat;
     }
-    fl_free(&l);
+    /* The offsets right after the n lengths, the rest given back. */
+    n = l.n;
+    memmove(l.len + n, l.off, n * sizeof(ADIO_Offset));
+    flat->count = n;
+    flat->blocklens = ADIOI_Realloc(l.len, 2 * n * sizeof(ADIO_Offset));
+    flat->indices = flat->blocklens + n;
     return flat;
 }
