@@ -5,9 +5,10 @@
 # real instance: fsck passes on a live instance; a backup taken while
 # metad runs (and writes) is restored after `clf down`, and the
 # restored metad serves the namespace of the backup's moment (a
-# directory made after it is gone); fsck passes again; restore refuses
-# while metad runs, and a damaged store or backup is reported, not
-# used.
+# directory made after it is gone); fsck then finds the subfiles of a
+# file made after the backup (orphans) and a hand-made one, --repair
+# removes them and nothing else; restore refuses while metad runs, and
+# a damaged store or backup is reported, not used.
 #
 # usage: test_clf_store.sh [BUILD_DIR]   (default: $CLF_BUILD_DIR or build)
 set -eu
@@ -68,6 +69,8 @@ expect_rc 1
 grep -q 'holds a backup already' "$tmp/err" || fail "second backup not refused"
 run "$clf" mkdir --data "$data" /after
 expect_rc 0
+run "$clf" cp --data "$data" -q "$tmp/f.bin" clf:/late.bin
+expect_rc 0
 
 step="restore refuses while metad runs"
 run "$clf" restore --data "$data" "$tmp/bk"
@@ -89,8 +92,29 @@ grep -qx after "$tmp/out" && fail "restored namespace has /after, made after the
 run "$clf" cp --data "$data" -q clf:/keep/f.bin "$tmp/back.bin"
 expect_rc 0
 cmp -s "$tmp/f.bin" "$tmp/back.bin" || fail "file differs after restore"
+
+step="fsck finds the orphans of a file made after the backup"
+run "$clf" fsck --data "$data"
+expect_rc 1
+[ "$(grep -c '^iod [01]: orphan subfile ' "$tmp/out")" -ge 2 ] ||
+	fail "not the orphan subfiles of /late.bin on both iods"
+grep -q 'orphan subfiles (clf fsck --repair removes them)' "$tmp/err" ||
+	fail "no summary"
+# One made by hand, beside the iod's own files and a file not the iod's.
+mkdir -p "$data/iod1/ab"
+: >"$data/iod1/ab/00000000deadbeab.3"
+: >"$data/iod1/ab/notes.txt"
+run "$clf" fsck --data "$data" --repair
+expect_rc 0
+grep -q '^iod 1: removed orphan subfile 3 of file 0xdeadbeab ' "$tmp/out" ||
+	fail "the hand-made orphan not removed"
+[ -f "$data/iod1/ab/notes.txt" ] || fail "fsck --repair removed a file not the iod's"
 run "$clf" fsck --data "$data"
 expect_rc 0
+[ "$(grep -c ': ok' "$tmp/out")" -eq 3 ] || fail "not 3 ok lines"
+run "$clf" cp --data "$data" -q clf:/keep/f.bin "$tmp/back2.bin"
+expect_rc 0
+cmp -s "$tmp/f.bin" "$tmp/back2.bin" || fail "--repair touched a live file"
 
 step="damage is reported"
 mkdir "$tmp/bad"
