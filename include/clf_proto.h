@@ -34,6 +34,11 @@
  *        instead of the secret; the CRED header flag lets a connection
  *        that holds the secret act for a user; LOOKUP and CREATE flags
  *        OPEN_READ / OPEN_WRITE ask metad to check an open.
+ *   1.8  message protection and capabilities (see "Protection" and
+ *        "Capabilities" below): HELLO and CHALLENGE end with the
+ *        protection level and an X25519 key share; every message after
+ *        the handshake then carries a tag; LOOKUP and CREATE replies to
+ *        an open carry a capability, CAP hands it to an iod.
  *
  * Version negotiation
  * -------------------
@@ -87,7 +92,7 @@
 
 #define CLF_PROTO_MAGIC 0x31464c43u /* "CLF1" as bytes on the wire */
 #define CLF_PROTO_VERSION_MAJOR 1
-#define CLF_PROTO_VERSION_MINOR 7
+#define CLF_PROTO_VERSION_MINOR 8
 
 /*
  * Message header, 32 bytes, every field little-endian:
@@ -132,6 +137,7 @@ _Static_assert(4 + 2 + 2 + 2 + 2 + 8 + 4 + 4 + 4 == CLF_PROTO_HEADER_SIZE,
 #define CLF_PROTO_MAX_PARTICIPANTS (1u << 20) /* processes in a collective */
 #define CLF_PROTO_NONCE_SIZE 32
 #define CLF_PROTO_MAC_SIZE 32		/* HMAC-SHA256 */
+#define CLF_PROTO_KX_SIZE 32		/* X25519 public key (1.8) */
 #define CLF_PROTO_MUNGE_CRED_MAX 1024	/* bytes of a MUNGE credential (one
 					   with a 32-byte payload is ~150) */
 /* Bulk data in one SUB_READ/SUB_WRITE/VIEW_READ/VIEW_WRITE, and the
@@ -244,6 +250,9 @@ enum clf_proto_op {
 	/* u64 dir, str16 path, u32 mode, u32 uid, u32 gid, u64 rdev
 	 * -> attr */
 	CLF_PROTO_OP_MKNOD = 276,
+	/* Since 1.8; see "Capabilities" below. */
+	/* u64 ino, u32 rights (CLF_PROTO_CAP_*) -> cap */
+	CLF_PROTO_OP_CAP_GRANT = 277,
 
 	/* iod.  Subfiles are named by (file id = inode, subfile index). */
 	/* u64 file, u32 subfile, i64 offset, u32 length -> bytes32 data
@@ -273,6 +282,9 @@ enum clf_proto_op {
 	/* u64 file, u32 n (1..CLF_PROTO_SUB_SIZES_MAX), n x u32 subfile
 	 * -> u32 n, n x i64 length (0 for a subfile that does not exist) */
 	CLF_PROTO_OP_SUB_SIZES = 522,
+	/* Since 1.8; see "Capabilities" below. */
+	/* cap -> empty */
+	CLF_PROTO_OP_CAP = 523,
 };
 
 /* ------------------------------------------------------------------ */
@@ -516,6 +528,55 @@ enum clf_proto_layout_kind {
  *   payload_len counts it; a sender uses it only once 1.7 is negotiated.
  */
 #define CLF_PROTO_CRED_SIZE 8
+
+/*
+ * Protection (1.8)
+ * ----------------
+ *   HELLO ends with u8 protection (the level the client asks: 0 none,
+ *   1 integrity, 2 privacy) and the client's X25519 public key; the
+ *   CHALLENGE ends with the level in force, the higher of the client's
+ *   and the server's, and the server's key.  After AUTH_OK every message
+ *   in both directions, when the level is not none, is followed by a
+ *   16-byte XChaCha20-Poly1305 tag under a session key of its direction
+ *   and its sequence number there (libclf/seal.h; payload_len does not
+ *   count the tag; with privacy the payload is encrypted).  The session
+ *   keys come from the key exchange, the transcript (both key shares,
+ *   the levels, the nonces) and, when the client proved the secret, the
+ *   secret; a MUNGE credential covers the transcript, so a man in the
+ *   middle can neither read the keys nor swap the shares.  A receiver
+ *   closes the connection on a tag that does not check.  A server whose
+ *   level is not none refuses a HELLO without the fields (minor < 8)
+ *   with -EPROTONOSUPPORT; a client that asks for protection refuses a
+ *   CHALLENGE without them.
+ */
+
+/*
+ * Capabilities (1.8)
+ * ------------------
+ *   An iod serves the data of a file to a connection authenticated with
+ *   MUNGE only under a capability metad granted (libclf/cap.h has the
+ *   form and the MAC):
+ *     CAP_GRANT to metad: u64 ino, u32 rights -> cap, after the same
+ *       check as an open for those rights (mds_perm_open), for the uid of
+ *       the connection's credential, valid capability_lifetime seconds
+ *       (configuration; default 300);
+ *     CAP to an iod: cap -> empty; the iod checks its MAC, expiry and uid
+ *       once and keeps it for the connection (at most CLF_PROTO_CAPS_MAX
+ *       files; a newer one for the same file replaces the older).
+ *   Then SUB_READ and VIEW_READ need READ, SUB_WRITE, VIEW_WRITE and
+ *   TRUNCATE need WRITE, VIEW_REGISTER needs either, on the file they
+ *   name (VIEW_READ/VIEW_WRITE: the file of the view), unexpired; else
+ *   -EACCES, or -EKEYEXPIRED when the capability has expired (the client
+ *   asks metad again and hands the new one over).  REMOVE is for
+ *   connections that hold the secret (metad's collection).  SUB_SIZES,
+ *   SYNC, IOD_STATFS, STATUS and PING need none: sizes are what stat
+ *   shows anyone, and the others touch no file's bytes.  A connection
+ *   that holds the secret needs no capability: the secret is what signs
+ *   them.
+ */
+#define CLF_PROTO_CAP_READ 0x1u
+#define CLF_PROTO_CAP_WRITE 0x2u
+#define CLF_PROTO_CAPS_MAX 64
 
 /* VIEW_READ / VIEW_WRITE flags */
 #define CLF_PROTO_VIEW_COLLECTIVE 0x1u	/* part of collective operation tag */

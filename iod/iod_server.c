@@ -719,6 +719,7 @@ static void *conn_thread(void *arg)
 	/* A short deadline until the peer proved it holds the secret. */
 	clf_conn_set_timeout(cn->c, srv->timeout_ms < CLF_ADMIT_HANDSHAKE_MS ?
 				srv->timeout_ms : CLF_ADMIT_HANDSHAKE_MS);
+	clf_conn_want_protection(cn->c, srv->cfg->protection);
 	err = clf_auth_server_peer(cn->c, &srv->cfg->secret, srv->auth_methods,
 				   &peer);
 	clf_conn_set_timeout(cn->c, srv->timeout_ms);

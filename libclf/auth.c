@@ -347,7 +347,8 @@ static uint16_t offered_minor(void)
 
 /* The secret's RESPONSE and AUTH_OK (the exchange of auth.h). */
 static int client_secret(struct clf_conn *c, const struct clf_secret *secret,
-			 const char *role, const struct clf_proto_challenge *ch)
+			 const char *role, const struct clf_proto_challenge *ch,
+			 uint8_t nc[CLF_PROTO_NONCE_SIZE])
 {
 	struct clf_proto_response resp;
 	struct clf_proto_auth_ok ok;
@@ -358,6 +359,7 @@ static int client_secret(struct clf_conn *c, const struct clf_secret *secret,
 	int err;
 
 	randombytes_buf(resp.nonce, sizeof(resp.nonce));
+	memcpy(nc, resp.nonce, sizeof(resp.nonce));
 	hmac3(secret, ch->nonce, resp.nonce, role, strlen(role), resp.mac);
 	clf_proto_response_encode(&w, &resp);
 	clf_proto_header_init(&h, CLF_PROTO_OP_RESPONSE, clf_conn_next_id(c));
@@ -377,7 +379,8 @@ static int client_secret(struct clf_conn *c, const struct clf_secret *secret,
 }
 
 /* MUNGE_RESPONSE and its AUTH_OK, with T in t. */
-static int client_munge(struct clf_conn *c, const crypto_hash_sha256_state *t)
+static int client_munge(struct clf_conn *c, const crypto_hash_sha256_state *t,
+			uint8_t nc[CLF_PROTO_NONCE_SIZE])
 {
 	struct clf_proto_munge_response resp;
 	struct clf_proto_munge_ok ok;
@@ -391,6 +394,7 @@ static int client_munge(struct clf_conn *c, const crypto_hash_sha256_state *t)
 	int err;
 
 	randombytes_buf(resp.nonce, sizeof(resp.nonce));
+	memcpy(nc, resp.nonce, sizeof(resp.nonce));
 	munge_digests(t, resp.nonce, dc, ds);
 	err = clf_munge_encode(dc, &cred);
 	if (err)
@@ -421,23 +425,89 @@ static int client_munge(struct clf_conn *c, const crypto_hash_sha256_state *t)
 	return 0;
 }
 
+/* One direction's session key from its X25519 key, T and Nc. */
+static void seal_key(uint8_t out[CLF_SEAL_KEY], const uint8_t kx[CLF_SEAL_KEY],
+		     const uint8_t th[CLF_AUTH_DIGEST_SIZE],
+		     const struct clf_secret *secret)
+{
+	static const char domain[] = "clf-seal-1";
+	crypto_generichash_state st;
+
+	crypto_generichash_init(&st, secret ? secret->key : NULL,
+				secret ? secret->len : 0, CLF_SEAL_KEY);
+	crypto_generichash_update(&st, (const uint8_t *)domain, sizeof(domain));
+	crypto_generichash_update(&st, kx, CLF_SEAL_KEY);
+	crypto_generichash_update(&st, th, CLF_AUTH_DIGEST_SIZE);
+	crypto_generichash_final(&st, out, CLF_SEAL_KEY);
+	sodium_memzero(&st, sizeof(st));
+}
+
+/* A key pair for the exchange of one handshake (seal.h). */
+struct kx_pair {
+	uint8_t pk[crypto_kx_PUBLICKEYBYTES], sk[crypto_kx_SECRETKEYBYTES];
+};
+
+/*
+ * Install the session keys of level on c, from our pair and the peer's
+ * share, the transcript T (both shares, both levels) with Nc, and the
+ * secret when the client proved it (a MUNGE credential covers T instead).
+ */
+static int install_keys(struct clf_conn *c, bool client, int level,
+			struct kx_pair *me, const uint8_t peer[CLF_PROTO_KX_SIZE],
+			const crypto_hash_sha256_state *t,
+			const uint8_t nc[CLF_PROTO_NONCE_SIZE],
+			const struct clf_secret *secret)
+{
+	uint8_t rx[crypto_kx_SESSIONKEYBYTES], tx[crypto_kx_SESSIONKEYBYTES];
+	uint8_t th[CLF_AUTH_DIGEST_SIZE], krx[CLF_SEAL_KEY], ktx[CLF_SEAL_KEY];
+	crypto_hash_sha256_state st = *t;
+	int err, bad;
+
+	_Static_assert(crypto_kx_SESSIONKEYBYTES == CLF_SEAL_KEY, "kx keys");
+	bad = client ? crypto_kx_client_session_keys(rx, tx, me->pk, me->sk, peer)
+		     : crypto_kx_server_session_keys(rx, tx, me->pk, me->sk, peer);
+	sodium_memzero(me, sizeof(*me));
+	if (bad)
+		return clf_fail(EACCES,
+				"clf: authentication with %s failed: unusable key share",
+				clf_conn_peer(c));
+	crypto_hash_sha256_update(&st, nc, CLF_PROTO_NONCE_SIZE);
+	crypto_hash_sha256_final(&st, th);
+	seal_key(ktx, tx, th, secret);
+	seal_key(krx, rx, th, secret);
+	err = clf_conn_protect(c, level, ktx, krx);
+	sodium_memzero(rx, sizeof(rx));
+	sodium_memzero(tx, sizeof(tx));
+	sodium_memzero(ktx, sizeof(ktx));
+	sodium_memzero(krx, sizeof(krx));
+	return err;
+}
+
 static int client_exchange(struct clf_conn *c, const struct clf_secret *secret,
 			   const char *role)
 {
 	struct clf_proto_hello hello = {
 		CLF_PROTO_VERSION_MAJOR, offered_minor(),
-		clf_proto_str_of(role),
+		clf_proto_str_of(role), false, 0, { 0 },
 	};
 	struct clf_proto_challenge ch;
 	crypto_hash_sha256_state t;
-	uint8_t buf[AUTH_BUF];
+	uint8_t buf[AUTH_BUF], nc[CLF_PROTO_NONCE_SIZE];
 	struct wire_writer w = { buf, sizeof(buf), 0 };
 	struct wire_reader r;
 	struct clf_proto_header h;
+	struct kx_pair me;
+	int want = clf_conn_wanted_protection(c), level = CLF_PROTECT_NONE;
 	uint16_t minor;
 	int err;
 
 	transcript_init(&t);
+	hello.has_kx = hello.minor >= 8;
+	if (hello.has_kx) {
+		crypto_kx_keypair(me.pk, me.sk);
+		hello.protection = (uint8_t)want;
+		memcpy(hello.kx, me.pk, sizeof(me.pk));
+	}
 	err = clf_proto_hello_encode(&w, &hello);
 	if (err)
 		return err;
@@ -454,14 +524,27 @@ static int client_exchange(struct clf_conn *c, const struct clf_secret *secret,
 	minor = clf_proto_negotiate_minor(ch.minor);
 	if (minor > hello.minor)
 		minor = hello.minor;
+	if (hello.has_kx && ch.has_kx)
+		level = ch.protection;
+	if (level > CLF_PROTECT_PRIVACY || level < want)
+		return clf_fail(EPROTO,
+				"clf: authentication with %s failed: it set protection %d, asked %s",
+				clf_conn_peer(c), level, clf_protection_name(want));
+	if (want && !(hello.has_kx && ch.has_kx))
+		return clf_fail(EPROTONOSUPPORT,
+				"clf: %s speaks protocol 1.%u, which cannot give protection = %s (1.8 can)",
+				clf_conn_peer(c), minor, clf_protection_name(want));
 	if (secret)
-		err = client_secret(c, secret, role, &ch);
+		err = client_secret(c, secret, role, &ch, nc);
 	else if (minor < 7)
 		err = clf_fail(EPROTONOSUPPORT,
 			       "clf: %s speaks protocol 1.%u, which has no MUNGE authentication",
 			       clf_conn_peer(c), minor);
 	else
-		err = client_munge(c, &t);
+		err = client_munge(c, &t, nc);
+	if (!err && level)
+		err = install_keys(c, true, level, &me, ch.kx, &t, nc, secret);
+	sodium_memzero(&me, sizeof(me));
 	if (err)
 		return err;
 	clf_conn_set_minor(c, minor);
@@ -529,7 +612,7 @@ static int recv_request(struct clf_conn *c, uint16_t op, uint16_t alt_op,
 static int server_secret(struct clf_conn *c, const struct clf_secret *secret,
 			 const char *who, const struct clf_proto_challenge *ch,
 			 const struct clf_proto_header *req,
-			 struct wire_reader *r)
+			 struct wire_reader *r, uint8_t nc[CLF_PROTO_NONCE_SIZE])
 {
 	struct clf_proto_response resp;
 	struct clf_proto_auth_ok ok;
@@ -544,6 +627,7 @@ static int server_secret(struct clf_conn *c, const struct clf_secret *secret,
 		return clf_fail_neg(err, "clf: %s sent a malformed RESPONSE",
 				    clf_conn_peer(c));
 	}
+	memcpy(nc, resp.nonce, sizeof(resp.nonce));
 	if (!secret) {
 		send_refusal(c, req, CLF_PROTO_OP_AUTH_OK, -EACCES,
 			     "this server takes MUNGE credentials only");
@@ -570,7 +654,8 @@ static int server_secret(struct clf_conn *c, const struct clf_secret *secret,
 static int server_munge(struct clf_conn *c, const char *who,
 			const crypto_hash_sha256_state *t, bool taken,
 			const struct clf_proto_header *req,
-			struct wire_reader *r, struct clf_auth_peer *peer)
+			struct wire_reader *r, struct clf_auth_peer *peer,
+			uint8_t nc[CLF_PROTO_NONCE_SIZE])
 {
 	struct clf_proto_munge_response resp;
 	struct clf_proto_munge_ok ok;
@@ -588,6 +673,7 @@ static int server_munge(struct clf_conn *c, const char *who,
 		return clf_fail_neg(err, "clf: %s sent a malformed MUNGE_RESPONSE",
 				    clf_conn_peer(c));
 	}
+	memcpy(nc, resp.nonce, sizeof(resp.nonce));
 	if (!taken) {
 		send_refusal(c, req, CLF_PROTO_OP_AUTH_OK, -EACCES,
 			     "this instance takes the secret only (auth = secret): ask its administrator");
@@ -626,14 +712,17 @@ static int server_exchange(struct clf_conn *c, const struct clf_secret *secret,
 {
 	struct clf_proto_hello hello;
 	struct clf_proto_challenge ch = {
-		CLF_PROTO_VERSION_MAJOR, CLF_PROTO_VERSION_MINOR, { 0 },
+		.major = CLF_PROTO_VERSION_MAJOR,
+		.minor = CLF_PROTO_VERSION_MINOR,
 	};
 	crypto_hash_sha256_state t;
-	uint8_t buf[AUTH_BUF];
+	uint8_t buf[AUTH_BUF], nc[CLF_PROTO_NONCE_SIZE];
 	char who[CLF_PROTO_ROLE_MAX + 1];
 	struct wire_writer w = { buf, sizeof(buf), 0 };
 	struct wire_reader r;
 	struct clf_proto_header req, h;
+	struct kx_pair me;
+	int level = clf_conn_wanted_protection(c);
 	uint16_t minor;
 	int err;
 
@@ -653,6 +742,27 @@ static int server_exchange(struct clf_conn *c, const struct clf_secret *secret,
 	memcpy(who, hello.role.ptr, hello.role.len);
 	who[hello.role.len] = '\0';
 	minor = clf_proto_negotiate_minor(hello.minor);
+	if (!hello.has_kx && level) {
+		send_refusal(c, &req, CLF_PROTO_OP_CHALLENGE, -EPROTONOSUPPORT,
+			     "this instance protects every message (protection = integrity or privacy): a client of protocol 1.8 or later is needed");
+		return clf_fail(EPROTONOSUPPORT,
+				"clf: %s (%s) speaks protocol 1.%u, which has no message protection",
+				clf_conn_peer(c), who, hello.minor);
+	}
+	if (hello.has_kx && hello.protection > CLF_PROTECT_PRIVACY) {
+		send_refusal(c, &req, CLF_PROTO_OP_CHALLENGE, -EPROTO,
+			     "unknown protection level");
+		return clf_fail(EPROTO, "clf: %s asked protection %u",
+				clf_conn_peer(c), hello.protection);
+	}
+	if (hello.has_kx && hello.protection > level)
+		level = hello.protection;
+	ch.has_kx = hello.has_kx;
+	if (ch.has_kx) {
+		crypto_kx_keypair(me.pk, me.sk);
+		ch.protection = (uint8_t)level;
+		memcpy(ch.kx, me.pk, sizeof(me.pk));
+	}
 
 	randombytes_buf(ch.nonce, sizeof(ch.nonce));
 	clf_proto_challenge_encode(&w, &ch);
@@ -669,12 +779,16 @@ static int server_exchange(struct clf_conn *c, const struct clf_secret *secret,
 	*peer = (struct clf_auth_peer){ .method = CLF_AUTH_SECRET };
 	if (req.opcode == CLF_PROTO_OP_RESPONSE) {
 		err = server_secret(c, methods & CLF_AUTH_SECRET ? secret : NULL,
-				    who, &ch, &req, &r);
+				    who, &ch, &req, &r, nc);
 	} else {
 		peer->method = CLF_AUTH_MUNGE;
 		err = server_munge(c, who, &t, methods & CLF_AUTH_MUNGE, &req,
-				   &r, peer);
+				   &r, peer, nc);
 	}
+	if (!err && level)
+		err = install_keys(c, false, level, &me, hello.kx, &t, nc,
+				   peer->method == CLF_AUTH_SECRET ? secret : NULL);
+	sodium_memzero(&me, sizeof(me));
 	if (err)
 		return err;
 	memcpy(peer->role, who, strlen(who) + 1);

@@ -206,6 +206,7 @@ int clf_peer_lock(struct clf_peer *p)
 	err = clf_conn_connect(cl->transport, p->d->addr, cl->cfg->timeout_ms,
 			       &p->conn);
 	if (!err) {
+		clf_conn_want_protection(p->conn, cl->cfg->protection);
 		err = clf_auth_client(p->conn, cl->cfg->has_secret
 						       ? &cl->cfg->secret : NULL,
 				      "client");

@@ -29,7 +29,7 @@ enum key {
 	K_SECRET, K_SECRET_FILE, K_STRIPE_SIZE, K_STRIPE_COUNT, K_FIRST_IOD,
 	K_TIMEOUT, K_DATA_DIR, K_TRANSPORT, K_METAD,
 	K_IOD_VIEW_MEM, K_IOD_VIEW_SHARE, K_IOD_BUF_MEM, K_IOD_BUF_SHARE,
-	K_AUTH, K_ROOT_SQUASH,
+	K_AUTH, K_ROOT_SQUASH, K_PROTECTION, K_CAP_LIFETIME,
 	K_ADDRESS, K_DIR,	/* in [metad] and [iod] */
 	K_NR
 };
@@ -45,6 +45,7 @@ static const char *const key_names[K_NR] = {
 	[K_IOD_BUF_MEM] = "iod_buffer_memory",
 	[K_IOD_BUF_SHARE] = "iod_buffer_min_share",
 	[K_AUTH] = "auth", [K_ROOT_SQUASH] = "root_squash",
+	[K_PROTECTION] = "protection", [K_CAP_LIFETIME] = "capability_lifetime",
 };
 
 /* Where the [global] iod memory keys go in a config. */
@@ -505,6 +506,26 @@ static int global_key(struct parse *p, enum key k, const char *value)
 				    "%s: '%s' is neither munge nor secret",
 				    name, value);
 		return 1;
+	case K_PROTECTION:
+		if (clf_protection_parse(value) < 0)
+			return perr(p, p->line, EINVAL,
+				    "%s: '%s' is not none, integrity or privacy",
+				    name, value);
+		cfg->protection = clf_protection_parse(value);
+		return 1;
+	case K_CAP_LIFETIME: {
+		char *end;
+		long n;
+
+		errno = 0;
+		n = strtol(value, &end, 10);
+		if (errno || *end || end == value || n < 1 || n > 86400)
+			return perr(p, p->line, EINVAL,
+				    "%s: '%s' is not a number of seconds from 1 to 86400",
+				    name, value);
+		cfg->cap_lifetime_s = (int)n;
+		return 1;
+	}
 	case K_ROOT_SQUASH:
 		if (!strcmp(value, "yes") || !strcmp(value, "true") ||
 		    !strcmp(value, "1"))
@@ -674,6 +695,7 @@ static struct clf_config *config_new(void)
 	}
 	cfg->stripe_size = CLF_CONFIG_DEFAULT_STRIPE;
 	cfg->timeout_ms = CLF_CONN_DEFAULT_TIMEOUT_MS;
+	cfg->cap_lifetime_s = CLF_CAP_LIFETIME_DEFAULT_S;
 	return cfg;
 }
 
@@ -1000,6 +1022,11 @@ static int write_body(FILE *f, const struct clf_config *cfg)
 					  ? "munge" : "secret");
 	if (!err && cfg->root_squash)
 		err = put_line(f, "root_squash", "yes");
+	if (!err && cfg->protection != CLF_PROTECT_NONE)
+		err = put_line(f, "protection",
+			       clf_protection_name(cfg->protection));
+	if (!err && cfg->cap_lifetime_s != CLF_CAP_LIFETIME_DEFAULT_S)
+		fprintf(f, "capability_lifetime = %d\n", cfg->cap_lifetime_s);
 	size_text(cfg->stripe_size, text, sizeof(text));
 	if (!err)
 		err = put_line(f, "stripe_size", text);

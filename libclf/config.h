@@ -20,6 +20,12 @@
  *                             ; munged answers when a daemon starts)
  *   root_squash = no          ; yes: metad treats uid 0 of clients as
  *                             ; nobody (65534)
+ *   protection = none         ; integrity | privacy: every message after
+ *                             ; the handshake carries a MAC (and is
+ *                             ; encrypted); the higher of the client's
+ *                             ; and the daemon's wins (seal.h)
+ *   capability_lifetime = 300 ; seconds an iod honours what metad
+ *                             ; granted at open (docs/security.md)
  *   metad = host:port[:dir]   ; instead of a [metad] section
  *   iod = host:port[:dir]     ; repeatable, instead of [iod] sections
  *   iod_view_memory = 256m    ; what each iod lends to clients' views and
@@ -47,6 +53,9 @@
 #include <stdint.h>
 
 #include "auth.h"
+#include "seal.h"
+
+#define CLF_CAP_LIFETIME_DEFAULT_S 300
 
 #define CLF_CONFIG_LINE_MAX 198		/* characters, without the newline */
 #define CLF_CONFIG_MAX_IODS CLF_PROTO_MAX_IODS
@@ -87,6 +96,8 @@ struct clf_config {
 				   authenticates with MUNGE */
 	enum clf_config_auth auth;
 	bool root_squash;
+	enum clf_protection protection;	/* asked on every connection */
+	int cap_lifetime_s;	/* of capabilities metad grants */
 	int64_t stripe_size;	/* bytes, 1..CLF_PROTO_STRIPE_MAX */
 	uint32_t stripe_count;	/* 1..niods */
 	uint32_t first_iod;	/* < niods */

@@ -84,6 +84,8 @@ const char *clf_proto_op_name(uint16_t op)
 	case CLF_PROTO_OP_READLINK: return "READLINK";
 	case CLF_PROTO_OP_LINK: return "LINK";
 	case CLF_PROTO_OP_MKNOD: return "MKNOD";
+	case CLF_PROTO_OP_CAP_GRANT: return "CAP_GRANT";
+	case CLF_PROTO_OP_CAP: return "CAP";
 	case CLF_PROTO_OP_SUB_READ: return "SUB_READ";
 	case CLF_PROTO_OP_SUB_WRITE: return "SUB_WRITE";
 	case CLF_PROTO_OP_VIEW_REGISTER: return "VIEW_REGISTER";
@@ -445,6 +447,18 @@ static int check_role(struct clf_proto_str role)
 	return 0;
 }
 
+/* Since 1.8, after HELLO's role and CHALLENGE's nonce: u8, key share. */
+static void get_kx(struct wire_reader *r, uint8_t *protection,
+		   uint8_t kx[CLF_PROTO_KX_SIZE])
+{
+	const uint8_t *p;
+
+	*protection = wire_get_u8(r);
+	p = proto_get_ref(r, CLF_PROTO_KX_SIZE);
+	if (p)
+		memcpy(kx, p, CLF_PROTO_KX_SIZE);
+}
+
 int clf_proto_hello_encode(struct wire_writer *w,
 			   const struct clf_proto_hello *m)
 {
@@ -455,6 +469,10 @@ int clf_proto_hello_encode(struct wire_writer *w,
 	wire_put_u16(w, m->major);
 	wire_put_u16(w, m->minor);
 	proto_put_str16(w, m->role);
+	if (m->has_kx) {
+		wire_put_u8(w, m->protection);
+		wire_put_bytes(w, m->kx, sizeof(m->kx));
+	}
 	return 0;
 }
 
@@ -466,6 +484,9 @@ int clf_proto_hello_decode(struct wire_reader *r, struct clf_proto_hello *m)
 	t.major = wire_get_u16(r);
 	t.minor = wire_get_u16(r);
 	err = proto_get_str16(r, &t.role, CLF_PROTO_ROLE_MAX, "HELLO role");
+	t.has_kx = !err && t.minor >= 8 && r->pos < r->len;
+	if (t.has_kx)
+		get_kx(r, &t.protection, t.kx);
 	if (!err)
 		err = proto_end(r, "HELLO");
 	if (!err)
@@ -482,6 +503,10 @@ int clf_proto_challenge_encode(struct wire_writer *w,
 	wire_put_u16(w, m->major);
 	wire_put_u16(w, m->minor);
 	wire_put_bytes(w, m->nonce, sizeof(m->nonce));
+	if (m->has_kx) {
+		wire_put_u8(w, m->protection);
+		wire_put_bytes(w, m->kx, sizeof(m->kx));
+	}
 	return 0;
 }
 
@@ -495,10 +520,14 @@ int clf_proto_challenge_decode(struct wire_reader *r,
 	t.major = wire_get_u16(r);
 	t.minor = wire_get_u16(r);
 	p = proto_get_ref(r, sizeof(t.nonce));
+	if (p)
+		memcpy(t.nonce, p, sizeof(t.nonce));
+	t.has_kx = p && t.minor >= 8 && r->pos < r->len;
+	if (t.has_kx)
+		get_kx(r, &t.protection, t.kx);
 	err = proto_end(r, "CHALLENGE");
 	if (err)
 		return err;
-	memcpy(t.nonce, p, sizeof(t.nonce));
 	*m = t;
 	return 0;
 }

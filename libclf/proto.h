@@ -143,6 +143,10 @@ struct clf_proto_hello {
 	uint16_t major, minor;		/* the client's own version */
 	/* 1..CLF_PROTO_ROLE_MAX bytes of printable ASCII; borrowed */
 	struct clf_proto_str role;
+	/* Since 1.8 (has_kx): the protection asked, a key share */
+	bool has_kx;
+	uint8_t protection;
+	uint8_t kx[CLF_PROTO_KX_SIZE];
 };
 int clf_proto_hello_encode(struct wire_writer *w,
 			   const struct clf_proto_hello *m);
@@ -151,6 +155,10 @@ int clf_proto_hello_decode(struct wire_reader *r, struct clf_proto_hello *m);
 struct clf_proto_challenge {
 	uint16_t major, minor;		/* the server's own version */
 	uint8_t nonce[CLF_PROTO_NONCE_SIZE];
+	/* Since 1.8 (has_kx): the protection in force, a key share */
+	bool has_kx;
+	uint8_t protection;
+	uint8_t kx[CLF_PROTO_KX_SIZE];
 };
 int clf_proto_challenge_encode(struct wire_writer *w,
 			       const struct clf_proto_challenge *m);

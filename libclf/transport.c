@@ -240,17 +240,15 @@ static int broken(struct clf_conn *c, int err)
 	return err;
 }
 
-/* Send h and iov; the payload announced is iov's bytes plus tail more. */
-static int send_head_dl(struct clf_conn *c, const struct clf_proto_header *h,
-			const struct iovec *iov, int iovcnt, uint64_t tail,
-			int64_t deadline)
+/* Check h and iov and encode the header, announcing iov's bytes plus
+ * tail more, into raw. */
+static int encode_head(struct clf_conn *c, const struct clf_proto_header *h,
+		       const struct iovec *iov, int iovcnt, uint64_t tail,
+		       uint8_t raw[CLF_PROTO_HEADER_SIZE])
 {
-	uint8_t raw[CLF_PROTO_HEADER_SIZE];
-	struct wire_writer w = { raw, sizeof(raw), 0 };
-	struct iovec vec[CLF_CONN_MAX_IOV + 1];
+	struct wire_writer w = { raw, CLF_PROTO_HEADER_SIZE, 0 };
 	struct clf_proto_header hh = *h;
 	uint64_t total = tail;
-	int first = iovcnt < CLF_CONN_MAX_IOV ? iovcnt : CLF_CONN_MAX_IOV;
 	int err = check_usable(c);
 
 	if (err)
@@ -268,6 +266,21 @@ static int send_head_dl(struct clf_conn *c, const struct clf_proto_header *h,
 	hh.payload_len = (uint32_t)total;
 	hh.minor = c->minor;
 	clf_proto_header_encode(&w, &hh);
+	return 0;
+}
+
+/* Send h and iov; the payload announced is iov's bytes plus tail more. */
+static int send_head_dl(struct clf_conn *c, const struct clf_proto_header *h,
+			const struct iovec *iov, int iovcnt, uint64_t tail,
+			int64_t deadline)
+{
+	uint8_t raw[CLF_PROTO_HEADER_SIZE];
+	struct iovec vec[CLF_CONN_MAX_IOV + 1];
+	int first = iovcnt < CLF_CONN_MAX_IOV ? iovcnt : CLF_CONN_MAX_IOV;
+	int err = encode_head(c, h, iov, iovcnt, tail, raw);
+
+	if (err)
+		return err;
 	vec[0] = (struct iovec){ raw, sizeof(raw) };
 	if (first)
 		memcpy(vec + 1, iov, sizeof(*iov) * (size_t)first);
@@ -284,9 +297,25 @@ static int send_head_dl(struct clf_conn *c, const struct clf_proto_header *h,
 	return err;
 }
 
+/* The sealed form of every send: the whole message, then its tag. */
+static int send_sealed(struct clf_conn *c, const struct clf_proto_header *h,
+		       const struct iovec *iov, int iovcnt, size_t tail,
+		       clf_seal_tail_fn fill, void *arg, int64_t deadline)
+{
+	uint8_t raw[CLF_PROTO_HEADER_SIZE];
+	int err = encode_head(c, h, iov, iovcnt, tail, raw);
+
+	if (err)
+		return err;
+	/* A fill that fails sends nothing: the connection stays usable. */
+	return clf_seal_send(c, raw, iov, iovcnt, tail, fill, arg, deadline);
+}
+
 static int send_dl(struct clf_conn *c, const struct clf_proto_header *h,
 		   const struct iovec *iov, int iovcnt, int64_t deadline)
 {
+	if (c->seal)
+		return send_sealed(c, h, iov, iovcnt, 0, NULL, NULL, deadline);
 	return send_head_dl(c, h, iov, iovcnt, 0, deadline);
 }
 
@@ -356,13 +385,46 @@ static ssize_t send_file_bounce(struct clf_conn *c, int fd, int64_t off,
 	return (ssize_t)sent;
 }
 
+struct file_tail {
+	int fd;
+	int64_t off;
+};
+
+/* A sealed message's file bytes: read, zeros past the end. */
+static int fill_from_file(void *arg, uint8_t *dst, size_t len)
+{
+	struct file_tail *t = arg;
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n = pread(t->fd, dst + got, len - got,
+				  t->off + (int64_t)got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return clf_fail(errno, "clf: read: %s", strerror(errno));
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	memset(dst + got, 0, len - got);
+	return 0;
+}
+
 int clf_conn_send_file(struct clf_conn *c, const struct clf_proto_header *h,
 		       const struct iovec *iov, int iovcnt, int fd,
 		       int64_t off, size_t len)
 {
 	int64_t deadline = deadline_after(c->timeout_ms);
+	struct file_tail t = { fd, off };
 	ssize_t sent = -ENOSYS;
-	int err = send_head_dl(c, h, iov, iovcnt, len, deadline);
+	int err;
+
+	if (c->seal)
+		return send_sealed(c, h, iov, iovcnt, len, fill_from_file, &t,
+				   deadline);
+	err = send_head_dl(c, h, iov, iovcnt, len, deadline);
 
 	if (err || len == 0)
 		return err;
@@ -375,13 +437,40 @@ int clf_conn_send_file(struct clf_conn *c, const struct clf_proto_header *h,
 	return 0;
 }
 
+struct stream_tail {
+	clf_conn_fill_fn fill;
+	void *arg;
+	size_t chunk;
+};
+
+/* A sealed message's streamed bytes, made in place chunk by chunk. */
+static int fill_from_stream(void *arg, uint8_t *dst, size_t len)
+{
+	struct stream_tail *t = arg;
+
+	for (size_t off = 0; off < len; off += t->chunk) {
+		size_t n = len - off < t->chunk ? len - off : t->chunk;
+		int err = t->fill(t->arg, dst + off, off, n);
+
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 int clf_conn_send_stream(struct clf_conn *c, const struct clf_proto_header *h,
 			 const struct iovec *iov, int iovcnt, size_t len,
 			 clf_conn_fill_fn fill, void *arg, void *scratch,
 			 size_t chunk)
 {
+	struct stream_tail t = { fill, arg, chunk };
 	size_t n = len < chunk ? len : chunk;
-	int err = n ? fill(arg, scratch, 0, n) : 0;
+	int err;
+
+	if (c->seal)
+		return send_sealed(c, h, iov, iovcnt, len, fill_from_stream,
+				   &t, deadline_after(c->timeout_ms));
+	err = n ? fill(arg, scratch, 0, n) : 0;
 
 	if (err)
 		return err;	/* nothing sent yet: the caller can answer */
@@ -447,6 +536,11 @@ static int recv_header_dl(struct clf_conn *c, struct clf_proto_header *out,
 			"clf: from %s: %s payload of %u bytes exceeds the limit %u",
 			c->peer, clf_proto_op_name(h.opcode) ?: "message",
 			h.payload_len, c->max_payload));
+	if (c->seal && h.major == CLF_PROTO_VERSION_MAJOR) {
+		err = clf_seal_recv(c, raw, h.payload_len, deadline);
+		if (err)
+			return broken(c, err);
+	}
 	c->rx_left = h.major == CLF_PROTO_VERSION_MAJOR ? h.payload_len : 0;
 	*out = h;
 	return 0;
@@ -467,6 +561,14 @@ static int payload_check(const struct clf_conn *c, uint64_t len)
 	return 0;
 }
 
+/* The next len bytes of a sealed message, checked already. */
+static void take_sealed(struct clf_conn *c, void *buf, size_t len)
+{
+	memcpy(buf, c->rx_msg + c->rx_pos, len);
+	c->rx_pos += len;
+	c->rx_left -= len;
+}
+
 static int recv_payload_dl(struct clf_conn *c, void *buf, size_t len,
 			   int64_t deadline)
 {
@@ -476,6 +578,10 @@ static int recv_payload_dl(struct clf_conn *c, void *buf, size_t len,
 		return err;
 	if (len == 0)
 		return 0;
+	if (c->seal) {
+		take_sealed(c, buf, len);
+		return 0;
+	}
 	err = c->ops->recv(c, buf, len, deadline);
 	if (err)
 		return broken(c, err);
@@ -511,6 +617,11 @@ int clf_conn_recv_payload_iov(struct clf_conn *c, const struct iovec *iov,
 	err = payload_check(c, len);
 	if (err)
 		return err;
+	if (c->seal) {
+		for (int i = 0; i < iovcnt; i++)
+			take_sealed(c, iov[i].iov_base, iov[i].iov_len);
+		return 0;
+	}
 	if (c->ops->recvv) {
 		err = c->ops->recvv(c, iov, iovcnt, deadline);
 	} else {
@@ -559,6 +670,13 @@ int clf_conn_recv_payload_to_file(struct clf_conn *c, int fd, int64_t off,
 		return err;
 	if (len == 0)
 		return 0;
+	if (c->seal) {
+		*file_err = clf_pwrite_all(fd, c->rx_msg + c->rx_pos, len, &at);
+		*written = (size_t)(at - off);
+		c->rx_pos += len;
+		c->rx_left -= len;
+		return 0;
+	}
 	err = 1;
 	if (c->ops->recv_to_file)
 		err = c->ops->recv_to_file(c, fd, &at, len, c->timeout_ms,
@@ -729,6 +847,8 @@ bool clf_conn_broken(const struct clf_conn *c)
 
 void clf_conn_close(struct clf_conn *c)
 {
-	if (c)
+	if (c) {
+		clf_seal_free(c);
 		c->ops->close(c);
+	}
 }

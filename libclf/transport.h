@@ -43,6 +43,7 @@
 #include <sys/uio.h>
 
 #include "proto.h"
+#include "seal.h"
 
 struct clf_conn;	/* one connection; opaque here, transport_i.h */
 struct clf_listener;	/* a listening endpoint; opaque here */
@@ -310,6 +311,19 @@ void clf_conn_set_minor(struct clf_conn *c, uint16_t minor);
 uint16_t clf_conn_minor(const struct clf_conn *c);
 /* A fresh request id for this connection (1, 2, ...). */
 uint64_t clf_conn_next_id(struct clf_conn *c);
+/*
+ * Protection of the messages after the handshake (seal.h).  The level
+ * this side asks for in the handshake (default none: take the peer's);
+ * auth.c then installs the session keys of the level agreed, and every
+ * later message is sealed.
+ */
+void clf_conn_want_protection(struct clf_conn *c, enum clf_protection level);
+enum clf_protection clf_conn_wanted_protection(const struct clf_conn *c);
+int clf_conn_protect(struct clf_conn *c, enum clf_protection level,
+		     const uint8_t tx[CLF_SEAL_KEY], const uint8_t rx[CLF_SEAL_KEY]);
+/* The level in force now. */
+enum clf_protection clf_conn_protection(const struct clf_conn *c);
+
 /* Whether an earlier failure broke the connection. */
 bool clf_conn_broken(const struct clf_conn *c);
 /* Close and free; NULL ok. */

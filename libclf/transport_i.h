@@ -10,6 +10,7 @@
 #ifndef CLF_TRANSPORT_I_H
 #define CLF_TRANSPORT_I_H
 
+#include "seal.h"
 #include "transport.h"
 
 struct clf_conn {
@@ -22,6 +23,13 @@ struct clf_conn {
 	uint64_t rx_left;		/* payload bytes of the current message
 					   not yet received */
 	uint64_t next_id;		/* last request id handed out */
+	/* Since 1.8, after a handshake that agreed on protection: */
+	enum clf_protection want;	/* asked for in the handshake */
+	struct clf_seal *seal;		/* NULL: messages go in clear */
+	uint8_t *rx_msg;		/* the message received, checked */
+	size_t rx_cap, rx_pos;		/* its room; next payload byte */
+	uint8_t *tx_msg;		/* the message being sealed */
+	size_t tx_cap;
 };
 
 struct clf_listener {
@@ -44,5 +52,24 @@ int64_t clf_deadline_after(int timeout_ms);
  * negative errno of the file (a write that takes nothing is -EIO).
  */
 int clf_pwrite_all(int fd, const void *buf, size_t n, int64_t *off);
+
+/*
+ * Sealed messages (transport_seal.c), used by transport.c when c->seal is
+ * set.  The whole message is held: sent once sealed, acted upon once its
+ * tag checked.
+ *
+ * Send h, the payload of iov and tail more bytes made by fill (a file's,
+ * a stream's); returns 0 or a negative errno (the connection is broken).
+ */
+typedef int (*clf_seal_tail_fn)(void *arg, uint8_t *dst, size_t len);
+int clf_seal_send(struct clf_conn *c, const uint8_t raw[CLF_PROTO_HEADER_SIZE],
+		  const struct iovec *iov, int iovcnt, size_t tail,
+		  clf_seal_tail_fn fill, void *arg, int64_t deadline);
+/* Receive the payload (len bytes) and tag of the message whose header is
+ * raw, and check it; later payload reads come from c->rx_msg. */
+int clf_seal_recv(struct clf_conn *c, const uint8_t raw[CLF_PROTO_HEADER_SIZE],
+		  size_t len, int64_t deadline);
+/* Free the buffers and keys (on close). */
+void clf_seal_free(struct clf_conn *c);
 
 #endif /* CLF_TRANSPORT_I_H */

@@ -104,6 +104,7 @@ static int slot_connect(struct mds_iods *io, uint32_t iod)
 				s->why, MDS_IODS_RETRY_MS);
 	err = clf_conn_connect(io->t, s->addr, io->cfg->timeout_ms, &c);
 	if (!err) {
+		clf_conn_want_protection(c, io->cfg->protection);
 		err = clf_auth_client(c, &io->cfg->secret, "metad");
 		if (err)
 			clf_conn_close(c);

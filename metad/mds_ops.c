@@ -134,6 +134,8 @@ static mds_op_fn *handler_of(uint16_t op)
 		return mds_op_link;
 	case CLF_PROTO_OP_MKNOD:
 		return mds_op_mknod;
+	case CLF_PROTO_OP_CAP_GRANT:
+		return mds_op_cap;
 	default:
 		return NULL;
 	}

@@ -27,6 +27,7 @@ struct mds_session {
 					   acts for (clf_proto.h, "Identity") */
 	bool trusted;		/* the peer holds the secret: the owner
 				   fields of CREATE and MKDIR count */
+	uint32_t auth_uid;	/* of its MUNGE credential; 0: secret */
 };
 
 /* An encoded reply body. */

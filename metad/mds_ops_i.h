@@ -33,6 +33,8 @@ mds_op_fn mds_op_symlink, mds_op_readlink, mds_op_link, mds_op_mknod;
 mds_op_fn mds_op_setlk, mds_op_getlk, mds_op_unlock_owner;
 /* O_APPEND ranges (mds_ops_append.c). */
 mds_op_fn mds_op_append;
+/* Capabilities for the iods (mds_ops_cap.c). */
+mds_op_fn mds_op_cap;
 /* The daemon itself (mds_ops.c). */
 mds_op_fn mds_op_ping, mds_op_status, mds_op_statfs;
 

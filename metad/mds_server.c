@@ -276,6 +276,7 @@ static void serve(struct mds_conn *mc)
 		.ctx = mc->srv->ctx, .peer = mc->peer, .role = mc->role,
 		.conn_id = mc->id, .cred = &mds_cred_root,
 		.trusted = mc->auth.method == CLF_AUTH_SECRET,
+		.auth_uid = mc->auth.method == CLF_AUTH_MUNGE ? mc->auth.uid : 0,
 	};
 	struct clf_proto_header h;
 	int err;
@@ -347,6 +348,7 @@ static void *conn_main(void *arg)
 			     mds_fault_handshake_ms(CLF_ADMIT_HANDSHAKE_MS)
 			     ? ctx->cfg->timeout_ms
 			     : (int)mds_fault_handshake_ms(CLF_ADMIT_HANDSHAKE_MS));
+	clf_conn_want_protection(mc->c, ctx->cfg->protection);
 	err = clf_auth_server_peer(mc->c, &ctx->cfg->secret, ctx->auth_methods,
 				   &mc->auth);
 	if (!err) {

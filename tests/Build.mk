@@ -17,6 +17,8 @@ UNIT_TEST_NAMES := test_type test_map test_pattern test_mapping test_codec \
 UNIT_TEST_NAMES += test_layout_text
 # Network layer: protocol codec, TCP transport, authentication, config.
 UNIT_TEST_NAMES += test_proto test_transport test_auth test_config
+# Messages sealed after the handshake, against a man in the middle.
+UNIT_TEST_NAMES += test_seal
 # Byte-range lock bodies (libclf/proto_lock.c).
 UNIT_TEST_NAMES += test_proto_lock
 # Symlink, hard link and special file bodies (libclf/proto_link.c).

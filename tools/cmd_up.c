@@ -511,6 +511,8 @@ int cmd_up(const struct tool_opts *g, int argc, char **argv)
 		printf("authentication: %s%s\n",
 		       clf_config_auth_text(clf_config_auth_methods(cfg)),
 		       cfg->root_squash ? "; root_squash" : "");
+		printf("protection: %s (of the messages after each handshake)\n",
+		       clf_protection_name(cfg->protection));
 		rc = CLF_EXIT_OK;
 	}
 report:

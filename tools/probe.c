@@ -23,6 +23,7 @@ int probe_open(const struct clf_config *cfg, const char *addr,
 	err = clf_conn_connect(t, addr, timeout_ms, &c);
 	if (err)
 		return err;
+	clf_conn_want_protection(c, cfg->protection);
 	err = clf_auth_client(c, cfg->has_secret ? &cfg->secret : NULL,
 			      PROBE_ROLE);
 	if (err) {

@@ -86,6 +86,10 @@ static int write_config(struct instance *in, const char *const *iod_dirs)
 	for (size_t i = 0; i < sizeof(key); i++)
 		fprintf(f, "%02x", key[i]);
 	fprintf(f, "\nstripe_size = 64k\ntimeout_ms = %d\n", in->timeout_ms);
+	/* CLF_TEST_PROTECTION=integrity|privacy: run a suite (or a bench)
+	 * with every message sealed. */
+	if (getenv("CLF_TEST_PROTECTION") && *getenv("CLF_TEST_PROTECTION"))
+		fprintf(f, "protection = %s\n", getenv("CLF_TEST_PROTECTION"));
 	fprintf(f, "[metad]\naddress = 127.0.0.1:%d\ndir = %s/meta\n",
 		in->base_port, in->dir);
 	for (int i = 0; i < in->niods; i++) {
