@@ -20,7 +20,8 @@ $(IOD_CORE_OBJS): ALL_CFLAGS += -Ilibclf
 # writes from the socket straight to a subfile (iod_direct.c),
 # collective operations (iod_collective.c) and the log (iod_log.c).
 IOD_DAEMON_SRCS := iod/iod.c iod/iod_server.c iod/iod_ops.c \
-	iod/iod_direct.c iod/iod_stream.c iod/iod_collective.c iod/iod_log.c
+	iod/iod_direct.c iod/iod_stream.c iod/iod_collective.c iod/iod_log.c \
+	iod/iod_cap.c
 IOD_DAEMON_OBJS := $(IOD_DAEMON_SRCS:%.c=$(O)/%.o)
 
 $(IOD_DAEMON_OBJS): ALL_CFLAGS += -Ilibclf

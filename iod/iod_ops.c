@@ -18,6 +18,8 @@
 
 #include "clf.h"
 #include "error.h"
+#include "cap.h"
+#include "iod_cap.h"
 #include "iod_merge.h"
 #include "iod_server.h"
 #include "iod_viewio.h"
@@ -423,6 +425,13 @@ static int op_statfs(struct iod_conn *cn, struct wire_reader *r,
  * bytes are in the subfile, so every write answered before this request
  * arrived is counted.
  */
+/* Since 1.8: a capability from metad for this connection (iod_cap.h). */
+static int op_cap(struct iod_conn *cn, struct wire_reader *r,
+		  struct iod_reply *rep)
+{
+	return iod_cap_take(cn, r->buf, r->len);
+}
+
 static int op_sub_sizes(struct iod_conn *cn, struct wire_reader *r,
 			struct iod_reply *rep)
 {
@@ -489,6 +498,7 @@ static const struct {
 	{ CLF_PROTO_OP_IOD_STATFS, 0, op_statfs },
 	{ CLF_PROTO_OP_SUB_SIZES, 8 + 4 + 4 * CLF_PROTO_SUB_SIZES_MAX,
 	  op_sub_sizes },
+	{ CLF_PROTO_OP_CAP, CLF_CAP_WIRE, op_cap },
 };
 
 _Static_assert(VIEW_REGISTER_MAX <= CLF_PROTO_PAYLOAD_MAX &&

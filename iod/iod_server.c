@@ -41,6 +41,7 @@
 #include "auth.h"
 #include "clf.h"
 #include "error.h"
+#include "iod_cap.h"
 #include "iod_server.h"
 
 /* How often blocked loops look at the stop flag, ms. */
@@ -540,6 +541,10 @@ static int serve(struct iod_conn *cn, const struct clf_proto_header *h)
 		err = clf_conn_recv_payload(cn->c, head, head_len);
 		if (err)
 			goto broken;
+		err = iod_cap_check(cn, h, head, head_len);
+		if (err)
+			return refuse_rest(cn, h, h->payload_len - head_len,
+					   err, last_error());
 		err = IOD_DIRECT_DECLINED;
 		if (direct)
 			err = iod_direct_write(cn, h, head, head_len, &rep,
@@ -562,7 +567,12 @@ static int serve(struct iod_conn *cn, const struct clf_proto_header *h)
 	if (err)
 		goto broken;
 
-	err = iod_dispatch(cn, h, cn->buf, h->payload_len, &rep);
+	err = iod_cap_check(cn, h, cn->buf, h->payload_len);
+	if (err)
+		iod_log("%s (%s): %s", clf_conn_peer(cn->c), cn->role,
+			last_error());
+	else
+		err = iod_dispatch(cn, h, cn->buf, h->payload_len, &rep);
 answer:
 	if (err) {
 		iod_errmsg(msg, sizeof(msg));
@@ -723,11 +733,17 @@ static void *conn_thread(void *arg)
 	err = clf_auth_server_peer(cn->c, &srv->cfg->secret, srv->auth_methods,
 				   &peer);
 	clf_conn_set_timeout(cn->c, srv->timeout_ms);
-	if (!err && peer.method == CLF_AUTH_MUNGE)
+	if (!err && peer.method == CLF_AUTH_MUNGE) {
 		snprintf(cn->role, sizeof(cn->role), "%.20s uid %u", peer.role,
 			 peer.uid);
-	else if (!err)
+		cn->caps = calloc(1, sizeof(*cn->caps));
+		if (!cn->caps)
+			err = clf_fail(ENOMEM, "iod: out of memory");
+		else
+			cn->caps->uid = peer.uid;
+	} else if (!err) {
 		memcpy(cn->role, peer.role, sizeof(peer.role));
+	}
 	if (err) {
 		clf_admit_handshake_done(&srv->admit, cn->ticket, false, why,
 					 sizeof(why));
@@ -761,6 +777,7 @@ close:
 	buf_free(cn, &cn->buf, &cn->cap);
 	buf_free(cn, &cn->out, &cn->out_cap);
 	client_put(srv, cn->client);
+	free(cn->caps);
 	free(cn);
 	pthread_mutex_lock(&srv->mutex);
 	srv->nthreads--;

@@ -184,6 +184,8 @@ struct iod_conn {
 	uint8_t *out;			/* owned */
 	size_t out_cap;			/* bytes allocated */
 	size_t sieve_charged;		/* of the pool, the sieve window's */
+	struct iod_caps *caps;		/* owned; NULL: the peer holds the
+					   secret and needs none (iod_cap.h) */
 };
 
 /*

@@ -22,6 +22,8 @@
 #include "proto.h"
 #include "transport.h"
 
+#define CLF_PEER_CAPS 16
+
 struct clf_peer {
 	pthread_mutex_t lock;	/* held from a request's send to its reply */
 	const struct clf_config_daemon *d; /* borrowed from the config */
@@ -32,6 +34,14 @@ struct clf_peer {
 	bool timed_out;		/* the last failure was a timeout */
 	bool acts_for;		/* metad: requests carry the user they act
 				   for (send_cred in client.c) */
+	/* iods: the capabilities handed over on the connection of
+	 * generation gen (file_cap.c), replaced round robin. */
+	struct clf_peer_cap {
+		uint64_t gen, ino;
+		int64_t expiry;
+		uint32_t rights;
+	} caps[CLF_PEER_CAPS];
+	unsigned next_cap;
 };
 
 struct clf_client {

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cap.h"
 #include "client.h"
 #include "clf.h"
 #include "layout.h"
@@ -59,7 +60,18 @@ struct clf_file {
 	uint32_t view_key_len;
 	struct clf_view_slot view_cache[CLF_VIEW_CACHE]; /* earlier views */
 	uint64_t view_clock;	/* ticks at each switch of views */
+	struct clf_cap cap;	/* from metad, for the iods (file_cap.c) */
+	int64_t cap_renew_ms;	/* clf_now_ms() to ask again; 0: none */
 };
+
+/*
+ * Make sure iod peer p (locked) holds a capability of f's open rights
+ * that lasts: ask metad for one when f has none or it is near its end,
+ * hand it over when p's connection has not seen it.  Nothing for a
+ * process that holds the secret (the iods check no capability of it) or
+ * an iod older than 1.8.
+ */
+int clf_file_cap_ensure(struct clf_file *f, struct clf_peer *p);
 
 /* Time now in ns since the epoch. */
 int64_t clf_now_ns(void);

@@ -163,6 +163,13 @@ static int head_run(int64_t voff, int64_t soff, int64_t len, void *arg)
 	size_t blen;
 	int err;
 
+	err = clf_peer_lock(h->peer);
+	if (err)
+		return err;
+	err = clf_file_cap_ensure(h->f, h->peer);
+	clf_peer_unlock(h->peer);
+	if (err)
+		return err;
 	if (h->write) {
 		struct clf_proto_sub_write_req req = {
 			.file = h->f->ino,
@@ -601,7 +608,11 @@ static int stream(struct access *a, int64_t lo, int64_t hi, bool *stale)
 		if (err)
 			break;
 	}
-	/* Registrations first: their replies must not queue behind data. */
+	/* Capabilities for the iods (file_cap.c), then registrations:
+	 * their replies must not queue behind data. */
+	for (int k = 0; k < locked && !err; k++)
+		if (k == 0 || a->targets[k].peer != a->targets[k - 1].peer)
+			err = clf_file_cap_ensure(a->f, a->targets[k].peer);
 	for (int k = 0; k < locked && !err; k++) {
 		struct target *t = &a->targets[k];
 

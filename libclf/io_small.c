@@ -226,6 +226,9 @@ static int exchange(struct small *s, bool *stale)
 		if (err)
 			break;
 	}
+	for (int i = 0; i < locked && !err; i++)
+		if (i == 0 || s->p[i].peer != s->p[i - 1].peer)
+			err = clf_file_cap_ensure(s->f, s->p[i].peer);
 	for (int i = 0; i < s->n && !err; i++)
 		err = send_piece(s, &s->p[i]);
 	for (int i = 0; i < s->n; i++) {

@@ -9,3 +9,4 @@
 -include tests/integration/hdf5_suite.mk
 -include tests/integration/pnetcdf_suite.mk
 -include tests/integration/perm.mk
+-include tests/integration/caps.mk
