@@ -215,9 +215,11 @@ static const struct clf_proto_dirent sample_dirents[] = {
 static const struct clf_proto_error s_error = {
 	PSTR("cannot create 'a/b': no such directory"),
 };
-static const struct clf_proto_hello s_hello = { 1, 0, PSTR("client") };
+static const struct clf_proto_hello s_hello = {
+	.major = 1, .minor = 0, .role = PSTR("client"),
+};
 static const struct clf_proto_challenge s_challenge = {
-	1, 7, { 1, 2, 3, 4, 5, 6, 7, 8, 9 },
+	.major = 1, .minor = 7, .nonce = { 1, 2, 3, 4, 5, 6, 7, 8, 9 },
 };
 static const struct clf_proto_response s_response = {
 	{ 9, 8, 7 }, { 0xff, 0xee },

@@ -120,8 +120,9 @@ static void send_body(struct clf_conn *c, struct clf_proto_header *h,
 static void serve_impostor(struct server *s, struct clf_conn *c)
 {
 	struct clf_proto_header h, rep;
-	struct clf_proto_challenge ch = { CLF_PROTO_VERSION_MAJOR,
-					  CLF_PROTO_VERSION_MINOR, { 7 } };
+	struct clf_proto_challenge ch = { .major = CLF_PROTO_VERSION_MAJOR,
+					  .minor = CLF_PROTO_VERSION_MINOR,
+					  .nonce = { 7 } };
 	struct clf_proto_auth_ok ok = { { 1, 2, 3 } };
 	uint8_t buf[128];
 	struct wire_writer w = { buf, sizeof(buf), 0 };

@@ -481,7 +481,8 @@ START_TEST(test_encoders_refuse_invalid_fields_and_append_nothing)
 	struct clf_proto_readdir_req rd = { 1, 0, 0 };
 	struct clf_proto_setattr_req sa = { .ino = 1, .mask = 0x100 };
 	struct clf_proto_mkdir_req mk = { 1, PSTR("d"), 040755, 0, 0 };
-	struct clf_proto_hello he = { 1, 0, PSTR("has space") };
+	struct clf_proto_hello he = { .major = 1, .minor = 0,
+				      .role = PSTR("has space") };
 	struct clf_proto_view_io_req vw = { .lo = 10, .hi = 5 };
 	struct clf_proto_layout no_subfiles = {
 		.kind = CLF_PROTO_LAYOUT_EXPLICIT,
