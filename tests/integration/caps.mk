@@ -20,3 +20,16 @@ check-caps: $(CAPS_DIR)/cap_client $(O)/tools/clf $(PROGRAMS)
 	@CLF_BUILD_DIR=$(O) scripts/run-tests.sh $(CAPS_TEST)
 
 CHECK_TARGETS += check-caps
+
+# Messages after the handshake against a man in the middle with real
+# daemons: tests/integration/test_protect.sh through mitm_proxy.py (a
+# Python relay that captures, or flips a byte of a write), at
+# protection = integrity and privacy.
+#
+#   make check-protect
+
+.PHONY: check-protect
+check-protect: $(O)/tools/clf $(PROGRAMS)
+	@CLF_BUILD_DIR=$(O) scripts/run-tests.sh tests/integration/test_protect.sh
+
+CHECK_TARGETS += check-protect
