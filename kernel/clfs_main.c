@@ -21,6 +21,33 @@
 #include "clfs_log.h"
 #include "clfs_opts.h"
 
+/*
+ * why into msg, with the name of the configuration file written for a
+ * HOST:PORT source (a temporary file, removed already: meaningless to
+ * the user) replaced by what it stood for.
+ */
+static void say_without(char *msg, size_t len, const char *why,
+			const char *tmp, const char *source)
+{
+	const char *at, *rest;
+
+	/* mount.clf says its own name: libclf's "clf: " would repeat it. */
+	if (!strncmp(why, "clf: ", 5))
+		why += 5;
+	at = *tmp ? strstr(why, tmp) : NULL;
+	if (!at) {
+		snprintf(msg, len, "%s", why);
+		return;
+	}
+	/* Nor does a line number of that file mean anything to them. */
+	rest = at + strlen(tmp);
+	if (*rest == ':' && rest[1] >= '0' && rest[1] <= '9')
+		for (rest++; *rest >= '0' && *rest <= '9'; rest++)
+			;
+	snprintf(msg, len, "%.*sthe options of %s%s", (int)(at - why), why,
+		 source, rest);
+}
+
 /* Connect libclf; *msg says why not. */
 static int connect_clf(const struct clfs_opts *o, char *msg, size_t len)
 {
@@ -38,7 +65,7 @@ static int connect_clf(const struct clfs_opts *o, char *msg, size_t len)
 	if (*tmp)
 		unlink(tmp);
 	if (err)
-		snprintf(msg, len, "%s", CLF_Last_error());
+		say_without(msg, len, CLF_Last_error(), tmp, o->source);
 	return err;
 }
 

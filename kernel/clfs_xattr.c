@@ -22,6 +22,8 @@
 #include <sys/xattr.h>
 
 #include "clf.h"
+#include "client.h"
+#include "client_i.h"
 #include "client_ns.h"
 #include "clfs_i.h"
 #include "clfs_log.h"
@@ -194,6 +196,38 @@ ssize_t clfs_getxattr(struct clfs *fs, uint64_t ino, const char *name,
 	return ret;
 }
 
+/*
+ * Does file ino have the layout desc already?  1 yes, 0 no (or it
+ * cannot tell): both written as text, placed as clf_ns_set_layout
+ * places desc.  cp --preserve=xattr and cp -a set the layout after the
+ * data: the same layout then is no change, not a refusal.
+ */
+static int same_layout(uint64_t ino, const struct clf_layout_desc *desc)
+{
+	struct clf_client *cl;
+	char *have = NULL, *want = NULL;
+	int *iods, niods, same = 0;
+
+	if (clf_client_get(&cl))
+		return 0;
+	niods = (int)cl->cfg->niods;
+	iods = calloc(desc->count, sizeof(*iods));
+	if (!iods)
+		return 0;
+	for (int j = 0; j < desc->count; j++)
+		iods[j] = (int)(((desc->first_iod >= 0 ? (uint32_t)desc->first_iod
+							: cl->cfg->first_iod) +
+				 (uint32_t)j) % (uint32_t)niods);
+	if (!clf_layout_text_format(desc->disp, desc->count, desc->types, iods,
+				    niods, &want) &&
+	    !file_layout_text(ino, &have))
+		same = !strcmp(have, want);
+	free(have);
+	free(want);
+	free(iods);
+	return same;
+}
+
 /* Set the layout of the empty file ino and switch its open handles. */
 static int set_file_layout(struct clfs *fs, uint64_t ino,
 			   const struct clf_layout_desc *desc)
@@ -249,8 +283,10 @@ int clfs_setxattr(struct clfs *fs, const struct clfs_caller *who,
 		goto free_text;
 	}
 	if (!dir) {
-		err = flags & XATTR_CREATE ? -EEXIST
-					   : set_file_layout(fs, ino, &desc);
+		if (flags & XATTR_CREATE)
+			err = -EEXIST;
+		else if (!same_layout(ino, &desc))
+			err = set_file_layout(fs, ino, &desc);
 	} else {
 		err = clfs_dir_default(fs, ino, &dflt);
 		if (!err && (flags & XATTR_CREATE) && dflt)
@@ -264,7 +300,7 @@ int clfs_setxattr(struct clfs *fs, const struct clfs_caller *who,
 	if (err && err != -EEXIST && err != -ENODATA)
 		clfs_log(CLFS_LOG_WARNING, "inode %llu: cannot set %s '%s': %s",
 			 (unsigned long long)ino, name, text,
-			 err == -EBUSY ? "the file is not empty"
+			 err == -EBUSY ? "the file is not empty: a layout is set before the first byte (setfattr on the empty file, clf setlayout, or clf cp -p, which creates the copy with it)"
 				       : CLF_Last_error());
 	clf_layout_desc_release(&desc);
 free_text:

@@ -58,10 +58,16 @@ static int lt_fail_last(const struct lt_parser *p, size_t at, int err,
 {
 	char why[300];
 
+	size_t wl = strlen(what);
+
 	snprintf(why, sizeof(why), "%s", CLF_Last_error());
 	/* A text that asks for too much is as wrong as a malformed one. */
 	if (err != -ENOMEM && err != -E2BIG)
 		err = -EINVAL;
+	/* The constructor may have named itself already ("grid: ..."). */
+	if (!strncmp(why, what, wl) && !strncmp(why + wl, ": ", 2))
+		return clf_fail_neg(err, "%s: at column %zu: %s", p->what,
+				    at + 1, why);
 	return clf_fail_neg(err, "%s: at column %zu: %s: %s", p->what, at + 1,
 			    what, why);
 }

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -30,12 +31,14 @@
 #include "tool_fs.h"
 
 #define COPY_CHUNK (4 << 20)		/* bytes per read and write */
+#define CLF_LAYOUT_XATTR "user.clf.layout"	/* as the mount names it */
 #define PROGRESS_EVERY_NS 100000000LL	/* redraw the bar at most 10/s */
 
 struct cp_opts {
 	const char *data;	/* --data DIR, or NULL */
 	struct tool_layout_opts layout;
 	bool quiet;		/* -q */
+	int preserve;		/* -p 1, --no-preserve-layout 0, else -1 */
 	const char *src, *dst;	/* the operands, as given */
 };
 
@@ -51,7 +54,7 @@ struct cp_end {
 
 static void cp_help(void)
 {
-	printf("usage: clf [-c CONFIG] cp [--data DIR] [-q] [LAYOUT OPTIONS] SRC DST\n"
+	printf("usage: clf [-c CONFIG] cp [--data DIR] [-q] [-p] [LAYOUT OPTIONS] SRC DST\n"
 	       "\n"
 	       "Copy the file SRC to DST, at least one of them in clf: a path\n"
 	       "\"clf:/a/b\" names a clf file, any other a local one (\"./clf:x\" for a\n"
@@ -60,12 +63,19 @@ static void cp_help(void)
 	       "is a directory, the copy goes into it under SRC's name.  The mode\n"
 	       "of SRC is kept.\n"
 	       "\n"
-	       "A new clf DST gets the layout of the options below, else the\n"
-	       "default layout of its directory, else the configuration's; an\n"
-	       "existing one is emptied first (and, with layout options, given\n"
-	       "that layout).\n"
+	       "A new clf DST gets the layout of the options below, else SRC's\n"
+	       "(-p; the default from clf to clf), else the default layout of its\n"
+	       "directory, else the configuration's; an existing one is emptied\n"
+	       "first (and, with layout options or -p, given that layout).\n"
 	       "\n"
 	       TOOL_LAYOUT_HELP
+	       "  -p, --preserve-layout\n"
+	       "                      give DST the layout of SRC: a clf file's, or a\n"
+	       "                      local file's user.clf.layout (on a clf mount);\n"
+	       "                      to a local DST on a clf mount, set its\n"
+	       "                      user.clf.layout before the data\n"
+	       "  --no-preserve-layout\n"
+	       "                      clf to clf: DST's directory decides instead\n"
 	       "  -q, --quiet         no progress bar and no summary\n"
 	       "  --data DIR          the instance whose configuration is DIR/clf.conf\n"
 	       "\n"
@@ -85,14 +95,22 @@ static int parse_args(int argc, char **argv, struct cp_opts *o)
 	static const struct option longopts[] = {
 		{ "data", required_argument, NULL, 'D' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "preserve-layout", no_argument, NULL, 'p' },
+		{ "no-preserve-layout", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		TOOL_LAYOUT_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, rc;
 
-	while ((c = getopt_long(argc, argv, ":qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":qph", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'p':
+			o->preserve = 1;
+			break;
+		case 'P':
+			o->preserve = 0;
+			break;
 		case 'D':
 			o->data = optarg;
 			break;
@@ -126,6 +144,14 @@ static int parse_args(int argc, char **argv, struct cp_opts *o)
 		return tool_usage("cp",
 				  "layout options are for a clf destination; '%s' is local",
 				  o->dst);
+	if (tool_layout_given(&o->layout) && o->preserve == 1)
+		return tool_usage("cp",
+				  "-p keeps the source's layout: it takes no layout options");
+	/* clf to clf keeps the layout unless told otherwise. */
+	if (o->preserve < 0)
+		o->preserve = tool_is_clf_path(o->src) &&
+			      tool_is_clf_path(o->dst) &&
+			      !tool_layout_given(&o->layout);
 	return 0;
 }
 
@@ -274,6 +300,41 @@ static const char *base_name(const struct cp_end *s)
 	while (n > 0 && p[n - 1] != '/')
 		n--;
 	return p + n;
+}
+
+/*
+ * The layout text of the source for -p into *text (caller frees), or
+ * NULL: a clf file's, or a local file's user.clf.layout (a file on a
+ * clf mount); a local file without one has none to keep.
+ */
+static int src_layout(const struct cp_end *s, const struct stat *st,
+		      char **text)
+{
+	ssize_t n, got;
+	char *buf;
+
+	*text = NULL;
+	if (s->clf)
+		return tool_layout_text_of(st->st_ino, text);
+	if (s->std)
+		return 0;
+	n = fgetxattr(s->fd, CLF_LAYOUT_XATTR, NULL, 0);
+	if (n < 0)
+		return errno == ENODATA || errno == ENOTSUP
+			       ? 0 : tool_fail_errno(errno);
+	if (n > CLF_LAYOUT_TEXT_MAX)
+		return clf_fail(E2BIG, "clf: its layout is too long");
+	buf = malloc((size_t)n + 1);
+	if (!buf)
+		return clf_fail(ENOMEM, "clf: out of memory");
+	got = fgetxattr(s->fd, CLF_LAYOUT_XATTR, buf, (size_t)n);
+	if (got < 0) {
+		free(buf);
+		return tool_fail_errno(errno);
+	}
+	buf[got] = '\0';
+	*text = buf;
+	return 0;
 }
 
 /* When the destination is a directory, go into it under src's name. */
@@ -531,10 +592,12 @@ int cmd_cp(const struct tool_opts *g, int argc, char **argv)
 	char sname[sizeof(s.path) + 8], dname[sizeof(d.path) + 8];
 	struct stat st;
 	int64_t done = 0;
+	char *keep = NULL;
 	double secs;
 	int rc, err;
 
 	tool_layout_opts_init(&o.layout);
+	o.preserve = -1;
 	rc = parse_args(argc, argv, &o);
 	if (rc)
 		return rc < 0 ? CLF_EXIT_OK : rc;
@@ -548,9 +611,24 @@ int cmd_cp(const struct tool_opts *g, int argc, char **argv)
 		end_fail(&s, "open", err);
 		goto close;
 	}
+	if (o.preserve == 1) {
+		err = src_layout(&s, &st, &keep);
+		if (err) {
+			end_fail(&s, "read the layout of", err);
+			goto close;
+		}
+		if (keep && d.clf) {
+			o.layout.pattern = keep;
+			o.layout.force = true;	/* it is the source's */
+		}
+	}
 	err = into_dir(&d, &s);
 	if (!err)
 		err = open_dst(&d, &s, &st, &o.layout);
+	if (!err && keep && !d.clf && !d.std &&
+	    fsetxattr(d.fd, CLF_LAYOUT_XATTR, keep, strlen(keep), 0))
+		fprintf(stderr, "clf: warning: '%s' does not keep the layout %s: %s (only a file on a clf mount can)\n",
+			d.path, keep, strerror(errno));
 	if (err) {
 		end_fail(&d, "create", err);
 		goto close;
@@ -579,6 +657,7 @@ int cmd_cp(const struct tool_opts *g, int argc, char **argv)
 close:
 	end_close(&d);
 	end_close(&s);
+	free(keep);
 	CLF_finalize();
 	return rc;
 }

@@ -195,6 +195,10 @@ expect_rc 2
 expect_line err "^clf setlayout: bad --pattern: layout: at column 15: unknown field 'cont' for rr"
 expect_line err '^  rr:stripe=64k,cont=4$'
 expect_line err '^                \^$'
+c setlayout --pattern 'grid:rows=1000,cols=1k,p=2x2,k=64x64' /bad
+expect_rc 2
+expect_line err "^clf setlayout: bad --pattern: layout: at column 1: grid: rows \(1000\) must be"
+no_line err 'grid: grid:'
 c setlayout --pattern 'vec(0,0,2,1)' /bad
 expect_rc 2
 expect_line err 'not a partitioning pattern'
@@ -255,6 +259,26 @@ expect_line err 'not a directory'
 c cp -q "$loc/none" clf:/x
 expect_rc 1
 expect_line err "^clf: cannot open '$loc/none': no such file or directory\$"
+
+step="cp keeps the layout from clf to clf (-p), or not"
+c setlayout --pattern 'cyclic:k=8k,p=2' /lsrc
+c cp -q "$loc/twelve" clf:/lsrc
+expect_rc 0
+c cp -q clf:/lsrc clf:/lcopy
+expect_rc 0
+c getlayout /lcopy
+expect_line out '^layout rr:stripe=8k,count=2$'
+c cp -q --no-preserve-layout clf:/lsrc clf:/lcopy2
+c getlayout /lcopy2
+expect_line out '^layout rr:stripe=64k,count=4$'
+# An existing destination with data gets it too.
+c cp -q -p clf:/lsrc clf:/lcopy2
+expect_rc 0
+c getlayout /lcopy2
+expect_line out '^layout rr:stripe=8k,count=2$'
+expect_line out '^size +12$'
+c cp -q -p --stripe-count 2 clf:/lsrc clf:/lcopy3
+expect_rc 2
 
 step="a wrong secret is said once"
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$tmp/badsecret"

@@ -236,6 +236,14 @@ expect_rc 1
 expect_line err 'metad'
 run "$mountclf" "$tmp/nonexistent.conf" "$mnt"
 expect_rc 1
+# A reason about the options names them, not the temporary file
+# mount.clf wrote them into.
+chmod 644 "$tmp/wrong"
+run "$mountclf" "127.0.0.1:$base" "$mnt" -o "secret_file=$tmp/wrong"
+expect_rc 1
+expect_line err "^mount\.clf: the options of 127\.0\.0\.1:$base: secret_file: .*chmod 600"
+grep -Eq '/clf-mount-[A-Za-z0-9]{6}([^A-Za-z0-9.]|$)|(^|[^.])clf: ' "$tmp/err" &&
+	fail "an internal name or a repeated prefix"
 run "$mountclf" "$conf" "$mnt" -f -o ro,_netdev,noauto,nosuid
 expect_rc 0
 mounted "$mnt" && fail "-f (fake) mounted"
@@ -466,6 +474,22 @@ cmp "$loc/big2" "$mnt/lay" || fail "data under the new layout"
 cmp "$loc/big2" "$loc/lay.native" || fail "native read under the new layout"
 [ "$(xattr set "$mnt/lay" "rr:stripe=1m,count=4")" = EBUSY ] ||
 	fail "set on a non-empty file"
+grep -q "cannot set user.clf.layout 'rr:stripe=1m,count=4': the file is not empty: a layout is set before the first byte" "$tmp/mnt.log" ||
+	fail "the EBUSY reason is not logged"
+# The layout it has already: no change, as cp -a and --preserve=xattr
+# set it after the data.
+[ "$(xattr set "$mnt/lay" "cyclic:k=4k,p=2")" = ok ] ||
+	fail "setting the same layout on a non-empty file"
+cp --preserve=xattr "$mnt/lay" "$mnt/grid-less-copy" 2>"$tmp/err" ||
+	true
+mkdir "$mnt/same"
+xattr set "$mnt/same" "rr:stripe=4k,count=2" >/dev/null
+cp --preserve=xattr "$mnt/lay" "$mnt/same/lay" 2>"$tmp/err" ||
+	fail "cp --preserve=xattr into a directory of the same layout"
+[ "$(xattr get "$mnt/same/lay")" = "rr:stripe=4k,count=2" ] ||
+	fail "cp --preserve=xattr: $(xattr get "$mnt/same/lay")"
+cmp "$mnt/lay" "$mnt/same/lay" || fail "cp --preserve=xattr data"
+rm -r "$mnt/same" "$mnt/grid-less-copy"
 : >"$mnt/lay2"
 [ "$(xattr set "$mnt/lay2" "rr:stripe=64k,cunt=2")" = EINVAL ] ||
 	fail "a bad layout text"
