@@ -236,7 +236,7 @@ START_TEST(test_parse_errors_say_column_and_what)
 	parse_fails("grid:rows=4,cols=4,p=2,k=1x1", -EINVAL,
 		    "at column 23: expected 'x' between the two values of p (as in 2x2), found ','");
 	parse_fails("struct(byte,byte)", -EINVAL,
-		    "at column 1: struct: struct: members 0 and 1 overlap at byte 0");
+		    "at column 1: struct: members 0 and 1 overlap at byte 0");
 	/* Types that do not partition. */
 	parse_fails("vec(0,0,2,1)", -EINVAL,
 		    "layout: not a partitioning pattern:");
