@@ -59,12 +59,14 @@ struct clf_mapping {
 	/*
 	 * The runs of one period when few (NULL otherwise); owned.  They
 	 * cover tper file bytes (tvper view and tsper subfile bytes):
-	 * the period, or a divisor of it that I, Dv and Ds all repeat
-	 * with (mapping_table.c).
+	 * the period, or a shorter stretch that I, Dv and Ds all repeat
+	 * with tk times from each period's start; the tail of the period
+	 * after those (ttail bytes, 0 when tper divides it) is walked by
+	 * cursors (mapping_table.c).
 	 */
 	struct map_run *table;
 	int ntable;
-	int64_t tper, tvper, tsper;
+	int64_t tper, tvper, tsper, tk, ttail;
 };
 
 /*
@@ -118,6 +120,10 @@ int map_walk_cursors(const struct clf_mapping *m, int64_t view_lo,
 /* The same, from file offset first (the view byte there or after it). */
 int map_walk_from(const struct clf_mapping *m, int64_t first,
 		  int64_t view_hi, struct map_emit *e);
+
+/* The runs of I in file bytes [first, last], by cursors. */
+int map_walk_file(const struct clf_mapping *m, int64_t first, int64_t last,
+		  struct map_emit *e);
 
 /* How many runs a period may have for a table; tests may lower it. */
 #define MAP_TABLE_MAX 4096

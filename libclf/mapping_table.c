@@ -30,6 +30,9 @@
  * and an intersection of that size), O(size of the descriptions).
  * Walking by the table costs a few ns per run where the cursors cost
  * tens: the difference for a collective of millions of 1-byte runs.
+ * The stretch need not divide the period: each period is then tk
+ * stretches from the table and a tail shorter than one, by cursors
+ * (memory types built as MPI vectors end after their last block).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -96,30 +99,34 @@ static int table_add(int64_t v, int64_t s, int64_t len, void *arg)
 #define SUBPERIOD_BUDGET (1 << 14)
 #define SUBPERIOD_CANDIDATES 16
 
-/* Does set (in [0, period)) repeat with q, a divisor of period? */
+/*
+ * Does set (in [0, period)) repeat with q over the period's whole
+ * stretches of q bytes, [0, (period / q) * q)?
+ */
 static bool repeats_with(struct fset *set, int64_t q, int64_t period)
 {
 	struct fbuild b = { .budget = SUBPERIOD_BUDGET };
-	struct fset *first, *tiled, *both;
+	int64_t k = period / q;
+	struct fset *body, *first, *tiled, *both;
 	bool yes;
 
 	if (set->size == 0)
 		return true;
-	if (set->size % (period / q))
-		return false;
+	body = fset_clip(&b, set, 0, k * q - 1);
 	first = fset_clip(&b, set, 0, q - 1);
-	tiled = fset_tile(&b, first, q, 0, period / q);
-	both = fset_intersect(&b, tiled, set);
-	yes = !b.err && tiled->size == set->size && both->size == set->size;
+	tiled = fset_tile(&b, first, q, 0, k);
+	both = fset_intersect(&b, tiled, body);
+	yes = !b.err && tiled->size == body->size && both->size == body->size;
 	fset_put(both);
 	fset_put(tiled);
 	fset_put(first);
+	fset_put(body);
 	return yes;
 }
 
 static void add_candidate(int64_t *c, int *nc, int64_t q, int64_t period)
 {
-	if (q <= 1 || q >= period || period % q || *nc == SUBPERIOD_CANDIDATES)
+	if (q <= 1 || q > period / 2 || *nc == SUBPERIOD_CANDIDATES)
 		return;
 	for (int i = 0; i < *nc; i++)
 		if (c[i] == q)
@@ -135,9 +142,12 @@ static int cmp_i64(const void *a, const void *b)
 }
 
 /*
- * The shortest stretch that I, Dv and Ds all repeat with over the
- * period: the outer strides of their FALLS (and the lcm of them all),
- * shortest first; the period itself when none fits.
+ * The shortest stretch that I, Dv and Ds all repeat with from the
+ * period's start: the outer strides of their FALLS (and the lcm of them
+ * all), shortest first; the period itself when none fits.  The stretch
+ * need not divide the period: an MPI vector's extent stops after its last
+ * block, so 3 bytes of every 4 over n blocks has a period of 4n - 1 and
+ * repeats every 4 bytes but for the last 3.
  */
 static int64_t sub_period(const struct clf_mapping *m)
 {
@@ -186,12 +196,14 @@ int map_table_build(struct clf_mapping *m)
 		q = sub_period(m);
 		if (q == m->period)
 			return 0;
-		/* I repeats period / q times: its leaves split evenly. */
-		lim = mul_sat(map_table_max, m->period / q);
+		/* I repeats period / q times (and a tail shorter than q). */
+		lim = mul_sat(map_table_max, m->period / q + 1);
 		if (leaves(m->common, lim) > lim)
 			return 0;
 	}
 	m->tper = q;
+	m->tk = m->period / q;
+	m->ttail = m->period - m->tk * q;
 	m->tvper = fset_count(m->common, q) + fset_count(m->only_v, q);
 	m->tsper = fset_count(m->common, q) + fset_count(m->only_s, q);
 	err = map_walk_cursors(m, m->v0, m->v0 + m->tvper, &e);
@@ -222,6 +234,72 @@ static int first_run_after(const struct clf_mapping *m, int64_t r)
 	return a;
 }
 
+/*
+ * The table walk when the table's stretch does not divide the period:
+ * in each period, tk stretches from the table, then the tail by cursors.
+ */
+static int walk_with_tails(const struct clf_mapping *m, int64_t lo,
+			   int64_t view_hi, struct map_emit *e)
+{
+	/* Periods p < pend lie wholly below INT64_MAX. */
+	int64_t pend = (INT64_MAX - m->origin) / m->period;
+	int64_t p = (lo - m->v0) / m->vper, r, k, first, last;
+	int i = 0, err;
+
+	if (p >= pend)
+		return map_walk_cursors(m, lo, view_hi, e);
+	err = CLF_Type_unmap(m->view, m->view_disp, lo, &first);
+	if (err)
+		return err;
+	if (CLF_Type_unmap(m->view, m->view_disp, view_hi - 1, &last) ||
+	    last == INT64_MAX)
+		last = INT64_MAX - 1;
+	r = lo - m->v0 - p * m->vper;
+	k = r / m->tvper;
+	if (k < m->tk)
+		i = first_run_after(m, r - k * m->tvper);
+	for (;; p++, k = 0, i = 0) {
+		int64_t bf, bv, bs, a, z;
+
+		if (p >= pend)
+			return map_walk_from(m, m->origin + p * m->period,
+					     view_hi, e);
+		bf = m->origin + p * m->period;
+		bv = m->v0 + p * m->vper;
+		bs = m->s0 + p * m->sper;
+		for (; k < m->tk; k++, i = 0) {
+			int64_t kv = bv + k * m->tvper, ks = bs + k * m->tsper;
+
+			for (; i < m->ntable; i++) {
+				const struct map_run *t = &m->table[i];
+				int64_t v = kv + t->v, s = ks + t->s;
+				int64_t len = t->len;
+
+				if (v >= view_hi)
+					return 0;
+				if (v < lo) {
+					len -= lo - v;
+					s += lo - v;
+					v = lo;
+				}
+				if (len > view_hi - v)
+					len = view_hi - v;
+				err = map_emit_run(e, v, s, len);
+				if (err)
+					return err;
+			}
+		}
+		/* The tail: file bytes [a, z] of this period. */
+		a = max64(bf + m->tk * m->tper, first);
+		z = bf + m->period - 1;
+		if (a > last)
+			return 0;
+		err = map_walk_file(m, a, min64(z, last), e);
+		if (err || z >= last)
+			return err;
+	}
+}
+
 int map_walk_table(const struct clf_mapping *m, int64_t view_lo,
 		   int64_t view_hi, struct map_emit *e)
 {
@@ -232,6 +310,8 @@ int map_walk_table(const struct clf_mapping *m, int64_t view_lo,
 
 	if (lo >= view_hi)
 		return 0;
+	if (m->ttail)
+		return walk_with_tails(m, lo, view_hi, e);
 	k = (lo - m->v0) / m->tvper;
 	/* The last, partial period is the cursors' (errors included). */
 	if (k >= kend)

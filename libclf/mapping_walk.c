@@ -82,6 +82,19 @@ static int walk_runs(const struct clf_mapping *m, struct walk *w,
 	return 0;
 }
 
+int map_walk_file(const struct clf_mapping *m, int64_t first, int64_t last,
+		  struct map_emit *e)
+{
+	struct walk w;
+	int err = walk_init(&w, m);
+
+	if (err)
+		return err;
+	err = walk_runs(m, &w, first, last, e);
+	walk_release(&w);
+	return err;
+}
+
 int map_walk_from(const struct clf_mapping *m, int64_t first,
 		  int64_t view_hi, struct map_emit *e)
 {

@@ -530,6 +530,67 @@ static void assert_window(const CLF_Mapping *m, CLF_Datatype view, int64_t vd,
 	ck_assert_int_eq(CLF_Mapping_count(m, lo, hi), want.total);
 }
 
+/* 3 bytes of every 4, n blocks, extent 4n - 1 (an MPI vector's). */
+static CLF_Datatype three_of_four(int64_t n)
+{
+	CLF_Blocklist bl = CLF_Blocklist_new();
+
+	for (int64_t i = 0; i < n; i++)
+		ck_assert_int_eq(CLF_Blocklist_add(bl, 4 * i, 3, CLF_BYTE), 0);
+	return CLF_Type_blocklist(&bl, 4 * n - 1);
+}
+
+START_TEST(test_tables_of_stretches_that_do_not_divide_the_period)
+{
+	/*
+	 * A memory type of 3 bytes in every 4 whose extent ends after its
+	 * last block: the period 19999 repeats every 4 bytes but for its
+	 * last 3.  The table holds one stretch of 4, the tail of each
+	 * period is walked by cursors; runs, anywhere, are the cursors'
+	 * alone and the byte-by-byte ones.
+	 */
+	CLF_Datatype t = three_of_four(5000), rr[2];
+	int64_t lo[] = { 0, 1, 14996, 14997, 14998, 14999, 15000, 29998,
+			 1000007 };
+	int64_t len[] = { 1, 2, 5, 100, 40000 };
+	CLF_Mapping *m, *mc;
+
+	ck_assert_ptr_nonnull(t);
+	ck_assert_int_eq(CLF_Type_pitfalls(0, 1, 4, 1, 2, 2, CLF_BYTE, rr), 0);
+	for (int c = 0; c < 2; c++) {
+		CLF_Datatype sub = c ? rr[1] : CLF_BYTE;
+		int64_t sd = c ? 1 : 0;
+
+		ck_assert_int_eq(CLF_Mapping_create(t, 5, sub, sd, &m), 0);
+		if (!c) {
+			ck_assert_ptr_nonnull(m->table);
+			ck_assert_int_eq(m->tper, 4);
+			ck_assert_int_eq(m->ttail, 3);
+		}
+		map_table_max = 0;
+		ck_assert_int_eq(CLF_Mapping_create(t, 5, sub, sd, &mc), 0);
+		map_table_max = MAP_TABLE_MAX;
+		for (size_t i = 0; i < sizeof(lo) / sizeof(lo[0]); i++)
+			for (size_t j = 0; j < sizeof(len) / sizeof(len[0]); j++) {
+				uint64_t h = 0, hc = 0;
+
+				ck_assert_int_eq(CLF_Mapping_foreach(m, lo[i],
+						lo[i] + len[j], hash_run, &h), 0);
+				ck_assert_int_eq(CLF_Mapping_foreach(mc, lo[i],
+						lo[i] + len[j], hash_run, &hc), 0);
+				ck_assert_uint_eq(h, hc);
+			}
+		assert_window(m, t, 5, sub, sd, 14990, 15010);
+		assert_window(m, t, 5, sub, sd, 29990, 30010);
+		CLF_Mapping_free(mc);
+		CLF_Mapping_free(m);
+	}
+	CLF_Type_free(&rr[0]);
+	CLF_Type_free(&rr[1]);
+	CLF_Type_free(&t);
+}
+END_TEST
+
 START_TEST(test_incommensurate_fine_patterns_map_tiled_at_once)
 {
 	/*
@@ -861,6 +922,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_walk_past_the_last_period_that_fits_returns_no_error,
 			    0, 2);
 	tcase_add_test(tc, test_run_table_is_kept_only_for_few_runs_per_period);
+	tcase_add_test(tc, test_tables_of_stretches_that_do_not_divide_the_period);
 	tcase_add_loop_test(tc, test_packed_runs_join_where_the_subfile_continues,
 			    0, 3);
 	suite_add_tcase(s, tc);
