@@ -352,6 +352,48 @@ int CLF_Mapping_is_contiguous(const CLF_Mapping *m);
  */
 
 /*
+ * Recovery: a restart of metad or of an iod (kill -9, a crash, a
+ * service restart) does not fail the calls that run meanwhile.  When a
+ * connection to a daemon breaks or is refused (-EHOSTDOWN), libclf --
+ * and so the mount and the ROMIO driver, which use it -- tries again on
+ * a fresh connection, pausing 20 ms, 50 ms, ... at most 1 s between
+ * tries, for up to recovery_grace_s seconds (clf.conf, default 30; 0:
+ * fail at once) from the call's start, then fails with -EHOSTDOWN and a
+ * message naming the daemon and saying it gave up after the grace.  A
+ * timeout (a daemon that hangs rather than restarts) is not waited for
+ * beyond timeout_ms.  Only requests that are safe to send twice are sent
+ * again after their connection broke with no reply:
+ *   - reads (SUB_READ, VIEW_READ, SUB_SIZES, LOOKUP, GETATTR, READDIR,
+ *     STATFS, GET_LAYOUT, READLINK): they change nothing;
+ *   - writes of data (SUB_WRITE, VIEW_WRITE): they put the same bytes at
+ *     the same offsets, so a repeat leaves what one write leaves, even
+ *     when part of the first was done (a write is not ordered against
+ *     other clients' writes of the same bytes anyway, clf.h "Torn
+ *     reads"; with a byte-range lock, see Locks below);
+ *   - UPDATE_SIZE (the size becomes at least an end) and SYNC;
+ *   - metad mutations (create, mkdir, rename, unlink, rmdir, setattr,
+ *     layouts, links, nodes): by request identity, answered by metad's
+ *     reply cache with their first outcome ("Lost replies", below), now
+ *     for the longer of 3 x timeout_ms and recovery_grace_s;
+ *   - view registrations are not replayed but made again: a restarted
+ *     iod knows none, and each access registers its view at a connection
+ *     that does not hold it yet, before its data go;
+ *   - collective accesses (CLF_ncwrite_at_all, _read_at_all): each
+ *     process sends its request again only to the iods whose part of the
+ *     operation did not end for it; the others lost the same iod and do
+ *     the same, so the restarted iod sees every participant again.  If
+ *     the iod died after answering some participants and not others, the
+ *     late ones wait in vain and fail with -ETIMEDOUT after timeout_ms;
+ *   - O_APPEND: the range is never replayed: metad keeps reservations in
+ *     memory and a restarted one lost them, so the writer measures the
+ *     end again and reserves anew (nothing was written into the lost
+ *     range yet); see O_APPEND above for the overlap left possible;
+ *   - byte-range locks are not replayed (see Locks at CLF_fcntl).
+ * The mount therefore returns no EIO for a restart shorter than the
+ * grace; its calls block meanwhile.
+ */
+
+/*
  * CLF_init - connect this process to a clf instance
  *
  * config_path NULL: $CLF_CONFIG, then the data directory's clf.conf, then

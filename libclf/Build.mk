@@ -17,7 +17,7 @@ LIBCLF_EXTRA_LIBS :=
 LIBCLF_EXTRA_LIBS += $(shell pkg-config --libs libsodium inih 2>/dev/null || \
 	echo -lsodium -linih) -lmunge -pthread
 # Client-side layouts and views, and the native client API.
-LIBCLF_SRCS += libclf/layout.c libclf/client.c libclf/client_enc.c libclf/client_retry.c libclf/client_meta.c \
+LIBCLF_SRCS += libclf/layout.c libclf/client.c libclf/client_enc.c libclf/client_retry.c libclf/client_grace.c libclf/client_meta.c \
 	libclf/file.c libclf/file_cap.c libclf/file_size.c libclf/file_append.c libclf/io.c libclf/io_small.c libclf/view_cache.c
 # The namespace by inode, for the mount client (client_ns.h).
 LIBCLF_SRCS += libclf/client_ns.c libclf/client_link.c

@@ -401,23 +401,29 @@ drop:
 int clf_peer_call(struct clf_peer *p, uint16_t op, const struct iovec *iov,
 		  int iovcnt, void **payload, uint32_t *len)
 {
+	bool replayable = clf_op_replayable(op), again, stale;
+	struct clf_grace g;
 	uint64_t id;
 	int err;
 
-	for (int attempt = 0; attempt < 2; attempt++) {
-		bool stale;
-
+	clf_grace_begin(&g);
+	do {
 		err = clf_peer_lock(p);
-		if (err)
-			return err;
+		if (err) {
+			/* Nothing was sent: wait for the daemon, except
+			 * to release a view, which died with it. */
+			stale = false;
+			again = op != CLF_PROTO_OP_VIEW_RELEASE;
+			continue;
+		}
 		err = clf_peer_send(p, op, iov, iovcnt, &id);
 		if (!err)
 			err = clf_peer_recv(p, op, id, payload, len);
 		stale = err && clf_peer_stale(p);
+		/* A reply, even an error, keeps the connection. */
+		again = stale || (replayable && !p->conn);
 		clf_peer_unlock(p);
-		if (!stale)
-			break;
-	}
+	} while (again && clf_grace_again(&g, err, stale));
 	return err;
 }
 

@@ -126,7 +126,8 @@ int clf_peer_recv_datav(struct clf_peer *p, uint16_t op, uint64_t id,
 
 /*
  * Both, on an unlocked peer: lock, send, receive, unlock; retried once
- * on a fresh connection when the kept one turns out stale.
+ * on a fresh connection when the kept one turns out stale, and through
+ * a restart of the daemon (Grace, below) when op is replayable.
  */
 int clf_peer_call(struct clf_peer *p, uint16_t op, const struct iovec *iov,
 		  int iovcnt, void **payload, uint32_t *len);
@@ -135,10 +136,11 @@ int clf_peer_call(struct clf_peer *p, uint16_t op, const struct iovec *iov,
  * Requests that change something at metad (client_retry.c): sent with a
  * request identity, and while no reply came (a timeout, a connection
  * lost) sent again with the same one, on a new connection, for up to
- * CLF_META_RETRY_TIMEOUTS times the configured timeout: metad answers a
- * repeat with the first outcome.  After that, or when metad is too old
- * for identities, the error says the outcome is unknown.  A metad that
- * cannot be reached before the first send fails at once, as other calls.
+ * CLF_META_RETRY_TIMEOUTS times the configured timeout or
+ * recovery_grace_s, whichever is longer: metad answers a repeat with
+ * the first outcome.  After that, or when metad is too old for
+ * identities, the error says the outcome is unknown.  A metad that
+ * cannot be reached before the first send is waited for as long.
  */
 #define CLF_META_RETRY_TIMEOUTS 3
 int clf_peer_call_retry(struct clf_peer *p, uint16_t op,
@@ -151,6 +153,43 @@ bool clf_op_has_reqid(uint16_t op);
 /* The next identity of this client process: 0, or -ENOSYS when no
  * random client number could be drawn. */
 int clf_client_reqid(struct clf_client *cl, struct clf_proto_reqid *out);
+
+/*
+ * Grace (client_grace.c): an operation whose connection to a daemon went
+ * down (-EHOSTDOWN: reset, refused, closed; not a timeout, not a reply)
+ * tries again on a fresh connection, pausing 20 ms, 50 ms, ... at most
+ * 1 s between tries, for up to recovery_grace_s (clf.conf) since it
+ * began: a restarting daemon is waited for instead of failing its
+ * clients.  Only requests that are safe to send twice go round again
+ * (include/clf.h, "Recovery").
+ *
+ *	struct clf_grace g;
+ *
+ *	clf_grace_begin(&g);
+ *	do
+ *		err = one_try(&stale);
+ *	while (clf_grace_again(&g, err, stale));
+ *
+ * clf_grace_again pauses and returns true when the operation should be
+ * tried again: at once, once, after a stale kept connection (stale, see
+ * clf_peer_stale); after a lost connection while the grace lasts.  When
+ * it gives up after waiting it adds that to the error's message.
+ */
+struct clf_grace {
+	int64_t start;		/* clf_now_ms() */
+	int64_t grace_ms;
+	int tries;
+	bool stale_used;
+};
+
+void clf_grace_begin(struct clf_grace *g);
+bool clf_grace_again(struct clf_grace *g, int err, bool stale);
+/* err, with "gave up after waiting ..." added to its message. */
+int clf_grace_gave_up(int err, int64_t waited_ms);
+
+/* Whether op may be sent again after its connection broke with no reply:
+ * reads, and writes whose repeat leaves what one would (clf.h). */
+bool clf_op_replayable(uint16_t op);
 
 /*
  * Encode a request body with encode(w, msg) into a new buffer: the

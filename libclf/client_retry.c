@@ -109,6 +109,11 @@ recv:
 	return err;
 }
 
+static int64_t max_ms(int64_t a, int64_t b)
+{
+	return a > b ? a : b;
+}
+
 static void pause_ms(int ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
@@ -121,8 +126,11 @@ int clf_peer_call_retry(struct clf_peer *p, uint16_t op,
 			    void **payload, uint32_t *len)
 {
 	struct clf_client *cl = clf_client_instance;
-	int64_t deadline = clf_now_ms() +
-			   (int64_t)CLF_META_RETRY_TIMEOUTS * cl->cfg->timeout_ms;
+	int64_t within = max_ms((int64_t)CLF_META_RETRY_TIMEOUTS *
+				       cl->cfg->timeout_ms,
+			       (int64_t)cl->cfg->recovery_grace_s * 1000);
+	int64_t grace_ms = (int64_t)cl->cfg->recovery_grace_s * 1000;
+	int64_t start = clf_now_ms(), deadline = start + within;
 	const char *name = clf_proto_op_name(op);
 	struct clf_proto_reqid rid;
 	bool in_doubt = false;
@@ -158,7 +166,13 @@ int clf_peer_call_retry(struct clf_peer *p, uint16_t op,
 				break;	/* no identity: a retry could do it
 					   twice */
 		} else if (!in_doubt) {
-			return err;	/* nothing was sent */
+			/* Nothing was sent: wait for a restarting metad
+			 * (client_grace.c) for the grace time only. */
+			if (err != -EHOSTDOWN)
+				return err;
+			if (clf_now_ms() >= start + grace_ms)
+				return attempts > 1 ? clf_grace_gave_up(err, grace_ms)
+						    : err;
 		} else if (err != -ETIMEDOUT && err != -EHOSTDOWN) {
 			break;		/* refused, not just away */
 		}
@@ -174,7 +188,7 @@ int clf_peer_call_retry(struct clf_peer *p, uint16_t op,
 		return err;
 	snprintf(why, sizeof(why), "%s", CLF_Last_error());
 	return clf_fail_neg(err,
-			    "clf: %s: no reply from metad in %d tries within %d ms: it may or may not have been applied (%s)",
-			    name ? name : "request", tries,
-			    CLF_META_RETRY_TIMEOUTS * cl->cfg->timeout_ms, why);
+			    "clf: %s: no reply from metad in %d tries within %lld ms: it may or may not have been applied (%s)",
+			    name ? name : "request", tries, (long long)within,
+			    why);
 }

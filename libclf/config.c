@@ -23,13 +23,14 @@
 #include "transport.h"
 
 #define TIMEOUT_MAX_MS (3600 * 1000)
+#define GRACE_MAX_S (24 * 3600)
 #define MSG_MAX 400
 
 enum key {
 	K_SECRET, K_SECRET_FILE, K_STRIPE_SIZE, K_STRIPE_COUNT, K_FIRST_IOD,
 	K_TIMEOUT, K_DATA_DIR, K_TRANSPORT, K_METAD,
 	K_IOD_VIEW_MEM, K_IOD_VIEW_SHARE, K_IOD_BUF_MEM, K_IOD_BUF_SHARE,
-	K_AUTH, K_ROOT_SQUASH, K_PROTECTION, K_CAP_LIFETIME,
+	K_AUTH, K_ROOT_SQUASH, K_PROTECTION, K_CAP_LIFETIME, K_GRACE,
 	K_ADDRESS, K_DIR,	/* in [metad] and [iod] */
 	K_NR
 };
@@ -46,6 +47,7 @@ static const char *const key_names[K_NR] = {
 	[K_IOD_BUF_SHARE] = "iod_buffer_min_share",
 	[K_AUTH] = "auth", [K_ROOT_SQUASH] = "root_squash",
 	[K_PROTECTION] = "protection", [K_CAP_LIFETIME] = "capability_lifetime",
+	[K_GRACE] = "recovery_grace_s",
 };
 
 /* Where the [global] iod memory keys go in a config. */
@@ -470,6 +472,13 @@ static int global_key(struct parse *p, enum key k, const char *value)
 				    name, value, TIMEOUT_MAX_MS);
 		cfg->timeout_ms = (int)v;
 		return 1;
+	case K_GRACE:
+		if (parse_int(value, 0, GRACE_MAX_S, &v))
+			return perr(p, p->line, EINVAL,
+				    "%s: '%s' is not a whole number of seconds from 0 to %d",
+				    name, value, GRACE_MAX_S);
+		cfg->recovery_grace_s = (int)v;
+		return 1;
 	case K_DATA_DIR:
 		if (!*value)
 			return perr(p, p->line, EINVAL, "%s: empty", name);
@@ -696,6 +705,7 @@ static struct clf_config *config_new(void)
 	cfg->stripe_size = CLF_CONFIG_DEFAULT_STRIPE;
 	cfg->timeout_ms = CLF_CONN_DEFAULT_TIMEOUT_MS;
 	cfg->cap_lifetime_s = CLF_CAP_LIFETIME_DEFAULT_S;
+	cfg->recovery_grace_s = CLF_CONFIG_DEFAULT_GRACE_S;
 	return cfg;
 }
 
@@ -1032,6 +1042,8 @@ static int write_body(FILE *f, const struct clf_config *cfg)
 		err = put_line(f, "stripe_size", text);
 	fprintf(f, "stripe_count = %u\nfirst_iod = %u\ntimeout_ms = %d\n",
 		cfg->stripe_count, cfg->first_iod, cfg->timeout_ms);
+	if (cfg->recovery_grace_s != CLF_CONFIG_DEFAULT_GRACE_S)
+		fprintf(f, "recovery_grace_s = %d\n", cfg->recovery_grace_s);
 	if (!err)
 		err = put_line(f, "data_dir", cfg->data_dir);
 	for (int k = K_IOD_VIEW_MEM; !err && k <= K_IOD_BUF_SHARE; k++) {

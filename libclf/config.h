@@ -12,6 +12,8 @@
  *   stripe_count = 4          ; default: every iod
  *   first_iod = 0
  *   timeout_ms = 5000         ; limit of every network wait
+ *   recovery_grace_s = 30     ; clients wait and retry this long for a
+ *                             ; daemon that restarts (0: fail at once)
  *   data_dir = ./clf-data     ; default: $CLF_DATA_DIR, else ./clf-data
  *   transport = tcp
  *   auth = munge | secret     ; munge: users authenticate with MUNGE and
@@ -62,6 +64,7 @@
 #define CLF_CONFIG_DEFAULT_BASE_PORT 7000
 #define CLF_CONFIG_DEFAULT_IODS 4
 #define CLF_CONFIG_DEFAULT_STRIPE (64 * 1024)
+#define CLF_CONFIG_DEFAULT_GRACE_S 30
 #define CLF_CONFIG_DEFAULT_DATA_DIR "./clf-data"
 #define CLF_CONFIG_FILE_NAME "clf.conf"	/* in the data directory */
 #define CLF_CONFIG_SECRET_NAME "secret"	/* beside it, made by clf up */
@@ -102,6 +105,8 @@ struct clf_config {
 	uint32_t stripe_count;	/* 1..niods */
 	uint32_t first_iod;	/* < niods */
 	int timeout_ms;		/* > 0 */
+	int recovery_grace_s;	/* >= 0: clients wait this long for a
+				   restarting daemon (client_grace.c) */
 	char *data_dir;		/* absolute; owned */
 	struct clf_config_daemon metad;
 	/* What each iod lends its clients, bytes; 0: the iod's default,

@@ -125,7 +125,7 @@ static int reserve_exact(struct clf_file *f, int64_t n, int64_t *base,
 	return 0;
 }
 
-int clf_file_append_at(struct clf_file *f, int64_t n, int64_t *lo)
+static int append_at_once(struct clf_file *f, int64_t n, int64_t *lo)
 {
 	int64_t base, off;
 	bool granted = false;
@@ -151,5 +151,23 @@ int clf_file_append_at(struct clf_file *f, int64_t n, int64_t *lo)
 	if (!err && !granted)
 		err = clf_fail(EAGAIN, "clf: append: %d other appends came first",
 			       APPEND_TRIES);
+	return err;
+}
+
+/*
+ * Through a restart of metad (client.h, Grace): the range is asked for
+ * again from a new measure of the end, never replayed.  metad keeps
+ * reservations in memory: a restarted one lost ours, and nothing was
+ * written into it yet.
+ */
+int clf_file_append_at(struct clf_file *f, int64_t n, int64_t *lo)
+{
+	struct clf_grace g;
+	int err;
+
+	clf_grace_begin(&g);
+	do
+		err = append_at_once(f, n, lo);
+	while (clf_grace_again(&g, err, false));
 	return err;
 }

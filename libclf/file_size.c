@@ -207,16 +207,19 @@ static int probe_once(const struct clf_layout *l, uint64_t ino,
 int clf_layout_size(const struct clf_layout *l, uint64_t ino,
 		    int64_t *meta_size, int64_t *size)
 {
+	struct clf_grace g;
 	int64_t end = 0;
 	bool stale;
 	int err;
 
-	err = probe_once(l, ino, meta_size, &end, &stale);
-	/* A daemon restarted since our last request: once more, afresh. */
-	if (err && stale) {
+	/* A daemon restarted since our last request, or while it served
+	 * this one: again through the restart (client.h, Grace); sizes
+	 * are read, not changed. */
+	clf_grace_begin(&g);
+	do {
 		end = 0;
 		err = probe_once(l, ino, meta_size, &end, &stale);
-	}
+	} while (clf_grace_again(&g, err, stale));
 	if (err)
 		return err;
 	*size = meta_size ? max64(end, *meta_size) : end;

@@ -257,6 +257,9 @@ struct target {
 	bool direct;		/* view and memory fall on it contiguously:
 				   the user's bytes, in place */
 	bool view_direct;	/* the view alone does */
+	bool done;		/* collective: our part of the operation at
+				   this subfile ended; a retry across an iod
+				   restart must not start it again there */
 };
 
 /* One subfile's share of one piece. */
@@ -506,12 +509,16 @@ static int start_piece(struct access *a, int64_t lo, int64_t hi)
 	for (int k = 0; k < a->ntargets && !err; k++) {
 		struct share *sh = &pc->shares[k];
 
+		if (a->targets[k].done)
+			continue;
 		err = prepare_share(a, &a->targets[k], lo, hi, sh);
 		if (!err && !a->participants && sh->count)
 			err = send_share(a, &a->targets[k], pc, sh);
 	}
 	for (int k = 0; k < a->ntargets && !err && a->participants; k++)
-		err = send_share(a, &a->targets[k], pc, &pc->shares[k]);
+		if (!a->targets[k].done)
+			err = send_share(a, &a->targets[k], pc,
+					 &pc->shares[k]);
 	return err;
 }
 
@@ -525,12 +532,14 @@ static int finish_piece(struct access *a, int err)
 	struct piece *pc = &a->ring[a->first];
 
 	for (int k = 0; k < a->ntargets; k++) {
-		const struct target *t = &a->targets[k];
+		struct target *t = &a->targets[k];
 		struct share *sh = &pc->shares[k];
 		int e = 0;
 
-		if (sh->sent)
+		if (sh->sent) {
 			e = recv_share(a, t, sh);
+			t->done = a->participants && !e;
+		}
 		if (!err)
 			err = e;
 		if (!err && !a->write && sh->count && !t->direct &&
@@ -616,7 +625,7 @@ static int stream(struct access *a, int64_t lo, int64_t hi, bool *stale)
 	for (int k = 0; k < locked && !err; k++) {
 		struct target *t = &a->targets[k];
 
-		if (a->f->handle_gen[t->j] != t->peer->generation)
+		if (!t->done && a->f->handle_gen[t->j] != t->peer->generation)
 			err = register_view(a->f, t->peer, t->j);
 	}
 	while (!err && (next < hi || (a->participants && next == lo))) {
@@ -707,15 +716,22 @@ static int access_io(struct clf_file *f, int64_t lo, int64_t hi, int64_t base,
 			err = gather_status(clf_viewmap_scatter(f->view, head,
 					lo, hi, base, buf, mem, head_buf));
 	}
-	/* A daemon restarted since our last request: retry once, afresh. */
-	for (int attempt = 0; attempt < 2 && !err && a.ntargets; attempt++) {
+	/*
+	 * An iod restarted since our last request, or while it served
+	 * this one: again, afresh, through the restart (client.h, Grace).
+	 * Reads are idempotent; so are writes of these bytes to these
+	 * offsets.  A collective one goes again only to the subfiles whose
+	 * operation did not end for us (target.done): the other
+	 * participants lost the same iod, and come again there too.
+	 */
+	if (!err && a.ntargets) {
+		struct clf_grace g;
 		bool stale;
 
-		err = stream(&a, lo, hi, &stale);
-		/* A collective operation cannot be replayed alone. */
-		if (!err || !stale || attempt == 1 || participants)
-			break;
-		err = 0;
+		clf_grace_begin(&g);
+		do
+			err = stream(&a, lo, hi, &stale);
+		while (clf_grace_again(&g, err, stale));
 	}
 	for (int i = 0; i < PIPELINE_DEPTH; i++)
 		free(a.ring[i].shares);

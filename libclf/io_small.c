@@ -302,14 +302,17 @@ int clf_small_io(struct clf_file *f, int64_t lo, int64_t hi, int64_t base,
 			err = mem_copy(mem, buf, s->packed, lo - base,
 				       hi - base, true);
 	}
-	/* A daemon restarted since our last request: retry once, afresh. */
-	for (int attempt = 0; attempt < 2 && !err; attempt++) {
+	/* An iod restarted since our last request, or while it served
+	 * this one: again through the restart (client.h, Grace); plain
+	 * reads and writes of these bytes at these offsets. */
+	if (!err) {
+		struct clf_grace g;
 		bool stale;
 
-		err = exchange(s, &stale);
-		if (!err || !stale || attempt == 1)
-			break;
-		err = 0;
+		clf_grace_begin(&g);
+		do
+			err = exchange(s, &stale);
+		while (clf_grace_again(&g, err, stale));
 	}
 	if (!err && !write && mem->map)
 		err = mem_copy(mem, buf, s->packed, lo - base, hi - base, false);

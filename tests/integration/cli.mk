@@ -11,7 +11,8 @@
 # script skips (77) while they are not built.
 
 CLI_TEST := tests/integration/test_clf_cli.sh \
-	tests/integration/test_clf_layout_cli.sh tests/integration/test_clf_store.sh
+	tests/integration/test_clf_layout_cli.sh tests/integration/test_clf_store.sh \
+	tests/integration/test_cli_recovery.sh
 CLI_TEST_DAEMONS := $(filter $(O)/metad/metad $(O)/iod/iod,$(PROGRAMS))
 
 .PHONY: check-cli

@@ -193,6 +193,25 @@ void instance_kill(struct instance *in, int idx, int sig)
 	*pid = 0;
 }
 
+int instance_set_grace(struct instance *in, int seconds)
+{
+	char text[8192], *tail;
+	FILE *f = fopen(in->conf, "r");
+	size_t n = f ? fread(text, 1, sizeof(text) - 1, f) : 0;
+
+	if (f)
+		fclose(f);
+	text[n] = 0;
+	tail = strstr(text, "[global]\n");
+	f = tail ? fopen(in->conf, "w") : NULL;
+	if (!f)
+		return -1;
+	tail += strlen("[global]\n");
+	fwrite(text, 1, tail - text, f);
+	fprintf(f, "recovery_grace_s = %d\n%s", seconds, tail);
+	return fclose(f) ? -1 : 0;
+}
+
 void instance_stop(struct instance *in)
 {
 	char cmd[PATH_MAX + 16];

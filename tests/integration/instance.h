@@ -38,6 +38,10 @@ int instance_start_daemon(struct instance *in, int idx);
 /* Send sig to metad (idx -1) or iod idx and reap it. */
 void instance_kill(struct instance *in, int idx, int sig);
 
+/* Put recovery_grace_s = seconds into the instance's clf.conf (before
+ * CLF_init: the clients' wait for a restarting daemon). */
+int instance_set_grace(struct instance *in, int seconds);
+
 /* Stop everything, remove the directory. */
 void instance_stop(struct instance *in);
 

@@ -9,7 +9,8 @@
 # mount and through MPI-IO, both ways (skipped without MPICH or
 # libromio-clf.so).  test_mount_lock.sh: fcntl and flock locks across two
 # mounts, a blocking lock, a killed holder, a native holder.
-# test_posix.sh: our POSIX conformance suite (posix_suite.py: symlinks,
+# test_mount_recovery.sh: a shell loop through the mount while an iod
+# and metad are killed and restarted: no error.  test_posix.sh: our POSIX conformance suite (posix_suite.py: symlinks,
 # hard links, fifos, sockets, devices and every namespace call, as root
 # and as nobody) over two mounts, and those objects through the native
 # API.
@@ -21,7 +22,7 @@ ifeq ($(CONFIG_CLF_FUSE),y)
 
 MOUNT_TEST := tests/integration/test_mount.sh tests/integration/test_mount_t.sh \
 	tests/integration/test_mount_romio.sh tests/integration/test_mount_lock.sh \
-	tests/integration/test_posix.sh
+	tests/integration/test_posix.sh tests/integration/test_mount_recovery.sh
 MOUNT_HELPER := $(O)/tests/integration/mount_helper
 
 $(MOUNT_HELPER): $(O)/tests/integration/mount_helper.o $(O)/libclf.a

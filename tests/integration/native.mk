@@ -40,6 +40,15 @@ $(NATIVE_LINKS_TEST): $(NATIVE_LINKS_TEST_OBJS) $(O)/libclf.a
 	$(CC) -o $@ $(NATIVE_LINKS_TEST_OBJS) $(O)/libclf.a \
 		$(LIBCLF_EXTRA_LIBS) $(CHECK_LIBS) $(ALL_LDFLAGS)
 
+# Clients through restarts of metad and the iods (test_native_recovery).
+NATIVE_RECOVERY_TEST := $(O)/tests/integration/test_native_recovery
+NATIVE_RECOVERY_TEST_OBJS := $(O)/tests/integration/test_native_recovery.o \
+	$(O)/tests/integration/instance.o
+
+$(NATIVE_RECOVERY_TEST): $(NATIVE_RECOVERY_TEST_OBJS) $(O)/libclf.a
+	$(CC) -o $@ $(NATIVE_RECOVERY_TEST_OBJS) $(O)/libclf.a \
+		$(LIBCLF_EXTRA_LIBS) $(CHECK_LIBS) $(ALL_LDFLAGS)
+
 # The fsync recorder the durability test preloads into the daemons.
 NATIVE_FSYNC_LOG := $(O)/tests/integration/fsync_log.so
 $(NATIVE_FSYNC_LOG): tests/integration/fsync_log.c
@@ -67,9 +76,9 @@ $(NATIVE_CRASH_SHIM): tests/integration/crash_shim.c \
 .PHONY: check-native
 check-native: $(NATIVE_TEST) $(NATIVE_LOCK_TEST) $(NATIVE_APPEND_TEST) \
 		$(NATIVE_LINKS_TEST) $(NATIVE_CRASH_TEST) $(NATIVE_FSYNC_LOG) \
-		$(NATIVE_CRASH_SHIM) $(PROGRAMS)
+		$(NATIVE_CRASH_SHIM) $(NATIVE_RECOVERY_TEST) $(PROGRAMS)
 	@CLF_BUILD_DIR=$(O) scripts/run-tests.sh $(NATIVE_TEST) \
 		$(NATIVE_LOCK_TEST) $(NATIVE_APPEND_TEST) $(NATIVE_LINKS_TEST) \
-		$(NATIVE_CRASH_TEST)
+		$(NATIVE_CRASH_TEST) $(NATIVE_RECOVERY_TEST)
 
 CHECK_TARGETS += check-native

@@ -776,6 +776,10 @@ START_TEST(test_killed_iod_fails_fast_and_comes_back_with_its_data)
 	int fd;
 
 	start(4, 2000);
+	/* Fast: a second's grace for its restart (test_native_recovery). */
+	CLF_finalize();
+	ck_assert_int_eq(instance_set_grace(&inst, 1), 0);
+	ck_assert_msg(CLF_init(NULL) == 0, "%s", CLF_Last_error());
 	for (int64_t f = 0; f < size; f++)
 		buf[f] = pattern(f, 3);
 	fd = CLF_open("/k", O_CREAT | O_RDWR, 0644);

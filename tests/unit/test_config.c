@@ -95,6 +95,7 @@ START_TEST(test_parses_a_complete_file_with_sections)
 		"stripe_count = 2\n"
 		"first_iod = 1\n"
 		"timeout_ms = 750\n"
+		"recovery_grace_s = 7\n"
 		"data_dir = ./data\n"
 		"transport = tcp\n"
 		"\n"
@@ -117,12 +118,13 @@ START_TEST(test_parses_a_complete_file_with_sections)
 	ck_assert_uint_eq(cfg->stripe_count, 2);
 	ck_assert_uint_eq(cfg->first_iod, 1);
 	ck_assert_int_eq(cfg->timeout_ms, 750);
+	ck_assert_int_eq(cfg->recovery_grace_s, 7);
 	ck_assert_str_eq(cfg->transport, "tcp");
 	ck_assert_str_eq(cfg->source, path);
 	ck_assert_str_eq(cfg->data_dir, in_dir("data"));
 	ck_assert_str_eq(cfg->metad.addr, "127.0.0.1:7100");
 	ck_assert_str_eq(cfg->metad.dir, in_dir("meta-here"));
-	ck_assert_int_eq(cfg->metad.line, 11);
+	ck_assert_int_eq(cfg->metad.line, 12);
 	ck_assert_uint_eq(cfg->niods, 3);
 	ck_assert_str_eq(cfg->iods[0].dir, "/srv/iod0");
 	ck_assert_str_eq(cfg->iods[1].addr, "[::1]:7102");
@@ -131,7 +133,7 @@ START_TEST(test_parses_a_complete_file_with_sections)
 	ck_assert_str_eq(cfg->iods[1].dir, in_dir("data/iod1"));
 	ck_assert_str_eq(cfg->iods[2].addr, "localhost:7103");
 	ck_assert_str_eq(cfg->iods[2].dir, in_dir("later"));
-	ck_assert_int_eq(cfg->iods[2].line, 19);
+	ck_assert_int_eq(cfg->iods[2].line, 20);
 	clf_config_free(cfg);
 }
 END_TEST
@@ -202,6 +204,8 @@ START_TEST(test_errors_name_the_file_and_line)
 		    ":1: transport: 'rdma' is not built in");
 	parse_fails("timeout_ms = 0\n" BASE, -EINVAL,
 		    ":1: timeout_ms: '0' is not a whole number of milliseconds");
+	parse_fails("recovery_grace_s = -1\n" BASE, -EINVAL,
+		    ":1: recovery_grace_s: '-1' is not a whole number of seconds");
 	parse_fails("[metad]\naddress = 127.0.0.1:7000\n[metad]\n"
 		    "address = 127.0.0.1:7005\n[iod]\naddress = 127.0.0.1:7001\n",
 		    -EINVAL, ":4: second metad (first on line 1)");
@@ -282,6 +286,7 @@ START_TEST(test_built_in_default_is_one_metad_and_four_iods_on_loopback)
 	ck_assert_uint_eq(cfg->stripe_count, 4);
 	ck_assert_int_eq(cfg->stripe_size, 64 * 1024);
 	ck_assert_int_eq(cfg->timeout_ms, CLF_CONN_DEFAULT_TIMEOUT_MS);
+	ck_assert_int_eq(cfg->recovery_grace_s, CLF_CONFIG_DEFAULT_GRACE_S);
 	snprintf(want, sizeof(want), "%s/clf-data", cwd);
 	ck_assert_str_eq(cfg->data_dir, want);
 	snprintf(want, sizeof(want), "%s/clf-data/iod2", cwd);
