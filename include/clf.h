@@ -452,10 +452,16 @@ int CLF_close(int fd);
  *
  * Locks are advisory (reads and writes ignore them) and not durable:
  * they end with the process (also when it is killed) and with metad; a
- * restarted metad knows none, and a process is not told that its locks
- * are gone.  They are held on a connection to metad of their own: a
- * failure of that connection (metad unreachable past the timeout) drops
- * them too.
+ * restarted metad knows none.  They are held on a connection to metad
+ * of their own: a failure of that connection (metad restarted, or
+ * unreachable past the timeout) drops them too.  They are not taken
+ * again behind the holder's back -- another process may have taken one
+ * in between and changed what it guarded -- and not lost silently
+ * either: the next lock call (SETLK, SETLKW, GETLK, an unlock) of a
+ * process that held locks on the old connection fails once with
+ * -ENOLCK, "... its locks on N file(s) are lost ...; take them again",
+ * and the process holds none from then on.  Closing a descriptor
+ * (which releases the file's locks anyway) reports nothing.
  */
 
 /*
@@ -609,9 +615,10 @@ int CLF_stat(const char *path, struct stat *st);
  * (again in a forked child) and a sequence number.  When the reply does
  * not come -- metad stopped, crashed after committing, or the connection
  * broke -- libclf sends the request again with the same identity, on a
- * new connection, for up to three times the configured timeout_ms
- * (pausing 50 ms to 1 s between connection attempts while metad
- * restarts).  metad keeps the outcome of each request that changed
+ * new connection, for up to three times the configured timeout_ms, and
+ * while metad is down (restarting) for up to recovery_grace_s if that is
+ * longer (pausing 50 ms to 1 s between connection attempts; see
+ * "Recovery" above).  metad keeps the outcome of each request that changed
  * something in the same LMDB transaction as the change, so a repeat,
  * even after a metad crash and restart, is answered with the first
  * outcome (0, the file it created) instead of running again (which

@@ -136,9 +136,9 @@ int clf_peer_call(struct clf_peer *p, uint16_t op, const struct iovec *iov,
  * Requests that change something at metad (client_retry.c): sent with a
  * request identity, and while no reply came (a timeout, a connection
  * lost) sent again with the same one, on a new connection, for up to
- * CLF_META_RETRY_TIMEOUTS times the configured timeout or
- * recovery_grace_s, whichever is longer: metad answers a repeat with
- * the first outcome.  After that, or when metad is too old for
+ * CLF_META_RETRY_TIMEOUTS times the configured timeout, or while metad
+ * is down (a restart) recovery_grace_s if that is longer: metad answers
+ * a repeat with the first outcome.  After that, or when metad is too old for
  * identities, the error says the outcome is unknown.  A metad that
  * cannot be reached before the first send is waited for as long.
  */

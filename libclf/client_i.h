@@ -139,6 +139,14 @@ void clf_files_close_all(void);
 int clf_layout_size(const struct clf_layout *l, uint64_t ino,
 		    int64_t *meta_size, int64_t *size);
 
+/*
+ * The same without waiting for an iod that is down (client.h, Grace),
+ * for CLF_stat, which then answers with metad's size (clf.h): an iod
+ * out of reach must not make it take recovery_grace_s per file.
+ */
+int clf_layout_size_now(const struct clf_layout *l, uint64_t ino,
+			int64_t *size);
+
 /* The same for an open (locked) file, into f->size. */
 int clf_file_size(struct clf_file *f);
 

@@ -307,7 +307,7 @@ int CLF_stat(const char *path, struct stat *st)
 		return err;
 	/* What the subfiles hold counts, reported to metad or not. */
 	if (layout && S_ISREG(attr.mode))
-		err = clf_layout_size(layout, attr.ino, NULL, &end);
+		err = clf_layout_size_now(layout, attr.ino, &end);
 	clf_layout_free(layout);
 	/*
 	 * An iod out of reach does not make the namespace unusable (ls -l

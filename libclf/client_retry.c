@@ -126,8 +126,8 @@ int clf_peer_call_retry(struct clf_peer *p, uint16_t op,
 			    void **payload, uint32_t *len)
 {
 	struct clf_client *cl = clf_client_instance;
-	int64_t within = max_ms((int64_t)CLF_META_RETRY_TIMEOUTS *
-				       cl->cfg->timeout_ms,
+	int64_t hang_ms = (int64_t)CLF_META_RETRY_TIMEOUTS * cl->cfg->timeout_ms;
+	int64_t within = max_ms(hang_ms,
 			       (int64_t)cl->cfg->recovery_grace_s * 1000);
 	int64_t grace_ms = (int64_t)cl->cfg->recovery_grace_s * 1000;
 	int64_t start = clf_now_ms(), deadline = start + within;
@@ -176,7 +176,10 @@ int clf_peer_call_retry(struct clf_peer *p, uint16_t op,
 		} else if (err != -ETIMEDOUT && err != -EHOSTDOWN) {
 			break;		/* refused, not just away */
 		}
-		if (clf_now_ms() >= deadline)
+		/* A metad that hangs is given 3 timeouts; one that is
+		 * down (restarting) the grace as well. */
+		if (clf_now_ms() >= (err == -ETIMEDOUT ? start + hang_ms
+							: deadline))
 			break;
 		if (err != -ETIMEDOUT) {
 			int n = sizeof(retry_pause_ms) / sizeof(retry_pause_ms[0]);
@@ -189,6 +192,6 @@ int clf_peer_call_retry(struct clf_peer *p, uint16_t op,
 	snprintf(why, sizeof(why), "%s", CLF_Last_error());
 	return clf_fail_neg(err,
 			    "clf: %s: no reply from metad in %d tries within %lld ms: it may or may not have been applied (%s)",
-			    name ? name : "request", tries, (long long)within,
-			    why);
+			    name ? name : "request", tries,
+			    (long long)(clf_now_ms() - start), why);
 }

@@ -204,8 +204,8 @@ static int probe_once(const struct clf_layout *l, uint64_t ino,
 	return err;
 }
 
-int clf_layout_size(const struct clf_layout *l, uint64_t ino,
-		    int64_t *meta_size, int64_t *size)
+static int layout_size(const struct clf_layout *l, uint64_t ino,
+		       int64_t *meta_size, int64_t *size, bool wait)
 {
 	struct clf_grace g;
 	int64_t end = 0;
@@ -216,6 +216,8 @@ int clf_layout_size(const struct clf_layout *l, uint64_t ino,
 	 * this one: again through the restart (client.h, Grace); sizes
 	 * are read, not changed. */
 	clf_grace_begin(&g);
+	if (!wait)
+		g.grace_ms = 0;
 	do {
 		end = 0;
 		err = probe_once(l, ino, meta_size, &end, &stale);
@@ -224,6 +226,18 @@ int clf_layout_size(const struct clf_layout *l, uint64_t ino,
 		return err;
 	*size = meta_size ? max64(end, *meta_size) : end;
 	return 0;
+}
+
+int clf_layout_size(const struct clf_layout *l, uint64_t ino,
+		    int64_t *meta_size, int64_t *size)
+{
+	return layout_size(l, ino, meta_size, size, true);
+}
+
+int clf_layout_size_now(const struct clf_layout *l, uint64_t ino,
+			int64_t *size)
+{
+	return layout_size(l, ino, NULL, size, false);
 }
 
 int clf_file_size(struct clf_file *f)

@@ -12,7 +12,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "client_i.h"
 #include "client_ns.h"
@@ -26,8 +28,85 @@
 /* The first protocol minor with locks (include/clf_proto.h). */
 #define LOCK_PROTO_MINOR 1
 
+/*
+ * Locks lost with their connection.  metad keeps a lock as long as the
+ * connection that took it; a restarted metad, or a new connection after
+ * a broken one, knows none of them, and another process may take them
+ * meanwhile.  They are not taken again behind the holder's back (the
+ * data they guarded may have changed under another holder): the
+ * holder's next lock call fails once with -ENOLCK saying so (clf.h,
+ * "Locks").  held: the (inode, owner) pairs that may hold locks, taken
+ * on connection generation held_gen.
+ */
+struct held {
+	uint64_t ino, owner;
+};
+
+static pthread_mutex_t held_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct held *held;	/* held_lock */
+static size_t nheld, held_cap;	/* held_lock */
+static uint64_t held_gen;	/* held_lock */
+static pid_t held_pid;		/* held_lock: a forked child holds none */
+
+static void held_reset_if_forked(void)
+{
+	if (held_pid != getpid()) {
+		held_pid = getpid();
+		nheld = 0;
+	}
+}
+
+static void held_note(uint64_t ino, uint64_t owner, uint64_t gen, bool add)
+{
+	size_t i;
+
+	pthread_mutex_lock(&held_lock);
+	held_reset_if_forked();
+	for (i = 0; i < nheld; i++)
+		if (held[i].ino == ino && held[i].owner == owner)
+			break;
+	if (!add && i < nheld) {
+		held[i] = held[--nheld];
+	} else if (add && i == nheld) {
+		if (nheld == held_cap) {
+			size_t cap = held_cap ? 2 * held_cap : 8;
+			struct held *n = realloc(held, cap * sizeof(*n));
+
+			if (!n)
+				goto out;	/* a loss then goes untold */
+			held = n;
+			held_cap = cap;
+		}
+		held[nheld++] = (struct held){ ino, owner };
+		held_gen = gen;
+	}
+out:
+	pthread_mutex_unlock(&held_lock);
+}
+
+/* On locked peer p, before op: -ENOLCK once when locks of this process
+ * were taken on an earlier connection. */
+static int held_check(struct clf_peer *p, uint16_t op)
+{
+	size_t lost = 0;
+
+	pthread_mutex_lock(&held_lock);
+	held_reset_if_forked();
+	if (nheld && held_gen != p->generation &&
+	    op != CLF_PROTO_OP_UNLOCK_OWNER) {
+		lost = nheld;
+		nheld = 0;
+	}
+	pthread_mutex_unlock(&held_lock);
+	if (!lost)
+		return 0;
+	return clf_fail(ENOLCK,
+			"clf: lock: the connection to %s (%s) that held this process's byte-range locks broke (metad restarted?): its locks on %zu file(s) are lost and another process may have taken them; take them again",
+			p->name, p->d->addr, lost);
+}
+
 static int lock_call(uint16_t op, clf_encode_fn enc, const void *msg,
-		     void **reply, uint32_t *rlen)
+		     void **reply, uint32_t *rlen, uint64_t *gen)
 {
 	struct clf_client *cl;
 	struct clf_peer *p;
@@ -59,11 +138,19 @@ static int lock_call(uint16_t op, clf_encode_fn enc, const void *msg,
 				       clf_conn_minor(p->conn));
 			break;
 		}
+		err = held_check(p, op);
+		if (err) {
+			clf_peer_unlock(p);
+			break;
+		}
 		err = clf_peer_send(p, op, &iov, 1, &id);
 		if (!err)
 			err = clf_peer_recv(p, op, id, reply, rlen);
-		/* A kept connection that went stale held no locks of ours
-		 * any more: asking again on a fresh one is right. */
+		if (!err && op == CLF_PROTO_OP_SETLK)
+			*gen = p->generation;
+		/* A kept connection that went stale: the request did not
+		 * get there; ask again on a fresh one (which finds any
+		 * locks of ours gone, held_check). */
 		stale = err && clf_peer_stale(p);
 		clf_peer_unlock(p);
 		if (!stale)
@@ -137,6 +224,7 @@ int clf_ns_setlk(uint64_t ino, const struct clf_ns_lock *lk, bool wait,
 		 clf_ns_interrupted_fn interrupted, void *arg)
 {
 	struct clf_proto_lock_req req;
+	uint64_t gen = 0;
 	uint32_t len;
 	void *reply;
 	int err = lock_req(ino, lk, &req);
@@ -149,9 +237,15 @@ int clf_ns_setlk(uint64_t ino, const struct clf_ns_lock *lk, bool wait,
 	}
 	for (;;) {
 		err = lock_call(CLF_PROTO_OP_SETLK, enc_setlk, &req, &reply,
-				&len);
-		if (!err)
+				&len, &gen);
+		if (!err) {
 			free(reply);
+			/* Held now; or none left after an unlock of all. */
+			if (req.type != CLF_PROTO_LOCK_UNLOCK)
+				held_note(ino, req.owner, gen, true);
+			else if (req.start == 0 && req.length == 0)
+				held_note(ino, req.owner, gen, false);
+		}
 		if (err != -EAGAIN || !req.flags)
 			return err;
 		if (interrupted && interrupted(arg))
@@ -166,6 +260,7 @@ int clf_ns_getlk(uint64_t ino, struct clf_ns_lock *lk)
 	struct clf_proto_lock_holder h;
 	struct clf_proto_lock_req req;
 	struct wire_reader r;
+	uint64_t gen;
 	uint32_t len;
 	void *reply;
 	int err = lock_req(ino, lk, &req);
@@ -174,7 +269,8 @@ int clf_ns_getlk(uint64_t ino, struct clf_ns_lock *lk)
 		err = clf_fail(EINVAL, "clf: lock: GETLK needs a read or write lock");
 	if (err)
 		return err;
-	err = lock_call(CLF_PROTO_OP_GETLK, enc_getlk, &req, &reply, &len);
+	err = lock_call(CLF_PROTO_OP_GETLK, enc_getlk, &req, &reply, &len,
+			&gen);
 	if (err)
 		return err;
 	r = (struct wire_reader){ reply, len, 0, false };
@@ -197,12 +293,15 @@ int clf_ns_getlk(uint64_t ino, struct clf_ns_lock *lk)
 int clf_ns_unlock_owner(uint64_t ino, uint64_t owner)
 {
 	struct clf_proto_unlock_owner_req req = { ino, owner };
+	uint64_t gen;
 	uint32_t len;
 	void *reply;
 	int err = lock_call(CLF_PROTO_OP_UNLOCK_OWNER, enc_unlock_owner, &req,
-			    &reply, &len);
+			    &reply, &len, &gen);
 
 	if (!err)
 		free(reply);
+	/* Released, or gone with their connection: nothing to tell. */
+	held_note(ino, owner, 0, false);
 	return err;
 }

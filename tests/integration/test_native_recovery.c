@@ -243,6 +243,43 @@ START_TEST(test_load_goes_on_through_restarts_of_every_iod)
 }
 END_TEST
 
+/* ---- locks ---- */
+
+/* metad keeps locks in memory: a restart loses them, and the holder is
+ * told at its next lock call rather than given them back unawares. */
+START_TEST(test_locks_lost_with_metad_fail_the_holders_next_lock_call)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	int fd;
+
+	start(2, -1);
+	fd = CLF_open("/l", O_CREAT | O_RDWR, 0644);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_msg(CLF_fcntl(fd, CLF_FCNTL_SETLK, &fl) == 0, "%s",
+		      CLF_Last_error());
+	instance_kill(&inst, -1, SIGKILL);
+	ck_assert_int_eq(instance_start_daemon(&inst, -1), 0);
+	fl.l_type = F_UNLCK;
+	ck_assert_int_eq(CLF_fcntl(fd, CLF_FCNTL_SETLK, &fl), -ENOLCK);
+	ck_assert_msg(strstr(CLF_Last_error(), "locks on 1 file(s) are lost"),
+		      "message: %s", CLF_Last_error());
+	/* Told once: the process takes its lock again. */
+	fl.l_type = F_WRLCK;
+	ck_assert_msg(CLF_fcntl(fd, CLF_FCNTL_SETLK, &fl) == 0, "%s",
+		      CLF_Last_error());
+	fl.l_type = F_UNLCK;
+	ck_assert_int_eq(CLF_fcntl(fd, CLF_FCNTL_SETLK, &fl), 0);
+	/* With none held, a restart costs nothing. */
+	instance_kill(&inst, -1, SIGKILL);
+	ck_assert_int_eq(instance_start_daemon(&inst, -1), 0);
+	fl.l_type = F_WRLCK;
+	ck_assert_msg(CLF_fcntl(fd, CLF_FCNTL_SETLK, &fl) == 0, "%s",
+		      CLF_Last_error());
+	ck_assert_int_eq(CLF_close(fd), 0);
+	stop();
+}
+END_TEST
+
 /* ---- beyond the grace ---- */
 
 static void assert_gives_up(int idx, int grace_s)
@@ -305,6 +342,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_load_goes_on_through_an_iod_restart);
 	tcase_add_test(tc, test_load_goes_on_through_a_metad_restart);
 	tcase_add_test(tc, test_load_goes_on_through_restarts_of_every_iod);
+	tcase_add_test(tc, test_locks_lost_with_metad_fail_the_holders_next_lock_call);
 	tcase_add_test(tc, test_an_iod_down_past_the_grace_fails_naming_it);
 	tcase_add_test(tc, test_metad_down_past_the_grace_fails_naming_it);
 	suite_add_tcase(s, tc);
