@@ -41,6 +41,9 @@
 #     native process's write lock on its bytes (and a write beside it
 #     does not), and two separate mpiexec jobs doing data sieving on the
 #     same bytes lose no update (romio_lock);
+#   - romio_recovery with 2 processes, both modes: rounds of
+#     write_at_all / read_at_all go on, byte-exact, while an iod is
+#     killed -9 and restarted under them (clf.h, "Recovery");
 #   - a Fortran program linked with mpicc-clf (MPICC=mpifort);
 #   - a program linked with plain mpicc, with and without
 #     LD_PRELOAD=libromio-clf.so (without it, "clf:" must be unknown).
@@ -85,7 +88,7 @@ fi
 for p in "$clf" "$bin/dtype_test" "$bin/romio_io" "$bin/romio_io_plain" \
 	"$bin/romio_coll" "$bin/romio_types" "$bin/romio_native" \
 	"$bin/romio_lock" "$bin/romio_life" "$bin/romio_cost" \
-	"$bin/romio_typemap"; do
+	"$bin/romio_typemap" "$bin/romio_recovery"; do
 	if [ ! -x "$p" ]; then
 		echo "FAIL: $p not built" >&2
 		exit 1
@@ -246,6 +249,29 @@ fi
 # MPI_COMM_SELF attribute (HDF5's way) are closed cleanly; independent
 # creators of one file with striping hints never fail, nor see another
 # layout than the file's.
+# recovery OPT: romio_recovery's rounds of write_at_all/read_at_all
+# while iod 1 is killed -9 and started again 1 s later.
+recovery() {
+	rm -f "$tmp/stop" "$tmp/stop.ready"
+	mpiexec -n 2 "$bin/romio_recovery" "clf:/recovery-$1" "$1" \
+		"$tmp/stop" >"$tmp/recovery.out" 2>&1 &
+	job=$!
+	i=0
+	while [ ! -e "$tmp/stop.ready" ] && [ "$i" -lt 600 ]; do
+		i=$((i + 1))
+		sleep 0.05
+	done
+	kill -9 "$(cat "$inst/iod1/iod.pid")"
+	sleep 1
+	"$clf" up --data "$inst" >"$tmp/up2" 2>&1 || cat "$tmp/up2" >&2
+	sleep 1
+	touch "$tmp/stop"
+	wait "$job" && cat "$tmp/recovery.out"
+}
+for opt in false true; do
+	run "write_all/read_all through an iod restart ($opt)" recovery "$opt"
+done
+
 run "files closed in MPI_Finalize" mpiexec -n 2 "$bin/romio_life" shutdown clf:/life-shut
 run "what they wrote" mpiexec -n 2 "$bin/romio_life" check clf:/life-shut
 run "independent creators with hints" mpiexec -n 2 "$bin/romio_life" race clf:/life-race 40
