@@ -536,21 +536,25 @@ static int finish_piece(struct access *a, int err)
 		struct share *sh = &pc->shares[k];
 		int e = 0;
 
-		if (sh->sent) {
+		bool sent = sh->sent;
+
+		if (sent)
 			e = recv_share(a, t, sh);
-			t->done = a->participants && !e;
-		}
-		if (!err)
-			err = e;
-		if (!err && !a->write && sh->count && !t->direct &&
+		/* Each share that came is put in place, even after another
+		 * failed: a collective retry skips its subfile (done). */
+		if (sent && !e && !a->write && sh->count && !t->direct &&
 		    !sh->runs) {
 			int64_t put = clf_viewmap_scatter(a->f->view, t->j,
 					pc->lo, pc->hi, a->base, a->buf, a->mem,
 					sh->packed);
 
 			if (put < 0)
-				err = (int)put;
+				e = (int)put;
 		}
+		if (sent && a->participants && !e)
+			t->done = true;
+		if (!err)
+			err = e;
 		if (!t->direct && !sh->runs)
 			free(sh->packed);
 		free(sh->runs);
