@@ -220,6 +220,9 @@ mkdir -p "$tmp/meta" "$tmp/iod0" "$tmp/iod1"
 	echo "secret = $secret"
 	echo "stripe_size = 64k"
 	echo "timeout_ms = $TIMEOUT_MS"
+	# The faults below must fail the read, not be waited through
+	# (test_native_recovery covers the wait).
+	echo "recovery_grace_s = 0"
 	echo "[metad]"
 	echo "address = ${root_ip[0]}:$port"
 	echo "dir = $tmp/meta"
