@@ -115,6 +115,7 @@ static int parse_options(int argc, char **argv, struct iod_options *o)
 		{ "log", required_argument, NULL, 'l' },
 		{ "max-connections", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	long v;
@@ -150,6 +151,9 @@ static int parse_options(int argc, char **argv, struct iod_options *o)
 			break;
 		case 'h':
 			usage(stdout);
+			return 1;
+		case 'V':
+			printf("iod (clf) %s\n", CLF_VERSION);
 			return 1;
 		default:
 			usage(stderr);

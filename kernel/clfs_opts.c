@@ -264,6 +264,12 @@ int clfs_opts_parse(int argc, char **argv, struct clfs_opts *o, char *msg,
 			clfs_opts_release(&t);
 			return 1;
 		}
+		if (!strcmp(a, "-V") || !strcmp(a, "--version")) {
+			printf("%s (clf) %s\n", strrchr(argv[0], '/')
+				? strrchr(argv[0], '/') + 1 : argv[0], CLF_VERSION);
+			clfs_opts_release(&t);
+			return 1;
+		}
 		if (!strcmp(a, "-o") && i + 1 < argc)
 			err = options(&t, argv[++i], msg, len);
 		else if (!strncmp(a, "-o", 2) && a[2])

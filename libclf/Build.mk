@@ -37,6 +37,8 @@ LIBCLF_VERSION := $(LIBCLF_SOVERSION).1.0
 # the programs' --help name it too).
 sysconfdir ?= /etc
 ALL_CFLAGS += -DCLF_SYSCONFDIR='"$(sysconfdir)"'
+# What every program's --version prints.
+ALL_CFLAGS += -DCLF_VERSION='"$(LIBCLF_VERSION)"'
 
 # libclf.so.0 beside libclf.so: a program linked with -Lbuild -lclf
 # then runs with LD_LIBRARY_PATH=build.

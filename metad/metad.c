@@ -65,6 +65,7 @@ static int parse_args(int argc, char **argv, struct metad_opts *o)
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "log", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
@@ -83,6 +84,9 @@ static int parse_args(int argc, char **argv, struct metad_opts *o)
 			break;
 		case 'h':
 			fputs(usage, stdout);
+			exit(0);
+		case 'V':
+			printf("metad (clf) %s\n", CLF_VERSION);
 			exit(0);
 		default:
 			fputs(usage, stderr);

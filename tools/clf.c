@@ -39,6 +39,10 @@ static const struct tool_cmd commands[] = {
 	  cmd_cp },
 	{ "ls", "list a clf directory, with layouts (-l)", cmd_ls },
 	{ "mkdir", "make clf directories", cmd_mkdir },
+	{ "rm", "remove clf files (-r: directories too)", cmd_rm },
+	{ "rmdir", "remove empty clf directories", cmd_rm },
+	{ "mv", "rename a clf file or directory", cmd_rm },
+	{ "stat", "show a clf file's attributes and layout", cmd_stat },
 	{ "fsck", "check metad's store (on metad's host)", cmd_fsck },
 	{ "backup", "copy metad's store while it runs (on metad's host)",
 	  cmd_backup },
@@ -67,9 +71,11 @@ static void usage(FILE *f)
 		   "              instance in ./clf-data (one metad and four iods\n"
 		   "              on 127.0.0.1, ports from $CLF_BASE_PORT or 7000)\n"
 		   "  -h, --help  this text; `clf COMMAND --help` for a command\n"
+		   "  --version   the version of clf\n"
 		   "\n"
 		   "Files in clf are named clf:/dir/file; the commands that only\n"
-		   "take clf files (setlayout, getlayout, map, ls, mkdir) also\n"
+		   "take clf files (setlayout, getlayout, map, ls, mkdir, rm,\n"
+		   "rmdir, mv, stat) also "
 		   "take /dir/file.  Layouts and views are written in the layout\n"
 		   "text syntax (docs/layout-syntax.md).\n"
 		   "\n"
@@ -207,6 +213,7 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static char help_opt[] = "--help";
@@ -227,6 +234,9 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
+			return CLF_EXIT_OK;
+		case 'V':
+			printf("clf %s\n", CLF_VERSION);
 			return CLF_EXIT_OK;
 		default:
 			return tool_bad_option(NULL, c, argv);

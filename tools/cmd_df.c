@@ -3,6 +3,7 @@
  * cmd_df.c -- `clf df`: the capacity and use of every iod's storage
  * (IOD_STATFS), and their sum.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +14,7 @@
 
 static void df_help(void)
 {
-	printf("usage: clf [-c CONFIG] df [--data DIR] [-b] [-H]\n"
+	printf("usage: clf [-c CONFIG] df [--data DIR] [-b|-h] [-H] [--json]\n"
 	       "\n"
 	       "Capacity and use of the storage of every iod, then their sum:\n"
 	       "\n"
@@ -30,7 +31,10 @@ static void df_help(void)
 	       "\n"
 	       "  --data DIR   the instance whose configuration is DIR/clf.conf\n"
 	       "  -b           sizes in bytes, not human-readable (K = 1024)\n"
+	       "  -h           sizes human-readable (the default; K = 1024)\n"
 	       "  -H           no header line\n"
+	       "  --json       one JSON object instead of the table (sizes in bytes)\n"
+	       "  --help       this text\n"
 	       "\n"
 	       "Exit status: 0 every iod answered, 1 one did not (named on stderr)\n"
 	       "or another failure, 2 bad usage.\n");
@@ -80,6 +84,23 @@ static int ask(const struct clf_config *cfg, const struct tool_daemon *d,
 	return 0;
 }
 
+/* One iod as a JSON object (err: it did not answer, why). */
+static void json_iod(const struct tool_daemon *d, const struct usage *u,
+		     int err, const char *why)
+{
+	printf("{\"index\":%u,\"address\":", d->index);
+	tool_json_str(stdout, d->conf->addr);
+	if (err) {
+		printf(",\"error\":");
+		tool_json_str(stdout, why);
+		printf("}");
+		return;
+	}
+	printf(",\"size\":%" PRIu64 ",\"used\":%" PRIu64 ",\"avail\":%" PRIu64
+	       ",\"use_percent\":%u}", u->size, u->used, u->avail,
+	       tool_percent_used(u->used, u->avail));
+}
+
 int cmd_df(const struct tool_opts *g, int argc, char **argv)
 {
 	struct table_opts o = { 0 };
@@ -101,16 +122,24 @@ int cmd_df(const struct tool_opts *g, int argc, char **argv)
 		goto free_cfg;
 	}
 	w = o.bytes ? 15 : 7;
-	if (!o.no_header)
+	if (o.json)
+		printf("{\"iods\":[");
+	if (!o.no_header && !o.json)
 		tool_print_row(DF_FMT, "IOD", "ADDRESS", w, "SIZE", w, "USED",
 			       w, "AVAIL", "USE%", "DETAIL");
 	/* ds[0] is metad, which stores no file data. */
 	for (size_t i = 1; i < n; i++) {
 		snprintf(index, sizeof(index), "%u", ds[i].index);
 		err = ask(cfg, &ds[i], &u);
-		if (err) {
+		if (err)
 			tool_fmt_reason(err, why, sizeof(why));
-			tool_print_row(DF_FMT, index, ds[i].conf->addr, w, "-",
+		if (o.json)
+			printf("%s", i > 1 ? "," : "");
+		if (o.json)
+			json_iod(&ds[i], &u, err, why);
+		if (err) {
+			if (!o.json)
+				tool_print_row(DF_FMT, index, ds[i].conf->addr, w, "-",
 				       w, "-", w, "-", "-", why);
 			nbad++;
 			if (len < sizeof(bad))
@@ -121,7 +150,8 @@ int cmd_df(const struct tool_opts *g, int argc, char **argv)
 							ds[i].name, why);
 			continue;
 		}
-		print_usage(index, ds[i].conf->addr, &u, o.bytes);
+		if (!o.json)
+			print_usage(index, ds[i].conf->addr, &u, o.bytes);
 		total.size += u.size;
 		total.used += u.used;
 		total.avail += u.avail;
@@ -129,14 +159,23 @@ int cmd_df(const struct tool_opts *g, int argc, char **argv)
 	/* No iod answered: a total of 0 bytes would read as a full or
 	 * empty file system; there is none to add up. */
 	if (nbad && nbad == n - 1) {
-		tool_print_row(DF_FMT, "total", "-", w, "-", w, "-", w, "-",
+		if (o.json)
+			printf("],\"total\":null}\n");
+		else
+			tool_print_row(DF_FMT, "total", "-", w, "-", w, "-", w, "-",
 			       "-", "every iod is down");
 		fprintf(stderr,
 			"clf: none of the %zu iods answered, so there is no total: %s\n",
 			n - 1, bad);
 		goto free_ds;
 	}
-	print_usage("total", "-", &total, o.bytes);
+	if (o.json)
+		printf("],\"total\":{\"size\":%" PRIu64 ",\"used\":%" PRIu64
+		       ",\"avail\":%" PRIu64 ",\"use_percent\":%u}}\n",
+		       total.size, total.used, total.avail,
+		       tool_percent_used(total.used, total.avail));
+	else
+		print_usage("total", "-", &total, o.bytes);
 	if (nbad)
 		fprintf(stderr,
 			"clf: %zu of %zu iods did not answer, the total is without them: %s\n",

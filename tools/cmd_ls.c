@@ -6,6 +6,8 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,25 +25,32 @@ struct ls_opts {
 	const char *data;	/* --data DIR, or NULL */
 	bool lng;		/* -l */
 	bool all;		/* -a */
+	bool human;		/* -h: sizes as 1.5K, 23M */
+	bool json;		/* --json */
 	const char *path;	/* "/" when not given */
 };
 
 static void ls_help(void)
 {
-	printf("usage: clf [-c CONFIG] ls [--data DIR] [-l] [-a] [PATH]\n"
+	printf("usage: clf [-c CONFIG] ls [--data DIR] [-l] [-a] [-h] [--json] [PATH]\n"
 	       "\n"
 	       "List the clf directory PATH (\"/a\" or \"clf:/a\"; default \"/\"),\n"
 	       "sorted by name; a file is listed alone.  Names starting with '.'\n"
 	       "are left out unless -a (among them .clf-default-layout, which\n"
 	       "holds a directory's default layout).\n"
 	       "\n"
-	       "  -l           one entry per line: MODE SIZE MTIME LAYOUT NAME,\n"
+	       "  -l           one entry per line: MODE OWNER GROUP SIZE MTIME\n"
+	       "               LAYOUT NAME,\n"
 	       "               LAYOUT being the file's layout in the layout text\n"
 	       "               syntax, or a directory's default layout ('-' when it\n"
 	       "               has none), cut to %d characters ('...'); `clf\n"
 	       "               getlayout` shows it whole; a symbolic link's\n"
 	       "               NAME is followed by ' -> TARGET'\n"
 	       "  -a           also the names starting with '.'\n"
+	       "  -h           with -l, sizes human-readable (1.5K, 23M; K = 1024)\n"
+	       "  --json       a JSON array of the entries, each with what -l\n"
+	       "               shows (the layout whole, sizes in bytes)\n"
+	       "  --help       this text\n"
 	       "  --data DIR   the instance whose configuration is DIR/clf.conf\n"
 	       "\n"
 	       "Exit status: 0 listed, 1 failure, 2 bad usage.\n",
@@ -52,7 +61,9 @@ static int parse_args(int argc, char **argv, struct ls_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "data", required_argument, NULL, 'D' },
-		{ "help", no_argument, NULL, 'h' },
+		{ "human-readable", no_argument, NULL, 'h' },
+		{ "json", no_argument, NULL, 'J' },
+		{ "help", no_argument, NULL, 'H' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -69,6 +80,12 @@ static int parse_args(int argc, char **argv, struct ls_opts *o)
 			o->all = true;
 			break;
 		case 'h':
+			o->human = true;
+			break;
+		case 'J':
+			o->json = true;
+			break;
+		case 'H':
 			ls_help();
 			return -1;
 		default:
@@ -178,8 +195,8 @@ static void shorten(char *text, size_t width)
 		strcpy(text + width - 3, "...");
 }
 
-/* Attributes and layout text of e, for -l. */
-static int ls_detail(struct ls_entry *e)
+/* Attributes and layout text of e, for -l (cut to the width). */
+static int ls_detail(struct ls_entry *e, bool cut)
 {
 	/* Sizes as stat gives them: what the subfiles hold counts. */
 	int err = clf_ns_stat(e->ino, &e->attr);
@@ -192,22 +209,84 @@ static int ls_detail(struct ls_entry *e)
 		err = tool_layout_text_of(e->ino, &e->layout);
 	else if (S_ISLNK(e->attr.mode))
 		err = clf_ns_readlink(e->ino, &e->target, NULL);
-	shorten(e->layout, LS_LAYOUT_WIDTH);
+	if (cut)
+		shorten(e->layout, LS_LAYOUT_WIDTH);
 	return err;
 }
 
-static void print_long(const struct ls_list *l)
+/* A user's or group's name, else its number, into buf. */
+static void owner_name(uint32_t id, bool group, char *buf, size_t len)
 {
-	char mode[11], mtime[32];
-	int w = 1, sw = 1;
+	struct passwd *pw = group ? NULL : getpwuid(id);
+	struct group *gr = group ? getgrgid(id) : NULL;
+
+	if (pw)
+		snprintf(buf, len, "%s", pw->pw_name);
+	else if (gr)
+		snprintf(buf, len, "%s", gr->gr_name);
+	else
+		snprintf(buf, len, "%u", (unsigned)id);
+}
+
+static void fmt_entry_size(const struct ls_entry *e, bool human, char *buf,
+			   size_t len)
+{
+	tool_fmt_size((uint64_t)e->attr.size, !human, buf, len);
+}
+
+static void print_json(const struct ls_list *l)
+{
+	char mode[11], user[64], group[64];
+
+	printf("[");
+	for (size_t i = 0; i < l->n; i++) {
+		const struct ls_entry *e = &l->e[i];
+
+		tool_fmt_mode(e->attr.mode, mode);
+		owner_name(e->attr.uid, false, user, sizeof(user));
+		owner_name(e->attr.gid, true, group, sizeof(group));
+		printf("%s{\"name\":", i ? "," : "");
+		tool_json_str(stdout, e->name);
+		printf(",\"mode\":\"%s\",\"uid\":%u,\"gid\":%u,\"user\":",
+		       mode, (unsigned)e->attr.uid, (unsigned)e->attr.gid);
+		tool_json_str(stdout, user);
+		printf(",\"group\":");
+		tool_json_str(stdout, group);
+		printf(",\"size\":%lld,\"mtime_ns\":%lld,\"layout\":",
+		       (long long)e->attr.size, (long long)e->attr.mtime);
+		if (e->layout)
+			tool_json_str(stdout, e->layout);
+		else
+			printf("null");
+		if (e->target) {
+			printf(",\"target\":");
+			tool_json_str(stdout, e->target);
+		}
+		printf("}");
+	}
+	printf("]\n");
+}
+
+static void print_long(const struct ls_list *l, bool human)
+{
+	char mode[11], mtime[32], size[24], user[64], group[64];
+	int w = 1, sw = 1, uw = 1, gw = 1;
 
 	for (size_t i = 0; i < l->n; i++) {
 		const struct ls_entry *e = &l->e[i];
 		int n = e->layout ? (int)strlen(e->layout) : 1;
-		int s = snprintf(NULL, 0, "%lld", (long long)e->attr.size);
+		int s, u, g;
 
+		fmt_entry_size(e, human, size, sizeof(size));
+		owner_name(e->attr.uid, false, user, sizeof(user));
+		owner_name(e->attr.gid, true, group, sizeof(group));
+		s = (int)strlen(size);
+		u = (int)strlen(user);
+		g = (int)strlen(group);
 		w = n > w ? n : w;
 		sw = s > sw ? s : sw;
+		uw = u > uw ? u : uw;
+		gw = g > gw ? g : gw;
 	}
 	for (size_t i = 0; i < l->n; i++) {
 		const struct ls_entry *e = &l->e[i];
@@ -215,12 +294,15 @@ static void print_long(const struct ls_list *l)
 		struct tm tm;
 
 		tool_fmt_mode(e->attr.mode, mode);
+		fmt_entry_size(e, human, size, sizeof(size));
+		owner_name(e->attr.uid, false, user, sizeof(user));
+		owner_name(e->attr.gid, true, group, sizeof(group));
 		if (localtime_r(&t, &tm))
 			strftime(mtime, sizeof(mtime), "%Y-%m-%d %H:%M", &tm);
 		else
 			snprintf(mtime, sizeof(mtime), "?");
-		tool_print_row("%s %*lld %s %-*s %s%s%s", mode, sw,
-			       (long long)e->attr.size, mtime, w,
+		tool_print_row("%s %-*s %-*s %*s %s %-*s %s%s%s", mode, uw,
+			       user, gw, group, sw, size, mtime, w,
 			       e->layout ? e->layout : "-", e->name,
 			       e->target ? " -> " : "",
 			       e->target ? e->target : "");
@@ -257,8 +339,8 @@ int cmd_ls(const struct tool_opts *g, int argc, char **argv)
 		goto release;
 	}
 	qsort(l.e, l.n, sizeof(*l.e), by_name);
-	for (size_t i = 0; o.lng && i < l.n;) {
-		err = ls_detail(&l.e[i]);
+	for (size_t i = 0; (o.lng || o.json) && i < l.n;) {
+		err = ls_detail(&l.e[i], !o.json);
 		/* Removed since the listing: not an error, not shown. */
 		if (err == -ENOENT) {
 			ls_drop(&l, i);
@@ -279,8 +361,10 @@ int cmd_ls(const struct tool_opts *g, int argc, char **argv)
 		}
 		i++;
 	}
-	if (o.lng)
-		print_long(&l);
+	if (o.json)
+		print_json(&l);
+	else if (o.lng)
+		print_long(&l, o.human);
 	else
 		for (size_t i = 0; i < l.n; i++)
 			printf("%s\n", l.e[i].name);

@@ -15,7 +15,7 @@
 
 static void status_help(void)
 {
-	printf("usage: clf [-c CONFIG] status [--data DIR] [-b] [-H]\n"
+	printf("usage: clf [-c CONFIG] status [--data DIR] [-b|-h] [-H] [--json]\n"
 	       "\n"
 	       "Ask every daemon of the configuration how it is.  One line per\n"
 	       "daemon, metad first:\n"
@@ -36,7 +36,10 @@ static void status_help(void)
 	       "\n"
 	       "  --data DIR   the instance whose configuration is DIR/clf.conf\n"
 	       "  -b           sizes in bytes, not human-readable\n"
+	       "  -h           sizes human-readable (the default; K = 1024)\n"
 	       "  -H           no header line\n"
+	       "  --json       one JSON object instead of the table (sizes in bytes)\n"
+	       "  --help       this text\n"
 	       "\n"
 	       "Exit status: 0 every daemon is reachable, 1 one is not (named on\n"
 	       "stderr) or another failure, 2 bad usage.\n");
@@ -51,6 +54,8 @@ struct row {
 	char total[24];
 	char free[24];
 	char detail[256];
+	/* The same as numbers for --json; -1: unknown. */
+	int64_t uptime_ms, conns_n, views_n, total_b, avail_b;
 };
 
 #define ROW_FMT "%-6s %-5s %-22s %-12s %-8s %-6s %-6s %-8s %-8s %s\n"
@@ -86,7 +91,9 @@ static int ask(const struct clf_config *cfg, const struct tool_daemon *d,
 	int err;
 
 	*r = (struct row){ .state = "reachable", .uptime = "-", .conns = "-",
-			   .views = "-", .total = "-", .free = "-" };
+			   .views = "-", .total = "-", .free = "-",
+			   .uptime_ms = -1, .conns_n = -1, .views_n = -1,
+			   .total_b = -1, .avail_b = -1 };
 	err = probe_open(cfg, d->conf->addr, cfg->timeout_ms, &c);
 	if (err) {
 		tool_fmt_reason(err, why, sizeof(why));
@@ -98,6 +105,10 @@ static int ask(const struct clf_config *cfg, const struct tool_daemon *d,
 	err = probe_status(c, &st);
 	if (!err) {
 		tool_fmt_duration(st.uptime_ms, r->uptime, sizeof(r->uptime));
+		r->uptime_ms = (int64_t)st.uptime_ms;
+		r->conns_n = st.connections ? st.connections - 1 : 0;
+		if (d->role == DAEMON_IOD)
+			r->views_n = st.views;
 		/* Our own connection is one of them. */
 		snprintf(r->conns, sizeof(r->conns), "%" PRIu32,
 			 st.connections ? st.connections - 1 : 0);
@@ -108,6 +119,8 @@ static int ask(const struct clf_config *cfg, const struct tool_daemon *d,
 	if (!err && d->role == DAEMON_IOD) {
 		err = probe_iod_statfs(c, &sf);
 		if (!err) {
+			r->total_b = (int64_t)sf.bytes_total;
+			r->avail_b = (int64_t)sf.bytes_avail;
 			tool_fmt_size(sf.bytes_total, o->bytes, r->total,
 				      sizeof(r->total));
 			tool_fmt_size(sf.bytes_avail, o->bytes, r->free,
@@ -121,6 +134,34 @@ static int ask(const struct clf_config *cfg, const struct tool_daemon *d,
 	}
 	clf_conn_close(c);
 	return err;
+}
+
+static void json_num(const char *key, int64_t v)
+{
+	if (v < 0)
+		printf(",\"%s\":null", key);
+	else
+		printf(",\"%s\":%" PRId64, key, v);
+}
+
+static void json_row(const struct tool_daemon *d, const struct row *r)
+{
+	printf("{\"role\":\"%s\",\"index\":", daemon_program(d->role));
+	if (d->role == DAEMON_METAD)
+		printf("null");
+	else
+		printf("%u", d->index);
+	printf(",\"address\":");
+	tool_json_str(stdout, d->conf->addr);
+	printf(",\"state\":\"%s\"", r->state);
+	json_num("uptime_ms", r->uptime_ms);
+	json_num("connections", r->conns_n);
+	json_num("views", r->views_n);
+	json_num("total", r->total_b);
+	json_num("avail", r->avail_b);
+	printf(",\"detail\":");
+	tool_json_str(stdout, r->detail);
+	printf("}");
 }
 
 int cmd_status(const struct tool_opts *g, int argc, char **argv)
@@ -143,7 +184,9 @@ int cmd_status(const struct tool_opts *g, int argc, char **argv)
 		tool_fail();
 		goto free_cfg;
 	}
-	if (!o.no_header)
+	if (o.json)
+		printf("{\"daemons\":[");
+	if (!o.no_header && !o.json)
 		tool_print_row(ROW_FMT, "ROLE", "INDEX", "ADDRESS", "STATE",
 			       "UPTIME", "CONNS", "VIEWS", "TOTAL", "AVAIL",
 			       "DETAIL");
@@ -158,11 +201,18 @@ int cmd_status(const struct tool_opts *g, int argc, char **argv)
 					nbad > 1 ? ", " : "", d->name);
 		}
 		snprintf(index, sizeof(index), "%u", d->index);
+		if (o.json) {
+			printf("%s", i ? "," : "");
+			json_row(d, &r);
+			continue;
+		}
 		tool_print_row(ROW_FMT, daemon_program(d->role),
 			       d->role == DAEMON_METAD ? "-" : index,
 			       d->conf->addr, r.state, r.uptime, r.conns,
 			       r.views, r.total, r.free, r.detail);
 	}
+	if (o.json)
+		printf("]}\n");
 	if (nbad)
 		fprintf(stderr,
 			"clf: %zu of %zu daemons unreachable or failing: %s\n",

@@ -138,3 +138,19 @@ void tool_print_row(const char *fmt, ...)
 	printf("%.*s\n", n, line);
 	fflush(stdout);
 }
+
+void tool_json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}

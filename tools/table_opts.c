@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * table_opts.c -- the options of the commands that print a table about
- * the daemons (status, df): --data DIR, -b, -H, --help.
+ * the daemons (status, df): --data DIR, -b, -h, -H, --json, --help.
+ * -h is df's "human-readable" (the default), not help: df users type it.
  */
 #include <getopt.h>
 
@@ -14,7 +15,9 @@ int tool_parse_table_opts(int argc, char **argv, const char *cmd,
 		{ "data", required_argument, NULL, 'd' },
 		{ "bytes", no_argument, NULL, 'b' },
 		{ "no-header", no_argument, NULL, 'H' },
-		{ "help", no_argument, NULL, 'h' },
+		{ "human-readable", no_argument, NULL, 'h' },
+		{ "json", no_argument, NULL, 'J' },
+		{ "help", no_argument, NULL, '?' + 0x100 },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -31,6 +34,12 @@ int tool_parse_table_opts(int argc, char **argv, const char *cmd,
 			o->no_header = true;
 			break;
 		case 'h':
+			o->bytes = false;
+			break;
+		case 'J':
+			o->json = true;
+			break;
+		case '?' + 0x100:
 			help();
 			return -1;
 		default:

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct clf_config;
 
@@ -42,6 +43,9 @@ int cmd_map(const struct tool_opts *g, int argc, char **argv);
 int cmd_cp(const struct tool_opts *g, int argc, char **argv);
 int cmd_ls(const struct tool_opts *g, int argc, char **argv);
 int cmd_mkdir(const struct tool_opts *g, int argc, char **argv);
+/* rm, rmdir and mv: argv[0] says which. */
+int cmd_rm(const struct tool_opts *g, int argc, char **argv);
+int cmd_stat(const struct tool_opts *g, int argc, char **argv);
 int cmd_fsck(const struct tool_opts *g, int argc, char **argv);
 int cmd_backup(const struct tool_opts *g, int argc, char **argv);
 int cmd_restore(const struct tool_opts *g, int argc, char **argv);
@@ -105,6 +109,9 @@ void tool_fmt_duration(uint64_t ms, char *buf, size_t len);
  * for one-line reports. */
 void tool_fmt_reason(int neg_err, char *buf, size_t len);
 
+/* s as a JSON string, quotes included, on f. */
+void tool_json_str(FILE *f, const char *s);
+
 /* used as a percentage of used + avail, rounded up like df; 0 when both
  * are 0. */
 unsigned tool_percent_used(uint64_t used, uint64_t avail);
@@ -114,6 +121,7 @@ struct table_opts {
 	const char *data;	/* --data DIR, or NULL */
 	bool bytes;		/* -b: sizes in bytes */
 	bool no_header;		/* -H */
+	bool json;		/* --json: one JSON object on stdout */
 };
 
 /*

@@ -244,6 +244,34 @@ awk '$1 ~ /^[0-3]$/ { s += $3; u += $4; v += $5 }
      END { exit !(s == t && u == tu && v == tv && t > 0) }' "$tmp/out" ||
 	fail "total is not the sum of the iods"
 
+step="-h is human-readable, --json machine-readable"
+run "$clf" df --data "$a" -h
+expect_rc 0
+expect_line out '^IOD +ADDRESS +SIZE'
+expect_line out '^total +- +[0-9.]+[BKMGTPE] '
+run "$clf" df --data "$a" --json
+expect_rc 0
+python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert [i["index"] for i in d["iods"]] == [0, 1, 2, 3], d
+assert d["total"]["size"] == sum(i["size"] for i in d["iods"]) > 0, d
+assert all(0 <= i["use_percent"] <= 100 for i in d["iods"]), d
+' <"$tmp/out" || fail "df --json"
+run "$clf" status --data "$a" --json
+expect_rc 0
+python3 -c '
+import json, sys
+d = json.load(sys.stdin)["daemons"]
+assert [x["role"] for x in d] == ["metad"] + ["iod"] * 4, d
+assert all(x["state"] == "reachable" and x["uptime_ms"] >= 0 for x in d), d
+assert d[0]["index"] is None and d[0]["avail"] is None, d
+assert all(x["avail"] > 0 and x["total"] >= x["avail"] for x in d[1:]), d
+' <"$tmp/out" || fail "status --json"
+run "$clf" status --data "$a" --help
+expect_rc 0
+expect_line out '^usage: clf .*status'
+
 step="an iod killed with SIGKILL"
 iod2=$(cat "$a/iod2/iod.pid")
 kill -9 "$iod2"
@@ -315,6 +343,13 @@ expect_rc 1
 expect_line out '^total +- +- +- +- +- +every iod is down$'
 no_line out '0%'
 expect_line err '^clf: none of the 4 iods answered, so there is no total: '
+run "$clf" df --data "$a" --json
+expect_rc 1
+python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["total"] is None and all("error" in i for i in d["iods"]), d
+' <"$tmp/out" || fail "df --json with every iod down"
 
 step="down again, with a stale pid file"
 # The pid of a process that has exited.

@@ -289,6 +289,73 @@ expect_rc 1
 expect_line err "^clf: cannot list '/': metad \(127\.0\.0\.1:$base\): authentication failed: "
 no_line err 'clf: .*clf: '
 
+step="stat, mv, rm, rmdir without a mount"
+c mkdir -p /tree/sub/deep
+c setlayout --pattern 'rr:stripe=8k,count=2' /tree/sub
+expect_rc 0
+c cp -q "$loc/twelve" clf:/tree/sub/deep/f
+c cp -q "$loc/twelve" clf:/tree/g
+c stat /tree/g clf:/tree/sub
+expect_rc 0
+expect_line out '^  File: /tree/g$'
+expect_line out '^  Size: 12 +Type: regular file$'
+expect_line out "^  Mode: \(0644/-rw-r--r--\)  Uid: \($(id -u)/$(id -un)\)  Gid: \($(id -g)/$(id -gn)\)$"
+expect_line out '^Layout: rr:stripe=64k,count=4$'
+expect_line out '^  File: /tree/sub$'
+expect_line out '^Layout: rr:stripe=8k,count=2$'
+c stat /tree/none
+expect_rc 1
+expect_line err "^clf: cannot stat '/tree/none': no such file or directory$"
+# mv renames; into a directory it keeps the name; the layout stays.
+c mv /tree/sub/deep/f /tree/h
+expect_rc 0
+c mv /tree/h clf:/tree/sub
+expect_rc 0
+c getlayout /tree/sub/h
+expect_rc 0
+expect_line out '^size +12$'
+c mv /tree/none /tree/x
+expect_rc 1
+expect_line err "^clf: cannot move '/tree/none'"
+c mv /tree/g
+expect_rc 2
+# rm: files; -f for missing ones; -r for directories.
+c rm /tree/g
+expect_rc 0
+c stat /tree/g
+expect_rc 1
+c rm /tree/g
+expect_rc 1
+expect_line err "^clf: cannot remove '/tree/g': no such file or directory$"
+c rm -f /tree/g
+expect_rc 0
+c rm /tree/sub
+expect_rc 1
+expect_line err "^clf: cannot remove '/tree/sub': is a directory"
+c rmdir /tree/sub
+expect_rc 1
+expect_line err "^clf: cannot remove '/tree/sub': directory not empty$"
+# rmdir takes a directory whose only content is its default layout.
+c rmdir /tree/sub/deep
+expect_rc 0
+c rm -r /tree
+expect_rc 0
+c stat /tree
+expect_rc 1
+c ls /
+no_line out '^tree$'
+
+step="--version"
+run "$clf" --version
+expect_rc 0
+expect_line out '^clf [0-9]+\.[0-9]+\.[0-9]+$'
+for p in metad/metad iod/iod kernel/mount.clf; do
+	[ -x "$build/$p" ] || continue
+	run "$build/$p" --version
+	expect_rc 0
+	expect_line out "^${p##*/} \(clf\) [0-9]+\.[0-9]+\.[0-9]+\$"
+done
+
 step="directories: mkdir, default layouts, ls"
 c mkdir /d
 expect_rc 0
@@ -318,11 +385,14 @@ c ls -a clf:/d
 expect_line out '^\.clf-default-layout$'
 c ls -l /d
 expect_rc 0
-expect_line out '^-rw-r--r-- +12 +[0-9-]+ [0-9:]+ rr:stripe=8k,count=2,first=1 +twelve$'
-expect_line out '^d[rwx-]{9} +[0-9]+ +[0-9-]+ [0-9:]+ rr:stripe=8k,count=2,first=1 +sub$'
-expect_line out '^-[rw-]{9} +0 .* rr:stripe=64k,count=4 +f$'
+# Owner and group as ls(1) shows them.
+me=$(id -un)
+grp=$(id -gn)
+expect_line out "^-rw-r--r-- +$me +$grp +12 +[0-9-]+ [0-9:]+ rr:stripe=8k,count=2,first=1 +twelve\$"
+expect_line out "^d[rwx-]{9} +$me +$grp +[0-9]+ +[0-9-]+ [0-9:]+ rr:stripe=8k,count=2,first=1 +sub\$"
+expect_line out '^-[rw-]{9} .* 0 .* rr:stripe=64k,count=4 +f$'
 c ls -l /gen
-expect_line out '^-[rw-]{9} +0 .* disp=100;vec\(0,999,3000,1\);vec\(1000,2\.\.\. +/gen$'
+expect_line out '^-[rw-]{9} .* 0 .* disp=100;vec\(0,999,3000,1\);vec\(1000,2\.\.\. +/gen$'
 c setlayout -d /d
 expect_rc 0
 c getlayout /d
@@ -347,7 +417,12 @@ expect_rc 0
 cmp "$loc/big" "$loc/big.back" || fail "the bytes differ"
 [ "$(stat -c %a "$loc/big.back")" = 640 ] || fail "mode not kept locally"
 c ls -l /big
-expect_line out "^-rw-r----- $size .* rr:stripe=1m,count=4 +/big\$"
+expect_line out "^-rw-r----- +[^ ]+ +[^ ]+ +$size .* rr:stripe=1m,count=4 +/big\$"
+c ls -lh /big
+expect_line out "^-rw-r----- +[^ ]+ +[^ ]+ +6\\.0M .* /big\$"
+c ls --json /big
+python3 -c 'import json,sys; e = json.load(sys.stdin)[0]; assert e["size"] == int(sys.argv[1]) and e["layout"] == "rr:stripe=1m,count=4", e' "$size" <"$tmp/out" ||
+	fail "ls --json"
 # Where the bytes are: 6 MiB + 12345 over 1 MiB stripes on 4 subfiles,
 # stripes 0 to 6 on subfiles 0 1 2 3 0 1 2.
 c getlayout /big
@@ -493,7 +568,7 @@ expect_rc 1
 expect_line err "^clf: cannot create '$tmp/nodir/x\\.png': "
 
 step="help and usage of every file command"
-for cmd in setlayout getlayout map cp ls mkdir; do
+for cmd in setlayout getlayout map cp ls mkdir rm rmdir mv stat; do
 	c "$cmd" --help
 	expect_rc 0
 	expect_line out "^usage: clf .*$cmd"
