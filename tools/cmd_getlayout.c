@@ -29,12 +29,19 @@
 struct getlayout_opts {
 	const char *data;	/* --data DIR, or NULL */
 	bool no_header;		/* -H */
+	bool json;		/* --json */
+	/* Selectors, as lfs getstripe's: only these values. */
+	bool sel_text;		/* -L, --layout */
+	bool sel_count;		/* -C, --stripe-count (-c is clf's config) */
+	bool sel_size;		/* -S, --stripe-size */
+	bool sel_index;		/* -i, --stripe-index */
 	const char *path;
 };
 
 static void getlayout_help(void)
 {
-	printf("usage: clf [-c CONFIG] getlayout [--data DIR] [-H] PATH\n"
+	printf("usage: clf [-c CONFIG] getlayout [--data DIR] [-H] [--json]\n"
+	       "                     [-L] [-C] [-S] [-i] PATH\n"
 	       "\n"
 	       "Show the physical layout of the clf file PATH (\"/a/b\" or\n"
 	       "\"clf:/a/b\"), or the default layout of a directory.  For a file:\n"
@@ -60,6 +67,20 @@ static void getlayout_help(void)
 	       "\n"
 	       "  --data DIR   the instance whose configuration is DIR/clf.conf\n"
 	       "  -H           no header line above the subfiles\n"
+	       "  --json       one JSON object with all of the above\n"
+	       "\n"
+	       "Selectors, as lfs getstripe's: only the values asked for, one\n"
+	       "per line (\"NAME: VALUE\" when more than one is asked):\n"
+	       "\n"
+	       "  -L, --layout        the layout text\n"
+	       "  -C, --stripe-count  the number of subfiles (lfs's -c: clf's -c is\n"
+	       "                      the configuration)\n"
+	       "  -S, --stripe-size   round robin's stripe in bytes ('-' for a\n"
+	       "                      layout that is not round robin)\n"
+	       "  -i, --stripe-index  the iod of subfile 0\n"
+	       "\n"
+	       "The reason a layout is refused (by setlayout or the mount's\n"
+	       "setfattr) is shown by `clf setlayout --pattern TEXT`.\n"
 	       "\n"
 	       "Exit status: 0 shown, 1 failure, 2 bad usage.\n");
 }
@@ -69,13 +90,33 @@ static int parse_args(int argc, char **argv, struct getlayout_opts *o)
 	static const struct option longopts[] = {
 		{ "data", required_argument, NULL, 'D' },
 		{ "no-header", no_argument, NULL, 'H' },
+		{ "json", no_argument, NULL, 'J' },
+		{ "layout", no_argument, NULL, 'L' },
+		{ "stripe-count", no_argument, NULL, 'C' },
+		{ "stripe-size", no_argument, NULL, 'S' },
+		{ "stripe-index", no_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, ":Hh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":HhLCSi", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'J':
+			o->json = true;
+			break;
+		case 'L':
+			o->sel_text = true;
+			break;
+		case 'C':
+			o->sel_count = true;
+			break;
+		case 'S':
+			o->sel_size = true;
+			break;
+		case 'i':
+			o->sel_index = true;
+			break;
 		case 'D':
 			o->data = optarg;
 			break;
@@ -110,6 +151,91 @@ static const char *iod_addr(int i)
 	return cl->cfg->iods[i].addr;
 }
 
+/* Round robin's stripe in the text ("rr:stripe=64k,..."), or -1. */
+static int64_t rr_stripe(const char *text)
+{
+	const char *rr = strstr(text, "rr:"), *s;
+	char num[32];
+	int64_t v;
+	size_t n;
+
+	if (!rr || (rr != text && rr[-1] != ';'))
+		return -1;
+	s = strstr(rr, "stripe=");
+	if (!s)
+		return -1;
+	s += strlen("stripe=");
+	n = strcspn(s, ",;");
+	if (n >= sizeof(num))
+		return -1;
+	memcpy(num, s, n);
+	num[n] = '\0';
+	return tool_parse_size(num, INT64_MAX, &v) ? -1 : v;
+}
+
+static bool any_selector(const struct getlayout_opts *o)
+{
+	return o->sel_text || o->sel_count || o->sel_size || o->sel_index;
+}
+
+static void show_selected(const struct getlayout_opts *o, const char *text,
+			  const struct clf_layout_info *info)
+{
+	int many = o->sel_text + o->sel_count + o->sel_size + o->sel_index > 1;
+	int64_t stripe = rr_stripe(text);
+
+	if (o->sel_text)
+		printf("%s%s\n", many ? "layout: " : "", text);
+	if (o->sel_count)
+		printf("%s%d\n", many ? "stripe_count: " : "", info->count);
+	if (o->sel_size && stripe >= 0)
+		printf("%s%" PRId64 "\n", many ? "stripe_size: " : "", stripe);
+	else if (o->sel_size)
+		printf("%s-\n", many ? "stripe_size: " : "");
+	if (o->sel_index)
+		printf("%s%d\n", many ? "stripe_index: " : "",
+		       info->count ? info->iods[0] : -1);
+}
+
+static int show_json(const char *path, const struct stat *st,
+		     const char *text, const struct clf_layout_info *info)
+{
+	int64_t stripe = rr_stripe(text);
+	char *type_text;
+	int err = 0;
+
+	printf("{\"path\":");
+	tool_json_str(stdout, path);
+	printf(",\"layout\":");
+	tool_json_str(stdout, text);
+	printf(",\"disp\":%" PRId64 ",\"size\":%lld,\"stripe_count\":%d,"
+	       "\"stripe_size\":", info->disp, (long long)st->st_size,
+	       info->count);
+	if (stripe >= 0)
+		printf("%" PRId64, stripe);
+	else
+		printf("null");
+	printf(",\"stripe_index\":%d,\"subfiles\":[",
+	       info->count ? info->iods[0] : -1);
+	for (int j = 0; j < info->count && !err; j++) {
+		int64_t n = clf_type_count_before(info->types[j], info->disp,
+						  st->st_size);
+
+		err = clf_type_text_format(info->types[j], &type_text);
+		if (err)
+			break;
+		printf("%s{\"index\":%d,\"iod\":%d,\"address\":", j ? "," : "",
+		       j, info->iods[j]);
+		tool_json_str(stdout, iod_addr(info->iods[j]));
+		printf(",\"bytes\":%" PRId64 ",\"type\":", n);
+		tool_json_str(stdout, type_text);
+		printf("}");
+		free(type_text);
+	}
+	printf("]}\n");
+	return err;
+}
+
 static int show_file(const char *path, const struct stat *st,
 		     const struct getlayout_opts *o)
 {
@@ -126,6 +252,16 @@ static int show_file(const char *path, const struct stat *st,
 	if (err) {
 		CLF_Layout_release(&info);
 		return tool_fail_on("format the layout of", path, err);
+	}
+	if (o->json || any_selector(o)) {
+		if (o->json)
+			err = show_json(path, st, text, &info);
+		else
+			show_selected(o, text, &info);
+		free(text);
+		CLF_Layout_release(&info);
+		return err ? tool_fail_on("format the layout of", path, err)
+			   : CLF_EXIT_OK;
 	}
 	printf("layout %s\n", text);
 	printf("disp   %" PRId64 "\n", info.disp);
@@ -167,7 +303,8 @@ static int show_file(const char *path, const struct stat *st,
 	return CLF_EXIT_OK;
 }
 
-static int show_dir(const char *path, const struct stat *st)
+static int show_dir(const char *path, const struct stat *st,
+		    const struct getlayout_opts *o)
 {
 	struct clf_layout_desc desc;
 	struct clf_client *cl;
@@ -177,6 +314,29 @@ static int show_dir(const char *path, const struct stat *st)
 	err = clf_ns_dir_default_read(st->st_ino, &text);
 	if (err)
 		return tool_fail_on("read the default layout of", path, err);
+	if (o->json) {
+		printf("{\"path\":");
+		tool_json_str(stdout, path);
+		printf(",\"default\":");
+		if (text)
+			tool_json_str(stdout, text);
+		else
+			printf("null");
+		printf("}\n");
+		free(text);
+		return CLF_EXIT_OK;
+	}
+	if (any_selector(o) && !o->sel_text) {
+		fprintf(stderr, "clf: '%s' is a directory: only its default layout (-L) can be selected\n",
+			path);
+		free(text);
+		return CLF_EXIT_FAIL;
+	}
+	if (o->sel_text) {
+		printf("%s\n", text ? text : "-");
+		free(text);
+		return CLF_EXIT_OK;
+	}
 	if (text) {
 		printf("default %s\n", text);
 		/* Say so when new files cannot get it (the mount ignores it). */
@@ -221,7 +381,7 @@ int cmd_getlayout(const struct tool_opts *g, int argc, char **argv)
 	if (err)
 		rc = tool_fail_on("get the layout of", path, err);
 	else if (S_ISDIR(st.st_mode))
-		rc = show_dir(path, &st);
+		rc = show_dir(path, &st, &o);
 	else
 		rc = show_file(path, &st, &o);
 	CLF_finalize();

@@ -183,6 +183,29 @@ expect_rc 0
 c getlayout /cyc
 expect_line out '^layout grid:rows=1k,cols=1k,p=2x2,k=64x64$'
 
+step="getlayout selectors (as lfs getstripe) and --json"
+c getlayout --stripe-count /rr
+expect_rc 0
+[ "$(cat "$tmp/out")" = 2 ] || fail "-C: $(cat "$tmp/out")"
+c getlayout -S /rr
+[ "$(cat "$tmp/out")" = 1048576 ] || fail "-S: $(cat "$tmp/out")"
+c getlayout -i /rr
+[ "$(cat "$tmp/out")" = 3 ] || fail "-i: $(cat "$tmp/out")"
+c getlayout -L -C -S -i /rr
+[ "$(tr '\n' ' ' <"$tmp/out")" = "layout: rr:stripe=1m,count=2,first=3 stripe_count: 2 stripe_size: 1048576 stripe_index: 3 " ] ||
+	fail "selectors: $(cat "$tmp/out")"
+c getlayout -S /cyc
+[ "$(cat "$tmp/out")" = - ] || fail "-S of a grid: $(cat "$tmp/out")"
+c getlayout --json /rr
+expect_rc 0
+python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["layout"] == "rr:stripe=1m,count=2,first=3" and d["stripe_count"] == 2, d
+assert d["stripe_size"] == 1048576 and d["stripe_index"] == 3, d
+assert [(x["index"], x["iod"]) for x in d["subfiles"]] == [(0, 3), (1, 0)], d
+' <"$tmp/out" || fail "getlayout --json"
+
 step="setlayout refuses what is wrong"
 printf 'twelve bytes' >"$loc/twelve"
 c cp -q "$loc/twelve" clf:/full
