@@ -23,7 +23,9 @@
 #include "transport.h"
 
 #define TIMEOUT_MAX_MS (3600 * 1000)
-#define GRACE_MAX_S (24 * 3600)
+/* A metadata change retried later than metad keeps its reply could run
+ * twice (clf_proto.h, "Retries"): the grace stays within that. */
+#define GRACE_MAX_S CLF_PROTO_REPLY_KEEP_S
 #define MSG_MAX 400
 
 enum key {
@@ -475,7 +477,7 @@ static int global_key(struct parse *p, enum key k, const char *value)
 	case K_GRACE:
 		if (parse_int(value, 0, GRACE_MAX_S, &v))
 			return perr(p, p->line, EINVAL,
-				    "%s: '%s' is not a whole number of seconds from 0 to %d",
+				    "%s: '%s' is not a whole number of seconds from 0 to %d (metad keeps the replies that retries need that long)",
 				    name, value, GRACE_MAX_S);
 		cfg->recovery_grace_s = (int)v;
 		return 1;

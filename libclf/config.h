@@ -13,7 +13,8 @@
  *   first_iod = 0
  *   timeout_ms = 5000         ; limit of every network wait
  *   recovery_grace_s = 30     ; clients wait and retry this long for a
- *                             ; daemon that restarts (0: fail at once)
+ *                             ; daemon that restarts (0: fail at once;
+ *                             ; at most CLF_PROTO_REPLY_KEEP_S)
  *   data_dir = ./clf-data     ; default: $CLF_DATA_DIR, else ./clf-data
  *   transport = tcp
  *   auth = munge | secret     ; munge: users authenticate with MUNGE and

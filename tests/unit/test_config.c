@@ -206,6 +206,8 @@ START_TEST(test_errors_name_the_file_and_line)
 		    ":1: timeout_ms: '0' is not a whole number of milliseconds");
 	parse_fails("recovery_grace_s = -1\n" BASE, -EINVAL,
 		    ":1: recovery_grace_s: '-1' is not a whole number of seconds");
+	parse_fails("recovery_grace_s = 601\n" BASE, -EINVAL,
+		    ":1: recovery_grace_s: '601' is not a whole number of seconds from 0 to 600");
 	parse_fails("[metad]\naddress = 127.0.0.1:7000\n[metad]\n"
 		    "address = 127.0.0.1:7005\n[iod]\naddress = 127.0.0.1:7001\n",
 		    -EINVAL, ":4: second metad (first on line 1)");
