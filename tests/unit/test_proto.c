@@ -41,6 +41,46 @@ static int decode_header(const uint8_t *raw, size_t len,
 	return clf_proto_header_decode(&r, h);
 }
 
+START_TEST(test_hello_and_challenge_carry_the_key_share_since_1_8)
+{
+	struct clf_proto_hello he = { .major = 1, .minor = 8,
+				      .role = PSTR("client"), .has_kx = true,
+				      .protection = 2, .kx = { 9, 8, 7 } };
+	struct clf_proto_challenge ch = { .major = 1, .minor = 8,
+					  .nonce = { 1 }, .has_kx = true,
+					  .protection = 1, .kx = { 4, 5 } };
+	struct clf_proto_hello he2;
+	struct clf_proto_challenge ch2;
+	uint8_t buf[256];
+	struct wire_writer w = { buf, sizeof(buf), 0 };
+	struct wire_reader r;
+
+	ck_assert_int_eq(clf_proto_hello_encode(&w, &he), 0);
+	r = (struct wire_reader){ buf, w.pos, 0, false };
+	ck_assert_int_eq(clf_proto_hello_decode(&r, &he2), 0);
+	ck_assert(he2.has_kx);
+	ck_assert_uint_eq(he2.protection, 2);
+	ck_assert_mem_eq(he2.kx, he.kx, CLF_PROTO_KX_SIZE);
+	/* A 1.7 HELLO has none. */
+	he.minor = 7;
+	he.has_kx = false;
+	w = (struct wire_writer){ buf, sizeof(buf), 0 };
+	ck_assert_int_eq(clf_proto_hello_encode(&w, &he), 0);
+	r = (struct wire_reader){ buf, w.pos, 0, false };
+	ck_assert_int_eq(clf_proto_hello_decode(&r, &he2), 0);
+	ck_assert(!he2.has_kx);
+
+	w = (struct wire_writer){ buf, sizeof(buf), 0 };
+	ck_assert_int_eq(clf_proto_challenge_encode(&w, &ch), 0);
+	r = (struct wire_reader){ buf, w.pos, 0, false };
+	ck_assert_int_eq(clf_proto_challenge_decode(&r, &ch2), 0);
+	ck_assert(ch2.has_kx);
+	ck_assert_uint_eq(ch2.protection, 1);
+	ck_assert_mem_eq(ch2.kx, ch.kx, CLF_PROTO_KX_SIZE);
+	ck_assert_mem_eq(ch2.nonce, ch.nonce, CLF_PROTO_NONCE_SIZE);
+}
+END_TEST
+
 START_TEST(test_header_round_trips_every_field)
 {
 	struct clf_proto_header h = sample_header(), back;
@@ -813,6 +853,7 @@ int main(void)
 	TCase *rules = tcase_create("limits and rules");
 
 	tcase_add_test(hdr, test_header_round_trips_every_field);
+	tcase_add_test(hdr, test_hello_and_challenge_carry_the_key_share_since_1_8);
 	tcase_add_test(hdr, test_header_is_little_endian_at_documented_offsets);
 	tcase_add_test(hdr, test_header_refuses_wrong_magic);
 	tcase_add_test(hdr, test_header_refuses_other_major_version);
