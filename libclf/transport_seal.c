@@ -18,6 +18,7 @@
 #include "transport_i.h"
 
 #define KEEP_BYTES ((size_t)4 << 20)
+#define PIECE ((size_t)1 << 20)	/* received within one timeout */
 
 static int room(uint8_t **buf, size_t *cap, size_t need)
 {
@@ -87,10 +88,18 @@ int clf_seal_recv(struct clf_conn *c, const uint8_t raw[CLF_PROTO_HEADER_SIZE],
 	if (err)
 		return err;
 	memcpy(c->rx_msg, raw, CLF_PROTO_HEADER_SIZE);
-	err = c->ops->recv(c, c->rx_msg + CLF_PROTO_HEADER_SIZE,
-			   len + CLF_SEAL_TAG, deadline);
-	if (err)
-		return err;
+	/* Steady progress suffices, as for a payload read in pieces: each
+	 * piece gets the connection's timeout. */
+	for (size_t at = 0; at < len + CLF_SEAL_TAG; at += PIECE) {
+		size_t n = len + CLF_SEAL_TAG - at < PIECE
+				   ? len + CLF_SEAL_TAG - at : PIECE;
+
+		err = c->ops->recv(c, c->rx_msg + CLF_PROTO_HEADER_SIZE + at,
+				   n, at ? clf_deadline_after(c->timeout_ms)
+					 : deadline);
+		if (err)
+			return err;
+	}
 	if (clf_seal_in(c->seal, c->rx_msg, all, c->rx_msg + all))
 		return clf_fail(EBADMSG,
 				"clf: message %llu from %s fails its %s check (altered, replayed, reordered or lost on the way): closing the connection",
