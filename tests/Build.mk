@@ -19,6 +19,8 @@ UNIT_TEST_NAMES += test_layout_text
 UNIT_TEST_NAMES += test_proto test_transport test_auth test_config
 # Messages sealed after the handshake, against a man in the middle.
 UNIT_TEST_NAMES += test_seal
+# The client's wait for a restarting daemon (libclf/client_grace.c).
+UNIT_TEST_NAMES += test_client_grace
 # Byte-range lock bodies (libclf/proto_lock.c).
 UNIT_TEST_NAMES += test_proto_lock
 # Symlink, hard link and special file bodies (libclf/proto_link.c).
