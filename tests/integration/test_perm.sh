@@ -285,7 +285,7 @@ else
 fi
 
 echo "-- forged and stolen MUNGE credentials"
-expect $u2 "ERR EACCES*authentication with*Invalid credential" \
+expect $u2 "ERR EACCES*authentication*Invalid credential" \
 	env CLF_TEST_MUNGE_CRED=tamper "$pc" stat /f644
 expect $u2 "ERR EACCES*made for another connection" \
 	env CLF_TEST_MUNGE_CRED=unbound "$pc" stat /f644
