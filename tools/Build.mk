@@ -9,7 +9,7 @@ CLF_TOOL_SRCS := tools/clf.c tools/cmd_up.c tools/cmd_down.c \
 # The file commands (tool_fs.c shares their connecting, paths, messages
 # and layout options).
 CLF_TOOL_SRCS += tools/tool_fs.c tools/cmd_setlayout.c \
-	tools/cmd_getlayout.c tools/cmd_map.c tools/map_picture.c \
+	tools/cmd_getlayout.c tools/cmd_map.c tools/map_picture.c tools/map_font.c \
 	tools/png.c tools/cmd_cp.c tools/cmd_ls.c tools/cmd_mkdir.c \
 	tools/cmd_rm.c tools/cmd_stat.c
 # fsck, backup, restore: metad's store, opened beside metad.
@@ -33,6 +33,7 @@ $(O)/tests/unit/test_tools.o: ALL_CFLAGS += -Itools
 
 # The PNG encoder and the picture of `clf map --png`, decoded back.
 UNIT_TEST_NAMES += test_png
-TEST_OBJS_test_png := $(O)/tools/png.o $(O)/tools/map_picture.o
+TEST_OBJS_test_png := $(O)/tools/png.o $(O)/tools/map_picture.o \
+	$(O)/tools/map_font.o
 TEST_LIBS_test_png := -lz
 $(O)/tests/unit/test_png.o: ALL_CFLAGS += -Itools

@@ -24,6 +24,7 @@
 #include "error.h"
 #include "layout.h"
 #include "map_picture.h"
+#include "png.h"
 #include "mapping_i.h"
 #include "tool_fs.h"
 #include "type.h"
@@ -75,7 +76,10 @@ static void map_help(void)
 	       "                   stops at %d runs per subfile: 'N+')\n"
 	       "  --png OUT.png    also draw it: file bytes as cells coloured by\n"
 	       "                   subfile (grey: the head before disp), the view's\n"
-	       "                   cells outlined in full colour, the others pale\n"
+	       "                   cells outlined in full colour, the others pale;\n"
+	       "                   titled with the layout, the view and the scale,\n"
+	       "                   with the colour key below (a path that cannot\n"
+	       "                   be written fails before anything is printed)\n"
 	       "  --png-row BYTES  file bytes per row of the picture (default: the\n"
 	       "                   layout's period when it fits)\n"
 	       "  --layout TEXT    a layout instead of a file: no instance needed\n"
@@ -473,11 +477,12 @@ free_all:
 
 /* Draw the picture and say what it shows. */
 static int picture(const struct map_opts *o, const struct map_layout *l,
-		   CLF_Datatype view, int64_t vdisp)
+		   CLF_Datatype view, int64_t vdisp, const char *vtext)
 {
 	struct map_picture_in in = {
 		.disp = l->disp, .count = l->count, .types = l->types,
 		.view = view, .view_disp = vdisp, .row_bytes = o->png_row,
+		.layout_text = l->text, .view_text = o->view,
 	};
 	struct map_picture_out out;
 	int err = map_picture_write(&in, o->png, &out);
@@ -548,13 +553,18 @@ int cmd_map(const struct tool_opts *g, int argc, char **argv)
 			goto free_layout;
 		}
 	}
+	/* A picture that cannot be written is said before the table. */
+	if (o.png && png_check_path(o.png)) {
+		tool_fail();
+		goto free_layout;
+	}
 	err = report(&o, &l, view, o.disp, vtext);
 	if (err) {
 		tool_fail_on("map the view onto", path, err);
 		goto free_layout;
 	}
 	if (o.png) {
-		err = picture(&o, &l, view, o.disp);
+		err = picture(&o, &l, view, o.disp, vtext);
 		if (err) {
 			tool_fail();
 			goto free_layout;

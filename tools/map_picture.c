@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,6 +89,7 @@ static void plan(const struct map_picture_in *in, struct geom *g)
 	int64_t e = CLF_Type_extent(in->types[0]);
 	int64_t ev = CLF_Type_extent(in->view);
 	int64_t start = max64(in->disp, in->view_disp), p, reps, per;
+	int max_rows;
 
 	if (!lcm_ok(e, ev, &p) || p > MAP_PICTURE_MAX_BYTES)
 		p = min64(e, MAP_PICTURE_MAX_BYTES);
@@ -103,13 +105,16 @@ static void plan(const struct map_picture_in *in, struct geom *g)
 		while (in->row_bytes % g->cb)
 			g->cb++;
 		g->cols = (int)(in->row_bytes / g->cb);
+		/* Narrow rows: fewer of them, not a tall strip. */
+		max_rows = (int)min64(MAP_PICTURE_MAX_ROWS,
+				      max64(64, 4 * (int64_t)g->cols));
 		geom_rows(g);
-		if (g->head_rows > MAP_PICTURE_MAX_ROWS / 2) {
+		if (g->head_rows > max_rows / 2) {
 			g->lo = g->pstart = in->disp;
 			geom_rows(g);
 		}
-		if (g->rows > MAP_PICTURE_MAX_ROWS) {
-			g->hi = g->pstart + (int64_t)(MAP_PICTURE_MAX_ROWS -
+		if (g->rows > max_rows) {
+			g->hi = g->pstart + (int64_t)(max_rows -
 						      g->head_rows) *
 						     g->cols * g->cb;
 			geom_rows(g);
@@ -237,14 +242,15 @@ static uint32_t pale(uint32_t c)
 }
 
 static void paint(const struct geom *g, const int16_t *owner,
-		  const int16_t *view, int px, uint8_t *rgb, uint32_t width)
+		  const int16_t *view, int px, uint8_t *rgb, uint32_t width,
+		  uint32_t x0, uint32_t y0)
 {
 	/* A one-pixel gap between cells once they are big enough. */
 	uint32_t in = px >= 4 ? (uint32_t)px - 1 : (uint32_t)px;
 
 	for (int64_t c = 0; c < (int64_t)g->rows * g->cols; c++) {
-		uint32_t x = (uint32_t)(c % g->cols) * px;
-		uint32_t y = (uint32_t)(c / g->cols) * px;
+		uint32_t x = x0 + (uint32_t)(c % g->cols) * px;
+		uint32_t y = y0 + (uint32_t)(c / g->cols) * px;
 		uint32_t colour;
 
 		if (owner[c] == NO_CELL)
@@ -263,6 +269,99 @@ static void paint(const struct geom *g, const int16_t *owner,
 	}
 }
 
+#define TEXT_SCALE 2
+#define LINE_PX (6 * TEXT_SCALE + 4)	/* a line of words */
+#define MARGIN 8
+#define MIN_WIDTH 480			/* room for the words */
+#define TEXT_COLOUR 0x202020
+#define SWATCH 12
+#define LEGEND_COL (SWATCH + 4 + 6 * 4 * TEXT_SCALE)	/* "head" and room */
+
+/* s cut with "..." to at most width pixels, into buf. */
+static const char *fit(const char *s, uint32_t width, char *buf, size_t len)
+{
+	size_t n = width / (4 * TEXT_SCALE);
+
+	if (strlen(s) <= n)
+		return s;
+	snprintf(buf, len, "%.*s...", (int)(n > 3 ? n - 3 : 0), s);
+	return buf;
+}
+
+/* The legend's entries: "head", then the subfiles. */
+static int legend_entries(const struct map_picture_in *in)
+{
+	return (in->disp > 0) + in->count;
+}
+
+/* Lines the legend takes at width: swatches and their labels, then the
+ * line about outlined and pale cells. */
+static uint32_t legend_lines(const struct map_picture_in *in,
+			     uint32_t width)
+{
+	uint32_t per = (width - 2 * MARGIN) / LEGEND_COL;
+	int n = legend_entries(in);
+
+	if (per < 1)
+		per = 1;
+	if (n > 64)
+		n = 64;
+	return (uint32_t)((n + (int)per - 1) / (int)per) + 1;
+}
+
+static void words(const struct map_picture_in *in, const struct geom *g,
+		  uint8_t *rgb, uint32_t width, uint32_t height,
+		  uint32_t grid_h)
+{
+	char line[512], cut[512];
+	uint32_t room = width - 2 * MARGIN, x, y = MARGIN;
+	uint32_t per = room / LEGEND_COL;
+	int n = legend_entries(in);
+
+	snprintf(line, sizeof(line), "layout %s",
+		 in->layout_text ? in->layout_text : "");
+	map_text_draw(rgb, width, height, MARGIN, y,
+		      fit(line, room, cut, sizeof(cut)), TEXT_SCALE,
+		      TEXT_COLOUR);
+	y += LINE_PX;
+	snprintf(line, sizeof(line), "view %s, disp %lld",
+		 in->view_text ? in->view_text : "", (long long)in->view_disp);
+	map_text_draw(rgb, width, height, MARGIN, y,
+		      fit(line, room, cut, sizeof(cut)), TEXT_SCALE,
+		      TEXT_COLOUR);
+	y += LINE_PX;
+	snprintf(line, sizeof(line),
+		 "scale: a cell = %lld bytes, a row = %lld bytes; file bytes %lld:%lld",
+		 (long long)g->cb, (long long)g->cb * g->cols,
+		 (long long)(g->lo < g->disp ? g->lo : g->pstart),
+		 (long long)g->hi);
+	map_text_draw(rgb, width, height, MARGIN, y,
+		      fit(line, room, cut, sizeof(cut)), TEXT_SCALE,
+		      TEXT_COLOUR);
+	y += LINE_PX + grid_h + MARGIN;
+	if (per < 1)
+		per = 1;
+	for (int e = 0, col = 0; e < n && e < 64; e++) {
+		int j = in->disp > 0 ? e - 1 : e;
+
+		x = MARGIN + (uint32_t)col *
+				     LEGEND_COL;
+		fill(rgb, width, x, y, SWATCH, SWATCH, map_picture_colour(j));
+		snprintf(line, sizeof(line), j < 0 ? "head" : "%d", j);
+		map_text_draw(rgb, width, height, x + SWATCH + 4, y + 1, line,
+			      TEXT_SCALE, TEXT_COLOUR);
+		if (++col == (int)per || e + 1 == n) {
+			col = 0;
+			y += LINE_PX;
+		}
+	}
+	map_text_draw(rgb, width, height, MARGIN, y,
+		      fit(n > 64 ? "subfiles 0 to 63 shown. outlined: view bytes; pale: the others"
+				 : "colour: the subfile. outlined: view bytes; pale: the others",
+			  room, cut, sizeof(cut)),
+		      TEXT_SCALE, TEXT_COLOUR);
+}
+
 int map_picture_write(const struct map_picture_in *in, const char *path,
 		      struct map_picture_out *out)
 {
@@ -270,17 +369,24 @@ int map_picture_write(const struct map_picture_in *in, const char *path,
 	int16_t *owner = NULL, *view = NULL;
 	uint8_t *rgb = NULL;
 	size_t ncells;
-	uint32_t width, height;
+	uint32_t width, height, grid_w, grid_h, top;
 	int px, err;
 
 	if (!in || in->count < 1 || !in->types || !in->view ||
 	    in->view_disp < 0 || in->disp < 0)
 		return clf_fail(EINVAL, "clf: nothing to draw");
 	plan(in, &g);
-	px = 1024 / g.cols;
-	px = px < 4 ? 4 : px > 24 ? 24 : px;
-	width = (uint32_t)(g.cols * px);
-	height = (uint32_t)(g.rows * px);
+	/* Cells no bigger than fits 1024 pixels either way: a narrow
+	 * --png-row must not make a tall strip. */
+	px = 1024 / (g.cols > g.rows ? g.cols : g.rows);
+	px = px < 2 ? 2 : px > 24 ? 24 : px;
+	grid_w = (uint32_t)(g.cols * px);
+	grid_h = (uint32_t)(g.rows * px);
+	width = grid_w + 2 * MARGIN;
+	width = width < MIN_WIDTH ? MIN_WIDTH : width;
+	top = MARGIN + 3 * LINE_PX;
+	height = top + grid_h + MARGIN + legend_lines(in, width) * LINE_PX +
+		 MARGIN;
 	ncells = (size_t)g.rows * g.cols;
 	owner = malloc(ncells * sizeof(*owner));
 	view = calloc(ncells, sizeof(*view));
@@ -295,7 +401,8 @@ int map_picture_write(const struct map_picture_in *in, const char *path,
 	err = classify(in, &g, owner, view);
 	if (err)
 		goto free_all;
-	paint(&g, owner, view, px, rgb, width);
+	paint(&g, owner, view, px, rgb, width, MARGIN, top);
+	words(in, &g, rgb, width, height, grid_h);
 	err = png_write_rgb(path, rgb, width, height);
 	if (err)
 		goto free_all;
@@ -303,6 +410,8 @@ int map_picture_write(const struct map_picture_in *in, const char *path,
 		.lo = g.lo < g.disp ? g.lo : g.pstart, .hi = g.hi,
 		.cell_bytes = g.cb, .cols = g.cols, .rows = g.rows,
 		.cell_px = px, .width = width, .height = height,
+		.grid_x = MARGIN, .grid_y = top,
+		.legend_y = top + grid_h + MARGIN,
 	};
 free_all:
 	free(rgb);

@@ -8,9 +8,12 @@
  * every row, each preceded by its filter byte, 0: none), IEND.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "error.h"
@@ -126,4 +129,18 @@ int png_write_rgb(const char *path, const uint8_t *rgb, uint32_t width,
 free_png:
 	free(png);
 	return err;
+}
+
+int png_check_path(const char *path)
+{
+	bool existed = access(path, F_OK) == 0;
+	int fd = open(path, O_WRONLY | O_CREAT, 0666);
+
+	if (fd < 0)
+		return clf_fail(errno, "clf: cannot create '%s': %s", path,
+				strerror(errno));
+	close(fd);
+	if (!existed)
+		unlink(path);
+	return 0;
 }

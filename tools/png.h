@@ -32,4 +32,11 @@ int png_encode_rgb(const uint8_t *rgb, uint32_t width, uint32_t height,
 int png_write_rgb(const char *path, const uint8_t *rgb, uint32_t width,
 		  uint32_t height);
 
+/*
+ * png_check_path - can path be written?  A file is created there (and
+ * removed again when it was not there before): 0, or the errno with
+ * the message png_write_rgb would give.  For saying so before work.
+ */
+int png_check_path(const char *path);
+
 #endif /* CLF_TOOL_PNG_H */

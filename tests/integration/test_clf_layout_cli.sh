@@ -584,11 +584,22 @@ while pos < len(data):
 raw = zlib.decompress(idat)
 assert len(raw) == h * (1 + 3 * w), (len(raw), w, h)
 # A view column in full colour and the rest pale: several colours.
-assert len(set(raw[1 + 3 * i:4 + 3 * i] for i in range(w))) >= 4
+row = raw[(h // 2) * (1 + 3 * w):(h // 2 + 1) * (1 + 3 * w)]
+assert len(set(row[1 + 3 * i:4 + 3 * i] for i in range(w))) >= 4
 EOF
 c map /m --view byte --png "$tmp/nodir/x.png"
 expect_rc 1
 expect_line err "^clf: cannot create '$tmp/nodir/x\\.png': "
+# Said before the table, not after it.
+[ ! -s "$tmp/out" ] || fail "a table before the --png error"
+# A narrow --png-row gives a picture of sane proportions.
+c map /cyc --view byte --png "$tmp/narrow.png" --png-row 7
+expect_rc 0
+python3 - "$tmp/narrow.png" <<'EOF' || fail "--png-row 7: $(file "$tmp/narrow.png")"
+import struct, sys
+w, h = struct.unpack(">II", open(sys.argv[1], "rb").read()[16:24])
+assert w >= 200 and h <= 1400 and h <= 4 * w, (w, h)
+EOF
 
 step="help and usage of every file command"
 for cmd in setlayout getlayout map cp ls mkdir rm rmdir mv stat; do

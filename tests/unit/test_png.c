@@ -219,14 +219,20 @@ START_TEST(test_picture_colours_cells_by_subfile_and_marks_the_view)
 	ck_assert_int_eq(out.cell_bytes, 1);
 	ck_assert_int_eq(out.cols, 8);
 	ck_assert_int_eq(out.lo, 0);
-	ck_assert_uint_eq(w, (uint32_t)out.cols * out.cell_px);
-	ck_assert_uint_eq(h, (uint32_t)out.rows * out.cell_px);
+	/* The cells, with room for the title above and legend below. */
+	ck_assert_uint_ge(w, out.grid_x + (uint32_t)out.cols * out.cell_px);
+	ck_assert_uint_gt(out.grid_y, 0);
+	ck_assert_uint_gt(h, out.legend_y);
+	ck_assert_uint_eq(out.legend_y,
+			  out.grid_y + (uint32_t)out.rows * out.cell_px + 8);
 	/* Row 0: the head (4 cells, grey, pale: not in the view), then
 	 * rows of one period each: 4 cells of subfile 0, 4 of 1. */
 	for (int r = 0; r < out.rows; r++) {
 		for (int c = 0; c < out.cols; c++) {
-			uint32_t cx = (uint32_t)(c * out.cell_px + out.cell_px / 2);
-			uint32_t cy = (uint32_t)(r * out.cell_px + out.cell_px / 2);
+			uint32_t cx = out.grid_x +
+				      (uint32_t)(c * out.cell_px + out.cell_px / 2);
+			uint32_t cy = out.grid_y +
+				      (uint32_t)(r * out.cell_px + out.cell_px / 2);
 			uint32_t want;
 
 			if (r == 0)
@@ -241,8 +247,24 @@ START_TEST(test_picture_colours_cells_by_subfile_and_marks_the_view)
 		}
 	}
 	/* View cells are outlined. */
-	ck_assert_uint_eq(pixel(rgb, w, 4 * out.cell_px, out.cell_px),
+	ck_assert_uint_eq(pixel(rgb, w, out.grid_x + 4 * out.cell_px,
+				out.grid_y + out.cell_px),
 			  0x202020);
+	/* The legend: subfile 0, pale in the cells, in full colour below
+	 * them; the title: dark words above them. */
+	{
+		bool swatch = false, words = false;
+
+		for (uint32_t y = out.legend_y; y < h && !swatch; y++)
+			for (uint32_t x = 0; x < w && !swatch; x++)
+				swatch = pixel(rgb, w, x, y) ==
+					 map_picture_colour(0);
+		for (uint32_t y = 0; y < out.grid_y && !words; y++)
+			for (uint32_t x = 0; x < w && !words; x++)
+				words = pixel(rgb, w, x, y) == 0x202020;
+		ck_assert_msg(swatch, "no legend swatch of subfile 0");
+		ck_assert_msg(words, "no title");
+	}
 	free(rgb);
 	free(png);
 	CLF_Type_free(&view);
