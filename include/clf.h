@@ -206,7 +206,8 @@ typedef struct clf_mapping CLF_Mapping;
  *     is the subfile's own pattern at the same phase.  Built once (a few
  *     ms at most); a run then costs O(1), a few ns, from a table of runs
  *     (of one period, or of the shortest part of it that the mapping
- *     repeats with, when it has at most 4096 runs), else O(depth); a
+ *     repeats with, when it has at most 4096 runs, 16384 for such a
+ *     part), else O(depth); a
  *     view that falls on the subfile contiguously is one run for any
  *     range (CLF_Mapping_is_contiguous).
  *   tiled: otherwise (incommensurate extents: an MPI filetype of extent

@@ -499,7 +499,7 @@ START_TEST(test_run_table_is_kept_only_for_few_runs_per_period)
 	CLF_Mapping_free(mc);
 	CLF_Mapping_free(m);
 	/* More runs than a table may hold, even in the sub-period: none. */
-	map_table_max = 1024;
+	map_table_max = 256;
 	ck_assert_int_eq(CLF_Mapping_create(big, 0, rr[0], 0, &m), 0);
 	map_table_max = MAP_TABLE_MAX;
 	ck_assert_ptr_null(m->table);
