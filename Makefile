@@ -10,6 +10,7 @@
 #   make check-asan   the unit tests again under ASan + UBSan
 #   make bench        build the benchmarks
 #   make demo         build and run the layout-vs-view demonstration
+#                     (BASE_PORT=P, or CLF_CONFIG of a running instance)
 #   make install      install (PREFIX, DESTDIR, bindir, ... : install.mk)
 #   make deb          Debian packages in $(O)/deb (debian/Build.mk)
 #   make O=dir        build somewhere else than ./build
@@ -90,11 +91,14 @@ bench: $(BENCHES)
 # The layout-vs-view experiment: the mapping engine alone, then a real
 # instance (metad + 2 iods on loopback) written and read natively, then
 # through MPI-IO (small sizes; bench/paper.sh alone for the full run).
+# make demo BASE_PORT=P: paper.sh's instance on ports P, P+1, P+2;
+# CLF_CONFIG=FILE (exported): every part uses that running instance.
 demo: deps
 	@$(MAKE) --no-print-directory all bench
 	$(O)/bench/mapping_bench
 	CLF_BENCH_REPS=3 $(O)/bench/matrix_native 4096 256
-	bench/paper.sh --quick --build $(O) --out $(O)/demo
+	bench/paper.sh --quick --build $(O) --out $(O)/demo \
+		$(if $(BASE_PORT),--base-port $(BASE_PORT))
 
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -18,6 +18,11 @@
  *
  * layouts: "ab" (default), "a" or "b" to run only one of them.
  *
+ * With $CLF_CONFIG set, the instance of that file, already running (2
+ * iods or more), is used instead of one started on free ports, and the
+ * reference's files go to a directory of $TMPDIR: so `clf up --base-port
+ * P` then `CLF_CONFIG=.../clf.conf matrix_native` runs on chosen ports.
+ *
  * Every figure is the median of $CLF_BENCH_REPS runs (default 5) (a 64 MiB write lasts only tens
  * of milliseconds).  Prints MB/s per k and the ratio to the reference; with a csv path, also
  * writes the table there (bench/plot.sh draws it).  2 processes only: this
@@ -27,6 +32,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
@@ -397,6 +403,8 @@ int main(int argc, char **argv)
 	FILE *csv = argc > 3 && strcmp(argv[3], "-") ? fopen(argv[3], "w") : NULL;
 	const char *layouts = argc > 4 ? argv[4] : "ab";
 	double mb = (double)side * side / 1e6, ref_w, ref_r;
+	const char *running = getenv("CLF_CONFIG");
+	char tmpl[PATH_MAX], *dir;
 	struct instance in;
 	int err;
 
@@ -404,15 +412,27 @@ int main(int argc, char **argv)
 		fprintf(stderr, "matrix_native: side must be a multiple of 2 * kmax\n");
 		return 2;
 	}
-	err = instance_start(&in, NPROC, 60000, NULL);
-	if (err) {
-		fprintf(stderr, "matrix_native: cannot start metad and iods (build them first: make)\n");
-		return 1;
+	if (running && *running) {
+		snprintf(tmpl, sizeof(tmpl), "%s/clf-matrix-native.XXXXXX",
+			 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+		dir = mkdtemp(tmpl);
+		if (!dir) {
+			perror("matrix_native: mkdtemp");
+			return 1;
+		}
+	} else {
+		running = NULL;
+		err = instance_start(&in, NPROC, 60000, NULL);
+		if (err) {
+			fprintf(stderr, "matrix_native: cannot start metad and iods (build them first: make)\n");
+			return 1;
+		}
+		dir = in.dir;
 	}
 	if (CLF_init(NULL))
 		die("init");
-	ref_w = mb / reference(in.dir, side, 1);
-	ref_r = mb / reference(in.dir, side, 0);
+	ref_w = mb / reference(dir, side, 1);
+	ref_r = mb / reference(dir, side, 0);
 	printf("matrix %lld x %lld bytes (%.0f MB), %d processes, %d iods on loopback\n",
 	       (long long)side, (long long)side, mb, NPROC, NPROC);
 	printf("reference (TCP streams spliced into files / sendfile back): write %.0f MB/s, read %.0f MB/s\n",
@@ -446,6 +466,16 @@ int main(int argc, char **argv)
 		fclose(csv);
 	CLF_unlink("/matrix");
 	CLF_finalize();
-	instance_stop(&in);
+	if (running) {
+		char file[PATH_MAX + 32];
+
+		for (int p = 0; p < NPROC; p++) {
+			snprintf(file, sizeof(file), "%s/reference.%d", dir, p);
+			unlink(file);
+		}
+		rmdir(dir);
+	}
+	else
+		instance_stop(&in);
 	return 0;
 }

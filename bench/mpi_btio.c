@@ -196,6 +196,9 @@ static long fill_or_check(double *u, int step, int check)
 
 struct result {
 	struct bench_time w, r;
+	/* s: the fastest and slowest of the repetitions, for the plots'
+	 * bars around the median. */
+	double w_fast, w_slow, r_fast, r_slow;
 	bool ran;
 };
 
@@ -324,6 +327,11 @@ out:
 	if (!errs) {
 		res->w = bench_median_time(w, o->reps);
 		res->r = bench_median_time(r, o->reps);
+		/* bench_median_time sorted them by time. */
+		res->w_fast = w[0].secs;
+		res->w_slow = w[o->reps - 1].secs;
+		res->r_fast = r[0].secs;
+		res->r_slow = r[o->reps - 1].secs;
 		res->ran = true;
 	}
 	MPI_Info_free(&info);
@@ -355,12 +363,15 @@ static void print_results(const struct bench_opts *o, double bytes,
 		       bytes / 1e6 / x->r.secs, x->w.io_secs, x->w.other_secs,
 		       tot > 0 ? 100 * x->w.io_secs / tot : 0);
 		if (csv)
-			fprintf(csv, "%d,%dx%d,%s,%d,%.2f,%.2f,%.6f,%.6f,%.6f,%.6f\n",
+			fprintf(csv, "%d,%dx%d,%s,%d,%.2f,%.2f,%.6f,%.6f,%.6f,%.6f,%.2f,%.2f,%.2f,%.2f\n",
 				nprocs, cols, rows, bench_sc_key[sc], steps,
 				bytes / 1e6 / x->w.secs,
 				bytes / 1e6 / x->r.secs, x->w.io_secs,
 				x->w.other_secs, x->r.io_secs,
-				x->r.other_secs);
+				x->r.other_secs, bytes / 1e6 / x->w_slow,
+				bytes / 1e6 / x->w_fast,
+				bytes / 1e6 / x->r_slow,
+				bytes / 1e6 / x->r_fast);
 	}
 	for (int sc = SC_ROMIO_RR; sc <= SC_ROMIO_UFS; sc++)
 		if (res[SC_CLF_PHYS].ran && res[sc].ran)
@@ -439,7 +450,7 @@ int main(int argc, char **argv)
 			if (!csv)
 				perror(o.csv);
 			else if (fresh)
-				fprintf(csv, "procs,grid,scenario,steps,write,read,write_io_s,write_other_s,read_io_s,read_other_s\n");
+				fprintf(csv, "procs,grid,scenario,steps,write,read,write_io_s,write_other_s,read_io_s,read_other_s,write_min,write_max,read_min,read_max\n");
 		}
 	}
 	for (int sc = 0; sc < SC_COUNT; sc++)

@@ -126,6 +126,9 @@ static uint8_t pattern(long long i, int k)
 
 struct result {
 	struct bench_time w, r;
+	/* s: the fastest and slowest of the repetitions, for the plots'
+	 * bars around the median. */
+	double w_fast, w_slow, r_fast, r_slow;
 	double setview;		/* s, slowest process's MPI_File_set_view */
 	bool ran;
 };
@@ -232,6 +235,11 @@ out:
 	if (!errs) {
 		res->w = bench_median_time(w, o->reps);
 		res->r = bench_median_time(r, o->reps);
+		/* bench_median_time sorted them by time. */
+		res->w_fast = w[0].secs;
+		res->w_slow = w[o->reps - 1].secs;
+		res->r_fast = r[0].secs;
+		res->r_slow = r[o->reps - 1].secs;
 		res->ran = true;
 	}
 	MPI_Info_free(&info);
@@ -314,7 +322,20 @@ static void print_row(const struct bench_opts *o, int k, double bytes,
 		else
 			fprintf(csv, ",NaN,NaN,NaN,NaN,NaN,NaN");
 	}
-	fprintf(csv, ",%.3f,%.3f,%.3f,%.3f\n", rw, rr, uw, ur);
+	fprintf(csv, ",%.3f,%.3f,%.3f,%.3f", rw, rr, uw, ur);
+	/* MB/s of the slowest and fastest repetition, last: older readers
+	 * of the columns above are not disturbed. */
+	for (int sc = 0; sc < SC_COUNT; sc++) {
+		const struct result *x = &res[sc];
+
+		if (x->ran)
+			fprintf(csv, ",%.2f,%.2f,%.2f,%.2f",
+				bytes / 1e6 / x->w_slow, bytes / 1e6 / x->w_fast,
+				bytes / 1e6 / x->r_slow, bytes / 1e6 / x->r_fast);
+		else
+			fprintf(csv, ",NaN,NaN,NaN,NaN");
+	}
+	fprintf(csv, "\n");
 	fflush(csv);
 }
 
@@ -425,7 +446,12 @@ int main(int argc, char **argv)
 				fprintf(csv,
 					",%1$s_write,%1$s_read,%1$s_write_io_s,%1$s_write_other_s,%1$s_read_io_s,%1$s_read_other_s",
 					bench_sc_key[sc]);
-			fprintf(csv, ",clf_rr_write,clf_rr_read,clf_ufs_write,clf_ufs_read\n");
+			fprintf(csv, ",clf_rr_write,clf_rr_read,clf_ufs_write,clf_ufs_read");
+			for (int sc = 0; sc < SC_COUNT; sc++)
+				fprintf(csv,
+					",%1$s_write_min,%1$s_write_max,%1$s_read_min,%1$s_read_max",
+					bench_sc_key[sc]);
+			fprintf(csv, "\n");
 		}
 		print_header(&o);
 	}

@@ -21,11 +21,15 @@
 #      bench/matrix_native: 2 TCP streams over loopback spliced into files
 #      (sent back with sendfile for reads), half the matrix each, no file system
 #      code;
-# and writes the tables (text and CSV) and PNG plots (gnuplot; the
-# package gnuplot-nox is installed when missing).
+# and writes the tables (text and CSV) and plots, PNG and SVG (gnuplot;
+# the package gnuplot-nox is installed when missing): the median of the
+# repetitions with bars from the slowest to the fastest, the machine's
+# limit drawn as a line, a caption with the size, repetitions, machine
+# and date.
 #
 # usage: bench/paper.sh [--full] [--quick] [--reps N] [--out DIR]
-#                       [--no-btio4] [--build DIR]
+#                       [--no-btio4] [--build DIR] [--base-port P]
+#                       [--config FILE]
 #   --full       a 256 MiB matrix and 40 BTIO steps (class A) instead of
 #                64 MiB and 10 steps
 #   --quick      tiny sizes, one run each: checks that everything works
@@ -34,6 +38,11 @@
 #   --out DIR    where the results go (default bench/out)
 #   --no-btio4   skip BTIO with 4 processes
 #   --build DIR  the build directory (default $O, else build)
+#   --base-port P  the instance it starts listens on P (metad) and P+1,
+#                P+2 (iods), instead of free ports it picks
+#   --config FILE  use the instance of FILE, already running (also
+#                $CLF_CONFIG), instead of starting one; it needs 2 iods
+#                or more
 #
 # Default settings take about 7 minutes on 2 cores; --full about four
 # times as long (ROMIO's time at small k grows with the matrix).  The
@@ -48,6 +57,8 @@ reps=${CLF_BENCH_REPS:-5}
 out=bench/out
 btio4=1
 build=${O:-build}
+base_port=""
+config=${CLF_CONFIG:-}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--full) full=1 ;;
@@ -56,7 +67,9 @@ while [ $# -gt 0 ]; do
 	--out) out=$2; shift ;;
 	--no-btio4) btio4=0 ;;
 	--build) build=$2; shift ;;
-	-h | --help) sed -n '3,41p' "$0" | cut -c3-; exit 0 ;;
+	--base-port) base_port=$2; shift ;;
+	--config) config=$2; shift ;;
+	-h | --help) sed -n '3,51p' "$0" | cut -c3-; exit 0 ;;
 	*) echo "paper.sh: unknown option '$1' (--help)" >&2; exit 2 ;;
 	esac
 	shift
@@ -110,7 +123,7 @@ mkdir -p "$tmp/ufs"
 cleanup() {
 	rc=$?
 	trap - EXIT INT TERM HUP
-	if [ -f "$inst/clf.conf" ]; then
+	if [ -z "$config" ] && [ -f "$inst/clf.conf" ]; then
 		"$clf" down --data "$inst" >/dev/null 2>&1 ||
 			echo "paper.sh: clf down failed" >&2
 	fi
@@ -127,13 +140,23 @@ fi
 lo=10002
 span=$((eph_lo - 10 - lo))
 tries=0
-while :; do
+if [ -n "$config" ]; then
+	config=$(cd "$(dirname "$config")" && pwd)/$(basename "$config")
+	"$clf" -c "$config" status >"$tmp/up" 2>&1 || {
+		cat "$tmp/up" >&2
+		echo "paper.sh: the instance of $config does not answer" >&2
+		exit 1
+	}
+fi
+while [ -z "$config" ]; do
 	base=$((lo + ($$ * 13 + tries * 787) % span))
+	[ -n "$base_port" ] && base=$base_port
 	if "$clf" up --data "$inst" --iods 2 --base-port "$base" >"$tmp/up" 2>&1; then
 		break
 	fi
 	"$clf" down --data "$inst" >/dev/null 2>&1 || true
-	if ! grep -q "address already in use" "$tmp/up" || [ "$tries" -ge 4 ]; then
+	if ! grep -q "address already in use" "$tmp/up" || [ "$tries" -ge 4 ] ||
+		[ -n "$base_port" ]; then
 		cat "$tmp/up" >&2
 		echo "paper.sh: cannot start the instance" >&2
 		exit 1
@@ -141,7 +164,7 @@ while :; do
 	rm -rf "$inst"
 	tries=$((tries + 1))
 done
-CLF_CONFIG=$inst/clf.conf
+CLF_CONFIG=${config:-$inst/clf.conf}
 export CLF_CONFIG
 unset CLF_TEST_ROMIO_COLL_ROUND || true
 
@@ -236,72 +259,107 @@ cat "$out/reference.txt"
 } >"$out/paper.txt"
 
 # ---- the plots ----
-if [ "$plots" -eq 1 ]; then
-	gnuplot <<GP >"$out/gnuplot.log" 2>&1 || { plots=0; echo "paper.sh: gnuplot failed (see $out/gnuplot.log)" >&2; }
-set terminal pngcairo noenhanced size 960,600 font ",11"
+# Every figure: the median of the repetitions, bars from the slowest to
+# the fastest, and a caption saying what ran where and when.
+case "$quick$full" in
+1*) msize="1024 x 1024 bytes (1 MiB)"; bsize="$steps steps" ;;
+01) msize="16384 x 16384 bytes (256 MiB)"; bsize="class A, $steps steps" ;;
+*) msize="8192 x 8192 bytes (64 MiB)"; bsize="class A, $steps steps" ;;
+esac
+[ "$quick" -eq 1 ] && reps_used=1 || reps_used=$reps
+cpu=$(sed -n 's/^model name[[:space:]]*: *//p' /proc/cpuinfo 2>/dev/null | head -1)
+machine="$(hostname), $(nproc) cores${cpu:+ ($cpu)}"
+when=$(date '+%Y-%m-%d %H:%M')
+caption_m="matrix $msize; median of $reps_used repetitions, bars min-max; $machine; $when"
+caption_b="BTIO-like, $bsize; median of $reps_used repetitions, bars min-max; $machine; $when"
+ref_w=$(sed -n 's/.*write \([0-9]*\) MB\/s.*/\1/p' "$out/reference.txt")
+ref_r=$(sed -n 's/.*read \([0-9]*\) MB\/s.*/\1/p' "$out/reference.txt")
+# A line at the machine's limit, when it was measured.
+ref_line() {
+	if [ -n "$1" ]; then
+		printf ", %s with lines lc rgb 'black' dt 2 lw 2 title 'machine limit (%s MB/s)'" "$1" "$1"
+	fi
+}
+
+# gnuplot_script TERMINAL EXT: every figure for one terminal.
+gnuplot_script() {
+	cat <<GP
+set terminal $1
 set datafile separator ','
 set datafile columnheaders
 set datafile missing 'NaN'
-set logscale x 2
-set logscale y 10
 set grid
-set key outside right top
-set xlabel 'k of CYCLIC(k) x CYCLIC(k)'
-set ylabel 'MB/s'
+set key top left opaque box
+set bmargin 6
 set style line 1 lc rgb '#c0392b' lw 2 pt 7
 set style line 2 lc rgb '#2471a3' lw 2 pt 5
 set style line 3 lc rgb '#229954' lw 2 pt 9
 set style line 4 lc rgb '#7d3c98' lw 2 pt 11
+set style line 5 lc rgb '#d68910' lw 2 pt 13
+name(s) = s eq 'clf_phys' ? 'CLF-phys' : s eq 'clf_idx' ? 'CLF-idx' : s eq 'romio_phys' ? 'ROMIO-phys' : s eq 'romio_rr' ? 'ROMIO-rr' : s eq 'romio_ufs' ? 'ROMIO-ufs' : s
 
-set output '$out/matrix-write.png'
+set logscale x 2
+set logscale y 10
+set xlabel 'k of CYCLIC(k) x CYCLIC(k), bytes'
+set ylabel 'MB/s'
+set label 1 "$caption_m" at screen 0.01, 0.02 font ',9'
+set output '$out/matrix-write.$2'
 set title '2-D matrix, 2 processes, 2 iods: MPI_File_write_all'
-plot '$out/matrix.csv' using 1:(column('clf_phys_write')) with linespoints ls 1 title 'CLF-phys', \
-     '' using 1:(column('romio_phys_write')) with linespoints ls 2 title 'ROMIO-phys', \
-     '' using 1:(column('romio_rr_write')) with linespoints ls 3 title 'ROMIO-rr', \
-     '' using 1:(column('romio_ufs_write')) with linespoints ls 4 title 'ROMIO-ufs'
+plot '$out/matrix.csv' using 1:(column('clf_phys_write')):(column('clf_phys_write_min')):(column('clf_phys_write_max')) with yerrorlines ls 1 title 'CLF-phys', \\
+     '' using 1:(column('romio_phys_write')):(column('romio_phys_write_min')):(column('romio_phys_write_max')) with yerrorlines ls 2 title 'ROMIO-phys', \\
+     '' using 1:(column('romio_rr_write')):(column('romio_rr_write_min')):(column('romio_rr_write_max')) with yerrorlines ls 3 title 'ROMIO-rr', \\
+     '' using 1:(column('romio_ufs_write')):(column('romio_ufs_write_min')):(column('romio_ufs_write_max')) with yerrorlines ls 4 title 'ROMIO-ufs'$(ref_line "$ref_w")
 
-set output '$out/matrix-read.png'
+set output '$out/matrix-read.$2'
 set title '2-D matrix, 2 processes, 2 iods: MPI_File_read_all'
-plot '$out/matrix.csv' using 1:(column('clf_phys_read')) with linespoints ls 1 title 'CLF-phys', \
-     '' using 1:(column('romio_phys_read')) with linespoints ls 2 title 'ROMIO-phys', \
-     '' using 1:(column('romio_rr_read')) with linespoints ls 3 title 'ROMIO-rr', \
-     '' using 1:(column('romio_ufs_read')) with linespoints ls 4 title 'ROMIO-ufs'
+plot '$out/matrix.csv' using 1:(column('clf_phys_read')):(column('clf_phys_read_min')):(column('clf_phys_read_max')) with yerrorlines ls 1 title 'CLF-phys', \\
+     '' using 1:(column('romio_phys_read')):(column('romio_phys_read_min')):(column('romio_phys_read_max')) with yerrorlines ls 2 title 'ROMIO-phys', \\
+     '' using 1:(column('romio_rr_read')):(column('romio_rr_read_min')):(column('romio_rr_read_max')) with yerrorlines ls 3 title 'ROMIO-rr', \\
+     '' using 1:(column('romio_ufs_read')):(column('romio_ufs_read_min')):(column('romio_ufs_read_max')) with yerrorlines ls 4 title 'ROMIO-ufs'$(ref_line "$ref_r")
 
-set output '$out/matrix-split.png'
+set output '$out/matrix-split.$2'
 set title "write_all time per process: in file-system data calls (solid) and the rest, i.e. ROMIO's shuffle (dashed)"
-set ylabel 'ms'
-plot '$out/matrix.csv' using 1:(1000*column('clf_phys_write_io_s')) with linespoints ls 1 title 'CLF-phys, data calls', \
-     '' using 1:(1000*column('clf_phys_write_other_s')) with linespoints ls 1 dt 2 title 'CLF-phys, rest', \
-     '' using 1:(1000*column('romio_phys_write_io_s')) with linespoints ls 2 title 'ROMIO-phys, data calls', \
-     '' using 1:(1000*column('romio_phys_write_other_s')) with linespoints ls 2 dt 2 title 'ROMIO-phys, shuffle', \
-     '' using 1:(1000*column('romio_rr_write_io_s')) with linespoints ls 3 title 'ROMIO-rr, data calls', \
-     '' using 1:(1000*column('romio_rr_write_other_s')) with linespoints ls 3 dt 2 title 'ROMIO-rr, shuffle', \
-     '' using 1:(1000*column('romio_ufs_write_io_s')) with linespoints ls 4 title 'ROMIO-ufs, data calls', \
+set ylabel 'ms (median repetition)'
+plot '$out/matrix.csv' using 1:(1000*column('clf_phys_write_io_s')) with linespoints ls 1 title 'CLF-phys, data calls', \\
+     '' using 1:(1000*column('clf_phys_write_other_s')) with linespoints ls 1 dt 2 title 'CLF-phys, rest', \\
+     '' using 1:(1000*column('romio_phys_write_io_s')) with linespoints ls 2 title 'ROMIO-phys, data calls', \\
+     '' using 1:(1000*column('romio_phys_write_other_s')) with linespoints ls 2 dt 2 title 'ROMIO-phys, shuffle', \\
+     '' using 1:(1000*column('romio_rr_write_io_s')) with linespoints ls 3 title 'ROMIO-rr, data calls', \\
+     '' using 1:(1000*column('romio_rr_write_other_s')) with linespoints ls 3 dt 2 title 'ROMIO-rr, shuffle', \\
+     '' using 1:(1000*column('romio_ufs_write_io_s')) with linespoints ls 4 title 'ROMIO-ufs, data calls', \\
      '' using 1:(1000*column('romio_ufs_write_other_s')) with linespoints ls 4 dt 2 title 'ROMIO-ufs, shuffle'
 
-set output '$out/matrix-ratio.png'
-set title 'CLF-phys speed-up over ROMIO (2-D matrix, 2 processes)'
+set output '$out/matrix-ratio.$2'
+set title 'CLF-phys speed-up over ROMIO (2-D matrix, 2 processes; medians)'
 set ylabel 'CLF-phys MB/s / ROMIO MB/s'
-plot '$out/matrix.csv' using 1:(column('clf_rr_write')) with linespoints ls 3 title 'over ROMIO-rr, write', \
-     '' using 1:(column('clf_rr_read')) with linespoints ls 3 dt 2 title 'over ROMIO-rr, read', \
-     '' using 1:(column('clf_ufs_write')) with linespoints ls 4 title 'over ROMIO-ufs, write', \
-     '' using 1:(column('clf_ufs_read')) with linespoints ls 4 dt 2 title 'over ROMIO-ufs, read', \
+plot '$out/matrix.csv' using 1:(column('clf_rr_write')) with linespoints ls 3 title 'over ROMIO-rr, write', \\
+     '' using 1:(column('clf_rr_read')) with linespoints ls 3 dt 2 title 'over ROMIO-rr, read', \\
+     '' using 1:(column('clf_ufs_write')) with linespoints ls 4 title 'over ROMIO-ufs, write', \\
+     '' using 1:(column('clf_ufs_read')) with linespoints ls 4 dt 2 title 'over ROMIO-ufs, read', \\
      1 with lines lc rgb 'black' dt 3 notitle
 
 unset logscale
-set logscale y 10
-set output '$out/btio.png'
+set yrange [0:*]
+set label 1 "$caption_b" at screen 0.01, 0.02 font ',9'
+set output '$out/btio.$2'
 set title 'BTIO-like (class A grid): write (solid) and read (hatched), MB/s'
 set style data histogram
-set style histogram clustered gap 1
+set style histogram errorbars gap 1 lw 1
 set style fill solid 0.8 border -1
 set boxwidth 0.9
 set xlabel 'scenario, processes'
+set bmargin 9
 set ylabel 'MB/s'
 set xtics rotate by -30
-plot '$out/btio.csv' using (column('write')):xtic(stringcolumn('scenario').' np'.stringcolumn('procs').' '.stringcolumn('grid')) title 'write' lc rgb '#c0392b', \
-     '' using (column('read')) title 'read' lc rgb '#2471a3' fs pattern 4
+plot '$out/btio.csv' using (column('write')):(column('write_min')):(column('write_max')):xtic(name(stringcolumn('scenario')).' np'.stringcolumn('procs')) title 'write' lc rgb '#c0392b', \\
+     '' using (column('read')):(column('read_min')):(column('read_max')) title 'read' lc rgb '#2471a3' fs pattern 4$(ref_line "$ref_w")
 GP
+}
+if [ "$plots" -eq 1 ]; then
+	{ gnuplot_script "pngcairo noenhanced size 1100,680 font ',11'" png |
+		gnuplot && gnuplot_script "svg noenhanced size 1100,680 font 'sans,11'" svg |
+		gnuplot; } >"$out/gnuplot.log" 2>&1 ||
+		{ plots=0; echo "paper.sh: gnuplot failed (see $out/gnuplot.log)" >&2; }
 fi
 
 total=$(($(date +%s) - start))
@@ -310,5 +368,5 @@ echo "paper.sh: done in ${total}s"
 echo "  table:  $out/paper.txt"
 echo "  CSV:    $out/matrix.csv $out/btio.csv"
 if [ "$plots" -eq 1 ]; then
-	echo "  plots:  $out/matrix-write.png $out/matrix-read.png $out/matrix-split.png $out/matrix-ratio.png $out/btio.png"
+	echo "  plots:  $out/matrix-write.png $out/matrix-read.png $out/matrix-split.png $out/matrix-ratio.png $out/btio.png (and .svg beside each)"
 fi

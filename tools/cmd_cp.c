@@ -14,6 +14,7 @@
  * (the file as plain bytes): one chunk is one parallel access to every
  * iod holding part of it.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -39,6 +40,7 @@ struct cp_opts {
 	struct tool_layout_opts layout;
 	bool quiet;		/* -q */
 	int preserve;		/* -p 1, --no-preserve-layout 0, else -1 */
+	bool recursive;		/* -r: directories and what they hold */
 	const char *src, *dst;	/* the operands, as given */
 };
 
@@ -54,7 +56,7 @@ struct cp_end {
 
 static void cp_help(void)
 {
-	printf("usage: clf [-c CONFIG] cp [--data DIR] [-q] [-p] [LAYOUT OPTIONS] SRC DST\n"
+	printf("usage: clf [-c CONFIG] cp [--data DIR] [-q] [-p] [-r] [LAYOUT OPTIONS] SRC DST\n"
 	       "\n"
 	       "Copy the file SRC to DST, at least one of them in clf: a path\n"
 	       "\"clf:/a/b\" names a clf file, any other a local one (\"./clf:x\" for a\n"
@@ -76,6 +78,8 @@ static void cp_help(void)
 	       "                      user.clf.layout before the data\n"
 	       "  --no-preserve-layout\n"
 	       "                      clf to clf: DST's directory decides instead\n"
+	       "  -r, -R, --recursive copy directories and everything in them (a\n"
+	       "                      DST directory takes SRC under its name)\n"
 	       "  -q, --quiet         no progress bar and no summary\n"
 	       "  --data DIR          the instance whose configuration is DIR/clf.conf\n"
 	       "\n"
@@ -96,6 +100,7 @@ static int parse_args(int argc, char **argv, struct cp_opts *o)
 		{ "data", required_argument, NULL, 'D' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "preserve-layout", no_argument, NULL, 'p' },
+		{ "recursive", no_argument, NULL, 'r' },
 		{ "no-preserve-layout", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		TOOL_LAYOUT_LONGOPTS,
@@ -103,13 +108,17 @@ static int parse_args(int argc, char **argv, struct cp_opts *o)
 	};
 	int c, rc;
 
-	while ((c = getopt_long(argc, argv, ":qph", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":qprRh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			o->preserve = 1;
 			break;
 		case 'P':
 			o->preserve = 0;
+			break;
+		case 'r':
+		case 'R':
+			o->recursive = true;
 			break;
 		case 'D':
 			o->data = optarg;
@@ -584,9 +593,12 @@ static int copy_data(struct cp_end *s, struct cp_end *d, struct progress *p,
 	return err;
 }
 
-int cmd_cp(const struct tool_opts *g, int argc, char **argv)
+/* Copy the file src to dst (as given on the command line): an exit
+ * code, the failure said. */
+static int copy_one(const struct cp_opts *o, const char *src,
+		    const char *dst)
 {
-	struct cp_opts o = { 0 };
+	struct tool_layout_opts lo = o->layout;
 	struct cp_end s, d;
 	struct progress p = { 0 };
 	char sname[sizeof(s.path) + 8], dname[sizeof(d.path) + 8];
@@ -596,35 +608,28 @@ int cmd_cp(const struct tool_opts *g, int argc, char **argv)
 	double secs;
 	int rc, err;
 
-	tool_layout_opts_init(&o.layout);
-	o.preserve = -1;
-	rc = parse_args(argc, argv, &o);
-	if (rc)
-		return rc < 0 ? CLF_EXIT_OK : rc;
-	if (end_init(&s, o.src) || end_init(&d, o.dst))
+	if (end_init(&s, src) || end_init(&d, dst))
 		return tool_usage("cp", "%s", tool_last_error());
-	if (tool_clf_connect(g, o.data))
-		return tool_fail();
 	rc = CLF_EXIT_FAIL;
 	err = open_src(&s, &st);
 	if (err) {
 		end_fail(&s, "open", err);
 		goto close;
 	}
-	if (o.preserve == 1) {
+	if (o->preserve == 1) {
 		err = src_layout(&s, &st, &keep);
 		if (err) {
 			end_fail(&s, "read the layout of", err);
 			goto close;
 		}
 		if (keep && d.clf) {
-			o.layout.pattern = keep;
-			o.layout.force = true;	/* it is the source's */
+			lo.pattern = keep;
+			lo.force = true;	/* it is the source's */
 		}
 	}
 	err = into_dir(&d, &s);
 	if (!err)
-		err = open_dst(&d, &s, &st, &o.layout);
+		err = open_dst(&d, &s, &st, &lo);
 	if (!err && keep && !d.clf && !d.std &&
 	    fsetxattr(d.fd, CLF_LAYOUT_XATTR, keep, strlen(keep), 0))
 		fprintf(stderr, "clf: warning: '%s' does not keep the layout %s: %s (only a file on a clf mount can)\n",
@@ -635,7 +640,7 @@ int cmd_cp(const struct tool_opts *g, int argc, char **argv)
 	}
 	end_name(&s, sname, sizeof(sname));
 	end_name(&d, dname, sizeof(dname));
-	p = (struct progress){ .on = !o.quiet && isatty(STDERR_FILENO),
+	p = (struct progress){ .on = !o->quiet && isatty(STDERR_FILENO),
 			       .total = st.st_size, .start_ns = now_ns(),
 			       .name = dname };
 	err = copy_data(&s, &d, &p, &done);
@@ -649,7 +654,7 @@ int cmd_cp(const struct tool_opts *g, int argc, char **argv)
 		goto close;
 	}
 	secs = (double)(now_ns() - p.start_ns) / 1e9;
-	if (!o.quiet)
+	if (!o->quiet)
 		fprintf(d.std ? stderr : stdout,
 			"%s -> %s: %lld bytes in %.2f s\n", sname, dname,
 			(long long)done, secs);
@@ -658,6 +663,231 @@ close:
 	end_close(&d);
 	end_close(&s);
 	free(keep);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* -r: directories                                                     */
+/* ------------------------------------------------------------------ */
+
+#define CP_ARG_MAX (TOOL_PATH_MAX + 8)
+
+/* stat of a path as given ("clf:/a" or local): 0 or a negative errno. */
+static int arg_stat(const char *arg, struct stat *st)
+{
+	char path[TOOL_PATH_MAX];
+	int err;
+
+	if (!tool_is_clf_path(arg))
+		return stat(arg, st) ? -errno : 0;
+	err = tool_clf_path(arg, path);
+	return err ? err : CLF_stat(path, st);
+}
+
+static int arg_mkdir(const char *arg, mode_t mode)
+{
+	char path[TOOL_PATH_MAX];
+	int err;
+
+	if (!tool_is_clf_path(arg))
+		return mkdir(arg, mode) ? tool_fail_errno(errno) : 0;
+	err = tool_clf_path(arg, path);
+	return err ? err : CLF_mkdir(path, mode);
+}
+
+/* The names in directory arg (not ".", "..", nor the hidden default
+ * layout), into a NULL-ended array (caller frees each and it). */
+static int arg_names(const char *arg, const struct stat *st, char ***out)
+{
+	size_t n = 0, alloc = 16;
+	char **v = malloc(alloc * sizeof(*v));
+	int err = 0;
+
+	if (!v)
+		return clf_fail(ENOMEM, "clf: out of memory");
+	if (!tool_is_clf_path(arg)) {
+		DIR *dir = opendir(arg);
+		struct dirent *e;
+
+		if (!dir) {
+			free(v);
+			return tool_fail_errno(errno);
+		}
+		while (!err && (e = readdir(dir))) {
+			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+				continue;
+			if (n + 1 == alloc) {
+				char **nv = realloc(v, 2 * alloc * sizeof(*v));
+
+				if (!nv) {
+					err = clf_fail(ENOMEM, "clf: out of memory");
+					break;
+				}
+				v = nv;
+				alloc *= 2;
+			}
+			if (!(v[n++] = strdup(e->d_name)))
+				err = clf_fail(ENOMEM, "clf: out of memory");
+		}
+		closedir(dir);
+	} else {
+		struct clf_ns_dirents d;
+		uint64_t cookie = 0;
+		bool eof = false;
+
+		while (!eof && !err) {
+			err = clf_ns_readdir(st->st_ino, cookie,
+					     CLF_PROTO_READDIR_MAX, &d);
+			if (err)
+				break;
+			for (uint32_t i = 0; i < d.rep.count && !err; i++) {
+				const struct clf_proto_dirent *e = &d.rep.ents[i];
+
+				cookie = e->cookie;
+				if (clf_proto_str_eq(e->name,
+						     CLF_NS_DEFAULT_LAYOUT_NAME))
+					continue;
+				if (n + 1 == alloc) {
+					char **nv = realloc(v, 2 * alloc *
+								   sizeof(*v));
+
+					if (!nv) {
+						err = clf_fail(ENOMEM, "clf: out of memory");
+						break;
+					}
+					v = nv;
+					alloc *= 2;
+				}
+				v[n] = strndup(e->name.ptr, e->name.len);
+				if (!v[n++])
+					err = clf_fail(ENOMEM, "clf: out of memory");
+			}
+			eof = d.rep.eof || d.rep.count == 0;
+			clf_ns_dirents_release(&d);
+		}
+	}
+	v[n] = NULL;
+	if (err) {
+		for (size_t i = 0; i < n; i++)
+			free(v[i]);
+		free(v);
+		return err;
+	}
+	*out = v;
+	return 0;
+}
+
+/* The last component of arg ("clf:/a/b/" -> "b"). */
+static void arg_base(const char *arg, char *buf, size_t len)
+{
+	size_t n = strlen(arg), e;
+
+	while (n > 1 && arg[n - 1] == '/')
+		n--;
+	e = n;
+	while (n > 0 && arg[n - 1] != '/' && arg[n - 1] != ':')
+		n--;
+	snprintf(buf, len, "%.*s", (int)(e - n), arg + n);
+}
+
+/* Give the clf directory target the default layout of the one of st. */
+static int copy_default(const struct stat *st, const char *target)
+{
+	struct clf_ns_owner owner = { geteuid(), getegid() };
+	struct stat dt;
+	char *text = NULL;
+	int err = clf_ns_dir_default_read(st->st_ino, &text);
+
+	if (!err && text)
+		err = arg_stat(target, &dt);
+	if (!err && text)
+		err = clf_ns_dir_default_write(dt.st_ino, &owner, text);
+	free(text);
+	return err;
+}
+
+/*
+ * Copy src to dst, a directory with what it holds under -r.  top: dst
+ * as given, which takes src under its name when it is a directory (cp
+ * semantics); below, dst is the path itself.
+ */
+static int copy_tree(const struct cp_opts *o, const char *src,
+		     const char *dst, bool top)
+{
+	char target[CP_ARG_MAX], base[CLF_PROTO_NAME_MAX + 1];
+	char cs[CP_ARG_MAX + CLF_PROTO_NAME_MAX + 2];
+	char cd[CP_ARG_MAX + CLF_PROTO_NAME_MAX + 2];
+	struct stat st, dt;
+	char **names = NULL;
+	int err, rc = CLF_EXIT_OK;
+
+	if (strcmp(src, "-") == 0 || arg_stat(src, &st) ||
+	    !S_ISDIR(st.st_mode))
+		return copy_one(o, src, dst);
+	if (!o->recursive) {
+		fprintf(stderr, "clf: -r not given; omitting directory '%s'\n",
+			src);
+		return CLF_EXIT_FAIL;
+	}
+	snprintf(target, sizeof(target), "%s", dst);
+	err = arg_stat(dst, &dt);
+	if (top && !err && S_ISDIR(dt.st_mode)) {
+		size_t n = strlen(target);
+
+		arg_base(src, base, sizeof(base));
+		snprintf(target + n, sizeof(target) - n, "%s%s",
+			 n && target[n - 1] == '/' ? "" : "/", base);
+		err = arg_stat(target, &dt);
+	}
+	if (!err && !S_ISDIR(dt.st_mode)) {
+		fprintf(stderr, "clf: cannot copy directory '%s' onto '%s': not a directory\n",
+			src, target);
+		return CLF_EXIT_FAIL;
+	}
+	if (err) {
+		err = arg_mkdir(target, st.st_mode & 07777);
+		if (err)
+			return tool_fail_on("create directory", target, err);
+	}
+	/* -p between clf directories: the default layout too. */
+	if (o->preserve == 1 && tool_is_clf_path(src) &&
+	    tool_is_clf_path(target)) {
+		err = copy_default(&st, target);
+		if (err)
+			return tool_fail_on("copy the default layout to",
+					    target, err);
+	}
+	err = arg_names(src, &st, &names);
+	if (err)
+		return tool_fail_on("read directory", src, err);
+	for (char **nm = names; *nm; nm++) {
+		size_t sl = strlen(src), dl = strlen(target);
+
+		snprintf(cs, sizeof(cs), "%s%s%s", src,
+			 sl && src[sl - 1] == '/' ? "" : "/", *nm);
+		snprintf(cd, sizeof(cd), "%s%s%s", target,
+			 dl && target[dl - 1] == '/' ? "" : "/", *nm);
+		if (copy_tree(o, cs, cd, false))
+			rc = CLF_EXIT_FAIL;
+		free(*nm);
+	}
+	free(names);
+	return rc;
+}
+
+int cmd_cp(const struct tool_opts *g, int argc, char **argv)
+{
+	struct cp_opts o = { 0 };
+	int rc;
+
+	tool_layout_opts_init(&o.layout);
+	o.preserve = -1;
+	rc = parse_args(argc, argv, &o);
+	if (rc)
+		return rc < 0 ? CLF_EXIT_OK : rc;
+	if (tool_clf_connect(g, o.data))
+		return tool_fail();
+	rc = copy_tree(&o, o.src, o.dst, true);
 	CLF_finalize();
 	return rc;
 }

@@ -368,6 +368,29 @@ expect_rc 1
 c ls /
 no_line out '^tree$'
 
+step="cp -r copies directories, either way"
+mkdir -p "$loc/tree/a/b"
+printf 'one' >"$loc/tree/x"
+printf 'two' >"$loc/tree/a/b/y"
+c cp -q "$loc/tree" clf:/
+expect_rc 1
+expect_line err "^clf: -r not given; omitting directory '$loc/tree'\$"
+c cp -q -r "$loc/tree" clf:/
+expect_rc 0
+c ls -a /tree/a/b
+[ "$(cat "$tmp/out")" = y ] || fail "cp -r: $(cat "$tmp/out")"
+c setlayout --pattern 'rr:stripe=8k,count=2' /tree/a
+c cp -q -r clf:/tree clf:/tree2
+expect_rc 0
+c getlayout -L /tree2/a
+[ "$(cat "$tmp/out")" = "rr:stripe=8k,count=2" ] ||
+	fail "cp -r clf to clf lost a default layout: $(cat "$tmp/out")"
+c cp -q -r clf:/tree2 "$loc/back"
+expect_rc 0
+diff -r "$loc/tree" "$loc/back" >"$tmp/out" 2>&1 || fail "cp -r back differs"
+c rm -r /tree /tree2
+expect_rc 0
+
 step="--version"
 run "$clf" --version
 expect_rc 0
