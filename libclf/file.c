@@ -342,6 +342,11 @@ int CLF_close(int fd)
 	pthread_mutex_unlock(&files_lock);
 	f->closed = true;
 	err = clf_file_flush_size(f);
+	/* Removed while open (another process's unlink, or rank 0 of an MPI
+	 * job deleting a file its other ranks still close): no size to keep,
+	 * and a close succeeds on it, as POSIX has it. */
+	if (err == -ENOENT)
+		err = 0;
 	clf_file_release_views(f);
 	clf_view_cache_clear(f);
 	ino = f->ino;

@@ -228,7 +228,7 @@ END_TEST
 START_TEST(test_namespace_calls_reach_metad)
 {
 	struct stat st;
-	int fd;
+	int fd, err;
 
 	start(2, 5000);
 	ck_assert_int_eq(CLF_mkdir("/d", 0755), 0);
@@ -246,6 +246,15 @@ START_TEST(test_namespace_calls_reach_metad)
 	ck_assert_int_eq(CLF_rmdir("/d"), 0);
 	ck_assert_int_eq(CLF_unlink("/g"), 0);
 	ck_assert_int_eq(CLF_open("/g", O_RDONLY), -ENOENT);
+	/* Removed while open and written: the close still succeeds, as
+	 * POSIX has it (an MPI program's rank 0 deletes a file that its
+	 * other ranks are still closing). */
+	fd = CLF_open("/h", O_CREAT | O_RDWR, 0644);
+	ck_assert_msg(fd >= 0, "%s", CLF_Last_error());
+	ck_assert_int_eq(CLF_write(fd, "0123456789", 10), 10);
+	ck_assert_int_eq(CLF_unlink("/h"), 0);
+	err = CLF_close(fd);
+	ck_assert_msg(err == 0, "close: %d: %s", err, CLF_Last_error());
 	ck_assert_int_eq(CLF_open("/", O_RDONLY), -EISDIR);
 	ck_assert_int_eq(CLF_stat("/", &st), 0);
 	ck_assert(S_ISDIR(st.st_mode));
