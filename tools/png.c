@@ -104,6 +104,17 @@ free_bufs:
 	return err;
 }
 
+/* strerror in lower case, as clf writes every reason. */
+static const char *why(int err)
+{
+	static __thread char buf[128];
+
+	snprintf(buf, sizeof(buf), "%s", strerror(err));
+	if (buf[0] >= 'A' && buf[0] <= 'Z' && !(buf[1] >= 'A' && buf[1] <= 'Z'))
+		buf[0] = (char)(buf[0] - 'A' + 'a');
+	return buf;
+}
+
 int png_write_rgb(const char *path, const uint8_t *rgb, uint32_t width,
 		  uint32_t height)
 {
@@ -117,15 +128,15 @@ int png_write_rgb(const char *path, const uint8_t *rgb, uint32_t width,
 	f = fopen(path, "wb");
 	if (!f) {
 		err = clf_fail(errno, "clf: cannot create '%s': %s", path,
-			       strerror(errno));
+			       why(errno));
 		goto free_png;
 	}
 	if (fwrite(png, 1, len, f) != len)
 		err = clf_fail(errno ? errno : EIO, "clf: cannot write '%s': %s",
-			       path, strerror(errno ? errno : EIO));
+			       path, why(errno ? errno : EIO));
 	if (fclose(f) && !err)
 		err = clf_fail(errno, "clf: cannot write '%s': %s", path,
-			       strerror(errno));
+			       why(errno));
 free_png:
 	free(png);
 	return err;
@@ -138,7 +149,7 @@ int png_check_path(const char *path)
 
 	if (fd < 0)
 		return clf_fail(errno, "clf: cannot create '%s': %s", path,
-				strerror(errno));
+				why(errno));
 	close(fd);
 	if (!existed)
 		unlink(path);

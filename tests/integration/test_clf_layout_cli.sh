@@ -612,7 +612,7 @@ assert len(set(row[1 + 3 * i:4 + 3 * i] for i in range(w))) >= 4
 EOF
 c map /m --view byte --png "$tmp/nodir/x.png"
 expect_rc 1
-expect_line err "^clf: cannot create '$tmp/nodir/x\\.png': "
+expect_line err "^clf: cannot create '$tmp/nodir/x\\.png': no such file or directory\$"
 # Said before the table, not after it.
 [ ! -s "$tmp/out" ] || fail "a table before the --png error"
 # A narrow --png-row gives a picture of sane proportions.
