@@ -722,8 +722,9 @@ static void *conn_thread(void *arg)
 {
 	struct iod_conn *cn = arg;
 	struct iod_server *srv = cn->srv;
-	struct clf_auth_peer peer;
-	char why[128];
+	struct clf_admit_question ask = { .a = &srv->admit, .ticket = cn->ticket };
+	struct clf_auth_peer peer = { .admit = clf_admit_ask,
+				      .admit_arg = &ask };
 	int err, released;
 
 	/* A short deadline until the peer proved it holds the secret. */
@@ -744,17 +745,11 @@ static void *conn_thread(void *arg)
 	} else if (!err) {
 		memcpy(cn->role, peer.role, sizeof(peer.role));
 	}
+	clf_admit_settle(&ask, err);
 	if (err) {
-		clf_admit_handshake_done(&srv->admit, cn->ticket, false, why,
-					 sizeof(why));
 		/* A port probe (connect, close) is not worth a line. */
 		if (err != -ECONNRESET)
 			log_refusal(srv, clf_conn_peer(cn->c), last_error());
-		goto close;
-	}
-	if (clf_admit_handshake_done(&srv->admit, cn->ticket, true, why,
-				     sizeof(why))) {
-		log_refusal(srv, clf_conn_peer(cn->c), why);
 		goto close;
 	}
 	if (client_join(cn, &peer)) {

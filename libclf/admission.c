@@ -132,6 +132,27 @@ int clf_admit_handshake_done(struct clf_admission *a, uint64_t ticket,
 	return err;
 }
 
+int clf_admit_ask(void *question, char *why, size_t len)
+{
+	struct clf_admit_question *q = question;
+	int err = clf_admit_handshake_done(q->a, q->ticket, true, why, len);
+
+	q->asked = true;
+	q->admitted = !err;
+	return err;
+}
+
+void clf_admit_settle(struct clf_admit_question *q, int err)
+{
+	char why[128];
+
+	if (!q->asked)
+		clf_admit_handshake_done(q->a, q->ticket, false, why,
+					 sizeof(why));
+	else if (q->admitted && err)
+		clf_admit_leave(q->a);
+}
+
 void clf_admit_leave(struct clf_admission *a)
 {
 	pthread_mutex_lock(&a->lock);

@@ -73,6 +73,28 @@ int clf_admit_handshake(struct clf_admission *a, const char *peer, int fd,
 int clf_admit_handshake_done(struct clf_admission *a, uint64_t ticket,
 			     bool authenticated, char *why, size_t len);
 
+/*
+ * The admission question asked inside a handshake (clf_auth_peer.admit):
+ * a server sets peer.admit = clf_admit_ask and peer.admit_arg to one of
+ * these, so a peer is refused in its AUTH_OK rather than told it is in
+ * and then dropped; after the handshake clf_admit_settle() closes the
+ * ticket whatever happened.
+ */
+struct clf_admit_question {
+	struct clf_admission *a;
+	uint64_t ticket;
+	bool asked, admitted;
+};
+
+int clf_admit_ask(void *question, char *why, size_t len);
+
+/*
+ * The handshake of q ended with err (0: the connection is served and
+ * holds its slot until clf_admit_leave()).  A failed handshake gives
+ * back the slot it was admitted to, if any.
+ */
+void clf_admit_settle(struct clf_admit_question *q, int err);
+
 /* An authenticated connection closed: its slot is free. */
 void clf_admit_leave(struct clf_admission *a);
 

@@ -608,11 +608,28 @@ static int recv_request(struct clf_conn *c, uint16_t op, uint16_t alt_op,
 	return err;
 }
 
+/* Ask the server whether the proven peer may stay (auth.h: admit). */
+static int admit_peer(struct clf_conn *c, const struct clf_auth_peer *peer,
+		      const struct clf_proto_header *req)
+{
+	char why[CLF_PROTO_ERRMSG_MAX] = "";
+	int err;
+
+	if (!peer->admit)
+		return 0;
+	err = peer->admit(peer->admit_arg, why, sizeof(why));
+	if (!err)
+		return 0;
+	send_refusal(c, req, CLF_PROTO_OP_AUTH_OK, err, why);
+	return clf_fail_neg(err, "clf: %s refused: %s", clf_conn_peer(c), why);
+}
+
 /* Check a RESPONSE in r to the challenge ch and prove the secret back. */
 static int server_secret(struct clf_conn *c, const struct clf_secret *secret,
 			 const char *who, const struct clf_proto_challenge *ch,
 			 const struct clf_proto_header *req,
-			 struct wire_reader *r, uint8_t nc[CLF_PROTO_NONCE_SIZE])
+			 struct wire_reader *r, const struct clf_auth_peer *peer,
+			 uint8_t nc[CLF_PROTO_NONCE_SIZE])
 {
 	struct clf_proto_response resp;
 	struct clf_proto_auth_ok ok;
@@ -643,6 +660,9 @@ static int server_secret(struct clf_conn *c, const struct clf_secret *secret,
 				"clf: authentication of %s (%s) failed: wrong secret",
 				clf_conn_peer(c), who);
 	}
+	err = admit_peer(c, peer, req);
+	if (err)
+		return err;
 	hmac3(secret, resp.nonce, ch->nonce, NULL, 0, ok.mac);
 	clf_proto_auth_ok_encode(&w, &ok);
 	clf_proto_header_init_reply(&h, req, 0);
@@ -691,6 +711,9 @@ static int server_munge(struct clf_conn *c, const char *who,
 				"clf: authentication of %s (%s) failed: %s",
 				clf_conn_peer(c), who, why);
 	}
+	err = admit_peer(c, peer, req);
+	if (err)
+		return err;
 	err = clf_munge_encode(ds, &cred);
 	if (err) {
 		send_refusal(c, req, CLF_PROTO_OP_AUTH_OK, err,
@@ -776,10 +799,12 @@ static int server_exchange(struct clf_conn *c, const struct clf_secret *secret,
 				   CLF_PROTO_OP_AUTH_OK, false, &req, buf, &r);
 	if (err)
 		return err;
-	*peer = (struct clf_auth_peer){ .method = CLF_AUTH_SECRET };
+	*peer = (struct clf_auth_peer){ .method = CLF_AUTH_SECRET,
+					.admit = peer->admit,
+					.admit_arg = peer->admit_arg };
 	if (req.opcode == CLF_PROTO_OP_RESPONSE) {
 		err = server_secret(c, methods & CLF_AUTH_SECRET ? secret : NULL,
-				    who, &ch, &req, &r, nc);
+				    who, &ch, &req, &r, peer, nc);
 	} else {
 		peer->method = CLF_AUTH_MUNGE;
 		err = server_munge(c, who, &t, methods & CLF_AUTH_MUNGE, &req,

@@ -67,6 +67,15 @@ struct clf_auth_peer {
 	enum clf_auth_method method;
 	uint32_t uid, gid;	/* MUNGE: the credential's; SECRET: 0 */
 	char role[CLF_PROTO_ROLE_MAX + 1];	/* as it said in HELLO */
+	/*
+	 * Set by a server before clf_auth_server_peer(), or NULL: asked
+	 * once the peer has proved who it is and before it is told so.
+	 * Nonzero (a negative errno, the reason in why) refuses the peer
+	 * in its AUTH_OK, so a client never hears "authenticated" from a
+	 * server that then drops it for want of a slot.
+	 */
+	int (*admit)(void *arg, char *why, size_t len);
+	void *admit_arg;
 };
 
 struct clf_secret {

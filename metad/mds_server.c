@@ -339,7 +339,7 @@ static void *conn_main(void *arg)
 	struct mds_conn *mc = arg;
 	struct mds_server *srv = mc->srv;
 	struct mds_ctx *ctx = srv->ctx;
-	char why[128];
+	struct clf_admit_question ask = { .a = &srv->admit, .ticket = mc->ticket };
 	int err;
 
 	clf_conn_set_max_payload(mc->c, MDS_REQUEST_MAX);
@@ -349,6 +349,8 @@ static void *conn_main(void *arg)
 			     ? ctx->cfg->timeout_ms
 			     : (int)mds_fault_handshake_ms(CLF_ADMIT_HANDSHAKE_MS));
 	clf_conn_want_protection(mc->c, ctx->cfg->protection);
+	mc->auth.admit = clf_admit_ask;
+	mc->auth.admit_arg = &ask;
 	err = clf_auth_server_peer(mc->c, &ctx->cfg->secret, ctx->auth_methods,
 				   &mc->auth);
 	if (!err) {
@@ -363,10 +365,8 @@ static void *conn_main(void *arg)
 		}
 	}
 	clf_conn_set_timeout(mc->c, ctx->cfg->timeout_ms);
-	if (clf_admit_handshake_done(&srv->admit, mc->ticket, !err, why,
-				     sizeof(why))) {
-		log_refusal(srv, mc->peer, why);
-	} else if (err == -ECONNRESET) {
+	clf_admit_settle(&ask, err);
+	if (err == -ECONNRESET) {
 		/* A port probe, a client that gave up, or a handshake cut
 		 * off for a newer one: nothing refused. */
 	} else if (err) {

@@ -194,6 +194,11 @@ START_TEST(test_connections_are_bounded)
 	iodh_start(&h);
 	a = iodh_connect(&h);
 	b = iodh_connect(&h);
+	/*
+	 * b was told it is in only once it held its slot, so a third is
+	 * refused -- it never takes b's slot (which happened when b's slot
+	 * was counted after b had been told it was in).
+	 */
 	err = iodh_connect_with(&h, &h.secret, &c);
 	ck_assert_msg(err < 0, "a third connection was served");
 	ck_assert_int_eq(cl_ping(a), 0);
