@@ -72,14 +72,16 @@ static int ns_lookup(uint64_t dir, const char *name, bool stat,
 		return err;
 	r = (struct wire_reader){ .buf = payload, .len = len };
 	err = clf_proto_lookup_rep_decode(&r, &rep);
-	free(payload);
 	if (err)
-		return err;
+		goto out;
+	/* rep.layout's subfile types point into payload. */
 	if (stat && rep.has_layout && S_ISREG(rep.attr.mode))
 		err = size_from_proto(&rep.layout, &rep.attr);
 	if (!err)
 		*attr = rep.attr;
 	clf_proto_lookup_rep_release(&rep);
+out:
+	free(payload);
 	return err;
 }
 
