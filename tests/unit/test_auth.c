@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +32,7 @@ struct server {
 	int result;
 	char role[CLF_PROTO_ROLE_MAX + 1];
 	char msg[512];		/* CLF_Last_error() of the server thread */
-	volatile int release;
+	atomic_int release;	/* set by the test to let serve() finish */
 };
 
 static void *server_main(void *arg)

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +34,7 @@ struct server {
 	int result;		/* what serve() saw, for the test to check */
 	uint8_t *data;		/* what serve() received; the test frees it */
 	size_t len;
-	volatile int release;	/* set by the test to let serve() finish */
+	atomic_int release;	/* set by the test to let serve() finish */
 };
 
 static void *server_main(void *arg)
