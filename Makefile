@@ -8,6 +8,7 @@
 #   make              build the library, daemons and tools
 #   make check        install missing packages, build, run every test
 #   make check-asan   the unit tests again under ASan + UBSan
+#   make check-tsan   unit and threaded integration tests under TSan
 #   make bench        build the benchmarks
 #   make demo         build and run the layout-vs-view demonstration
 #                     (BASE_PORT=P, or CLF_CONFIG of a running instance)
@@ -23,6 +24,7 @@ CONFIG_CLF_FUSE ?= y
 CONFIG_CLF_ROMIO ?= y
 CONFIG_CLF_KERNEL_MODULE ?= n
 CONFIG_CLF_SANITIZERS ?= n
+CONFIG_CLF_TSAN ?= n
 CONFIG_CLF_DEBUG ?= n
 
 O ?= build
@@ -37,6 +39,10 @@ ifeq ($(CONFIG_CLF_SANITIZERS),y)
 ALL_CFLAGS += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=all
 ALL_LDFLAGS += -fsanitize=address,undefined
+endif
+ifeq ($(CONFIG_CLF_TSAN),y)
+ALL_CFLAGS += -O1 -fsanitize=thread -fno-omit-frame-pointer
+ALL_LDFLAGS += -fsanitize=thread
 endif
 ifeq ($(CONFIG_CLF_DEBUG),y)
 ALL_CFLAGS += -DCLF_DEBUG
@@ -64,7 +70,7 @@ include install.mk debian/Build.mk
 
 UNIT_TESTS += $(UNIT_TEST_NAMES:%=$(O)/tests/unit/%)
 
-.PHONY: all deps check check-unit check-asan bench demo clean defconfig \
+.PHONY: all deps check check-unit check-asan check-tsan bench demo clean defconfig \
 	menuconfig olddefconfig
 
 all: $(LIBS) $(PROGRAMS)
@@ -85,6 +91,13 @@ check-unit: $(UNIT_TESTS)
 check-asan: deps
 	@$(MAKE) --no-print-directory O=$(O)-asan CONFIG_CLF_SANITIZERS=y \
 		check-unit
+
+# The unit tests and the integration tests whose daemons and clients run
+# threads (tests/integration/tsan.mk), under ThreadSanitizer; a report of
+# any process, test or daemon, fails it (scripts/tsan-check.sh).
+check-tsan: deps
+	@scripts/tsan-check.sh $(MAKE) --no-print-directory O=$(O)-tsan \
+		CONFIG_CLF_TSAN=y check-tsan-tests
 
 bench: $(BENCHES)
 
@@ -108,6 +121,6 @@ defconfig olddefconfig menuconfig:
 	@scripts/kconfig.sh $@
 
 clean:
-	rm -rf $(O) $(O)-asan
+	rm -rf $(O) $(O)-asan $(O)-tsan
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

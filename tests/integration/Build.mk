@@ -10,3 +10,4 @@
 -include tests/integration/pnetcdf_suite.mk
 -include tests/integration/perm.mk
 -include tests/integration/caps.mk
+-include tests/integration/tsan.mk
