@@ -117,9 +117,6 @@ void clfs_iforget(struct clfs_itable *t, uint64_t ino, uint64_t n);
 
 /* ---- clfs_ops.c ---- */
 
-/* Time now, ns since the epoch. */
-int64_t clfs_now_ns(void);
-
 /* Is name one of the reserved names (clfs_ops.h)? */
 bool clfs_reserved_name(const char *name);
 

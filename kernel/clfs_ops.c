@@ -18,14 +18,6 @@
 /* Entries asked from metad per READDIR. */
 #define CLFS_READDIR_BATCH 256
 
-int64_t clfs_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 bool clfs_reserved_name(const char *name)
 {
 	size_t plen = strlen(CLFS_UNLINKED_PREFIX);

@@ -25,6 +25,7 @@
 #include "client.h"
 #include "client_i.h"
 #include "client_ns.h"
+#include "clock.h"
 #include "clfs_i.h"
 #include "clfs_log.h"
 
@@ -99,14 +100,14 @@ static int cache_default(struct clfs_inode *ip, const char *text)
 		return -ENOMEM;
 	free(ip->dflt);
 	ip->dflt = copy;
-	ip->dflt_read_ns = clfs_now_ns();
+	ip->dflt_read_ns = clf_wall_ns();
 	return 0;
 }
 
 int clfs_dir_default(struct clfs *fs, uint64_t dir, char **text)
 {
 	struct clfs_inode *ip = clfs_iget(&fs->itab, dir);
-	int64_t now = clfs_now_ns();
+	int64_t now = clf_wall_ns();
 	char *got = NULL;
 	int err = 0;
 

@@ -10,14 +10,7 @@
 #include <time.h>
 
 #include "admission.h"
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
+#include "clock.h"
 
 void clf_admission_init(struct clf_admission *a, unsigned max_authed)
 {
@@ -101,7 +94,7 @@ int clf_admit_handshake(struct clf_admission *a, const char *peer, int fd,
 		s = take_slot(a, addr);
 		s->used = true;
 		s->fd = fd;
-		s->since_ms = now_ms();
+		s->since_ms = clf_now_ms();
 		s->gen++;
 		snprintf(s->addr, sizeof(s->addr), "%s", addr);
 		*ticket = (uint64_t)(s - a->slots) << 32 | s->gen;
@@ -172,7 +165,7 @@ bool clf_admission_full(struct clf_admission *a)
 
 bool clf_admission_log_refusal(struct clf_admission *a, unsigned *skipped)
 {
-	int64_t now = now_ms();
+	int64_t now = clf_now_ms();
 	bool ok;
 
 	pthread_mutex_lock(&a->lock);

@@ -14,6 +14,7 @@
 
 #include "cap.h"
 #include "client.h"
+#include "clock.h"
 #include "clf.h"
 #include "layout.h"
 #include "proto.h"
@@ -72,9 +73,6 @@ struct clf_file {
  * an iod older than 1.8.
  */
 int clf_file_cap_ensure(struct clf_file *f, struct clf_peer *p);
-
-/* Time now in ns since the epoch. */
-int64_t clf_now_ns(void);
 
 /* "/a/./b//c/../d" -> "a/b/d" ("" for the root); relative to the root. */
 int clf_path_normalize(const char *path, char *out, size_t outlen);

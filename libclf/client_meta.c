@@ -235,7 +235,7 @@ int clf_meta_update_size(uint64_t ino, int64_t end,
 	struct clf_proto_update_size_req req = {
 		.ino = ino,
 		.size = end,
-		.mtime = clf_now_ns(),
+		.mtime = clf_wall_ns(),
 	};
 	void *payload;
 	uint32_t len;

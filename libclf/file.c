@@ -21,14 +21,6 @@ static pthread_mutex_t files_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct clf_file **files;	/* by descriptor; guarded by files_lock */
 static int nfiles;		/* slots in files */
 
-int64_t clf_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* Install layout (taken) and recompute the view against it. */
 static int file_set_layout(struct clf_file *f, struct clf_layout *layout)
 {

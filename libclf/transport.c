@@ -18,14 +18,6 @@
 #include "error.h"
 #include "transport_i.h"
 
-int64_t clf_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 int clf_deadline_left(int64_t deadline)
 {
 	int64_t left = deadline - clf_now_ms();

@@ -42,6 +42,7 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
+#include "clock.h"
 #include "proto.h"
 #include "seal.h"
 
@@ -116,9 +117,6 @@ extern const struct clf_transport_ops clf_transport_tcp;
 
 /* The transport called name ("tcp"), or NULL with a message. */
 const struct clf_transport_ops *clf_transport_find(const char *name);
-
-/* CLOCK_MONOTONIC now, in milliseconds. */
-int64_t clf_now_ms(void);
 
 /*
  * clf_addr_split - "host:port" or "[ipv6]:port" into its two parts

@@ -122,7 +122,7 @@ int mds_setattr(struct mds_store *s, uint64_t ino,
 		err = regular_only(&in, what);
 	if (err)
 		goto abort;
-	setattr_apply(&in.attr, set, mds_now());
+	setattr_apply(&in.attr, set, clf_wall_ns());
 	err = mds_inode_put(s, txn, &in, false, what);
 	if (err)
 		goto abort;
@@ -171,7 +171,7 @@ int mds_set_layout(struct mds_store *s, uint64_t ino,
 	in.layout_len = raw_len;
 	in.layout_stored = false;
 	in.attr.has_layout = true;
-	in.attr.ctime = mds_now();
+	in.attr.ctime = clf_wall_ns();
 	err = mds_inode_put(s, txn, &in, false, what);
 	if (err)
 		goto abort;
@@ -225,7 +225,7 @@ int mds_update_size(struct mds_store *s, uint64_t ino, int64_t end,
 		return clf_fail(EINVAL, "mds: cannot %s: negative end %lld",
 				what, (long long)end);
 	if (mtime == MDS_TIME_NOW)
-		mtime = mds_now();
+		mtime = clf_wall_ns();
 	err = mds_txn_begin(s, true, &txn, what);
 	if (err)
 		return err;

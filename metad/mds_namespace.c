@@ -344,7 +344,7 @@ static int make_entry(struct mds_store *s, uint64_t dir, const char *name,
 	err = mds_super_get(s, txn, &sb);
 	if (err)
 		goto abort;
-	now = mds_now();
+	now = clf_wall_ns();
 	in->attr.ino = sb.next_ino++;
 	in->attr.atime = in->attr.mtime = in->attr.ctime = now;
 	in->parent = is_dir ? dir : 0;
@@ -526,7 +526,7 @@ int mds_link(struct mds_store *s, uint64_t ino, uint64_t dir,
 	err = mds_super_get(s, txn, &sb);
 	if (err)
 		goto abort;
-	now = mds_now();
+	now = clf_wall_ns();
 	in.attr.nlink++;
 	in.attr.ctime = now;
 	/* Put first: in's layout and target borrow from its own record. */
@@ -795,7 +795,7 @@ static int rename_apply(struct mds_store *s, MDB_txn *txn, uint64_t src_dir,
 {
 	bool same_dir = src_dir == dst_dir;
 	int sdelta = 0, ddelta = 0;
-	int64_t now = mds_now();
+	int64_t now = clf_wall_ns();
 	struct mds_super sb;
 	int err;
 
@@ -902,7 +902,7 @@ int mds_unlink(struct mds_store *s, uint64_t dir, const char *name,
 	struct mds_removed gone = { 0 };
 	struct mds_inode parent, in;
 	uint64_t ino, cookie;
-	int64_t now = mds_now();
+	int64_t now = clf_wall_ns();
 	MDB_txn *txn;
 	int err;
 
@@ -996,7 +996,7 @@ int mds_rmdir(struct mds_store *s, uint64_t dir, const char *name)
 	if (!err)
 		err = mds_inode_del(s, txn, ino, what);
 	if (!err)
-		err = dir_changed(s, txn, &parent, -1, mds_now(), what);
+		err = dir_changed(s, txn, &parent, -1, clf_wall_ns(), what);
 	if (err)
 		goto abort;
 	return mds_txn_commit(txn, what);

@@ -112,7 +112,7 @@ int mds_reply_record(MDB_txn *txn)
 
 	if (!note.s || note.recorded || mdb_txn_env(txn) != note.s->env)
 		return 0;
-	note.time = mds_now();
+	note.time = clf_wall_ns();
 	reply_key(kbuf, note.client, note.seq, &key);
 	put_le(vbuf, note.op, 2);
 	put_le(vbuf + 8, note.ino, 8);

@@ -64,14 +64,6 @@ void mds_cookie_key(uint8_t buf[MDS_COOKIE_KEY_LEN], uint64_t dir,
 
 /* ---- small shared steps ---- */
 
-int64_t mds_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static int lmdb_errno(int rc)
 {
 	if (rc > 0)
@@ -327,7 +319,7 @@ static int store_format(struct mds_store *s, MDB_txn *txn)
 		.next_ino = MDS_ROOT_INO + 1,
 		.next_cookie = 1,
 	};
-	int64_t now = mds_now();
+	int64_t now = clf_wall_ns();
 	struct mds_inode root = {
 		.attr = {
 			.ino = MDS_ROOT_INO, .mode = S_IFDIR | 0755, .nlink = 2,

@@ -33,6 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "clock.h"
 #include "mds_store.h"
 
 #define MDS_DB_SUPER "super"
@@ -180,9 +181,6 @@ void mds_dirent_key(uint8_t buf[MDS_DIRENT_KEY_MAX], uint64_t dir,
 		    const char *name, size_t len, MDB_val *key);
 void mds_cookie_key(uint8_t buf[MDS_COOKIE_KEY_LEN], uint64_t dir,
 		    uint64_t cookie, MDB_val *key);
-
-/* Now, in ns since the epoch. */
-int64_t mds_now(void);
 
 /* An LMDB return code as a negative errno, with the message
  * "mds: cannot WHAT: lmdb's reason". */

@@ -75,15 +75,10 @@ static void sleep_ms(int ms)
 		;
 }
 
-static int64_t now_ms(void)
-{
-	return clf_now_ms();
-}
-
 /* waitpid within ms: 1 and *status when it ended, 0 when not yet. */
 static int wait_for(pid_t pid, int ms, int *status)
 {
-	int64_t end = now_ms() + ms;
+	int64_t end = clf_now_ms() + ms;
 
 	do {
 		pid_t r = waitpid(pid, status, WNOHANG);
@@ -94,7 +89,7 @@ static int wait_for(pid_t pid, int ms, int *status)
 		}
 		ck_assert_msg(r == 0, "waitpid %d: %s", pid, strerror(errno));
 		sleep_ms(10);
-	} while (now_ms() < end);
+	} while (clf_now_ms() < end);
 	return 0;
 }
 
@@ -269,12 +264,12 @@ static int start_once(struct iodh *h)
 {
 	char errpath[600];
 	int before = count_in(h->log, "listening on"), status;
-	int64_t end = now_ms() + IODH_WAIT_MS;
+	int64_t end = clf_now_ms() + IODH_WAIT_MS;
 	char *err;
 
 	snprintf(errpath, sizeof(errpath), "%s/iod.stderr", h->base);
 	h->pid = spawn(h, errpath);
-	while (now_ms() < end) {
+	while (clf_now_ms() < end) {
 		if (count_in(h->log, "listening on") > before)
 			return 1;
 		if (wait_for(h->pid, 10, &status)) {
@@ -383,11 +378,11 @@ int iodh_run(const char *const *args, char *err, size_t errlen)
 	}
 	iodh_track_pid(pid);
 	close(fds[1]);
-	end = now_ms() + IODH_WAIT_MS;
+	end = clf_now_ms() + IODH_WAIT_MS;
 	for (;;) {
 		struct pollfd p = { fds[0], POLLIN, 0 };
 		char scratch[256];
-		int left = (int)(end - now_ms());
+		int left = (int)(end - clf_now_ms());
 		ssize_t r;
 
 		ck_assert_msg(left > 0, "iod kept its stderr open too long");
@@ -724,14 +719,14 @@ int cl_sub_sizes(struct clf_conn *c, uint64_t file, uint32_t n,
 void iodh_wait_views(struct clf_conn *c, uint32_t want)
 {
 	struct clf_proto_status st;
-	int64_t end = now_ms() + IODH_WAIT_MS;
+	int64_t end = clf_now_ms() + IODH_WAIT_MS;
 
 	do {
 		ck_assert_int_eq(cl_status(c, &st), 0);
 		if (st.views == want)
 			return;
 		sleep_ms(10);
-	} while (now_ms() < end);
+	} while (clf_now_ms() < end);
 	ck_abort_msg("the iod holds %u views, expected %u", st.views, want);
 }
 

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "metad_harness.h"
 
 #ifndef METAD_BIN
@@ -40,14 +41,6 @@ static char mh_root[MH_PATH - 64];
 
 /* Daemons this process started and has not reaped. */
 static pid_t tracked[MAX_TRACKED];
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void sleep_ms(int ms)
 {
@@ -341,9 +334,9 @@ static int reaped(pid_t pid)
 static int wait_serving(pid_t pid, const char *addr,
 			const struct clf_secret *secret, const char *what)
 {
-	int64_t deadline = now_ms() + MH_WAIT_MS;
+	int64_t deadline = clf_now_ms() + MH_WAIT_MS;
 
-	while (now_ms() < deadline) {
+	while (clf_now_ms() < deadline) {
 		struct mc *m;
 		int status = reaped(pid);
 
@@ -404,9 +397,9 @@ void mh_start(struct mh *h)
 /* Wait for pid to end; its wait status, or -1 after the bound. */
 static int wait_end(pid_t pid, int timeout_ms)
 {
-	int64_t deadline = now_ms() + timeout_ms;
+	int64_t deadline = clf_now_ms() + timeout_ms;
 
-	while (now_ms() < deadline) {
+	while (clf_now_ms() < deadline) {
 		int status = reaped(pid);
 
 		if (status >= 0)
@@ -547,7 +540,7 @@ bool mh_out_has(const struct mh *h, const char *s)
 
 int mh_run_metad(const char *const *args, char *err, size_t errlen)
 {
-	int64_t deadline = now_ms() + MH_WAIT_MS;
+	int64_t deadline = clf_now_ms() + MH_WAIT_MS;
 	char *argv[16];
 	size_t n = 0, argc = 0;
 	int p[2], status;
@@ -577,7 +570,7 @@ int mh_run_metad(const char *const *args, char *err, size_t errlen)
 	for (;;) {
 		struct pollfd pf = { .fd = p[0], .events = POLLIN };
 		char buf[256];
-		int64_t left = deadline - now_ms();
+		int64_t left = deadline - clf_now_ms();
 		ssize_t k;
 
 		if (left <= 0 || poll(&pf, 1, (int)left) <= 0)
@@ -591,8 +584,8 @@ int mh_run_metad(const char *const *args, char *err, size_t errlen)
 	close(p[0]);
 	if (err && errlen)
 		err[n] = '\0';
-	status = wait_end(pid, (int)(deadline - now_ms() > 0
-					     ? deadline - now_ms() : 1));
+	status = wait_end(pid, (int)(deadline - clf_now_ms() > 0
+					     ? deadline - clf_now_ms() : 1));
 	if (status == -1) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
@@ -989,11 +982,11 @@ void raw_header(uint8_t *out, uint16_t op, uint16_t flags, uint64_t id,
 
 bool raw_closed_within(int fd, int timeout_ms)
 {
-	int64_t deadline = now_ms() + timeout_ms;
+	int64_t deadline = clf_now_ms() + timeout_ms;
 
 	for (;;) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
-		int64_t left = deadline - now_ms();
+		int64_t left = deadline - clf_now_ms();
 		char buf[4096];
 		ssize_t n;
 

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "metad_harness.h"
 
 #define ROOT CLF_PROTO_ROOT_INO
@@ -307,14 +308,6 @@ START_TEST(test_native_rename_while_metad_is_stopped_returns_success)
 }
 END_TEST
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* What stays in doubt: metad stopped longer than the retries last. */
 START_TEST(test_native_rename_while_metad_stays_stopped_fails_saying_so)
 {
@@ -329,9 +322,9 @@ START_TEST(test_native_rename_while_metad_stays_stopped_fails_saying_so)
 	ck_assert_msg(fd >= 0, "create: %s", CLF_Last_error());
 	ck_assert_int_eq(CLF_close(fd), 0);
 	ck_assert_int_eq(kill(H.metad, SIGSTOP), 0);
-	t0 = now_ms();
+	t0 = clf_now_ms();
 	err = CLF_rename("/a", "/b");
-	ms = now_ms() - t0;
+	ms = clf_now_ms() - t0;
 	kill(H.metad, SIGCONT);
 	ck_assert_int_eq(err, -ETIMEDOUT);
 	ck_assert_msg(strstr(CLF_Last_error(), "may or may not have been applied"),
