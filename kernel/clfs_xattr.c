@@ -17,6 +17,9 @@
  * directory for CLFS_DEFAULT_LAYOUT_TTL.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/xattr.h>
@@ -229,24 +232,106 @@ static int same_layout(uint64_t ino, const struct clf_layout_desc *desc)
 	return same;
 }
 
-/* Set the layout of the empty file ino and switch its open handles. */
+/*
+ * The bytes of a file the mount rewrites to give it another layout:
+ * cp -a and cp --preserve=xattr set user.clf.layout after the data, on
+ * a file this small that costs one more copy; a larger one keeps its
+ * layout (EBUSY, logged).
+ */
+#define CLFS_RELAYOUT_MAX (64 << 20)
+
+/* Move every byte of fd from or to buf: 0 or a negative errno. */
+static int move_all(int fd, char *buf, int64_t len, bool write_it)
+{
+	int64_t done = 0;
+
+	if (CLF_lseek(fd, 0, SEEK_SET) < 0)
+		return -EIO;
+	while (done < len) {
+		ssize_t n = write_it ? CLF_write(fd, buf + done, len - done)
+				     : CLF_read(fd, buf + done, len - done);
+
+		if (n < 0)
+			return (int)n;
+		if (n == 0)
+			return write_it ? -EIO : -ENODATA;
+		done += n;
+	}
+	return 0;
+}
+
+/*
+ * Give the file ino of size bytes (> 0) the layout desc by rewriting
+ * it: its open handles report their bytes first, then a descriptor of
+ * our own reads them, empties the file, sets the layout, switches every
+ * handle to it and writes them back.  ip->lock held.
+ */
+static int relayout(struct clfs_inode *ip, uint64_t ino, int64_t size,
+		    const struct clf_layout_desc *desc)
+{
+	struct clf_proto_attr a;
+	char *buf;
+	int fd, err = 0;
+
+	if (size > CLFS_RELAYOUT_MAX)
+		return -EBUSY;
+	for (struct clfs_handle *h = ip->handles; h && !err; h = h->next)
+		if ((h->flags & O_ACCMODE) != O_RDONLY)
+			err = CLF_sync(h->fd);
+	if (err)
+		return err;
+	buf = malloc((size_t)size);
+	if (!buf)
+		return -ENOMEM;
+	fd = clf_ns_open(ino, O_RDWR, &a);
+	if (fd < 0) {
+		free(buf);
+		return fd;
+	}
+	err = move_all(fd, buf, size, false);
+	if (!err)
+		err = CLF_ftruncate(fd, 0);
+	if (!err)
+		err = clf_ns_set_layout(ino, desc);
+	if (!err)
+		err = clf_ns_reload_layout(fd);
+	for (struct clfs_handle *h = ip->handles; h && !err; h = h->next)
+		err = clf_ns_reload_layout(h->fd);
+	if (!err)
+		err = move_all(fd, buf, size, true);
+	if (!err)
+		err = CLF_close(fd);
+	else
+		CLF_close(fd);
+	free(buf);
+	return err;
+}
+
+/* Set the layout of file ino and switch its open handles. */
 static int set_file_layout(struct clfs *fs, uint64_t ino,
 			   const struct clf_layout_desc *desc)
 {
 	struct clfs_inode *ip = clfs_iget(&fs->itab, ino);
 	struct clf_proto_attr a;
+	int64_t size;
 	int err;
 
 	if (!ip)
 		return -ENOMEM;
 	pthread_mutex_lock(&ip->lock);
 	err = clf_ns_getattr(ino, &a);
-	if (!err && (a.size > 0 || (ip->size_dirty && ip->size > 0)))
-		err = -EBUSY;
+	size = a.size;
+	if (ip->size_dirty && ip->size > size)
+		size = ip->size;
+	if (!err && size > 0) {
+		err = relayout(ip, ino, size, desc);
+		goto unlock;
+	}
 	if (!err)
 		err = clf_ns_set_layout(ino, desc);
 	for (struct clfs_handle *h = ip->handles; h && !err; h = h->next)
 		err = clf_ns_reload_layout(h->fd);
+unlock:
 	pthread_mutex_unlock(&ip->lock);
 	clfs_iput(&fs->itab, ip);
 	return err;
@@ -301,7 +386,7 @@ int clfs_setxattr(struct clfs *fs, const struct clfs_caller *who,
 	if (err && err != -EEXIST && err != -ENODATA)
 		clfs_log(CLFS_LOG_WARNING, "inode %llu: cannot set %s '%s': %s",
 			 (unsigned long long)ino, name, text,
-			 err == -EBUSY ? "the file is not empty: a layout is set before the first byte (setfattr on the empty file, clf setlayout, or clf cp -p, which creates the copy with it)"
+			 err == -EBUSY ? "the file has more than 64 MiB: its layout is set before the first byte (setfattr on the empty file, clf setlayout, or clf cp -p, which creates the copy with it)"
 				       : CLF_Last_error());
 	clf_layout_desc_release(&desc);
 free_text:

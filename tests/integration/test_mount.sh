@@ -472,24 +472,28 @@ cp "$loc/big2" "$mnt/lay"
 cmp "$loc/big2" "$mnt/lay" || fail "data under the new layout"
 "$helper" get "$conf" /lay >"$loc/lay.native"
 cmp "$loc/big2" "$loc/lay.native" || fail "native read under the new layout"
-[ "$(xattr set "$mnt/lay" "rr:stripe=1m,count=4")" = EBUSY ] ||
-	fail "set on a non-empty file"
-grep -q "cannot set user.clf.layout 'rr:stripe=1m,count=4': the file is not empty: a layout is set before the first byte" "$tmp/mnt.log" ||
-	fail "the EBUSY reason is not logged"
-# The layout it has already: no change, as cp -a and --preserve=xattr
-# set it after the data.
+# The layout it has already: no change.
 [ "$(xattr set "$mnt/lay" "cyclic:k=4k,p=2")" = ok ] ||
 	fail "setting the same layout on a non-empty file"
-cp --preserve=xattr "$mnt/lay" "$mnt/grid-less-copy" 2>"$tmp/err" ||
-	true
-mkdir "$mnt/same"
-xattr set "$mnt/same" "rr:stripe=4k,count=2" >/dev/null
-cp --preserve=xattr "$mnt/lay" "$mnt/same/lay" 2>"$tmp/err" ||
-	fail "cp --preserve=xattr into a directory of the same layout"
-[ "$(xattr get "$mnt/same/lay")" = "rr:stripe=4k,count=2" ] ||
-	fail "cp --preserve=xattr: $(xattr get "$mnt/same/lay")"
-cmp "$mnt/lay" "$mnt/same/lay" || fail "cp --preserve=xattr data"
-rm -r "$mnt/same" "$mnt/grid-less-copy"
+# cp -a and cp --preserve=xattr set it after the data: a small file is
+# rewritten under the source's layout, whatever its directory says.
+mkdir "$mnt/other"
+xattr set "$mnt/other" "rr:stripe=64k,count=3" >/dev/null
+cp --preserve=xattr "$mnt/lay" "$mnt/other/lay" 2>"$tmp/err" ||
+	fail "cp --preserve=xattr into a directory of another layout"
+[ "$(xattr get "$mnt/other/lay")" = "rr:stripe=4k,count=2" ] ||
+	fail "cp --preserve=xattr: $(xattr get "$mnt/other/lay")"
+cmp "$mnt/lay" "$mnt/other/lay" || fail "cp --preserve=xattr data"
+cp -a "$mnt/lay" "$mnt/other/lay-a" || fail "cp -a"
+[ "$(xattr get "$mnt/other/lay-a")" = "rr:stripe=4k,count=2" ] ||
+	fail "cp -a: $(xattr get "$mnt/other/lay-a")"
+"$helper" get "$conf" /other/lay-a | cmp - "$loc/big2" ||
+	fail "native read of a file cp -a rewrote"
+# Another layout on a file with data: rewritten too.
+[ "$(xattr set "$mnt/other/lay-a" "rr:stripe=1m,count=4")" = ok ] ||
+	fail "a new layout on a small non-empty file"
+cmp "$mnt/other/lay-a" "$loc/big2" || fail "data after the new layout"
+rm -r "$mnt/other"
 : >"$mnt/lay2"
 [ "$(xattr set "$mnt/lay2" "rr:stripe=64k,cunt=2")" = EINVAL ] ||
 	fail "a bad layout text"
