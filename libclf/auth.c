@@ -841,7 +841,7 @@ int clf_auth_server_peer(struct clf_conn *c, const struct clf_secret *secret,
 int clf_auth_server(struct clf_conn *c, const struct clf_secret *secret,
 		    char *role, size_t rolelen)
 {
-	struct clf_auth_peer peer;
+	struct clf_auth_peer peer = { .admit = NULL };	/* admit everyone */
 	int err;
 
 	if (!role || rolelen < CLF_PROTO_ROLE_MAX + 1)
