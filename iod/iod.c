@@ -12,7 +12,8 @@
  * it is ready, non-zero (the child having said why on stderr) when it
  * could not start; so `iod -n 0 && next-step` never races the listener.
  * The daemon keeps <dir>/iod.pid and logs to <dir>/iod.log (--log FILE,
- * or "-" for stderr; the default with -f is stderr).  SIGTERM or SIGINT
+ * or "-" for stderr; the default with -f is stderr); SIGHUP reopens
+ * it, for logrotate.  SIGTERM or SIGINT
  * end it cleanly: no new connections, requests in progress finish, the
  * pid file goes.
  *
@@ -45,6 +46,7 @@ struct iod_options {
 	long index;		/* -1 until given */
 	int foreground;
 	const char *log;	/* NULL: default for the mode */
+	int log_level;		/* -1: clf.conf's log_level */
 	unsigned max_conns;	/* 0: default */
 };
 
@@ -65,13 +67,15 @@ static void usage(FILE *f)
 	iod_limits_from_config(&none, IOD_MAX_CONNS_DEFAULT, &defaults);
 	fprintf(f,
 		"usage: iod [-c CONFIG] -n INDEX [-f|--foreground] [--log FILE]\n"
-		"           [-m|--max-connections N]\n"
+		"           [-m|--max-connections N] [--log-level LEVEL]\n"
 		"  -c CONFIG   configuration file (default: $CLF_CONFIG, else\n"
 		"              ./clf-data/clf.conf when it exists, else\n"
 		"              " CLF_SYSCONFDIR "/clf/clf.conf)\n"
 		"  -n INDEX    which [iod] entry of the configuration to serve\n"
 		"  -f          stay in the foreground (log to stderr)\n"
 		"  --log FILE  log file ('-': stderr; default <dir>/iod.log)\n"
+		"  --log-level error, warn, info or debug (a line per\n"
+		"              connection); default: clf.conf's log_level\n"
 		"  -m N        connections served at once (default %u)\n"
 		"\n"
 		"Memory lent to clients, from [global] of the configuration (sizes\n"
@@ -113,6 +117,7 @@ static int parse_options(int argc, char **argv, struct iod_options *o)
 		{ "index", required_argument, NULL, 'n' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "log", required_argument, NULL, 'l' },
+		{ "log-level", required_argument, NULL, 'L' },
 		{ "max-connections", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -121,11 +126,19 @@ static int parse_options(int argc, char **argv, struct iod_options *o)
 	long v;
 	int c;
 
-	*o = (struct iod_options){ .index = -1 };
+	*o = (struct iod_options){ .index = -1, .log_level = -1 };
 	while ((c = getopt_long(argc, argv, "c:n:fm:h", longs, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			o->config = optarg;
+			break;
+		case 'L':
+			o->log_level = clf_log_level_parse(optarg);
+			if (o->log_level < 0) {
+				fprintf(stderr, "iod: --log-level %s: not error, warn, info or debug\n",
+					optarg);
+				return -EINVAL;
+			}
 			break;
 		case 'n':
 			if (parse_long(optarg, 0, CLF_PROTO_MAX_IODS - 1,
@@ -358,7 +371,7 @@ static void report_ready(int ready_fd)
 	close(ready_fd);
 }
 
-static void set_signals(int foreground)
+static void set_signals(void)
 {
 	struct sigaction sa;
 
@@ -367,8 +380,8 @@ static void set_signals(int foreground)
 	sa.sa_handler = on_stop_signal;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
-	sa.sa_handler = foreground ? on_stop_signal : SIG_IGN;
-	sigaction(SIGHUP, &sa, NULL);
+	/* SIGHUP reopens the log, in a thread of its own
+	 * (clf_log_reopen_on_hup); it never stops the iod. */
 	/* Sends use MSG_NOSIGNAL; this covers anything else. */
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
@@ -445,7 +458,11 @@ int main(int argc, char **argv)
 		snprintf(logpath, sizeof(logpath), "%s/iod.log", dir);
 		o.log = logpath;
 	}
+	clf_log_set_level(o.log_level >= 0 ? o.log_level : cfg->log_level);
 	err = iod_log_open(o.log);
+	/* Before any thread: they inherit SIGHUP blocked. */
+	if (!err)
+		err = clf_log_reopen_on_hup();
 	if (err) {
 		start_failed();
 		goto unlock;
@@ -469,7 +486,7 @@ int main(int argc, char **argv)
 		goto close_srv;
 	}
 	the_server = srv;
-	set_signals(o.foreground);
+	set_signals();
 	iod_log("listening on %s, storage %s, pid %ld, at most %u connections",
 		srv->addr, dir, (long)getpid(), srv->max_conns);
 	if (ready_fd >= 0) {

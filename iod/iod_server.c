@@ -760,12 +760,12 @@ static void *conn_thread(void *arg)
 		goto close;
 	}
 	atomic_fetch_add(&srv->connections, 1);
-	iod_log("%s (%s): connected", clf_conn_peer(cn->c), cn->role);
+	iod_log_debug("%s (%s): connected", clf_conn_peer(cn->c), cn->role);
 	serve_connection(cn);
 	released = iod_view_release_owner(srv->views, cn->owner);
 	atomic_fetch_sub(&srv->connections, 1);
 	clf_admit_leave(&srv->admit);
-	iod_log("%s (%s): closed after %" PRIu64 " requests; %d views released",
+	iod_log_debug("%s (%s): closed after %" PRIu64 " requests; %d views released",
 		clf_conn_peer(cn->c), cn->role, cn->nrequests, released);
 close:
 	clf_conn_close(cn->c);

@@ -390,23 +390,21 @@ int64_t iod_coll_join(struct iod_server *srv, const struct iod_view *v,
 /* ------------------------------------------------------------------ */
 
 /*
- * Where log lines go: a file opened for appending, or stderr for "-".
- * Returns 0 or a negative errno with a message.
+ * The log is libclf's daemon log (log.h): one line format for metad and
+ * the iods, levels, reopened on SIGHUP.  iod_log is a line at level
+ * info, iod_log_debug one at debug (a line per connection).
  */
-int iod_log_open(const char *path);
+#include "log.h"
 
-/* Use fd (e.g. after daemonizing, stderr pointed at the log). */
-int iod_log_fd(void);
+#define iod_log_open(path) clf_log_open(path)
+#define iod_log_fd() clf_log_fd()
+#define iod_log(...) clf_log(CLF_LOG_INFO, __VA_ARGS__)
+#define iod_log_debug(...) clf_log(CLF_LOG_DEBUG, __VA_ARGS__)
 
-/* The prefix of every line and message: "iod 3". */
+/* The prefix of messages: "iod 3"; the log's name: "iod-3". */
 void iod_log_set_name(uint32_t index);
 const char *iod_log_name(void);
 
-/*
- * One line "<time> iod N: <message>", written with one write(2) so that
- * lines of different threads never mix.
- */
-void iod_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
  * CLF_Last_error() with its "iod: " or "clf: " prefix replaced by this

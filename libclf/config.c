@@ -20,6 +20,7 @@
 
 #include "config.h"
 #include "error.h"
+#include "log.h"
 #include "transport.h"
 
 #define TIMEOUT_MAX_MS (3600 * 1000)
@@ -33,6 +34,7 @@ enum key {
 	K_TIMEOUT, K_DATA_DIR, K_TRANSPORT, K_METAD,
 	K_IOD_VIEW_MEM, K_IOD_VIEW_SHARE, K_IOD_BUF_MEM, K_IOD_BUF_SHARE,
 	K_AUTH, K_ROOT_SQUASH, K_PROTECTION, K_CAP_LIFETIME, K_GRACE,
+	K_LOG_LEVEL,
 	K_ADDRESS, K_DIR,	/* in [metad] and [iod] */
 	K_NR
 };
@@ -49,7 +51,7 @@ static const char *const key_names[K_NR] = {
 	[K_IOD_BUF_SHARE] = "iod_buffer_min_share",
 	[K_AUTH] = "auth", [K_ROOT_SQUASH] = "root_squash",
 	[K_PROTECTION] = "protection", [K_CAP_LIFETIME] = "capability_lifetime",
-	[K_GRACE] = "recovery_grace_s",
+	[K_GRACE] = "recovery_grace_s", [K_LOG_LEVEL] = "log_level",
 };
 
 /* Where the [global] iod memory keys go in a config. */
@@ -481,6 +483,13 @@ static int global_key(struct parse *p, enum key k, const char *value)
 				    name, value, GRACE_MAX_S);
 		cfg->recovery_grace_s = (int)v;
 		return 1;
+	case K_LOG_LEVEL:
+		if (clf_log_level_parse(value) < 0)
+			return perr(p, p->line, EINVAL,
+				    "%s: '%s' is not error, warn, info or debug",
+				    name, value);
+		cfg->log_level = clf_log_level_parse(value);
+		return 1;
 	case K_DATA_DIR:
 		if (!*value)
 			return perr(p, p->line, EINVAL, "%s: empty", name);
@@ -708,6 +717,7 @@ static struct clf_config *config_new(void)
 	cfg->timeout_ms = CLF_CONN_DEFAULT_TIMEOUT_MS;
 	cfg->cap_lifetime_s = CLF_CAP_LIFETIME_DEFAULT_S;
 	cfg->recovery_grace_s = CLF_CONFIG_DEFAULT_GRACE_S;
+	cfg->log_level = CLF_LOG_INFO;
 	return cfg;
 }
 
@@ -1046,6 +1056,9 @@ static int write_body(FILE *f, const struct clf_config *cfg)
 		cfg->stripe_count, cfg->first_iod, cfg->timeout_ms);
 	if (cfg->recovery_grace_s != CLF_CONFIG_DEFAULT_GRACE_S)
 		fprintf(f, "recovery_grace_s = %d\n", cfg->recovery_grace_s);
+	if (cfg->log_level != CLF_LOG_INFO)
+		fprintf(f, "log_level = %s\n",
+			clf_log_level_name(cfg->log_level));
 	if (!err)
 		err = put_line(f, "data_dir", cfg->data_dir);
 	for (int k = K_IOD_VIEW_MEM; !err && k <= K_IOD_BUF_SHARE; k++) {

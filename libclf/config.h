@@ -21,6 +21,8 @@
  *                             ; metad checks what they do; secret: only
  *                             ; holders of the secret (default: munge when
  *                             ; munged answers when a daemon starts)
+ *   log_level = info          ; error | warn | debug: the daemons' log
+ *                             ; (debug adds a line per connection)
  *   root_squash = no          ; yes: metad treats uid 0 of clients as
  *                             ; nobody (65534)
  *   protection = none         ; integrity | privacy: every message after
@@ -108,6 +110,8 @@ struct clf_config {
 	int timeout_ms;		/* > 0 */
 	int recovery_grace_s;	/* >= 0: clients wait this long for a
 				   restarting daemon (client_grace.c) */
+	int log_level;		/* the daemons' (log.h), CLF_LOG_INFO by
+				   default */
 	char *data_dir;		/* absolute; owned */
 	struct clf_config_daemon metad;
 	/* What each iod lends its clients, bytes; 0: the iod's default,

@@ -61,21 +61,16 @@ struct mds_ctx {
 /* ------------------------------------------------------------------ */
 
 /*
- * The log is one per process: a daemon has one, and every thread writes
- * to it.  Each line is "<UTC time> metad[<pid>]: <message>\n", written
- * with one write(2) to a descriptor opened O_APPEND, so lines of
- * different threads never mix.
+ * The log is libclf's daemon log (log.h): one line format for metad and
+ * the iods, levels, reopened on SIGHUP.  mds_log is a line at level
+ * info, mds_log_debug one at debug (a line per connection).
  */
+#include "log.h"
 
-/* Open path for appending ("-": standard error).  Returns 0 or -errno
- * with a message. */
-int mds_log_open(const char *path);
-
-/* Log one line (no newline in fmt).  Before mds_log_open: standard error. */
-void mds_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* Close the log; later lines go to standard error. */
-void mds_log_close(void);
+#define mds_log_open(path) clf_log_open(path)
+#define mds_log_close() clf_log_close()
+#define mds_log(...) clf_log(CLF_LOG_INFO, __VA_ARGS__)
+#define mds_log_debug(...) clf_log(CLF_LOG_DEBUG, __VA_ARGS__)
 
 /*
  * Put context in front of the calling thread's CLF_Last_error(): the

@@ -46,17 +46,21 @@
 struct metad_opts {
 	const char *config;	/* borrowed from argv; NULL: the default */
 	const char *log;	/* borrowed from argv; NULL: <dir>/metad.log */
+	int log_level;		/* -1: clf.conf's log_level */
 	bool foreground;
 };
 
 static const char usage[] =
 	"usage: metad [-c CONFIG] [-f|--foreground] [--log FILE]\n"
+	"             [--log-level error|warn|info|debug]\n"
 	"  -c, --config CONFIG  configuration file (default: $CLF_CONFIG,\n"
 	"                       else ./clf-data/clf.conf when it exists,\n"
 	"                       else " CLF_SYSCONFDIR "/clf/clf.conf)\n"
 	"  -f, --foreground     do not become a daemon\n"
 	"      --log FILE       log here instead of <metad dir>/metad.log;\n"
-	"                       '-' for standard error\n";
+	"                       '-' for standard error\n"
+	"      --log-level L    error, warn, info or debug (a line per\n"
+	"                       connection); default: clf.conf's log_level\n";
 
 static int parse_args(int argc, char **argv, struct metad_opts *o)
 {
@@ -64,6 +68,7 @@ static int parse_args(int argc, char **argv, struct metad_opts *o)
 		{ "config", required_argument, NULL, 'c' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "log", required_argument, NULL, 'L' },
+		{ "log-level", required_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -71,6 +76,7 @@ static int parse_args(int argc, char **argv, struct metad_opts *o)
 	int ch;
 
 	memset(o, 0, sizeof(*o));
+	o->log_level = -1;
 	while ((ch = getopt_long(argc, argv, "c:fh", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'c':
@@ -81,6 +87,14 @@ static int parse_args(int argc, char **argv, struct metad_opts *o)
 			break;
 		case 'L':
 			o->log = optarg;
+			break;
+		case 'l':
+			o->log_level = clf_log_level_parse(optarg);
+			if (o->log_level < 0) {
+				fprintf(stderr, "metad: --log-level %s: not error, warn, info or debug\n",
+					optarg);
+				return -EINVAL;
+			}
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -207,7 +221,8 @@ static void report_failure(int ready_fd, const char *msg)
 /* The daemon                                                          */
 /* ------------------------------------------------------------------ */
 
-/* SIGTERM and SIGINT arrive on a descriptor that the accept loop polls:
+/* SIGHUP reopens the log (clf_log_reopen_on_hup), for logrotate.
+ * SIGTERM and SIGINT arrive on a descriptor that the accept loop polls:
  * blocked in every thread (they inherit this mask), handled in one
  * place, with no async-signal-safety to worry about. */
 static int stop_signals_fd(void)
@@ -267,6 +282,11 @@ static int run(const struct clf_config *cfg, const char *pid_path,
 	sig_fd = err = stop_signals_fd();
 	if (err < 0)
 		return err;
+	/* After TERM and INT are blocked: the thread it starts must not
+	 * take them from the signalfd. */
+	err = clf_log_reopen_on_hup();
+	if (err)
+		goto close_sig;
 	/* Decided once: a munged that comes later needs a restart. */
 	ctx.auth_methods = clf_config_auth_methods(cfg);
 	mds_log("authentication: %s%s", clf_config_auth_text(ctx.auth_methods),
@@ -347,6 +367,7 @@ int main(int argc, char **argv)
 
 	if (parse_args(argc, argv, &o))
 		return 2;
+	clf_log_set_name("metad");
 	err = clf_config_load(o.config, &cfg);
 	if (!err && !cfg->has_secret)
 		err = clf_fail(EINVAL,
@@ -362,6 +383,9 @@ int main(int argc, char **argv)
 			 cfg->metad.dir);
 	/* Opened before becoming a daemon: a relative --log is relative to
 	 * where the command ran, and its errors reach the user. */
+	if (!err)
+		clf_log_set_level(o.log_level >= 0 ? o.log_level :
+				  cfg->log_level);
 	if (!err)
 		err = mds_log_open(o.log ? o.log : log_path);
 	if (!err && !o.foreground)

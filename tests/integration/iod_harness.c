@@ -220,7 +220,8 @@ static pid_t spawn(struct iodh *h, const char *errpath)
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
 		const char *args[] = { "iod", "-c", h->conf, "-n", "0", "-f",
-				       "--log", h->log, h->extra_arg, NULL };
+				       "--log", h->log, "--log-level", "debug",
+				       h->extra_arg, NULL };
 		int fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 
 		/* Die with the test, whatever ends it. */

@@ -1,0 +1,133 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# test_daemon_signals.sh -- the daemons' signals and log (libclf/log.h):
+# SIGHUP never stops metad or an iod, it reopens their logs (logrotate
+# moves a log away, sends HUP, and a new file appears with the new
+# lines); every line is "<ISO 8601 UTC ms>Z <name>[<pid>] <level>: ";
+# a connection's lines are written at log_level = debug only; SIGTERM
+# stops both cleanly (pid files gone, "stopped" logged).
+#
+# usage: test_daemon_signals.sh [BUILD_DIR]   (default: $CLF_BUILD_DIR or build)
+
+set -eu
+
+if [ -z "${CLF_DAEMON_SIGNALS_TIMED:-}" ]; then
+	CLF_DAEMON_SIGNALS_TIMED=1
+	export CLF_DAEMON_SIGNALS_TIMED
+	exec timeout -k 10 120 /bin/sh "$0" "$@"
+fi
+
+build=${1:-${CLF_BUILD_DIR:-build}}
+if [ ! -x "$build/metad/metad" ] || [ ! -x "$build/iod/iod" ]; then
+	echo "SKIP: $build/metad/metad or $build/iod/iod not built yet"
+	exit 77
+fi
+unset CLF_BIN_DIR CLF_CONFIG CLF_DATA_DIR CLF_BASE_PORT || true
+build=$(cd "$build" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/instance_lib.sh"
+clf=$build/tools/clf
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/clf-signals.XXXXXX")
+data=$tmp/data
+conf=$data/clf.conf
+
+cleanup() {
+	rc=$?
+	trap - EXIT INT TERM HUP
+	"$clf" down --data "$data" >/dev/null 2>&1 || true
+	rm -rf "$tmp"
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 124' INT TERM HUP
+
+step=""
+fail() {
+	echo "FAIL: $step: $*" >&2
+	for f in "$tmp"/*.err "$data"/meta/*.log* "$data"/iod0/*.log*; do
+		[ -s "$f" ] || continue
+		echo "--- $f" >&2
+		tail -20 "$f" >&2
+	done
+	exit 1
+}
+
+# alive PIDFILE: the daemon of PIDFILE runs.
+alive() {
+	kill -0 "$(cat "$1")" 2>/dev/null
+}
+
+# wait_for FILE TEXT: up to 5 s for TEXT in FILE.
+wait_for() {
+	_i=0
+	while ! grep -q "$2" "$1" 2>/dev/null; do
+		_i=$((_i + 1))
+		[ "$_i" -lt 50 ] || return 1
+		sleep 0.1
+	done
+}
+
+step="an instance"
+instance_up "$clf" "$data" "$tmp/up.log" --iods 1 || fail "clf up"
+mpid=$data/meta/metad.pid
+ipid=$data/iod0/iod.pid
+mlog=$data/meta/metad.log
+ilog=$data/iod0/iod.log
+[ -f "$mpid" ] && [ -f "$ipid" ] || fail "no pid files"
+echo hello >"$tmp/a"
+"$clf" -c "$conf" cp "$tmp/a" clf:/a >/dev/null 2>"$tmp/cp.err" || fail "clf cp"
+
+step="the line format"
+pid=$(cat "$mpid")
+grep -Eq "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z metad\[$pid\] info: started: " "$mlog" ||
+	fail "metad's start line is not in the common format"
+pid=$(cat "$ipid")
+grep -Eq "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z iod-0\[$pid\] info: listening on " "$ilog" ||
+	fail "the iod's start line is not in the common format"
+if grep -v -E "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]{12}Z (metad|iod-0)\[[0-9]+\] (error|warn|info|debug): " "$mlog" "$ilog"; then
+	fail "lines above are not in the common format"
+fi
+
+step="no line per connection at the default level"
+if grep -q ": connected$" "$ilog"; then
+	fail "the iod logs connections at level info"
+fi
+
+step="SIGHUP reopens the logs"
+mv "$mlog" "$mlog.1"
+mv "$ilog" "$ilog.1"
+kill -HUP "$(cat "$mpid")" "$(cat "$ipid")"
+wait_for "$mlog" "info: SIGHUP: log reopened" || fail "metad made no new log"
+wait_for "$ilog" "info: SIGHUP: log reopened" || fail "the iod made no new log"
+alive "$mpid" || fail "metad died of SIGHUP"
+alive "$ipid" || fail "the iod died of SIGHUP"
+"$clf" -c "$conf" cp clf:/a "$tmp/a.back" >/dev/null 2>"$tmp/cp.err" ||
+	fail "no service after SIGHUP"
+cmp "$tmp/a" "$tmp/a.back" || fail "the copy holds other bytes"
+"$clf" -c "$conf" cp "$tmp/a" clf:/b >/dev/null 2>"$tmp/cp.err" || fail "clf cp"
+if grep -q "SIGHUP" "$mlog.1" "$ilog.1"; then
+	fail "lines after SIGHUP went to the moved file"
+fi
+
+step="log_level = debug logs connections"
+"$clf" down --data "$data" >"$tmp/down.log" 2>&1 || fail "clf down"
+sed -i 's/^\[global\]$/[global]\nlog_level = debug/' "$conf"
+"$clf" up --data "$data" >"$tmp/up2.log" 2>&1 || fail "clf up again"
+"$clf" -c "$conf" cp clf:/a "$tmp/a.back2" >/dev/null 2>"$tmp/cp.err" || fail "clf cp"
+wait_for "$ilog" "debug: .*: connected$" ||
+	fail "no connection line at log_level = debug"
+
+step="SIGTERM stops cleanly"
+kill -TERM "$(cat "$mpid")" "$(cat "$ipid")"
+i=0
+while [ -f "$mpid" ] || [ -f "$ipid" ]; do
+	i=$((i + 1))
+	[ "$i" -lt 100 ] || fail "pid files still there 10 s after SIGTERM"
+	sleep 0.1
+done
+grep -q "info: stopped on SIGTERM" "$mlog" || fail "metad did not log its stop"
+wait_for "$ilog" "info: stopped" || fail "the iod did not log its stop"
+
+echo "PASS: test_daemon_signals.sh"
