@@ -106,6 +106,21 @@ static size_t read_msg(int fd, uint8_t *buf, size_t tag)
 	return CLF_PROTO_HEADER_SIZE + len + tag;
 }
 
+/* Send n bytes unless the peer closed first: 0, or -1 once it did. */
+static int send_until_closed(int fd, const uint8_t *buf, size_t n)
+{
+	while (n) {
+		ssize_t r = send(fd, buf, n, MSG_NOSIGNAL);
+
+		if (r < 0 && (errno == EPIPE || errno == ECONNRESET))
+			return -1;
+		ck_assert_msg(r > 0, "relay: send: %s", strerror(errno));
+		buf += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
 static void *relay_main(void *arg)
 {
 	struct mitm *m = arg;
@@ -148,8 +163,11 @@ static void *relay_main(void *arg)
 		order[norder++] = 1, order[norder++] = 0, order[norder++] = 2;
 		break;
 	}
+	/* The server may close as soon as it sees the attack; what is left
+	 * then need not arrive (and must not raise SIGPIPE here). */
 	for (int i = 0; i < norder; i++)
-		write_all(sfd, msg[order[i]], len[order[i]]);
+		if (send_until_closed(sfd, msg[order[i]], len[order[i]]))
+			break;
 	shutdown(sfd, SHUT_WR);
 	/* Wait until the server is done with what it got. */
 	while (read(sfd, buf, sizeof(buf)) > 0)
