@@ -3,13 +3,16 @@
 # state.  TSan makes them 5-15 times slower, so the rest stay with ASan.
 #
 #   unit tests        those whose code runs threads or takes locks:
-#                     transport and auth, the iod's range locks, store
-#                     and views, metad's store and lock/append tables,
-#                     the tools, the mount client's inode table
+#                     transport, auth and sealing, the iod's range
+#                     locks, store and views, metad's store and
+#                     lock/append tables, the tools, the mount client's
+#                     inode table
 #   native client     test_native (threads closing a descriptor in use,
 #                     collectives), test_native_lock (blocking locks:
 #                     metad's waiting threads), test_native_append
-#                     (racing appenders), test_native_links
+#                     (racing appenders), test_native_links,
+#                     test_native_recovery (a loading thread while a
+#                     daemon is killed and restarted: reconnections)
 #   iod, metad        all: a thread per connection over shared views,
 #                     buffers, collectives, store, gc and replay threads
 #   mount client      test_mount.sh (libfuse's worker threads over the
@@ -22,13 +25,13 @@
 # CLI, ROMIO and application suites (single-threaded clients of the
 # daemons check-native already runs).
 
-TSAN_UNIT_NAMES := test_transport test_auth test_iod_rangelock \
+TSAN_UNIT_NAMES := test_transport test_auth test_seal test_iod_rangelock \
 	test_iod_store test_iod_view test_iod_viewio test_iod_merge \
 	test_mds_store test_mds_crash test_mds_lock test_mds_append test_tools \
 	test_clfs
 TSAN_UNIT := $(TSAN_UNIT_NAMES:%=$(O)/tests/unit/%)
 TSAN_NATIVE := $(NATIVE_TEST) $(NATIVE_LOCK_TEST) $(NATIVE_APPEND_TEST) \
-	$(NATIVE_LINKS_TEST)
+	$(NATIVE_LINKS_TEST) $(NATIVE_RECOVERY_TEST)
 TSAN_MOUNT := $(if $(filter y,$(CONFIG_CLF_FUSE)), \
 	tests/integration/test_mount.sh tests/integration/test_mount_lock.sh)
 
