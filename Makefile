@@ -63,7 +63,7 @@ include tests/Build.mk
 include bench/Build.mk
 -include iod/Build.mk metad/Build.mk tools/Build.mk kernel/Build.mk \
 	romio-clf/Build.mk tests/integration/Build.mk tests/fuzz/Build.mk
-include man/Build.mk
+include man/Build.mk systemd/Build.mk
 # make install, make uninstall, make deb: after the fragments, whose
 # programs and libraries they install.
 include install.mk debian/Build.mk

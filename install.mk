@@ -14,6 +14,8 @@
 #   $(includedir)/clf.h, clf_proto.h       the API and the wire protocol
 #   $(romiodir)/libromio-clf.so            MPI-IO with the clf driver
 #   $(mandir)/man{1,3,5,8}/...             the manual pages (man/)
+#   $(systemdunitdir)/clf-metad.service,   systemd units of the daemons
+#                     clf-iod@.service     (systemd/), not enabled
 #
 # The configuration is looked up in $(sysconfdir)/clf/clf.conf (default
 # /etc), compiled into libclf (libclf/Build.mk); nothing is installed
@@ -34,6 +36,9 @@ mountdir ?= /sbin
 # libromio-clf.so is no library to link by itself (it replaces MPICH's
 # MPI-IO, through mpicc-clf): a private directory.
 romiodir ?= $(libdir)/clf
+# Where systemd looks for units of packages ($(prefix)/lib/systemd/system
+# is in its search path for /usr and /usr/local alike).
+systemdunitdir ?= $(prefix)/lib/systemd/system
 
 INSTALL ?= install
 INSTALL_PROGRAM ?= $(INSTALL) -m 755
@@ -88,6 +93,13 @@ install: $(LIBS) $(INSTALL_PROGRAMS) $(MAN_PAGES)
 		$(INSTALL) -d $(DESTDIR)$(mandir)/man$$s && \
 		$(INSTALL_DATA) $$p $(DESTDIR)$(mandir)/man$$s/ || exit 1; \
 	done
+	$(INSTALL) -d $(DESTDIR)$(systemdunitdir)
+	for u in $(SYSTEMD_UNITS); do \
+		sed -e 's|@sbindir@|$(sbindir)|g' \
+			-e 's|@sysconfdir@|$(sysconfdir)|g' $$u.in \
+			>$(DESTDIR)$(systemdunitdir)/$${u##*/} && \
+		chmod 644 $(DESTDIR)$(systemdunitdir)/$${u##*/} || exit 1; \
+	done
 	$(LDCONFIG)
 
 # The mount client alone (docs/mount.md).
@@ -104,6 +116,7 @@ uninstall:
 		$(DESTDIR)$(includedir)/clf.h $(DESTDIR)$(includedir)/clf_proto.h \
 		$(DESTDIR)$(pkgconfigdir)/clf.pc \
 		$(DESTDIR)$(romiodir)/libromio-clf.so \
+		$(addprefix $(DESTDIR)$(systemdunitdir)/,$(notdir $(SYSTEMD_UNITS))) \
 		$(addprefix $(DESTDIR)$(mandir)/,$(foreach p,$(MAN_PAGES),man$(subst .,,$(suffix $(p)))/$(notdir $(p))))
 	-rmdir $(DESTDIR)$(romiodir) 2>/dev/null
 	$(LDCONFIG)

@@ -40,6 +40,7 @@
 #include "durable.h"
 #include "error.h"
 #include "iod_server.h"
+#include "notify.h"
 
 struct iod_options {
 	const char *config;	/* NULL: clf_config_load's default */
@@ -497,6 +498,9 @@ int main(int argc, char **argv)
 		report_ready(ready_fd);
 	}
 	ready_fd = -1;
+	/* Run by systemd (Type=notify): it waits for this word too. */
+	if (clf_notify_ready())
+		iod_log("%s", CLF_Last_error());
 
 	err = iod_server_run(srv);
 	remove_pid(dir);

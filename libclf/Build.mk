@@ -12,8 +12,9 @@ LIBCLF_SRCS += libclf/proto.c libclf/proto_meta.c libclf/proto_lock.c \
 	libclf/proto_link.c \
 	libclf/proto_io.c libclf/transport.c libclf/transport_tcp.c libclf/auth.c libclf/auth_munge.c libclf/seal.c libclf/transport_seal.c libclf/cap.c libclf/config.c \
 	libclf/admission.c libclf/durable.c libclf/clock.c
-# The daemons' log: one format, levels, reopened on SIGHUP (log.h).
-LIBCLF_SRCS += libclf/log.c
+# The daemons' log: one format, levels, reopened on SIGHUP (log.h);
+# readiness for systemd (notify.h).
+LIBCLF_SRCS += libclf/log.c libclf/notify.c
 # Libraries libclf itself links to (protocol, crypto, configuration).
 LIBCLF_EXTRA_LIBS :=
 LIBCLF_EXTRA_LIBS += $(shell pkg-config --libs libsodium inih 2>/dev/null || \

@@ -38,6 +38,7 @@
 #include "mds_iods.h"
 #include "mds_lock.h"
 #include "mds_server.h"
+#include "notify.h"
 
 /* How long the command waits for its daemon to report readiness. */
 #define READY_WAIT_MS 60000
@@ -333,6 +334,9 @@ static int run(const struct clf_config *cfg, const char *pid_path,
 		cfg->source ? cfg->source : "(built in)");
 	report_ready(*ready_fd, log_to_stderr);
 	*ready_fd = -1;
+	/* Run by systemd (Type=notify): it waits for this word too. */
+	if (clf_notify_ready())
+		mds_log("%s", CLF_Last_error());
 	err = mds_server_run(srv, sig_fd);
 	if (read(sig_fd, &si, sizeof(si)) != sizeof(si))
 		si.ssi_signo = 0;

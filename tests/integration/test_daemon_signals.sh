@@ -6,7 +6,9 @@
 # moves a log away, sends HUP, and a new file appears with the new
 # lines); every line is "<ISO 8601 UTC ms>Z <name>[<pid>] <level>: ";
 # a connection's lines are written at log_level = debug only; SIGTERM
-# stops both cleanly (pid files gone, "stopped" logged).
+# stops both cleanly (pid files gone, "stopped" logged).  Started by
+# systemd (Type=notify, $NOTIFY_SOCKET), each sends READY=1 to the socket
+# once it serves (libclf/notify.h).
 #
 # usage: test_daemon_signals.sh [BUILD_DIR]   (default: $CLF_BUILD_DIR or build)
 
@@ -129,5 +131,48 @@ while [ -f "$mpid" ] || [ -f "$ipid" ]; do
 done
 grep -q "info: stopped on SIGTERM" "$mlog" || fail "metad did not log its stop"
 wait_for "$ilog" "info: stopped" || fail "the iod did not log its stop"
+
+# notified DAEMON ARGS...: start DAEMON -f ARGS in the background with
+# NOTIFY_SOCKET on a datagram socket this script listens on; wait for
+# the first message (into $tmp/DAEMON.notify).  Sets $daemon_pid.
+notified() {
+	_d=$1
+	shift
+	rm -f "$tmp/notify.sock" "$tmp/$_d.notify"
+	python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+s.settimeout(20)
+sys.stdout.write(s.recv(4096).decode())
+' "$tmp/notify.sock" >"$tmp/$_d.notify" 2>"$tmp/notify.err" &
+	_listener=$!
+	_i=0
+	while [ ! -S "$tmp/notify.sock" ]; do
+		_i=$((_i + 1))
+		[ "$_i" -lt 100 ] || fail "the test's socket did not appear"
+		sleep 0.05
+	done
+	NOTIFY_SOCKET=$tmp/notify.sock "$build/$_d/$_d" -f "$@" \
+		2>"$tmp/$_d.err" &
+	daemon_pid=$!
+	wait "$_listener" || fail "$_d sent nothing to NOTIFY_SOCKET"
+}
+
+step="READY=1 to NOTIFY_SOCKET"
+notified metad -c "$conf"
+mpid_n=$daemon_pid
+[ "$(cat "$tmp/metad.notify")" = "READY=1" ] ||
+	fail "metad sent '$(cat "$tmp/metad.notify")'"
+notified iod -c "$conf" -n 0
+ipid_n=$daemon_pid
+[ "$(cat "$tmp/iod.notify")" = "READY=1" ] ||
+	fail "the iod sent '$(cat "$tmp/iod.notify")'"
+# Ready means serving: no wait between the word and the first request.
+"$clf" -c "$conf" cp clf:/a "$tmp/a.back3" >/dev/null 2>"$tmp/cp.err" ||
+	fail "no service once both said READY=1"
+kill -TERM "$mpid_n" "$ipid_n"
+wait "$mpid_n" || fail "metad -f did not exit 0 on SIGTERM"
+wait "$ipid_n" || fail "iod -f did not exit 0 on SIGTERM"
 
 echo "PASS: test_daemon_signals.sh"

@@ -51,6 +51,10 @@ make -s --no-print-directory O="$build" install DESTDIR="$tmp/root" \
 romiodir=
 [ -f "$build/romio-clf/libromio-clf.so" ] && romiodir=/usr/lib/clf
 ( check_installed "$tmp/root" /usr/lib "$romiodir" ) || exit 1
+for u in clf-metad.service clf-iod@.service; do
+	grep -q "^ExecStart=/usr/sbin/" "$tmp/root/usr/lib/systemd/system/$u" ||
+		fail "$u is not installed with the installed daemons' path"
+done
 
 # The README's line, from the source tree.
 write_prog "$tmp/readme.c"
