@@ -401,7 +401,7 @@ static int start_failed(void)
 	iod_errmsg(msg, sizeof(msg));
 	fprintf(stderr, "%s\n", msg);
 	if (iod_log_fd() != STDERR_FILENO)
-		iod_log("cannot start: %s", msg + strlen(iod_log_name()) + 2);
+		iod_log_error("cannot start: %s", msg + strlen(iod_log_name()) + 2);
 	return 1;
 }
 
@@ -494,13 +494,13 @@ int main(int argc, char **argv)
 		/* Every path in use is absolute by now; do not keep the
 		 * directory we were started from busy. */
 		if (chdir("/") < 0)
-			iod_log("cannot chdir to /: %s", strerror(errno));
+			iod_log_warn("cannot chdir to /: %s", strerror(errno));
 		report_ready(ready_fd);
 	}
 	ready_fd = -1;
 	/* Run by systemd (Type=notify): it waits for this word too. */
 	if (clf_notify_ready())
-		iod_log("%s", CLF_Last_error());
+		iod_log_warn("%s", CLF_Last_error());
 
 	err = iod_server_run(srv);
 	remove_pid(dir);

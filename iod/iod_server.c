@@ -654,10 +654,10 @@ static void log_refusal(struct iod_server *srv, const char *peer,
 	if (!clf_admission_log_refusal(&srv->admit, &skipped))
 		return;
 	if (skipped)
-		iod_log("%s: refused: %s (and %u more refusals not logged)",
+		iod_log_warn("%s: refused: %s (and %u more refusals not logged)",
 			peer, why, skipped);
 	else
-		iod_log("%s: refused: %s", peer, why);
+		iod_log_warn("%s: refused: %s", peer, why);
 }
 
 /* The client record of id, with a new reference; NULL: no memory. */
@@ -823,7 +823,7 @@ static void start_connection(struct iod_server *srv, struct clf_conn *c)
 	return;
 
 fail:
-	iod_log("%s: refused: cannot start a thread: %s", clf_conn_peer(c),
+	iod_log_error("%s: refused: cannot start a thread: %s", clf_conn_peer(c),
 		strerror(err));
 	clf_admit_handshake_done(&srv->admit, ticket, false, why,
 				 sizeof(why));
@@ -877,7 +877,7 @@ int iod_server_run(struct iod_server *srv)
 			continue;
 		if (err) {
 			/* Out of descriptors and the like: transient. */
-			iod_log("cannot accept: %s", CLF_Last_error());
+			iod_log_error("cannot accept: %s", CLF_Last_error());
 			usleep(STOP_POLL_MS * 1000);
 			continue;
 		}

@@ -400,6 +400,8 @@ int64_t iod_coll_join(struct iod_server *srv, const struct iod_view *v,
 #define iod_log_fd() clf_log_fd()
 #define iod_log(...) clf_log(CLF_LOG_INFO, __VA_ARGS__)
 #define iod_log_debug(...) clf_log(CLF_LOG_DEBUG, __VA_ARGS__)
+#define iod_log_warn(...) clf_log(CLF_LOG_WARN, __VA_ARGS__)
+#define iod_log_error(...) clf_log(CLF_LOG_ERROR, __VA_ARGS__)
 
 /* The prefix of messages: "iod 3"; the log's name: "iod-3". */
 void iod_log_set_name(uint32_t index);

@@ -71,6 +71,8 @@ struct mds_ctx {
 #define mds_log_close() clf_log_close()
 #define mds_log(...) clf_log(CLF_LOG_INFO, __VA_ARGS__)
 #define mds_log_debug(...) clf_log(CLF_LOG_DEBUG, __VA_ARGS__)
+#define mds_log_warn(...) clf_log(CLF_LOG_WARN, __VA_ARGS__)
+#define mds_log_error(...) clf_log(CLF_LOG_ERROR, __VA_ARGS__)
 
 /*
  * Put context in front of the calling thread's CLF_Last_error(): the

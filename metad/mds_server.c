@@ -328,10 +328,10 @@ static void log_refusal(struct mds_server *srv, const char *peer,
 	if (!clf_admission_log_refusal(&srv->admit, &skipped))
 		return;
 	if (skipped)
-		mds_log("refused the connection from %s: %s (and %u more refusals not logged)",
+		mds_log_warn("refused the connection from %s: %s (and %u more refusals not logged)",
 			peer, why, skipped);
 	else
-		mds_log("refused the connection from %s: %s", peer, why);
+		mds_log_warn("refused the connection from %s: %s", peer, why);
 }
 
 static void *conn_main(void *arg)
@@ -464,7 +464,7 @@ static void start_conn(struct mds_server *srv, struct clf_conn *c)
 		return;
 	free(mc);
 undo:
-	mds_log("refused the connection from %s: cannot start a thread: %s",
+	mds_log_error("refused the connection from %s: cannot start a thread: %s",
 		clf_conn_peer(c), strerror(err));
 	clf_admit_handshake_done(&srv->admit, ticket, false, why, sizeof(why));
 	clf_conn_close(c);
@@ -531,7 +531,7 @@ int mds_server_run(struct mds_server *srv, int stop_fd)
 			continue;	/* the peer gave up in between */
 		if (err) {
 			/* Out of descriptors, say: do not spin on it. */
-			mds_log("accept: %s", CLF_Last_error());
+			mds_log_error("accept: %s", CLF_Last_error());
 			usleep(100 * 1000);
 			continue;
 		}

@@ -193,7 +193,7 @@ static void report_ready(int ready_fd, bool log_to_stderr)
 	if (ready_fd < 0)
 		return;
 	if (write(ready_fd, READY_OK, strlen(READY_OK)) < 0)
-		mds_log("cannot report readiness: %s", strerror(errno));
+		mds_log_error("cannot report readiness: %s", strerror(errno));
 	close(ready_fd);
 	null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (null < 0)
@@ -208,7 +208,7 @@ static void report_ready(int ready_fd, bool log_to_stderr)
 /* Startup failed: say why where the user will see it, and in the log. */
 static void report_failure(int ready_fd, const char *msg)
 {
-	mds_log("cannot start: %s", msg);
+	mds_log_error("cannot start: %s", msg);
 	if (ready_fd >= 0) {
 		if (write(ready_fd, msg, strlen(msg)) < 0)
 			return;
@@ -336,7 +336,7 @@ static int run(const struct clf_config *cfg, const char *pid_path,
 	*ready_fd = -1;
 	/* Run by systemd (Type=notify): it waits for this word too. */
 	if (clf_notify_ready())
-		mds_log("%s", CLF_Last_error());
+		mds_log_error("%s", CLF_Last_error());
 	err = mds_server_run(srv, sig_fd);
 	if (read(sig_fd, &si, sizeof(si)) != sizeof(si))
 		si.ssi_signo = 0;

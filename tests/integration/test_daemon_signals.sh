@@ -5,7 +5,8 @@
 # SIGHUP never stops metad or an iod, it reopens their logs (logrotate
 # moves a log away, sends HUP, and a new file appears with the new
 # lines); every line is "<ISO 8601 UTC ms>Z <name>[<pid>] <level>: ";
-# a connection's lines are written at log_level = debug only; SIGTERM
+# a failure to start is at level error; a connection's lines are
+# written at log_level = debug only; SIGTERM
 # stops both cleanly (pid files gone, "stopped" logged).  Started by
 # systemd (Type=notify, $NOTIFY_SOCKET), each sends READY=1 to the socket
 # once it serves (libclf/notify.h).
@@ -91,6 +92,13 @@ grep -Eq "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z iod-
 if grep -v -E "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]{12}Z (metad|iod-0)\[[0-9]+\] (error|warn|info|debug): " "$mlog" "$ilog"; then
 	fail "lines above are not in the common format"
 fi
+
+step="a failure is logged at level error"
+if "$build/metad/metad" -c "$conf" -f --log "$tmp/m2.log" 2>"$tmp/m2.err"; then
+	fail "a second metad on the same store started"
+fi
+grep -Eq "Z metad\[[0-9]+\] error: cannot start: .*another metad" "$tmp/m2.log" ||
+	fail "no error line for the second metad: $(cat "$tmp/m2.log")"
 
 step="no line per connection at the default level"
 if grep -q ": connected$" "$ilog"; then
