@@ -8,11 +8,11 @@
 
 MDS_STORE_SRCS := metad/mds_store.c metad/mds_inode.c metad/mds_layout.c \
 	metad/mds_namespace.c metad/mds_attr.c metad/mds_verify.c \
-	metad/mds_gcq.c metad/mds_replies.c
+	metad/mds_gcq.c metad/mds_replies.c metad/mds_group.c
 # Read-only handles, backup and restore beside metad (clf fsck/backup).
 MDS_STORE_SRCS += metad/mds_backup.c
 MDS_STORE_OBJS = $(MDS_STORE_SRCS:%.c=$(O)/%.o)
-MDS_STORE_LIBS := -llmdb
+MDS_STORE_LIBS := -llmdb -lpthread
 
 # The store uses libclf's private headers: wire.h, error.h.
 $(MDS_STORE_OBJS): ALL_CFLAGS += -Ilibclf

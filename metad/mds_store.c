@@ -92,7 +92,8 @@ int mds_lmdb_fail(int rc, const char *what)
 int mds_txn_begin(struct mds_store *s, bool write, MDB_txn **txn,
 		  const char *what)
 {
-	int rc = mdb_txn_begin(s->env, NULL, write ? 0 : MDB_RDONLY, txn);
+	int rc = write && s->group ? mds_group_begin(s->group, txn) :
+		 mdb_txn_begin(s->env, NULL, write ? 0 : MDB_RDONLY, txn);
 
 	return rc ? mds_lmdb_fail(rc, what) : 0;
 }
@@ -108,10 +109,22 @@ int mds_txn_commit(MDB_txn *txn, const char *what)
 		mdb_txn_abort(txn);
 		return err;
 	}
-	rc = mdb_txn_commit(txn);
+	/* A group member returns once its group's commit is durable. */
+	rc = mds_group_holds(txn) ? mds_group_commit(txn) :
+				     mdb_txn_commit(txn);
 	mds_reply_committed(rc == 0);
 	return rc ? mds_lmdb_fail(rc, what) : 0;
 }
+
+#undef mdb_txn_abort
+void mds_txn_abort(MDB_txn *txn)
+{
+	if (mds_group_holds(txn))
+		mds_group_abort(txn);
+	else
+		mdb_txn_abort(txn);
+}
+#define mdb_txn_abort(txn) mds_txn_abort(txn)
 
 int mds_name_check(const char *name, const char *what)
 {
@@ -478,6 +491,10 @@ int mds_store_open(const char *dir, struct mds_store **out)
 	if (err)
 		goto close_env;
 	err = store_init(s);
+	/* CLF_TEST_METAD_SOLO_COMMIT: one commit per request, as before
+	 * group commit, to measure what grouping gains. */
+	if (!err && !getenv("CLF_TEST_METAD_SOLO_COMMIT"))
+		err = mds_group_start(s->env, &s->group);
 	if (err)
 		goto close_env;
 	*out = s;
@@ -495,6 +512,7 @@ void mds_store_close(struct mds_store *s)
 {
 	if (!s)
 		return;
+	mds_group_stop(s->group);
 	mdb_env_close(s->env);
 	close(s->lock_fd);
 	free(s);

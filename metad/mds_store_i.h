@@ -69,6 +69,8 @@ struct mds_store {
 	MDB_dbi layouts;
 	MDB_dbi gc;
 	MDB_dbi replies;
+	struct mds_group *group; /* owned; NULL: each write transaction
+				    commits on its own (opening, tools) */
 	int lock_fd;		/* holds the flock that keeps others out */
 	uint8_t fsid[16];	/* copy of the superblock's, never changes */
 };
@@ -102,6 +104,30 @@ struct mds_inode {
 				   NUL-terminated; NULL for other kinds */
 	uint32_t target_len;	/* bytes at target, 1..MDS_SYMLINK_MAX */
 };
+
+/* ---- group commit (mds_group.c) ---- */
+
+struct mds_group;
+
+/* Start the committer thread of env; stop it (no request inside). */
+int mds_group_start(MDB_env *env, struct mds_group **out);
+void mds_group_stop(struct mds_group *g);
+/* A write transaction inside the current group (LMDB result). */
+int mds_group_begin(struct mds_group *g, MDB_txn **txn);
+/* Whether txn is the group member this thread holds. */
+bool mds_group_holds(MDB_txn *txn);
+/* Commit the member into its group and wait until the group's commit
+ * is durable; its LMDB result. */
+int mds_group_commit(MDB_txn *txn);
+void mds_group_abort(MDB_txn *txn);
+
+/*
+ * Abort a transaction, a group member included (which must let the next
+ * member in).  Every store file aborts through this: mdb_txn_abort is
+ * redirected so that no abort path, present or future, can forget it.
+ */
+void mds_txn_abort(MDB_txn *txn);
+#define mdb_txn_abort(txn) mds_txn_abort(txn)
 
 /* Kinds kept with a special section (no layout, no children). */
 static inline bool mds_mode_special(uint32_t mode)

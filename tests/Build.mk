@@ -71,6 +71,10 @@ TEST_OBJS_test_mds_namespace = $(MDS_STORE_OBJS)
 TEST_LIBS_test_mds_namespace = $(MDS_STORE_LIBS)
 TEST_OBJS_test_mds_crash = $(MDS_STORE_OBJS)
 TEST_LIBS_test_mds_crash = $(MDS_STORE_LIBS)
+# Group commit: concurrent callers of one store.
+UNIT_TEST_NAMES += test_mds_group
+TEST_OBJS_test_mds_group = $(MDS_STORE_OBJS)
+TEST_LIBS_test_mds_group = $(MDS_STORE_LIBS)
 # Symlinks, special files and hard links in the store.
 UNIT_TEST_NAMES += test_mds_links
 TEST_OBJS_test_mds_links = $(MDS_STORE_OBJS)
