@@ -5,8 +5,9 @@
  *
  * Each round starts metad and the iods with crash_shim.so preloaded,
  * which records in a shadow directory what every sync made durable (see
- * crash_shadow.h).  A workload process creates, writes and syncs files,
- * makes directories, renames and unlinks, and reports each operation
+ * crash_shadow.h).  WORKERS workload processes at once (so that metad
+ * commits their changes in shared groups) each create, write and sync files,
+ * make directories, rename and unlink, and report each operation
  * the moment it is acknowledged.  At a random moment every daemon is
  * killed, and the instance's directory is replaced by the tree a power
  * cut at that moment would leave: nothing that was not synced.  The
@@ -38,7 +39,10 @@
 
 #define NIODS 2
 #define MAX_FILE (192 * 1024)
-#define MAX_EXPECT 4096
+#define MAX_EXPECT 8192
+/* Concurrent clients: metad commits their changes in groups, and must
+ * still acknowledge none before its group is durable. */
+#define WORKERS 2
 
 static struct instance inst;
 
@@ -57,7 +61,8 @@ static int nexpect;
  * The operation under way when the daemons died ("r a b" or "u a", or
  * empty): it may or may not have been applied, and either is right.
  */
-static char in_doubt[256];
+static char in_doubt[WORKERS][256];
+static int worker;	/* in a workload process: which one */
 
 static uint8_t pattern(int64_t f, int salt)
 {
@@ -83,8 +88,9 @@ static void ack(int out, const char *fmt, ...)
 	va_list ap;
 	int n;
 
+	n = snprintf(line, sizeof(line), "%d ", worker);
 	va_start(ap, fmt);
-	n = vsnprintf(line, sizeof(line), fmt, ap);
+	n += vsnprintf(line + n, sizeof(line) - n, fmt, ap);
 	va_end(ap);
 	if (write(out, line, n) != n)
 		_exit(3);
@@ -122,20 +128,20 @@ static void workload(int round, int out)
 		int64_t size = 1 + rnd() % MAX_FILE;
 		int salt = (int)(rnd() % 251);
 
-		snprintf(path, sizeof(path), "/r%d-f%d", round, i);
+		snprintf(path, sizeof(path), "/r%d-w%d-f%d", round, worker, i);
 		if (write_file(path, size, salt, true))
 			break;
 		ack(out, "f %s %lld %d\n", path, (long long)size, salt);
 		/* Bytes never synced: the cut may drop them, nothing else. */
-		snprintf(to, sizeof(to), "/r%d-scratch", round);
+		snprintf(to, sizeof(to), "/r%d-w%d-scratch", round, worker);
 		if (write_file(to, 1 + rnd() % MAX_FILE, 0, false))
 			break;
 		if (i % 3 == 0) {
-			snprintf(to, sizeof(to), "/r%d-d%d", round, i);
+			snprintf(to, sizeof(to), "/r%d-w%d-d%d", round, worker, i);
 			if (CLF_mkdir(to, 0755))
 				break;
 			ack(out, "d %s\n", to);
-			snprintf(to, sizeof(to), "/r%d-d%d/moved", round, i);
+			snprintf(to, sizeof(to), "/r%d-w%d-d%d/moved", round, worker, i);
 			ack(out, "? r %s %s\n", path, to);
 			if (CLF_rename(path, to))
 				break;
@@ -166,13 +172,16 @@ static struct expect *find(const char *path)
 
 static void take_ack(char *line)
 {
-	char kind = line[0];
+	int w, n = 0;
 
-	if (kind == '?') {
-		snprintf(in_doubt, sizeof(in_doubt), "%s", line + 2);
+	ck_assert_msg(sscanf(line, "%d %n", &w, &n) == 1 && n && w >= 0 &&
+		      w < WORKERS, "workload said '%s'", line);
+	line += n;
+	if (line[0] == '?') {
+		snprintf(in_doubt[w], sizeof(in_doubt[w]), "%s", line + 2);
 		return;
 	}
-	in_doubt[0] = '\0';
+	in_doubt[w][0] = '\0';
 	take_done(line);
 }
 
@@ -215,21 +224,21 @@ static void take_done(char *line)
 /* Count the operation in doubt as done if the namespace says so. */
 static void resolve_in_doubt(void)
 {
-	char a[64], b[64], line[256];
+	char a[64], b[64], line[sizeof(in_doubt[0])];
 	struct stat st;
 
-	if (!in_doubt[0])
-		return;
 	ck_assert_msg(CLF_init(NULL) == 0, "%s", CLF_Last_error());
-	snprintf(line, sizeof(line), "%s", in_doubt);
-	if (sscanf(in_doubt, "r %63s %63s", a, b) == 2) {
-		if (CLF_stat(b, &st) == 0)
-			take_done(line);
-	} else if (sscanf(in_doubt, "u %63s", a) == 1) {
-		if (CLF_stat(a, &st) == -ENOENT)
-			take_done(line);
+	for (int w = 0; w < WORKERS; w++) {
+		memcpy(line, in_doubt[w], sizeof(line));
+		if (sscanf(in_doubt[w], "r %63s %63s", a, b) == 2) {
+			if (CLF_stat(b, &st) == 0)
+				take_done(line);
+		} else if (sscanf(in_doubt[w], "u %63s", a) == 1) {
+			if (CLF_stat(a, &st) == -ENOENT)
+				take_done(line);
+		}
+		in_doubt[w][0] = '\0';
 	}
-	in_doubt[0] = '\0';
 	CLF_finalize();
 }
 
@@ -336,7 +345,7 @@ static void one_round(int round, const char *shim, const char *shadow)
 	char cmd[2 * PATH_MAX + 64], line[256];
 	int pipefd[2], status;
 	FILE *in;
-	pid_t child;
+	pid_t child[WORKERS];
 
 	/*
 	 * Everything before the round is on disk: the daemons' start state.
@@ -361,11 +370,15 @@ static void one_round(int round, const char *shim, const char *shadow)
 	unsetenv("LD_PRELOAD");
 
 	ck_assert_int_eq(pipe(pipefd), 0);
-	child = fork();
-	ck_assert_int_ge(child, 0);
-	if (child == 0) {
-		close(pipefd[0]);
-		workload(round, pipefd[1]);
+	for (int w = 0; w < WORKERS; w++) {
+		child[w] = fork();
+		ck_assert_int_ge(child[w], 0);
+		if (child[w] == 0) {
+			close(pipefd[0]);
+			worker = w;
+			rnd_state += (uint64_t)w * 0x9e3779b97f4a7c15ull;
+			workload(round, pipefd[1]);
+		}
 	}
 	close(pipefd[1]);
 	usleep(100000 + rnd() % 900000);
@@ -377,9 +390,11 @@ static void one_round(int round, const char *shim, const char *shadow)
 		take_ack(line);
 	}
 	fclose(in);
-	waitpid(child, &status, 0);
-	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-		      "workload ended with status %d", status);
+	for (int w = 0; w < WORKERS; w++) {
+		waitpid(child[w], &status, 0);
+		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+			      "workload %d ended with status %d", w, status);
+	}
 
 	cut_power(shadow);
 	start_daemons();
