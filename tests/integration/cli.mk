@@ -1,7 +1,7 @@
 # Integration tests of the clf command line against the real daemons on
 # loopback: tests/integration/test_clf_cli.sh runs `clf up/status/df/down`,
 # test_clf_layout_cli.sh the file commands (setlayout, getlayout, map,
-# cp, ls, mkdir).
+# cp, ls, mkdir); test_paper_plots.sh the figures of bench/paper.sh.
 #
 #   make check-cli                      run it
 #   make O=build-asan CONFIG_CLF_SANITIZERS=y check-cli
@@ -12,7 +12,8 @@
 
 CLI_TEST := tests/integration/test_clf_cli.sh \
 	tests/integration/test_clf_layout_cli.sh tests/integration/test_clf_store.sh \
-	tests/integration/test_cli_recovery.sh tests/integration/test_daemon_signals.sh
+	tests/integration/test_cli_recovery.sh tests/integration/test_daemon_signals.sh \
+	tests/integration/test_paper_plots.sh
 CLI_TEST_DAEMONS := $(filter $(O)/metad/metad $(O)/iod/iod,$(PROGRAMS))
 
 .PHONY: check-cli
