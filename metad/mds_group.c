@@ -213,15 +213,33 @@ int mds_group_commit(MDB_txn *txn)
 	return rc ? rc : me.rc;
 }
 
+/*
+ * A request that fails (EEXIST, ENOENT, ...) may have failed because of
+ * what an earlier member of its group changed, which is not durable --
+ * nor visible to readers -- until the group commits.  Replying at once
+ * would let its client see an outcome that a lookup then contradicts
+ * (two processes creating one file: the loser told "exists", its lookup
+ * told "does not exist").  So when the group holds committed members,
+ * the failed one waits for the group's commit as they do.
+ */
 void mds_group_abort(MDB_txn *txn)
 {
 	struct mds_group *g = held.g;
+	struct member me = { .rc = 0 };
+	bool wait;
 
 	held.g = NULL;
 	held.child = NULL;
 	mdb_txn_abort(txn);
 	pthread_mutex_lock(&g->mu);
 	g->busy = false;
+	wait = g->members != NULL;
+	if (wait) {
+		me.next = g->members;
+		g->members = &me;
+	}
 	pthread_cond_broadcast(&g->cv);
+	while (wait && !me.done)
+		pthread_cond_wait(&g->cv, &g->mu);
 	pthread_mutex_unlock(&g->mu);
 }
