@@ -37,6 +37,6 @@ TSAN_MOUNT := $(if $(filter y,$(CONFIG_CLF_FUSE)), \
 
 .PHONY: check-tsan-tests
 check-tsan-tests: $(TSAN_UNIT) $(TSAN_NATIVE) $(IOD_ITESTS) $(METAD_ITESTS) \
-		$(PROGRAMS) $(if $(TSAN_MOUNT),$(MOUNT_HELPER))
+		$(NATIVE_FSYNC_LOG) $(PROGRAMS) $(if $(TSAN_MOUNT),$(MOUNT_HELPER))
 	@CLF_BUILD_DIR=$(O) scripts/run-tests.sh $(TSAN_UNIT) $(TSAN_NATIVE) \
 		$(IOD_ITESTS) $(METAD_ITESTS) $(TSAN_MOUNT)
