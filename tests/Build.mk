@@ -17,6 +17,8 @@ UNIT_TEST_NAMES := test_type test_map test_pattern test_mapping test_codec \
 UNIT_TEST_NAMES += test_layout_text
 # Network layer: protocol codec, TCP transport, authentication, config.
 UNIT_TEST_NAMES += test_proto test_transport test_auth test_config
+# The wire format byte for byte, against bytes captured from protocol 1.8.
+UNIT_TEST_NAMES += test_proto_golden
 # Messages sealed after the handshake, against a man in the middle.
 UNIT_TEST_NAMES += test_seal
 # The client's wait for a restarting daemon (libclf/client_grace.c).
