@@ -20,27 +20,25 @@
  * One iod per storage directory: <dir>/iod.lock is held with flock() for
  * the daemon's life (the kernel drops it when the process dies, even
  * under kill -9), and a second iod on the same directory is refused.
+ * Daemonizing, signals, readiness, the pid file and the accept loop are
+ * the daemon runtime's (daemon.h).
  */
-#define _GNU_SOURCE	/* pipe2 */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "clf.h"
+#include "daemon.h"
 #include "durable.h"
 #include "error.h"
 #include "iod_server.h"
-#include "notify.h"
 
 struct iod_options {
 	const char *config;	/* NULL: clf_config_load's default */
@@ -50,15 +48,6 @@ struct iod_options {
 	int log_level;		/* -1: clf.conf's log_level */
 	unsigned max_conns;	/* 0: default */
 };
-
-/* The server the signal handler stops; set before handlers exist. */
-static struct iod_server *the_server;
-
-static void on_stop_signal(int sig)
-{
-	if (the_server)
-		iod_server_stop(the_server);
-}
 
 static void usage(FILE *f)
 {
@@ -224,30 +213,6 @@ int iod_hooks_from_env(struct iod_hooks *out)
 /* The storage directory: creation, lock, pid file                    */
 /* ------------------------------------------------------------------ */
 
-/* The pid in <dir>/iod.pid, or 0. */
-static long read_pid(const char *dir)
-{
-	char path[PATH_MAX], text[32];
-	long pid = 0;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/iod.pid", dir);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, text, sizeof(text) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	text[n] = '\0';
-	if (text[n - 1] == '\n')
-		text[n - 1] = '\0';
-	if (parse_long(text, 1, LONG_MAX, &pid))
-		return 0;
-	return pid;
-}
-
 /* Hold <dir>/iod.lock; the descriptor, kept open for life, or -errno. */
 static int lock_dir(const char *dir)
 {
@@ -263,7 +228,9 @@ static int lock_dir(const char *dir)
 	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
 		return fd;
 	if (errno == EWOULDBLOCK) {
-		pid = read_pid(dir);
+		snprintf(path, sizeof(path), "%s/iod.pid", dir);
+		pid = clf_daemon_pid_read(path);
+		snprintf(path, sizeof(path), "%s/iod.lock", dir);
 		clf_fail(EBUSY,
 			 "iod: storage directory '%s' is in use by another iod (pid %ld; lock file %s)",
 			 dir, pid, path);
@@ -275,133 +242,17 @@ static int lock_dir(const char *dir)
 	return -EBUSY;
 }
 
-/* Write our pid to <dir>/iod.pid, atomically (temporary file, rename). */
-static int write_pid(const char *dir)
-{
-	char path[PATH_MAX], tmp[PATH_MAX], text[32];
-	int fd, n, err = 0;
-
-	snprintf(path, sizeof(path), "%s/iod.pid", dir);
-	snprintf(tmp, sizeof(tmp), "%s/iod.pid.tmp", dir);
-	n = snprintf(text, sizeof(text), "%ld\n", (long)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0 || write(fd, text, (size_t)n) != n)
-		err = clf_fail(errno ? errno : EIO,
-			       "iod: cannot write pid file '%s': %s", tmp,
-			       strerror(errno ? errno : EIO));
-	if (fd >= 0)
-		close(fd);
-	if (!err && rename(tmp, path) < 0)
-		err = clf_fail(errno, "iod: cannot write pid file '%s': %s",
-			       path, strerror(errno));
-	return err;
-}
-
-static void remove_pid(const char *dir)
-{
-	char path[PATH_MAX];
-
-	snprintf(path, sizeof(path), "%s/iod.pid", dir);
-	(void)unlink(path);
-}
-
-/* ------------------------------------------------------------------ */
-/* Daemonizing                                                         */
-/* ------------------------------------------------------------------ */
-
-/*
- * Fork.  The parent waits for the child's readiness byte on a pipe and
- * exits 0, or exits 1 when the pipe closes without it (the child failed
- * and said why on the stderr they share).  The child returns the write
- * end of the pipe, and becomes a session leader with no terminal.
- */
-static int daemonize(void)
-{
-	int fds[2], status;
-	pid_t pid;
-	char ok;
-	ssize_t n;
-
-	if (pipe2(fds, O_CLOEXEC) < 0) {
-		fprintf(stderr, "iod: cannot create a pipe: %s\n",
-			strerror(errno));
-		exit(1);
-	}
-	pid = fork();
-	if (pid < 0) {
-		fprintf(stderr, "iod: cannot fork: %s\n", strerror(errno));
-		exit(1);
-	}
-	if (pid > 0) {
-		close(fds[1]);
-		do
-			n = read(fds[0], &ok, 1);
-		while (n < 0 && errno == EINTR);
-		if (n == 1 && ok == 'R')
-			_exit(0);
-		/* The child failed: reap it and pass its failure on. */
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
-		_exit(1);
-	}
-	close(fds[0]);
-	if (setsid() < 0) {
-		fprintf(stderr, "iod: setsid: %s\n", strerror(errno));
-		exit(1);
-	}
-	return fds[1];
-}
-
-/* Tell the waiting parent we are ready; detach from its stdio. */
-static void report_ready(int ready_fd)
-{
-	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-	int log = iod_log_fd();
-
-	if (null >= 0) {
-		dup2(null, STDIN_FILENO);
-		dup2(null, STDOUT_FILENO);
-		/* Stray writes to stderr (sanitizer reports...) go to the
-		 * log, unless the log is stderr itself. */
-		if (log != STDERR_FILENO)
-			dup2(log, STDERR_FILENO);
-		close(null);
-	}
-	while (write(ready_fd, "R", 1) < 0 && errno == EINTR)
-		;
-	close(ready_fd);
-}
-
-static void set_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sigemptyset(&sa.sa_mask);
-	sa.sa_handler = on_stop_signal;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	/* SIGHUP reopens the log, in a thread of its own
-	 * (clf_log_reopen_on_hup); it never stops the iod. */
-	/* Sends use MSG_NOSIGNAL; this covers anything else. */
-	sa.sa_handler = SIG_IGN;
-	sigaction(SIGPIPE, &sa, NULL);
-}
-
 /* ------------------------------------------------------------------ */
 /* main                                                                */
 /* ------------------------------------------------------------------ */
 
-/* Report a start-up failure: on stderr, and in the log if that is not
- * stderr. */
-static int start_failed(void)
+/* Report a start-up failure: to the waiting command, or on stderr, and
+ * in the log. */
+static int start_failed(struct clf_daemon *d)
 {
 	char msg[1024];
 
-	iod_errmsg(msg, sizeof(msg));
-	fprintf(stderr, "%s\n", msg);
-	if (iod_log_fd() != STDERR_FILENO)
-		iod_log_error("cannot start: %s", msg + strlen(iod_log_name()) + 2);
+	clf_daemon_failed(d, iod_errmsg(msg, sizeof(msg)));
 	return 1;
 }
 
@@ -411,48 +262,52 @@ int main(int argc, char **argv)
 	struct iod_hooks hooks;
 	struct clf_config *cfg = NULL;	/* owned */
 	struct iod_server *srv;		/* owned */
-	char logpath[PATH_MAX];
+	struct clf_daemon d;
+	char logpath[PATH_MAX], pidpath[PATH_MAX];
 	const char *dir;
-	int ready_fd = -1, lock_fd, rc, err;
+	int lock_fd, rc, err;
 
 	rc = parse_options(argc, argv, &o);
 	if (rc)
 		return rc > 0 ? 0 : 2;
 	iod_log_set_name((uint32_t)o.index);
-	if (!o.foreground)
-		ready_fd = daemonize();
+	clf_daemon_init(&d, iod_log_name());
+	if (!o.foreground && clf_daemon_detach(&d)) {
+		fprintf(stderr, "%s\n", CLF_Last_error());
+		return 1;
+	}
 
 	rc = 1;
 	err = iod_hooks_from_env(&hooks);
 	if (!err)
 		err = clf_config_load(o.config, &cfg);
 	if (err) {
-		start_failed();
+		start_failed(&d);
 		goto out;
 	}
 	if ((uint32_t)o.index >= cfg->niods) {
 		clf_fail(EINVAL, "iod: the configuration (%s) has %u iods, 0 to %u",
 			 cfg->source ? cfg->source : "built in", cfg->niods,
 			 cfg->niods - 1);
-		start_failed();
+		start_failed(&d);
 		goto free_cfg;
 	}
 	if (!cfg->has_secret) {
 		clf_fail(EINVAL,
 			 "iod: the configuration (%s) has no secret: set 'secret' or 'secret_file'",
 			 cfg->source ? cfg->source : "built in");
-		start_failed();
+		start_failed(&d);
 		goto free_cfg;
 	}
 	dir = cfg->iods[o.index].dir;
 	err = clf_mkdirs_durable(dir, 0700, "iod");
 	if (err) {
-		start_failed();
+		start_failed(&d);
 		goto free_cfg;
 	}
 	lock_fd = lock_dir(dir);
 	if (lock_fd < 0) {
-		start_failed();
+		start_failed(&d);
 		goto free_cfg;
 	}
 	if (!o.log && !o.foreground) {
@@ -461,59 +316,47 @@ int main(int argc, char **argv)
 	}
 	clf_log_set_level(o.log_level >= 0 ? o.log_level : cfg->log_level);
 	err = iod_log_open(o.log);
-	/* Before any thread: they inherit SIGHUP blocked. */
+	/* Before any thread: they inherit the signals blocked. */
 	if (!err)
-		err = clf_log_reopen_on_hup();
+		err = clf_daemon_signals(&d);
 	if (err) {
-		start_failed();
+		start_failed(&d);
 		goto unlock;
 	}
 
 	srv = calloc(1, sizeof(*srv));
 	if (!srv) {
 		clf_fail(ENOMEM, "iod: out of memory");
-		start_failed();
+		start_failed(&d);
 		goto unlock;
 	}
 	err = iod_server_open(srv, cfg, (uint32_t)o.index, o.max_conns,
 			      &hooks);
 	if (err) {
-		start_failed();
+		start_failed(&d);
 		goto free_srv;
 	}
-	err = write_pid(dir);
+	snprintf(pidpath, sizeof(pidpath), "%s/iod.pid", dir);
+	err = clf_daemon_pid_write(&d, pidpath);
 	if (err) {
-		start_failed();
+		start_failed(&d);
 		goto close_srv;
 	}
-	the_server = srv;
-	set_signals();
 	iod_log("listening on %s, storage %s, pid %ld, at most %u connections",
 		srv->addr, dir, (long)getpid(), srv->max_conns);
-	if (ready_fd >= 0) {
-		/* Every path in use is absolute by now; do not keep the
-		 * directory we were started from busy. */
-		if (chdir("/") < 0)
-			iod_log_warn("cannot chdir to /: %s", strerror(errno));
-		report_ready(ready_fd);
-	}
-	ready_fd = -1;
-	/* Run by systemd (Type=notify): it waits for this word too. */
-	if (clf_notify_ready())
-		iod_log_warn("%s", CLF_Last_error());
+	clf_daemon_ready(&d);
 
-	err = iod_server_run(srv);
-	remove_pid(dir);
+	err = iod_server_run(srv, d.stop_fd);
+	clf_daemon_pid_remove(&d);
 	if (err) {
 		/* Threads still run on the server: do not free it under
 		 * them.  The kernel releases everything. */
 		iod_log("stopped (without waiting for the busy connections)");
 		_exit(0);
 	}
-	iod_log("stopped");
+	iod_log("stopped on %s", clf_daemon_stop_signal_name(&d));
 	rc = 0;
 close_srv:
-	the_server = NULL;
 	iod_server_close(srv);
 free_srv:
 	free(srv);
@@ -522,7 +365,6 @@ unlock:
 free_cfg:
 	clf_config_free(cfg);
 out:
-	if (ready_fd >= 0)
-		close(ready_fd);
+	clf_daemon_release(&d);
 	return rc;
 }

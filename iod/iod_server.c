@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * iod_server.c -- the listener, one thread per connection, authentication
- * and the request loop.
+ * iod_server.c -- the iod's connections: authentication and the request
+ * loop.  The listener and the thread per connection are the daemon
+ * runtime's (daemon.h).
  *
  * Why a thread per connection and not an event loop: every request ends
  * in blocking disk I/O (pread/pwrite/fsync on the subfiles, which no
@@ -31,7 +32,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +106,8 @@ void iod_limits_from_config(const struct clf_config *cfg, unsigned max_conns,
 	*out = l;
 }
 
+static const struct clf_daemon_server_ops iod_server_ops;
+
 int iod_server_open(struct iod_server *srv, const struct clf_config *cfg,
 		    uint32_t index, unsigned max_conns,
 		    const struct iod_hooks *hooks)
@@ -126,7 +128,6 @@ int iod_server_open(struct iod_server *srv, const struct clf_config *cfg,
 	srv->addr = cfg->iods[index].addr;
 	dir = cfg->iods[index].dir;
 	srv->max_conns = max_conns ? max_conns : IOD_MAX_CONNS_DEFAULT;
-	clf_admission_init(&srv->admit, srv->max_conns);
 	srv->timeout_ms = cfg->timeout_ms;
 	srv->hooks = *hooks;
 	srv->start_ms = clf_now_ms();
@@ -144,15 +145,10 @@ int iod_server_open(struct iod_server *srv, const struct clf_config *cfg,
 	err = -pthread_mutex_init(&srv->mutex, NULL);
 	if (err)
 		return clf_fail_neg(err, "iod: cannot create a mutex");
-	err = -pthread_cond_init(&srv->idle, NULL);
-	if (err) {
-		clf_fail_neg(err, "iod: cannot create a condition variable");
-		goto destroy_mutex;
-	}
 	err = -pthread_mutex_init(&srv->buf_lock, NULL);
 	if (err) {
 		clf_fail_neg(err, "iod: cannot create a mutex");
-		goto destroy_cond;
+		goto destroy_mutex;
 	}
 	iod_limits_from_config(cfg, srv->max_conns, &srv->limits);
 	iod_pool_init(&srv->bufs, "request buffers", "iod_buffer_memory",
@@ -182,8 +178,10 @@ int iod_server_open(struct iod_server *srv, const struct clf_config *cfg,
 	err = iod_colls_create(&srv->colls);
 	if (err)
 		goto free_views;
-	/* The transport's message names the address and the reason. */
-	err = clf_listener_open(t, srv->addr, &srv->listener);
+	snprintf(srv->name, sizeof(srv->name), "iod %u", index);
+	err = clf_daemon_server_open(&srv->net, srv->name, t, srv->addr,
+				     srv->max_conns, 0, srv->timeout_ms,
+				     &iod_server_ops, srv);
 	if (err)
 		goto free_colls;
 	return 0;
@@ -196,8 +194,6 @@ free_store:
 	iod_store_free(srv->st);
 destroy_buf_lock:
 	pthread_mutex_destroy(&srv->buf_lock);
-destroy_cond:
-	pthread_cond_destroy(&srv->idle);
 destroy_mutex:
 	pthread_mutex_destroy(&srv->mutex);
 	return err;
@@ -205,13 +201,11 @@ destroy_mutex:
 
 void iod_server_close(struct iod_server *srv)
 {
-	clf_admission_release(&srv->admit);
-	clf_listener_close(srv->listener);
+	clf_daemon_server_close(&srv->net);
 	iod_colls_free(srv->colls);
 	iod_views_free(srv->views);
 	iod_store_free(srv->st);
 	pthread_mutex_destroy(&srv->buf_lock);
-	pthread_cond_destroy(&srv->idle);
 	pthread_mutex_destroy(&srv->mutex);
 }
 
@@ -645,21 +639,6 @@ static void serve_connection(struct iod_conn *cn)
 	}
 }
 
-/* Log a refusal of peer, at most once a second (admission.h). */
-static void log_refusal(struct iod_server *srv, const char *peer,
-			const char *why)
-{
-	unsigned skipped;
-
-	if (!clf_admission_log_refusal(&srv->admit, &skipped))
-		return;
-	if (skipped)
-		iod_log_warn("%s: refused: %s (and %u more refusals not logged)",
-			peer, why, skipped);
-	else
-		iod_log_warn("%s: refused: %s", peer, why);
-}
-
 /* The client record of id, with a new reference; NULL: no memory. */
 static struct iod_client *client_get(struct iod_server *srv, uint64_t id)
 {
@@ -722,7 +701,8 @@ static void *conn_thread(void *arg)
 {
 	struct iod_conn *cn = arg;
 	struct iod_server *srv = cn->srv;
-	struct clf_admit_question ask = { .a = &srv->admit, .ticket = cn->ticket };
+	struct clf_admit_question ask = { .a = &srv->net.admit,
+					  .ticket = cn->ticket };
 	struct clf_auth_peer peer = { .admit = clf_admit_ask,
 				      .admit_arg = &ask };
 	int err, released;
@@ -749,13 +729,15 @@ static void *conn_thread(void *arg)
 	if (err) {
 		/* A port probe (connect, close) is not worth a line. */
 		if (err != -ECONNRESET)
-			log_refusal(srv, clf_conn_peer(cn->c), last_error());
+			clf_daemon_server_log_refusal(&srv->net,
+						      clf_conn_peer(cn->c),
+						      last_error());
 		goto close;
 	}
 	if (client_join(cn, &peer)) {
 		iod_log("%s (%s): %s; closing", clf_conn_peer(cn->c), cn->role,
 			last_error());
-		clf_admit_leave(&srv->admit);
+		clf_admit_leave(&srv->net.admit);
 		iod_view_release_owner(srv->views, cn->owner);
 		goto close;
 	}
@@ -764,7 +746,7 @@ static void *conn_thread(void *arg)
 	serve_connection(cn);
 	released = iod_view_release_owner(srv->views, cn->owner);
 	atomic_fetch_sub(&srv->connections, 1);
-	clf_admit_leave(&srv->admit);
+	clf_admit_leave(&srv->net.admit);
 	iod_log_debug("%s (%s): closed after %" PRIu64 " requests; %d views released",
 		clf_conn_peer(cn->c), cn->role, cn->nrequests, released);
 close:
@@ -774,120 +756,49 @@ close:
 	client_put(srv, cn->client);
 	free(cn->caps);
 	free(cn);
-	pthread_mutex_lock(&srv->mutex);
-	srv->nthreads--;
-	pthread_cond_broadcast(&srv->idle);
-	pthread_mutex_unlock(&srv->mutex);
 	return NULL;
 }
 
-/* Start a thread for c (taken over in every case). */
-static void start_connection(struct iod_server *srv, struct clf_conn *c)
+/* The thread of connection c (daemon.h): its state, then conn_thread. */
+static void serve_conn(void *arg, struct clf_conn *c, uint64_t ticket)
 {
-	pthread_attr_t attr;
-	struct iod_conn *cn;
-	pthread_t tid;
-	uint64_t ticket = 0;
+	struct iod_server *srv = arg;
+	struct iod_conn *cn = calloc(1, sizeof(*cn));
 	char why[128];
-	int err;
 
-	/* Unauthenticated peers never take a client's slot (admission.h). */
-	if (clf_admit_handshake(&srv->admit, clf_conn_peer(c), clf_conn_fd(c),
-				&ticket, why, sizeof(why))) {
-		log_refusal(srv, clf_conn_peer(c), why);
+	if (!cn) {
+		iod_log_error("%s: refused: out of memory", clf_conn_peer(c));
+		clf_admit_handshake_done(&srv->net.admit, ticket, false, why,
+					 sizeof(why));
 		clf_conn_close(c);
 		return;
-	}
-	pthread_mutex_lock(&srv->mutex);
-	srv->nthreads++;
-	pthread_mutex_unlock(&srv->mutex);
-
-	cn = calloc(1, sizeof(*cn));
-	if (!cn) {
-		err = ENOMEM;
-		goto fail;
 	}
 	cn->srv = srv;
 	cn->c = c;
 	cn->ticket = ticket;
 	cn->owner = atomic_fetch_add(&srv->next_owner, 1) + 1;
 	snprintf(cn->role, sizeof(cn->role), "?");
-	err = pthread_attr_init(&attr);
-	if (err)
-		goto fail;
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	err = pthread_create(&tid, &attr, conn_thread, cn);
-	pthread_attr_destroy(&attr);
-	if (err)
-		goto fail;
-	return;
-
-fail:
-	iod_log_error("%s: refused: cannot start a thread: %s", clf_conn_peer(c),
-		strerror(err));
-	clf_admit_handshake_done(&srv->admit, ticket, false, why,
-				 sizeof(why));
-	free(cn);
-	clf_conn_close(c);
-	pthread_mutex_lock(&srv->mutex);
-	srv->nthreads--;
-	pthread_mutex_unlock(&srv->mutex);
+	conn_thread(cn);
 }
 
-/* Wait up to ms for the connection threads to end: 0 or -EBUSY. */
-static int wait_threads(struct iod_server *srv, int ms)
+static void on_stop(void *arg)
 {
-	struct timespec dl;
-	unsigned left;
-
-	clock_gettime(CLOCK_REALTIME, &dl);
-	dl.tv_sec += ms / 1000;
-	dl.tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (dl.tv_nsec >= 1000000000L) {
-		dl.tv_sec++;
-		dl.tv_nsec -= 1000000000L;
-	}
-	pthread_mutex_lock(&srv->mutex);
-	while (srv->nthreads &&
-	       pthread_cond_timedwait(&srv->idle, &srv->mutex, &dl) == 0)
-		;
-	left = srv->nthreads;
-	pthread_mutex_unlock(&srv->mutex);
-	if (!left)
-		return 0;
-	iod_log("%u connections still busy at exit", left);
-	return -EBUSY;
+	iod_server_stop(arg);
 }
 
-int iod_server_run(struct iod_server *srv)
-{
-	sigset_t block, old;
-	struct clf_conn *c;
-	int err;
+static const struct clf_daemon_server_ops iod_server_ops = {
+	.serve = serve_conn,
+	.stop = on_stop,
+};
 
-	/* Connection threads leave SIGTERM and SIGINT to this one. */
-	sigemptyset(&block);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGHUP);
-	while (!stopping(srv)) {
-		err = clf_listener_accept(srv->listener, STOP_POLL_MS,
-					  srv->timeout_ms, &c);
-		if (err == -ETIMEDOUT || err == -EINTR)
-			continue;
-		if (err) {
-			/* Out of descriptors and the like: transient. */
-			iod_log_error("cannot accept: %s", CLF_Last_error());
-			usleep(STOP_POLL_MS * 1000);
-			continue;
-		}
-		pthread_sigmask(SIG_BLOCK, &block, &old);
-		start_connection(srv, c);
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-	}
-	clf_listener_close(srv->listener);
-	srv->listener = NULL;
+int iod_server_run(struct iod_server *srv, int stop_fd)
+{
+	int err = clf_daemon_server_run(&srv->net, stop_fd);
+
 	/* Threads notice the stop within STOP_POLL_MS between requests; a
 	 * request in progress or a collective wait needs up to a timeout. */
-	return wait_threads(srv, 2 * srv->timeout_ms + 2 * STOP_POLL_MS);
+	if (clf_daemon_server_drain(&srv->net, 2 * srv->timeout_ms +
+				    2 * STOP_POLL_MS))
+		return -EBUSY;
+	return err;
 }

@@ -19,6 +19,7 @@
 
 #include "admission.h"
 #include "config.h"
+#include "daemon.h"
 #include "iod_share.h"
 #include "iod_store.h"
 #include "iod_view.h"
@@ -83,20 +84,21 @@ struct iod_server {
 	uint32_t index;			/* this iod's index in the config */
 	const struct clf_config *cfg;	/* borrowed; outlives the server */
 	const char *addr;		/* listening address; borrowed (cfg) */
+	char name[16];			/* "iod 3", in messages */
 	struct iod_store *st;		/* owned */
 	struct iod_views *views;	/* owned */
 	struct iod_colls *colls;	/* owned: collective operations */
-	struct clf_listener *listener;	/* owned */
+	/* The listener, admission and connection threads (daemon.h). */
+	struct clf_daemon_server net;
 	struct iod_hooks hooks;
 	unsigned max_conns;		/* connections served at once */
-	struct clf_admission admit;	/* handshake and connection quotas */
 	int timeout_ms;			/* network waits and collectives */
 	int64_t start_ms;		/* clf_now_ms() at start */
 	/* CLF_AUTH_* taken.  A MUNGE-authenticated user may reach any
 	 * subfile until capabilities come (docs/security.md). */
 	unsigned auth_methods;
 
-	/* Set by the signal handler (through iod_server_stop). */
+	/* Set when the server stops (iod_server_stop). */
 	atomic_bool stop;
 
 	/* Counters for STATUS; atomic, no lock. */
@@ -112,10 +114,7 @@ struct iod_server {
 	size_t coll_charged;		/* of bufs, by collective rounds */
 	struct iod_client *clients;	/* open ones; mutex */
 
-	pthread_mutex_t mutex;
-	pthread_cond_t idle;		/* signalled when a thread ends */
-	/* Protected by mutex. */
-	unsigned nthreads;		/* connection threads running */
+	pthread_mutex_t mutex;		/* of clients */
 };
 
 /*
@@ -130,14 +129,15 @@ int iod_server_open(struct iod_server *srv, const struct clf_config *cfg,
 		    const struct iod_hooks *hooks);
 
 /*
- * Accept and serve connections until iod_server_stop(), then wait (up to
- * a bound) for the connection threads to finish.  Returns 0, or -EBUSY
- * when some threads were still running at the bound: the caller must not
- * free the server then (it exits instead).
+ * Accept and serve connections until stop_fd (the daemon's signalfd,
+ * daemon.h) is readable, then wait (up to a bound) for the connection
+ * threads to finish.  Returns 0, or -EBUSY when some threads were still
+ * running at the bound: the caller must not free the server then (it
+ * exits instead).
  */
-int iod_server_run(struct iod_server *srv);
+int iod_server_run(struct iod_server *srv, int stop_fd);
 
-/* Ask the loop to end; async-signal-safe. */
+/* Tell the connections the server stops (the runtime calls it). */
 void iod_server_stop(struct iod_server *srv);
 
 /* Free what iod_server_open made; no thread may be running. */

@@ -15,6 +15,9 @@ LIBCLF_SRCS += libclf/proto.c libclf/proto_meta.c libclf/proto_lock.c \
 # The daemons' log: one format, levels, reopened on SIGHUP (log.h);
 # readiness for systemd (notify.h).
 LIBCLF_SRCS += libclf/log.c libclf/notify.c
+# The daemons' runtime: daemonizing, signals, pid file, accept loop
+# (daemon.h).
+LIBCLF_SRCS += libclf/daemon.c libclf/daemon_server.c
 # Libraries libclf itself links to (protocol, crypto, configuration).
 LIBCLF_EXTRA_LIBS :=
 LIBCLF_EXTRA_LIBS += $(shell pkg-config --libs libsodium inih 2>/dev/null || \

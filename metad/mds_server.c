@@ -23,11 +23,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "admission.h"
 #include "auth.h"
+#include "daemon.h"
 #include "error.h"
 #include "mds_lock.h"
 #include "mds_ops.h"
@@ -41,21 +41,12 @@
 /* Slices of the waits that end only when something happens, so that no
  * wait is unbounded. */
 #define MDS_WAIT_SLICE_MS 60000
-/* While stopping, how often to log that connections are still busy. */
-#define MDS_STOP_LOG_MS 5000
 
 struct mds_server {
 	struct mds_ctx *ctx;		/* borrowed */
-	struct clf_listener *listener;	/* owned; NULL once stopping */
-	int wake_fd;			/* eventfd, owned: readable once the
-					   server stops, never read */
-	unsigned max_conns;
-	pthread_attr_t attr;		/* of connection threads */
+	struct clf_daemon_server net;	/* listener, connection threads */
 	pthread_mutex_t lock;
-	pthread_cond_t gone;		/* a connection ended; lock */
-	unsigned nconns;		/* connection threads alive; lock */
 	uint64_t last_conn_id;		/* of the newest connection; lock */
-	struct clf_admission admit;	/* handshake and connection quotas */
 };
 
 /* One connection, owned by its thread. */
@@ -75,6 +66,14 @@ struct mds_conn {
 	bool cred_set;			/* cred holds a resolved user */
 };
 
+static void serve_conn(void *arg, struct clf_conn *c, uint64_t ticket);
+static void refuse(void *arg, struct clf_conn *c, const char *why);
+
+static const struct clf_daemon_server_ops mds_server_ops = {
+	.serve = serve_conn,
+	.refuse = refuse,
+};
+
 int mds_server_open(struct mds_ctx *ctx, const struct clf_transport_ops *t,
 		    const char *addr, struct mds_server **out)
 {
@@ -84,44 +83,27 @@ int mds_server_open(struct mds_ctx *ctx, const struct clf_transport_ops *t,
 	if (!srv)
 		return clf_fail(ENOMEM, "metad: out of memory");
 	srv->ctx = ctx;
-	srv->max_conns = mds_fault_max_connections(MDS_MAX_CONNECTIONS);
-	clf_admission_init(&srv->admit, srv->max_conns);
-	srv->wake_fd = eventfd(0, EFD_CLOEXEC);
-	if (srv->wake_fd < 0) {
-		err = clf_fail(errno, "metad: eventfd: %s", strerror(errno));
-		goto free_srv;
-	}
-	err = clf_listener_open(t, addr, &srv->listener);
+	err = clf_daemon_server_open(&srv->net, "metad", t, addr,
+				     mds_fault_max_connections(MDS_MAX_CONNECTIONS),
+				     MDS_THREAD_STACK, ctx->cfg->timeout_ms,
+				     &mds_server_ops, srv);
 	if (err) {
 		/* The transport names the address already. */
 		err = mds_fail_ctx(err, "metad");
-		goto close_wake;
+		free(srv);
+		return err;
 	}
-	pthread_attr_init(&srv->attr);
-	pthread_attr_setdetachstate(&srv->attr, PTHREAD_CREATE_DETACHED);
-	pthread_attr_setstacksize(&srv->attr, MDS_THREAD_STACK);
 	pthread_mutex_init(&srv->lock, NULL);
-	pthread_cond_init(&srv->gone, NULL);
 	*out = srv;
 	return 0;
-
-close_wake:
-	close(srv->wake_fd);
-free_srv:
-	free(srv);
-	return err;
 }
 
 void mds_server_close(struct mds_server *srv)
 {
 	if (!srv)
 		return;
-	clf_listener_close(srv->listener);
-	clf_admission_release(&srv->admit);
-	pthread_cond_destroy(&srv->gone);
+	clf_daemon_server_close(&srv->net);
 	pthread_mutex_destroy(&srv->lock);
-	pthread_attr_destroy(&srv->attr);
-	close(srv->wake_fd);
 	free(srv);
 }
 
@@ -134,7 +116,7 @@ static int wait_request(struct mds_conn *mc)
 {
 	struct pollfd fds[2] = {
 		{ .fd = clf_conn_fd(mc->c), .events = POLLIN },
-		{ .fd = mc->srv->wake_fd, .events = POLLIN },
+		{ .fd = mc->srv->net.wake_fd, .events = POLLIN },
 	};
 
 	for (;;) {
@@ -319,27 +301,13 @@ static void release_locks(struct mds_conn *mc)
 			mc->peer, mc->role, n);
 }
 
-/* Log a refusal, at most once a second (admission.h). */
-static void log_refusal(struct mds_server *srv, const char *peer,
-			const char *why)
-{
-	unsigned skipped;
-
-	if (!clf_admission_log_refusal(&srv->admit, &skipped))
-		return;
-	if (skipped)
-		mds_log_warn("refused the connection from %s: %s (and %u more refusals not logged)",
-			peer, why, skipped);
-	else
-		mds_log_warn("refused the connection from %s: %s", peer, why);
-}
-
 static void *conn_main(void *arg)
 {
 	struct mds_conn *mc = arg;
 	struct mds_server *srv = mc->srv;
 	struct mds_ctx *ctx = srv->ctx;
-	struct clf_admit_question ask = { .a = &srv->admit, .ticket = mc->ticket };
+	struct clf_admit_question ask = { .a = &srv->net.admit,
+					  .ticket = mc->ticket };
 	int err;
 
 	clf_conn_set_max_payload(mc->c, MDS_REQUEST_MAX);
@@ -370,175 +338,89 @@ static void *conn_main(void *arg)
 		/* A port probe, a client that gave up, or a handshake cut
 		 * off for a newer one: nothing refused. */
 	} else if (err) {
-		log_refusal(srv, mc->peer, CLF_Last_error());
+		clf_daemon_server_log_refusal(&srv->net, mc->peer,
+					      CLF_Last_error());
 	} else {
 		atomic_fetch_add(&ctx->connections, 1);
 		serve(mc);
 		release_locks(mc);
 		atomic_fetch_sub(&ctx->connections, 1);
-		clf_admit_leave(&srv->admit);
+		clf_admit_leave(&srv->net.admit);
 	}
 	clf_conn_close(mc->c);
 	free(mc);
-	pthread_mutex_lock(&srv->lock);
-	srv->nconns--;
-	pthread_cond_signal(&srv->gone);
-	pthread_mutex_unlock(&srv->lock);
 	return NULL;
 }
 
 /* ------------------------------------------------------------------ */
-/* Accepting                                                           */
+/* Accepting (the loop is the daemon runtime's, daemon.h)              */
 /* ------------------------------------------------------------------ */
 
 /*
- * Too many connections: answer the peer's HELLO with -EAGAIN and a
- * reason, so that its authentication fails saying why, then close.  The
- * wait for the HELLO is short, since the acceptor waits with it.
+ * Over the limits: answer the peer's HELLO with -EAGAIN and the reason,
+ * so that its authentication fails saying why.  The wait for the HELLO
+ * is short, since the acceptor waits with it.
  */
-static void refuse(struct mds_server *srv, struct clf_conn *c)
+static void refuse(void *arg, struct clf_conn *c, const char *why)
 {
 	struct clf_proto_header h, rh;
 	uint8_t buf[CLF_AUTH_MAX_PAYLOAD];
 	uint8_t ebuf[CLF_AUTH_MAX_PAYLOAD];
 	struct wire_writer w = { ebuf, sizeof(ebuf), 0 };
+	struct mds_server *srv = arg;
 	struct clf_proto_error e;
-	char why[128];
+	char msg[256];
 
-	snprintf(why, sizeof(why), "%u connections open, the limit",
-		 srv->max_conns);
-	log_refusal(srv, clf_conn_peer(c), why);
-	snprintf(why, sizeof(why),
+	(void)why;
+	snprintf(msg, sizeof(msg),
 		 "metad: %u connections open, the most it serves; try again later",
-		 srv->max_conns);
+		 srv->net.max_conns);
 	clf_conn_set_timeout(c, MDS_REFUSE_WAIT_MS);
 	clf_conn_set_max_payload(c, CLF_AUTH_MAX_PAYLOAD);
 	if (clf_conn_recv_header_any_major(c, &h) ||
 	    h.major != CLF_PROTO_VERSION_MAJOR ||
 	    h.opcode != CLF_PROTO_OP_HELLO ||
 	    clf_conn_recv_payload(c, buf, h.payload_len))
-		goto close;
-	e.message = clf_proto_str_of(why);
+		return;
+	e.message = clf_proto_str_of(msg);
 	clf_proto_error_encode(&w, &e);
 	clf_proto_header_init_reply(&rh, &h, -EAGAIN);
 	rh.opcode = CLF_PROTO_OP_CHALLENGE;
 	(void)clf_conn_send_buf(c, &rh, ebuf, w.pos);
-close:
-	clf_conn_close(c);
 }
 
-static void start_conn(struct mds_server *srv, struct clf_conn *c)
+/* The thread of connection c: its state, then conn_main. */
+static void serve_conn(void *arg, struct clf_conn *c, uint64_t ticket)
 {
-	struct mds_conn *mc;
-	pthread_t tid;
-	uint64_t id;
-	int err;
-
-	uint64_t ticket = 0;
+	struct mds_server *srv = arg;
+	struct mds_conn *mc = calloc(1, sizeof(*mc));
 	char why[128];
 
-	/* Unauthenticated peers never take a client's slot (admission.h). */
-	if (clf_admit_handshake(&srv->admit, clf_conn_peer(c), clf_conn_fd(c),
-				&ticket, why, sizeof(why))) {
-		refuse(srv, c);
+	if (!mc) {
+		clf_log(CLF_LOG_ERROR, "refused the connection from %s: out of memory",
+			clf_conn_peer(c));
+		clf_admit_handshake_done(&srv->net.admit, ticket, false, why,
+					 sizeof(why));
+		clf_conn_close(c);
 		return;
 	}
 	pthread_mutex_lock(&srv->lock);
-	srv->nconns++;
-	id = ++srv->last_conn_id;
+	mc->id = ++srv->last_conn_id;
 	pthread_mutex_unlock(&srv->lock);
-
-	mc = calloc(1, sizeof(*mc));
-	if (!mc) {
-		err = ENOMEM;
-		goto undo;
-	}
 	mc->srv = srv;
-	mc->id = id;
 	mc->c = c;
 	mc->ticket = ticket;
 	snprintf(mc->peer, sizeof(mc->peer), "%s", clf_conn_peer(c));
 	snprintf(mc->role, sizeof(mc->role), "unauthenticated");
-	err = pthread_create(&tid, &srv->attr, conn_main, mc);
-	if (!err)
-		return;
-	free(mc);
-undo:
-	mds_log_error("refused the connection from %s: cannot start a thread: %s",
-		clf_conn_peer(c), strerror(err));
-	clf_admit_handshake_done(&srv->admit, ticket, false, why, sizeof(why));
-	clf_conn_close(c);
-	pthread_mutex_lock(&srv->lock);
-	srv->nconns--;
-	pthread_mutex_unlock(&srv->lock);
-}
-
-/* Tell every connection to finish and wait until all are gone. */
-static void stop_conns(struct mds_server *srv)
-{
-	uint64_t one = 1;
-	int64_t next_log = clf_now_ms() + MDS_STOP_LOG_MS;
-
-	if (write(srv->wake_fd, &one, sizeof(one)) != sizeof(one))
-		mds_log("cannot wake the connection threads: %s",
-			strerror(errno));
-	pthread_mutex_lock(&srv->lock);
-	while (srv->nconns > 0) {
-		struct timespec ts;
-
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_sec += 1;
-		pthread_cond_timedwait(&srv->gone, &srv->lock, &ts);
-		if (srv->nconns > 0 && clf_now_ms() >= next_log) {
-			mds_log("stopping: waiting for %u connections to finish their request",
-				srv->nconns);
-			next_log = clf_now_ms() + MDS_STOP_LOG_MS;
-		}
-	}
-	pthread_mutex_unlock(&srv->lock);
+	conn_main(mc);
 }
 
 int mds_server_run(struct mds_server *srv, int stop_fd)
 {
-	const struct clf_config *cfg = srv->ctx->cfg;
-	struct pollfd fds[2] = {
-		{ .fd = clf_listener_fd(srv->listener), .events = POLLIN },
-		{ .fd = stop_fd, .events = POLLIN },
-	};
+	int err = clf_daemon_server_run(&srv->net, stop_fd);
 
-	int ret = 0;
-
-	for (;;) {
-		struct clf_conn *c;
-		int n, err;
-
-		n = poll(fds, 2, MDS_WAIT_SLICE_MS);
-		if (n < 0 && errno != EINTR) {
-			ret = clf_fail(errno, "metad: poll: %s",
-				       strerror(errno));
-			mds_log("%s", CLF_Last_error());
-			break;
-		}
-		if (n <= 0)
-			continue;
-		if (fds[1].revents)
-			break;
-		if (!fds[0].revents)
-			continue;
-		err = clf_listener_accept(srv->listener, 0, cfg->timeout_ms,
-					  &c);
-		if (err == -ETIMEDOUT)
-			continue;	/* the peer gave up in between */
-		if (err) {
-			/* Out of descriptors, say: do not spin on it. */
-			mds_log_error("accept: %s", CLF_Last_error());
-			usleep(100 * 1000);
-			continue;
-		}
-		start_conn(srv, c);
-	}
-	clf_listener_close(srv->listener);
-	srv->listener = NULL;
-	stop_conns(srv);
-	return ret;
+	/* Every request in progress ends within the configured timeout;
+	 * metad waits for them all (their LMDB transactions). */
+	clf_daemon_server_drain(&srv->net, -1);
+	return err;
 }

@@ -11,24 +11,20 @@
  * command returns 0 when the daemon is ready to serve and non-zero, with
  * the daemon's error on standard error, when it could not start.  Its pid
  * is in <dir>/metad.pid while it runs; its log is <dir>/metad.log unless
- * --log says otherwise ("-": standard error).
+ * --log says otherwise ("-": standard error).  Daemonizing, signals,
+ * readiness and the accept loop are the daemon runtime's (daemon.h).
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/signalfd.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "daemon.h"
 #include "durable.h"
 #include "error.h"
 #include "mds.h"
@@ -38,11 +34,6 @@
 #include "mds_iods.h"
 #include "mds_lock.h"
 #include "mds_server.h"
-#include "notify.h"
-
-/* How long the command waits for its daemon to report readiness. */
-#define READY_WAIT_MS 60000
-#define READY_OK "ready"
 
 struct metad_opts {
 	const char *config;	/* borrowed from argv; NULL: the default */
@@ -116,163 +107,13 @@ static int parse_args(int argc, char **argv, struct metad_opts *o)
 	return 0;
 }
 
-/* ------------------------------------------------------------------ */
-/* Becoming a daemon                                                   */
-/* ------------------------------------------------------------------ */
-
-/* The command's side: wait for the daemon's word and exit with it. */
-static int wait_ready(int fd)
-{
-	int64_t deadline = clf_now_ms() + READY_WAIT_MS;
-	char buf[1024];
-	size_t n = 0;
-
-	while (n < sizeof(buf) - 1) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		int64_t left = deadline - clf_now_ms();
-		ssize_t k;
-
-		if (left <= 0) {
-			fprintf(stderr, "metad: the daemon did not report ready within %d s\n",
-				READY_WAIT_MS / 1000);
-			return 1;
-		}
-		if (poll(&p, 1, (int)left) < 0 && errno != EINTR)
-			break;
-		k = read(fd, buf + n, sizeof(buf) - 1 - n);
-		if (k < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (k <= 0)
-			break;
-		n += (size_t)k;
-	}
-	buf[n] = '\0';
-	if (!strcmp(buf, READY_OK))
-		return 0;
-	if (n)
-		fprintf(stderr, "%s\n", buf);
-	else
-		fprintf(stderr, "metad: the daemon exited before it was ready\n");
-	return 1;
-}
-
-/*
- * Fork: the parent waits for the child's readiness and exits; the child
- * leaves the terminal's session and goes on with *ready_fd to report.
- */
-static int daemonize(int *ready_fd)
-{
-	int p[2];
-	pid_t pid;
-
-	if (pipe2(p, O_CLOEXEC))
-		return clf_fail(errno, "metad: pipe: %s", strerror(errno));
-	pid = fork();
-	if (pid < 0) {
-		close(p[0]);
-		close(p[1]);
-		return clf_fail(errno, "metad: fork: %s", strerror(errno));
-	}
-	if (pid > 0) {
-		close(p[1]);
-		exit(wait_ready(p[0]));
-	}
-	close(p[0]);
-	setsid();
-	if (chdir("/"))
-		return clf_fail(errno, "metad: chdir /: %s", strerror(errno));
-	*ready_fd = p[1];
-	return 0;
-}
-
-/* The daemon serves: tell the command, and let go of its terminal. */
-static void report_ready(int ready_fd, bool log_to_stderr)
-{
-	int null;
-
-	if (ready_fd < 0)
-		return;
-	if (write(ready_fd, READY_OK, strlen(READY_OK)) < 0)
-		mds_log_error("cannot report readiness: %s", strerror(errno));
-	close(ready_fd);
-	null = open("/dev/null", O_RDWR | O_CLOEXEC);
-	if (null < 0)
-		return;
-	dup2(null, STDIN_FILENO);
-	dup2(null, STDOUT_FILENO);
-	if (!log_to_stderr)
-		dup2(null, STDERR_FILENO);
-	close(null);
-}
-
-/* Startup failed: say why where the user will see it, and in the log. */
-static void report_failure(int ready_fd, const char *msg)
-{
-	mds_log_error("cannot start: %s", msg);
-	if (ready_fd >= 0) {
-		if (write(ready_fd, msg, strlen(msg)) < 0)
-			return;
-		close(ready_fd);
-	} else {
-		fprintf(stderr, "%s\n", msg);
-	}
-}
-
-/* ------------------------------------------------------------------ */
-/* The daemon                                                          */
-/* ------------------------------------------------------------------ */
-
-/* SIGHUP reopens the log (clf_log_reopen_on_hup), for logrotate.
- * SIGTERM and SIGINT arrive on a descriptor that the accept loop polls:
- * blocked in every thread (they inherit this mask), handled in one
- * place, with no async-signal-safety to worry about. */
-static int stop_signals_fd(void)
-{
-	sigset_t set;
-	int fd;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	if (pthread_sigmask(SIG_BLOCK, &set, NULL))
-		return clf_fail(EINVAL, "metad: cannot block signals");
-	fd = signalfd(-1, &set, SFD_CLOEXEC);
-	if (fd < 0)
-		return clf_fail(errno, "metad: signalfd: %s", strerror(errno));
-	/* A client that vanishes must not kill the daemon. */
-	signal(SIGPIPE, SIG_IGN);
-	return fd;
-}
-
-static int write_pid_file(const char *path)
-{
-	char buf[32];
-	int fd, len, err = 0;
-
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return clf_fail(errno, "metad: cannot write '%s': %s", path,
-				strerror(errno));
-	len = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
-	if (write(fd, buf, (size_t)len) != len)
-		err = clf_fail(EIO, "metad: cannot write '%s'", path);
-	close(fd);
-	return err;
-}
-
-static const char *signal_name(int sig)
-{
-	return sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "a signal";
-}
-
-static int run(const struct clf_config *cfg, const char *pid_path,
-	       int *ready_fd, bool log_to_stderr)
+static int run(const struct clf_config *cfg, struct clf_daemon *d,
+	       const char *pid_path)
 {
 	const struct clf_transport_ops *t;
 	struct mds_ctx ctx = { .cfg = cfg, .start_ms = clf_now_ms() };
-	struct signalfd_siginfo si = { .ssi_signo = 0 };
 	struct mds_server *srv;
-	int sig_fd, err;
+	int err;
 
 	t = clf_transport_find(cfg->transport);
 	if (!t)
@@ -280,14 +121,11 @@ static int run(const struct clf_config *cfg, const char *pid_path,
 	err = mds_fault_init();
 	if (err)
 		return err;
-	sig_fd = err = stop_signals_fd();
-	if (err < 0)
-		return err;
-	/* After TERM and INT are blocked: the thread it starts must not
-	 * take them from the signalfd. */
-	err = clf_log_reopen_on_hup();
+	/* SIGTERM, SIGINT: d->stop_fd, which the accept loop polls;
+	 * SIGHUP reopens the log.  Before any thread. */
+	err = clf_daemon_signals(d);
 	if (err)
-		goto close_sig;
+		return err;
 	/* Decided once: a munged that comes later needs a restart. */
 	ctx.auth_methods = clf_config_auth_methods(cfg);
 	mds_log("authentication: %s%s", clf_config_auth_text(ctx.auth_methods),
@@ -298,7 +136,7 @@ static int run(const struct clf_config *cfg, const char *pid_path,
 			       "metad: another metad is running on the store in '%s'",
 			       cfg->metad.dir);
 	if (err)
-		goto close_sig;
+		return err;
 	err = mds_iods_open(cfg, t, &ctx.iods);
 	if (err)
 		goto close_store;
@@ -325,24 +163,18 @@ static int run(const struct clf_config *cfg, const char *pid_path,
 	err = mds_server_open(&ctx, t, cfg->metad.addr, &srv);
 	if (err)
 		goto stop_replay;
-	err = write_pid_file(pid_path);
+	err = clf_daemon_pid_write(d, pid_path);
 	if (err)
 		goto close_server;
 
 	mds_log("started: listening on %s, store '%s', %u iods, config %s",
 		cfg->metad.addr, cfg->metad.dir, cfg->niods,
 		cfg->source ? cfg->source : "(built in)");
-	report_ready(*ready_fd, log_to_stderr);
-	*ready_fd = -1;
-	/* Run by systemd (Type=notify): it waits for this word too. */
-	if (clf_notify_ready())
-		mds_log_error("%s", CLF_Last_error());
-	err = mds_server_run(srv, sig_fd);
-	if (read(sig_fd, &si, sizeof(si)) != sizeof(si))
-		si.ssi_signo = 0;
+	clf_daemon_ready(d);
+	err = mds_server_run(srv, d->stop_fd);
 	mds_log("stopped on %s: connections closed, store closed",
-		signal_name((int)si.ssi_signo));
-	unlink(pid_path);
+		clf_daemon_stop_signal_name(d));
+	clf_daemon_pid_remove(d);
 close_server:
 	mds_server_close(srv);
 stop_replay:
@@ -357,8 +189,6 @@ close_iods:
 	mds_iods_close(ctx.iods);
 close_store:
 	mds_store_close(ctx.store);
-close_sig:
-	close(sig_fd);
 	return err;
 }
 
@@ -366,12 +196,14 @@ int main(int argc, char **argv)
 {
 	char log_path[PATH_MAX], pid_path[PATH_MAX];
 	struct clf_config *cfg = NULL;
+	struct clf_daemon d;
 	struct metad_opts o;
-	int ready_fd = -1, err;
+	int err;
 
 	if (parse_args(argc, argv, &o))
 		return 2;
 	clf_log_set_name("metad");
+	clf_daemon_init(&d, "metad");
 	err = clf_config_load(o.config, &cfg);
 	if (!err && !cfg->has_secret)
 		err = clf_fail(EINVAL,
@@ -393,14 +225,15 @@ int main(int argc, char **argv)
 	if (!err)
 		err = mds_log_open(o.log ? o.log : log_path);
 	if (!err && !o.foreground)
-		err = daemonize(&ready_fd);
+		err = clf_daemon_detach(&d);
 	if (err) {
 		fprintf(stderr, "%s\n", CLF_Last_error());
 		goto free_cfg;
 	}
-	err = run(cfg, pid_path, &ready_fd, o.log && !strcmp(o.log, "-"));
+	err = run(cfg, &d, pid_path);
 	if (err)
-		report_failure(ready_fd, CLF_Last_error());
+		clf_daemon_failed(&d, CLF_Last_error());
+	clf_daemon_release(&d);
 	mds_log_close();
 free_cfg:
 	clf_config_free(cfg);

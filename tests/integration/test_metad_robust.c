@@ -290,7 +290,7 @@ START_TEST(test_connections_over_the_limit_are_refused_clearly)
 	ck_assert_msg(err == -EAGAIN, "got %d: %s", err, CLF_Last_error());
 	ck_assert_msg(strstr(CLF_Last_error(), "try again later"), "%s",
 		      CLF_Last_error());
-	ck_assert(mh_log_has(&H, "connections open, the limit"));
+	ck_assert(mh_log_has(&H, "connections already (the limit)"));
 	ck_assert_int_eq(mc_ping(a), 0);
 	/* Room again once a client leaves (its thread notices at once). */
 	mc_close(b);
