@@ -9,7 +9,7 @@ LIBCLF_SRCS := libclf/error.c libclf/falls.c libclf/falls_algebra.c \
 LIBCLF_SRCS += libclf/falls_compact.c libclf/type_compact.c
 # Network layer: protocol codec, transports, authentication, configuration.
 LIBCLF_SRCS += libclf/proto.c libclf/proto_meta.c libclf/proto_lock.c \
-	libclf/proto_link.c \
+	libclf/proto_link.c libclf/proto_decl.c libclf/proto_msgs.c \
 	libclf/proto_io.c libclf/transport.c libclf/transport_tcp.c libclf/auth.c libclf/auth_munge.c libclf/seal.c libclf/transport_seal.c libclf/cap.c libclf/config.c \
 	libclf/admission.c libclf/durable.c libclf/clock.c
 # The daemons' log: one format, levels, reopened on SIGHUP (log.h);

@@ -35,6 +35,7 @@
 
 #include "clf_proto.h"
 #include "wire.h"
+#include "proto_decl.h"
 
 /* A string on the wire: not NUL-terminated; borrowed, see above. */
 struct clf_proto_str {
@@ -464,96 +465,79 @@ int clf_proto_append_rep_decode(struct wire_reader *r,
 /* metad special files and hard links (1.6; proto_link.c)              */
 /* ------------------------------------------------------------------ */
 
+#define CLF_PROTO_SYMLINK_REQ(X, T)					\
+	X(T, U64, dir)							\
+	X(T, STR, path, CLF_PROTO_PATH_MAX, PATH)			\
+	X(T, STR, target, CLF_PROTO_SYMLINK_MAX, NONEMPTY)		\
+	X(T, U32, uid)							\
+	X(T, U32, gid)
 struct clf_proto_symlink_req {
-	uint64_t dir;
-	struct clf_proto_str path;	/* borrowed */
-	struct clf_proto_str target;	/* 1..CLF_PROTO_SYMLINK_MAX; borrowed */
-	uint32_t uid, gid;
+	CLF_PROTO_SYMLINK_REQ(PROTO_MEMBER, _)
 };
-int clf_proto_symlink_req_encode(struct wire_writer *w,
-				 const struct clf_proto_symlink_req *m);
-int clf_proto_symlink_req_decode(struct wire_reader *r,
-				 struct clf_proto_symlink_req *m);
 
-/* READLINK request: a clf_proto_ino. */
+/* READLINK request: a clf_proto_ino.  The reply: */
+#define CLF_PROTO_READLINK_REP(X, T)					\
+	X(T, U64, rdev)			/* device nodes; else 0 */	\
+	X(T, STR, target, CLF_PROTO_SYMLINK_MAX, ANY) /* symlinks */
 struct clf_proto_readlink_rep {
-	uint64_t rdev;			/* device nodes; else 0 */
-	struct clf_proto_str target;	/* symlinks; else empty; borrowed */
+	CLF_PROTO_READLINK_REP(PROTO_MEMBER, _)
 };
-int clf_proto_readlink_rep_encode(struct wire_writer *w,
-				  const struct clf_proto_readlink_rep *m);
-int clf_proto_readlink_rep_decode(struct wire_reader *r,
-				  struct clf_proto_readlink_rep *m);
 
+#define CLF_PROTO_LINK_REQ(X, T)					\
+	X(T, U64, ino)							\
+	X(T, U64, new_dir)						\
+	X(T, STR, new_path, CLF_PROTO_PATH_MAX, PATH)
 struct clf_proto_link_req {
-	uint64_t ino;
-	uint64_t new_dir;
-	struct clf_proto_str new_path;	/* borrowed */
+	CLF_PROTO_LINK_REQ(PROTO_MEMBER, _)
 };
-int clf_proto_link_req_encode(struct wire_writer *w,
-			      const struct clf_proto_link_req *m);
-int clf_proto_link_req_decode(struct wire_reader *r,
-			      struct clf_proto_link_req *m);
 
+#define CLF_PROTO_MKNOD_REQ(X, T)					\
+	X(T, U64, dir)							\
+	X(T, STR, path, CLF_PROTO_PATH_MAX, PATH)			\
+	X(T, U32, mode)	/* S_IFIFO, S_IFSOCK, S_IFCHR or S_IFBLK | perm */ \
+	X(T, U32, uid)							\
+	X(T, U32, gid)							\
+	X(T, U64, rdev)	/* device nodes; 0 for fifos and sockets */
 struct clf_proto_mknod_req {
-	uint64_t dir;
-	struct clf_proto_str path;	/* borrowed */
-	uint32_t mode;		/* S_IFIFO, S_IFSOCK, S_IFCHR or S_IFBLK |
-				   permission bits */
-	uint32_t uid, gid;
-	uint64_t rdev;		/* device nodes; 0 for fifos and sockets */
+	CLF_PROTO_MKNOD_REQ(PROTO_MEMBER, _)
 };
-int clf_proto_mknod_req_encode(struct wire_writer *w,
-			       const struct clf_proto_mknod_req *m);
-int clf_proto_mknod_req_decode(struct wire_reader *r,
-			       struct clf_proto_mknod_req *m);
 
 /* ------------------------------------------------------------------ */
 /* metad byte-range locks (1.1; proto_lock.c)                          */
 /* ------------------------------------------------------------------ */
 
-/* SETLK and GETLK requests. */
+/* SETLK and GETLK requests; GETLK also refuses UNLOCK, flags, a wait. */
+#define CLF_PROTO_LOCK_REQ(X, T)					\
+	X(T, U64, ino)							\
+	X(T, U64, owner)	/* chosen by the client, per connection */ \
+	X(T, U64, start)	/* bytes, <= CLF_PROTO_LOCK_OFFSET_MAX */ \
+	X(T, U64, length)	/* bytes; 0: to the end; last byte	\
+				   within CLF_PROTO_LOCK_OFFSET_MAX */	\
+	X(T, U32, type)		/* CLF_PROTO_LOCK_READ/WRITE/UNLOCK */	\
+	X(T, U32, flags)	/* CLF_PROTO_LOCK_WAIT (SETLK only) */	\
+	X(T, U32, wait_ms)	/* <= CLF_PROTO_LOCK_WAIT_MAX_MS; 0	\
+				   without WAIT */			\
+	X(T, U32, pid)		/* the owner's, for GETLK reports */
 struct clf_proto_lock_req {
-	uint64_t ino;
-	uint64_t owner;		/* chosen by the client, per connection */
-	uint64_t start;		/* bytes, <= CLF_PROTO_LOCK_OFFSET_MAX */
-	uint64_t length;	/* bytes; 0: to the end; last byte within
-				   CLF_PROTO_LOCK_OFFSET_MAX */
-	uint32_t type;		/* CLF_PROTO_LOCK_READ/WRITE/UNLOCK */
-	uint32_t flags;		/* CLF_PROTO_LOCK_WAIT (SETLK only) */
-	uint32_t wait_ms;	/* <= CLF_PROTO_LOCK_WAIT_MAX_MS; 0 without
-				   WAIT */
-	uint32_t pid;		/* the owner's, for GETLK reports */
+	CLF_PROTO_LOCK_REQ(PROTO_MEMBER, _)
 };
-int clf_proto_setlk_req_encode(struct wire_writer *w,
-			       const struct clf_proto_lock_req *m);
-int clf_proto_setlk_req_decode(struct wire_reader *r,
-			       struct clf_proto_lock_req *m);
-/* Also refuses type UNLOCK, flags and a wait. */
-int clf_proto_getlk_req_encode(struct wire_writer *w,
-			       const struct clf_proto_lock_req *m);
-int clf_proto_getlk_req_decode(struct wire_reader *r,
-			       struct clf_proto_lock_req *m);
 
 /* GETLK reply: the lock in the way, or type UNLOCK when there is none. */
+#define CLF_PROTO_LOCK_HOLDER(X, T)					\
+	X(T, U32, type)		/* CLF_PROTO_LOCK_* */			\
+	X(T, U64, start)	/* as in a request; 0 for none */	\
+	X(T, U64, length)						\
+	X(T, U32, pid)		/* of the holder, as it said */
 struct clf_proto_lock_holder {
-	uint32_t type;		/* CLF_PROTO_LOCK_* */
-	uint64_t start, length;	/* as in a request; 0 for none */
-	uint32_t pid;		/* of the holder, as it said */
+	CLF_PROTO_LOCK_HOLDER(PROTO_MEMBER, _)
 };
-int clf_proto_lock_holder_encode(struct wire_writer *w,
-				 const struct clf_proto_lock_holder *m);
-int clf_proto_lock_holder_decode(struct wire_reader *r,
-				 struct clf_proto_lock_holder *m);
 
+#define CLF_PROTO_UNLOCK_OWNER_REQ(X, T)				\
+	X(T, U64, ino)							\
+	X(T, U64, owner)
 struct clf_proto_unlock_owner_req {
-	uint64_t ino;
-	uint64_t owner;
+	CLF_PROTO_UNLOCK_OWNER_REQ(PROTO_MEMBER, _)
 };
-int clf_proto_unlock_owner_req_encode(struct wire_writer *w,
-			const struct clf_proto_unlock_owner_req *m);
-int clf_proto_unlock_owner_req_decode(struct wire_reader *r,
-			struct clf_proto_unlock_owner_req *m);
 
 /* ------------------------------------------------------------------ */
 /* iod                                                                 */
@@ -673,5 +657,34 @@ int clf_proto_sub_sizes_encode(struct wire_writer *w,
 			       const struct clf_proto_sub_sizes *m);
 int clf_proto_sub_sizes_decode(struct wire_reader *r,
 			       struct clf_proto_sub_sizes *m);
+
+/* ------------------------------------------------------------------ */
+/* Every declared message: name, body struct, fields, what, checks     */
+/* ------------------------------------------------------------------ */
+
+/*
+ * M(name, type, fields, what, check): clf_proto_<name>_encode, _decode
+ * and _release on a struct clf_proto_<type> declared by the field list,
+ * "what" naming it in errors, check (proto_i.h) its rules that tie
+ * fields together or NULL.  The fuzzer's table is this list, in this
+ * order (its inputs name a decoder by index: append only).
+ */
+#define CLF_PROTO_MESSAGES(M)						\
+	M(setlk_req, lock_req, CLF_PROTO_LOCK_REQ, "SETLK",		\
+	  proto_check_setlk_req)					\
+	M(getlk_req, lock_req, CLF_PROTO_LOCK_REQ, "GETLK",		\
+	  proto_check_getlk_req)					\
+	M(lock_holder, lock_holder, CLF_PROTO_LOCK_HOLDER, "GETLK reply", \
+	  proto_check_lock_holder)					\
+	M(unlock_owner_req, unlock_owner_req, CLF_PROTO_UNLOCK_OWNER_REQ, \
+	  "UNLOCK_OWNER", NULL)						\
+	M(symlink_req, symlink_req, CLF_PROTO_SYMLINK_REQ, "SYMLINK", NULL) \
+	M(readlink_rep, readlink_rep, CLF_PROTO_READLINK_REP,		\
+	  "READLINK reply", proto_check_readlink_rep)			\
+	M(link_req, link_req, CLF_PROTO_LINK_REQ, "LINK", NULL)		\
+	M(mknod_req, mknod_req, CLF_PROTO_MKNOD_REQ, "MKNOD",		\
+	  proto_check_mknod_req)
+
+CLF_PROTO_MESSAGES(PROTO_PROTOTYPES)
 
 #endif /* CLF_PROTO_LIB_H */

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * proto_lock.c -- bodies of the byte-range lock operations of metad
- * (protocol 1.1): SETLK, GETLK, their GETLK reply, UNLOCK_OWNER.
+ * proto_lock.c -- the rules of the byte-range lock bodies of metad
+ * (protocol 1.1): SETLK, GETLK, their GETLK reply.  The fields are
+ * declared in proto.h; these checks run before encoding and after
+ * decoding.
  *
  * A range is (start, length) with length 0 meaning "to the end", as in
  * struct flock.  Both ends are checked here, once, so that metad's lock
@@ -56,137 +58,22 @@ static int check_lock_req(const struct clf_proto_lock_req *m, bool getlk)
 	return check_range(m->start, m->length, what);
 }
 
-static void put_lock_req(struct wire_writer *w,
-			 const struct clf_proto_lock_req *m)
+int proto_check_setlk_req(const void *m)
 {
-	wire_put_u64(w, m->ino);
-	wire_put_u64(w, m->owner);
-	wire_put_u64(w, m->start);
-	wire_put_u64(w, m->length);
-	wire_put_u32(w, m->type);
-	wire_put_u32(w, m->flags);
-	wire_put_u32(w, m->wait_ms);
-	wire_put_u32(w, m->pid);
+	return check_lock_req(m, false);
 }
 
-static int lock_req_encode(struct wire_writer *w,
-			   const struct clf_proto_lock_req *m, bool getlk)
+int proto_check_getlk_req(const void *m)
 {
-	int err = check_lock_req(m, getlk);
-
-	if (err)
-		return proto_enc_err(err);
-	put_lock_req(w, m);
-	return 0;
+	return check_lock_req(m, true);
 }
 
-static int lock_req_decode(struct wire_reader *r, struct clf_proto_lock_req *m,
-			   bool getlk)
+int proto_check_lock_holder(const void *msg)
 {
-	struct clf_proto_lock_req t;
-	int err;
+	const struct clf_proto_lock_holder *m = msg;
 
-	t.ino = wire_get_u64(r);
-	t.owner = wire_get_u64(r);
-	t.start = wire_get_u64(r);
-	t.length = wire_get_u64(r);
-	t.type = wire_get_u32(r);
-	t.flags = wire_get_u32(r);
-	t.wait_ms = wire_get_u32(r);
-	t.pid = wire_get_u32(r);
-	err = proto_end(r, getlk ? "GETLK" : "SETLK");
-	if (!err)
-		err = check_lock_req(&t, getlk);
-	if (err)
-		return err;
-	*m = t;
-	return 0;
-}
-
-int clf_proto_setlk_req_encode(struct wire_writer *w,
-			       const struct clf_proto_lock_req *m)
-{
-	return lock_req_encode(w, m, false);
-}
-
-int clf_proto_setlk_req_decode(struct wire_reader *r,
-			       struct clf_proto_lock_req *m)
-{
-	return lock_req_decode(r, m, false);
-}
-
-int clf_proto_getlk_req_encode(struct wire_writer *w,
-			       const struct clf_proto_lock_req *m)
-{
-	return lock_req_encode(w, m, true);
-}
-
-int clf_proto_getlk_req_decode(struct wire_reader *r,
-			       struct clf_proto_lock_req *m)
-{
-	return lock_req_decode(r, m, true);
-}
-
-static int check_lock_holder(const struct clf_proto_lock_holder *m)
-{
 	if (!lock_type_known(m->type))
 		return clf_fail(EPROTO, "proto: GETLK reply: unknown lock type %u",
 				m->type);
 	return check_range(m->start, m->length, "GETLK reply");
-}
-
-int clf_proto_lock_holder_encode(struct wire_writer *w,
-				 const struct clf_proto_lock_holder *m)
-{
-	int err = check_lock_holder(m);
-
-	if (err)
-		return proto_enc_err(err);
-	wire_put_u32(w, m->type);
-	wire_put_u64(w, m->start);
-	wire_put_u64(w, m->length);
-	wire_put_u32(w, m->pid);
-	return 0;
-}
-
-int clf_proto_lock_holder_decode(struct wire_reader *r,
-				 struct clf_proto_lock_holder *m)
-{
-	struct clf_proto_lock_holder t;
-	int err;
-
-	t.type = wire_get_u32(r);
-	t.start = wire_get_u64(r);
-	t.length = wire_get_u64(r);
-	t.pid = wire_get_u32(r);
-	err = proto_end(r, "GETLK reply");
-	if (!err)
-		err = check_lock_holder(&t);
-	if (err)
-		return err;
-	*m = t;
-	return 0;
-}
-
-int clf_proto_unlock_owner_req_encode(struct wire_writer *w,
-				      const struct clf_proto_unlock_owner_req *m)
-{
-	wire_put_u64(w, m->ino);
-	wire_put_u64(w, m->owner);
-	return 0;
-}
-
-int clf_proto_unlock_owner_req_decode(struct wire_reader *r,
-				      struct clf_proto_unlock_owner_req *m)
-{
-	struct clf_proto_unlock_owner_req t;
-	int err;
-
-	t.ino = wire_get_u64(r);
-	t.owner = wire_get_u64(r);
-	err = proto_end(r, "UNLOCK_OWNER");
-	if (err)
-		return err;
-	*m = t;
-	return 0;
 }

@@ -14,7 +14,8 @@ FUZZ_CFLAGS := -std=gnu11 -g -O1 -fno-omit-frame-pointer \
 FUZZ_LIB_SRCS := libclf/error.c libclf/falls.c libclf/falls_algebra.c \
 	libclf/falls_compact.c \
 	libclf/type.c libclf/type_codec.c libclf/proto.c libclf/proto_meta.c \
-	libclf/proto_lock.c libclf/proto_io.c
+	libclf/proto_lock.c libclf/proto_io.c libclf/proto_link.c \
+	libclf/proto_decl.c libclf/proto_msgs.c
 FUZZ_OBJS := $(FUZZ_LIB_SRCS:%.c=$(O)/fuzz/%.o)
 FUZZ_DIR := $(O)/tests/fuzz
 

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * proto_msgs.c -- the codec functions of every declared message, made
+ * from CLF_PROTO_MESSAGES and the field lists of proto.h: a descriptor
+ * table per body, and encode, decode and release calling proto_decl.c.
+ */
+#include <stddef.h>
+
+#include "proto_i.h"
+
+#define PROTO_DESCRIPTOR(NAME, TYPE, FIELDS, WHAT, CHECK)		\
+	static const struct proto_field NAME##_fields[] = {		\
+		FIELDS(PROTO_FIELD, struct clf_proto_##TYPE)		\
+	};								\
+	const struct proto_msg proto_msg_##NAME = {			\
+		WHAT, NAME##_fields,					\
+		sizeof(NAME##_fields) / sizeof(NAME##_fields[0]),	\
+		sizeof(struct clf_proto_##TYPE), CHECK			\
+	};
+
+#define PROTO_FUNCTIONS(NAME, TYPE, FIELDS, WHAT, CHECK)		\
+	int clf_proto_##NAME##_encode(struct wire_writer *w,		\
+				      const struct clf_proto_##TYPE *m)	\
+	{								\
+		return proto_msg_encode(w, &proto_msg_##NAME, m, false); \
+	}								\
+	int clf_proto_##NAME##_decode(struct wire_reader *r,		\
+				      struct clf_proto_##TYPE *m)	\
+	{								\
+		struct clf_proto_##TYPE t;				\
+		int err = proto_msg_decode(r, &proto_msg_##NAME, &t);	\
+									\
+		if (!err)						\
+			*m = t;						\
+		return err;						\
+	}								\
+	void clf_proto_##NAME##_release(struct clf_proto_##TYPE *m)	\
+	{								\
+		if (m)							\
+			proto_msg_release(&proto_msg_##NAME, m);	\
+	}
+
+#define PROTO_EXTERN(NAME, TYPE, FIELDS, WHAT, CHECK) \
+	extern const struct proto_msg proto_msg_##NAME;
+
+CLF_PROTO_MESSAGES(PROTO_EXTERN)
+CLF_PROTO_MESSAGES(PROTO_DESCRIPTOR)
+CLF_PROTO_MESSAGES(PROTO_FUNCTIONS)
