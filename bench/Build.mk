@@ -84,6 +84,6 @@ endif
 # The cost of authenticating a connection, secret against MUNGE.
 BENCHES += $(O)/bench/auth_bench
 
-$(O)/bench/auth_bench.o: ALL_CFLAGS += -Ilibclf
+$(O)/bench/auth_bench.o: ALL_CFLAGS += $(LIBCLF_INCLUDES)
 $(O)/bench/auth_bench: $(O)/bench/auth_bench.o $(O)/libclf.a
 	$(CC) -o $@ $^ $(LIBCLF_EXTRA_LIBS) $(ALL_LDFLAGS)

@@ -5,7 +5,7 @@
  *
  * This header is the contract between components built at different times:
  * numbers written here never change meaning.  Nothing is sent as a C
- * struct; every field is encoded explicitly, little-endian, by libclf/proto.h.
+ * struct; every field is encoded explicitly, little-endian, by libclf/runtime/proto.h.
  *
  * Changelog
  * ---------
@@ -62,7 +62,7 @@
  * Conversation
  * ------------
  *   Each connection starts with authentication (HELLO, CHALLENGE, RESPONSE,
- *   AUTH_OK; libclf/auth.h) and then carries requests and their replies.
+ *   AUTH_OK; libclf/runtime/auth.h) and then carries requests and their replies.
  *   A reply has the request's opcode and request id, the REPLY flag, and a
  *   status: 0, or a negative errno with an optional error body (a message
  *   for the user) instead of the reply body.  Requests have status 0.
@@ -172,7 +172,7 @@ _Static_assert(CLF_PROTO_LAYOUT_TYPES_MAX + 2 + CLF_PROTO_PATH_MAX + 128 +
 
 /*
  * Each opcode with its request body -> reply body (field names as in the
- * bodies below and in libclf/proto.h).
+ * bodies below and in libclf/runtime/proto.h).
  */
 enum clf_proto_op {
 	/* Authentication, the first messages of every connection. */
@@ -187,7 +187,7 @@ enum clf_proto_op {
 	CLF_PROTO_OP_AUTH_OK = 4,
 	/* Since 1.7.  c->s, instead of RESPONSE, by a client that does not
 	 * hold the secret: client nonce[32], str16 MUNGE credential
-	 * (libclf/auth.h says what it binds) */
+	 * (libclf/runtime/auth.h says what it binds) */
 	CLF_PROTO_OP_MUNGE_RESPONSE = 5,
 
 	/* Any daemon. */
@@ -538,7 +538,7 @@ enum clf_proto_layout_kind {
  *   and the server's, and the server's key.  After AUTH_OK every message
  *   in both directions, when the level is not none, is followed by a
  *   16-byte XChaCha20-Poly1305 tag under a session key of its direction
- *   and its sequence number there (libclf/seal.h; payload_len does not
+ *   and its sequence number there (libclf/runtime/seal.h; payload_len does not
  *   count the tag; with privacy the payload is encrypted).  The session
  *   keys come from the key exchange, the transcript (both key shares,
  *   the levels, the nonces) and, when the client proved the secret, the
@@ -554,7 +554,7 @@ enum clf_proto_layout_kind {
  * Capabilities (1.8)
  * ------------------
  *   An iod serves the data of a file to a connection authenticated with
- *   MUNGE only under a capability metad granted (libclf/cap.h has the
+ *   MUNGE only under a capability metad granted (libclf/runtime/cap.h has the
  *   form and the MAC):
  *     CAP_GRANT to metad: u64 ino, u32 rights -> cap, after the same
  *       check as an open for those rights (mds_perm_open), for the uid of

@@ -5,7 +5,7 @@
 # library with no network code; the daemon program links it with its
 # loop, and the unit tests link the parts they test.  The objects are
 # built by the top Makefile's $(O)/%.o rule; they include libclf's
-# private error.h, hence -Ilibclf.
+# private error.h, hence $(LIBCLF_INCLUDES).
 
 IOD_CORE_SRCS := iod/iod_rangelock.c iod/iod_store.c iod/iod_store_io.c \
 	iod/iod_view.c iod/iod_viewio.c iod/iod_merge.c \
@@ -13,7 +13,7 @@ IOD_CORE_SRCS := iod/iod_rangelock.c iod/iod_store.c iod/iod_store_io.c \
 IOD_CORE_OBJS := $(IOD_CORE_SRCS:%.c=$(O)/%.o)
 IOD_CORE_LIBS := -lpthread
 
-$(IOD_CORE_OBJS): ALL_CFLAGS += -Ilibclf
+$(IOD_CORE_OBJS): ALL_CFLAGS += $(LIBCLF_INCLUDES)
 
 # The daemon: options and daemonizing (iod.c), the listener and one thread
 # per connection (iod_server.c), a handler per opcode (iod_ops.c),
@@ -24,7 +24,7 @@ IOD_DAEMON_SRCS := iod/iod.c iod/iod_server.c iod/iod_ops.c \
 	iod/iod_cap.c
 IOD_DAEMON_OBJS := $(IOD_DAEMON_SRCS:%.c=$(O)/%.o)
 
-$(IOD_DAEMON_OBJS): ALL_CFLAGS += -Ilibclf
+$(IOD_DAEMON_OBJS): ALL_CFLAGS += $(LIBCLF_INCLUDES)
 
 PROGRAMS += $(O)/iod/iod
 

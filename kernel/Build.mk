@@ -23,7 +23,7 @@ FUSE_CFLAGS := $(shell pkg-config --cflags fuse3 2>/dev/null)
 FUSE_LIBS := $(shell pkg-config --libs fuse3 2>/dev/null || echo -lfuse3)
 
 # The ops use libclf's private headers (client_ns.h, proto.h).
-$(CLFS_OPS_OBJS) $(CLFS_FUSE_OBJS): ALL_CFLAGS += -Ilibclf
+$(CLFS_OPS_OBJS) $(CLFS_FUSE_OBJS): ALL_CFLAGS += $(LIBCLF_INCLUDES)
 $(CLFS_FUSE_OBJS): ALL_CFLAGS += $(FUSE_CFLAGS)
 
 PROGRAMS += $(O)/kernel/clf-fuse $(O)/kernel/mount.clf

@@ -180,7 +180,7 @@ int clfs_unlock_owner(struct clfs *fs, uint64_t fh, uint64_t owner);
 
 /*
  * Extended attributes: only CLFS_LAYOUT_XATTR, in the syntax of
- * libclf/layout_text.h.  On a file it is the layout, settable while the
+ * libclf/engine/layout_text.h.  On a file it is the layout, settable while the
  * file is empty (-EBUSY otherwise, -EINVAL for a bad text, whose reason
  * is logged); on a directory, the default layout of files created in it
  * (and inherited by new subdirectories).  get returns the length, and

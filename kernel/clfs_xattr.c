@@ -4,14 +4,14 @@
  * default layouts of directories.
  *
  * A file's layout is metad's: read with GET_LAYOUT and written as text
- * (libclf/layout_text.h); set with SET_LAYOUT while the file is empty,
+ * (libclf/engine/layout_text.h); set with SET_LAYOUT while the file is empty,
  * after which every open handle of the file is switched to it.
  *
  * metad keeps no extended attributes, so a directory's default layout
  * is the text in a hidden file of the directory, ".clf-default-layout"
  * (one line), which lives as long as the directory: no metad change, it
  * survives restarts and is visible to every client, including the
- * native API and the clf command line (libclf/client_ns.h reads and
+ * native API and the clf command line (libclf/client/client_ns.h reads and
  * writes it for all of them).  The mount hides the name; rmdir removes
  * the file with the directory.  Each mount caches the text per
  * directory for CLFS_DEFAULT_LAYOUT_TTL.

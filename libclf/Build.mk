@@ -1,37 +1,72 @@
 # libclf: the client library (libclf.so exports only the public API, by
 # libclf.map; libclf.a is what the unit tests link to reach internals).
 
-LIBCLF_SRCS := libclf/error.c libclf/falls.c libclf/falls_algebra.c \
-	libclf/falls_cursor.c libclf/type.c libclf/type_codec.c libclf/pattern.c \
-	libclf/mapping.c libclf/mapping_walk.c libclf/mapping_table.c \
-	libclf/mapping_tiles.c libclf/mapping_mem.c
+# Three layers, one folder each; dependencies run one way only:
+#   libclf/engine   datatypes, FALLS, mappings, layouts; no I/O
+#   libclf/runtime  shared with the daemons: protocol messages, transports,
+#                   authentication, configuration, log, clock
+#   libclf/client   connections, files, views, locks, the native calls
+# A layer's files see only their own folder and the layers below it
+# (LIBCLF_<LAYER>_INCLUDES); scripts/depgraph.sh checks the direction.
+LIBCLF_ENGINE_INCLUDES := -Ilibclf/engine
+LIBCLF_RUNTIME_INCLUDES := -Ilibclf/runtime $(LIBCLF_ENGINE_INCLUDES)
+LIBCLF_CLIENT_INCLUDES := -Ilibclf/client $(LIBCLF_RUNTIME_INCLUDES)
+# What the rest of the tree (daemons, tools, mount, tests) compiles with.
+LIBCLF_INCLUDES := $(LIBCLF_CLIENT_INCLUDES)
+
+LIBCLF_ENGINE_SRCS := libclf/engine/error.c libclf/engine/falls.c \
+	libclf/engine/falls_algebra.c libclf/engine/falls_cursor.c \
+	libclf/engine/type.c libclf/engine/type_codec.c libclf/engine/pattern.c \
+	libclf/engine/mapping.c libclf/engine/mapping_walk.c \
+	libclf/engine/mapping_table.c libclf/engine/mapping_tiles.c \
+	libclf/engine/mapping_mem.c
 # Long block lists found compact (CLF_Blocklist_*, CLF_Type_struct).
-LIBCLF_SRCS += libclf/falls_compact.c libclf/type_compact.c
-# Network layer: protocol codec, transports, authentication, configuration.
-LIBCLF_SRCS += libclf/proto.c libclf/proto_meta.c libclf/proto_lock.c \
-	libclf/proto_link.c libclf/proto_decl.c libclf/proto_msgs.c \
-	libclf/proto_io.c libclf/transport.c libclf/transport_tcp.c libclf/auth.c libclf/auth_munge.c libclf/seal.c libclf/transport_seal.c libclf/cap.c libclf/config.c \
-	libclf/admission.c libclf/durable.c libclf/clock.c
+LIBCLF_ENGINE_SRCS += libclf/engine/falls_compact.c libclf/engine/type_compact.c
+# Layouts and the views declared on them (layout.h).
+LIBCLF_ENGINE_SRCS += libclf/engine/layout.c
+# Layouts as text (rr:stripe=64k,count=4, ...), for the mount and the CLI.
+LIBCLF_ENGINE_SRCS += libclf/engine/layout_text.c \
+	libclf/engine/layout_text_fmt.c libclf/engine/layout_text_kinds.c
+
+# Protocol codec, transports, authentication, configuration.
+LIBCLF_RUNTIME_SRCS := libclf/runtime/proto.c libclf/runtime/proto_meta.c \
+	libclf/runtime/proto_lock.c libclf/runtime/proto_link.c \
+	libclf/runtime/proto_decl.c libclf/runtime/proto_msgs.c \
+	libclf/runtime/proto_io.c libclf/runtime/transport.c \
+	libclf/runtime/transport_tcp.c libclf/runtime/auth.c \
+	libclf/runtime/auth_munge.c libclf/runtime/seal.c \
+	libclf/runtime/transport_seal.c libclf/runtime/cap.c \
+	libclf/runtime/config.c libclf/runtime/admission.c \
+	libclf/runtime/durable.c libclf/runtime/clock.c
 # The daemons' log: one format, levels, reopened on SIGHUP (log.h);
 # readiness for systemd (notify.h).
-LIBCLF_SRCS += libclf/log.c libclf/notify.c
+LIBCLF_RUNTIME_SRCS += libclf/runtime/log.c libclf/runtime/notify.c
 # The daemons' runtime: daemonizing, signals, pid file, accept loop
 # (daemon.h).
-LIBCLF_SRCS += libclf/daemon.c libclf/daemon_server.c
+LIBCLF_RUNTIME_SRCS += libclf/runtime/daemon.c libclf/runtime/daemon_server.c
 # Libraries libclf itself links to (protocol, crypto, configuration).
 LIBCLF_EXTRA_LIBS :=
 LIBCLF_EXTRA_LIBS += $(shell pkg-config --libs libsodium inih 2>/dev/null || \
 	echo -lsodium -linih) -lmunge -pthread
-# Client-side layouts and views, and the native client API.
-LIBCLF_SRCS += libclf/layout.c libclf/client.c libclf/client_enc.c libclf/client_retry.c libclf/client_grace.c libclf/client_meta.c \
-	libclf/file.c libclf/file_cap.c libclf/file_size.c libclf/file_append.c libclf/io.c libclf/io_small.c libclf/view_cache.c
+
+# The native client API: connections, files, views.
+LIBCLF_CLIENT_SRCS := libclf/client/client.c libclf/client/client_enc.c \
+	libclf/client/client_retry.c libclf/client/client_grace.c \
+	libclf/client/client_meta.c libclf/client/file.c \
+	libclf/client/file_cap.c libclf/client/file_size.c \
+	libclf/client/file_append.c libclf/client/io.c libclf/client/io_small.c \
+	libclf/client/view_cache.c
 # The namespace by inode, for the mount client (client_ns.h).
-LIBCLF_SRCS += libclf/client_ns.c libclf/client_link.c
+LIBCLF_CLIENT_SRCS += libclf/client/client_ns.c libclf/client/client_link.c
 # Byte-range locks kept by metad: by inode, and as POSIX struct flock.
-LIBCLF_SRCS += libclf/lock.c libclf/lock_posix.c
-# Layouts as text (rr:stripe=64k,count=4, ...), for the mount and the CLI.
-LIBCLF_SRCS += libclf/layout_text.c libclf/layout_text_fmt.c \
-	libclf/layout_text_kinds.c libclf/layout_text_api.c
+LIBCLF_CLIENT_SRCS += libclf/client/lock.c libclf/client/lock_posix.c
+# CLF_Layout_* / CLF_Type_* text calls on open files.
+LIBCLF_CLIENT_SRCS += libclf/client/layout_text_api.c
+
+LIBCLF_SRCS := $(LIBCLF_ENGINE_SRCS) $(LIBCLF_RUNTIME_SRCS) $(LIBCLF_CLIENT_SRCS)
+$(LIBCLF_ENGINE_SRCS:%.c=$(O)/%.o): ALL_CFLAGS += $(LIBCLF_ENGINE_INCLUDES)
+$(LIBCLF_RUNTIME_SRCS:%.c=$(O)/%.o): ALL_CFLAGS += $(LIBCLF_RUNTIME_INCLUDES)
+$(LIBCLF_CLIENT_SRCS:%.c=$(O)/%.o): ALL_CFLAGS += $(LIBCLF_CLIENT_INCLUDES)
 LIBCLF_OBJS = $(LIBCLF_SRCS:%.c=$(O)/%.o)
 
 # The soname's version changes with an incompatible ABI (libclf.map's

@@ -15,7 +15,7 @@ MDS_STORE_OBJS = $(MDS_STORE_SRCS:%.c=$(O)/%.o)
 MDS_STORE_LIBS := -llmdb -lpthread
 
 # The store uses libclf's private headers: wire.h, error.h.
-$(MDS_STORE_OBJS): ALL_CFLAGS += -Ilibclf
+$(MDS_STORE_OBJS): ALL_CFLAGS += $(LIBCLF_INCLUDES)
 
 LIBS += $(O)/metad/libmds_store.a
 
@@ -37,7 +37,7 @@ METAD_OBJS = $(METAD_SRCS:%.c=$(O)/%.o)
 
 # The daemon uses libclf's private headers: proto.h, transport.h, auth.h,
 # config.h, error.h.
-$(METAD_OBJS): ALL_CFLAGS += -Ilibclf
+$(METAD_OBJS): ALL_CFLAGS += $(LIBCLF_INCLUDES)
 
 PROGRAMS += $(O)/metad/metad
 

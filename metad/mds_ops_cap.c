@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * mds_ops_cap.c -- CAP_GRANT: a capability for the iods (libclf/cap.h)
+ * mds_ops_cap.c -- CAP_GRANT: a capability for the iods (libclf/runtime/cap.h)
  * after the check an open makes.
  *
  * The file is named by inode, as GETATTR names it: the client opened it

@@ -5,7 +5,7 @@
 #   clf-iod@.service     an iod; the instance is its index (clf-iod@0)
 #
 # Both are Type=notify: the daemons send READY=1 to $NOTIFY_SOCKET once
-# they serve (libclf/notify.h).  check-systemd runs systemd-analyze
+# they serve (libclf/runtime/notify.h).  check-systemd runs systemd-analyze
 # verify on them, filled in with this build's daemons.
 #
 #   make check-systemd

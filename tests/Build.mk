@@ -13,7 +13,7 @@ UNIT_TEST_NAMES := test_type test_map test_pattern test_mapping test_codec \
 	test_falls_cursor \
 	test_layout \
 	test_random test_compact
-# Layouts as text (libclf/layout_text.h).
+# Layouts as text (libclf/engine/layout_text.h).
 UNIT_TEST_NAMES += test_layout_text
 # Network layer: protocol codec, TCP transport, authentication, config.
 UNIT_TEST_NAMES += test_proto test_transport test_auth test_config
@@ -21,11 +21,11 @@ UNIT_TEST_NAMES += test_proto test_transport test_auth test_config
 UNIT_TEST_NAMES += test_proto_golden
 # Messages sealed after the handshake, against a man in the middle.
 UNIT_TEST_NAMES += test_seal
-# The client's wait for a restarting daemon (libclf/client_grace.c).
+# The client's wait for a restarting daemon (libclf/client/client_grace.c).
 UNIT_TEST_NAMES += test_client_grace
-# Byte-range lock bodies (libclf/proto_lock.c).
+# Byte-range lock bodies (libclf/runtime/proto_lock.c).
 UNIT_TEST_NAMES += test_proto_lock
-# Symlink, hard link and special file bodies (libclf/proto_link.c).
+# Symlink, hard link and special file bodies (libclf/runtime/proto_link.c).
 UNIT_TEST_NAMES += test_proto_link
 UNIT_TEST_LIBS = $(LIBCLF_EXTRA_LIBS)
 
@@ -39,7 +39,7 @@ $(O)/tests/unit/%: $(O)/tests/unit/%.o $(TEST_MODEL_OBJ) $$(TEST_OBJS_$$*) \
 
 $(O)/tests/unit/%.o: tests/unit/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -Ilibclf -Iiod -Imetad -Itests/unit -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) $(LIBCLF_INCLUDES) -Iiod -Imetad -Itests/unit -c -o $@ $<
 
 CHECK_TARGETS += check-unit
 

@@ -1,6 +1,6 @@
 # tools: the clf command line (tools/clf.c dispatches to one cmd_*.c per
 # subcommand).  It talks to the daemons through libclf's private
-# protocol, transport and configuration headers, hence -Ilibclf.
+# protocol, transport and configuration headers, hence $(LIBCLF_INCLUDES).
 
 CLF_TOOL_SRCS := tools/clf.c tools/cmd_up.c tools/cmd_down.c \
 	tools/cmd_status.c tools/cmd_df.c tools/table_opts.c tools/daemon_ctl.c \
@@ -17,7 +17,7 @@ CLF_TOOL_SRCS += tools/cmd_store.c
 CLF_TOOL_OBJS := $(CLF_TOOL_SRCS:%.c=$(O)/%.o)
 $(O)/tools/cmd_store.o: ALL_CFLAGS += -Imetad
 
-$(CLF_TOOL_OBJS): ALL_CFLAGS += -Ilibclf
+$(CLF_TOOL_OBJS): ALL_CFLAGS += $(LIBCLF_INCLUDES)
 
 PROGRAMS += $(O)/tools/clf
 

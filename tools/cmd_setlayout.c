@@ -6,7 +6,7 @@
  *
  * A file's layout can only change while it holds no byte (metad's
  * rule).  A directory's default is the text in its hidden
- * .clf-default-layout file, read and written by libclf/client_ns.h for
+ * .clf-default-layout file, read and written by libclf/client/client_ns.h for
  * the mount and this command alike.
  */
 #include <errno.h>

@@ -9,13 +9,14 @@ FUZZ_CC ?= clang
 FUZZ_TIME ?= 30
 FUZZ_CFLAGS := -std=gnu11 -g -O1 -fno-omit-frame-pointer \
 	-fsanitize=address,undefined -fno-sanitize-recover=all \
-	-Iinclude -Ilibclf -Itests/fuzz
+	-Iinclude $(LIBCLF_INCLUDES) -Itests/fuzz
 # What the decoders need: the codec, the type codec and the error text.
-FUZZ_LIB_SRCS := libclf/error.c libclf/falls.c libclf/falls_algebra.c \
-	libclf/falls_compact.c \
-	libclf/type.c libclf/type_codec.c libclf/proto.c libclf/proto_meta.c \
-	libclf/proto_lock.c libclf/proto_io.c libclf/proto_link.c \
-	libclf/proto_decl.c libclf/proto_msgs.c
+FUZZ_LIB_SRCS := libclf/engine/error.c libclf/engine/falls.c \
+	libclf/engine/falls_algebra.c libclf/engine/falls_compact.c \
+	libclf/engine/type.c libclf/engine/type_codec.c libclf/runtime/proto.c \
+	libclf/runtime/proto_meta.c libclf/runtime/proto_lock.c \
+	libclf/runtime/proto_io.c libclf/runtime/proto_link.c \
+	libclf/runtime/proto_decl.c libclf/runtime/proto_msgs.c
 FUZZ_OBJS := $(FUZZ_LIB_SRCS:%.c=$(O)/fuzz/%.o)
 FUZZ_DIR := $(O)/tests/fuzz
 
@@ -31,7 +32,7 @@ $(FUZZ_DIR)/fuzz_proto: tests/fuzz/fuzz_proto.c tests/fuzz/proto_codecs.h \
 $(FUZZ_DIR)/gen_corpus: tests/fuzz/gen_corpus.c tests/fuzz/proto_codecs.h \
 		$(O)/libclf.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Ilibclf -Itests/fuzz -o $@ $< $(O)/libclf.a \
+	$(CC) $(ALL_CFLAGS) $(LIBCLF_INCLUDES) -Itests/fuzz -o $@ $< $(O)/libclf.a \
 		$(LIBCLF_EXTRA_LIBS) $(ALL_LDFLAGS)
 
 .PHONY: fuzz-proto

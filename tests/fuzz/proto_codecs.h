@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * proto_codecs.h -- every message body codec of libclf/proto.h in one
+ * proto_codecs.h -- every message body codec of libclf/runtime/proto.h in one
  * table, with a valid sample of each: shared by the unit test
  * (tests/unit/test_proto.c), the fuzz target and its seed generator, so
  * that a codec added to the protocol is added here once and is then both

@@ -12,7 +12,7 @@ CAPS_DIR := $(O)/tests/integration/caps
 
 $(CAPS_DIR)/cap_client: tests/integration/caps/cap_client.c $(O)/libclf.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Ilibclf -o $@ $< $(O)/libclf.a \
+	$(CC) $(ALL_CFLAGS) $(LIBCLF_INCLUDES) -o $@ $< $(O)/libclf.a \
 		$(LIBCLF_EXTRA_LIBS) $(ALL_LDFLAGS)
 
 .PHONY: check-caps

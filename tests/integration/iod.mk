@@ -16,7 +16,7 @@ IOD_ITEST_OBJS := $(IOD_ITESTS:%=%.o) $(IOD_ITEST_HARNESS)
 # Static pattern: these objects only, whatever other fragments define.
 $(IOD_ITEST_OBJS): $(O)/tests/integration/%.o: tests/integration/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -Ilibclf -Itests/unit -Itests/integration \
+	$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) $(LIBCLF_INCLUDES) -Itests/unit -Itests/integration \
 		-DIOD_BIN='"$(abspath $(O)/iod/iod)"' -c -o $@ $<
 
 $(IOD_ITESTS): %: %.o $(IOD_ITEST_HARNESS) $(O)/libclf.a

@@ -18,7 +18,7 @@ METAD_ITEST_OBJS := $(METAD_ITESTS:%=%.o) $(METAD_ITEST_HARNESS)
 # Static pattern: these objects only, whatever other fragments define.
 $(METAD_ITEST_OBJS): $(O)/tests/integration/%.o: tests/integration/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -Ilibclf -Imetad \
+	$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) $(LIBCLF_INCLUDES) -Imetad \
 		-Itests/integration \
 		-DMETAD_BIN='"$(abspath $(O)/metad/metad)"' \
 		-DIOD_BIN='"$(abspath $(O)/iod/iod)"' -c -o $@ $<

@@ -6,7 +6,7 @@ NATIVE_TEST_OBJS := $(O)/tests/integration/test_native.o \
 
 $(O)/tests/integration/%.o: tests/integration/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -Ilibclf -Itests/unit \
+	$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) $(LIBCLF_INCLUDES) -Itests/unit \
 		-Itests/integration -c -o $@ $<
 
 $(NATIVE_TEST): $(NATIVE_TEST_OBJS) $(O)/libclf.a

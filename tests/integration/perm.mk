@@ -13,7 +13,7 @@ PERM_PROGS := $(PERM_DIR)/perm_client
 
 $(PERM_DIR)/perm_client: tests/integration/perm/perm_client.c $(O)/libclf.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Ilibclf -o $@ $< $(O)/libclf.a \
+	$(CC) $(ALL_CFLAGS) $(LIBCLF_INCLUDES) -o $@ $< $(O)/libclf.a \
 		$(LIBCLF_EXTRA_LIBS) $(ALL_LDFLAGS)
 
 ifneq ($(ROMIO_LIB),)

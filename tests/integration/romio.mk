@@ -66,7 +66,7 @@ $(ROMIO_TEST_DIR)/romio_coll: tests/integration/romio/romio_coll.c $(ROMIO_LIB) 
 	@mkdir -p $(dir $@)
 	@$(ROMIO_SKIP) { echo "  CCLD    $@"; CLF_BUILD_DIR=$(O) \
 		romio-clf/mpicc-clf -std=gnu11 $(WARNINGS) $(CFLAGS) -Iinclude \
-		-Ilibclf -Itools -o $@ $< $(O)/tools/probe.o $(O)/libclf.a \
+		$(LIBCLF_INCLUDES) -Itools -o $@ $< $(O)/tools/probe.o $(O)/libclf.a \
 		$(LIBCLF_EXTRA_LIBS) $(ALL_LDFLAGS); }
 
 ROMIO_PROPS_PROG := $(ROMIO_TEST_DIR)/romio_props

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# test_daemon_signals.sh -- the daemons' signals and log (libclf/log.h):
+# test_daemon_signals.sh -- the daemons' signals and log (libclf/runtime/log.h):
 # SIGHUP never stops metad or an iod, it reopens their logs (logrotate
 # moves a log away, sends HUP, and a new file appears with the new
 # lines); every line is "<ISO 8601 UTC ms>Z <name>[<pid>] <level>: ";
@@ -9,7 +9,7 @@
 # written at log_level = debug only; SIGTERM
 # stops both cleanly (pid files gone, "stopped" logged).  Started by
 # systemd (Type=notify, $NOTIFY_SOCKET), each sends READY=1 to the socket
-# once it serves (libclf/notify.h).
+# once it serves (libclf/runtime/notify.h).
 #
 # usage: test_daemon_signals.sh [BUILD_DIR]   (default: $CLF_BUILD_DIR or build)
 

@@ -3,7 +3,7 @@
 #
 # test_man.sh -- the manual pages (man/) render without a warning, from
 # groff (-ww) and from man(1) at three widths, and cover what they
-# document: every key of the configuration parser (libclf/config.c) in
+# document: every key of the configuration parser (libclf/runtime/config.c) in
 # clf.conf(5), every clf command and long option (tools/) in clf(1), the
 # options of metad and iod in theirs, the mount options in mount.clf(8)
 # and every CLF_ function of include/clf.h in libclf(3).
@@ -48,9 +48,9 @@ covers() {
 }
 
 # The configuration keys: the parser's table of names.
-keys=$(sed -n '/key_names\[K_NR\] = {/,/^};/p' libclf/config.c |
+keys=$(sed -n '/key_names\[K_NR\] = {/,/^};/p' libclf/runtime/config.c |
 	grep -o '"[a-z_]*"' | tr -d '"')
-[ -n "$keys" ] || fail "no keys found in libclf/config.c"
+[ -n "$keys" ] || fail "no keys found in libclf/runtime/config.c"
 covers man/clf.conf.5 $keys iod '[global]' '[metad]' '[iod]' \
 	/etc/clf/clf.conf CLF_CONFIG
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * test_metad_replay.c -- metad's reply cache (metad/mds_replay.h) and
- * libclf's retries (libclf/client_retry.c): a request whose reply was
+ * libclf's retries (libclf/client/client_retry.c): a request whose reply was
  * lost -- metad stopped, crashed after its commit, or the reply dropped
  * -- and that is sent again with the same identity gets its first
  * outcome, once, never a second execution (which would fail: ENOENT for

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * test_client_grace.c -- the client's wait for a restarting daemon
- * (libclf/client_grace.c): what is tried again, how soon, for how long,
+ * (libclf/client/client_grace.c): what is tried again, how soon, for how long,
  * and what the error says when the grace runs out.
  */
 #include <check.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * test_compact.c -- long block lists and many-member structs become the
- * nested vectors they are (libclf/falls_compact.c, CLF_Blocklist_*).
+ * nested vectors they are (libclf/engine/falls_compact.c, CLF_Blocklist_*).
  *
  * Lists are generated from random nested regular patterns, with and
  * without noise, in order and shuffled; the types built from them must

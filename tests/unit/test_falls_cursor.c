@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * test_falls_cursor.c -- the forward cursor and the ordered split
- * (libclf/falls_cursor.h) against fset_next and fset_count, which walk
+ * (libclf/engine/falls_cursor.h) against fset_next and fset_count, which walk
  * the description from the root, on random nested types (interleaved
  * structs included), across period boundaries and near INT64_MAX.
  *

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * test_seal.c -- messages after the handshake (libclf/seal.h) through a
+ * test_seal.c -- messages after the handshake (libclf/runtime/seal.h) through a
  * man in the middle: a relay between a real client and a real server,
  * over loopback TCP, that passes the handshake untouched and then flips
  * a byte, replays, drops or reorders the client's messages.  With

@@ -161,7 +161,7 @@ int clf_ns_report_size(uint64_t ino, int64_t size,
 		       struct clf_proto_attr *attr);
 
 /*
- * Byte-range locks by inode, for an explicit owner (libclf/lock.c; the
+ * Byte-range locks by inode, for an explicit owner (libclf/client/lock.c; the
  * semantics and their limits: include/clf_proto.h "Locks").  The owner
  * is any number that names the holder within this process (the mount
  * uses the kernel's lock owner); CLF_fcntl(CLF_FCNTL_SETLK...) uses one

@@ -137,7 +137,7 @@ int clf_proto_error_encode(struct wire_writer *w,
 int clf_proto_error_decode(struct wire_reader *r, struct clf_proto_error *m);
 
 /* ------------------------------------------------------------------ */
-/* Authentication (libclf/auth.h runs the exchange)                    */
+/* Authentication (libclf/runtime/auth.h runs the exchange)                    */
 /* ------------------------------------------------------------------ */
 
 struct clf_proto_hello {
