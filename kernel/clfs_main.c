@@ -3,7 +3,9 @@
  * clfs_main.c -- mount.clf / clf-fuse: connect to the clf instance,
  * mount with libfuse, go to the background once the mount is live, serve
  * requests until the file system is unmounted (umount, fusermount3 -u,
- * or SIGTERM/SIGINT/SIGHUP, which unmount), then exit 0.
+ * or SIGTERM/SIGINT, which unmount), then exit 0.  SIGHUP reopens the
+ * log file (for logrotate), as it does for the daemons, and never
+ * unmounts.
  *
  * Errors before the mount is live are printed on standard error and the
  * exit status is 1 (mount(8) reports it); afterwards they are logged
@@ -11,6 +13,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +23,7 @@
 #include "clfs_fuse.h"
 #include "clfs_log.h"
 #include "clfs_opts.h"
+#include "log.h"
 
 /*
  * why into msg, with the name of the configuration file written for a
@@ -69,6 +73,11 @@ static int connect_clf(const struct clfs_opts *o, char *msg, size_t len)
 	return err;
 }
 
+static void ignore_hup(int sig)
+{
+	(void)sig;
+}
+
 /* The libfuse session, mounted on o->mountpoint. */
 static struct fuse_session *mount_fuse(const struct clfs_opts *o,
 				       const char *prog, struct clfs_fuse *cf)
@@ -82,6 +91,12 @@ static struct fuse_session *mount_fuse(const struct clfs_opts *o,
 	fuse_opt_free_args(&args);
 	if (!se)
 		return NULL;
+	/* libfuse ends the session on SIGHUP, but only replaces a default
+	 * action: a handler of ours keeps it off until the thread that
+	 * reopens the log takes SIGHUP over (after going to the
+	 * background, whose fork would not keep a thread). */
+	if (signal(SIGHUP, ignore_hup) == SIG_ERR)
+		goto destroy;
 	if (fuse_set_signal_handlers(se))
 		goto destroy;
 	if (fuse_session_mount(se, o->mountpoint))
@@ -161,6 +176,10 @@ int main(int argc, char **argv)
 		 o.read_only ? " (read-only)" : "");
 	/* The mount is live: only now may the caller go on. */
 	if (fuse_daemonize(o.foreground) == 0) {
+		/* Before the loop's threads, which inherit SIGHUP blocked. */
+		if (clf_log_reopen_on_hup())
+			clfs_log(CLFS_LOG_WARNING, "SIGHUP will not reopen the log: %s",
+				 CLF_Last_error());
 		err = serve(se);
 		status = err ? 1 : 0;
 		if (err)

@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "clfs_opts.h"
+#include "config.h"
+#include "error.h"
 
 #define CLFS_DEFAULT_IODS 4
 
@@ -197,12 +199,80 @@ static void usage(const char *argv0)
 
 	printf("usage: %s SOURCE DIR [-o OPTIONS] [-f] [-n] [-s] [-v] [-F]\n"
 	       "Mount the clf file system SOURCE (a configuration file, or\n"
-	       "HOST:PORT of metad with -o secret_file=FILE) on DIR.\n"
+	       "HOST:PORT of metad, its secret from -o secret_file=FILE or\n"
+	       "the configuration found as clf finds it) on DIR.\n"
 	       "Options: config=FILE, secret_file=FILE, iods=N,\n"
 	       "cache=normal|none, ro, rw, allow_other, debug,\n"
 	       "log=FILE|syslog, foreground, and mount flags (nosuid, nodev,\n"
 	       "noexec, noatime, ...).  -f: parse only; -F: stay in the\n"
 	       "foreground.\n", prog);
+}
+
+/* The secret s in hex, for the configuration written for the mount. */
+static int set_secret_hex(struct clfs_opts *o, const struct clf_secret *s)
+{
+	char *hex = malloc(2 * s->len + 1);
+
+	if (!hex)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", s->key[i]);
+	free(o->secret_hex);
+	o->secret_hex = hex;
+	return 0;
+}
+
+/*
+ * The secret of a HOST:PORT source given without secret_file=, found as
+ * every program finds its configuration (clf_config_find: $CLF_CONFIG,
+ * ./clf-data/clf.conf, /etc/clf/clf.conf): that file's secret_file, or
+ * the secret file `clf up` writes beside it, or the secret it holds.
+ * When that file's metad is the source, the file itself is the
+ * configuration (its iods are the real ones).  0, or -EINVAL with the
+ * places tried in msg.
+ */
+static int find_secret(struct clfs_opts *o, char *msg, size_t len)
+{
+	char found[PATH_MAX], beside[PATH_MAX + 16], real[PATH_MAX];
+	struct clf_config *cfg = NULL;
+	const char *why, *slash;
+	int err;
+
+	err = clf_config_find(NULL, found, sizeof(found));
+	if (!err)
+		err = clf_config_parse_file(found, &cfg);
+	if (err) {
+		why = CLF_Last_error();
+		if (!strncmp(why, "clf: ", 5))
+			why += 5;
+		return fail(msg, len,
+			    "the source %s is metad's address and no secret was found (%s): give -o secret_file=FILE",
+			    o->source, why);
+	}
+	if (!strcmp(cfg->metad.addr, o->source) && realpath(found, real)) {
+		err = set_str(&o->config, real);
+		if (!err) {
+			free(o->metad);
+			o->metad = NULL;
+		}
+		goto out;
+	}
+	slash = strrchr(found, '/');
+	snprintf(beside, sizeof(beside), "%.*s%s", slash ? (int)(slash - found + 1) : 0,
+		 found, CLF_CONFIG_SECRET_NAME);
+	if (cfg->secret_file)
+		err = set_str(&o->secret_file, cfg->secret_file);
+	else if (access(beside, F_OK) == 0 && realpath(beside, real))
+		err = set_str(&o->secret_file, real);
+	else if (cfg->has_secret)
+		err = set_secret_hex(o, &cfg->secret);
+	else
+		err = fail(msg, len,
+			   "the source %s is metad's address and %s has no secret: give -o secret_file=FILE",
+			   o->source, found);
+out:
+	clf_config_free(cfg);
+	return err;
 }
 
 /* Check and complete what the options say. */
@@ -215,14 +285,14 @@ static int finish(struct clfs_opts *o, char *msg, size_t len)
 		err = set_str(&o->metad, o->source);
 		if (err)
 			return err;
-		if (!o->secret_file)
-			return fail(msg, len,
-				    "the source %s is metad's address: the secret must come from -o secret_file=FILE",
-				    o->source);
-		if (!realpath(o->secret_file, real))
+		if (!o->secret_file) {
+			err = find_secret(o, msg, len);
+		} else if (!realpath(o->secret_file, real)) {
 			return fail(msg, len, "secret_file=%s: %s",
 				    o->secret_file, strerror(errno));
-		err = set_str(&o->secret_file, real);
+		} else {
+			err = set_str(&o->secret_file, real);
+		}
 	} else {
 		const char *conf = o->config ? o->config : o->source;
 
@@ -317,6 +387,9 @@ void clfs_opts_release(struct clfs_opts *o)
 	free(o->config);
 	free(o->metad);
 	free(o->secret_file);
+	if (o->secret_hex)
+		explicit_bzero(o->secret_hex, strlen(o->secret_hex));
+	free(o->secret_hex);
 	free(o->log);
 	free(o->kernel);
 	memset(o, 0, sizeof(*o));
@@ -343,7 +416,11 @@ int clfs_opts_write_config(const struct clfs_opts *o, char *path,
 			    strerror(errno));
 	}
 	fprintf(f, "; written by mount.clf for %s\n[global]\n", o->source);
-	fprintf(f, "secret_file = %s\nmetad = %s\n", o->secret_file, o->metad);
+	if (o->secret_hex)
+		fprintf(f, "secret = %s\n", o->secret_hex);
+	else
+		fprintf(f, "secret_file = %s\n", o->secret_file);
+	fprintf(f, "metad = %s\n", o->metad);
 	for (int i = 0; i < o->iods; i++) {
 		if (port + 1 + i > 65535) {
 			err = fail(msg, len, "iod %d of %s would be on port %d",

@@ -7,7 +7,11 @@
  *
  * SOURCE is a clf configuration file, or HOST:PORT of metad (then the
  * iods are at HOST:PORT+1 ... HOST:PORT+iods, the default shape of `clf
- * up`, and the secret is read from secret_file=).  -f (fake) parses and
+ * up`, and the secret is read from secret_file=, else found as every
+ * program finds its configuration: $CLF_CONFIG, ./clf-data/clf.conf,
+ * /etc/clf/clf.conf, and that file's secret, or the secret file `clf up`
+ * writes beside it; when that file's metad is HOST:PORT, the file is
+ * the configuration).  -f (fake) parses and
  * exits; -n, -s, -v are accepted and ignored; -F stays in the
  * foreground.  OPTIONS (comma-separated):
  *
@@ -39,6 +43,7 @@ struct clfs_opts {
 	char *config;		/* config=, or SOURCE when it is a file; owned */
 	char *metad;		/* HOST:PORT when SOURCE is one; owned */
 	char *secret_file;	/* owned */
+	char *secret_hex;	/* a secret found in a configuration; owned */
 	int iods;
 	bool read_only, allow_other, debug, foreground, fake, cache_none;
 	char *log;		/* owned; NULL: syslog */

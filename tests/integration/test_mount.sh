@@ -226,7 +226,9 @@ step="mount.clf refuses what it cannot mount"
 run "$mountclf" "$conf" "$mnt" -o bogus
 expect_rc 1
 expect_line err "unknown option 'bogus'"
-run "$mountclf" "127.0.0.1:$base" "$mnt"
+# Where no configuration is found (not in $tmp, no $CLF_CONFIG), the
+# secret must be given.
+run env -C "$tmp" "$mountclf" "127.0.0.1:$base" "$mnt"
 expect_rc 1
 expect_line err 'secret_file='
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$tmp/wrong"
@@ -282,6 +284,45 @@ expect_rc 0
 	>"$loc/dd"
 cmp "$loc/dd" "$mnt/dd" || fail "dd past the end: contents differ"
 cmp "$loc/dd" "$mnt2/dd" || fail "dd: contents differ through mount 2"
+
+step="SIGHUP reopens the mount's log and never unmounts"
+echo "written before SIGHUP" >"$mnt/before-hup"
+mv "$tmp/mnt.log" "$tmp/mnt.log.1"
+kill -HUP "$pid1"
+i=0
+until grep -q "SIGHUP: log reopened" "$tmp/mnt.log" 2>/dev/null; do
+	i=$((i + 1))
+	[ "$i" -le 100 ] || fail "no 'log reopened' line in a new $tmp/mnt.log"
+	sleep 0.05
+done
+alive "$pid1" || fail "the mount process ended on SIGHUP"
+mounted "$mnt" || fail "SIGHUP unmounted $mnt"
+[ "$(cat "$mnt/before-hup")" = "written before SIGHUP" ] ||
+	fail "a file written before SIGHUP cannot be read after it"
+cmp "$loc/big" "$mnt/big" || fail "big differs after SIGHUP"
+echo "written after SIGHUP" >"$mnt/after-hup"
+[ "$(cat "$mnt2/after-hup")" = "written after SIGHUP" ] ||
+	fail "a file written after SIGHUP is not seen through mount 2"
+
+step="mount HOST:PORT with no options where clf up ran"
+# The configuration is found as every program finds it: through
+# $CLF_CONFIG, or ./clf-data/clf.conf of the current directory.  Its
+# metad is the source: the file is the configuration.
+run env CLF_CONFIG="$conf" "$mountclf" "127.0.0.1:$base" "$mnt3" \
+	-o "log=$tmp/mnt3.log"
+expect_rc 0
+cmp "$loc/big" "$mnt3/big" || fail "read through a mount found by \$CLF_CONFIG"
+umount "$mnt3"
+# Another name for metad: only the secret comes from the file found
+# (./clf-data/clf.conf names its secret file), the iods follow the port.
+mkdir "$tmp/cwd"
+ln -s "$data" "$tmp/cwd/clf-data"
+run env -C "$tmp/cwd" "$mountclf" "localhost:$base" "$mnt3" \
+	-o "log=$tmp/mnt3.log"
+expect_rc 0
+[ "$(cat "$mnt3/before-hup")" = "written before SIGHUP" ] ||
+	fail "read through a mount whose secret came from ./clf-data"
+umount "$mnt3"
 
 step="tar round trip of a directory tree"
 mkdir -p "$loc/tree/a/b/c" "$loc/tree/d" "$loc/tree/e/empty"

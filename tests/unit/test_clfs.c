@@ -6,6 +6,7 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,8 +110,12 @@ START_TEST(test_opts_hostport_needs_secret_file_and_writes_a_config)
 	struct clfs_opts o;
 	char msg[256], opt[160], path[256];
 
+	/* No configuration to find the secret in. */
+	setenv("CLF_CONFIG", "/nonexistent/clf.conf", 1);
 	ck_assert_int_eq(parse(&o, msg, "127.0.0.1:7100", "/m", NULL), -EINVAL);
+	unsetenv("CLF_CONFIG");
 	ck_assert_ptr_nonnull(strstr(msg, "secret_file="));
+	ck_assert_ptr_nonnull(strstr(msg, "/nonexistent/clf.conf"));
 	snprintf(opt, sizeof(opt), "secret_file=%s,iods=3", secret);
 	ck_assert_int_eq(parse(&o, msg, "127.0.0.1:7100", "/m", "-o", opt,
 			       NULL), 0);
@@ -134,6 +139,40 @@ START_TEST(test_opts_hostport_needs_secret_file_and_writes_a_config)
 	snprintf(opt, sizeof(opt), "secret_file=%s", secret);
 	ck_assert_int_eq(parse(&o, msg, conf, "/m", "-o", opt, NULL), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(msg, "HOST:PORT"));
+}
+END_TEST
+
+START_TEST(test_opts_hostport_finds_the_secret_as_every_program_does)
+{
+	char msg[256], real_secret[PATH_MAX], real_conf[PATH_MAX];
+	char found[160];
+	struct clfs_opts o;
+	FILE *f;
+
+	/* An instance's file as `clf up` writes it, the secret beside. */
+	snprintf(found, sizeof(found), "%s/found.conf", dir);
+	f = fopen(found, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "[global]\nmetad = 127.0.0.1:7000\niod = 127.0.0.1:7001\n");
+	fclose(f);
+	ck_assert_ptr_nonnull(realpath(secret, real_secret));
+	ck_assert_ptr_nonnull(realpath(found, real_conf));
+	setenv("CLF_CONFIG", found, 1);
+	/* Another metad: the secret `clf up` wrote beside the file. */
+	ck_assert_msg(parse(&o, msg, "127.0.0.1:7100", "/m", NULL) == 0, "%s",
+		      msg);
+	ck_assert_str_eq(o.metad, "127.0.0.1:7100");
+	ck_assert_str_eq(o.secret_file, real_secret);
+	ck_assert_ptr_null(o.config);
+	clfs_opts_release(&o);
+	/* The file's own metad: the file is the configuration. */
+	ck_assert_msg(parse(&o, msg, "127.0.0.1:7000", "/m", NULL) == 0, "%s",
+		      msg);
+	ck_assert_ptr_null(o.metad);
+	ck_assert_str_eq(o.config, real_conf);
+	clfs_opts_release(&o);
+	unsetenv("CLF_CONFIG");
+	unlink(found);
 }
 END_TEST
 
@@ -209,6 +248,7 @@ static Suite *clfs_suite(void)
 	tcase_add_test(tc, test_opts_config_source_and_mount_flags);
 	tcase_add_test(tc, test_opts_fsname_escapes_commas);
 	tcase_add_test(tc, test_opts_hostport_needs_secret_file_and_writes_a_config);
+	tcase_add_test(tc, test_opts_hostport_finds_the_secret_as_every_program_does);
 	tcase_add_test(tc, test_opts_refuse_what_they_do_not_know);
 	tcase_add_test(tc, test_itable_counts_references_and_grows);
 	suite_add_tcase(s, tc);
