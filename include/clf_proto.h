@@ -39,6 +39,9 @@
  *        protection level and an X25519 key share; every message after
  *        the handshake then carries a tag; LOOKUP and CREATE replies to
  *        an open carry a capability, CAP hands it to an iod.
+ *   1.9  SUB_LIST: an iod lists the subfiles it stores and their lengths,
+ *        for `clf fsck` (connections that hold the secret only); a
+ *        SUB_WRITE of 0 bytes creates its subfile when it is missing.
  *
  * Version negotiation
  * -------------------
@@ -92,7 +95,7 @@
 
 #define CLF_PROTO_MAGIC 0x31464c43u /* "CLF1" as bytes on the wire */
 #define CLF_PROTO_VERSION_MAJOR 1
-#define CLF_PROTO_VERSION_MINOR 8
+#define CLF_PROTO_VERSION_MINOR 9
 
 /*
  * Message header, 32 bytes, every field little-endian:
@@ -285,6 +288,12 @@ enum clf_proto_op {
 	/* Since 1.8; see "Capabilities" below. */
 	/* cap -> empty */
 	CLF_PROTO_OP_CAP = 523,
+	/* Since 1.9: the subfiles this iod stores, for clf fsck.
+	 * u64 file, u32 subfile, u32 max (1..CLF_PROTO_SUB_LIST_MAX)
+	 * -> u8 more, u32 n (<= max), n x u64 file, n x u32 subfile,
+	 * n x i64 length: the first n subfiles at or after (file,
+	 * subfile) in that order; more when others follow. */
+	CLF_PROTO_OP_SUB_LIST = 524,
 };
 
 /* ------------------------------------------------------------------ */
@@ -415,6 +424,7 @@ enum clf_proto_layout_kind {
  *   minor < 3 do not know SUB_SIZES: their clients use metad's size only.
  */
 #define CLF_PROTO_SUB_SIZES_MAX (CLF_PROTO_MAX_SUBFILES + 1) /* + head */
+#define CLF_PROTO_SUB_LIST_MAX 1024	/* subfiles in one SUB_LIST reply */
 
 /*
  * Retries
@@ -567,8 +577,9 @@ enum clf_proto_layout_kind {
  *   TRUNCATE need WRITE, VIEW_REGISTER needs either, on the file they
  *   name (VIEW_READ/VIEW_WRITE: the file of the view), unexpired; else
  *   -EACCES, or -EKEYEXPIRED when the capability has expired (the client
- *   asks metad again and hands the new one over).  REMOVE is for
- *   connections that hold the secret (metad's collection).  SUB_SIZES,
+ *   asks metad again and hands the new one over).  REMOVE and SUB_LIST
+ *   are for connections that hold the secret (metad's collection, clf
+ *   fsck).  SUB_SIZES,
  *   SYNC, IOD_STATFS, STATUS and PING need none: sizes are what stat
  *   shows anyone, and the others touch no file's bytes.  A connection
  *   that holds the secret needs no capability: the secret is what signs

@@ -9,7 +9,7 @@
 
 IOD_CORE_SRCS := iod/iod_rangelock.c iod/iod_store.c iod/iod_store_io.c \
 	iod/iod_view.c iod/iod_viewio.c iod/iod_merge.c \
-	iod/iod_share.c
+	iod/iod_share.c iod/iod_store_list.c
 IOD_CORE_OBJS := $(IOD_CORE_SRCS:%.c=$(O)/%.o)
 IOD_CORE_LIBS := -lpthread
 

@@ -133,6 +133,9 @@ int iod_cap_check(struct iod_conn *cn, const struct clf_proto_header *h,
 	case CLF_PROTO_OP_REMOVE:
 		return clf_fail(EACCES,
 				"iod: REMOVE is metad's (when a file's last name goes)");
+	case CLF_PROTO_OP_SUB_LIST:
+		return clf_fail(EACCES,
+				"iod: SUB_LIST is the administrator's (clf fsck, with the secret)");
 	default:
 		return 0;
 	}

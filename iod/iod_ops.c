@@ -468,6 +468,51 @@ static int op_sub_sizes(struct iod_conn *cn, struct wire_reader *r,
 	return err;
 }
 
+/*
+ * SUB_LIST: the subfiles this iod stores, for clf fsck; peers with the
+ * secret only (iod_cap_check).
+ */
+static int op_sub_list(struct iod_conn *cn, struct wire_reader *r,
+		       struct iod_reply *rep)
+{
+	struct clf_proto_sub_list_req req;
+	struct iod_store_list *l = malloc(sizeof(*l));
+	struct clf_proto_sub_list *m = malloc(sizeof(*m));
+	struct wire_writer w = { NULL, 0, 0 };
+	int err = l && m ? 0 : clf_fail(ENOMEM, "iod: out of memory");
+
+	if (!err)
+		err = clf_proto_sub_list_req_decode(r, &req);
+	if (!err)
+		err = iod_store_list(cn->srv->st, req.file, req.subfile,
+				     req.max, l);
+	if (!err) {
+		m->more = l->more;
+		m->n = l->n;
+		memcpy(m->file, l->file, l->n * sizeof(m->file[0]));
+		memcpy(m->subfile, l->subfile, l->n * sizeof(m->subfile[0]));
+		memcpy(m->length, l->length, l->n * sizeof(m->length[0]));
+		w.cap = 1 + 4 + 20 * (size_t)m->n;
+		w.buf = malloc(w.cap);
+		if (!w.buf)
+			err = clf_fail(ENOMEM, "iod: out of memory");
+	}
+	if (!err)
+		err = clf_proto_sub_list_encode(&w, m);
+	if (!err && w.pos > w.cap)
+		err = clf_fail(EOVERFLOW, "iod: reply body of %zu bytes", w.pos);
+	if (!err) {
+		rep->owned = w.buf;
+		rep->data = w.buf;
+		rep->data_len = w.pos;
+	} else {
+		free(w.buf);
+	}
+	free(l);
+	free(m);
+	return err;
+}
+
 /* ------------------------------------------------------------------ */
 /* The table                                                           */
 /* ------------------------------------------------------------------ */
@@ -499,6 +544,7 @@ static const struct {
 	{ CLF_PROTO_OP_SUB_SIZES, 8 + 4 + 4 * CLF_PROTO_SUB_SIZES_MAX,
 	  op_sub_sizes },
 	{ CLF_PROTO_OP_CAP, CLF_CAP_WIRE, op_cap },
+	{ CLF_PROTO_OP_SUB_LIST, 8 + 4 + 4, op_sub_list },
 };
 
 _Static_assert(VIEW_REGISTER_MAX <= CLF_PROTO_PAYLOAD_MAX &&

@@ -423,6 +423,29 @@ static int unlink_locked(struct iod_store *st, uint64_t file, uint32_t index,
 	return 0;
 }
 
+int iod_store_create(struct iod_store *st, uint64_t file, uint32_t index)
+{
+	struct iod_subfile *sf, *victim = NULL;
+	struct stat sb;
+	int err;
+
+	/* A handle kept open on a subfile whose name went (removed by
+	 * hand, lost) would keep a file no one can find: forget it. */
+	pthread_mutex_lock(&st->mutex);
+	sf = lookup(st, file, index);
+	if (sf && fstat(sf->fd, &sb) == 0 && sb.st_nlink == 0)
+		victim = forget(st, file, index);
+	pthread_mutex_unlock(&st->mutex);
+	if (victim) {
+		victim->hnext = NULL;
+		close_victims(victim);
+	}
+	err = iod_subfile_get(st, file, index, IOD_CREATE, &sf);
+	if (!err)
+		iod_subfile_put(sf);
+	return err;
+}
+
 int iod_store_remove(struct iod_store *st, uint64_t file, uint32_t index)
 {
 	struct iod_subfile *victims = NULL;

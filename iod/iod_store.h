@@ -161,9 +161,33 @@ bool iod_store_direct_ok(struct iod_store *st);
 ssize_t iod_store_read(struct iod_store *st, uint64_t file, uint32_t index,
 		       int64_t off, void *buf, size_t len);
 
-/* Write [off, off + len), creating the subfile: len or a negative errno. */
+/* Write [off, off + len), creating the subfile (also for len 0): len
+ * or a negative errno. */
 ssize_t iod_store_write(struct iod_store *st, uint64_t file, uint32_t index,
 			int64_t off, const void *buf, size_t len);
+
+/*
+ * iod_store_list - the subfiles of the store at or after (file, index),
+ * in that order: the first max (1..IOD_STORE_LIST_MAX) of them with their
+ * lengths in *out, and out->more when others follow.  For clf fsck
+ * (SUB_LIST); it walks the whole directory.  0 or a negative errno.
+ */
+#define IOD_STORE_LIST_MAX 1024
+struct iod_store_list {
+	uint32_t n;
+	bool more;
+	uint64_t file[IOD_STORE_LIST_MAX];
+	uint32_t subfile[IOD_STORE_LIST_MAX];
+	int64_t length[IOD_STORE_LIST_MAX];
+};
+int iod_store_list(struct iod_store *st, uint64_t file, uint32_t index,
+		   uint32_t max, struct iod_store_list *out);
+
+/*
+ * Make the subfile when it does not exist (empty), also when a handle
+ * the store keeps is of a subfile whose name is gone.  0 or -errno.
+ */
+int iod_store_create(struct iod_store *st, uint64_t file, uint32_t index);
 
 /* The length of a subfile in *len (0 when it does not exist). */
 int iod_store_size(struct iod_store *st, uint64_t file, uint32_t index,

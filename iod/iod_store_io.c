@@ -276,8 +276,9 @@ ssize_t iod_store_write(struct iod_store *st, uint64_t file, uint32_t index,
 		return clf_fail(EINVAL,
 				"iod: cannot write subfile %" PRIu32 " of file 0x%" PRIx64 ": bad range of %zu bytes at offset %" PRId64,
 				index, file, len, off);
+	/* 0 bytes: the subfile is there now (clf fsck --repair). */
 	if (len == 0)
-		return 0;
+		return iod_store_create(st, file, index);
 	n = iod_subfile_get(st, file, index, IOD_CREATE, &sf);
 	if (n)
 		return n;

@@ -10,7 +10,7 @@ MDS_STORE_SRCS := metad/mds_store.c metad/mds_inode.c metad/mds_layout.c \
 	metad/mds_namespace.c metad/mds_attr.c metad/mds_verify.c \
 	metad/mds_gcq.c metad/mds_replies.c metad/mds_group.c
 # Read-only handles, backup and restore beside metad (clf fsck/backup).
-MDS_STORE_SRCS += metad/mds_backup.c
+MDS_STORE_SRCS += metad/mds_backup.c metad/mds_sublen.c
 MDS_STORE_OBJS = $(MDS_STORE_SRCS:%.c=$(O)/%.o)
 MDS_STORE_LIBS := -llmdb -lpthread
 
@@ -49,7 +49,7 @@ $(O)/metad/metad: $(METAD_OBJS) $(MDS_STORE_OBJS) $(O)/libclf.a
 # truncation (tests/unit/test_mds_data.c).
 UNIT_TEST_NAMES += test_mds_data
 TEST_OBJS_test_mds_data = $(O)/metad/mds_data.o $(O)/metad/mds_iods.o \
-	$(O)/metad/mds_log.o
+	$(O)/metad/mds_log.o $(O)/metad/mds_sublen.o
 
 # Unit test of the permission checks (tests/unit/test_mds_perm.c).
 UNIT_TEST_NAMES += test_mds_perm

@@ -103,6 +103,52 @@ free_store:
 	return err;
 }
 
+int mds_store_inodes(struct mds_store *s, uint64_t **inos, size_t *n)
+{
+	uint64_t *v = NULL, *nv;
+	size_t cnt = 0, cap = 0;
+	MDB_cursor *cur;
+	MDB_txn *txn;
+	MDB_val key, val;
+	int rc, err;
+
+	err = mds_txn_begin(s, false, &txn, "list the inodes");
+	if (err)
+		return err;
+	rc = mdb_cursor_open(txn, s->inodes, &cur);
+	if (rc) {
+		mdb_txn_abort(txn);
+		return mds_lmdb_fail(rc, "list the inodes");
+	}
+	rc = mdb_cursor_get(cur, &key, &val, MDB_FIRST);
+	while (!rc) {
+		if (key.mv_size == MDS_INO_KEY_LEN) {
+			if (cnt == cap) {
+				cap = cap ? 2 * cap : 256;
+				nv = realloc(v, cap * sizeof(*v));
+				if (!nv) {
+					err = clf_fail(ENOMEM, "mds: out of memory");
+					break;
+				}
+				v = nv;
+			}
+			v[cnt++] = mds_get_be64(key.mv_data);
+		}
+		rc = mdb_cursor_get(cur, &key, &val, MDB_NEXT);
+	}
+	mdb_cursor_close(cur);
+	mdb_txn_abort(txn);
+	if (!err && rc != MDB_NOTFOUND)
+		err = mds_lmdb_fail(rc, "list the inodes");
+	if (err) {
+		free(v);
+		return err;
+	}
+	*inos = v;
+	*n = cnt;
+	return 0;
+}
+
 int mds_store_backup(const char *dir, const char *dest)
 {
 	MDB_env *env;

@@ -27,15 +27,6 @@
 #include "proto.h"
 
 /*
- * The length of one subfile, type t (borrowed) repeated from disp, in a
- * file of size bytes: how many bytes of [disp, size) the type selects.
- * Time in O(depth of t x 64), whatever size.  Returns 0 and *len, or
- * -EINVAL.
- */
-int mds_subfile_length(CLF_Datatype t, int64_t disp, int64_t size,
-		       int64_t *len);
-
-/*
  * Remove every subfile of inode ino (laid out by layout, borrowed) from
  * every iod that holds one.  Best effort: failures are logged, not
  * returned.  For a layout replaced on a live inode (SET_LAYOUT); removed

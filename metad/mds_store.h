@@ -211,6 +211,12 @@ int mds_store_open(const char *dir, struct mds_store **out);
 int mds_store_open_readonly(const char *dir, struct mds_store **out);
 
 /*
+ * The numbers of every inode in the store, ascending, in *inos (caller
+ * frees) and *n: one snapshot, for clf fsck.  0, -ENOMEM or -EIO.
+ */
+int mds_store_inodes(struct mds_store *s, uint64_t **inos, size_t *n);
+
+/*
  * mds_store_backup - a consistent, compacted copy of the store in dir
  * into directory dest (made if missing, mode 0700; -EEXIST when it holds
  * a store already), taken in one read transaction while metad runs.
@@ -486,6 +492,15 @@ int mds_layout_round_robin(int64_t stripe, uint32_t count,
 
 /* Free a layout the store returned.  NULL ok. */
 void mds_layout_free(struct mds_layout *layout);
+
+/*
+ * The length of one subfile, type t (borrowed) repeated from disp, in a
+ * file of size bytes: how many bytes of [disp, size) the type selects.
+ * Time in O(depth of t x 64), whatever size.  Returns 0 and *len, or
+ * -EINVAL.
+ */
+int mds_subfile_length(CLF_Datatype t, int64_t disp, int64_t size,
+		       int64_t *len);
 
 /* ------------------------------------------------------------------ */
 /* Pending subfile removals (mds_gcq.c)                                */

@@ -13,9 +13,9 @@ CLF_TOOL_SRCS += tools/tool_fs.c tools/cmd_setlayout.c \
 	tools/png.c tools/cmd_cp.c tools/cmd_ls.c tools/cmd_mkdir.c \
 	tools/cmd_rm.c tools/cmd_stat.c
 # fsck, backup, restore: metad's store, opened beside metad.
-CLF_TOOL_SRCS += tools/cmd_store.c
+CLF_TOOL_SRCS += tools/cmd_store.c tools/fsck.c
 CLF_TOOL_OBJS := $(CLF_TOOL_SRCS:%.c=$(O)/%.o)
-$(O)/tools/cmd_store.o: ALL_CFLAGS += -Imetad
+$(O)/tools/cmd_store.o $(O)/tools/fsck.o: ALL_CFLAGS += -Imetad
 
 $(CLF_TOOL_OBJS): ALL_CFLAGS += $(LIBCLF_INCLUDES)
 

@@ -43,7 +43,7 @@ static const struct tool_cmd commands[] = {
 	{ "rmdir", "remove empty clf directories", cmd_rm },
 	{ "mv", "rename a clf file or directory", cmd_rm },
 	{ "stat", "show a clf file's attributes and layout", cmd_stat },
-	{ "fsck", "check metad's store (on metad's host)", cmd_fsck },
+	{ "fsck", "check metad's store and every iod (on metad's host)", cmd_fsck },
 	{ "backup", "copy metad's store while it runs (on metad's host)",
 	  cmd_backup },
 	{ "restore", "put a backup in place of metad's store, metad stopped",

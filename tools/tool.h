@@ -50,6 +50,14 @@ int cmd_fsck(const struct tool_opts *g, int argc, char **argv);
 int cmd_backup(const struct tool_opts *g, int argc, char **argv);
 int cmd_restore(const struct tool_opts *g, int argc, char **argv);
 
+struct clf_config;
+/*
+ * clf fsck on cfg's instance (fsck.c): metad's store, read here, against
+ * what every iod says it holds.  Prints what it finds; 0, -EUCLEAN with
+ * a summary of what is left, or the error that stopped it.
+ */
+int tool_fsck(const struct clf_config *cfg, bool repair);
+
 /*
  * Print "clf CMD: <message>" and a hint to --help on stderr; returns
  * CLF_EXIT_USAGE so that a parser can `return tool_usage(...)`.

@@ -86,6 +86,7 @@ bool clf_op_replayable(uint16_t op)
 	case CLF_PROTO_OP_SUB_READ:
 	case CLF_PROTO_OP_SUB_SIZES:
 	case CLF_PROTO_OP_IOD_STATFS:
+	case CLF_PROTO_OP_SUB_LIST:
 		return true;	/* reads */
 	case CLF_PROTO_OP_UPDATE_SIZE:	/* the size becomes at least end */
 	case CLF_PROTO_OP_SUB_WRITE:	/* the same bytes at the same place */

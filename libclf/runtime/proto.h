@@ -669,6 +669,26 @@ int clf_proto_sub_sizes_decode(struct wire_reader *r,
  * fields together or NULL.  The fuzzer's table is this list, in this
  * order (its inputs name a decoder by index: append only).
  */
+/* SUB_LIST request: the subfiles at or after (file, subfile). */
+#define CLF_PROTO_SUB_LIST_REQ(X, T)					\
+	X(T, U64, file)							\
+	X(T, U32, subfile)						\
+	X(T, LIMIT, max, 1, CLF_PROTO_SUB_LIST_MAX)
+struct clf_proto_sub_list_req {
+	CLF_PROTO_SUB_LIST_REQ(PROTO_MEMBER, _)
+};
+
+/* SUB_LIST reply: n subfiles in (file, subfile) order, their lengths. */
+#define CLF_PROTO_SUB_LIST(X, T)					\
+	X(T, BOOL, more)	/* others follow the last */		\
+	X(T, LIMIT, n, 0, CLF_PROTO_SUB_LIST_MAX)			\
+	X(T, VEC, file, n, U64, 0, CLF_PROTO_SUB_LIST_MAX)		\
+	X(T, VEC, subfile, n, U32, 0, CLF_PROTO_SUB_LIST_MAX)		\
+	X(T, VEC, length, n, NONNEG, 0, CLF_PROTO_SUB_LIST_MAX)
+struct clf_proto_sub_list {
+	CLF_PROTO_SUB_LIST(PROTO_MEMBER, _)
+};
+
 #define CLF_PROTO_MESSAGES(M)						\
 	M(setlk_req, lock_req, CLF_PROTO_LOCK_REQ, "SETLK",		\
 	  proto_check_setlk_req)					\
@@ -683,7 +703,10 @@ int clf_proto_sub_sizes_decode(struct wire_reader *r,
 	  "READLINK reply", proto_check_readlink_rep)			\
 	M(link_req, link_req, CLF_PROTO_LINK_REQ, "LINK", NULL)		\
 	M(mknod_req, mknod_req, CLF_PROTO_MKNOD_REQ, "MKNOD",		\
-	  proto_check_mknod_req)
+	  proto_check_mknod_req)					\
+	M(sub_list_req, sub_list_req, CLF_PROTO_SUB_LIST_REQ, "SUB_LIST", \
+	  NULL)								\
+	M(sub_list, sub_list, CLF_PROTO_SUB_LIST, "SUB_LIST reply", NULL)
 
 CLF_PROTO_MESSAGES(PROTO_PROTOTYPES)
 

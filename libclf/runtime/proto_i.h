@@ -153,6 +153,10 @@ struct proto_msg {
 #define PROTO_FIELD_TAIL(T, NAME, ...) PROTO_F(T, NAME, PK_TAIL, PR_NONE, 0, 0)
 
 /* Scalar kinds a VEC may hold. */
+#define PROTO_KIND_U32 PK_U32
+#define PROTO_RULE_U32 PR_NONE
+#define PROTO_KIND_U64 PK_U64
+#define PROTO_RULE_U64 PR_NONE
 #define PROTO_KIND_SUBFILE PK_U32
 #define PROTO_RULE_SUBFILE PR_SUBFILE
 #define PROTO_KIND_NONNEG PK_I64

@@ -251,6 +251,14 @@ static const struct clf_proto_sub_sizes s_sub_sizes = {
 	3, { 0, 1234567, 1ll << 50 },
 };
 
+static const struct clf_proto_sub_list_req s_sub_list_req = {
+	42, CLF_PROTO_SUBFILE_HEAD, CLF_PROTO_SUB_LIST_MAX,
+};
+static const struct clf_proto_sub_list s_sub_list = {
+	true, 2, { 42, 0xdeadbeef }, { 3, CLF_PROTO_SUBFILE_HEAD },
+	{ 0, 1ll << 40 },
+};
+
 #define PROTO_ENTRY(NAME, ...) \
 	{ #NAME, enc_##NAME, dec_##NAME, rel_##NAME, &s_##NAME },
 

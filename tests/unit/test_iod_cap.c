@@ -78,6 +78,8 @@ START_TEST(test_nothing_without_a_capability)
 	ck_assert_int_eq(check(&f, CLF_PROTO_OP_VIEW_REGISTER, 7), -EACCES);
 	ck_assert_int_eq(check(&f, CLF_PROTO_OP_TRUNCATE, 7), -EACCES);
 	ck_assert_int_eq(check(&f, CLF_PROTO_OP_REMOVE, 7), -EACCES);
+	/* Listing an iod is the administrator's, with the secret. */
+	ck_assert_int_eq(check(&f, CLF_PROTO_OP_SUB_LIST, 0), -EACCES);
 	/* Sizes and the rest need none. */
 	ck_assert_int_eq(check(&f, CLF_PROTO_OP_SUB_SIZES, 7), 0);
 	ck_assert_int_eq(check(&f, CLF_PROTO_OP_SYNC, 7), 0);

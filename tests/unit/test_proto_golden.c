@@ -146,6 +146,11 @@ static const struct golden golden_codecs[] = {
 	{ "mknod_req",
 	  "010000000000000009006465762f6e756c6c32b6210000000000000000000003"
 	  "01000000000000" },
+	{ "sub_list_req",
+	  "2a00000000000000ffffffff00040000" },
+	{ "sub_list",
+	  "01020000002a00000000000000efbeadde0000000003000000ffffffff00000000"
+	  "000000000000000000010000" },
 };
 
 /* Variants: optional parts absent or present, heads, other kinds. */
