@@ -8,6 +8,13 @@
  *           past the last (call i, rank r at (i * P + r) * BYTES), as a
  *           program writing step after step does: the latency of a
  *           small collective write that grows the file
+ *   xfer    IOR's segmented pattern (ior -a MPIIO -t B -b B -s N, with
+ *           and without -c): call i of rank r at (i * P + r) * B, N
+ *           calls, first writes (one open), then reads of the same
+ *           bytes (another open); independent and collective; on the
+ *           clf file through both paths and, as the baseline in the
+ *           same run, on a local file (ufs:, --ufs-dir); per call and
+ *           as a ratio to the local file
  *   views   what PnetCDF's independent mode does for each tiny access
  *           (nc_test): a subarray filetype of a few elements of a small
  *           2-D int variable (ROWS x COLS, at an odd offset: extents
@@ -17,8 +24,8 @@
  *           back to bytes; per access
  *
  * usage: mpiexec -n P mpi_small [--reps N] [--bytes B] [--accesses N]
- *        [--shapes N] [--dir clf:/DIR] [--only coll|views]
- *        [--path native|romio]
+ *        [--shapes N] [--dir clf:/DIR] [--only coll|xfer|views]
+ *        [--path native|romio] [--ufs-dir DIR] [--calls N]
  *
  * Prints microseconds per operation, the median over reps runs, for each
  * path.  A benchmark, not a test: the bytes are not checked.
@@ -91,6 +98,90 @@ static double coll_once(const char *path, const char *opt, int bytes, int n)
 	return t / n * 1e6;
 }
 
+/*
+ * Microseconds per call of n calls of bytes bytes, IOR's way: call i at
+ * (i * P + rank) * bytes; written, or read back, collectively or not.
+ */
+static double xfer_once(const char *path, const char *opt, int bytes, int n,
+			int write, int coll)
+{
+	char *buf = malloc(bytes);
+	MPI_File fh = open_file(path, opt);
+	MPI_Status st;
+	double t0, t;
+
+	memset(buf, rank + 1, bytes);
+	MPI_Barrier(MPI_COMM_WORLD);
+	t0 = MPI_Wtime();
+	for (int i = 0; i < n; i++) {
+		MPI_Offset at = ((MPI_Offset)i * nprocs + rank) * bytes;
+
+		if (write && coll)
+			MPI_File_write_at_all(fh, at, buf, bytes, MPI_BYTE, &st);
+		else if (write)
+			MPI_File_write_at(fh, at, buf, bytes, MPI_BYTE, &st);
+		else if (coll)
+			MPI_File_read_at_all(fh, at, buf, bytes, MPI_BYTE, &st);
+		else
+			MPI_File_read_at(fh, at, buf, bytes, MPI_BYTE, &st);
+	}
+	t = MPI_Wtime() - t0;
+	MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+	if (!write && buf[bytes - 1] != rank + 1 && rank == 0)
+		fprintf(stderr, "mpi_small: %s read back %d, not %d\n", path,
+			buf[bytes - 1], rank + 1);
+	MPI_File_close(&fh);
+	free(buf);
+	return t / n * 1e6;
+}
+
+/*
+ * The xfer table: per operation, microseconds per call on the clf file
+ * through clf's path and ROMIO's, and on the local file, each the median
+ * of reps runs taken in turn (so that a change of load hits all alike).
+ */
+static void xfer(const char *dir, const char *ufs_dir, int bytes, int n,
+		 int reps)
+{
+	static const char *ops[4] = { "write", "read", "write_all",
+				      "read_all" };
+	const char *names[3] = { "clf native", "clf romio", "ufs" };
+	double v[4][3][REPS_MAX];
+	char path[3][512];
+
+	snprintf(path[0], sizeof(path[0]), "%s-xfer-native", dir);
+	snprintf(path[1], sizeof(path[1]), "%s-xfer-romio", dir);
+	snprintf(path[2], sizeof(path[2]), "ufs:%s/mpi_small-xfer", ufs_dir);
+	for (int r = 0; r < reps; r++)
+		for (int op = 0; op < 4; op += 2)
+			for (int m = 0; m < 3; m++) {
+				const char *opt = m == 1 ? "true" : "false";
+				int coll = op >= 2;
+
+				v[op][m][r] = xfer_once(path[m], opt, bytes,
+							n, 1, coll);
+				v[op + 1][m][r] = xfer_once(path[m], opt,
+							    bytes, n, 0, coll);
+			}
+	if (rank == 0) {
+		printf("%d bytes x %d processes, %d calls, us per call (median of %d):\n",
+		       bytes, nprocs, n, reps);
+		printf("%-10s %12s %12s %12s %10s %10s\n", "op", names[0],
+		       names[1], names[2], "native/ufs", "romio/ufs");
+		for (int op = 0; op < 4; op++) {
+			double m0 = median(v[op][0], reps);
+			double m1 = median(v[op][1], reps);
+			double m2 = median(v[op][2], reps);
+
+			printf("%-10s %12.1f %12.1f %12.1f %10.2f %10.2f\n",
+			       ops[op], m0, m1, m2, m0 / m2, m1 / m2);
+		}
+		for (int m = 0; m < 3; m++)
+			MPI_File_delete(path[m], MPI_INFO_NULL);
+	}
+	MPI_Barrier(MPI_COMM_WORLD);
+}
+
 enum { ROWS = 10, COLS = 15, DISP = 1236 };
 
 /* Subarray number k of SHAPES: 2..5 x 2..5 ints somewhere in the array. */
@@ -143,6 +234,8 @@ int main(int argc, char **argv)
 {
 	int reps = 5, bytes = 4096, accesses = 2000, shapes = 16, coll_n = 200;
 	const char *dir = "clf:/mpi_small", *only = "", *which = "";
+	const char *ufs_dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	int xfer_n = 500;
 	const char *opts[2] = { "false", "true" };
 	const char *names[2] = { "clf native", "romio opt" };
 	double v[REPS_MAX];
@@ -166,15 +259,21 @@ int main(int argc, char **argv)
 			only = argv[i + 1];
 		else if (!strcmp(argv[i], "--path"))
 			which = argv[i + 1];
+		else if (!strcmp(argv[i], "--ufs-dir"))
+			ufs_dir = argv[i + 1];
+		else if (!strcmp(argv[i], "--calls"))
+			xfer_n = atoi(argv[i + 1]);
 	}
 	if (reps < 1 || reps > REPS_MAX || bytes < 1 || accesses < 2 ||
-	    shapes < 1) {
+	    shapes < 1 || xfer_n < 1) {
 		if (rank == 0)
 			fprintf(stderr, "mpi_small: bad option\n");
 		MPI_Finalize();
 		return 2;
 	}
-	for (int m = 0; m < 2 && strcmp(only, "views"); m++) {
+	if (!*only || !strcmp(only, "xfer"))
+		xfer(dir, ufs_dir, bytes, xfer_n, reps);
+	for (int m = 0; m < 2 && (!*only || !strcmp(only, "coll")); m++) {
 		if (*which && strcmp(which, m ? "romio" : "native"))
 			continue;
 		snprintf(path, sizeof(path), "%s-coll-%s", dir, opts[m]);
@@ -186,7 +285,7 @@ int main(int argc, char **argv)
 		if (rank == 0)
 			MPI_File_delete(path, MPI_INFO_NULL);
 	}
-	for (int m = 0; m < 2 && strcmp(only, "coll"); m++) {
+	for (int m = 0; m < 2 && (!*only || !strcmp(only, "views")); m++) {
 		if (*which && strcmp(which, m ? "romio" : "native"))
 			continue;
 		snprintf(path, sizeof(path), "%s-views-%s", dir, opts[m]);

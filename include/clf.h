@@ -584,6 +584,40 @@ ssize_t CLF_ncwrite_at_all(int fd, int64_t view_off, const void *buf,
 			   CLF_Datatype memtype, uint64_t tag,
 			   int nparticipants);
 
+/*
+ * Planned collective access: processes meet at an iod only where their
+ * pieces merge, and send nothing where they have no bytes.
+ *
+ * CLF_coll_subfiles: the number of subfiles of fd's layout (the length
+ * of the arrays below), or a negative errno.
+ *
+ * CLF_coll_plan: for view bytes [view_off, view_off + n) (write != 0) or
+ * as many of them as lie below the end of file (a read), sets merge[j]
+ * to 1 where this process's share of subfile j has two runs or more (the
+ * iod merges it with the other processes' pieces) and to 0 elsewhere (no
+ * bytes, or one run, which goes as an independent request).  Returns the
+ * view bytes the access moves (n, or fewer for a read), at most
+ * CLF_PROTO_DATA_MAX, or a negative errno.
+ *
+ * The processes then sum their merge arrays (MPI_Allreduce, MPI_SUM)
+ * into participants, and each calls CLF_ncwrite_at_allv /
+ * CLF_ncread_at_allv with its own view_off, the n its plan returned
+ * (memtype: at least n bytes of memory; NULL: contiguous) and one tag,
+ * as for CLF_ncwrite_at_all.  A process with no bytes (n == 0) need not
+ * call.  Each returns once its own bytes are moved; -EINVAL when a share
+ * merges at a subfile whose participants are 0; a participant that
+ * never comes fails that subfile's merge for all with -ETIMEDOUT.
+ */
+int CLF_coll_subfiles(int fd);
+int64_t CLF_coll_plan(int fd, int64_t view_off, int64_t n, int write,
+		      uint32_t *merge);
+ssize_t CLF_ncread_at_allv(int fd, int64_t view_off, void *buf,
+			   CLF_Datatype memtype, int64_t n, uint64_t tag,
+			   const uint32_t *participants);
+ssize_t CLF_ncwrite_at_allv(int fd, int64_t view_off, const void *buf,
+			    CLF_Datatype memtype, int64_t n, uint64_t tag,
+			    const uint32_t *participants);
+
 /* Position in view bytes; SEEK_END counts the view bytes below the size. */
 int64_t CLF_lseek(int fd, int64_t off, int whence);
 

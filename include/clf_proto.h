@@ -346,7 +346,11 @@ enum clf_proto_op {
  *   u32 handle, u32 flags (CLF_PROTO_VIEW_*), i64 lo, i64 hi
  *   (0 <= lo <= hi, hi - lo <= CLF_PROTO_DATA_MAX, view linear offsets),
  *   u64 collective tag, u32 participants (both 0 unless COLLECTIVE;
- *   1..CLF_PROTO_MAX_PARTICIPANTS when set)
+ *   1..CLF_PROTO_MAX_PARTICIPANTS when set): the requests the iod waits
+ *   for at this subfile -- every process of the access (each sending an
+ *   empty range where it has no bytes), or, in a planned access
+ *   (libclf/client/io_coll.c), only those whose pieces merge there: the iods
+ *   of every minor count requests per subfile, so this is no new rule
  */
 
 #define CLF_PROTO_ROOT_INO 1ull

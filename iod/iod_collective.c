@@ -20,9 +20,11 @@
  *     requests one at a time, so it is in at most one operation at a time
  *     and is never counted twice.
  *
- *  4. A participant with no bytes in this subfile still sends its request,
- *     with an empty range (lo == hi), so that P is always the number of
- *     requests to wait for.
+ *  4. P is always the number of requests to wait for at this subfile.
+ *     Clients choose who counts: with CLF_ncwrite_at_all every process
+ *     does, and one with no bytes here sends an empty range (lo == hi);
+ *     a planned access (libclf/client/io_coll.c) counts only the processes
+ *     whose pieces merge here, and the others send nothing.
  *
  *  5. An operation begins when its first request arrives and waits at most
  *     the configured timeout (timeout_ms) for the others.  Joining costs

@@ -54,7 +54,8 @@ LIBCLF_CLIENT_SRCS := libclf/client/client.c libclf/client/client_enc.c \
 	libclf/client/client_retry.c libclf/client/client_grace.c \
 	libclf/client/client_meta.c libclf/client/file.c \
 	libclf/client/file_cap.c libclf/client/file_size.c \
-	libclf/client/file_append.c libclf/client/io.c libclf/client/io_small.c \
+	libclf/client/file_append.c libclf/client/io.c libclf/client/io_coll.c \
+	libclf/client/io_small.c \
 	libclf/client/view_cache.c
 # The namespace by inode, for the mount client (client_ns.h).
 LIBCLF_CLIENT_SRCS += libclf/client/client_ns.c libclf/client/client_link.c

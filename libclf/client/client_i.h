@@ -169,6 +169,32 @@ int64_t clf_file_io(struct clf_file *f, int64_t lo, int64_t n, void *buf,
 		    CLF_Datatype memtype, bool write, uint64_t tag,
 		    uint32_t participants);
 
+/* clf_file_io's checks of a range and of the open mode: 0 or -errno. */
+int clf_file_io_check(struct clf_file *f, int64_t lo, int64_t n, bool write);
+
+/* How many of view bytes [lo, lo + n) a read finds below the end of
+ * file (asking the subfiles when they pass what f knows), or -errno. */
+int64_t clf_file_readable(struct clf_file *f, int64_t lo, int64_t n);
+
+/*
+ * clf_file_io without checks or the read's stop at the end of file (the
+ * caller did both), for collective accesses planned per subfile
+ * (io_coll.c): per_sub, when not NULL, gives each subfile's
+ * participants; this access joins the merge only where clf_coll_merges
+ * says it does, and sends its other shares as independent requests.
+ */
+int64_t clf_file_io_v(struct clf_file *f, int64_t lo, int64_t n, void *buf,
+		      CLF_Datatype memtype, bool write, uint64_t tag,
+		      uint32_t participants, const uint32_t *per_sub);
+
+/*
+ * Does view range [lo, hi) of view meet subfile j in two runs or more
+ * (1), so that it gains from the iod merging it with the other
+ * participants' pieces, or in at most one (0)?  Or -errno.
+ */
+int clf_coll_merges(const struct clf_viewmap *view, int j, int64_t lo,
+		    int64_t hi);
+
 /*
  * An independent access of view bytes [lo, hi) as plain subfile ranges
  * (io_small.c), when it is small: 0 done, 1 not small (take the view

@@ -260,6 +260,8 @@ struct target {
 	bool done;		/* collective: our part of the operation at
 				   this subfile ended; a retry across an iod
 				   restart must not start it again there */
+	uint32_t coll;		/* participants of this subfile's merge;
+				   0: an independent request */
 };
 
 /* One subfile's share of one piece. */
@@ -288,10 +290,17 @@ struct access {
 	int ntargets;
 	struct piece ring[PIPELINE_DEPTH];
 	int first, inflight;	/* ring[first] is the oldest piece */
-	/* Collective operations: every subfile, one piece, tagged. */
+	/* Collective operations: one piece, tagged. */
 	uint64_t tag;
-	uint32_t participants;	/* 0: independent access */
+	uint32_t participants;	/* at every subfile (roll call); 0: none */
+	const uint32_t *per_sub; /* or per subfile, where ours merge
+				    (io_coll.c); borrowed, NULL: none */
 };
+
+static bool collective(const struct access *a)
+{
+	return a->participants || a->per_sub;
+}
 
 static int cmp_target(const void *a, const void *b)
 {
@@ -309,7 +318,7 @@ static int send_share(struct access *a, const struct target *t,
 	struct clf_proto_view_io_req req = {
 		.handle = a->f->handles[t->j],
 		.lo = pc->lo,
-		.hi = sh->count || !a->participants ? pc->hi : pc->lo,
+		.hi = sh->count || !t->coll ? pc->hi : pc->lo,
 		.data = { sh->runs ? sh->runs[1].iov_base : sh->packed,
 			  (uint32_t)sh->count },
 	};
@@ -317,10 +326,10 @@ static int send_share(struct access *a, const struct target *t,
 	struct iovec iov[2];
 	int err;
 
-	if (a->participants) {
+	if (t->coll) {
 		req.flags = CLF_PROTO_VIEW_COLLECTIVE;
 		req.coll_tag = a->tag;
-		req.participants = a->participants;
+		req.participants = t->coll;
 	}
 	err = a->write ? clf_proto_view_write_req_encode_head(&w, &req)
 		       : clf_proto_view_read_req_encode(&w, &req);
@@ -421,7 +430,7 @@ static int recv_share(struct access *a, const struct target *t,
 	int err;
 
 	sh->sent = false;
-	if (!a->write && a->participants) {
+	if (!a->write && t->coll) {
 		/* The iod waits for every participant: allow for that. */
 		int err2, tmo = clf_conn_timeout(t->peer->conn);
 
@@ -433,7 +442,7 @@ static int recv_share(struct access *a, const struct target *t,
 	}
 	if (!a->write)
 		return recv_read(t, sh);
-	if (a->participants) {
+	if (t->coll) {
 		int tmo = clf_conn_timeout(t->peer->conn);
 
 		clf_conn_set_timeout(t->peer->conn, 2 * tmo);
@@ -494,8 +503,10 @@ static int prepare_share(struct access *a, const struct target *t,
  * the next share is.  A collective piece is packed for every subfile
  * before its first request goes out: an iod starts the other
  * participants' timeout when an operation's first request arrives, and
- * our packing must not run in their time.  Every participant answers
- * every subfile's roll call, with nothing when it has nothing there.
+ * our packing must not run in their time.  With a roll call
+ * (participants), every participant answers at every subfile, with
+ * nothing when it has nothing there; planned (per_sub), it goes only
+ * where it merges, and its other shares go as independent ones.
  */
 static int start_piece(struct access *a, int64_t lo, int64_t hi)
 {
@@ -512,11 +523,11 @@ static int start_piece(struct access *a, int64_t lo, int64_t hi)
 		if (a->targets[k].done)
 			continue;
 		err = prepare_share(a, &a->targets[k], lo, hi, sh);
-		if (!err && !a->participants && sh->count)
+		if (!err && !a->targets[k].coll && sh->count)
 			err = send_share(a, &a->targets[k], pc, sh);
 	}
-	for (int k = 0; k < a->ntargets && !err && a->participants; k++)
-		if (!a->targets[k].done)
+	for (int k = 0; k < a->ntargets && !err && collective(a); k++)
+		if (!a->targets[k].done && a->targets[k].coll)
 			err = send_share(a, &a->targets[k], pc,
 					 &pc->shares[k]);
 	return err;
@@ -551,7 +562,7 @@ static int finish_piece(struct access *a, int err)
 			if (put < 0)
 				e = (int)put;
 		}
-		if (sent && a->participants && !e)
+		if (sent && collective(a) && !e)
 			t->done = true;
 		if (!err)
 			err = e;
@@ -589,6 +600,17 @@ static int find_targets(struct access *a, int64_t lo, int64_t hi)
 		if (count == 0 && !a->participants)
 			continue;
 		t->j = j;
+		t->coll = a->participants;
+		if (a->per_sub) {
+			int m = clf_coll_merges(a->f->view, j, lo, hi);
+
+			if (m < 0)
+				return m;
+			t->coll = m ? a->per_sub[j] : 0;
+			if (m && !t->coll)
+				return clf_fail(EINVAL, "clf: no participants given for subfile %d, where this access merges",
+						j);
+		}
 		t->peer = clf_client_iod(cl, l->iods[j]);
 		if (!t->peer)
 			return -EINVAL;
@@ -632,18 +654,18 @@ static int stream(struct access *a, int64_t lo, int64_t hi, bool *stale)
 		if (!t->done && a->f->handle_gen[t->j] != t->peer->generation)
 			err = register_view(a->f, t->peer, t->j);
 	}
-	while (!err && (next < hi || (a->participants && next == lo))) {
+	while (!err && (next < hi || (collective(a) && next == lo))) {
 		/* A collective operation is one piece: one request per
 		 * subfile and participant, which the iods count. */
-		int64_t end = a->participants ? hi
-					      : min64(hi, next + PIECE_BYTES);
+		int64_t end = collective(a) ? hi
+					    : min64(hi, next + PIECE_BYTES);
 
 		if (a->inflight == PIPELINE_DEPTH)
 			err = finish_piece(a, 0);
 		if (!err)
 			err = start_piece(a, next, end);
 		next = end;
-		if (a->participants)
+		if (collective(a))
 			break;
 	}
 	while (a->inflight)
@@ -675,17 +697,18 @@ static int gather_status(int64_t moved)
 
 static int access_io(struct clf_file *f, int64_t lo, int64_t hi, int64_t base,
 		     void *buf, const struct clf_memlayout *mem, bool write,
-		     uint64_t tag, uint32_t participants)
+		     uint64_t tag, uint32_t participants,
+		     const uint32_t *per_sub)
 {
 	struct access a = { .f = f, .write = write, .base = base, .buf = buf,
 			    .mem = mem, .tag = tag,
-			    .participants = participants };
+			    .participants = participants, .per_sub = per_sub };
 	int head = CLF_HEAD(f->layout), err;
 	uint8_t *head_buf = NULL;
 	int64_t head_count = 0;
 
 	/* Small, through a view no iod holds yet: plain subfile ranges. */
-	if (!participants && !view_registered(f)) {
+	if (!collective(&a) && !view_registered(f)) {
 		err = clf_small_io(f, lo, hi, base, buf, mem, write);
 		if (err <= 0)
 			return err;
@@ -752,36 +775,62 @@ static int64_t readable_below(struct clf_file *f)
 	return clf_type_count_before(f->view_type, f->view_disp, size);
 }
 
-int64_t clf_file_io(struct clf_file *f, int64_t lo, int64_t n, void *buf,
-		    CLF_Datatype memtype, bool write, uint64_t tag,
-		    uint32_t participants)
+int clf_file_io_check(struct clf_file *f, int64_t lo, int64_t n, bool write)
 {
-	struct clf_memlayout mem;
-	int64_t done, last;
-	int err;
-
 	if (lo < 0 || n < 0 || lo > INT64_MAX - n)
 		return clf_fail(EINVAL, "clf: bad access range");
 	if (write && (f->flags & O_ACCMODE) == O_RDONLY)
 		return clf_fail(EBADF, "clf: write: file opened read-only");
 	if (!write && (f->flags & O_ACCMODE) == O_WRONLY)
 		return clf_fail(EBADF, "clf: read: file opened write-only");
-	if (!write && lo + n > readable_below(f)) {
-		/* Someone may have written further: ask the subfiles. */
-		err = clf_file_size(f);
-		if (err)
-			return err;
-		n = max64(0, min64(n, readable_below(f) - lo));
-	}
+	return 0;
+}
+
+int64_t clf_file_readable(struct clf_file *f, int64_t lo, int64_t n)
+{
+	int err;
+
+	if (lo + n <= readable_below(f))
+		return n;
+	/* Someone may have written further: ask the subfiles. */
+	err = clf_file_size(f);
+	if (err)
+		return err;
+	return max64(0, min64(n, readable_below(f) - lo));
+}
+
+int64_t clf_file_io(struct clf_file *f, int64_t lo, int64_t n, void *buf,
+		    CLF_Datatype memtype, bool write, uint64_t tag,
+		    uint32_t participants)
+{
+	int err = clf_file_io_check(f, lo, n, write);
+
+	if (!err && !write)
+		n = clf_file_readable(f, lo, n);
+	if (err || n < 0)
+		return err ? err : n;
+	return clf_file_io_v(f, lo, n, buf, memtype, write, tag, participants,
+			     NULL);
+}
+
+int64_t clf_file_io_v(struct clf_file *f, int64_t lo, int64_t n, void *buf,
+		      CLF_Datatype memtype, bool write, uint64_t tag,
+		      uint32_t participants, const uint32_t *per_sub)
+{
+	struct clf_memlayout mem;
+	int64_t done, last;
+	int err;
+
 	if (n == 0 && !participants)
 		return 0;
-	if (participants && n > CLF_PROTO_DATA_MAX)
+	if ((participants || per_sub) && n > CLF_PROTO_DATA_MAX)
 		return clf_fail(E2BIG, "clf: a collective access moves at most %u view bytes per process (asked %lld)",
 				CLF_PROTO_DATA_MAX, (long long)n);
 	err = clf_memlayout_init(&mem, memtype);
 	if (err)
 		return err;
-	err = access_io(f, lo, lo + n, lo, buf, &mem, write, tag, participants);
+	err = access_io(f, lo, lo + n, lo, buf, &mem, write, tag, participants,
+			per_sub);
 	done = err ? 0 : n;
 	clf_memlayout_release(&mem);
 	if (write && done > 0 &&

@@ -6,11 +6,23 @@
  *
  * MPI_File_write_all / read_all and their _at_all, split and nonblocking
  * variants end here (through ADIOI_CLF_{Read,Write}StridedColl).  Each
- * process sends its own view range straight to the iods with
- * CLF_ncwrite_at_all / CLF_ncread_at_all; the iods merge the pieces of
- * every process into large accesses in subfile order.  There is no
- * exchange of data between processes, only one MPI_Allgather of two
- * integers per process and access:
+ * process sends its own view range straight to the iods; the iods merge
+ * the pieces of every process into large accesses in subfile order.
+ * There is no exchange of data between processes.
+ *
+ * An access of at most ADIOI_CLF_COLL_ROUND bytes per process is planned
+ * (libclf/client/io_coll.c): one MPI_Allreduce sums, per subfile, the processes
+ * whose shares merge there, and each process then sends one request per
+ * subfile it has bytes on (CLF_ncwrite_at_allv): nothing where it has
+ * none, an independent request where its share is one run.  A 1 KiB
+ * write_all is thus one Allreduce and one request.  The Allreduce, which
+ * every process enters after its previous access returned, also orders
+ * a collective access after the one before (a read_all sees what the
+ * write_all before it wrote, on every process).
+ *
+ * Larger accesses take the roll call (ADIOI_CLF_Coll_rounds): every
+ * process calls CLF_ncwrite_at_all / CLF_ncread_at_all, reaching every
+ * subfile, after one MPI_Allgather of two integers per process:
  *
  *   - how many clf calls ("rounds") this process needs: clf moves at most
  *     ADIOI_CLF_COLL_ROUND view bytes per process and call, so a larger
@@ -38,6 +50,12 @@
 
 /* View bytes per process and clf collective call: 64 MiB. */
 #define ADIOI_CLF_COLL_ROUND ((int64_t) CLF_PROTO_DATA_MAX)
+
+/*
+ * Files of up to this many subfiles take the planned path: its
+ * MPI_Allreduce carries one integer per subfile (8 KiB at most).
+ */
+#define ADIOI_CLF_PLAN_SUBFILES 1024
 
 /*
  * The bytes per round: ADIOI_CLF_COLL_ROUND, or less with the test hook
@@ -80,9 +98,10 @@ static int ADIOI_CLF_Coll_error(const char *myname, int line, const char *msg)
                                 "**io", "%s", msg);
 }
 
-void ADIOI_CLF_Coll_access(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
-                           int file_ptr_type, ADIO_Offset offset, ADIO_Status * status,
-                           int write, int *error_code)
+/* The roll call: every process to every subfile, in rounds. */
+static void ADIOI_CLF_Coll_rounds(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
+                                  int file_ptr_type, ADIO_Offset offset, ADIO_Status * status,
+                                  int write, int *error_code)
 {
     static char myname[] = "ADIOI_CLF_COLL_ACCESS";
     ADIOI_CLF_fs *fs = fd->fs_ptr;
@@ -190,4 +209,116 @@ void ADIOI_CLF_Coll_access(ADIO_File fd, void *buf, int count, MPI_Datatype data
   release:
     ADIOI_Free(all);
     ADIOI_CLF_Mem_release(&mem);
+}
+
+/*
+ * The planned access (CLF_coll_plan): one MPI_Allreduce of nsub + 3
+ * integers, then one request per subfile this process has bytes on.
+ * The sum carries each subfile's participants (the processes whose
+ * shares merge there), whether a process failed to prepare, whether one
+ * needs several rounds (then all take the roll call instead), and rank
+ * 0's salt.  -1: the file has too many subfiles for this path.
+ */
+static int ADIOI_CLF_Coll_planned(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
+                                  int file_ptr_type, ADIO_Offset offset, ADIO_Status * status,
+                                  int write, int *error_code)
+{
+    static char myname[] = "ADIOI_CLF_COLL_ACCESS";
+    ADIOI_CLF_fs *fs = fd->fs_ptr;
+    struct ADIOI_CLF_Mem mem;
+    int nsub = CLF_coll_subfiles(fs->lin_fd), rank, cfd = -1, linear = 0, err;
+    int64_t *sum;
+    uint32_t *merge;
+    ADIO_Offset vbyte = 0, at = 0;
+    int64_t n = 0;
+    MPI_Count size;
+
+    if (nsub < 1 || nsub > ADIOI_CLF_PLAN_SUBFILES)
+        return -1;
+    *error_code = MPI_SUCCESS;
+    memset(&mem, 0, sizeof(mem));
+    MPI_Comm_rank(fd->comm, &rank);
+    sum = ADIOI_Calloc(nsub + 3, sizeof(*sum));
+    merge = ADIOI_Calloc(nsub, sizeof(*merge));
+
+    /* Prepare this process's access; failures are told to everyone. */
+    sum[nsub] = 1;
+    if (ADIOI_CLF_Target(fd, &cfd, &linear, error_code) == 0) {
+        vbyte = ADIOI_CLF_Start(fd, file_ptr_type, offset, linear);
+        at = linear ? fd->disp + vbyte : vbyte;
+        MPI_Type_size_x(datatype, &size);
+        n = (int64_t) size *count;
+        if (n > ADIOI_CLF_Coll_round()) {
+            sum[nsub] = 0;
+            sum[nsub + 1] = 1;
+        } else if ((err = ADIOI_CLF_Mem_init(fd, &mem, buf, count, datatype, write, 0))) {
+            *error_code = ADIOI_CLF_Error(myname, err, NULL);
+        } else if ((n = CLF_coll_plan(cfd, at, n, write, merge)) < 0) {
+            *error_code = ADIOI_CLF_Error(myname, (int) n, NULL);
+        } else {
+            sum[nsub] = 0;
+            for (int j = 0; j < nsub; j++)
+                sum[j] = merge[j];
+        }
+    }
+    if (rank == 0)
+        sum[nsub + 2] = ADIOI_CLF_Salt(fd);
+    MPI_Allreduce(MPI_IN_PLACE, sum, nsub + 3, MPI_INT64_T, MPI_SUM, fd->comm);
+    if (!fs->coll_base_set) {
+        fs->coll_base = (uint64_t) sum[nsub + 2] << 32;
+        fs->coll_base_set = 1;
+    }
+    if (sum[nsub] > 0) {
+        if (*error_code == MPI_SUCCESS)
+            *error_code = ADIOI_CLF_Coll_error(myname, __LINE__,
+                                               "clf: another process could not prepare its "
+                                               "part of the collective access");
+    } else if (sum[nsub + 1] > 0) {
+        /* Someone moves more than one call can: the roll call, in rounds. */
+        ADIOI_CLF_Mem_release(&mem);
+        ADIOI_Free(sum);
+        ADIOI_Free(merge);
+        ADIOI_CLF_Coll_rounds(fd, buf, count, datatype, file_ptr_type, offset, status, write,
+                              error_code);
+        return 0;
+    } else {
+        uint64_t tag = fs->coll_base | (fs->coll_seq++ & 0xffffffffULL);
+        ssize_t done = 0;
+
+        for (int j = 0; j < nsub; j++)
+            merge[j] = (uint32_t) sum[j];
+        if (n > 0) {
+            double t0 = ADIOI_CLF_Prof_start(fd);
+
+            if (write)
+                done = CLF_ncwrite_at_allv(cfd, at, mem.ptr, mem.type, n, tag, merge);
+            else
+                done = CLF_ncread_at_allv(cfd, at, mem.ptr, mem.type, n, tag, merge);
+            ADIOI_CLF_Prof_end(fd, t0);
+        }
+        if (done < 0) {
+            *error_code = ADIOI_CLF_Error(myname, (int) done, NULL);
+            done = 0;
+        }
+        if (write && done > 0)
+            ADIOI_CLF_Wrote(fd, cfd, linear, vbyte, done);
+        if (!write)
+            ADIOI_CLF_Mem_unpack(fd, &mem, buf, datatype, done);
+        if (*error_code == MPI_SUCCESS)
+            ADIOI_CLF_Done(fd, file_ptr_type, linear, vbyte, done, datatype, status);
+    }
+    ADIOI_CLF_Mem_release(&mem);
+    ADIOI_Free(sum);
+    ADIOI_Free(merge);
+    return 0;
+}
+
+void ADIOI_CLF_Coll_access(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
+                           int file_ptr_type, ADIO_Offset offset, ADIO_Status * status,
+                           int write, int *error_code)
+{
+    if (ADIOI_CLF_Coll_planned(fd, buf, count, datatype, file_ptr_type, offset, status, write,
+                               error_code) < 0)
+        ADIOI_CLF_Coll_rounds(fd, buf, count, datatype, file_ptr_type, offset, status, write,
+                              error_code);
 }

@@ -997,6 +997,142 @@ START_TEST(test_collective_write_and_read_are_merged_by_the_iods)
 END_TEST
 
 /*
+ * A planned collective write (CLF_coll_plan, CLF_ncwrite_at_allv) on 3
+ * subfiles of 1000-byte stripes, 3 processes through the byte view:
+ * process 0 writes [0, 4500) (two runs in subfiles 0 and 1, one in 2),
+ * process 1 [9500, 13000) (two runs in subfile 0, one in 1 and 2),
+ * process 2 [7000, 9000) (one run in 1 and 2).  Subfile 0's merge waits
+ * for 2, subfile 1's for 1, subfile 2 has none: nobody waits for a
+ * process that has nothing to merge there.  The writers keep the file
+ * open; another process then sees the size and the bytes, and the size
+ * stays after metad is killed and restarted, and after the writers exit
+ * without closing: it is the subfiles', never a report's.
+ */
+static const int64_t planned_range[3][2] = {
+	{ 0, 4500 }, { 9500, 13000 }, { 7000, 9000 },
+};
+
+static int planned_child(int p, const uint32_t *participants, int done,
+			 int go)
+{
+	int64_t lo = planned_range[p][0], n = planned_range[p][1] - lo;
+	uint8_t *buf = malloc(n);
+	char c;
+	int fd;
+
+	CLF_finalize();
+	if (!buf || CLF_init(NULL))
+		_exit(40);
+	for (int64_t v = 0; v < n; v++)
+		buf[v] = pattern(lo + v, 12);
+	fd = CLF_open("/planned", O_RDWR);
+	if (fd < 0)
+		_exit(41);
+	if (CLF_ncwrite_at_allv(fd, lo, buf, NULL, n, 7, participants) != n) {
+		fprintf(stderr, "planned write %d: %s\n", p, CLF_Last_error());
+		_exit(42);
+	}
+	if (write(done, "w", 1) != 1 || read(go, &c, 1) != 1)
+		_exit(43);
+	_exit(0);		/* neither closed nor synced */
+}
+
+static void planned_check(int64_t size)
+{
+	uint8_t *back = calloc(1, size + 16);
+	struct stat st;
+	int fd;
+
+	ck_assert_msg(CLF_stat("/planned", &st) == 0, "%s", CLF_Last_error());
+	ck_assert_int_eq(st.st_size, size);
+	fd = CLF_open("/planned", O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(CLF_read(fd, back, size + 16), size);
+	for (int64_t f = 0; f < size; f++) {
+		bool written = false;
+
+		for (int p = 0; p < 3; p++)
+			written = written || (f >= planned_range[p][0] &&
+					      f < planned_range[p][1]);
+		if (back[f] != (written ? pattern(f, 12) : 0))
+			ck_abort_msg("byte %lld is %u", (long long)f, back[f]);
+	}
+	ck_assert_int_eq(CLF_close(fd), 0);
+	free(back);
+}
+
+START_TEST(test_planned_collective_meets_only_where_pieces_merge)
+{
+	static const uint32_t want_merge[3][3] = {
+		{ 1, 1, 0 }, { 1, 0, 0 }, { 0, 0, 0 },
+	};
+	CLF_Datatype t[3];
+	struct clf_subfiles sf = { 0, 3, t };
+	uint32_t merge[3], participants[3] = { 0, 0, 0 };
+	struct timespec t0;
+	int fd, done[2], go[2];
+	char c;
+
+	start(3, 3000);
+	for (int j = 0; j < 3; j++)
+		ck_assert_ptr_nonnull(t[j] = CLF_Type_vector(j * 1000,
+				j * 1000 + 999, 3000, 1, CLF_BYTE));
+	fd = CLF_open("/planned", O_CREAT | O_RDWR, 0644);
+	ck_assert_msg(fd >= 0, "%s", CLF_Last_error());
+	ck_assert_msg(CLF_fcntl(fd, CLF_FCNTL_SUBFILES, &sf) == 0, "%s",
+		      CLF_Last_error());
+	ck_assert_int_eq(CLF_coll_subfiles(fd), 3);
+	/* What each process's plan says, summed as MPI_Allreduce would. */
+	for (int p = 0; p < 3; p++) {
+		int64_t lo = planned_range[p][0];
+		int64_t n = planned_range[p][1] - lo;
+
+		ck_assert_int_eq(CLF_coll_plan(fd, lo, n, 1, merge), n);
+		for (int j = 0; j < 3; j++) {
+			ck_assert_msg(merge[j] == want_merge[p][j],
+				      "process %d, subfile %d: merge %u", p, j,
+				      merge[j]);
+			participants[j] += merge[j];
+		}
+	}
+	/* A read is planned up to the end of file: nothing yet. */
+	ck_assert_int_eq(CLF_coll_plan(fd, 0, 100, 0, merge), 0);
+	ck_assert_int_eq(CLF_close(fd), 0);
+
+	ck_assert_int_eq(pipe(done), 0);
+	ck_assert_int_eq(pipe(go), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (int p = 0; p < 3; p++)
+		if (fork() == 0)
+			planned_child(p, participants, done[1], go[0]);
+	for (int p = 0; p < 3; p++)
+		ck_assert_int_eq(read(done[0], &c, 1), 1);
+	/* Nobody waited for a participant that had nothing to bring. */
+	ck_assert_int_lt(elapsed_ms(&t0), 3000);
+	planned_check(13000);
+	fd = CLF_open("/planned", O_RDONLY);
+	ck_assert_int_eq(CLF_coll_plan(fd, 12000, 5000, 0, merge), 1000);
+	ck_assert_int_eq(CLF_close(fd), 0);
+
+	instance_kill(&inst, -1, SIGKILL);
+	ck_assert_int_eq(instance_start_daemon(&inst, -1), 0);
+	planned_check(13000);
+	for (int p = 0; p < 3; p++) {
+		int status;
+
+		ck_assert_int_eq(write(go[1], "g", 1), 1);
+		ck_assert_int_gt(wait(&status), 0);
+		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+			      "writer status %d", status);
+	}
+	planned_check(13000);
+	for (int j = 0; j < 3; j++)
+		CLF_Type_free(&t[j]);
+	stop();
+}
+END_TEST
+
+/*
  * Views whose extent has nothing to do with the layout's period: a prime
  * e near 2^20 against 64 KiB round-robin stripes on 4 subfiles (no
  * common period is formed: the mappings are tiled, at the client and at
@@ -1568,6 +1704,7 @@ int main(void)
 	tcase_add_test(tc, test_metad_and_iods_restart_with_data_intact);
 	tcase_add_test(tc, test_full_disk_on_an_iod_reaches_the_writer);
 	tcase_add_test(tc, test_collective_write_and_read_are_merged_by_the_iods);
+	tcase_add_test(tc, test_planned_collective_meets_only_where_pieces_merge);
 	tcase_add_test(tc, test_views_of_incommensurate_extent_write_and_read_through_iods);
 	tcase_add_test(tc, test_layout_of_300k_irregular_pieces_is_stored_and_used);
 	tcase_add_test(tc, test_writes_are_visible_to_other_processes_without_sync);

@@ -16,7 +16,10 @@
  *     subfile, as clf's collective I/O requires -- so the count proves
  *     the tagged path;
  *   - an independent access of the same bytes costs one request per
- *     process with bytes, to its own subfile only.
+ *     process with bytes, to its own subfile only;
+ *   - a planned collective access (at most a round per process) costs
+ *     one request per process and subfile it has bytes on: one where its
+ *     share is one run, merged or not, and none where it has no bytes.
  * Every access is checked byte for byte: write_all, read_all,
  * write_at_all / read_at_all with a strided memory type cut in rounds,
  * the split (write_all_begin/end) and nonblocking (iwrite_all,
@@ -460,6 +463,84 @@ static void test_mixed_views(MPI_Info hints)
 	free(buf);
 }
 
+/*
+ * Planned accesses (of at most a round per process): a process sends one
+ * request per subfile it has bytes on and nothing elsewhere.  On the
+ * layout above through the byte view, writers (processes with a share)
+ * first access BLK bytes each in their own subfile (one run each: one
+ * independent request per writer), then 2 * nprocs * BLK bytes each (two
+ * runs in every subfile: one request per writer and subfile, merged at
+ * the iods; want < 0: not counted).  Each rank then reads, collectively, what the next writer
+ * wrote in the access before, with no sync: the collective read is
+ * ordered after the collective write on every process.
+ */
+static void planned_step(MPI_File fh, long at, long n, int salt, long want,
+			 long want_read, const char *what)
+{
+	unsigned char *buf = malloc(n + 1);
+	long long since, got;
+	MPI_Status st;
+	int next = rank, count = -1, bad = -1;
+	char s[128];
+
+	do
+		next = (next + 1) % nprocs;
+	while (share(next) == 0 && next != rank);
+	for (long v = 0; v < n; v++)
+		buf[v] = pattern(rank, v, salt);
+	since = mark();
+	snprintf(s, sizeof(s), "%s: write_at_all", what);
+	CHECK_MPI(MPI_File_write_at_all(fh, share(rank) ? rank * at : 0, buf,
+					share(rank) ? (int)n : 0, MPI_BYTE,
+					&st), s);
+	got = requests_since(since);
+	if (rank == 0 && want >= 0)
+		CHECK(got == want, "%s: write_at_all: %lld requests at the iods, want %ld",
+		      what, got, want);
+	memset(buf, 0, n);
+	since = mark();
+	snprintf(s, sizeof(s), "%s: read_at_all", what);
+	CHECK_MPI(MPI_File_read_at_all(fh, share(next) ? next * at : 0, buf,
+				       share(next) ? (int)n : 0, MPI_BYTE,
+				       &st), s);
+	got = requests_since(since);
+	MPI_Get_count(&st, MPI_BYTE, &count);
+	for (long v = 0; share(next) && v < n && bad < 0; v++)
+		if (buf[v] != pattern(next, v, salt))
+			bad = (int)v;
+	CHECK(bad < 0 && count == (share(next) ? n : 0),
+	      "%s: read_at_all of rank %d's bytes: %d read, byte %d wrong",
+	      what, next, count, bad);
+	if (rank == 0 && want_read >= 0)
+		CHECK(got == want_read, "%s: read_at_all: %lld requests at the iods, want %ld",
+		      what, got, want_read);
+	free(buf);
+}
+
+static void test_planned(MPI_Info hints)
+{
+	long writers = 0, period = (long)nprocs * BLK;
+	char path[256];
+	MPI_File fh;
+
+	for (int r = 0; r < nprocs; r++)
+		writers += share(r) > 0;
+	name(path, sizeof(path), "planned");
+	MPI_File_delete(path, MPI_INFO_NULL);
+	MPI_Barrier(MPI_COMM_WORLD);
+	CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path,
+				MPI_MODE_CREATE | MPI_MODE_RDWR, hints, &fh),
+		  "open planned");
+	/* Connections and capabilities in place: later counts are exact. */
+	planned_step(fh, BLK, BLK, 8, -1, -1, "warm-up");
+	planned_step(fh, 2 * period, 2 * period, 8, -1, -1, "warm-up");
+	/* Every rank reads the next writer's bytes: nprocs readers. */
+	planned_step(fh, BLK, BLK, 9, writers, nprocs, "one run each");
+	planned_step(fh, 2 * period, 2 * period, 10, writers * nprocs,
+		     (long)nprocs * nprocs, "two runs in every subfile");
+	CHECK_MPI(MPI_File_close(&fh), "close planned");
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Datatype types[64], view;
@@ -512,6 +593,8 @@ int main(int argc, char **argv)
 	CHECK_MPI(MPI_File_close(&fh), "close");
 	MPI_Info_delete(hints, "subfile_datatypes");
 	test_mixed_views(hints);
+	MPI_Info_set(hints, "subfile_datatypes", hint);
+	test_planned(hints);
 
 	MPI_Type_free(&view);
 	for (int r = 0; r < nprocs; r++)
