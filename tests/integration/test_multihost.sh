@@ -27,7 +27,8 @@
 #  5. iod 1's host cut off the network (its link down, packets dropped
 #     silently): the same, then the link comes back;
 #  6. a fresh client reads everything; metad truncates the subfiles on
-#     both hosts; unlink removes them from both hosts.
+#     both hosts; clf fsck lists both iods over their links and removes
+#     an orphan from iod 1; unlink removes the subfiles from both hosts.
 #
 # usage: test_multihost.sh [BUILD_DIR]   (default: $CLF_BUILD_DIR or build)
 #
@@ -380,6 +381,24 @@ expect_traffic "$c0" "$c1" rx
 step="metad truncates the subfiles on both hosts"
 say "to $SIZE2 bytes"
 mc truncate "$FILE" $SIZE2 || fail "client failed"
+check_subfiles $SIZE2
+
+step="clf fsck asks both iods over their links"
+say
+clf=$build/tools/clf
+"$clf" -c "$conf" fsck >"$tmp/fsck.out" 2>&1 || fail "$(cat "$tmp/fsck.out")"
+for i in 0 1; do
+	grep -q "^iod $i (${host_ip[i]}:$((port + 1 + i))): ok (1 subfiles)$" \
+		"$tmp/fsck.out" || fail "no ok line for iod $i: $(cat "$tmp/fsck.out")"
+done
+mkdir -p "$tmp/iod1/ab"
+printf orphan >"$tmp/iod1/ab/00000000deadbeab.3"
+"$clf" -c "$conf" fsck >"$tmp/fsck.out" 2>&1 && fail "an orphan not found"
+grep -q "^iod 1: orphan subfile 3 of file 0xdeadbeab (6 bytes, on ${host_ip[1]}:" \
+	"$tmp/fsck.out" || fail "orphan on iod 1: $(cat "$tmp/fsck.out")"
+"$clf" -c "$conf" fsck --repair >"$tmp/fsck.out" 2>&1 ||
+	fail "$(cat "$tmp/fsck.out")"
+[ ! -e "$tmp/iod1/ab/00000000deadbeab.3" ] || fail "orphan not removed"
 check_subfiles $SIZE2
 
 step="unlink removes the subfiles from both hosts"
