@@ -419,12 +419,6 @@ static int op_statfs(struct iod_conn *cn, struct wire_reader *r,
 	return body_done(rep, &w, clf_proto_statfs_encode(&w, &m));
 }
 
-/*
- * The lengths of the subfiles asked for: what clients derive the file
- * size from (clf_proto.h, "Size").  A write is answered only once its
- * bytes are in the subfile, so every write answered before this request
- * arrived is counted.
- */
 /* Since 1.8: a capability from metad for this connection (iod_cap.h). */
 static int op_cap(struct iod_conn *cn, struct wire_reader *r,
 		  struct iod_reply *rep)
@@ -432,6 +426,31 @@ static int op_cap(struct iod_conn *cn, struct wire_reader *r,
 	return iod_cap_take(cn, r->buf, r->len);
 }
 
+/*
+ * A reply body encoded (with err) into w's buffer, allocated for it: the
+ * reply takes the buffer, or it is freed on an error.  0 or the error.
+ */
+static int reply_owned(struct iod_reply *rep, struct wire_writer *w, int err)
+{
+	if (!err && w->pos > w->cap)
+		err = clf_fail(EOVERFLOW, "iod: reply body of %zu bytes",
+			       w->pos);
+	if (err) {
+		free(w->buf);
+		return err;
+	}
+	rep->owned = w->buf;
+	rep->data = w->buf;
+	rep->data_len = w->pos;
+	return 0;
+}
+
+/*
+ * The lengths of the subfiles asked for: what clients derive the file
+ * size from (clf_proto.h, "Size").  A write is answered only once its
+ * bytes are in the subfile, so every write answered before this request
+ * arrived is counted.
+ */
 static int op_sub_sizes(struct iod_conn *cn, struct wire_reader *r,
 			struct iod_reply *rep)
 {
@@ -454,15 +473,7 @@ static int op_sub_sizes(struct iod_conn *cn, struct wire_reader *r,
 	}
 	if (!err)
 		err = clf_proto_sub_sizes_encode(&w, m);
-	if (!err && w.pos > w.cap)
-		err = clf_fail(EOVERFLOW, "iod: reply body of %zu bytes", w.pos);
-	if (!err) {
-		rep->owned = w.buf;
-		rep->data = w.buf;
-		rep->data_len = w.pos;
-	} else {
-		free(w.buf);
-	}
+	err = reply_owned(rep, &w, err);
 	free(req);
 	free(m);
 	return err;
@@ -499,15 +510,7 @@ static int op_sub_list(struct iod_conn *cn, struct wire_reader *r,
 	}
 	if (!err)
 		err = clf_proto_sub_list_encode(&w, m);
-	if (!err && w.pos > w.cap)
-		err = clf_fail(EOVERFLOW, "iod: reply body of %zu bytes", w.pos);
-	if (!err) {
-		rep->owned = w.buf;
-		rep->data = w.buf;
-		rep->data_len = w.pos;
-	} else {
-		free(w.buf);
-	}
+	err = reply_owned(rep, &w, err);
 	free(l);
 	free(m);
 	return err;
