@@ -23,6 +23,8 @@ UNIT_TEST_NAMES += test_proto_golden
 UNIT_TEST_NAMES += test_seal
 # The client's wait for a restarting daemon (libclf/client/client_grace.c).
 UNIT_TEST_NAMES += test_client_grace
+# The daemon runtime: readiness, pid file, stop signals (daemon.h).
+UNIT_TEST_NAMES += test_daemon
 # Byte-range lock bodies (libclf/runtime/proto_lock.c).
 UNIT_TEST_NAMES += test_proto_lock
 # Symlink, hard link and special file bodies (libclf/runtime/proto_link.c).
