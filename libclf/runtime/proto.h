@@ -140,326 +140,298 @@ int clf_proto_error_decode(struct wire_reader *r, struct clf_proto_error *m);
 /* Authentication (libclf/runtime/auth.h runs the exchange)                    */
 /* ------------------------------------------------------------------ */
 
+/* The role: 1..CLF_PROTO_ROLE_MAX bytes of printable ASCII; since 1.8
+ * (has_kx): the protection asked and a key share. */
+#define CLF_PROTO_HELLO(X, T)						\
+	X(T, U16, major)	/* the client's own version */		\
+	X(T, U16, minor)						\
+	X(T, STR, role, CLF_PROTO_ROLE_MAX, ROLE)			\
+	X(T, TAIL, has_kx)						\
+	X(T, U8, protection)						\
+	X(T, FIXED, kx, CLF_PROTO_KX_SIZE)
 struct clf_proto_hello {
-	uint16_t major, minor;		/* the client's own version */
-	/* 1..CLF_PROTO_ROLE_MAX bytes of printable ASCII; borrowed */
-	struct clf_proto_str role;
-	/* Since 1.8 (has_kx): the protection asked, a key share */
-	bool has_kx;
-	uint8_t protection;
-	uint8_t kx[CLF_PROTO_KX_SIZE];
+	CLF_PROTO_HELLO(PROTO_MEMBER, _)
 };
-int clf_proto_hello_encode(struct wire_writer *w,
-			   const struct clf_proto_hello *m);
-int clf_proto_hello_decode(struct wire_reader *r, struct clf_proto_hello *m);
 
+/* Since 1.8 (has_kx): the protection in force, a key share. */
+#define CLF_PROTO_CHALLENGE(X, T)					\
+	X(T, U16, major)	/* the server's own version */		\
+	X(T, U16, minor)						\
+	X(T, FIXED, nonce, CLF_PROTO_NONCE_SIZE)			\
+	X(T, TAIL, has_kx)						\
+	X(T, U8, protection)						\
+	X(T, FIXED, kx, CLF_PROTO_KX_SIZE)
 struct clf_proto_challenge {
-	uint16_t major, minor;		/* the server's own version */
-	uint8_t nonce[CLF_PROTO_NONCE_SIZE];
-	/* Since 1.8 (has_kx): the protection in force, a key share */
-	bool has_kx;
-	uint8_t protection;
-	uint8_t kx[CLF_PROTO_KX_SIZE];
+	CLF_PROTO_CHALLENGE(PROTO_MEMBER, _)
 };
-int clf_proto_challenge_encode(struct wire_writer *w,
-			       const struct clf_proto_challenge *m);
-int clf_proto_challenge_decode(struct wire_reader *r,
-			       struct clf_proto_challenge *m);
 
+#define CLF_PROTO_RESPONSE(X, T)					\
+	X(T, FIXED, nonce, CLF_PROTO_NONCE_SIZE)	/* the client's */ \
+	X(T, FIXED, mac, CLF_PROTO_MAC_SIZE)
 struct clf_proto_response {
-	uint8_t nonce[CLF_PROTO_NONCE_SIZE];	/* the client's */
-	uint8_t mac[CLF_PROTO_MAC_SIZE];
+	CLF_PROTO_RESPONSE(PROTO_MEMBER, _)
 };
-int clf_proto_response_encode(struct wire_writer *w,
-			      const struct clf_proto_response *m);
-int clf_proto_response_decode(struct wire_reader *r,
-			      struct clf_proto_response *m);
 
+#define CLF_PROTO_AUTH_OK(X, T)						\
+	X(T, FIXED, mac, CLF_PROTO_MAC_SIZE)	/* the server's proof */
 struct clf_proto_auth_ok {
-	uint8_t mac[CLF_PROTO_MAC_SIZE];	/* the server's proof */
+	CLF_PROTO_AUTH_OK(PROTO_MEMBER, _)
 };
-int clf_proto_auth_ok_encode(struct wire_writer *w,
-			     const struct clf_proto_auth_ok *m);
-int clf_proto_auth_ok_decode(struct wire_reader *r,
-			     struct clf_proto_auth_ok *m);
 
-/* Since 1.4: a client without the secret proves who it is with MUNGE. */
+/* Since 1.4: a client without the secret proves who it is with MUNGE;
+ * cred is munge_encode output. */
+#define CLF_PROTO_MUNGE_RESPONSE(X, T)					\
+	X(T, FIXED, nonce, CLF_PROTO_NONCE_SIZE)	/* the client's */ \
+	X(T, STR, cred, CLF_PROTO_MUNGE_CRED_MAX, NONEMPTY)
 struct clf_proto_munge_response {
-	uint8_t nonce[CLF_PROTO_NONCE_SIZE];	/* the client's */
-	struct clf_proto_str cred;	/* 1..CLF_PROTO_MUNGE_CRED_MAX bytes of
-					   munge_encode output; borrowed */
+	CLF_PROTO_MUNGE_RESPONSE(PROTO_MEMBER, _)
 };
-int clf_proto_munge_response_encode(struct wire_writer *w,
-				    const struct clf_proto_munge_response *m);
-int clf_proto_munge_response_decode(struct wire_reader *r,
-				    struct clf_proto_munge_response *m);
 
 /* AUTH_OK answering MUNGE_RESPONSE: the server's own credential. */
+#define CLF_PROTO_MUNGE_OK(X, T)					\
+	X(T, STR, cred, CLF_PROTO_MUNGE_CRED_MAX, NONEMPTY)
 struct clf_proto_munge_ok {
-	struct clf_proto_str cred;	/* borrowed */
+	CLF_PROTO_MUNGE_OK(PROTO_MEMBER, _)
 };
-int clf_proto_munge_ok_encode(struct wire_writer *w,
-			      const struct clf_proto_munge_ok *m);
-int clf_proto_munge_ok_decode(struct wire_reader *r,
-			      struct clf_proto_munge_ok *m);
 
 /* ------------------------------------------------------------------ */
 /* Bodies used by several operations                                   */
 /* ------------------------------------------------------------------ */
 
 /* STATUS reply, any daemon. */
+#define CLF_PROTO_STATUS(X, T)						\
+	X(T, U64, uptime_ms)						\
+	X(T, U64, requests)		/* served since start */	\
+	X(T, U64, bytes_read)						\
+	X(T, U64, bytes_written)					\
+	X(T, U32, connections)		/* open now */			\
+	X(T, U32, views)		/* registered now (iod) */
 struct clf_proto_status {
-	uint64_t uptime_ms;
-	uint64_t requests;	/* served since start */
-	uint64_t bytes_read, bytes_written;
-	uint32_t connections;	/* open now */
-	uint32_t views;		/* registered now (iod) */
+	CLF_PROTO_STATUS(PROTO_MEMBER, _)
 };
-int clf_proto_status_encode(struct wire_writer *w,
-			    const struct clf_proto_status *m);
-int clf_proto_status_decode(struct wire_reader *r, struct clf_proto_status *m);
 
 /* STATFS (metad: whole file system) and IOD_STATFS replies. */
+#define CLF_PROTO_STATFS(X, T)						\
+	X(T, U64, bytes_total)						\
+	X(T, U64, bytes_free)						\
+	X(T, U64, bytes_avail)						\
+	X(T, U64, files)						\
+	X(T, U64, files_free)						\
+	X(T, U32, block_size)						\
+	X(T, U32, name_max)
 struct clf_proto_statfs {
-	uint64_t bytes_total, bytes_free, bytes_avail;
-	uint64_t files, files_free;
-	uint32_t block_size;
-	uint32_t name_max;
+	CLF_PROTO_STATFS(PROTO_MEMBER, _)
 };
-int clf_proto_statfs_encode(struct wire_writer *w,
-			    const struct clf_proto_statfs *m);
-int clf_proto_statfs_decode(struct wire_reader *r, struct clf_proto_statfs *m);
 
 /* A u64 inode or file id alone: GETATTR, GET_LAYOUT, SYNC requests. */
+#define CLF_PROTO_INO(X, T)						\
+	X(T, U64, ino)
 struct clf_proto_ino {
-	uint64_t ino;
+	CLF_PROTO_INO(PROTO_MEMBER, _)
 };
-int clf_proto_ino_encode(struct wire_writer *w, const struct clf_proto_ino *m);
-int clf_proto_ino_decode(struct wire_reader *r, struct clf_proto_ino *m);
 
 /* A u32 alone: VIEW_REGISTER reply and VIEW_RELEASE request (handle),
  * SUB_WRITE and VIEW_WRITE replies (bytes written, <= CLF_PROTO_DATA_MAX). */
+#define CLF_PROTO_U32(X, T)						\
+	X(T, U32, value)
 struct clf_proto_u32 {
-	uint32_t value;
+	CLF_PROTO_U32(PROTO_MEMBER, _)
 };
-int clf_proto_u32_encode(struct wire_writer *w, const struct clf_proto_u32 *m);
-int clf_proto_u32_decode(struct wire_reader *r, struct clf_proto_u32 *m);
 
 /* SUB_READ and VIEW_READ replies: bytes32 data, <= CLF_PROTO_DATA_MAX. */
+#define CLF_PROTO_DATA(X, T)						\
+	X(T, DATA, data)		/* borrowed */
 struct clf_proto_data {
-	struct clf_proto_bytes data;	/* borrowed */
+	CLF_PROTO_DATA(PROTO_MEMBER, _)
 };
-int clf_proto_data_encode(struct wire_writer *w,
-			  const struct clf_proto_data *m);
 /* Everything but the data bytes (send those from where they are). */
 int clf_proto_data_encode_head(struct wire_writer *w,
 			       const struct clf_proto_data *m);
-int clf_proto_data_decode(struct wire_reader *r, struct clf_proto_data *m);
 
 /* ------------------------------------------------------------------ */
 /* metad                                                               */
 /* ------------------------------------------------------------------ */
 
-struct clf_proto_attr {
-	uint64_t ino;
-	uint32_t mode;		/* type and permission bits */
-	uint32_t uid, gid, nlink;
-	int64_t size;		/* bytes, >= 0 */
-	int64_t atime, mtime, ctime;	/* ns since the epoch */
-};
 /* GETATTR, MKDIR, SETATTR and UPDATE_SIZE replies. */
-int clf_proto_attr_encode(struct wire_writer *w,
-			  const struct clf_proto_attr *m);
-int clf_proto_attr_decode(struct wire_reader *r, struct clf_proto_attr *m);
+#define CLF_PROTO_ATTR(X, T)						\
+	X(T, U64, ino)							\
+	X(T, U32, mode)			/* type and permission bits */	\
+	X(T, U32, uid)							\
+	X(T, U32, gid)							\
+	X(T, U32, nlink)						\
+	X(T, NONNEG, size)		/* bytes */			\
+	X(T, I64, atime)		/* ns since the epoch */	\
+	X(T, I64, mtime)						\
+	X(T, I64, ctime)
+struct clf_proto_attr {
+	CLF_PROTO_ATTR(PROTO_MEMBER, _)
+};
 
+#define CLF_PROTO_SUBFILE(X, T)						\
+	X(T, IOD, iod)			/* iod index in the configuration */ \
+	X(T, BYTES, type, 1, CLF_PROTO_TYPE_MAX_BYTES) /* CLF_Type_encode */
 struct clf_proto_subfile {
-	uint32_t iod;			/* iod index in the configuration */
-	struct clf_proto_bytes type;	/* CLF_Type_encode output; borrowed */
+	CLF_PROTO_SUBFILE(PROTO_MEMBER, _)
 };
 
+/*
+ * SET_LAYOUT and GET_LAYOUT replies, and inside CREATE and LOOKUP.  kind
+ * ROUND_ROBIN: 0, 0, CLF_PROTO_IOD_DEFAULT for the configured values.
+ * kind EXPLICIT: nsubfiles entries; after decode OWNED
+ * (clf_proto_layout_release), for encode only read.
+ */
+#define CLF_PROTO_LAYOUT(X, T)						\
+	X(T, U8, kind)			/* enum clf_proto_layout_kind */ \
+	X(T, WHEN, kind, CLF_PROTO_LAYOUT_ROUND_ROBIN)			\
+	X(T, U64, stripe_size)		/* bytes */			\
+	X(T, U32, stripe_count)						\
+	X(T, U32, first_iod)						\
+	X(T, WHEN, kind, CLF_PROTO_LAYOUT_EXPLICIT)			\
+	X(T, NONNEG, disp)		/* bytes before the pattern */	\
+	X(T, IOD, disp_iod)		/* iod holding those bytes */	\
+	X(T, U32, nsubfiles)						\
+	X(T, ARRAY, subfiles, nsubfiles, subfile, 1, CLF_PROTO_MAX_SUBFILES)
 struct clf_proto_layout {
-	uint8_t kind;			/* enum clf_proto_layout_kind */
-	/* kind ROUND_ROBIN; 0, 0, CLF_PROTO_IOD_DEFAULT: configured value */
-	uint64_t stripe_size;		/* bytes */
-	uint32_t stripe_count;
-	uint32_t first_iod;
-	/* kind EXPLICIT */
-	int64_t disp;			/* bytes before the pattern, >= 0 */
-	uint32_t disp_iod;		/* iod holding those bytes */
-	uint32_t nsubfiles;
-	/* nsubfiles entries; after decode OWNED (clf_proto_layout_release),
-	 * for encode only read. */
-	struct clf_proto_subfile *subfiles;
+	CLF_PROTO_LAYOUT(PROTO_MEMBER, _)
 };
-/* SET_LAYOUT and GET_LAYOUT replies. */
-int clf_proto_layout_encode(struct wire_writer *w,
-			    const struct clf_proto_layout *m);
-int clf_proto_layout_decode(struct wire_reader *r, struct clf_proto_layout *m);
-/* Frees a decoded layout's subfiles array; NULL ok. */
-void clf_proto_layout_release(struct clf_proto_layout *m);
 
+#define CLF_PROTO_LOOKUP_REQ(X, T)					\
+	X(T, U64, dir)							\
+	X(T, FLAGS, flags, CLF_PROTO_LOOKUP_FLAGS)			\
+	X(T, STR, path, CLF_PROTO_PATH_MAX, PATH)
 struct clf_proto_lookup_req {
-	uint64_t dir;
-	uint32_t flags;			/* CLF_PROTO_LOOKUP_* */
-	struct clf_proto_str path;	/* borrowed */
+	CLF_PROTO_LOOKUP_REQ(PROTO_MEMBER, _)
 };
-int clf_proto_lookup_req_encode(struct wire_writer *w,
-				const struct clf_proto_lookup_req *m);
-int clf_proto_lookup_req_decode(struct wire_reader *r,
-				struct clf_proto_lookup_req *m);
 
+/* The layout, when has_layout, is EXPLICIT; release the reply. */
+#define CLF_PROTO_LOOKUP_REP(X, T)					\
+	X(T, MSG, attr, attr)						\
+	X(T, BOOL, has_layout)						\
+	X(T, WHEN, has_layout, 1)					\
+	X(T, MSG, layout, layout)
 struct clf_proto_lookup_rep {
-	struct clf_proto_attr attr;
-	bool has_layout;
-	struct clf_proto_layout layout;	/* when has_layout; release below */
+	CLF_PROTO_LOOKUP_REP(PROTO_MEMBER, _)
 };
-int clf_proto_lookup_rep_encode(struct wire_writer *w,
-				const struct clf_proto_lookup_rep *m);
-int clf_proto_lookup_rep_decode(struct wire_reader *r,
-				struct clf_proto_lookup_rep *m);
-void clf_proto_lookup_rep_release(struct clf_proto_lookup_rep *m);
 
+#define CLF_PROTO_CREATE_REQ(X, T)					\
+	X(T, U64, dir)							\
+	X(T, STR, path, CLF_PROTO_PATH_MAX, PATH)			\
+	X(T, PERM, mode)						\
+	X(T, U32, uid)							\
+	X(T, U32, gid)							\
+	X(T, FLAGS, flags, CLF_PROTO_CREATE_FLAGS)			\
+	X(T, MSG, layout, layout)	/* release the request */
 struct clf_proto_create_req {
-	uint64_t dir;
-	struct clf_proto_str path;	/* borrowed */
-	uint32_t mode;			/* permission bits only */
-	uint32_t uid, gid;
-	uint32_t flags;			/* CLF_PROTO_CREATE_* */
-	struct clf_proto_layout layout;	/* release below */
+	CLF_PROTO_CREATE_REQ(PROTO_MEMBER, _)
 };
-int clf_proto_create_req_encode(struct wire_writer *w,
-				const struct clf_proto_create_req *m);
-int clf_proto_create_req_decode(struct wire_reader *r,
-				struct clf_proto_create_req *m);
-void clf_proto_create_req_release(struct clf_proto_create_req *m);
 
+#define CLF_PROTO_CREATE_REP(X, T)					\
+	X(T, MSG, attr, attr)						\
+	X(T, MSG, layout, layout)	/* EXPLICIT; release the reply */
 struct clf_proto_create_rep {
-	struct clf_proto_attr attr;
-	struct clf_proto_layout layout;	/* EXPLICIT; release below */
+	CLF_PROTO_CREATE_REP(PROTO_MEMBER, _)
 };
-int clf_proto_create_rep_encode(struct wire_writer *w,
-				const struct clf_proto_create_rep *m);
-int clf_proto_create_rep_decode(struct wire_reader *r,
-				struct clf_proto_create_rep *m);
-void clf_proto_create_rep_release(struct clf_proto_create_rep *m);
 
+#define CLF_PROTO_MKDIR_REQ(X, T)					\
+	X(T, U64, dir)							\
+	X(T, STR, path, CLF_PROTO_PATH_MAX, PATH)			\
+	X(T, PERM, mode)						\
+	X(T, U32, uid)							\
+	X(T, U32, gid)
 struct clf_proto_mkdir_req {
-	uint64_t dir;
-	struct clf_proto_str path;	/* borrowed */
-	uint32_t mode;			/* permission bits only */
-	uint32_t uid, gid;
+	CLF_PROTO_MKDIR_REQ(PROTO_MEMBER, _)
 };
-int clf_proto_mkdir_req_encode(struct wire_writer *w,
-			       const struct clf_proto_mkdir_req *m);
-int clf_proto_mkdir_req_decode(struct wire_reader *r,
-			       struct clf_proto_mkdir_req *m);
 
+#define CLF_PROTO_READDIR_REQ(X, T)					\
+	X(T, U64, dir)							\
+	X(T, U64, cookie)	/* 0: from the start; else an entry's */ \
+	X(T, LIMIT, max, 1, CLF_PROTO_READDIR_MAX)	/* entries wanted */
 struct clf_proto_readdir_req {
-	uint64_t dir;
-	uint64_t cookie;	/* 0: from the start; else an entry's cookie */
-	uint32_t max;		/* 1..CLF_PROTO_READDIR_MAX entries wanted */
+	CLF_PROTO_READDIR_REQ(PROTO_MEMBER, _)
 };
-int clf_proto_readdir_req_encode(struct wire_writer *w,
-				 const struct clf_proto_readdir_req *m);
-int clf_proto_readdir_req_decode(struct wire_reader *r,
-				 struct clf_proto_readdir_req *m);
 
+#define CLF_PROTO_DIRENT(X, T)						\
+	X(T, U64, ino)							\
+	X(T, U64, cookie)	/* READDIR from here continues after it */ \
+	X(T, U32, mode)		/* type bits matter; permissions may be 0 */ \
+	X(T, STR, name, CLF_PROTO_NAME_MAX, NAME)
 struct clf_proto_dirent {
-	uint64_t ino;
-	uint64_t cookie;	/* READDIR from here continues after this one */
-	uint32_t mode;		/* type bits matter; permissions may be 0 */
-	struct clf_proto_str name;	/* a single component; borrowed */
+	CLF_PROTO_DIRENT(PROTO_MEMBER, _)
 };
 
+/* count entries; after decode OWNED (clf_proto_readdir_rep_release),
+ * for encode only read; eof: no entries after these. */
+#define CLF_PROTO_READDIR_REP(X, T)					\
+	X(T, U32, count)						\
+	X(T, BOOL, eof)							\
+	X(T, ARRAY, ents, count, dirent, 0, CLF_PROTO_READDIR_MAX)
 struct clf_proto_readdir_rep {
-	uint32_t count;		/* <= CLF_PROTO_READDIR_MAX */
-	bool eof;		/* no entries after these */
-	/* count entries; after decode OWNED (clf_proto_readdir_rep_release),
-	 * for encode only read. */
-	struct clf_proto_dirent *ents;
+	CLF_PROTO_READDIR_REP(PROTO_MEMBER, _)
 };
-int clf_proto_readdir_rep_encode(struct wire_writer *w,
-				 const struct clf_proto_readdir_rep *m);
-int clf_proto_readdir_rep_decode(struct wire_reader *r,
-				 struct clf_proto_readdir_rep *m);
-void clf_proto_readdir_rep_release(struct clf_proto_readdir_rep *m);
 
+#define CLF_PROTO_RENAME_REQ(X, T)					\
+	X(T, U64, dir)							\
+	X(T, STR, path, CLF_PROTO_PATH_MAX, PATH)			\
+	X(T, U64, new_dir)						\
+	X(T, STR, new_path, CLF_PROTO_PATH_MAX, PATH)			\
+	X(T, FLAGS, flags, CLF_PROTO_RENAME_FLAGS)
 struct clf_proto_rename_req {
-	uint64_t dir;
-	struct clf_proto_str path;	/* borrowed */
-	uint64_t new_dir;
-	struct clf_proto_str new_path;	/* borrowed */
-	uint32_t flags;			/* CLF_PROTO_RENAME_* */
+	CLF_PROTO_RENAME_REQ(PROTO_MEMBER, _)
 };
-int clf_proto_rename_req_encode(struct wire_writer *w,
-				const struct clf_proto_rename_req *m);
-int clf_proto_rename_req_decode(struct wire_reader *r,
-				struct clf_proto_rename_req *m);
 
 /* UNLINK and RMDIR requests. */
+#define CLF_PROTO_PATH_REQ(X, T)					\
+	X(T, U64, dir)							\
+	X(T, STR, path, CLF_PROTO_PATH_MAX, PATH)
 struct clf_proto_path_req {
-	uint64_t dir;
-	struct clf_proto_str path;	/* borrowed */
+	CLF_PROTO_PATH_REQ(PROTO_MEMBER, _)
 };
-int clf_proto_path_req_encode(struct wire_writer *w,
-			      const struct clf_proto_path_req *m);
-int clf_proto_path_req_decode(struct wire_reader *r,
-			      struct clf_proto_path_req *m);
 
+#define CLF_PROTO_SETATTR_REQ(X, T)					\
+	X(T, U64, ino)							\
+	X(T, U32, mask)		/* CLF_PROTO_SETATTR_*: which apply */	\
+	X(T, U32, mode)		/* permission bits only */		\
+	X(T, U32, uid)							\
+	X(T, U32, gid)							\
+	X(T, I64, atime)	/* ns since the epoch */		\
+	X(T, I64, mtime)						\
+	X(T, I64, size)		/* >= 0 */
 struct clf_proto_setattr_req {
-	uint64_t ino;
-	uint32_t mask;		/* CLF_PROTO_SETATTR_*: which fields apply */
-	uint32_t mode;		/* permission bits only */
-	uint32_t uid, gid;
-	int64_t atime, mtime;	/* ns since the epoch */
-	int64_t size;		/* >= 0 */
+	CLF_PROTO_SETATTR_REQ(PROTO_MEMBER, _)
 };
-int clf_proto_setattr_req_encode(struct wire_writer *w,
-				 const struct clf_proto_setattr_req *m);
-int clf_proto_setattr_req_decode(struct wire_reader *r,
-				 struct clf_proto_setattr_req *m);
 
+#define CLF_PROTO_SET_LAYOUT_REQ(X, T)					\
+	X(T, U64, ino)							\
+	X(T, MSG, layout, layout)	/* release the request */
 struct clf_proto_set_layout_req {
-	uint64_t ino;
-	struct clf_proto_layout layout;	/* release below */
+	CLF_PROTO_SET_LAYOUT_REQ(PROTO_MEMBER, _)
 };
-int clf_proto_set_layout_req_encode(struct wire_writer *w,
-				    const struct clf_proto_set_layout_req *m);
-int clf_proto_set_layout_req_decode(struct wire_reader *r,
-				    struct clf_proto_set_layout_req *m);
-void clf_proto_set_layout_req_release(struct clf_proto_set_layout_req *m);
 
+#define CLF_PROTO_UPDATE_SIZE_REQ(X, T)					\
+	X(T, U64, ino)							\
+	X(T, NONNEG, size)	/* new end of file */			\
+	X(T, I64, mtime)	/* ns since the epoch of the last write */
 struct clf_proto_update_size_req {
-	uint64_t ino;
-	int64_t size;		/* new end of file, >= 0 */
-	int64_t mtime;		/* ns since the epoch of the last write */
+	CLF_PROTO_UPDATE_SIZE_REQ(PROTO_MEMBER, _)
 };
-int clf_proto_update_size_req_encode(struct wire_writer *w,
-				     const struct clf_proto_update_size_req *m);
-int clf_proto_update_size_req_decode(struct wire_reader *r,
-				     struct clf_proto_update_size_req *m);
 
 /* APPEND (1.4): reserve the range of an O_APPEND write. */
+#define CLF_PROTO_APPEND_REQ(X, T)					\
+	X(T, U64, ino)							\
+	X(T, I64, at)		/* the end of file as the client knows it */ \
+	X(T, I64, length)	/* file bytes the write covers; at +	\
+				   length <= CLF_PROTO_LOCK_OFFSET_MAX */ \
+	X(T, FLAGS, flags, CLF_PROTO_APPEND_FLAGS)
 struct clf_proto_append_req {
-	uint64_t ino;
-	int64_t at;		/* the end of file as the client knows it */
-	int64_t length;		/* file bytes the write covers; at + length
-				   <= CLF_PROTO_LOCK_OFFSET_MAX */
-	uint32_t flags;		/* CLF_PROTO_APPEND_* */
+	CLF_PROTO_APPEND_REQ(PROTO_MEMBER, _)
 };
-int clf_proto_append_req_encode(struct wire_writer *w,
-				const struct clf_proto_append_req *m);
-int clf_proto_append_req_decode(struct wire_reader *r,
-				struct clf_proto_append_req *m);
 
+/* Where the range starts (reserved unless EXACT and offset != at). */
+#define CLF_PROTO_APPEND_REP(X, T)					\
+	X(T, NONNEG, offset)
 struct clf_proto_append_rep {
-	int64_t offset;		/* where the range starts (reserved unless
-				   EXACT and offset != at), >= 0 */
+	CLF_PROTO_APPEND_REP(PROTO_MEMBER, _)
 };
-int clf_proto_append_rep_encode(struct wire_writer *w,
-				const struct clf_proto_append_rep *m);
-int clf_proto_append_rep_decode(struct wire_reader *r,
-				struct clf_proto_append_rep *m);
 
 /* ------------------------------------------------------------------ */
 /* metad special files and hard links (1.6; proto_link.c)              */
@@ -545,71 +517,62 @@ struct clf_proto_unlock_owner_req {
 
 /* A subfile index is < CLF_PROTO_MAX_SUBFILES or CLF_PROTO_SUBFILE_HEAD. */
 
+#define CLF_PROTO_SUB_READ_REQ(X, T)					\
+	X(T, U64, file)							\
+	X(T, SUBFILE, subfile)						\
+	X(T, I64, offset)	/* subfile bytes, >= 0 */		\
+	X(T, LIMIT, length, 0, CLF_PROTO_DATA_MAX)
 struct clf_proto_sub_read_req {
-	uint64_t file;
-	uint32_t subfile;
-	int64_t offset;		/* subfile bytes, >= 0 */
-	uint32_t length;	/* <= CLF_PROTO_DATA_MAX */
+	CLF_PROTO_SUB_READ_REQ(PROTO_MEMBER, _)
 };
-int clf_proto_sub_read_req_encode(struct wire_writer *w,
-				  const struct clf_proto_sub_read_req *m);
-int clf_proto_sub_read_req_decode(struct wire_reader *r,
-				  struct clf_proto_sub_read_req *m);
 
+#define CLF_PROTO_SUB_WRITE_REQ(X, T)					\
+	X(T, U64, file)							\
+	X(T, SUBFILE, subfile)						\
+	X(T, I64, offset)	/* subfile bytes, >= 0 */		\
+	X(T, DATA, data)	/* borrowed */
 struct clf_proto_sub_write_req {
-	uint64_t file;
-	uint32_t subfile;
-	int64_t offset;			/* subfile bytes, >= 0 */
-	struct clf_proto_bytes data;	/* <= CLF_PROTO_DATA_MAX; borrowed */
+	CLF_PROTO_SUB_WRITE_REQ(PROTO_MEMBER, _)
 };
-int clf_proto_sub_write_req_encode(struct wire_writer *w,
-				   const struct clf_proto_sub_write_req *m);
 /* Everything but the data bytes (send those from where they are). */
 int clf_proto_sub_write_req_encode_head(
 	struct wire_writer *w, const struct clf_proto_sub_write_req *m);
-int clf_proto_sub_write_req_decode(struct wire_reader *r,
-				   struct clf_proto_sub_write_req *m);
 /* The head alone; see clf_proto_view_write_req_decode_head. */
 #define CLF_PROTO_SUB_WRITE_HEAD 24	/* bytes before the data */
 int clf_proto_sub_write_req_decode_head(struct wire_reader *r,
 					size_t payload_len,
 					struct clf_proto_sub_write_req *m);
 
+#define CLF_PROTO_VIEW_REGISTER_REQ(X, T)				\
+	X(T, U64, file)							\
+	X(T, SUBFILE, subfile)						\
+	X(T, NONNEG, view_disp)						\
+	X(T, BYTES, view_type, 1, CLF_PROTO_TYPE_MAX_BYTES) /* encoded */ \
+	X(T, NONNEG, subfile_disp)					\
+	X(T, BYTES, subfile_type, 1, CLF_PROTO_TYPE_MAX_BYTES)
 struct clf_proto_view_register_req {
-	uint64_t file;
-	uint32_t subfile;
-	int64_t view_disp;		/* >= 0 */
-	struct clf_proto_bytes view_type;	/* encoded; borrowed */
-	int64_t subfile_disp;		/* >= 0 */
-	struct clf_proto_bytes subfile_type;	/* encoded; borrowed */
+	CLF_PROTO_VIEW_REGISTER_REQ(PROTO_MEMBER, _)
 };
-int clf_proto_view_register_req_encode(struct wire_writer *w,
-				const struct clf_proto_view_register_req *m);
-int clf_proto_view_register_req_decode(struct wire_reader *r,
-				struct clf_proto_view_register_req *m);
 
 /* VIEW_READ (no data) and VIEW_WRITE (data) requests. */
+#define CLF_PROTO_VIEW_READ_REQ(X, T)					\
+	X(T, U32, handle)						\
+	X(T, FLAGS, flags, CLF_PROTO_VIEW_FLAGS)			\
+	X(T, I64, lo)		/* view linear range [lo, hi) */	\
+	X(T, I64, hi)							\
+	X(T, U64, coll_tag)	/* collective operation; 0 unless	\
+				   COLLECTIVE */			\
+	X(T, U32, participants)	/* processes in it; 0 unless COLLECTIVE */
+#define CLF_PROTO_VIEW_WRITE_REQ(X, T)					\
+	CLF_PROTO_VIEW_READ_REQ(X, T)					\
+	X(T, DATA, data)	/* at most hi - lo bytes; borrowed */
 struct clf_proto_view_io_req {
-	uint32_t handle;
-	uint32_t flags;		/* CLF_PROTO_VIEW_* */
-	int64_t lo, hi;		/* view linear range [lo, hi) */
-	uint64_t coll_tag;	/* collective operation; 0 unless COLLECTIVE */
-	uint32_t participants;	/* processes in it; 0 unless COLLECTIVE */
-	/* VIEW_WRITE only, at most hi - lo bytes; borrowed */
-	struct clf_proto_bytes data;
+	CLF_PROTO_VIEW_WRITE_REQ(PROTO_MEMBER, _)
 };
-int clf_proto_view_read_req_encode(struct wire_writer *w,
-				   const struct clf_proto_view_io_req *m);
-int clf_proto_view_read_req_decode(struct wire_reader *r,
-				   struct clf_proto_view_io_req *m);
-int clf_proto_view_write_req_encode(struct wire_writer *w,
-				    const struct clf_proto_view_io_req *m);
 int clf_proto_view_write_req_encode_head(struct wire_writer *w,
 					 const struct clf_proto_view_io_req *m);
-int clf_proto_view_write_req_decode(struct wire_reader *r,
-				    struct clf_proto_view_io_req *m);
 /*
- * The head of a VIEW_WRITE (or SUB_WRITE, below) alone: r holds the
+ * The head of a VIEW_WRITE (or SUB_WRITE, above) alone: r holds the
  * bytes before the data, payload_len is the whole body's length, and the
  * data -- the rest of the body -- is left for the caller to receive
  * (into a file).  m->data gets its length and a NULL pointer.
@@ -619,44 +582,37 @@ int clf_proto_view_write_req_decode_head(struct wire_reader *r,
 					 size_t payload_len,
 					 struct clf_proto_view_io_req *m);
 
+#define CLF_PROTO_TRUNCATE_REQ(X, T)					\
+	X(T, U64, file)							\
+	X(T, SUBFILE, subfile)						\
+	X(T, NONNEG, length)	/* new subfile length */
 struct clf_proto_truncate_req {
-	uint64_t file;
-	uint32_t subfile;
-	int64_t length;		/* new subfile length, >= 0 */
+	CLF_PROTO_TRUNCATE_REQ(PROTO_MEMBER, _)
 };
-int clf_proto_truncate_req_encode(struct wire_writer *w,
-				  const struct clf_proto_truncate_req *m);
-int clf_proto_truncate_req_decode(struct wire_reader *r,
-				  struct clf_proto_truncate_req *m);
 
+#define CLF_PROTO_REMOVE_REQ(X, T)					\
+	X(T, U64, file)							\
+	X(T, SUBFILE_OR_ALL, subfile)
 struct clf_proto_remove_req {
-	uint64_t file;
-	uint32_t subfile;	/* or CLF_PROTO_SUBFILE_ALL */
+	CLF_PROTO_REMOVE_REQ(PROTO_MEMBER, _)
 };
-int clf_proto_remove_req_encode(struct wire_writer *w,
-				const struct clf_proto_remove_req *m);
-int clf_proto_remove_req_decode(struct wire_reader *r,
-				struct clf_proto_remove_req *m);
 
-/* SUB_SIZES: the lengths of n subfiles of one file. */
+/* SUB_SIZES: the lengths of n subfiles of one file (or SUBFILE_HEAD). */
+#define CLF_PROTO_SUB_SIZES_REQ(X, T)					\
+	X(T, U64, file)							\
+	X(T, U32, n)							\
+	X(T, VEC, subfile, n, SUBFILE, 1, CLF_PROTO_SUB_SIZES_MAX)
 struct clf_proto_sub_sizes_req {
-	uint64_t file;
-	uint32_t n;		/* 1..CLF_PROTO_SUB_SIZES_MAX */
-	uint32_t subfile[CLF_PROTO_SUB_SIZES_MAX]; /* or SUBFILE_HEAD */
+	CLF_PROTO_SUB_SIZES_REQ(PROTO_MEMBER, _)
 };
-int clf_proto_sub_sizes_req_encode(struct wire_writer *w,
-				   const struct clf_proto_sub_sizes_req *m);
-int clf_proto_sub_sizes_req_decode(struct wire_reader *r,
-				   struct clf_proto_sub_sizes_req *m);
 
+/* As many lengths as asked. */
+#define CLF_PROTO_SUB_SIZES(X, T)					\
+	X(T, U32, n)							\
+	X(T, VEC, length, n, NONNEG, 1, CLF_PROTO_SUB_SIZES_MAX)
 struct clf_proto_sub_sizes {
-	uint32_t n;		/* as many as asked */
-	int64_t length[CLF_PROTO_SUB_SIZES_MAX];	/* each >= 0 */
+	CLF_PROTO_SUB_SIZES(PROTO_MEMBER, _)
 };
-int clf_proto_sub_sizes_encode(struct wire_writer *w,
-			       const struct clf_proto_sub_sizes *m);
-int clf_proto_sub_sizes_decode(struct wire_reader *r,
-			       struct clf_proto_sub_sizes *m);
 
 /* ------------------------------------------------------------------ */
 /* Every declared message: name, body struct, fields, what, checks     */
@@ -690,6 +646,39 @@ struct clf_proto_sub_list {
 };
 
 #define CLF_PROTO_MESSAGES(M)						\
+	M(hello, hello, CLF_PROTO_HELLO, "HELLO", proto_check_hello)	\
+	M(challenge, challenge, CLF_PROTO_CHALLENGE, "CHALLENGE",	\
+	  proto_check_challenge)					\
+	M(response, response, CLF_PROTO_RESPONSE, "RESPONSE", NULL)	\
+	M(auth_ok, auth_ok, CLF_PROTO_AUTH_OK, "AUTH_OK", NULL)		\
+	M(status, status, CLF_PROTO_STATUS, "STATUS reply", NULL)	\
+	M(statfs, statfs, CLF_PROTO_STATFS, "STATFS reply", NULL)	\
+	M(ino, ino, CLF_PROTO_INO, "inode number", NULL)		\
+	M(u32, u32, CLF_PROTO_U32, "u32 body", NULL)			\
+	M(data, data, CLF_PROTO_DATA, "data reply", NULL)		\
+	M(attr, attr, CLF_PROTO_ATTR, "attr", NULL)			\
+	M(layout, layout, CLF_PROTO_LAYOUT, "layout", proto_check_layout) \
+	M(lookup_req, lookup_req, CLF_PROTO_LOOKUP_REQ, "LOOKUP", NULL)	\
+	M(lookup_rep, lookup_rep, CLF_PROTO_LOOKUP_REP, "LOOKUP reply",	\
+	  proto_check_lookup_rep)					\
+	M(create_req, create_req, CLF_PROTO_CREATE_REQ, "CREATE", NULL)	\
+	M(create_rep, create_rep, CLF_PROTO_CREATE_REP, "CREATE reply",	\
+	  proto_check_create_rep)					\
+	M(mkdir_req, mkdir_req, CLF_PROTO_MKDIR_REQ, "MKDIR", NULL)	\
+	M(readdir_req, readdir_req, CLF_PROTO_READDIR_REQ, "READDIR", NULL) \
+	M(readdir_rep, readdir_rep, CLF_PROTO_READDIR_REP,		\
+	  "READDIR reply", NULL)					\
+	M(rename_req, rename_req, CLF_PROTO_RENAME_REQ, "RENAME", NULL)	\
+	M(path_req, path_req, CLF_PROTO_PATH_REQ, "path request", NULL)	\
+	M(setattr_req, setattr_req, CLF_PROTO_SETATTR_REQ, "SETATTR",	\
+	  proto_check_setattr_req)					\
+	M(set_layout_req, set_layout_req, CLF_PROTO_SET_LAYOUT_REQ,	\
+	  "SET_LAYOUT", NULL)						\
+	M(update_size_req, update_size_req, CLF_PROTO_UPDATE_SIZE_REQ,	\
+	  "UPDATE_SIZE", NULL)						\
+	M(append_req, append_req, CLF_PROTO_APPEND_REQ, "APPEND",	\
+	  proto_check_append_req)					\
+	M(append_rep, append_rep, CLF_PROTO_APPEND_REP, "APPEND reply", NULL) \
 	M(setlk_req, lock_req, CLF_PROTO_LOCK_REQ, "SETLK",		\
 	  proto_check_setlk_req)					\
 	M(getlk_req, lock_req, CLF_PROTO_LOCK_REQ, "GETLK",		\
@@ -698,6 +687,25 @@ struct clf_proto_sub_list {
 	  proto_check_lock_holder)					\
 	M(unlock_owner_req, unlock_owner_req, CLF_PROTO_UNLOCK_OWNER_REQ, \
 	  "UNLOCK_OWNER", NULL)						\
+	M(sub_read_req, sub_read_req, CLF_PROTO_SUB_READ_REQ, "SUB_READ", \
+	  proto_check_sub_read_req)					\
+	M(sub_write_req, sub_write_req, CLF_PROTO_SUB_WRITE_REQ,	\
+	  "SUB_WRITE", proto_check_sub_write_req)			\
+	M(view_register_req, view_register_req,				\
+	  CLF_PROTO_VIEW_REGISTER_REQ, "VIEW_REGISTER", NULL)		\
+	M(view_read_req, view_io_req, CLF_PROTO_VIEW_READ_REQ, "VIEW_READ", \
+	  proto_check_view_read_req)					\
+	M(view_write_req, view_io_req, CLF_PROTO_VIEW_WRITE_REQ,	\
+	  "VIEW_WRITE", proto_check_view_write_req)			\
+	M(truncate_req, truncate_req, CLF_PROTO_TRUNCATE_REQ, "TRUNCATE", \
+	  NULL)								\
+	M(remove_req, remove_req, CLF_PROTO_REMOVE_REQ, "REMOVE", NULL)	\
+	M(sub_sizes_req, sub_sizes_req, CLF_PROTO_SUB_SIZES_REQ,	\
+	  "SUB_SIZES", NULL)						\
+	M(sub_sizes, sub_sizes, CLF_PROTO_SUB_SIZES, "SUB_SIZES reply", NULL) \
+	M(munge_response, munge_response, CLF_PROTO_MUNGE_RESPONSE,	\
+	  "MUNGE_RESPONSE", NULL)					\
+	M(munge_ok, munge_ok, CLF_PROTO_MUNGE_OK, "AUTH_OK", NULL)	\
 	M(symlink_req, symlink_req, CLF_PROTO_SYMLINK_REQ, "SYMLINK", NULL) \
 	M(readlink_rep, readlink_rep, CLF_PROTO_READLINK_REP,		\
 	  "READLINK reply", proto_check_readlink_rep)			\
@@ -707,6 +715,11 @@ struct clf_proto_sub_list {
 	M(sub_list_req, sub_list_req, CLF_PROTO_SUB_LIST_REQ, "SUB_LIST", \
 	  NULL)								\
 	M(sub_list, sub_list, CLF_PROTO_SUB_LIST, "SUB_LIST reply", NULL)
+
+/* Bodies that are parts of messages only: M as above. */
+#define CLF_PROTO_PARTS(M)						\
+	M(subfile, subfile, CLF_PROTO_SUBFILE, "layout subfile", NULL)	\
+	M(dirent, dirent, CLF_PROTO_DIRENT, "READDIR reply", NULL)
 
 CLF_PROTO_MESSAGES(PROTO_PROTOTYPES)
 

@@ -499,7 +499,15 @@ static int get_field(struct wire_reader *r, const struct proto_msg *d,
 	case PK_BYTES:
 		return get_ref(r, d, f, &b->ptr, &b->len);
 	case PK_MSG:
-		return get_fields(r, f->part, p, NULL);
+		/* A part with rules of its own (a layout) is checked as soon
+		 * as it is read, as 1.8's decoders did. */
+		err = get_fields(r, f->part, p, NULL);
+		if (err || !f->part->check)
+			return err;
+		if (r->bad)
+			return clf_fail(EPROTO, "proto: %s: truncated",
+					f->part->what);
+		return check_fields(f->part, p);
 	case PK_ARRAY:
 		return get_array(r, d, f, m);
 	case PK_VEC:
@@ -507,9 +515,13 @@ static int get_field(struct wire_reader *r, const struct proto_msg *d,
 		if (r->bad)
 			return field_fail(EPROTO, d, f, "truncated");
 		err = check_count(d, f, n, E2BIG);
-		for (uint32_t i = 0; i < n && !err && !r->bad; i++)
-			scalar_store(f->ekind, p + i * f->elem_size,
-				     scalar_get(r, f->ekind));
+		/* Each element checked as it comes, before the next. */
+		for (uint32_t i = 0; i < n && !err && !r->bad; i++) {
+			v = scalar_get(r, f->ekind);
+			if (!r->bad)
+				err = scalar_check(d, f, v);
+			scalar_store(f->ekind, p + i * f->elem_size, v);
+		}
 		return err;
 	}
 	return 0;

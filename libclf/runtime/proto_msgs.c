@@ -43,6 +43,53 @@
 #define PROTO_EXTERN(NAME, TYPE, FIELDS, WHAT, CHECK) \
 	extern const struct proto_msg proto_msg_##NAME;
 
+CLF_PROTO_PARTS(PROTO_EXTERN)
 CLF_PROTO_MESSAGES(PROTO_EXTERN)
+CLF_PROTO_PARTS(PROTO_DESCRIPTOR)
 CLF_PROTO_MESSAGES(PROTO_DESCRIPTOR)
 CLF_PROTO_MESSAGES(PROTO_FUNCTIONS)
+
+/* Heads: the bodies of a write without its data bytes. */
+int clf_proto_data_encode_head(struct wire_writer *w,
+			       const struct clf_proto_data *m)
+{
+	return proto_msg_encode(w, &proto_msg_data, m, true);
+}
+
+int clf_proto_sub_write_req_encode_head(struct wire_writer *w,
+					const struct clf_proto_sub_write_req *m)
+{
+	return proto_msg_encode(w, &proto_msg_sub_write_req, m, true);
+}
+
+int clf_proto_view_write_req_encode_head(struct wire_writer *w,
+					 const struct clf_proto_view_io_req *m)
+{
+	return proto_msg_encode(w, &proto_msg_view_write_req, m, true);
+}
+
+int clf_proto_sub_write_req_decode_head(struct wire_reader *r,
+					size_t payload_len,
+					struct clf_proto_sub_write_req *m)
+{
+	struct clf_proto_sub_write_req t;
+	int err = proto_msg_decode_head(r, payload_len,
+					&proto_msg_sub_write_req, &t);
+
+	if (!err)
+		*m = t;
+	return err;
+}
+
+int clf_proto_view_write_req_decode_head(struct wire_reader *r,
+					 size_t payload_len,
+					 struct clf_proto_view_io_req *m)
+{
+	struct clf_proto_view_io_req t;
+	int err = proto_msg_decode_head(r, payload_len,
+					&proto_msg_view_write_req, &t);
+
+	if (!err)
+		*m = t;
+	return err;
+}

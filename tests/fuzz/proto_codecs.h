@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * proto_codecs.h -- every message body codec of libclf/runtime/proto.h in one
- * table, with a valid sample of each: shared by the unit test
- * (tests/unit/test_proto.c), the fuzz target and its seed generator, so
- * that a codec added to the protocol is added here once and is then both
- * tested and fuzzed.
+ * proto_codecs.h -- every message body codec of libclf/runtime/proto.h
+ * in one table, with a valid sample of each: shared by the unit tests
+ * (tests/unit/test_proto.c, test_proto_golden.c), the fuzz target and its
+ * seed generator.  The table is made from CLF_PROTO_MESSAGES, so that a
+ * message declared in proto.h is tested and fuzzed once it has a sample
+ * s_<name> here (and golden bytes in test_proto_golden.c).
  *
  * Static functions and data only; include from exactly one .c per program.
  */
@@ -19,36 +20,10 @@
 
 #include "proto.h"
 
-/* Codecs not declared yet (proto.h): M(name, type), as in the list. */
-#define PROTO_HAND_CODECS(M)						\
-	M(hello, hello, no) M(challenge, challenge, no)			\
-	M(response, response, no) M(auth_ok, auth_ok, no)		\
-	M(status, status, no) M(statfs, statfs, no) M(ino, ino, no)	\
-	M(u32, u32, no) M(data, data, no) M(attr, attr, no)		\
-	M(layout, layout, yes) M(lookup_req, lookup_req, no)		\
-	M(lookup_rep, lookup_rep, yes) M(create_req, create_req, yes)	\
-	M(create_rep, create_rep, yes) M(mkdir_req, mkdir_req, no)	\
-	M(readdir_req, readdir_req, no) M(readdir_rep, readdir_rep, yes) \
-	M(rename_req, rename_req, no) M(path_req, path_req, no)		\
-	M(setattr_req, setattr_req, no)					\
-	M(set_layout_req, set_layout_req, yes)				\
-	M(update_size_req, update_size_req, no)				\
-	M(append_req, append_req, no) M(append_rep, append_rep, no)	\
-	M(sub_read_req, sub_read_req, no)				\
-	M(sub_write_req, sub_write_req, no)				\
-	M(view_register_req, view_register_req, no)			\
-	M(view_read_req, view_io_req, no)				\
-	M(view_write_req, view_io_req, no)				\
-	M(truncate_req, truncate_req, no) M(remove_req, remove_req, no)	\
-	M(sub_sizes_req, sub_sizes_req, no) M(sub_sizes, sub_sizes, no)	\
-	M(munge_response, munge_response, no)				\
-	M(munge_ok, munge_ok, no)
-
 /* Storage for any decoded message, by codec name. */
 #define PROTO_ANY_MEMBER(NAME, TYPE, ...) struct clf_proto_##TYPE NAME;
 union proto_any {
 	struct clf_proto_error error;
-	PROTO_HAND_CODECS(PROTO_ANY_MEMBER)
 	CLF_PROTO_MESSAGES(PROTO_ANY_MEMBER)
 };
 
@@ -87,18 +62,6 @@ PROTO_CODEC(error, clf_proto_error, clf_proto_error_encode,
 	PROTO_CODEC(NAME, clf_proto_##TYPE, clf_proto_##NAME##_encode,	\
 		    clf_proto_##NAME##_decode)				\
 	PROTO_RELEASE(NAME, clf_proto_##TYPE, clf_proto_##NAME##_release)
-#define PROTO_HAND_REL_no(NAME, TYPE)				\
-	static void rel_##NAME(void *m)					\
-	{								\
-		(void)m;						\
-	}
-#define PROTO_HAND_REL_yes(NAME, TYPE)					\
-	PROTO_RELEASE(NAME, clf_proto_##TYPE, clf_proto_##NAME##_release)
-#define PROTO_HAND_OF(NAME, TYPE, REL)					\
-	PROTO_CODEC(NAME, clf_proto_##TYPE, clf_proto_##NAME##_encode,	\
-		    clf_proto_##NAME##_decode)				\
-	PROTO_HAND_REL_##REL(NAME, TYPE)
-PROTO_HAND_CODECS(PROTO_HAND_OF)
 CLF_PROTO_MESSAGES(PROTO_CODEC_OF)
 
 /* ------------------------------------------------------------------ */
@@ -265,7 +228,6 @@ static const struct clf_proto_sub_list s_sub_list = {
 /* The error body (hand-written: an empty one decodes), then the rest. */
 static const struct proto_codec proto_codecs[] = {
 	{ "error", enc_error, dec_error, proto_no_release, &s_error },
-	PROTO_HAND_CODECS(PROTO_ENTRY)
 	CLF_PROTO_MESSAGES(PROTO_ENTRY)
 };
 
