@@ -15,6 +15,8 @@
 # (default 3) so that a change of load hits all alike.  Prints, per
 # case, the median of IOR's mean bandwidth (MiB/s; IOR counts open and
 # close in it) and its ratio to the local file's, and the load.
+# CASES="XFER:SEGMENTS ..." (default "1k:16000 47008:800") sets the
+# transfers and the segments per process; NP the processes (default 2).
 set -eu
 
 ior=${1:?usage: ior_small.sh IOR_BINARY [REPS] [UFS_DIR]}
@@ -45,7 +47,7 @@ median() {
 	sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
 }
 
-cases="1k:4000 47008:200"
+cases=${CASES:-"1k:16000 47008:800"}
 for r in $(seq "$reps"); do
 	for c in $cases; do
 		xfer=${c%:*} segs=${c#*:}
