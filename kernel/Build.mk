@@ -22,7 +22,7 @@ CLFS_FUSE_OBJS := $(CLFS_FUSE_SRCS:%.c=$(O)/%.o)
 FUSE_CFLAGS := $(shell pkg-config --cflags fuse3 2>/dev/null)
 FUSE_LIBS := $(shell pkg-config --libs fuse3 2>/dev/null || echo -lfuse3)
 
-# The ops use libclf's private headers (client_ns.h, proto.h).
+# The ops use libclf's private headers (clf_ll.h, proto.h).
 $(CLFS_OPS_OBJS) $(CLFS_FUSE_OBJS): ALL_CFLAGS += $(LIBCLF_INCLUDES)
 $(CLFS_FUSE_OBJS): ALL_CFLAGS += $(FUSE_CFLAGS)
 

@@ -13,7 +13,7 @@
 #include "clf.h"
 #include "clfs_fuse.h"
 #include "clfs_log.h"
-#include "client_ns.h"
+#include "clf_ll.h"
 
 #define CLFS_MAX_IO (1u << 20)	/* max_read, max_write, readahead */
 
@@ -25,13 +25,13 @@
 /*
  * The file system of req.  Every handler starts with it, so it is also
  * where the handling thread takes on the caller: metad checks the
- * requests made for req as that user (clf_ns_act_as).
+ * requests made for req as that user (clf_ll_act_as).
  */
 static struct clfs_fuse *cfs(fuse_req_t req)
 {
 	const struct fuse_ctx *c = fuse_req_ctx(req);
 
-	clf_ns_act_as(c->uid, c->gid);
+	clf_ll_act_as(c->uid, c->gid);
 	return fuse_req_userdata(req);
 }
 

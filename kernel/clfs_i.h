@@ -22,12 +22,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "client_ns.h"
+#include "clf_ll.h"
 #include "clfs_ops.h"
 #include "proto.h"
 
-/* The hidden file of a directory's default layout (client_ns.h). */
-#define CLFS_DEFAULT_LAYOUT_NAME CLF_NS_DEFAULT_LAYOUT_NAME
+/* The hidden file of a directory's default layout (clf_ll.h). */
+#define CLFS_DEFAULT_LAYOUT_NAME CLF_LL_DEFAULT_LAYOUT_NAME
 #define CLFS_UNLINKED_PREFIX ".clf-unlinked-"
 /* How long a directory's default layout is trusted, in ns. */
 #define CLFS_DEFAULT_LAYOUT_TTL 1000000000LL

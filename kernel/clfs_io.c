@@ -9,7 +9,7 @@
  * (each close(2)), synced or released, or before a setattr, one metad
  * request per close rather than per write.  Reads use the inode's size,
  * so this client sees its own writes at once; lookup, getattr and open
- * derive the size from the subfiles (clf_ns_stat), so it sees other
+ * derive the size from the subfiles (clf_ll_stat), so it sees other
  * clients' writes as soon as they returned, reported or not.
  */
 #include <errno.h>
@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "clf.h"
-#include "client_ns.h"
+#include "clf_ll.h"
 #include "clfs_i.h"
 #include "clfs_log.h"
 
@@ -34,11 +34,11 @@ int clfs_report_locked(struct clfs_inode *ip)
 
 	if (ip->size_dirty) {
 		/* Sets mtime too. */
-		err = clf_ns_report_size(ip->ino, ip->size, &a);
+		err = clf_ll_report_size(ip->ino, ip->size, &a);
 		if (!err && a.size > ip->size)
 			ip->size = a.size;
 	} else if (ip->mtime_dirty) {
-		err = clf_ns_setattr(&req, &a);
+		err = clf_ll_setattr(&req, &a);
 	}
 	if (!err) {
 		ip->size_dirty = false;
@@ -96,7 +96,7 @@ static int dir_layout(struct clfs *fs, uint64_t dir,
 		return err ? err : 0;
 	err = clf_layout_text_parse(text, desc);
 	if (!err) {
-		err = clf_ns_check_layout(desc);
+		err = clf_ll_check_layout(desc);
 		if (err)
 			clf_layout_desc_release(desc);
 	}
@@ -112,7 +112,7 @@ int clfs_create(struct clfs *fs, const struct clfs_caller *who,
 		uint64_t parent, const char *name, mode_t mode, int flags,
 		struct stat *st, uint64_t *fh)
 {
-	struct clf_ns_owner owner = { who->uid, who->gid };
+	struct clf_ll_owner owner = { who->uid, who->gid };
 	struct clf_layout_desc desc;
 	struct clf_proto_attr a;
 	struct clfs_inode *ip;
@@ -127,7 +127,7 @@ int clfs_create(struct clfs *fs, const struct clfs_caller *who,
 	has_layout = dir_layout(fs, parent, &desc);
 	if (has_layout < 0)
 		return has_layout;
-	fd = clf_ns_create(parent, name, mode, &owner, flags & O_EXCL,
+	fd = clf_ll_create(parent, name, mode, &owner, flags & O_EXCL,
 			   has_layout ? &desc : NULL, clf_flags(flags), &a);
 	if (has_layout)
 		clf_layout_desc_release(&desc);
@@ -141,7 +141,7 @@ int clfs_create(struct clfs *fs, const struct clfs_caller *who,
 				CLF_PROTO_SETATTR_MTIME_NOW,
 		};
 
-		err = clf_ns_setattr(&req, &a);
+		err = clf_ll_setattr(&req, &a);
 		if (err)
 			goto close_fd;
 	}
@@ -175,7 +175,7 @@ int clfs_open(struct clfs *fs, uint64_t ino, int flags, uint64_t *fh,
 	if (!ip)
 		return -ENOMEM;
 	seq = clfs_write_seq(ip);
-	fd = clf_ns_open(ino, clf_flags(flags), &a);
+	fd = clf_ll_open(ino, clf_flags(flags), &a);
 	if (fd < 0) {
 		clfs_iput(&fs->itab, ip);
 		return fd;
@@ -215,7 +215,7 @@ ssize_t clfs_read(struct clfs *fs, uint64_t fh, void *buf, size_t size,
 	pthread_mutex_lock(&h->ip->lock);
 	end = h->ip->size;
 	pthread_mutex_unlock(&h->ip->lock);
-	return clf_ns_pread(h->fd, buf, (int64_t)size, off, end);
+	return clf_ll_pread(h->fd, buf, (int64_t)size, off, end);
 }
 
 /* After n bytes were written at off: the size and the change. */
@@ -250,13 +250,13 @@ ssize_t clfs_write(struct clfs *fs, uint64_t fh, const void *buf,
 		 */
 		int64_t at;
 
-		n = clf_ns_append(h->fd, buf, (int64_t)size, &at);
+		n = clf_ll_append(h->fd, buf, (int64_t)size, &at);
 		pthread_mutex_lock(&ip->lock);
 		wrote(ip, at, n);
 		pthread_mutex_unlock(&ip->lock);
 		return n;
 	}
-	n = clf_ns_pwrite(h->fd, buf, (int64_t)size, off);
+	n = clf_ll_pwrite(h->fd, buf, (int64_t)size, off);
 	pthread_mutex_lock(&ip->lock);
 	wrote(ip, off, n);
 	pthread_mutex_unlock(&ip->lock);
@@ -311,7 +311,7 @@ int clfs_release(struct clfs *fs, uint64_t fh)
 		int e;
 
 		clfs_unlinked_name(ip->ino, name);
-		e = clf_ns_unlink(gone_dir, name);
+		e = clf_ll_unlink(gone_dir, name);
 		if (e)
 			clfs_log(CLFS_LOG_ERR,
 				 "cannot remove '%s' in directory %llu, unlinked while open: %s",

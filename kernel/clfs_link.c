@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "clf.h"
-#include "client_ns.h"
+#include "clf_ll.h"
 #include "clfs_i.h"
 #include "clfs_log.h"
 
@@ -49,7 +49,7 @@ dev_t clfs_rdev_of(struct clfs_inode *ip, const struct clf_proto_attr *a)
 		}
 		pthread_mutex_unlock(&ip->lock);
 	}
-	err = clf_ns_readlink(a->ino, &target, &rdev);
+	err = clf_ll_readlink(a->ino, &target, &rdev);
 	free(target);
 	if (err) {
 		clfs_log(CLFS_LOG_WARNING, "device %llu: cannot read its number: %s",
@@ -69,12 +69,12 @@ int clfs_symlink(struct clfs *fs, const struct clfs_caller *who,
 		 uint64_t parent, const char *name, const char *target,
 		 struct stat *st)
 {
-	struct clf_ns_owner owner = { who->uid, who->gid };
+	struct clf_ll_owner owner = { who->uid, who->gid };
 	struct clf_proto_attr a;
 	int err = name_check(fs, name);
 
 	if (!err)
-		err = clf_ns_symlink(parent, name, target, &owner, &a);
+		err = clf_ll_symlink(parent, name, target, &owner, &a);
 	return err ? err : clfs_entry(fs, parent, &a, st, NULL);
 }
 
@@ -84,7 +84,7 @@ int clfs_readlink(struct clfs *fs, uint64_t ino, char **target)
 	int err;
 
 	(void)fs;
-	err = clf_ns_readlink(ino, &t, NULL);
+	err = clf_ll_readlink(ino, &t, NULL);
 	if (!err && !t)
 		err = -EINVAL;	/* a device node */
 	if (!err)
@@ -99,7 +99,7 @@ int clfs_link(struct clfs *fs, uint64_t ino, uint64_t new_parent,
 	int err = name_check(fs, new_name);
 
 	if (!err)
-		err = clf_ns_link(ino, new_parent, new_name, &a);
+		err = clf_ll_link(ino, new_parent, new_name, &a);
 	return err ? err : clfs_entry(fs, new_parent, &a, st, NULL);
 }
 
@@ -107,7 +107,7 @@ int clfs_mknod(struct clfs *fs, const struct clfs_caller *who,
 	       uint64_t parent, const char *name, mode_t mode, dev_t rdev,
 	       struct stat *st)
 {
-	struct clf_ns_owner owner = { who->uid, who->gid };
+	struct clf_ll_owner owner = { who->uid, who->gid };
 	struct clf_proto_attr a;
 	uint64_t fh;
 	int err;
@@ -126,7 +126,7 @@ int clfs_mknod(struct clfs *fs, const struct clfs_caller *who,
 	if (!S_ISFIFO(mode) && !S_ISSOCK(mode) && !S_ISCHR(mode) &&
 	    !S_ISBLK(mode))
 		return -EINVAL;
-	err = clf_ns_mknod(parent, name, mode & (S_IFMT | 07777), rdev, &owner,
+	err = clf_ll_mknod(parent, name, mode & (S_IFMT | 07777), rdev, &owner,
 			   &a);
 	return err ? err : clfs_entry(fs, parent, &a, st, NULL);
 }

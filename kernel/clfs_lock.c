@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * clfs_lock.c -- fcntl and flock locks of the mount, on metad's lock
- * table (libclf's by-inode calls, client_ns.h).
+ * table (libclf's by-inode calls, clf_ll.h).
  *
  * The kernel asks with its own lock owners; they are numbers unique in
  * this mount, which is one metad connection, exactly what metad keys
@@ -15,7 +15,7 @@
 #include <sys/file.h>
 
 #include "clf.h"
-#include "client_ns.h"
+#include "clf_ll.h"
 #include "clfs_i.h"
 #include "clfs_log.h"
 
@@ -32,12 +32,12 @@ static void mark_locked(struct clfs_inode *ip)
 }
 
 static int to_ns_lock(uint64_t owner, const struct flock *lk,
-		      struct clf_ns_lock *out)
+		      struct clf_ll_lock *out)
 {
 	/* libfuse hands SEEK_SET ranges with l_len >= 0; check anyway. */
 	if (lk->l_whence != SEEK_SET || lk->l_start < 0 || lk->l_len < 0)
 		return -EINVAL;
-	*out = (struct clf_ns_lock){
+	*out = (struct clf_ll_lock){
 		.owner = owner,
 		.pid = (uint32_t)lk->l_pid,
 		.type = lk->l_type,
@@ -51,12 +51,12 @@ int clfs_getlk(struct clfs *fs, uint64_t fh, uint64_t owner,
 	       struct flock *lk)
 {
 	struct clfs_inode *ip = inode_of(fh);
-	struct clf_ns_lock l;
+	struct clf_ll_lock l;
 	int err = to_ns_lock(owner, lk, &l);
 
 	(void)fs;
 	if (!err)
-		err = clf_ns_getlk(ip->ino, &l);
+		err = clf_ll_getlk(ip->ino, &l);
 	if (err)
 		return err;
 	lk->l_type = l.type;
@@ -74,7 +74,7 @@ int clfs_setlk(struct clfs *fs, uint64_t fh, uint64_t owner,
 	       clfs_interrupted_fn interrupted, void *arg)
 {
 	struct clfs_inode *ip = inode_of(fh);
-	struct clf_ns_lock l;
+	struct clf_ll_lock l;
 	int err = to_ns_lock(owner, lk, &l);
 
 	(void)fs;
@@ -83,7 +83,7 @@ int clfs_setlk(struct clfs *fs, uint64_t fh, uint64_t owner,
 	/* Marked first: a close racing with the grant still releases. */
 	if (l.type != F_UNLCK)
 		mark_locked(ip);
-	return clf_ns_setlk(ip->ino, &l, sleep, interrupted, arg);
+	return clf_ll_setlk(ip->ino, &l, sleep, interrupted, arg);
 }
 
 int clfs_flock(struct clfs *fs, uint64_t fh, uint64_t owner, int op,
@@ -121,7 +121,7 @@ int clfs_unlock_owner(struct clfs *fs, uint64_t fh, uint64_t owner)
 	pthread_mutex_unlock(&ip->lock);
 	if (!locked)
 		return 0;
-	err = clf_ns_unlock_owner(ip->ino, owner);
+	err = clf_ll_unlock_owner(ip->ino, owner);
 	if (err)
 		clfs_log(CLFS_LOG_WARNING,
 			 "inode %llu: cannot release the locks of owner %llx: %s",

@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "clf.h"
-#include "client_ns.h"
+#include "clf_ll.h"
 #include "clfs_i.h"
 #include "clfs_log.h"
 
@@ -134,7 +134,7 @@ int clfs_new(bool read_only, struct clfs **out)
 	err = clfs_itable_init(&fs->itab);
 	if (err)
 		goto free_fs;
-	err = clf_ns_getattr(CLF_PROTO_ROOT_INO, &root);
+	err = clf_ll_getattr(CLF_PROTO_ROOT_INO, &root);
 	if (err)
 		goto free_table;
 	/* The kernel never looks the root up: it holds it from the start. */
@@ -203,7 +203,7 @@ int clfs_lookup(struct clfs *fs, uint64_t parent, const char *name,
 	if (clfs_reserved_name(name))
 		return -ENOENT;
 	/* Sizes as the subfiles say: another client's writes count. */
-	err = clf_ns_lookup_stat(parent, name, &a);
+	err = clf_ll_lookup_stat(parent, name, &a);
 	return err ? err : clfs_entry(fs, parent, &a, st, NULL);
 }
 
@@ -217,7 +217,7 @@ int clfs_getattr(struct clfs *fs, uint64_t ino, struct stat *st)
 	struct clf_proto_attr a;
 	struct clfs_inode *ip = clfs_ifind(&fs->itab, ino);
 	uint64_t seq = ip ? clfs_write_seq(ip) : 0;
-	int err = clf_ns_stat(ino, &a);
+	int err = clf_ll_stat(ino, &a);
 
 	if (err || !ip) {
 		if (!err) {
@@ -289,7 +289,7 @@ int clfs_setattr(struct clfs *fs, uint64_t ino, const struct stat *want,
 	 */
 	err = clfs_report_locked(ip);
 	if (!err)
-		err = clf_ns_setattr(&req, &a);
+		err = clf_ll_setattr(&req, &a);
 	if (!err && (to_set & CLFS_SET_SIZE)) {
 		ip->size = a.size;
 		ip->size_dirty = false;
@@ -305,7 +305,7 @@ int clfs_mkdir(struct clfs *fs, const struct clfs_caller *who,
 	       uint64_t parent, const char *name, mode_t mode,
 	       struct stat *st)
 {
-	struct clf_ns_owner owner = { who->uid, who->gid };
+	struct clf_ll_owner owner = { who->uid, who->gid };
 	struct clf_proto_attr a;
 	char *dflt = NULL;
 	int err = check_name(name);
@@ -316,7 +316,7 @@ int clfs_mkdir(struct clfs *fs, const struct clfs_caller *who,
 		return -EROFS;
 	if (clfs_reserved_name(name))
 		return -EPERM;
-	err = clf_ns_mkdir(parent, name, mode, &owner, &a);
+	err = clf_ll_mkdir(parent, name, mode, &owner, &a);
 	if (err)
 		return err;
 	/* A new directory inherits its parent's default layout. */
@@ -359,7 +359,7 @@ static int hide_if_open(struct clfs *fs, uint64_t dir, const char *name)
 
 	if (open_count(fs) == 0)
 		return 0;
-	err = clf_ns_lookup(dir, name, &a);
+	err = clf_ll_lookup(dir, name, &a);
 	if (err)
 		return err == -ENOENT ? 0 : err;
 	/* Another name keeps the inode and its data: nothing to hide. */
@@ -372,7 +372,7 @@ static int hide_if_open(struct clfs *fs, uint64_t dir, const char *name)
 	err = 0;
 	if (ip->handles && !ip->unlinked_dir) {
 		clfs_unlinked_name(a.ino, hidden);
-		err = clf_ns_rename(dir, name, dir, hidden, 0);
+		err = clf_ll_rename(dir, name, dir, hidden, 0);
 		if (!err) {
 			ip->unlinked_dir = dir;
 			err = 1;
@@ -396,7 +396,7 @@ int clfs_unlink(struct clfs *fs, uint64_t parent, const char *name)
 	err = hide_if_open(fs, parent, name);
 	if (err)
 		return err < 0 ? err : 0;
-	return clf_ns_unlink(parent, name);
+	return clf_ll_unlink(parent, name);
 }
 
 int clfs_rmdir(struct clfs *fs, uint64_t parent, const char *name)
@@ -410,16 +410,16 @@ int clfs_rmdir(struct clfs *fs, uint64_t parent, const char *name)
 		return -EROFS;
 	if (clfs_reserved_name(name))
 		return -ENOENT;
-	err = clf_ns_rmdir(parent, name);
+	err = clf_ll_rmdir(parent, name);
 	if (err != -ENOTEMPTY)
 		return err;
 	/* Empty but for its default layout? */
-	err = clf_ns_lookup(parent, name, &a);
+	err = clf_ll_lookup(parent, name, &a);
 	if (!err)
 		err = clfs_dir_drop_hidden(fs, a.ino);
 	if (err < 0)
 		return err;
-	return err ? clf_ns_rmdir(parent, name) : -ENOTEMPTY;
+	return err ? clf_ll_rmdir(parent, name) : -ENOTEMPTY;
 }
 
 int clfs_rename(struct clfs *fs, uint64_t parent, const char *name,
@@ -447,16 +447,16 @@ int clfs_rename(struct clfs *fs, uint64_t parent, const char *name,
 		if (err < 0)
 			return err;
 	}
-	err = clf_ns_rename(parent, name, new_parent, new_name, wire);
+	err = clf_ll_rename(parent, name, new_parent, new_name, wire);
 	if (err != -ENOTEMPTY)
 		return err;
 	/* A target directory empty but for its default layout. */
-	err = clf_ns_lookup(new_parent, new_name, &a);
+	err = clf_ll_lookup(new_parent, new_name, &a);
 	if (!err)
 		err = clfs_dir_drop_hidden(fs, a.ino);
 	if (err < 0)
 		return err;
-	return err ? clf_ns_rename(parent, name, new_parent, new_name, wire)
+	return err ? clf_ll_rename(parent, name, new_parent, new_name, wire)
 		   : -ENOTEMPTY;
 }
 
@@ -486,9 +486,9 @@ int clfs_readdir(struct clfs *fs, uint64_t ino, uint64_t off,
 		return 0;
 	cookie = off <= 2 ? 0 : off - 2;
 	while (!eof && !err) {
-		struct clf_ns_dirents d;
+		struct clf_ll_dirents d;
 
-		err = clf_ns_readdir(ino, cookie, CLFS_READDIR_BATCH, &d);
+		err = clf_ll_readdir(ino, cookie, CLFS_READDIR_BATCH, &d);
 		if (err)
 			break;
 		eof = d.rep.eof;
@@ -509,7 +509,7 @@ int clfs_readdir(struct clfs *fs, uint64_t ino, uint64_t off,
 		}
 		if (!d.rep.count)
 			eof = true;
-		clf_ns_dirents_release(&d);
+		clf_ll_dirents_release(&d);
 	}
 	return err;
 }
@@ -518,7 +518,7 @@ int clfs_statfs(struct clfs *fs, struct statvfs *sv)
 {
 	struct clf_proto_statfs s;
 	unsigned long bs;
-	int err = clf_ns_statfs(&s);
+	int err = clf_ll_statfs(&s);
 
 	if (err)
 		return err;

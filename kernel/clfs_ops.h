@@ -132,7 +132,7 @@ int clfs_statfs(struct clfs *fs, struct statvfs *sv);
  * Open handles: *fh names one open of one file (a CLF descriptor).
  * flags: O_ACCMODE, O_APPEND, O_TRUNC.  read returns fewer bytes only at
  * the end of file; write all or an error.  A handle opened O_APPEND
- * writes at the end of file, in a range metad reserves (clf_ns_append),
+ * writes at the end of file, in a range metad reserves (clf_ll_append),
  * whatever off says, so its writes must not go through the page cache
  * (the kernel would keep them at off): the caller opens it direct_io.  flush (each close(2)) and
  * release (the last) tell metad the size the handle's writes reached.

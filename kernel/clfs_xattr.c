@@ -11,7 +11,7 @@
  * is the text in a hidden file of the directory, ".clf-default-layout"
  * (one line), which lives as long as the directory: no metad change, it
  * survives restarts and is visible to every client, including the
- * native API and the clf command line (libclf/client/client_ns.h reads and
+ * native API and the clf command line (libclf/client/clf_ll.h reads and
  * writes it for all of them).  The mount hides the name; rmdir removes
  * the file with the directory.  Each mount caches the text per
  * directory for CLFS_DEFAULT_LAYOUT_TTL.
@@ -25,9 +25,7 @@
 #include <sys/xattr.h>
 
 #include "clf.h"
-#include "client.h"
-#include "client_i.h"
-#include "client_ns.h"
+#include "clf_ll.h"
 #include "clock.h"
 #include "clfs_i.h"
 #include "clfs_log.h"
@@ -49,7 +47,7 @@ static int is_dir(struct clfs *fs, uint64_t ino)
 		if (dir >= 0)
 			return dir;
 	}
-	err = clf_ns_getattr(ino, &a);
+	err = clf_ll_getattr(ino, &a);
 	return err ? err : S_ISDIR(a.mode);
 }
 
@@ -68,23 +66,23 @@ static ssize_t give(const char *val, size_t len, void *buf, size_t size)
 static int file_layout_text(uint64_t ino, char **text)
 {
 	struct clf_layout_info info;
-	int err = clf_ns_get_layout(ino, &info);
+	int err = clf_ll_get_layout(ino, &info);
 
 	if (err)
 		return err;
 	err = clf_layout_text_format(info.disp, info.count, info.types,
-				     info.iods, clf_ns_niods(), text);
+				     info.iods, clf_ll_niods(), text);
 	CLF_Layout_release(&info);
 	return err;
 }
 
 /*
- * Read the hidden file of dir (client_ns.h): its text, or NULL; caller
+ * Read the hidden file of dir (clf_ll.h): its text, or NULL; caller
  * frees.  One too long to be a layout is ignored, as if absent.
  */
 static int read_default(uint64_t dir, char **text)
 {
-	int err = clf_ns_dir_default_read(dir, text);
+	int err = clf_ll_dir_default_read(dir, text);
 
 	if (err == -EFBIG) {
 		clfs_log(CLFS_LOG_WARNING, "%s: ignoring it", CLF_Last_error());
@@ -142,12 +140,12 @@ int clfs_dir_set_default(struct clfs *fs, const struct clfs_caller *who,
 		return -ENOMEM;
 	pthread_mutex_lock(&ip->lock);
 	if (text) {
-		struct clf_ns_owner owner = { who ? who->uid : 0,
+		struct clf_ll_owner owner = { who ? who->uid : 0,
 					      who ? who->gid : 0 };
 
-		err = clf_ns_dir_default_write(dir, &owner, text);
+		err = clf_ll_dir_default_write(dir, &owner, text);
 	} else {
-		err = clf_ns_dir_default_remove(dir);
+		err = clf_ll_dir_default_remove(dir);
 		if (err == -ENOENT)
 			err = -ENODATA;
 	}
@@ -162,16 +160,16 @@ int clfs_dir_set_default(struct clfs *fs, const struct clfs_caller *who,
 
 int clfs_dir_drop_hidden(struct clfs *fs, uint64_t dir)
 {
-	struct clf_ns_dirents d;
+	struct clf_ll_dirents d;
 	bool only;
 	int err;
 
-	err = clf_ns_readdir(dir, 0, 2, &d);
+	err = clf_ll_readdir(dir, 0, 2, &d);
 	if (err)
 		return err;
 	only = d.rep.eof && d.rep.count == 1 &&
 	       clf_proto_str_eq(d.rep.ents[0].name, CLFS_DEFAULT_LAYOUT_NAME);
-	clf_ns_dirents_release(&d);
+	clf_ll_dirents_release(&d);
 	if (!only)
 		return 0;
 	err = clfs_dir_set_default(fs, NULL, dir, NULL);
@@ -202,25 +200,25 @@ ssize_t clfs_getxattr(struct clfs *fs, uint64_t ino, const char *name,
 
 /*
  * Does file ino have the layout desc already?  1 yes, 0 no (or it
- * cannot tell): both written as text, placed as clf_ns_set_layout
+ * cannot tell): both written as text, placed as clf_ll_set_layout
  * places desc.  cp --preserve=xattr and cp -a set the layout after the
  * data: the same layout then is no change, not a refusal.
  */
 static int same_layout(uint64_t ino, const struct clf_layout_desc *desc)
 {
-	struct clf_client *cl;
+	const struct clf_config *cfg;
 	char *have = NULL, *want = NULL;
 	int *iods, niods, same = 0;
 
-	if (clf_client_get(&cl))
+	if (clf_ll_config(&cfg))
 		return 0;
-	niods = (int)cl->cfg->niods;
+	niods = (int)cfg->niods;
 	iods = calloc(desc->count, sizeof(*iods));
 	if (!iods)
 		return 0;
 	for (int j = 0; j < desc->count; j++)
 		iods[j] = (int)(((desc->first_iod >= 0 ? (uint32_t)desc->first_iod
-							: cl->cfg->first_iod) +
+							: cfg->first_iod) +
 				 (uint32_t)j) % (uint32_t)niods);
 	if (!clf_layout_text_format(desc->disp, desc->count, desc->types, iods,
 				    niods, &want) &&
@@ -283,7 +281,7 @@ static int relayout(struct clfs_inode *ip, uint64_t ino, int64_t size,
 	buf = malloc((size_t)size);
 	if (!buf)
 		return -ENOMEM;
-	fd = clf_ns_open(ino, O_RDWR, &a);
+	fd = clf_ll_open(ino, O_RDWR, &a);
 	if (fd < 0) {
 		free(buf);
 		return fd;
@@ -292,11 +290,11 @@ static int relayout(struct clfs_inode *ip, uint64_t ino, int64_t size,
 	if (!err)
 		err = CLF_ftruncate(fd, 0);
 	if (!err)
-		err = clf_ns_set_layout(ino, desc);
+		err = clf_ll_set_layout(ino, desc);
 	if (!err)
-		err = clf_ns_reload_layout(fd);
+		err = clf_ll_reload_layout(fd);
 	for (struct clfs_handle *h = ip->handles; h && !err; h = h->next)
-		err = clf_ns_reload_layout(h->fd);
+		err = clf_ll_reload_layout(h->fd);
 	if (!err)
 		err = move_all(fd, buf, size, true);
 	if (!err)
@@ -319,7 +317,7 @@ static int set_file_layout(struct clfs *fs, uint64_t ino,
 	if (!ip)
 		return -ENOMEM;
 	pthread_mutex_lock(&ip->lock);
-	err = clf_ns_getattr(ino, &a);
+	err = clf_ll_getattr(ino, &a);
 	size = a.size;
 	if (ip->size_dirty && ip->size > size)
 		size = ip->size;
@@ -328,9 +326,9 @@ static int set_file_layout(struct clfs *fs, uint64_t ino,
 		goto unlock;
 	}
 	if (!err)
-		err = clf_ns_set_layout(ino, desc);
+		err = clf_ll_set_layout(ino, desc);
 	for (struct clfs_handle *h = ip->handles; h && !err; h = h->next)
-		err = clf_ns_reload_layout(h->fd);
+		err = clf_ll_reload_layout(h->fd);
 unlock:
 	pthread_mutex_unlock(&ip->lock);
 	clfs_iput(&fs->itab, ip);
@@ -359,7 +357,7 @@ int clfs_setxattr(struct clfs *fs, const struct clfs_caller *who,
 		return -ENOMEM;
 	err = clf_layout_text_parse(text, &desc);
 	if (!err) {
-		err = clf_ns_check_layout(&desc);
+		err = clf_ll_check_layout(&desc);
 		if (err)
 			clf_layout_desc_release(&desc);
 	}

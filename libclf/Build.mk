@@ -57,7 +57,7 @@ LIBCLF_CLIENT_SRCS := libclf/client/client.c libclf/client/client_enc.c \
 	libclf/client/file_append.c libclf/client/io.c libclf/client/io_coll.c \
 	libclf/client/io_small.c \
 	libclf/client/view_cache.c
-# The namespace by inode, for the mount client (client_ns.h).
+# The namespace by inode, for the mount client (clf_ll.h).
 LIBCLF_CLIENT_SRCS += libclf/client/client_ns.c libclf/client/client_link.c
 # Byte-range locks kept by metad: by inode, and as POSIX struct flock.
 LIBCLF_CLIENT_SRCS += libclf/client/lock.c libclf/client/lock_posix.c
@@ -96,3 +96,13 @@ $(O)/libclf.a: $(LIBCLF_OBJS)
 $(O)/libclf.so: $(LIBCLF_OBJS) libclf/libclf.map
 	$(CC) -shared -o $@ $(LIBCLF_OBJS) -Wl,--version-script=libclf/libclf.map \
 		-Wl,-soname,libclf.so.$(LIBCLF_SOVERSION) $(LIBCLF_EXTRA_LIBS) $(ALL_LDFLAGS)
+
+# The layers and the file graph (scripts/depgraph.sh): an include that
+# crosses a layer the wrong way or reaches another layer's private
+# header, or a cycle between files, fails.  Reads #include lines only.
+.PHONY: check-layers
+check-layers:
+	@scripts/depgraph.sh --quiet && echo "PASS: layers and file graph"
+	@scripts/run-tests.sh tests/integration/test_depgraph.sh
+
+CHECK_TARGETS += check-layers

@@ -27,7 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "client_ns.h"
+#include "clf_ll.h"
 #include "error.h"
 #include "tool_fs.h"
 
@@ -376,13 +376,13 @@ static int into_dir(struct cp_end *d, const struct cp_end *s)
 static int dir_layout(uint64_t dir, struct clf_layout_desc *desc)
 {
 	char *text = NULL;
-	int err = clf_ns_dir_default_read(dir, &text);
+	int err = clf_ll_dir_default_read(dir, &text);
 
 	if (err || !text)
 		return err;
 	err = clf_layout_text_parse(text, desc);
 	if (!err) {
-		err = clf_ns_check_layout(desc);
+		err = clf_ll_check_layout(desc);
 		if (err)
 			clf_layout_desc_release(desc);
 	}
@@ -398,7 +398,7 @@ static int dir_layout(uint64_t dir, struct clf_layout_desc *desc)
 static int create_clf(struct cp_end *d, mode_t mode,
 		      const struct tool_layout_opts *lo)
 {
-	struct clf_ns_owner owner = { geteuid(), getegid() };
+	struct clf_ll_owner owner = { geteuid(), getegid() };
 	struct clf_layout_desc desc;
 	char dir[TOOL_PATH_MAX], *text = NULL;
 	struct clf_proto_attr a;
@@ -424,7 +424,7 @@ static int create_clf(struct cp_end *d, mode_t mode,
 	}
 	if (has < 0)
 		return has;
-	err = clf_ns_create(st.st_ino, name, mode, &owner, false,
+	err = clf_ll_create(st.st_ino, name, mode, &owner, false,
 			    has ? &desc : NULL, O_WRONLY, &a);
 	if (has)
 		clf_layout_desc_release(&desc);
@@ -457,16 +457,16 @@ static int reopen_clf(struct cp_end *d, const struct stat *st, mode_t mode,
 		if (err)
 			return err;
 		free(text);
-		err = clf_ns_set_layout(st->st_ino, &desc);
+		err = clf_ll_set_layout(st->st_ino, &desc);
 		clf_layout_desc_release(&desc);
 		if (!err)
-			err = clf_ns_reload_layout(fd);
+			err = clf_ll_reload_layout(fd);
 		if (err)
 			return err;
 	}
 	if ((st->st_mode & 07777) == (mode & 07777))
 		return 0;
-	return clf_ns_setattr(&req, &a);
+	return clf_ll_setattr(&req, &a);
 }
 
 static int open_dst(struct cp_end *d, const struct cp_end *s,
@@ -731,12 +731,12 @@ static int arg_names(const char *arg, const struct stat *st, char ***out)
 		}
 		closedir(dir);
 	} else {
-		struct clf_ns_dirents d;
+		struct clf_ll_dirents d;
 		uint64_t cookie = 0;
 		bool eof = false;
 
 		while (!eof && !err) {
-			err = clf_ns_readdir(st->st_ino, cookie,
+			err = clf_ll_readdir(st->st_ino, cookie,
 					     CLF_PROTO_READDIR_MAX, &d);
 			if (err)
 				break;
@@ -745,7 +745,7 @@ static int arg_names(const char *arg, const struct stat *st, char ***out)
 
 				cookie = e->cookie;
 				if (clf_proto_str_eq(e->name,
-						     CLF_NS_DEFAULT_LAYOUT_NAME))
+						     CLF_LL_DEFAULT_LAYOUT_NAME))
 					continue;
 				if (n + 1 == alloc) {
 					char **nv = realloc(v, 2 * alloc *
@@ -763,7 +763,7 @@ static int arg_names(const char *arg, const struct stat *st, char ***out)
 					err = clf_fail(ENOMEM, "clf: out of memory");
 			}
 			eof = d.rep.eof || d.rep.count == 0;
-			clf_ns_dirents_release(&d);
+			clf_ll_dirents_release(&d);
 		}
 	}
 	v[n] = NULL;
@@ -793,15 +793,15 @@ static void arg_base(const char *arg, char *buf, size_t len)
 /* Give the clf directory target the default layout of the one of st. */
 static int copy_default(const struct stat *st, const char *target)
 {
-	struct clf_ns_owner owner = { geteuid(), getegid() };
+	struct clf_ll_owner owner = { geteuid(), getegid() };
 	struct stat dt;
 	char *text = NULL;
-	int err = clf_ns_dir_default_read(st->st_ino, &text);
+	int err = clf_ll_dir_default_read(st->st_ino, &text);
 
 	if (!err && text)
 		err = arg_stat(target, &dt);
 	if (!err && text)
-		err = clf_ns_dir_default_write(dt.st_ino, &owner, text);
+		err = clf_ll_dir_default_write(dt.st_ino, &owner, text);
 	free(text);
 	return err;
 }

@@ -20,8 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "client.h"
-#include "client_ns.h"
+#include "clf_ll.h"
 #include "error.h"
 #include "tool_fs.h"
 #include "type.h"
@@ -144,11 +143,11 @@ static int parse_args(int argc, char **argv, struct getlayout_opts *o)
 /* host:port of iod i, or "?" when the configuration lacks it. */
 static const char *iod_addr(int i)
 {
-	struct clf_client *cl;
+	const struct clf_config *cfg;
 
-	if (clf_client_get(&cl) || i < 0 || (uint32_t)i >= cl->cfg->niods)
+	if (clf_ll_config(&cfg) || i < 0 || (uint32_t)i >= cfg->niods)
 		return "?";
-	return cl->cfg->iods[i].addr;
+	return cfg->iods[i].addr;
 }
 
 /* Round robin's stripe in the text ("rr:stripe=64k,..."), or -1. */
@@ -244,11 +243,11 @@ static int show_file(const char *path, const struct stat *st,
 	int64_t total = 0, head;
 	int err;
 
-	err = clf_ns_get_layout(st->st_ino, &info);
+	err = clf_ll_get_layout(st->st_ino, &info);
 	if (err)
 		return tool_fail_on("get the layout of", path, err);
 	err = clf_layout_text_format(info.disp, info.count, info.types,
-				     info.iods, clf_ns_niods(), &text);
+				     info.iods, clf_ll_niods(), &text);
 	if (err) {
 		CLF_Layout_release(&info);
 		return tool_fail_on("format the layout of", path, err);
@@ -307,11 +306,11 @@ static int show_dir(const char *path, const struct stat *st,
 		    const struct getlayout_opts *o)
 {
 	struct clf_layout_desc desc;
-	struct clf_client *cl;
+	const struct clf_config *cfg;
 	char *text = NULL, size[32], first[32] = "";
 	int err;
 
-	err = clf_ns_dir_default_read(st->st_ino, &text);
+	err = clf_ll_dir_default_read(st->st_ino, &text);
 	if (err)
 		return tool_fail_on("read the default layout of", path, err);
 	if (o->json) {
@@ -342,7 +341,7 @@ static int show_dir(const char *path, const struct stat *st,
 		/* Say so when new files cannot get it (the mount ignores it). */
 		err = clf_layout_text_parse(text, &desc);
 		if (!err) {
-			err = clf_ns_check_layout(&desc);
+			err = clf_ll_check_layout(&desc);
 			clf_layout_desc_release(&desc);
 		}
 		if (err)
@@ -351,15 +350,15 @@ static int show_dir(const char *path, const struct stat *st,
 		free(text);
 		return CLF_EXIT_OK;
 	}
-	if (clf_client_get(&cl))
+	if (clf_ll_config(&cfg))
 		return tool_fail();
-	tool_fmt_num(cl->cfg->stripe_size, size, sizeof(size));
-	if (cl->cfg->first_iod)
+	tool_fmt_num(cfg->stripe_size, size, sizeof(size));
+	if (cfg->first_iod)
 		snprintf(first, sizeof(first), ",first=%" PRIu32,
-			 cl->cfg->first_iod);
+			 cfg->first_iod);
 	printf("default none (new files get the configuration's rr:stripe=%s,count=%" PRIu32
 	       "%s)\n",
-	       size, cl->cfg->stripe_count, first);
+	       size, cfg->stripe_count, first);
 	return CLF_EXIT_OK;
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * cmd_ls.c -- `clf ls`: the entries of a clf directory (READDIR through
- * client_ns.h), sorted by name; with -l their mode, size, time and a
+ * clf_ll.h), sorted by name; with -l their mode, size, time and a
  * short form of their layout (a directory's: its default layout).
  */
 #include <errno.h>
@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "client_ns.h"
+#include "clf_ll.h"
 #include "error.h"
 #include "tool_fs.h"
 
@@ -158,13 +158,13 @@ static int ls_add(struct ls_list *l, const char *name, size_t len,
 /* Every entry of directory ino, but dot names unless all. */
 static int read_dir(uint64_t ino, bool all, struct ls_list *l)
 {
-	struct clf_ns_dirents d;
+	struct clf_ll_dirents d;
 	uint64_t cookie = 0;
 	bool eof = false;
 	int err = 0;
 
 	while (!eof && !err) {
-		err = clf_ns_readdir(ino, cookie, CLF_PROTO_READDIR_MAX, &d);
+		err = clf_ll_readdir(ino, cookie, CLF_PROTO_READDIR_MAX, &d);
 		if (err)
 			break;
 		for (uint32_t i = 0; i < d.rep.count && !err; i++) {
@@ -177,7 +177,7 @@ static int read_dir(uint64_t ino, bool all, struct ls_list *l)
 		}
 		/* No entry and no end: do not ask again forever. */
 		eof = d.rep.eof || d.rep.count == 0;
-		clf_ns_dirents_release(&d);
+		clf_ll_dirents_release(&d);
 	}
 	return err;
 }
@@ -199,16 +199,16 @@ static void shorten(char *text, size_t width)
 static int ls_detail(struct ls_entry *e, bool cut)
 {
 	/* Sizes as stat gives them: what the subfiles hold counts. */
-	int err = clf_ns_stat(e->ino, &e->attr);
+	int err = clf_ll_stat(e->ino, &e->attr);
 
 	if (err)
 		return err;
 	if (S_ISDIR(e->attr.mode))
-		err = clf_ns_dir_default_read(e->ino, &e->layout);
+		err = clf_ll_dir_default_read(e->ino, &e->layout);
 	else if (S_ISREG(e->attr.mode))
 		err = tool_layout_text_of(e->ino, &e->layout);
 	else if (S_ISLNK(e->attr.mode))
-		err = clf_ns_readlink(e->ino, &e->target, NULL);
+		err = clf_ll_readlink(e->ino, &e->target, NULL);
 	if (cut)
 		shorten(e->layout, LS_LAYOUT_WIDTH);
 	return err;

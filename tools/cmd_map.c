@@ -20,12 +20,12 @@
 #include <sys/stat.h>
 
 #include "arith.h"
-#include "client_ns.h"
+#include "clf_ll.h"
 #include "error.h"
 #include "layout.h"
 #include "map_picture.h"
+#include "mapping.h"
 #include "png.h"
-#include "mapping_i.h"
 #include "tool_fs.h"
 #include "type.h"
 
@@ -230,14 +230,14 @@ static int layout_of_file(const char *path, struct map_layout *l)
 	if (!err && S_ISDIR(st.st_mode))
 		err = clf_fail(EISDIR, "clf: is a directory");
 	if (!err)
-		err = clf_ns_get_layout(st.st_ino, &info);
+		err = clf_ll_get_layout(st.st_ino, &info);
 	if (err)
 		return err;
 	*l = (struct map_layout){ .disp = info.disp, .head_iod = info.head_iod,
 				  .count = info.count, .types = info.types,
 				  .iods = info.iods, .size = st.st_size };
 	return clf_layout_text_format(l->disp, l->count, l->types, l->iods,
-				      clf_ns_niods(), &l->text);
+				      clf_ll_niods(), &l->text);
 }
 
 /* What one subfile holds of the range. */
@@ -322,7 +322,7 @@ static bool mapping_is_tiled(CLF_Datatype view, int64_t vdisp,
 
 	if (CLF_Mapping_create(view, vdisp, l->types[0], l->disp, &m))
 		return true;
-	tiled = m->tiled;
+	tiled = clf_mapping_tiled(m);
 	CLF_Mapping_free(m);
 	return tiled;
 }

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "client_ns.h"
+#include "clf_ll.h"
 #include "error.h"
 #include "tool_fs.h"
 
@@ -85,16 +85,16 @@ static int parse_args(int argc, char **argv, struct mkdir_opts *o)
 /* Give the new directory path the default layout of its parent. */
 static void inherit(const char *path)
 {
-	struct clf_ns_owner owner = { geteuid(), getegid() };
+	struct clf_ll_owner owner = { geteuid(), getegid() };
 	char dir[TOOL_PATH_MAX], *text = NULL;
 	struct stat pst, st;
 	const char *name;
 
 	if (tool_path_split(path, dir, &name) || CLF_stat(dir, &pst) ||
-	    clf_ns_dir_default_read(pst.st_ino, &text) || !text)
+	    clf_ll_dir_default_read(pst.st_ino, &text) || !text)
 		return;
 	if (CLF_stat(path, &st) ||
-	    clf_ns_dir_default_write(st.st_ino, &owner, text))
+	    clf_ll_dir_default_write(st.st_ino, &owner, text))
 		fprintf(stderr, "clf: warning: '%s' did not get the default layout of '%s': %s\n",
 			path, dir, CLF_Last_error());
 	free(text);

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "client_ns.h"
+#include "clf_ll.h"
 #include "error.h"
 #include "tool_fs.h"
 
@@ -109,23 +109,23 @@ static int parse_args(const char *cmd, int argc, char **argv,
 
 /*
  * A directory's default layout lives in a hidden file of it (see
- * client_ns.h), which the mount's rmdir removes with it: so does ours.
+ * clf_ll.h), which the mount's rmdir removes with it: so does ours.
  * Removed only when it is all the directory holds.
  */
 static int drop_default(uint64_t ino)
 {
-	struct clf_ns_dirents d;
+	struct clf_ll_dirents d;
 	bool only;
-	int err = clf_ns_readdir(ino, 0, 2, &d);
+	int err = clf_ll_readdir(ino, 0, 2, &d);
 
 	if (err)
 		return err;
 	only = d.rep.eof && d.rep.count == 1 &&
-	       clf_proto_str_eq(d.rep.ents[0].name, CLF_NS_DEFAULT_LAYOUT_NAME);
-	clf_ns_dirents_release(&d);
+	       clf_proto_str_eq(d.rep.ents[0].name, CLF_LL_DEFAULT_LAYOUT_NAME);
+	clf_ll_dirents_release(&d);
 	if (!only)
 		return 0;
-	err = clf_ns_dir_default_remove(ino);
+	err = clf_ll_dir_default_remove(ino);
 	return err == -ENOENT ? 0 : err;
 }
 
@@ -133,7 +133,7 @@ static int drop_default(uint64_t ino)
 static int remove_tree(const char *path, uint64_t ino)
 {
 	char child[RM_PATH_MAX];
-	struct clf_ns_dirents d;
+	struct clf_ll_dirents d;
 	struct stat st;
 	int err = 0;
 
@@ -141,7 +141,7 @@ static int remove_tree(const char *path, uint64_t ino)
 	for (;;) {
 		uint32_t n;
 
-		err = clf_ns_readdir(ino, 0, CLF_PROTO_READDIR_MAX, &d);
+		err = clf_ll_readdir(ino, 0, CLF_PROTO_READDIR_MAX, &d);
 		if (err)
 			return tool_fail_on("read directory", path, err);
 		n = d.rep.count;
@@ -152,7 +152,7 @@ static int remove_tree(const char *path, uint64_t ino)
 				 strcmp(path, "/") ? "/" : "",
 				 (int)e->name.len, e->name.ptr);
 			/* The hidden default layout goes with rmdir. */
-			if (clf_proto_str_eq(e->name, CLF_NS_DEFAULT_LAYOUT_NAME))
+			if (clf_proto_str_eq(e->name, CLF_LL_DEFAULT_LAYOUT_NAME))
 				continue;
 			err = CLF_stat(child, &st);
 			if (!err && S_ISDIR(st.st_mode))
@@ -164,7 +164,7 @@ static int remove_tree(const char *path, uint64_t ino)
 			if (err && err != -EIO)
 				tool_fail_on("remove", child, err);
 		}
-		clf_ns_dirents_release(&d);
+		clf_ll_dirents_release(&d);
 		if (err)
 			return -EIO;
 		/* Only the hidden file (or nothing) is left. */

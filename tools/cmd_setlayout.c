@@ -6,7 +6,7 @@
  *
  * A file's layout can only change while it holds no byte (metad's
  * rule).  A directory's default is the text in its hidden
- * .clf-default-layout file, read and written by libclf/client/client_ns.h for
+ * .clf-default-layout file, read and written by libclf/client/clf_ll.h for
  * the mount and this command alike.
  */
 #include <errno.h>
@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "client_ns.h"
+#include "clf_ll.h"
 #include "error.h"
 #include "tool_fs.h"
 
@@ -119,7 +119,7 @@ static int parse_args(int argc, char **argv, struct setlayout_opts *o)
 /* Create the missing file path (mode 0666 less the umask) with desc. */
 static int create_with(const char *path, const struct clf_layout_desc *desc)
 {
-	struct clf_ns_owner owner = { geteuid(), getegid() };
+	struct clf_ll_owner owner = { geteuid(), getegid() };
 	char dir[TOOL_PATH_MAX];
 	struct clf_proto_attr a;
 	const char *name;
@@ -147,7 +147,7 @@ static int create_with(const char *path, const struct clf_layout_desc *desc)
 		return tool_fail_on("create", path, err);
 	mask = umask(0);
 	umask(mask);
-	fd = clf_ns_create(st.st_ino, name, 0666 & ~mask, &owner, true, desc,
+	fd = clf_ll_create(st.st_ino, name, 0666 & ~mask, &owner, true, desc,
 			   O_RDONLY, &a);
 	if (fd < 0)
 		return tool_fail_on("create", path, fd);
@@ -168,7 +168,7 @@ static int set_file(const char *path, const struct stat *st,
 			path);
 		return CLF_EXIT_FAIL;
 	}
-	err = st->st_size > 0 ? -EBUSY : clf_ns_set_layout(st->st_ino, desc);
+	err = st->st_size > 0 ? -EBUSY : clf_ll_set_layout(st->st_ino, desc);
 	if (err == -EBUSY) {
 		/* metad refuses too when bytes arrived since the stat. */
 		if (st->st_size > 0)
@@ -186,8 +186,8 @@ static int set_file(const char *path, const struct stat *st,
 
 static int set_dir(const char *path, const struct stat *st, const char *text)
 {
-	struct clf_ns_owner owner = { geteuid(), getegid() };
-	int err = clf_ns_dir_default_write(st->st_ino, &owner, text);
+	struct clf_ll_owner owner = { geteuid(), getegid() };
+	int err = clf_ll_dir_default_write(st->st_ino, &owner, text);
 
 	if (err)
 		return tool_fail_on("set the default layout of directory",
@@ -206,7 +206,7 @@ static int remove_default(const char *path)
 		return CLF_EXIT_FAIL;
 	}
 	if (!err)
-		err = clf_ns_dir_default_remove(st.st_ino);
+		err = clf_ll_dir_default_remove(st.st_ino);
 	if (err == -ENOENT && !CLF_stat(path, &st)) {
 		fprintf(stderr, "clf: cannot remove the default layout of '%s': it has none\n",
 			path);

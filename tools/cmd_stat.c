@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "client_ns.h"
+#include "clf_ll.h"
 #include "error.h"
 #include "tool_fs.h"
 
@@ -74,7 +74,7 @@ static int stat_one(const char *arg)
 	if (err)
 		return tool_fail_on("stat", path, err);
 	if (S_ISDIR(st.st_mode))
-		err = clf_ns_dir_default_read(st.st_ino, &layout);
+		err = clf_ll_dir_default_read(st.st_ino, &layout);
 	else if (S_ISREG(st.st_mode))
 		err = tool_layout_text_of(st.st_ino, &layout);
 	if (err)

@@ -8,9 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client.h"
-#include "client_i.h"
-#include "client_ns.h"
+#include "clf_ll.h"
 #include "config.h"
 #include "error.h"
 #include "tool_fs.h"
@@ -256,16 +254,16 @@ int tool_layout_make(const struct tool_layout_opts *o, char **text,
 		     struct clf_layout_desc *desc)
 {
 	struct clf_layout_desc d;
-	struct clf_client *cl;
+	const struct clf_config *cfg;
 	char size[32], first[32] = "", *t;
-	int err = clf_client_get(&cl);
+	int err = clf_ll_config(&cfg);
 
 	if (err)
 		return err;
 	if (o->pattern) {
 		t = strdup(o->pattern);
 	} else {
-		tool_fmt_num(o->stripe_size ? o->stripe_size : cl->cfg->stripe_size,
+		tool_fmt_num(o->stripe_size ? o->stripe_size : cfg->stripe_size,
 			size, sizeof(size));
 		if (o->first_iod >= 0)
 			snprintf(first, sizeof(first), ",first=%ld",
@@ -274,21 +272,21 @@ int tool_layout_make(const struct tool_layout_opts *o, char **text,
 		if (t)
 			snprintf(t, 96, "rr:stripe=%s,count=%ld%s", size,
 				 o->stripe_count ? o->stripe_count
-						 : (long)cl->cfg->stripe_count,
+						 : (long)cfg->stripe_count,
 				 first);
 	}
 	if (!t)
 		return clf_fail(ENOMEM, "clf: out of memory");
 	err = clf_layout_text_parse(t, &d);
 	if (!err) {
-		err = clf_ns_check_layout(&d);
+		err = clf_ll_check_layout(&d);
 		if (err)
 			clf_layout_desc_release(&d);
 	}
-	if (!err && (unsigned)d.count > cl->cfg->niods && !o->force) {
+	if (!err && (unsigned)d.count > cfg->niods && !o->force) {
 		err = clf_fail(EINVAL,
 			       "clf: the layout has %d subfiles and the instance %u iods, so subfiles would share iods; give --force if that is meant",
-			       d.count, (unsigned)cl->cfg->niods);
+			       d.count, (unsigned)cfg->niods);
 		clf_layout_desc_release(&d);
 	}
 	if (err) {
@@ -303,12 +301,12 @@ int tool_layout_make(const struct tool_layout_opts *o, char **text,
 int tool_layout_text_of(uint64_t ino, char **text)
 {
 	struct clf_layout_info info;
-	int err = clf_ns_get_layout(ino, &info);
+	int err = clf_ll_get_layout(ino, &info);
 
 	if (err)
 		return err;
 	err = clf_layout_text_format(info.disp, info.count, info.types,
-				     info.iods, clf_ns_niods(), text);
+				     info.iods, clf_ll_niods(), text);
 	CLF_Layout_release(&info);
 	return err;
 }

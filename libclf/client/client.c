@@ -10,7 +10,7 @@
 
 #include "auth.h"
 #include "client_i.h"
-#include "client_ns.h"
+#include "clf_ll.h"
 #include "error.h"
 
 struct clf_client *clf_client_instance;
@@ -25,7 +25,7 @@ static __thread struct {
 	uint32_t uid, gid;
 } act_as;
 
-void clf_ns_act_as(uid_t uid, gid_t gid)
+void clf_ll_act_as(uid_t uid, gid_t gid)
 {
 	act_as.set = true;
 	act_as.uid = uid;
@@ -60,7 +60,7 @@ static void test_act_as(struct clf_client *cl)
 	unsigned uid, gid;
 
 	if (v && sscanf(v, "%u:%u", &uid, &gid) == 2) {
-		clf_ns_act_as(uid, gid);
+		clf_ll_act_as(uid, gid);
 		cl->test_act_as = true;
 	}
 }
@@ -228,7 +228,7 @@ void clf_peer_unlock(struct clf_peer *p)
 
 /*
  * Send h with the cred prefix of the user this thread acts for in front
- * of the body.  Root without clf_ns_act_as sends none: metad takes a
+ * of the body.  Root without clf_ll_act_as sends none: metad takes a
  * request without it as root's.
  */
 static int send_cred(struct clf_peer *p, struct clf_proto_header *h,

@@ -14,6 +14,7 @@
 
 #include "cap.h"
 #include "client.h"
+#include "clf_ll.h"
 #include "clock.h"
 #include "clf.h"
 #include "layout.h"
@@ -73,9 +74,6 @@ struct clf_file {
  * an iod older than 1.8.
  */
 int clf_file_cap_ensure(struct clf_file *f, struct clf_peer *p);
-
-/* "/a/./b//c/../d" -> "a/b/d" ("" for the root); relative to the root. */
-int clf_path_normalize(const char *path, char *out, size_t outlen);
 
 /*
  * Encoders of metad request bodies with clf_encode()'s signature (msg is
@@ -226,7 +224,7 @@ void clf_view_cache_clear(struct clf_file *f);
 /*
  * A descriptor on inode ino, whose size the caller got from metad, with
  * layout (taken, also on failure), for callers that know an inode rather
- * than a path (the mount client, client_ns.h).  flags: O_ACCMODE and
+ * than a path (the mount client, clf_ll.h).  flags: O_ACCMODE and
  * O_APPEND bits; the view is the whole file as bytes.  Returns the
  * descriptor or a negative errno.
  */

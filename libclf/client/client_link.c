@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * client_link.c -- symbolic links, hard links and special files: the
- * metad requests of protocol 1.6 by inode (client_ns.h) and by path
+ * metad requests of protocol 1.6 by inode (clf_ll.h) and by path
  * (CLF_symlink, CLF_readlink, CLF_link in clf.h).
  */
 #include <errno.h>
@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "client_i.h"
-#include "client_ns.h"
+#include "clf_ll.h"
 #include "error.h"
 
 static int enc_symlink(struct wire_writer *w, const void *m)
@@ -48,8 +48,8 @@ static int call_attr(uint16_t op, clf_encode_fn enc, const void *msg,
 	return err;
 }
 
-int clf_ns_symlink(uint64_t dir, const char *name, const char *target,
-		   const struct clf_ns_owner *owner,
+int clf_ll_symlink(uint64_t dir, const char *name, const char *target,
+		   const struct clf_ll_owner *owner,
 		   struct clf_proto_attr *attr)
 {
 	struct clf_proto_symlink_req req = {
@@ -70,7 +70,7 @@ int clf_ns_symlink(uint64_t dir, const char *name, const char *target,
 	return call_attr(CLF_PROTO_OP_SYMLINK, enc_symlink, &req, attr);
 }
 
-int clf_ns_readlink(uint64_t ino, char **target, uint64_t *rdev)
+int clf_ll_readlink(uint64_t ino, char **target, uint64_t *rdev)
 {
 	struct clf_proto_ino req = { ino };
 	struct clf_proto_readlink_rep rep;
@@ -100,7 +100,7 @@ int clf_ns_readlink(uint64_t ino, char **target, uint64_t *rdev)
 	return err;
 }
 
-int clf_ns_link(uint64_t ino, uint64_t new_dir, const char *new_name,
+int clf_ll_link(uint64_t ino, uint64_t new_dir, const char *new_name,
 		struct clf_proto_attr *attr)
 {
 	struct clf_proto_link_req req = {
@@ -112,8 +112,8 @@ int clf_ns_link(uint64_t ino, uint64_t new_dir, const char *new_name,
 	return call_attr(CLF_PROTO_OP_LINK, enc_link, &req, attr);
 }
 
-int clf_ns_mknod(uint64_t dir, const char *name, mode_t mode, uint64_t rdev,
-		 const struct clf_ns_owner *owner, struct clf_proto_attr *attr)
+int clf_ll_mknod(uint64_t dir, const char *name, mode_t mode, uint64_t rdev,
+		 const struct clf_ll_owner *owner, struct clf_proto_attr *attr)
 {
 	struct clf_proto_mknod_req req = {
 		.dir = dir,
@@ -141,13 +141,13 @@ static int not_root(const char *path, char *rel, const char *op)
 
 int CLF_symlink(const char *target, const char *linkpath)
 {
-	struct clf_ns_owner owner = { geteuid(), getegid() };
+	struct clf_ll_owner owner = { geteuid(), getegid() };
 	char rel[CLF_PROTO_PATH_MAX + 1];
 	int err = not_root(linkpath, rel, "symlink");
 
 	if (err)
 		return err;
-	return clf_ns_symlink(CLF_PROTO_ROOT_INO, rel, target, &owner, NULL);
+	return clf_ll_symlink(CLF_PROTO_ROOT_INO, rel, target, &owner, NULL);
 }
 
 ssize_t CLF_readlink(const char *path, char *buf, size_t size)
@@ -167,7 +167,7 @@ ssize_t CLF_readlink(const char *path, char *buf, size_t size)
 		err = clf_fail(EINVAL, "clf: readlink '/%s': not a symbolic link",
 			       rel);
 	if (!err)
-		err = clf_ns_readlink(attr.ino, &target, NULL);
+		err = clf_ll_readlink(attr.ino, &target, NULL);
 	if (!err && !target)
 		err = clf_fail(EIO, "clf: readlink '/%s': metad gave no target",
 			       rel);
@@ -196,5 +196,5 @@ int CLF_link(const char *existing, const char *newpath)
 		err = clf_fail(EPERM, "clf: link '/%s': a directory", from);
 	if (err)
 		return err;
-	return clf_ns_link(attr.ino, CLF_PROTO_ROOT_INO, to, NULL);
+	return clf_ll_link(attr.ino, CLF_PROTO_ROOT_INO, to, NULL);
 }

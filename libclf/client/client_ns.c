@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * client_ns.c -- the namespace by inode (client_ns.h): metad requests
+ * client_ns.c -- the namespace by inode (clf_ll.h): metad requests
  * relative to a directory inode, opening by inode, layouts by inode, and
  * positioned I/O whose size bookkeeping the caller does.
  *
@@ -16,7 +16,7 @@
 
 #include "arith.h"
 #include "client_i.h"
-#include "client_ns.h"
+#include "clf_ll.h"
 #include "error.h"
 #include "type.h"
 
@@ -85,38 +85,48 @@ out:
 	return err;
 }
 
-int clf_ns_lookup(uint64_t dir, const char *name, struct clf_proto_attr *attr)
+int clf_ll_lookup(uint64_t dir, const char *name, struct clf_proto_attr *attr)
 {
 	return ns_lookup(dir, name, false, attr);
 }
 
-int clf_ns_lookup_stat(uint64_t dir, const char *name,
+int clf_ll_lookup_stat(uint64_t dir, const char *name,
 		       struct clf_proto_attr *attr)
 {
 	return ns_lookup(dir, name, true, attr);
 }
 
-int clf_ns_getattr(uint64_t ino, struct clf_proto_attr *attr)
+int clf_ll_getattr(uint64_t ino, struct clf_proto_attr *attr)
 {
 	struct clf_proto_ino req = { ino };
 
 	return ns_call_attr(CLF_PROTO_OP_GETATTR, clf_enc_ino, &req, attr);
 }
 
-int clf_ns_setattr(const struct clf_proto_setattr_req *req,
+int clf_ll_setattr(const struct clf_proto_setattr_req *req,
 		   struct clf_proto_attr *attr)
 {
 	return ns_call_attr(CLF_PROTO_OP_SETATTR, clf_enc_setattr, req, attr);
 }
 
-int clf_ns_niods(void)
+int clf_ll_niods(void)
 {
 	struct clf_client *cl;
 
 	return clf_client_get(&cl) ? 0 : (int)cl->cfg->niods;
 }
 
-int clf_ns_check_layout(const struct clf_layout_desc *desc)
+int clf_ll_config(const struct clf_config **out)
+{
+	struct clf_client *cl;
+	int err = clf_client_get(&cl);
+
+	if (!err)
+		*out = cl->cfg;
+	return err;
+}
+
+int clf_ll_check_layout(const struct clf_layout_desc *desc)
 {
 	struct clf_client *cl;
 	int err = clf_client_get(&cl);
@@ -139,7 +149,7 @@ static int layout_to_proto(const struct clf_layout_desc *desc,
 	struct clf_client *cl;
 	CLF_Datatype *types;
 	uint32_t first;
-	int err = clf_ns_check_layout(desc);
+	int err = clf_ll_check_layout(desc);
 
 	if (!err)
 		err = clf_client_get(&cl);
@@ -263,8 +273,8 @@ static int open_with(uint64_t ino, int64_t size, int flags,
 	return err ? err : clf_file_open_layout(ino, size, flags, layout);
 }
 
-int clf_ns_create(uint64_t dir, const char *name, mode_t mode,
-		  const struct clf_ns_owner *owner, bool excl,
+int clf_ll_create(uint64_t dir, const char *name, mode_t mode,
+		  const struct clf_ll_owner *owner, bool excl,
 		  const struct clf_layout_desc *layout, int flags,
 		  struct clf_proto_attr *attr)
 {
@@ -310,8 +320,8 @@ free_payload:
 	return err;
 }
 
-int clf_ns_mkdir(uint64_t dir, const char *name, mode_t mode,
-		 const struct clf_ns_owner *owner, struct clf_proto_attr *attr)
+int clf_ll_mkdir(uint64_t dir, const char *name, mode_t mode,
+		 const struct clf_ll_owner *owner, struct clf_proto_attr *attr)
 {
 	struct clf_proto_mkdir_req req = {
 		.dir = dir,
@@ -324,21 +334,21 @@ int clf_ns_mkdir(uint64_t dir, const char *name, mode_t mode,
 	return ns_call_attr(CLF_PROTO_OP_MKDIR, clf_enc_mkdir, &req, attr);
 }
 
-int clf_ns_unlink(uint64_t dir, const char *name)
+int clf_ll_unlink(uint64_t dir, const char *name)
 {
 	struct clf_proto_path_req req = { dir, clf_proto_str_of(name) };
 
 	return ns_call_empty(CLF_PROTO_OP_UNLINK, clf_enc_path, &req);
 }
 
-int clf_ns_rmdir(uint64_t dir, const char *name)
+int clf_ll_rmdir(uint64_t dir, const char *name)
 {
 	struct clf_proto_path_req req = { dir, clf_proto_str_of(name) };
 
 	return ns_call_empty(CLF_PROTO_OP_RMDIR, clf_enc_path, &req);
 }
 
-int clf_ns_rename(uint64_t dir, const char *name, uint64_t new_dir,
+int clf_ll_rename(uint64_t dir, const char *name, uint64_t new_dir,
 		  const char *new_name, uint32_t flags)
 {
 	struct clf_proto_rename_req req = {
@@ -352,8 +362,8 @@ int clf_ns_rename(uint64_t dir, const char *name, uint64_t new_dir,
 	return ns_call_empty(CLF_PROTO_OP_RENAME, clf_enc_rename, &req);
 }
 
-int clf_ns_readdir(uint64_t dir, uint64_t cookie, uint32_t max,
-		   struct clf_ns_dirents *out)
+int clf_ll_readdir(uint64_t dir, uint64_t cookie, uint32_t max,
+		   struct clf_ll_dirents *out)
 {
 	struct clf_proto_readdir_req req = { dir, cookie, max };
 	struct wire_reader r;
@@ -374,7 +384,7 @@ int clf_ns_readdir(uint64_t dir, uint64_t cookie, uint32_t max,
 	return 0;
 }
 
-void clf_ns_dirents_release(struct clf_ns_dirents *d)
+void clf_ll_dirents_release(struct clf_ll_dirents *d)
 {
 	if (!d)
 		return;
@@ -383,7 +393,7 @@ void clf_ns_dirents_release(struct clf_ns_dirents *d)
 	d->payload = NULL;
 }
 
-int clf_ns_statfs(struct clf_proto_statfs *st)
+int clf_ll_statfs(struct clf_proto_statfs *st)
 {
 	struct wire_reader r;
 	void *payload;
@@ -399,7 +409,7 @@ int clf_ns_statfs(struct clf_proto_statfs *st)
 	return err;
 }
 
-int clf_ns_get_layout(uint64_t ino, struct clf_layout_info *info)
+int clf_ll_get_layout(uint64_t ino, struct clf_layout_info *info)
 {
 	struct clf_proto_ino req = { ino };
 	struct clf_proto_layout pl;
@@ -452,17 +462,17 @@ static int size_from_proto(const struct clf_proto_layout *pl,
 	return err;
 }
 
-int clf_ns_stat(uint64_t ino, struct clf_proto_attr *attr)
+int clf_ll_stat(uint64_t ino, struct clf_proto_attr *attr)
 {
 	struct clf_layout_info info;
 	struct clf_layout *layout;
 	struct clf_proto_attr a;
 	int err;
 
-	err = clf_ns_getattr(ino, &a);
+	err = clf_ll_getattr(ino, &a);
 	if (err || !S_ISREG(a.mode))
 		goto out;
-	err = clf_ns_get_layout(ino, &info);
+	err = clf_ll_get_layout(ino, &info);
 	if (err == -ENODATA) {
 		/* No layout yet: no data anywhere. */
 		err = 0;
@@ -482,14 +492,14 @@ out:
 	return err;
 }
 
-int clf_ns_open(uint64_t ino, int flags, struct clf_proto_attr *attr)
+int clf_ll_open(uint64_t ino, int flags, struct clf_proto_attr *attr)
 {
 	struct clf_layout_info info;
 	struct clf_layout *layout = NULL;
 	struct clf_proto_attr a;
 	int err, fd;
 
-	err = clf_ns_getattr(ino, &a);
+	err = clf_ll_getattr(ino, &a);
 	if (err)
 		return err;
 	if (S_ISDIR(a.mode))
@@ -499,7 +509,7 @@ int clf_ns_open(uint64_t ino, int flags, struct clf_proto_attr *attr)
 		return clf_fail(S_ISLNK(a.mode) ? ELOOP : ENXIO,
 				"clf: cannot open inode %llu: not a regular file",
 				(unsigned long long)ino);
-	err = clf_ns_get_layout(ino, &info);
+	err = clf_ll_get_layout(ino, &info);
 	if (err)
 		return err;
 	err = layout_from_info(&info, &layout);
@@ -516,7 +526,7 @@ int clf_ns_open(uint64_t ino, int flags, struct clf_proto_attr *attr)
 	return fd;
 }
 
-int clf_ns_set_layout(uint64_t ino, const struct clf_layout_desc *desc)
+int clf_ll_set_layout(uint64_t ino, const struct clf_layout_desc *desc)
 {
 	struct clf_proto_set_layout_req req = { .ino = ino };
 	uint8_t **enc = NULL;
@@ -534,7 +544,7 @@ int clf_ns_set_layout(uint64_t ino, const struct clf_layout_desc *desc)
 	return err;
 }
 
-int clf_ns_reload_layout(int fd)
+int clf_ll_reload_layout(int fd)
 {
 	struct clf_layout_info info;
 	struct clf_layout *layout;
@@ -547,7 +557,7 @@ int clf_ns_reload_layout(int fd)
 		return err;
 	ino = f->ino;
 	clf_file_put(f);
-	err = clf_ns_get_layout(ino, &info);
+	err = clf_ll_get_layout(ino, &info);
 	if (err)
 		return err;
 	err = layout_from_info(&info, &layout);
@@ -564,7 +574,7 @@ int clf_ns_reload_layout(int fd)
 	return err;
 }
 
-int64_t clf_ns_pread(int fd, void *buf, int64_t len, int64_t off,
+int64_t clf_ll_pread(int fd, void *buf, int64_t len, int64_t off,
 		     int64_t size)
 {
 	struct clf_file *f;
@@ -584,7 +594,7 @@ int64_t clf_ns_pread(int fd, void *buf, int64_t len, int64_t off,
 	return n;
 }
 
-int64_t clf_ns_pwrite(int fd, const void *buf, int64_t len, int64_t off)
+int64_t clf_ll_pwrite(int fd, const void *buf, int64_t len, int64_t off)
 {
 	struct clf_file *f;
 	int64_t n;
@@ -596,13 +606,13 @@ int64_t clf_ns_pwrite(int fd, const void *buf, int64_t len, int64_t off)
 	if (err)
 		return err;
 	n = clf_file_io(f, off, len, (void *)buf, NULL, true, 0, 0);
-	/* The caller reports the end (clf_ns_report_size), not close. */
+	/* The caller reports the end (clf_ll_report_size), not close. */
 	f->dirty_end = 0;
 	clf_file_put(f);
 	return n;
 }
 
-int64_t clf_ns_append(int fd, const void *buf, int64_t len, int64_t *off)
+int64_t clf_ll_append(int fd, const void *buf, int64_t len, int64_t *off)
 {
 	struct clf_file *f;
 	int64_t n, lo;
@@ -615,7 +625,7 @@ int64_t clf_ns_append(int fd, const void *buf, int64_t len, int64_t *off)
 		return err;
 	err = clf_file_append_at(f, len, &lo);
 	n = err ? err : clf_file_io(f, lo, len, (void *)buf, NULL, true, 0, 0);
-	/* The caller reports the end (clf_ns_report_size), not close. */
+	/* The caller reports the end (clf_ll_report_size), not close. */
 	f->dirty_end = 0;
 	clf_file_put(f);
 	if (n >= 0)
@@ -623,7 +633,7 @@ int64_t clf_ns_append(int fd, const void *buf, int64_t len, int64_t *off)
 	return n;
 }
 
-int clf_ns_report_size(uint64_t ino, int64_t size,
+int clf_ll_report_size(uint64_t ino, int64_t size,
 		       struct clf_proto_attr *attr)
 {
 	return clf_meta_update_size(ino, size, attr);
@@ -633,29 +643,29 @@ int clf_ns_report_size(uint64_t ino, int64_t size,
 /* Directory default layouts: the hidden file's text                   */
 /* ------------------------------------------------------------------ */
 
-int clf_ns_dir_default_read(uint64_t dir, char **text)
+int clf_ll_dir_default_read(uint64_t dir, char **text)
 {
 	struct clf_proto_attr a;
 	char *buf = NULL;
 	int64_t n;
 	int err, fd;
 
-	err = clf_ns_lookup(dir, CLF_NS_DEFAULT_LAYOUT_NAME, &a);
+	err = clf_ll_lookup(dir, CLF_LL_DEFAULT_LAYOUT_NAME, &a);
 	if (err == -ENOENT) {
 		*text = NULL;
 		return 0;
 	}
 	if (err)
 		return err;
-	fd = clf_ns_open(a.ino, O_RDONLY, &a);
+	fd = clf_ll_open(a.ino, O_RDONLY, &a);
 	if (fd < 0)
 		return fd;
-	if (a.size > CLF_NS_DEFAULT_LAYOUT_MAX) {
+	if (a.size > CLF_LL_DEFAULT_LAYOUT_MAX) {
 		err = clf_fail(EFBIG,
 			       "clf: directory inode %llu: %s has %lld bytes, more than a layout text of %d",
 			       (unsigned long long)dir,
-			       CLF_NS_DEFAULT_LAYOUT_NAME, (long long)a.size,
-			       CLF_NS_DEFAULT_LAYOUT_MAX);
+			       CLF_LL_DEFAULT_LAYOUT_NAME, (long long)a.size,
+			       CLF_LL_DEFAULT_LAYOUT_MAX);
 		goto close;
 	}
 	buf = malloc(a.size + 1);
@@ -663,7 +673,7 @@ int clf_ns_dir_default_read(uint64_t dir, char **text)
 		err = clf_fail(ENOMEM, "clf: out of memory");
 		goto close;
 	}
-	n = clf_ns_pread(fd, buf, a.size, 0, a.size);
+	n = clf_ll_pread(fd, buf, a.size, 0, a.size);
 	if (n < 0) {
 		err = (int)n;
 		goto close;
@@ -682,7 +692,7 @@ close:
 	return err;
 }
 
-int clf_ns_dir_default_write(uint64_t dir, const struct clf_ns_owner *owner,
+int clf_ll_dir_default_write(uint64_t dir, const struct clf_ll_owner *owner,
 			     const char *text)
 {
 	size_t len = strlen(text);
@@ -695,7 +705,7 @@ int clf_ns_dir_default_write(uint64_t dir, const struct clf_ns_owner *owner,
 		return clf_fail(ENOMEM, "clf: out of memory");
 	memcpy(line, text, len);
 	line[len++] = '\n';
-	fd = clf_ns_create(dir, CLF_NS_DEFAULT_LAYOUT_NAME, 0644, owner, false,
+	fd = clf_ll_create(dir, CLF_LL_DEFAULT_LAYOUT_NAME, 0644, owner, false,
 			   NULL, O_RDWR, &a);
 	if (fd < 0) {
 		err = fd;
@@ -708,25 +718,25 @@ int clf_ns_dir_default_write(uint64_t dir, const struct clf_ns_owner *owner,
 			.mask = CLF_PROTO_SETATTR_SIZE,
 		};
 
-		err = clf_ns_setattr(&req, &a);
+		err = clf_ll_setattr(&req, &a);
 	}
 	if (!err) {
-		n = clf_ns_pwrite(fd, line, (int64_t)len, 0);
+		n = clf_ll_pwrite(fd, line, (int64_t)len, 0);
 		if (n >= 0 && n != (int64_t)len)
 			n = clf_fail(EIO, "clf: directory inode %llu: short write of %s",
 				     (unsigned long long)dir,
-				     CLF_NS_DEFAULT_LAYOUT_NAME);
+				     CLF_LL_DEFAULT_LAYOUT_NAME);
 		err = n < 0 ? (int)n : 0;
 	}
 	if (!err)
-		err = clf_ns_report_size(a.ino, (int64_t)len, &a);
+		err = clf_ll_report_size(a.ino, (int64_t)len, &a);
 	CLF_close(fd);
 free_line:
 	free(line);
 	return err;
 }
 
-int clf_ns_dir_default_remove(uint64_t dir)
+int clf_ll_dir_default_remove(uint64_t dir)
 {
-	return clf_ns_unlink(dir, CLF_NS_DEFAULT_LAYOUT_NAME);
+	return clf_ll_unlink(dir, CLF_LL_DEFAULT_LAYOUT_NAME);
 }

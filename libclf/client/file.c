@@ -11,7 +11,7 @@
 
 #include "arith.h"
 #include "client_i.h"
-#include "client_ns.h"
+#include "clf_ll.h"
 #include "error.h"
 #include "layout_text.h"
 #include "lock.h"
@@ -140,7 +140,7 @@ void clf_file_put(struct clf_file *f)
 
 /*
  * Give the file ino that this process just created at rel the default
- * layout of its directory, if that has one (client_ns.h), and fetch its
+ * layout of its directory, if that has one (clf_ll.h), and fetch its
  * layout again into *layout.  Best effort, as the mount does it: a
  * directory default that cannot be read, parsed or placed leaves the
  * file as metad made it.
@@ -159,11 +159,11 @@ static void apply_dir_default(const char *rel, uint64_t ino,
 	memcpy(dir, rel, len);
 	dir[len] = '\0';
 	if (clf_meta_lookup(dir, &dattr, NULL) ||
-	    clf_ns_dir_default_read(dattr.ino, &text) || !text)
+	    clf_ll_dir_default_read(dattr.ino, &text) || !text)
 		goto out;
 	if (clf_layout_text_parse(text, &desc))
 		goto out;
-	if (!clf_ns_check_layout(&desc) && !clf_ns_set_layout(ino, &desc) &&
+	if (!clf_ll_check_layout(&desc) && !clf_ll_set_layout(ino, &desc) &&
 	    !clf_meta_lookup(rel, attr, &fresh) && fresh && attr->ino == ino) {
 		clf_layout_free(*layout);
 		*layout = fresh;

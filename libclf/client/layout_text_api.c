@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "client_ns.h"
+#include "clf_ll.h"
 #include "error.h"
 #include "layout_text.h"
 
@@ -42,7 +42,7 @@ int CLF_Layout_parse(const char *text, struct clf_layout_info *out)
 
 int CLF_Layout_format(const struct clf_layout_info *info, char **out)
 {
-	int niods = clf_ns_niods();
+	int niods = clf_ll_niods();
 
 	if (!info || !out || info->count < 1 || !info->types)
 		return clf_fail(EINVAL, "layout: nothing to write");

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "client_i.h"
-#include "client_ns.h"
+#include "clf_ll.h"
 #include "error.h"
 
 /* What a blocking SETLK asks metad to wait per request, ms: metad caps
@@ -192,7 +192,7 @@ static int proto_type(short type, uint32_t *out)
 	return clf_fail(EINVAL, "clf: lock: unknown lock type %d", type);
 }
 
-static int lock_req(uint64_t ino, const struct clf_ns_lock *lk,
+static int lock_req(uint64_t ino, const struct clf_ll_lock *lk,
 		    struct clf_proto_lock_req *req)
 {
 	*req = (struct clf_proto_lock_req){
@@ -220,8 +220,8 @@ static uint32_t wait_ms(void)
 						  : LOCK_WAIT_MS;
 }
 
-int clf_ns_setlk(uint64_t ino, const struct clf_ns_lock *lk, bool wait,
-		 clf_ns_interrupted_fn interrupted, void *arg)
+int clf_ll_setlk(uint64_t ino, const struct clf_ll_lock *lk, bool wait,
+		 clf_ll_interrupted_fn interrupted, void *arg)
 {
 	struct clf_proto_lock_req req;
 	uint64_t gen = 0;
@@ -255,7 +255,7 @@ int clf_ns_setlk(uint64_t ino, const struct clf_ns_lock *lk, bool wait,
 	}
 }
 
-int clf_ns_getlk(uint64_t ino, struct clf_ns_lock *lk)
+int clf_ll_getlk(uint64_t ino, struct clf_ll_lock *lk)
 {
 	struct clf_proto_lock_holder h;
 	struct clf_proto_lock_req req;
@@ -290,7 +290,7 @@ int clf_ns_getlk(uint64_t ino, struct clf_ns_lock *lk)
 	return 0;
 }
 
-int clf_ns_unlock_owner(uint64_t ino, uint64_t owner)
+int clf_ll_unlock_owner(uint64_t ino, uint64_t owner)
 {
 	struct clf_proto_unlock_owner_req req = { ino, owner };
 	uint64_t gen;

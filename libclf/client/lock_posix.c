@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "client_i.h"
-#include "client_ns.h"
+#include "clf_ll.h"
 #include "error.h"
 #include "lock.h"
 
@@ -94,7 +94,7 @@ void clf_lock_file_closed(uint64_t ino)
 	 * metad has released the locks with it already.
 	 */
 	if (locked)
-		(void)clf_ns_unlock_owner(ino, owner);
+		(void)clf_ll_unlock_owner(ino, owner);
 }
 
 /* The file offset l_whence counts from; f locked. */
@@ -128,7 +128,7 @@ static int whence_base(struct clf_file *f, short whence, int64_t *base)
  * negative l_len locks the l_len bytes before l_start, as POSIX allows.
  */
 static int flock_range(int64_t base, const struct flock *fl,
-		       struct clf_ns_lock *lk)
+		       struct clf_ll_lock *lk)
 {
 	int64_t start, len = fl->l_len;
 
@@ -175,7 +175,7 @@ static int check_access(const struct clf_file *f, int fd, short type)
 
 /* Resolve fl against descriptor fd: its inode and the lock to ask for. */
 static int resolve(int fd, int cmd, const struct flock *fl, uint64_t *ino,
-		   struct clf_ns_lock *lk)
+		   struct clf_ll_lock *lk)
 {
 	struct clf_file *f;
 	int64_t base;
@@ -210,14 +210,14 @@ static int resolve(int fd, int cmd, const struct flock *fl, uint64_t *ino,
 int clf_lock_fcntl(int fd, int cmd, void *arg)
 {
 	struct flock *fl = arg;
-	struct clf_ns_lock lk;
+	struct clf_ll_lock lk;
 	uint64_t ino = 0;
 	int err = resolve(fd, cmd, fl, &ino, &lk);
 
 	if (err)
 		return err;
 	if (cmd == CLF_FCNTL_GETLK) {
-		err = clf_ns_getlk(ino, &lk);
+		err = clf_ll_getlk(ino, &lk);
 		if (err)
 			return err;
 		fl->l_type = lk.type;
@@ -236,5 +236,5 @@ int clf_lock_fcntl(int fd, int cmd, void *arg)
 		note_locked(ino);
 		pthread_mutex_unlock(&owner_lock);
 	}
-	return clf_ns_setlk(ino, &lk, cmd == CLF_FCNTL_SETLKW, NULL, NULL);
+	return clf_ll_setlk(ino, &lk, cmd == CLF_FCNTL_SETLKW, NULL, NULL);
 }

@@ -38,6 +38,7 @@
 
 #include "arith.h"
 #include "error.h"
+#include "mapping.h"
 #include "mapping_i.h"
 
 /*
@@ -223,6 +224,11 @@ int CLF_Mapping_create(CLF_Datatype view, int64_t view_disp,
 	}
 	*out = m;
 	return 0;
+}
+
+bool clf_mapping_tiled(const CLF_Mapping *m)
+{
+	return m->tiled;
 }
 
 void CLF_Mapping_free(CLF_Mapping *m)

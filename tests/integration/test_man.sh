@@ -6,7 +6,8 @@
 # document: every key of the configuration parser (libclf/runtime/config.c) in
 # clf.conf(5), every clf command and long option (tools/) in clf(1), the
 # options of metad and iod in theirs, the mount options in mount.clf(8)
-# and every CLF_ function of include/clf.h in libclf(3).
+# and every CLF_ function of include/clf.h in libclf(3), every clf_ll_
+# function of libclf/client/clf_ll.h in clf_ll(3).
 #
 # usage: test_man.sh      (from the source tree; exits 0 or 1)
 set -eu
@@ -22,7 +23,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/clf-man-test.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
 for page in man/clf.1 man/mpicc-clf.1 man/libclf.3 man/clf.conf.5 \
-	man/metad.8 man/iod.8 \
+	man/metad.8 man/iod.8 man/clf_ll.3 \
 	man/mount.clf.8; do
 	[ -f "$page" ] || fail "$page missing"
 	groff -ww -z -man "$page" >"$tmp/out" 2>&1 || fail "groff $page"
@@ -82,5 +83,9 @@ covers man/mount.clf.8 config= secret_file= iods= cache=normal cache=none \
 	allow_other debug log= foreground
 funcs=$(grep -o '\bCLF_[A-Za-z_]*(' include/clf.h | tr -d '(' | sort -u)
 covers man/libclf.3 $funcs
+
+# The in-tree low-level client API: every clf_ll_ call of clf_ll.h.
+funcs=$(grep -o '\bclf_ll_[a-z_]*(' libclf/client/clf_ll.h | tr -d '(' | sort -u)
+covers man/clf_ll.3 $funcs
 
 echo "PASS: manual pages"

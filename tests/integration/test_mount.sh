@@ -593,7 +593,7 @@ xattr set "$mnt/grid2" "rr:stripe=1m,count=2" >/dev/null
 rmdir "$mnt/grid2" || fail "rmdir of a directory with a default"
 
 step="the clf command line and the mount share layouts"
-# Both read and write a directory's default through libclf/client/client_ns.h.
+# Both read and write a directory's default through libclf/client/clf_ll.h.
 mkdir "$mnt/both"
 "$clf" -c "$conf" setlayout --pattern "cyclic:k=8k,p=2" /both ||
 	fail "clf setlayout on a directory"

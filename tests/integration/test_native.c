@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "client.h"
-#include "client_ns.h"
+#include "clf_ll.h"
 #include "clf.h"
 #include "instance.h"
 #include "model.h"
@@ -113,7 +113,7 @@ static void layout_of(int fd, int *count, int *iod0, int64_t *extent)
 
 START_TEST(test_new_files_take_their_directory_default_layout)
 {
-	struct clf_ns_owner owner = { getuid(), getgid() };
+	struct clf_ll_owner owner = { getuid(), getgid() };
 	int64_t size = 100000, extent;
 	uint8_t *buf = malloc(size);
 	int fd, count, iod0;
@@ -124,7 +124,7 @@ START_TEST(test_new_files_take_their_directory_default_layout)
 		buf[f] = pattern(f, 4);
 	ck_assert_int_eq(CLF_mkdir("/d", 0755), 0);
 	ck_assert_int_eq(CLF_stat("/d", &st), 0);
-	ck_assert_int_eq(clf_ns_dir_default_write(st.st_ino, &owner,
+	ck_assert_int_eq(clf_ll_dir_default_write(st.st_ino, &owner,
 						  "rr:stripe=4k,count=2,first=1"), 0);
 	fd = CLF_open("/d/f", O_CREAT | O_RDWR, 0644);
 	ck_assert_msg(fd >= 0, "%s", CLF_Last_error());
@@ -143,7 +143,7 @@ START_TEST(test_new_files_take_their_directory_default_layout)
 	layout_of(fd, &count, &iod0, &extent);
 	ck_assert_int_ne(count, 2);
 	ck_assert_int_eq(CLF_close(fd), 0);
-	ck_assert_int_eq(clf_ns_dir_default_write(st.st_ino, &owner,
+	ck_assert_int_eq(clf_ll_dir_default_write(st.st_ino, &owner,
 						  "rr:stripe=8k,count=3"), 0);
 	fd = CLF_open("/d/f", O_CREAT | O_RDWR, 0644);
 	ck_assert_msg(fd >= 0, "%s", CLF_Last_error());
@@ -171,7 +171,7 @@ END_TEST
  */
 START_TEST(test_create_lays_out_only_the_file_it_makes)
 {
-	struct clf_ns_owner owner = { getuid(), getgid() };
+	struct clf_ll_owner owner = { getuid(), getgid() };
 	struct clf_create_layout rr = { .stripes = { 4096, 3, 2 } };
 	CLF_Datatype types[2];
 	struct clf_subfiles sf = { 0, 2, types };
@@ -184,7 +184,7 @@ START_TEST(test_create_lays_out_only_the_file_it_makes)
 	ck_assert_int_eq(CLF_Type_pitfalls(0, 99, 200, 1, 100, 2, CLF_BYTE, types), 0);
 	ck_assert_int_eq(CLF_mkdir("/d", 0755), 0);
 	ck_assert_int_eq(CLF_stat("/d", &st), 0);
-	ck_assert_int_eq(clf_ns_dir_default_write(st.st_ino, &owner,
+	ck_assert_int_eq(clf_ll_dir_default_write(st.st_ino, &owner,
 						  "rr:stripe=8k,count=4"), 0);
 	fd = CLF_create("/d/rr", O_RDWR, 0644, &rr, &created);
 	ck_assert_msg(fd >= 0, "%s", CLF_Last_error());

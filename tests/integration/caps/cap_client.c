@@ -26,7 +26,7 @@
 
 #include "cap.h"
 #include "client_i.h"
-#include "client_ns.h"
+#include "clf_ll.h"
 #include "clf.h"
 #include "error.h"
 
@@ -238,7 +238,7 @@ int main(int argc, char **argv)
 		};
 		struct clf_proto_attr attr;
 
-		say("chmod", clf_ns_setattr(&req, &attr));
+		say("chmod", clf_ll_setattr(&req, &attr));
 	} else {
 		fprintf(stderr, "usage: see cap_client.c\n");
 		return 2;

@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "clf.h"
-#include "client_ns.h"
+#include "clf_ll.h"
 
 static int ino_of(const char *path, uint64_t *ino)
 {
@@ -47,7 +47,7 @@ static int do_setattr(const char *path, uint32_t mask, uint32_t mode,
 	struct clf_proto_attr a;
 	int err = ino_of(path, &req.ino);
 
-	return err ? err : clf_ns_setattr(&req, &a);
+	return err ? err : clf_ll_setattr(&req, &a);
 }
 
 static int do_io(const char *path, const char *text)
@@ -66,25 +66,25 @@ static int do_io(const char *path, const char *text)
 
 static int do_lock(const char *path, short type)
 {
-	struct clf_ns_lock lk = { .owner = 1, .pid = (uint32_t)getpid(),
+	struct clf_ll_lock lk = { .owner = 1, .pid = (uint32_t)getpid(),
 				  .type = type, .start = 0, .length = 1 };
 	uint64_t ino;
 	int err = ino_of(path, &ino);
 
-	return err ? err : clf_ns_setlk(ino, &lk, false, NULL, NULL);
+	return err ? err : clf_ll_setlk(ino, &lk, false, NULL, NULL);
 }
 
 static int do_ls(const char *path)
 {
-	struct clf_ns_dirents d;
+	struct clf_ll_dirents d;
 	uint64_t ino;
 	int err = ino_of(path, &ino);
 
 	if (err)
 		return err;
-	err = clf_ns_readdir(ino, 0, 16, &d);
+	err = clf_ll_readdir(ino, 0, 16, &d);
 	if (!err)
-		clf_ns_dirents_release(&d);
+		clf_ll_dirents_release(&d);
 	return err;
 }
 

@@ -1,30 +1,46 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * client_ns.h -- the namespace by inode, for clients that work on inodes
- * rather than paths (the mount client, kernel/clfs_ops.h).
+ * clf_ll.h -- the low-level client API: the interface of libclf's client
+ * layer to the programs of this tree that work on inodes and handles
+ * rather than paths (the mount client, kernel/; the clf command line,
+ * tools/; a kernel upcall daemon), as libfuse's low-level API serves
+ * its file systems.  Manual: clf_ll(3).
  *
- * The public API (clf.h) names files by path; the kernel names them by
- * inode and (directory inode, name).  These calls send the same metad
- * requests with a directory inode instead of the root, take the caller's
- * identity for new inodes, and give the wire attributes back.  Every
- * function returns 0 (or a count or descriptor) or a negative errno with
- * CLF_Last_error() saying what failed.  CLF_init() must have run.
+ * The public API (clf.h) names files by path; these calls name them by
+ * inode and (directory inode, name), send the same metad requests with a
+ * directory inode instead of the root, take the caller's identity for
+ * new inodes, and give metad's attribute records back (struct
+ * clf_proto_attr and the setattr request of runtime.h are passed through
+ * unchanged, as libfuse passes struct stat).  An open file is a CLF_*
+ * descriptor (CLF_close, CLF_fsync).  Every function returns 0 (or a
+ * count or descriptor) or a negative errno with CLF_Last_error() saying
+ * what failed.  CLF_init() must have run.
+ *
+ * Nothing else of libclf/client is for use outside it: client.h,
+ * client_i.h and lock.h are private (scripts/depgraph.sh checks it).
+ * These calls are in libclf.a only; libclf.so exports clf.h alone.
  *
  * A name is one path component (no '/', not "." or "..").
  */
-#ifndef CLF_CLIENT_NS_H
-#define CLF_CLIENT_NS_H
+#ifndef CLF_LL_H
+#define CLF_LL_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include "clf.h"
-#include "layout_text.h"
-#include "proto.h"
+#include "runtime.h"
+
+/*
+ * "/a/./b//c/../d" -> "a/b/d" ("" for the root), relative to the root,
+ * as CLF_open and the other path calls resolve a name; a negative errno
+ * for an empty path, a name or path too long (outlen bytes at most).
+ */
+int clf_path_normalize(const char *path, char *out, size_t outlen);
 
 /* Who owns what a call creates. */
-struct clf_ns_owner {
+struct clf_ll_owner {
 	uid_t uid;
 	gid_t gid;
 };
@@ -35,24 +51,24 @@ struct clf_ns_owner {
  * groups).  Only a process that holds the secret may act for another
  * user; the mount calls it with the caller of each request.
  */
-void clf_ns_act_as(uid_t uid, gid_t gid);
+void clf_ll_act_as(uid_t uid, gid_t gid);
 
-int clf_ns_lookup(uint64_t dir, const char *name, struct clf_proto_attr *attr);
-/* LOOKUP, with the size as clf_ns_stat() gives it (one more round trip,
+int clf_ll_lookup(uint64_t dir, const char *name, struct clf_proto_attr *attr);
+/* LOOKUP, with the size as clf_ll_stat() gives it (one more round trip,
  * to the file's iods). */
-int clf_ns_lookup_stat(uint64_t dir, const char *name,
+int clf_ll_lookup_stat(uint64_t dir, const char *name,
 		       struct clf_proto_attr *attr);
-int clf_ns_getattr(uint64_t ino, struct clf_proto_attr *attr);
+int clf_ll_getattr(uint64_t ino, struct clf_proto_attr *attr);
 
 /*
  * metad's attributes, with the size of a regular file derived from its
  * subfiles as well (clf.h, "File size and visibility"): what stat shows.
  * Two round trips to metad and one to the file's iods.
  */
-int clf_ns_stat(uint64_t ino, struct clf_proto_attr *attr);
+int clf_ll_stat(uint64_t ino, struct clf_proto_attr *attr);
 
 /* SETATTR with req->mask (CLF_PROTO_SETATTR_*); the new attributes. */
-int clf_ns_setattr(const struct clf_proto_setattr_req *req,
+int clf_ll_setattr(const struct clf_proto_setattr_req *req,
 		   struct clf_proto_attr *attr);
 
 /*
@@ -63,18 +79,18 @@ int clf_ns_setattr(const struct clf_proto_setattr_req *req,
  * A layout is only applied to a file this call creates.  Returns a
  * descriptor (CLF_close) and *attr.
  */
-int clf_ns_create(uint64_t dir, const char *name, mode_t mode,
-		  const struct clf_ns_owner *owner, bool excl,
+int clf_ll_create(uint64_t dir, const char *name, mode_t mode,
+		  const struct clf_ll_owner *owner, bool excl,
 		  const struct clf_layout_desc *layout, int flags,
 		  struct clf_proto_attr *attr);
 
-int clf_ns_mkdir(uint64_t dir, const char *name, mode_t mode,
-		 const struct clf_ns_owner *owner, struct clf_proto_attr *attr);
-int clf_ns_unlink(uint64_t dir, const char *name);
-int clf_ns_rmdir(uint64_t dir, const char *name);
+int clf_ll_mkdir(uint64_t dir, const char *name, mode_t mode,
+		 const struct clf_ll_owner *owner, struct clf_proto_attr *attr);
+int clf_ll_unlink(uint64_t dir, const char *name);
+int clf_ll_rmdir(uint64_t dir, const char *name);
 
 /* flags: CLF_PROTO_RENAME_NOREPLACE or 0. */
-int clf_ns_rename(uint64_t dir, const char *name, uint64_t new_dir,
+int clf_ll_rename(uint64_t dir, const char *name, uint64_t new_dir,
 		  const char *new_name, uint32_t flags);
 
 /*
@@ -87,77 +103,83 @@ int clf_ns_rename(uint64_t dir, const char *name, uint64_t new_dir,
  * new attributes in *attr; mknod makes a fifo, socket or device node
  * (mode: the kind | permission bits).
  */
-int clf_ns_symlink(uint64_t dir, const char *name, const char *target,
-		   const struct clf_ns_owner *owner,
+int clf_ll_symlink(uint64_t dir, const char *name, const char *target,
+		   const struct clf_ll_owner *owner,
 		   struct clf_proto_attr *attr);
-int clf_ns_readlink(uint64_t ino, char **target, uint64_t *rdev);
-int clf_ns_link(uint64_t ino, uint64_t new_dir, const char *new_name,
+int clf_ll_readlink(uint64_t ino, char **target, uint64_t *rdev);
+int clf_ll_link(uint64_t ino, uint64_t new_dir, const char *new_name,
 		struct clf_proto_attr *attr);
-int clf_ns_mknod(uint64_t dir, const char *name, mode_t mode, uint64_t rdev,
-		 const struct clf_ns_owner *owner, struct clf_proto_attr *attr);
+int clf_ll_mknod(uint64_t dir, const char *name, mode_t mode, uint64_t rdev,
+		 const struct clf_ll_owner *owner, struct clf_proto_attr *attr);
 
 /*
  * Entries of dir after cookie (0: from the start).  The names borrow
- * from payload: both live until clf_ns_dirents_release.
+ * from payload: both live until clf_ll_dirents_release.
  */
-struct clf_ns_dirents {
+struct clf_ll_dirents {
 	struct clf_proto_readdir_rep rep;
 	void *payload;		/* owned */
 };
-int clf_ns_readdir(uint64_t dir, uint64_t cookie, uint32_t max,
-		   struct clf_ns_dirents *out);
-void clf_ns_dirents_release(struct clf_ns_dirents *d);
+int clf_ll_readdir(uint64_t dir, uint64_t cookie, uint32_t max,
+		   struct clf_ll_dirents *out);
+void clf_ll_dirents_release(struct clf_ll_dirents *d);
 
-int clf_ns_statfs(struct clf_proto_statfs *st);
+int clf_ll_statfs(struct clf_proto_statfs *st);
 
 /* The number of iods of the configuration (for placing subfiles). */
-int clf_ns_niods(void);
+int clf_ll_niods(void);
+
+/*
+ * The configuration this client runs with (the file CLF_init read, or
+ * the built-in one): *out borrows it until CLF_finalize.  Read only.
+ */
+int clf_ll_config(const struct clf_config **out);
 
 /* Can desc be placed on the iods of the configuration?  0 or -EINVAL. */
-int clf_ns_check_layout(const struct clf_layout_desc *desc);
+int clf_ll_check_layout(const struct clf_layout_desc *desc);
 
 /*
  * Open inode ino (a regular file) with flags (O_ACCMODE, O_APPEND):
  * its attributes and layout from metad, a descriptor back.  -EISDIR for
  * a directory.
  */
-int clf_ns_open(uint64_t ino, int flags, struct clf_proto_attr *attr);
+int clf_ll_open(uint64_t ino, int flags, struct clf_proto_attr *attr);
 
 /* The layout of inode ino (release with CLF_Layout_release). */
-int clf_ns_get_layout(uint64_t ino, struct clf_layout_info *info);
+int clf_ll_get_layout(uint64_t ino, struct clf_layout_info *info);
 
 /*
- * Give the empty file ino the layout desc (placed as in clf_ns_create);
+ * Give the empty file ino the layout desc (placed as in clf_ll_create);
  * -EBUSY when it holds data.  Open descriptors of the file keep the old
- * layout until clf_ns_reload_layout.
+ * layout until clf_ll_reload_layout.
  */
-int clf_ns_set_layout(uint64_t ino, const struct clf_layout_desc *desc);
+int clf_ll_set_layout(uint64_t ino, const struct clf_layout_desc *desc);
 
 /* Fetch the layout of fd's file again and use it from now on. */
-int clf_ns_reload_layout(int fd);
+int clf_ll_reload_layout(int fd);
 
 /*
  * Positioned access to the bytes of fd's file (its view must be the
  * default one).  pread reads at most up to size, which the caller knows
  * to be the file size (it may know more than metad: its own writes are
- * reported by clf_ns_report_size).  pwrite leaves reporting the new end
+ * reported by clf_ll_report_size).  pwrite leaves reporting the new end
  * to the caller: closing fd will not report it.  Return the bytes moved.
  */
-int64_t clf_ns_pread(int fd, void *buf, int64_t len, int64_t off,
+int64_t clf_ll_pread(int fd, void *buf, int64_t len, int64_t off,
 		     int64_t size);
-int64_t clf_ns_pwrite(int fd, const void *buf, int64_t len, int64_t off);
+int64_t clf_ll_pwrite(int fd, const void *buf, int64_t len, int64_t off);
 
 /*
  * An O_APPEND write of len bytes to fd's file (default view): at the end
  * of file, in a range metad reserved for it, so that appends of other
  * clients and of other descriptors never overlap it (clf.h, "O_APPEND").
  * Returns the bytes written and *off, the offset they start at.  The
- * caller reports the end, as for clf_ns_pwrite.
+ * caller reports the end, as for clf_ll_pwrite.
  */
-int64_t clf_ns_append(int fd, const void *buf, int64_t len, int64_t *off);
+int64_t clf_ll_append(int fd, const void *buf, int64_t len, int64_t *off);
 
 /* Tell metad that the file ino ends at size or beyond (with mtime now). */
-int clf_ns_report_size(uint64_t ino, int64_t size,
+int clf_ll_report_size(uint64_t ino, int64_t size,
 		       struct clf_proto_attr *attr);
 
 /*
@@ -168,7 +190,7 @@ int clf_ns_report_size(uint64_t ino, int64_t size,
  * number per process.  Locks are held on a connection to metad of their
  * own, and end when this process ends or metad stops.
  */
-struct clf_ns_lock {
+struct clf_ll_lock {
 	uint64_t owner;
 	uint32_t pid;		/* the holder's, reported by GETLK */
 	short type;		/* F_RDLCK, F_WRLCK or F_UNLCK */
@@ -178,10 +200,10 @@ struct clf_ns_lock {
 
 /* Asked between the bounded waits of a blocking lock: true stops it
  * with -EINTR (the FUSE request was interrupted). */
-typedef bool (*clf_ns_interrupted_fn)(void *arg);
+typedef bool (*clf_ll_interrupted_fn)(void *arg);
 
 /*
- * clf_ns_setlk - lock, convert or unlock (F_UNLCK) a range of inode ino
+ * clf_ll_setlk - lock, convert or unlock (F_UNLCK) a range of inode ino
  *
  * Without wait, -EAGAIN when another owner's lock is in the way.  With
  * wait, metad waits up to about a second at a time, and this call asks
@@ -191,18 +213,18 @@ typedef bool (*clf_ns_interrupted_fn)(void *arg);
  * the largest offset; -ENOLCK when metad cannot take more locks or
  * speaks a protocol without them.
  */
-int clf_ns_setlk(uint64_t ino, const struct clf_ns_lock *lk, bool wait,
-		 clf_ns_interrupted_fn interrupted, void *arg);
+int clf_ll_setlk(uint64_t ino, const struct clf_ll_lock *lk, bool wait,
+		 clf_ll_interrupted_fn interrupted, void *arg);
 
 /*
- * clf_ns_getlk - would lk (F_RDLCK or F_WRLCK) be granted?  Then 0 with
+ * clf_ll_getlk - would lk (F_RDLCK or F_WRLCK) be granted?  Then 0 with
  * lk->type F_UNLCK; else 0 with *lk describing the first lock in the way
  * (type, start, length, pid; owner is left alone).
  */
-int clf_ns_getlk(uint64_t ino, struct clf_ns_lock *lk);
+int clf_ll_getlk(uint64_t ino, struct clf_ll_lock *lk);
 
 /* Release every lock of owner on inode ino (close, FUSE flush). */
-int clf_ns_unlock_owner(uint64_t ino, uint64_t owner);
+int clf_ll_unlock_owner(uint64_t ino, uint64_t owner);
 
 /*
  * Directory default layouts.  metad keeps no extended attributes, so a
@@ -214,28 +236,28 @@ int clf_ns_unlock_owner(uint64_t ino, uint64_t owner);
  * file in the directory without a layout of its own should give it this
  * one; the mount and `clf cp` do.
  */
-#define CLF_NS_DEFAULT_LAYOUT_NAME ".clf-default-layout"
+#define CLF_LL_DEFAULT_LAYOUT_NAME ".clf-default-layout"
 /* The longest default layout text read back, in bytes. */
-#define CLF_NS_DEFAULT_LAYOUT_MAX 65536
+#define CLF_LL_DEFAULT_LAYOUT_MAX 65536
 
 /*
  * The default layout text of directory dir: 0 and a new string in *text
  * (caller frees; trailing blanks and newline removed), or *text NULL
  * when dir has none (or an empty one).  -EFBIG with a message when the
- * hidden file is longer than CLF_NS_DEFAULT_LAYOUT_MAX; other errors of
+ * hidden file is longer than CLF_LL_DEFAULT_LAYOUT_MAX; other errors of
  * the lookup and the read.  The text is not checked.
  */
-int clf_ns_dir_default_read(uint64_t dir, char **text);
+int clf_ll_dir_default_read(uint64_t dir, char **text);
 
 /*
  * Make text (plus a newline) the whole hidden file of dir, created with
  * mode 0644 for owner when missing.  The caller checks the text first
- * (clf_layout_text_parse, clf_ns_check_layout).
+ * (clf_layout_text_parse, clf_ll_check_layout).
  */
-int clf_ns_dir_default_write(uint64_t dir, const struct clf_ns_owner *owner,
+int clf_ll_dir_default_write(uint64_t dir, const struct clf_ll_owner *owner,
 			     const char *text);
 
 /* Remove dir's default layout: 0, or -ENOENT when it had none. */
-int clf_ns_dir_default_remove(uint64_t dir);
+int clf_ll_dir_default_remove(uint64_t dir);
 
-#endif /* CLF_CLIENT_NS_H */
+#endif /* CLF_LL_H */
