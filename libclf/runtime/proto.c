@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * proto.c -- the message header, the field helpers, the error body and
- * the request identity (hand-written), and the rules of the declared
- * authentication bodies.
+ * proto.c -- the message header, the field helpers and the request
+ * identity (hand-written), and the rules of the declared authentication
+ * bodies.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -359,43 +359,6 @@ int clf_proto_header_decode_any_major(struct wire_reader *r,
 int clf_proto_empty_decode(struct wire_reader *r)
 {
 	return proto_end(r, "body that must be empty");
-}
-
-/* ------------------------------------------------------------------ */
-/* Error body                                                          */
-/* ------------------------------------------------------------------ */
-
-int clf_proto_error_encode(struct wire_writer *w,
-			   const struct clf_proto_error *m)
-{
-	int err = proto_check_str(m->message, CLF_PROTO_ERRMSG_MAX,
-				  "error message");
-
-	if (err)
-		return proto_enc_err(err);
-	proto_put_str16(w, m->message);
-	return 0;
-}
-
-int clf_proto_error_decode(struct wire_reader *r, struct clf_proto_error *m)
-{
-	const char *what = "error message";
-	struct clf_proto_error t = { { "", 0 } };
-	int err;
-
-	if (proto_left(r) == 0 && !r->bad) {
-		*m = t;
-		return 0;
-	}
-	err = proto_get_str16(r, &t.message, CLF_PROTO_ERRMSG_MAX, what);
-	if (!err)
-		err = proto_end(r, what);
-	if (!err)
-		err = proto_check_str(t.message, CLF_PROTO_ERRMSG_MAX, what);
-	if (err)
-		return err;
-	*m = t;
-	return 0;
 }
 
 /* ------------------------------------------------------------------ */

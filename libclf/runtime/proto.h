@@ -20,6 +20,10 @@
  *	trailing bytes, a value out of range), -E2BIG (over a limit), -ENOMEM,
  *	with *m untouched.  CLF_Last_error() says which field failed.
  *
+ * Each body below is declared once, as a list of its fields in wire order
+ * (proto_decl.h says how): the struct and these functions are made from
+ * the list, so a new field is one line there.
+ *
  * Memory: decoded strings and byte strings BORROW the reader's buffer (they
  * point into it, are not NUL-terminated and stay valid as long as it does).
  * Arrays (layout subfiles, directory entries) are allocated by the decoder
@@ -129,8 +133,10 @@ int clf_proto_reqid_encode(struct wire_writer *w,
 int clf_proto_reqid_decode(struct wire_reader *r, struct clf_proto_reqid *m);
 
 /* Body of a reply whose status < 0; an empty payload decodes as "". */
+#define CLF_PROTO_ERROR(X, T)						\
+	X(T, STR, message, CLF_PROTO_ERRMSG_MAX, ANY)	/* borrowed */
 struct clf_proto_error {
-	struct clf_proto_str message;	/* borrowed */
+	CLF_PROTO_ERROR(PROTO_MEMBER, _)
 };
 int clf_proto_error_encode(struct wire_writer *w,
 			   const struct clf_proto_error *m);
@@ -538,7 +544,8 @@ struct clf_proto_sub_write_req {
 int clf_proto_sub_write_req_encode_head(
 	struct wire_writer *w, const struct clf_proto_sub_write_req *m);
 /* The head alone; see clf_proto_view_write_req_decode_head. */
-#define CLF_PROTO_SUB_WRITE_HEAD 24	/* bytes before the data */
+/* Bytes before the data (24), from the declaration. */
+#define CLF_PROTO_SUB_WRITE_HEAD (0 CLF_PROTO_SUB_WRITE_REQ(PROTO_WIRE_SIZE, _))
 int clf_proto_sub_write_req_decode_head(struct wire_reader *r,
 					size_t payload_len,
 					struct clf_proto_sub_write_req *m);
@@ -577,7 +584,9 @@ int clf_proto_view_write_req_encode_head(struct wire_writer *w,
  * data -- the rest of the body -- is left for the caller to receive
  * (into a file).  m->data gets its length and a NULL pointer.
  */
-#define CLF_PROTO_VIEW_WRITE_HEAD 40	/* bytes before the data */
+/* Bytes before the data (40), from the declaration. */
+#define CLF_PROTO_VIEW_WRITE_HEAD \
+	(0 CLF_PROTO_VIEW_WRITE_REQ(PROTO_WIRE_SIZE, _))
 int clf_proto_view_write_req_decode_head(struct wire_reader *r,
 					 size_t payload_len,
 					 struct clf_proto_view_io_req *m);

@@ -96,6 +96,27 @@
 #define PROTO_MEMBER_WHEN(NAME, ...)
 #define PROTO_MEMBER_TAIL(NAME, ...) bool NAME;
 
+/*
+ * The bytes a body of fixed-size fields takes on the wire, for a DATA
+ * field its length alone: (0 FIELDS(PROTO_WIRE_SIZE, _)).  A field of
+ * another kind has no size here and fails to compile.
+ */
+#define PROTO_WIRE_SIZE(T, KIND, NAME, ...) + PROTO_WSIZE_##KIND
+#define PROTO_WSIZE_U8 1
+#define PROTO_WSIZE_BOOL 1
+#define PROTO_WSIZE_U16 2
+#define PROTO_WSIZE_U32 4
+#define PROTO_WSIZE_U64 8
+#define PROTO_WSIZE_I64 8
+#define PROTO_WSIZE_NONNEG 8
+#define PROTO_WSIZE_FLAGS 4
+#define PROTO_WSIZE_LIMIT 4
+#define PROTO_WSIZE_PERM 4
+#define PROTO_WSIZE_SUBFILE 4
+#define PROTO_WSIZE_SUBFILE_OR_ALL 4
+#define PROTO_WSIZE_IOD 4
+#define PROTO_WSIZE_DATA 4
+
 /* The prototypes of message NAME, whose body is a struct clf_proto_TYPE. */
 #define PROTO_PROTOTYPES(NAME, TYPE, FIELDS, WHAT, CHECK)		\
 	int clf_proto_##NAME##_encode(struct wire_writer *w,		\

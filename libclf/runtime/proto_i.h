@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * proto_i.h -- helpers shared by proto.c, proto_meta.c and proto_io.c;
- * not for use outside the protocol codec.
+ * proto_i.h -- helpers shared by the protocol codec's files (proto*.c),
+ * and the field descriptors of declared messages; not for use outside
+ * the codec.
  *
  * The check functions return 0, -EPROTO (malformed) or -E2BIG (over a
  * limit) with a message naming `what` (the message and the field).
@@ -177,10 +178,6 @@ int proto_msg_decode(struct wire_reader *r, const struct proto_msg *d,
 int proto_msg_decode_head(struct wire_reader *r, size_t payload_len,
 			  const struct proto_msg *d, void *m);
 void proto_msg_release(const struct proto_msg *d, void *m);
-
-/* Descriptors made in proto_msgs.c, for the head codecs. */
-extern const struct proto_msg proto_msg_data, proto_msg_sub_write_req,
-	proto_msg_view_write_req;
 
 /* Rules that tie fields together, named in CLF_PROTO_MESSAGES. */
 int proto_check_hello(const void *m);

@@ -43,11 +43,38 @@
 #define PROTO_EXTERN(NAME, TYPE, FIELDS, WHAT, CHECK) \
 	extern const struct proto_msg proto_msg_##NAME;
 
+PROTO_DESCRIPTOR(error, error, CLF_PROTO_ERROR, "error", NULL)
 CLF_PROTO_PARTS(PROTO_EXTERN)
 CLF_PROTO_MESSAGES(PROTO_EXTERN)
 CLF_PROTO_PARTS(PROTO_DESCRIPTOR)
 CLF_PROTO_MESSAGES(PROTO_DESCRIPTOR)
 CLF_PROTO_MESSAGES(PROTO_FUNCTIONS)
+
+/* The error body: declared, but an empty payload decodes as "". */
+int clf_proto_error_encode(struct wire_writer *w,
+			   const struct clf_proto_error *m)
+{
+	return proto_msg_encode(w, &proto_msg_error, m, false);
+}
+
+int clf_proto_error_decode(struct wire_reader *r, struct clf_proto_error *m)
+{
+	struct clf_proto_error t;
+	int err;
+
+	if (proto_left(r) == 0 && !r->bad) {
+		m->message = (struct clf_proto_str){ "", 0 };
+		return 0;
+	}
+	err = proto_msg_decode(r, &proto_msg_error, &t);
+	if (!err)
+		*m = t;
+	return err;
+}
+
+/* The sizes 1.8 has; a field added before the data changes them. */
+_Static_assert(CLF_PROTO_SUB_WRITE_HEAD == 24, "SUB_WRITE head");
+_Static_assert(CLF_PROTO_VIEW_WRITE_HEAD == 40, "VIEW_WRITE head");
 
 /* Heads: the bodies of a write without its data bytes. */
 int clf_proto_data_encode_head(struct wire_writer *w,
