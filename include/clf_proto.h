@@ -5,7 +5,10 @@
  *
  * This header is the contract between components built at different times:
  * numbers written here never change meaning.  Nothing is sent as a C
- * struct; every field is encoded explicitly, little-endian, by libclf/runtime/proto.h.
+ * struct; every field is encoded explicitly, little-endian, by the codec
+ * of libclf/runtime/proto.h, where each body is declared once as a list
+ * of its fields (a field appended to a body in a new minor is one TAIL
+ * line there: libclf/runtime/proto_decl.h).
  *
  * Changelog
  * ---------
