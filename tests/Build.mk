@@ -19,6 +19,8 @@ UNIT_TEST_NAMES += test_layout_text
 UNIT_TEST_NAMES += test_proto test_transport test_auth test_config
 # The wire format byte for byte, against bytes captured from protocol 1.8.
 UNIT_TEST_NAMES += test_proto_golden
+# How a message is declared (libclf/runtime/proto_decl.h).
+UNIT_TEST_NAMES += test_proto_decl
 # Messages sealed after the handshake, against a man in the middle.
 UNIT_TEST_NAMES += test_seal
 # The client's wait for a restarting daemon (libclf/client/client_grace.c).
