@@ -3,16 +3,25 @@
  * mds_group.c -- group commit: the write transactions of concurrent
  * requests share one LMDB commit, and so its two fdatasyncs.
  *
- * A committer thread owns one LMDB write transaction at a time, the
- * group.  A request's write transaction is a nested (child) transaction
- * of it: requests take turns (LMDB allows one child at a time), each
- * child commits into the group or aborts on its own, so a failed request
- * rolls back alone.  When no request is inside the group and none waits
- * to enter it (or MDS_GROUP_MAX have entered), the committer commits the
- * group with LMDB's ordinary synchronous commit and only then wakes its
- * members: mds_txn_commit returns, and the reply leaves, after the change
- * is durable.  The requests that arrive while one group syncs form the
- * next, which is how the batch grows with the load.
+ * A group is one LMDB write transaction, the parent.  A request's write
+ * transaction is a nested (child) transaction of it: requests take turns
+ * (LMDB allows one child at a time), each child commits into the group
+ * or aborts on its own, so a failed request rolls back alone.
+ *
+ * Leader commits: the request that finds no group open begins the
+ * parent and leads the group.  After its own child it waits until no
+ * member is inside and none waits to enter (or MDS_GROUP_MAX have
+ * entered), then commits the group with LMDB's ordinary synchronous
+ * commit and only then wakes the members: mds_txn_commit returns, and the
+ * reply leaves, after the change is durable.  The requests that arrive
+ * while one group syncs form the next, one of them leading it, which is
+ * how the batch grows with the load.  There is no committer thread: a
+ * request alone commits in its own thread, with no wake-up at all, and a
+ * member of a group is woken once, by its leader, when the group is
+ * durable (a dedicated committer cost two wake-ups per request: to it
+ * and back; on a loaded 2-core machine each is a scheduling delay).
+ * Waking is by signal, one thread per free slot, not broadcast: a
+ * broadcast would wake every waiting request for one that may proceed.
  *
  * Why not MDB_NOSYNC and one mdb_env_sync for many commits: LMDB's own
  * documentation says a system crash can then corrupt the database (the
@@ -22,9 +31,9 @@
  * readers never see a change before it is durable: the group becomes
  * visible only after its commit synced.
  *
- * The parent transaction is begun and committed by the committer thread
- * (LMDB's writer lock is a mutex owned by that thread); a child is used
- * by one member thread at a time, handed over under g->mu.
+ * The parent is begun and committed by its leader's thread (LMDB's writer
+ * lock is a mutex owned by the thread that took it); a child is used by
+ * one member thread at a time, handed over under g->mu.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -43,101 +52,104 @@
 /* A member waiting for its group's commit. */
 struct member {
 	struct member *next;
+	pthread_cond_t done_cv;	/* signalled by the leader when done */
 	int rc;			/* the group commit's LMDB result */
 	bool done;
+};
+
+enum group_state {
+	GROUP_IDLE,		/* none: the next request leads one */
+	GROUP_OPENING,		/* its leader is beginning the parent */
+	GROUP_OPEN,		/* parent begun: members may enter */
+	GROUP_COMMITTING,	/* closed, its leader commits it */
 };
 
 struct mds_group {
 	MDB_env *env;			/* borrowed from the store */
 	pthread_mutex_t mu;		/* guards everything below */
-	pthread_cond_t cv;		/* any change below */
-	pthread_t thread;
-	MDB_txn *parent;		/* the open group; NULL: none */
-	int begin_rc;			/* the last group could not begin */
+	pthread_cond_t enter_cv;	/* a request may enter or lead */
+	pthread_cond_t lead_cv;		/* the leader may commit */
+	enum group_state state;
+	MDB_txn *parent;		/* GROUP_OPEN: the group */
 	bool busy;			/* a member holds a child */
-	unsigned waiting;		/* threads waiting to enter */
+	unsigned waiting;		/* requests waiting to enter */
 	unsigned entered;		/* members that entered this group */
 	struct member *members;		/* committed children, waiting */
-	bool stop;
 };
 
-/* The child this thread holds, if any. */
+/* The child this thread holds, if any, and whether it leads. */
 static _Thread_local struct {
 	struct mds_group *g;
 	MDB_txn *child;
+	bool leader;
 } held;
 
-static void finish(struct mds_group *g, struct member *list, int rc)
+/* Whether a request waiting to enter may go on now (g->mu held). */
+static bool may_enter(const struct mds_group *g)
 {
-	for (struct member *m = list; m; m = m->next) {
-		m->rc = rc;
-		m->done = true;
-	}
-	pthread_cond_broadcast(&g->cv);
+	return g->state == GROUP_IDLE || (g->state == GROUP_OPEN && !g->busy);
 }
 
-static void *committer(void *arg)
+/* The child slot is free again (g->mu held): let one in, or the leader
+ * commit. */
+static void slot_free(struct mds_group *g)
 {
-	struct mds_group *g = arg;
+	g->busy = false;
+	if (g->waiting && g->entered < MDS_GROUP_MAX)
+		pthread_cond_signal(&g->enter_cv);
+	else
+		pthread_cond_signal(&g->lead_cv);
+}
+
+/*
+ * The leader, its own child finished (g->mu held): wait until the group
+ * is quiet, commit it (or abort it when no member committed), wake the
+ * members and hand the next group to a waiting request.  Returns the
+ * commit's LMDB result.
+ */
+static int lead(struct mds_group *g)
+{
 	struct member *list;
 	MDB_txn *txn;
 	int rc;
 
-	pthread_mutex_lock(&g->mu);
-	for (;;) {
-		while (!g->stop && !g->waiting)
-			pthread_cond_wait(&g->cv, &g->mu);
-		if (!g->waiting)
-			break;		/* stopping, nobody left */
-		pthread_mutex_unlock(&g->mu);
-		rc = mdb_txn_begin(g->env, NULL, 0, &txn);
-		pthread_mutex_lock(&g->mu);
-		if (rc) {
-			/* Those waiting now get the error; later ones
-			 * try again. */
-			g->begin_rc = rc;
-			pthread_cond_broadcast(&g->cv);
-			while (g->waiting)
-				pthread_cond_wait(&g->cv, &g->mu);
-			g->begin_rc = 0;
-			continue;
-		}
-		g->parent = txn;
-		g->entered = 0;
-		pthread_cond_broadcast(&g->cv);
-		while (g->busy || (g->waiting && g->entered < MDS_GROUP_MAX))
-			pthread_cond_wait(&g->cv, &g->mu);
-		/* Closed: the next arrivals wait for the next group. */
-		g->parent = NULL;
-		list = g->members;
-		g->members = NULL;
-		pthread_mutex_unlock(&g->mu);
-		rc = list ? mdb_txn_commit(txn) : (mdb_txn_abort(txn), 0);
-		pthread_mutex_lock(&g->mu);
-		finish(g, list, rc);
+	while (g->busy || (g->waiting && g->entered < MDS_GROUP_MAX)) {
+		if (!g->busy)
+			pthread_cond_signal(&g->enter_cv);
+		pthread_cond_wait(&g->lead_cv, &g->mu);
 	}
+	/* Closed: the next arrivals wait for the next group. */
+	g->state = GROUP_COMMITTING;
+	txn = g->parent;
+	g->parent = NULL;
+	list = g->members;
+	g->members = NULL;
 	pthread_mutex_unlock(&g->mu);
-	return NULL;
+	rc = list ? mdb_txn_commit(txn) : (mdb_txn_abort(txn), 0);
+	pthread_mutex_lock(&g->mu);
+	for (struct member *m = list; m; m = m->next) {
+		m->rc = rc;
+		m->done = true;
+		pthread_cond_signal(&m->done_cv);
+	}
+	g->state = GROUP_IDLE;
+	held.leader = false;
+	if (g->waiting)
+		pthread_cond_signal(&g->enter_cv);
+	return rc;
 }
 
 int mds_group_start(MDB_env *env, struct mds_group **out)
 {
 	struct mds_group *g = calloc(1, sizeof(*g));
-	int rc;
 
 	if (!g)
 		return clf_fail(ENOMEM, "mds: cannot start group commit: out of memory");
 	g->env = env;
+	g->state = GROUP_IDLE;
 	pthread_mutex_init(&g->mu, NULL);
-	pthread_cond_init(&g->cv, NULL);
-	rc = pthread_create(&g->thread, NULL, committer, g);
-	if (rc) {
-		pthread_cond_destroy(&g->cv);
-		pthread_mutex_destroy(&g->mu);
-		free(g);
-		return clf_fail(rc, "mds: cannot start the commit thread: %s",
-				strerror(rc));
-	}
+	pthread_cond_init(&g->enter_cv, NULL);
+	pthread_cond_init(&g->lead_cv, NULL);
 	*out = g;
 	return 0;
 }
@@ -146,42 +158,62 @@ void mds_group_stop(struct mds_group *g)
 {
 	if (!g)
 		return;
-	pthread_mutex_lock(&g->mu);
-	g->stop = true;
-	pthread_cond_broadcast(&g->cv);
-	pthread_mutex_unlock(&g->mu);
-	pthread_join(g->thread, NULL);
-	pthread_cond_destroy(&g->cv);
+	pthread_cond_destroy(&g->lead_cv);
+	pthread_cond_destroy(&g->enter_cv);
 	pthread_mutex_destroy(&g->mu);
 	free(g);
 }
 
+/* Become the leader of a new group (g->mu held, state GROUP_IDLE). */
+static int open_group(struct mds_group *g)
+{
+	MDB_txn *txn;
+	int rc;
+
+	g->state = GROUP_OPENING;
+	pthread_mutex_unlock(&g->mu);
+	rc = mdb_txn_begin(g->env, NULL, 0, &txn);
+	pthread_mutex_lock(&g->mu);
+	if (rc) {
+		/* This request gets the error; the next one tries again. */
+		g->state = GROUP_IDLE;
+		if (g->waiting)
+			pthread_cond_signal(&g->enter_cv);
+		return rc;
+	}
+	g->parent = txn;
+	g->state = GROUP_OPEN;
+	g->entered = 0;
+	held.leader = true;
+	return 0;
+}
+
 int mds_group_begin(struct mds_group *g, MDB_txn **txn)
 {
-	int rc;
+	int rc = 0;
 
 	pthread_mutex_lock(&g->mu);
 	g->waiting++;
-	pthread_cond_broadcast(&g->cv);
-	while (!g->begin_rc && (!g->parent || g->busy))
-		pthread_cond_wait(&g->cv, &g->mu);
+	while (!may_enter(g))
+		pthread_cond_wait(&g->enter_cv, &g->mu);
 	g->waiting--;
-	if (g->begin_rc) {
-		rc = g->begin_rc;
-		pthread_cond_broadcast(&g->cv);
-		pthread_mutex_unlock(&g->mu);
-		return rc;
-	}
+	if (g->state == GROUP_IDLE)
+		rc = open_group(g);
+	if (rc)
+		goto unlock;
 	g->busy = true;
 	g->entered++;
 	rc = mdb_txn_begin(g->env, g->parent, 0, txn);
-	if (rc) {
-		g->busy = false;
-		pthread_cond_broadcast(&g->cv);
-	} else {
+	if (!rc) {
 		held.g = g;
 		held.child = *txn;
+		goto unlock;
 	}
+	slot_free(g);
+	/* A leader without a child still owes its group a commit. */
+	if (held.leader)
+		lead(g);
+unlock:
 	pthread_mutex_unlock(&g->mu);
 	return rc;
 }
@@ -189,6 +221,31 @@ int mds_group_begin(struct mds_group *g, MDB_txn **txn)
 bool mds_group_holds(MDB_txn *txn)
 {
 	return txn && held.child == txn;
+}
+
+/*
+ * The member's child has committed (rc 0, me joins the list) or not
+ * (rc != 0 or an abort: me joins only when wait is set); g->mu held.
+ * Lead the group, or wait for its leader.  Returns the group's result
+ * for a member that waited, else rc.
+ */
+static int finish_member(struct mds_group *g, struct member *me, bool join,
+			 int rc)
+{
+	int grc;
+
+	if (join) {
+		me->next = g->members;
+		g->members = me;
+	}
+	slot_free(g);
+	if (held.leader) {
+		grc = lead(g);
+		return join ? grc : rc;
+	}
+	while (join && !me->done)
+		pthread_cond_wait(&me->done_cv, &g->mu);
+	return join ? me->rc : rc;
 }
 
 int mds_group_commit(MDB_txn *txn)
@@ -199,18 +256,13 @@ int mds_group_commit(MDB_txn *txn)
 
 	held.g = NULL;
 	held.child = NULL;
+	pthread_cond_init(&me.done_cv, NULL);
 	rc = mdb_txn_commit(txn);	/* into the group, no sync */
 	pthread_mutex_lock(&g->mu);
-	g->busy = false;
-	if (!rc) {
-		me.next = g->members;
-		g->members = &me;
-	}
-	pthread_cond_broadcast(&g->cv);
-	while (!rc && !me.done)
-		pthread_cond_wait(&g->cv, &g->mu);
+	rc = finish_member(g, &me, rc == 0, rc);
 	pthread_mutex_unlock(&g->mu);
-	return rc ? rc : me.rc;
+	pthread_cond_destroy(&me.done_cv);
+	return rc;
 }
 
 /*
@@ -220,26 +272,20 @@ int mds_group_commit(MDB_txn *txn)
  * would let its client see an outcome that a lookup then contradicts
  * (two processes creating one file: the loser told "exists", its lookup
  * told "does not exist").  So when the group holds committed members,
- * the failed one waits for the group's commit as they do.
+ * the failed one waits for the group's commit as they do.  A leader
+ * always waits: it commits the group.
  */
 void mds_group_abort(MDB_txn *txn)
 {
 	struct mds_group *g = held.g;
 	struct member me = { .rc = 0 };
-	bool wait;
 
 	held.g = NULL;
 	held.child = NULL;
+	pthread_cond_init(&me.done_cv, NULL);
 	mdb_txn_abort(txn);
 	pthread_mutex_lock(&g->mu);
-	g->busy = false;
-	wait = g->members != NULL;
-	if (wait) {
-		me.next = g->members;
-		g->members = &me;
-	}
-	pthread_cond_broadcast(&g->cv);
-	while (wait && !me.done)
-		pthread_cond_wait(&g->cv, &g->mu);
+	finish_member(g, &me, g->members != NULL, 0);
 	pthread_mutex_unlock(&g->mu);
+	pthread_cond_destroy(&me.done_cv);
 }
