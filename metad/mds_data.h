@@ -7,7 +7,8 @@
  * failure half-way never shows through it:
  *   - removal runs after the unlink (or the replacing rename) has
  *     committed, together with an entry per iod in the store's queue of
- *     pending removals.  An iod that cannot be reached keeps the subfiles
+ *     pending removals, by a background thread (the unlink's reply does
+ *     not wait for it).  An iod that cannot be reached keeps the subfiles
  *     of the removed inode until it comes back and confirms the removal
  *     (mds_gc.h); meanwhile they are named by an inode number that no
  *     entry leads to any more and that is never given out again (the

@@ -17,6 +17,9 @@
 
 #define GC_BATCH 256
 #define GC_FLUSH_MS 1000	/* most a confirmed removal stays queued */
+/* Removals handed over by requests and not yet tried, at most: past it
+ * they are left to a pass over the durable queue, which holds them too. */
+#define GC_TODO_MAX 65536
 
 /* What metad knows of one iod's removals; gc->lock. */
 struct gc_iod {
@@ -45,6 +48,11 @@ struct mds_gc {
 	struct mds_gc_entry *done;
 	uint32_t ndone, cap;
 	int64_t flush_ms;
+	/* Removals just committed, for the thread to try (lock): an unlink
+	 * replies once its removal is queued durably, without a round trip
+	 * to every iod of the file. */
+	struct mds_gc_entry *todo;
+	uint32_t ntodo, todo_cap;
 	struct gc_iod *iods;	/* n, owned; lock */
 };
 
@@ -150,53 +158,93 @@ static void defer_done(struct mds_gc *gc, const struct mds_gc_entry *e,
 		done(gc, e, n);
 }
 
-/* Have the thread make a pass now. */
-static void gc_kick(struct mds_gc *gc)
+/* Hand n removals to the thread (lock held); false: no room. */
+static bool todo_add(struct mds_gc *gc, const struct mds_gc_entry *e,
+		     uint32_t n)
 {
-	pthread_mutex_lock(&gc->lock);
-	gc->kick = true;
-	pthread_cond_signal(&gc->cond);
-	pthread_mutex_unlock(&gc->lock);
+	if (gc->ntodo + n > gc->todo_cap) {
+		uint32_t cap = gc->todo_cap ? 2 * gc->todo_cap : GC_BATCH;
+		struct mds_gc_entry *p;
+
+		while (cap < gc->ntodo + n)
+			cap *= 2;
+		if (cap > GC_TODO_MAX)
+			return false;
+		p = realloc(gc->todo, cap * sizeof(*p));
+		if (!p)
+			return false;
+		gc->todo = p;
+		gc->todo_cap = cap;
+	}
+	memcpy(gc->todo + gc->ntodo, e, n * sizeof(*e));
+	gc->ntodo += n;
+	return true;
 }
 
 void mds_gc_removed(struct mds_gc *gc, uint64_t ino,
 		    const struct mds_layout *layout)
 {
-	struct mds_gc_entry ok[64];
-	int64_t unused = INT64_MAX;
-	uint32_t nok = 0, iods[64], niods = 0;
+	struct mds_gc_entry ents[64];
+	uint32_t n = 0;
+	bool all = true;
 
 	/* The distinct iods of the layout, up to 64: the others are left
-	 * to the thread, woken for them. */
+	 * to a pass over the queue. */
 	if (layout->disp > 0)
-		iods[niods++] = layout->head_iod;
+		ents[n++] = (struct mds_gc_entry){ ino, layout->head_iod };
 	for (uint32_t j = 0; j < layout->nsubfiles; j++) {
 		uint32_t iod = layout->subfiles[j].iod, k;
 
-		for (k = 0; k < niods && iods[k] != iod; k++)
+		for (k = 0; k < n && ents[k].iod != iod; k++)
 			;
-		if (k < niods)
+		if (k < n)
 			continue;
-		if (niods == 64) {
-			gc_kick(gc);
+		if (n == 64) {
+			all = false;
 			break;
 		}
-		iods[niods++] = iod;
+		ents[n++] = (struct mds_gc_entry){ ino, iod };
 	}
-	for (uint32_t k = 0; k < niods; k++) {
+	pthread_mutex_lock(&gc->lock);
+	if (!todo_add(gc, ents, n) || !all)
+		gc->kick = true;
+	pthread_cond_signal(&gc->cond);
+	pthread_mutex_unlock(&gc->lock);
+}
+
+/*
+ * Try the removals requests handed over (todo, n, caller frees): those
+ * confirmed leave the queue with the next flush; the others stay queued
+ * for a pass.  *next: lowered to the time an iod not ready is due.
+ */
+static void try_todo(struct mds_gc *gc, const struct mds_gc_entry *todo,
+		     uint32_t n, int64_t *next)
+{
+	struct mds_gc_entry ok[GC_BATCH];
+	uint32_t nok = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		const struct mds_gc_entry *e = &todo[i];
 		int err;
 
-		if (iods[k] >= gc->n) {
+		if (e->iod >= gc->n) {
 			mds_log("subfiles of removed 'ino %llu' are on iod %u, which the configuration lacks: their removal stays queued",
-				(unsigned long long)ino, iods[k]);
+				(unsigned long long)e->ino, e->iod);
 			continue;
 		}
-		if (!iod_ready(gc, iods[k], clf_now_ms(), &unused))
+		if (!iod_ready(gc, e->iod, clf_now_ms(), next))
 			continue;
-		err = mds_data_remove_on(gc->io, iods[k], ino);
-		note(gc, iods[k], err);
-		if (!err)
-			ok[nok++] = (struct mds_gc_entry){ ino, iods[k] };
+		err = mds_data_remove_on(gc->io, e->iod, e->ino);
+		note(gc, e->iod, err);
+		if (err) {
+			iod_ready(gc, e->iod, clf_now_ms(), next);
+			continue;
+		}
+		ok[nok++] = *e;
+		if (nok == GC_BATCH) {
+			defer_done(gc, ok, nok);
+			nok = 0;
+		}
 	}
 	defer_done(gc, ok, nok);
 }
@@ -303,8 +351,12 @@ static void *gc_main(void *arg)
 	gc->kick = true;
 	while (!gc->stop) {
 		bool pass = gc->kick;
+		struct mds_gc_entry *todo = gc->todo;
+		uint32_t ntodo = gc->ntodo;
 
 		gc->kick = false;
+		gc->todo = NULL;
+		gc->ntodo = gc->todo_cap = 0;
 		/* Before a pass, so that it does not repeat them. */
 		d = pass || gc->ndone >= GC_BATCH ||
 		    (gc->ndone && clf_now_ms() >= gc->flush_ms) ?
@@ -312,14 +364,18 @@ static void *gc_main(void *arg)
 		pthread_mutex_unlock(&gc->lock);
 		if (d)
 			flush_done(gc, d, nd);
+		/* A pass tries everything queued, these included. */
 		if (pass)
 			next = drain(gc);
+		else if (ntodo)
+			try_todo(gc, todo, ntodo, &next);
+		free(todo);
 		pthread_mutex_lock(&gc->lock);
 		while (!gc->stop && !gc->kick) {
 			int64_t until = next;
 			struct timespec ts;
 
-			if (gc->ndone >= GC_BATCH)
+			if (gc->ndone >= GC_BATCH || gc->ntodo)
 				break;
 			if (gc->ndone && gc->flush_ms < until)
 				until = gc->flush_ms;
@@ -338,6 +394,10 @@ static void *gc_main(void *arg)
 			gc->kick = true;
 	}
 	d = take_done(gc, &nd);
+	/* Not tried: they stay queued for the next start. */
+	free(gc->todo);
+	gc->todo = NULL;
+	gc->ntodo = 0;
 	pthread_mutex_unlock(&gc->lock);
 	flush_done(gc, d, nd);
 	return NULL;

@@ -4,12 +4,16 @@
  * from the durable queue the store keeps of them (mds_gc_list in
  * mds_store.h), until every iod has confirmed.
  *
- * When: right after the unlink (or replacing rename) commits, in the
- * request's thread, as before the queue existed; then, for what is left,
- * by one background thread: at metad start (the removals a dead metad
- * did not finish), when an iod that failed connects again (any request
- * to it, mds_iods_set_on_connect), and on a timer per failing iod whose
- * delay doubles from MDS_GC_RETRY_MIN_MS to MDS_GC_RETRY_MAX_MS and stays
+ * When: right after the unlink (or replacing rename) commits, the request
+ * hands the removal to one background thread and replies: the queue entry
+ * committed with the unlink makes the removal durable, so the client
+ * need not wait for a round trip to every iod of the file (that wait
+ * was most of an unlink's time, and an iod that stalls stalled every
+ * unlink).  For what that try leaves, the same thread: at metad start
+ * (the removals a dead metad did not finish), when an iod that failed
+ * connects again (any request to it, mds_iods_set_on_connect), and on a
+ * timer per failing iod whose delay doubles from MDS_GC_RETRY_MIN_MS to
+ * MDS_GC_RETRY_MAX_MS and stays
  * there: retries never stop, but a down iod costs one connect attempt per
  * MDS_GC_RETRY_MAX_MS at most.  An entry leaves the queue only when its
  * iod answered the REMOVE with success (which includes "no such
@@ -45,9 +49,10 @@ void mds_gc_stop(struct mds_gc *gc);
 
 /*
  * The inode ino, laid out by layout (borrowed), was just removed and its
- * removal queued: remove its subfiles from every iod that is not known
- * to be failing, take those that succeeded off the queue, leave the rest
- * to the thread.  Never fails: what is not done now stays queued.
+ * removal queued durably: hand the removal of its subfiles to the thread
+ * and return at once.  The thread tries every iod that is not known to
+ * be failing and takes those that succeeded off the queue.  Never fails:
+ * what is not done stays queued.
  */
 void mds_gc_removed(struct mds_gc *gc, uint64_t ino,
 		    const struct mds_layout *layout);
