@@ -64,6 +64,18 @@ $(O)/bench/mpi_fine: bench/mpi_fine.c $(O)/romio-clf/libromio-clf.so \
 		echo "  CCLD    $@"; CLF_BUILD_DIR=$(O) romio-clf/mpicc-clf \
 		-std=gnu11 $(WARNINGS) $(CFLAGS) -o $@ $<; fi
 
+# mdtest-style create / stat / open / remove through MPI-IO, clf: against
+# ufs: in the same run (bench/md_scale.sh).
+BENCHES += $(O)/bench/md_mpi
+
+$(O)/bench/md_mpi: bench/md_mpi.c $(O)/romio-clf/libromio-clf.so \
+		romio-clf/mpicc-clf
+	@mkdir -p $(dir $@)
+	@if test -f $(O)/romio/UNAVAILABLE; then \
+		echo "  SKIP    $@ (no libromio-clf.so)"; else \
+		echo "  CCLD    $@"; CLF_BUILD_DIR=$(O) romio-clf/mpicc-clf \
+		-std=gnu11 $(WARNINGS) $(CFLAGS) -o $@ $<; fi
+
 endif
 endif
 
@@ -86,4 +98,11 @@ BENCHES += $(O)/bench/auth_bench
 
 $(O)/bench/auth_bench.o: ALL_CFLAGS += $(LIBCLF_INCLUDES)
 $(O)/bench/auth_bench: $(O)/bench/auth_bench.o $(O)/libclf.a
+	$(CC) -o $@ $^ $(LIBCLF_EXTRA_LIBS) $(ALL_LDFLAGS)
+
+# mdtest-style create / stat / open / remove, native API against a local
+# directory in the same run (bench/md_scale.sh runs it at 1..P processes).
+BENCHES += $(O)/bench/md_bench
+
+$(O)/bench/md_bench: $(O)/bench/md_bench.o $(O)/libclf.a
 	$(CC) -o $@ $^ $(LIBCLF_EXTRA_LIBS) $(ALL_LDFLAGS)
