@@ -5,6 +5,7 @@
  * change a caller was told is done survives a kill -9.
  */
 #include <check.h>
+#include <dirent.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -105,6 +106,44 @@ START_TEST(test_concurrent_creates_share_commits)
 }
 END_TEST
 
+/* Threads of this process. */
+static int threads_now(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/*
+ * The first request of a group commits it in its own thread: no
+ * committer thread to hand each change to and be woken by, so a lone
+ * change costs no thread switch.
+ */
+START_TEST(test_a_lone_change_commits_in_its_own_thread)
+{
+	char *dir = new_store_dir();
+	int before = threads_now();
+	struct mds_store *s = open_store(dir);
+	uint64_t txn = last_txnid(s);
+	struct mds_attr attr;
+
+	ck_assert_int_eq(threads_now(), before);
+	ck_assert_int_eq(mds_create(s, MDS_ROOT_INO, "f", 0644, 0, 0, NULL,
+				    &attr), 0);
+	ck_assert_int_eq(threads_now(), before);
+	ck_assert_uint_eq(last_txnid(s), txn + 1);
+	ck_assert_int_eq(mds_lookup(s, MDS_ROOT_INO, "f", &attr, NULL), 0);
+	mds_store_close(s);
+	rm_store_dir(dir);
+}
+END_TEST
+
 START_TEST(test_failing_call_in_a_group_rolls_back_alone)
 {
 	char *dir = new_store_dir();
@@ -178,6 +217,7 @@ int main(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_concurrent_creates_share_commits);
+	tcase_add_test(tc, test_a_lone_change_commits_in_its_own_thread);
 	tcase_add_test(tc, test_failing_call_in_a_group_rolls_back_alone);
 	tcase_add_test(tc, test_acknowledged_concurrent_creates_survive_kill_9);
 	suite_add_tcase(su, tc);
