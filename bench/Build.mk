@@ -106,3 +106,11 @@ BENCHES += $(O)/bench/md_bench
 
 $(O)/bench/md_bench: $(O)/bench/md_bench.o $(O)/libclf.a
 	$(CC) -o $@ $^ $(LIBCLF_EXTRA_LIBS) $(ALL_LDFLAGS)
+
+# One iod against 1, 2, 4, 8 clients (issue 20): total MB/s per count.
+BENCHES += $(O)/bench/iod_clients
+
+$(O)/bench/iod_clients.o: ALL_CFLAGS += -Itests/integration
+$(O)/bench/iod_clients: $(O)/bench/iod_clients.o \
+		$(O)/tests/integration/instance.o $(O)/libclf.a
+	$(CC) -o $@ $^ $(LIBCLF_EXTRA_LIBS) $(ALL_LDFLAGS)

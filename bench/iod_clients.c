@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * iod_clients.c -- total throughput of ONE iod as its clients grow.
+ *
+ * For c = 1, 2, 4, ... cmax client processes: a file of c subfiles cut
+ * into 1 MiB stripes round-robin, all on the one iod; client p's view is
+ * subfile p (the matching view), and it writes then reads mb MiB through
+ * the native API.  Prints the total MB/s of the iod (bytes of all clients
+ * over the slowest client's time) per client count, median of $CLF_BENCH_REPS
+ * runs (default 3).  Every byte read back is checked.
+ *
+ *   iod_clients [mb per client] [cmax]
+ *
+ * The daemons come from $CLF_BUILD_DIR (default build): pointing it at an
+ * older build measures that build's iod with this same client.  On a
+ * machine with fewer cores than clients + 1 the total should hold (the
+ * iod is then CPU-bound); with more cores it should rise.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clf.h"
+#include "instance.h"
+
+#define STRIPE (1 << 20)
+#define CMAX 64
+#define REPS_MAX 15
+
+static int reps(void)
+{
+	const char *s = getenv("CLF_BENCH_REPS");
+	int n = s ? atoi(s) : 3;
+
+	return n < 1 ? 1 : n > REPS_MAX ? REPS_MAX : n;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "iod_clients: %s: %s\n", what, CLF_Last_error());
+	exit(1);
+}
+
+/* Subfile p of c: 1 MiB stripes round-robin; also client p's view. */
+static void stripes(int c, CLF_Datatype *sub)
+{
+	if (CLF_Type_pitfalls(0, STRIPE - 1, (int64_t)c * STRIPE, 1, STRIPE,
+			      c, CLF_BYTE, sub))
+		die("round robin");
+}
+
+/* Children: "ready" on one pipe, wait for "go", report seconds. */
+struct team {
+	int ready[2], go[2], done[2];
+};
+
+static void child(struct team *t, int c, int p, int64_t n, int write_it)
+{
+	CLF_Datatype sub[CMAX];
+	uint8_t *buf = malloc(n);
+	struct clf_view v;
+	double t0, secs;
+	char ch = 'r';
+	int fd;
+
+	CLF_finalize();	/* connections of its own */
+	if (!buf || CLF_init(NULL))
+		_exit(4);
+	stripes(c, sub);
+	v = (struct clf_view){ 0, sub[p] };
+	for (int64_t i = 0; i < n; i++)
+		buf[i] = write_it ? (uint8_t)(i * 7 + p) : 0;
+	fd = CLF_open("/clients", O_RDWR);
+	if (fd < 0 || CLF_fcntl(fd, CLF_FCNTL_SETVIEW, &v))
+		die("open/view");
+	/* Register the view on the iod before the clock starts. */
+	if (write_it ? CLF_write(fd, buf, 1) != 1 : CLF_read(fd, buf, 1) != 1)
+		die("first byte");
+	CLF_lseek(fd, 0, SEEK_SET);
+	if (write(t->ready[1], &ch, 1) != 1 || read(t->go[0], &ch, 1) != 1)
+		_exit(2);
+	t0 = now();
+	if ((write_it ? CLF_write(fd, buf, n) : CLF_read(fd, buf, n)) != n)
+		die(write_it ? "write" : "read");
+	secs = now() - t0;
+	if (!write_it)
+		for (int64_t i = 0; i < n; i++)
+			if (buf[i] != (uint8_t)(i * 7 + p)) {
+				fprintf(stderr, "iod_clients: byte %lld of client %d is wrong\n",
+					(long long)i, p);
+				_exit(5);
+			}
+	if (write(t->done[1], &secs, sizeof(secs)) != sizeof(secs))
+		_exit(3);
+	CLF_close(fd);
+	CLF_finalize();
+	_exit(0);
+}
+
+/* One phase with c clients: the slowest client's seconds. */
+static double phase(int c, int64_t n, int write_it)
+{
+	struct team t;
+	double worst = 0, secs;
+	char go[CMAX];
+
+	if (pipe(t.ready) || pipe(t.go) || pipe(t.done))
+		exit(1);
+	for (int p = 0; p < c; p++)
+		if (fork() == 0)
+			child(&t, c, p, n, write_it);
+	for (int p = 0; p < c; p++)
+		if (read(t.ready[0], &go[p], 1) != 1)
+			exit(1);
+	if (write(t.go[1], go, c) != c)
+		exit(1);
+	for (int p = 0; p < c; p++) {
+		if (read(t.done[0], &secs, sizeof(secs)) != sizeof(secs)) {
+			fprintf(stderr, "iod_clients: a client failed\n");
+			exit(1);
+		}
+		if (secs > worst)
+			worst = secs;
+	}
+	for (int p = 0; p < c; p++) {
+		int status;
+
+		wait(&status);
+		if (!WIFEXITED(status) || WEXITSTATUS(status))
+			exit(1);
+	}
+	for (int i = 0; i < 2; i++) {
+		close(t.ready[i]);
+		close(t.go[i]);
+		close(t.done[i]);
+	}
+	return worst;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void make_file(int c)
+{
+	CLF_Datatype sub[CMAX];
+	struct clf_subfiles sf = { 0, c, sub };
+	int fd;
+
+	CLF_unlink("/clients");
+	fd = CLF_open("/clients", O_CREAT | O_RDWR, 0644);
+	if (fd < 0)
+		die("create");
+	stripes(c, sub);
+	if (CLF_fcntl(fd, CLF_FCNTL_SUBFILES, &sf))
+		die("layout");
+	CLF_close(fd);
+	for (int p = 0; p < c; p++)
+		CLF_Type_free(&sub[p]);
+}
+
+int main(int argc, char **argv)
+{
+	int64_t mb = argc > 1 ? atoll(argv[1]) : 64;
+	int cmax = argc > 2 ? atoi(argv[2]) : 8;
+	int64_t n = mb << 20;
+	struct instance in;
+
+	if (mb < 1 || cmax < 1 || cmax > CMAX) {
+		fprintf(stderr, "usage: iod_clients [MiB per client] [max clients <= %d]\n",
+			CMAX);
+		return 2;
+	}
+	if (instance_start(&in, 1, 60000, NULL)) {
+		fprintf(stderr, "iod_clients: cannot start metad and an iod (build them first: make)\n");
+		return 1;
+	}
+	if (CLF_init(NULL))
+		die("init");
+	printf("one iod (%s), %lld MiB per client, 1 MiB stripes, matching views; total MB/s, median of %d\n",
+	       in.bindir, (long long)mb, reps());
+	printf("%8s %12s %12s\n", "clients", "write", "read");
+	for (int c = 1; c <= cmax; c *= 2) {
+		double w[REPS_MAX], r[REPS_MAX], total = (double)c * n / 1e6;
+
+		make_file(c);
+		for (int i = 0; i < reps(); i++) {
+			w[i] = total / phase(c, n, 1);
+			r[i] = total / phase(c, n, 0);
+		}
+		qsort(w, reps(), sizeof(double), cmp_double);
+		qsort(r, reps(), sizeof(double), cmp_double);
+		printf("%8d %12.0f %12.0f\n", c, w[reps() / 2], r[reps() / 2]);
+		fflush(stdout);
+	}
+	CLF_unlink("/clients");
+	CLF_finalize();
+	instance_stop(&in);
+	return 0;
+}
