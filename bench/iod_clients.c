@@ -9,7 +9,14 @@
  * over the slowest client's time) per client count, median of $CLF_BENCH_REPS
  * runs (default 3).  Every byte read back is checked.
  *
- *   iod_clients [mb per client] [cmax]
+ *   iod_clients [mb per client] [cmax] [subfiles] [stripe bytes]
+ *
+ * subfiles (default 0: one per client, the matching view) fixes the
+ * subfiles of the file instead, placed round-robin over the iods; client
+ * p of c then reads stripes p, p + c, ... .  With $CLF_CONFIG set, that
+ * running instance is used (bench/multihost_scale.sh: iods in network
+ * namespaces) instead of one started here with one iod.  Also printed:
+ * the clients' CPU seconds (user + system) per GB moved.
  *
  * The daemons come from $CLF_BUILD_DIR (default build): pointing it at an
  * older build measures that build's iod with this same client.  On a
@@ -28,7 +35,10 @@
 #include "clf.h"
 #include "instance.h"
 
-#define STRIPE (1 << 20)
+#include <sys/resource.h>
+
+static int64_t STRIPE = 1 << 20;	/* argv[4] */
+static int nsub_arg;			/* argv[3]; 0: one per client */
 #define CMAX 64
 #define REPS_MAX 15
 
@@ -38,6 +48,15 @@ static int reps(void)
 	int n = s ? atoi(s) : 3;
 
 	return n < 1 ? 1 : n > REPS_MAX ? REPS_MAX : n;
+}
+
+/* The first client count: $CLF_BENCH_CMIN, default 1. */
+static int cmin(void)
+{
+	const char *s = getenv("CLF_BENCH_CMIN");
+	int n = s ? atoi(s) : 1;
+
+	return n < 1 ? 1 : n;
 }
 
 static double now(void)
@@ -70,6 +89,7 @@ struct team {
 static void child(struct team *t, int c, int p, int64_t n, int write_it)
 {
 	CLF_Datatype sub[CMAX];
+
 	uint8_t *buf = malloc(n);
 	struct clf_view v;
 	double t0, secs;
@@ -125,7 +145,7 @@ static double phase(int c, int64_t n, int write_it)
 	for (int p = 0; p < c; p++)
 		if (read(t.ready[0], &go[p], 1) != 1)
 			exit(1);
-	if (write(t.go[1], go, c) != c)
+	if (c < 1 || c > CMAX || write(t.go[1], go, (size_t)c) != c)
 		exit(1);
 	for (int p = 0; p < c; p++) {
 		if (read(t.done[0], &secs, sizeof(secs)) != sizeof(secs)) {
@@ -163,6 +183,9 @@ static void make_file(int c)
 	struct clf_subfiles sf = { 0, c, sub };
 	int fd;
 
+	if (nsub_arg)
+		c = sf.count = nsub_arg;
+
 	CLF_unlink("/clients");
 	fd = CLF_open("/clients", O_CREAT | O_RDWR, 0644);
 	if (fd < 0)
@@ -180,37 +203,57 @@ int main(int argc, char **argv)
 	int64_t mb = argc > 1 ? atoll(argv[1]) : 64;
 	int cmax = argc > 2 ? atoi(argv[2]) : 8;
 	int64_t n = mb << 20;
-	struct instance in;
+	const char *running = getenv("CLF_CONFIG");
+	struct instance in = { .bindir = "" };
+	struct rusage ru0, ru1;
 
-	if (mb < 1 || cmax < 1 || cmax > CMAX) {
-		fprintf(stderr, "usage: iod_clients [MiB per client] [max clients <= %d]\n",
+	nsub_arg = argc > 3 ? atoi(argv[3]) : 0;
+	if (argc > 4)
+		STRIPE = atoll(argv[4]);
+
+	if (mb < 1 || cmax < 1 || cmax > CMAX || nsub_arg < 0 ||
+	    nsub_arg > CMAX || STRIPE < 1 || n % STRIPE) {
+		fprintf(stderr, "usage: iod_clients [MiB per client] [max clients <= %d] [subfiles] [stripe]\n",
 			CMAX);
 		return 2;
 	}
-	if (instance_start(&in, 1, 60000, NULL)) {
+	if (running && *running)
+		snprintf(in.bindir, sizeof(in.bindir), "%s", running);
+	else if (instance_start(&in, 1, 60000, NULL)) {
 		fprintf(stderr, "iod_clients: cannot start metad and an iod (build them first: make)\n");
 		return 1;
 	}
 	if (CLF_init(NULL))
 		die("init");
-	printf("one iod (%s), %lld MiB per client, 1 MiB stripes, matching views; total MB/s, median of %d\n",
-	       in.bindir, (long long)mb, reps());
-	printf("%8s %12s %12s\n", "clients", "write", "read");
-	for (int c = 1; c <= cmax; c *= 2) {
+	printf("%s, %lld MiB per client, %lld-byte stripes, %s; total MB/s, median of %d\n",
+	       in.bindir, (long long)mb, (long long)STRIPE,
+	       nsub_arg ? "fixed subfiles" : "matching views", reps());
+	printf("%8s %12s %12s %14s\n", "clients", "write", "read",
+	       "client CPU s/GB");
+	for (int c = cmin(); c <= cmax; c *= 2) {
 		double w[REPS_MAX], r[REPS_MAX], total = (double)c * n / 1e6;
 
 		make_file(c);
+		getrusage(RUSAGE_CHILDREN, &ru0);
 		for (int i = 0; i < reps(); i++) {
 			w[i] = total / phase(c, n, 1);
 			r[i] = total / phase(c, n, 0);
 		}
 		qsort(w, reps(), sizeof(double), cmp_double);
 		qsort(r, reps(), sizeof(double), cmp_double);
-		printf("%8d %12.0f %12.0f\n", c, w[reps() / 2], r[reps() / 2]);
+		getrusage(RUSAGE_CHILDREN, &ru1);
+		printf("%8d %12.0f %12.0f %14.3f\n", c, w[reps() / 2],
+		       r[reps() / 2],
+		       (ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec +
+			ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec +
+			(ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec +
+			 ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) * 1e-6) /
+		       (2 * reps() * total / 1e3));
 		fflush(stdout);
 	}
 	CLF_unlink("/clients");
 	CLF_finalize();
-	instance_stop(&in);
+	if (!running || !*running)
+		instance_stop(&in);
 	return 0;
 }
