@@ -18,11 +18,8 @@
 
 -include .config
 
-CONFIG_CLF_TRANSPORT_TCP ?= y
-CONFIG_CLF_TRANSPORT_RDMA ?= n
 CONFIG_CLF_FUSE ?= y
 CONFIG_CLF_ROMIO ?= y
-CONFIG_CLF_KERNEL_MODULE ?= n
 CONFIG_CLF_SANITIZERS ?= n
 CONFIG_CLF_TSAN ?= n
 CONFIG_CLF_DEBUG ?= n
@@ -45,7 +42,7 @@ ALL_CFLAGS += -O1 -fsanitize=thread -fno-omit-frame-pointer
 ALL_LDFLAGS += -fsanitize=thread
 endif
 ifeq ($(CONFIG_CLF_DEBUG),y)
-ALL_CFLAGS += -DCLF_DEBUG
+ALL_CFLAGS += -O0 -g3
 endif
 
 # The fragments define rules; `make` alone still builds everything.
