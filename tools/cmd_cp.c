@@ -164,14 +164,6 @@ static int parse_args(int argc, char **argv, struct cp_opts *o)
 	return 0;
 }
 
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* ------------------------------------------------------------------ */
 /* Progress                                                            */
 /* ------------------------------------------------------------------ */
@@ -195,7 +187,7 @@ static int term_width(void)
 static void progress_draw(struct progress *p, int64_t done, bool last)
 {
 	char sdone[24], stotal[24], srate[24], bar[64];
-	int64_t now = now_ns(), el;
+	int64_t now = clf_now_ns(), el;
 	int width, pct, fill;
 
 	if (!p->on || (!last && now - p->last_ns < PROGRESS_EVERY_NS))
@@ -641,7 +633,7 @@ static int copy_one(const struct cp_opts *o, const char *src,
 	end_name(&s, sname, sizeof(sname));
 	end_name(&d, dname, sizeof(dname));
 	p = (struct progress){ .on = !o->quiet && isatty(STDERR_FILENO),
-			       .total = st.st_size, .start_ns = now_ns(),
+			       .total = st.st_size, .start_ns = clf_now_ns(),
 			       .name = dname };
 	err = copy_data(&s, &d, &p, &done);
 	progress_end(&p, done);
@@ -653,7 +645,7 @@ static int copy_one(const struct cp_opts *o, const char *src,
 		end_fail(&d, "finish writing", err);
 		goto close;
 	}
-	secs = (double)(now_ns() - p.start_ns) / 1e9;
+	secs = (double)(clf_now_ns() - p.start_ns) / 1e9;
 	if (!o->quiet)
 		fprintf(d.std ? stderr : stdout,
 			"%s -> %s: %lld bytes in %.2f s\n", sname, dname,

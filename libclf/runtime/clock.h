@@ -16,6 +16,9 @@
 /* CLOCK_MONOTONIC now, in milliseconds: intervals and deadlines. */
 int64_t clf_now_ms(void);
 
+/* CLOCK_MONOTONIC now, in nanoseconds: short intervals, rates. */
+int64_t clf_now_ns(void);
+
 /* CLOCK_REALTIME now, in nanoseconds since the epoch: stored times. */
 int64_t clf_wall_ns(void);
 

@@ -7,8 +7,41 @@
 #   ROOT      the root the files were installed under
 #   LIBDIR    libclf's directory under it (/usr/lib or the multiarch one)
 #   ROMIODIR  libromio-clf.so's directory, or "" when ROMIO is not built
-# The script sets $tmp (a scratch directory) and defines fail().  Uses
-# instance_lib.sh's instance_up.
+# The script sets $tmp (a scratch directory) and defines fail(), by
+# installed_test_begin.  Uses instance_lib.sh's instance_up.
+#
+# installed_test_begin NAME BUILD_DIR
+#   The start both tests share: sets build, tmp (a new scratch
+#   directory), root ($tmp/root, where the files are installed) and
+#   up=0 (the script sets it to 1 once an instance runs from $root,
+#   with its data in $tmp/data); at exit stops that instance and removes
+#   $tmp, on a signal exits 124; fail() prints "FAIL: NAME: ..." and
+#   exits 1.
+installed_test_begin() {
+	_name=$1
+	build=$2
+	unset CLF_BIN_DIR CLF_CONFIG CLF_DATA_DIR CLF_BASE_PORT || true
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/clf-$_name-test.XXXXXX")
+	root=$tmp/root
+	up=0
+	trap installed_cleanup EXIT
+	trap 'exit 124' INT TERM HUP
+}
+
+installed_cleanup() {
+	rc=$?
+	trap - EXIT INT TERM HUP
+	if [ "$up" = 1 ]; then
+		"$root/usr/bin/clf" down --data "$tmp/data" >/dev/null 2>&1 || true
+	fi
+	rm -rf "$tmp"
+	exit "$rc"
+}
+
+fail() {
+	echo "FAIL: $_name: $*" >&2
+	exit 1
+}
 
 # The test program: CLF_init(NULL) finds $CLF_CONFIG; a file is written
 # through a view and read back.

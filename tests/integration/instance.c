@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clf.h"
 #include "instance.h"
 
 static bool port_free(int port)
@@ -224,4 +225,30 @@ void instance_stop(struct instance *in)
 		if (system(cmd) != 0)
 			fprintf(stderr, "instance: cannot remove %s\n", in->dir);
 	}
+}
+
+int instance_start_native(struct instance *in, int niods, int timeout_ms,
+			  int grace_s)
+{
+	int err = instance_start(in, niods, timeout_ms, NULL);
+
+	if (err == 77) {
+		fprintf(stderr, "SKIP: daemons not built\n");
+		exit(77);
+	}
+	if (!err && grace_s >= 0)
+		err = instance_set_grace(in, grace_s);
+	if (err)
+		return -1;
+	if (CLF_init(in->conf)) {
+		fprintf(stderr, "CLF_init: %s\n", CLF_Last_error());
+		return -1;
+	}
+	return 0;
+}
+
+void instance_stop_native(struct instance *in)
+{
+	CLF_finalize();
+	instance_stop(in);
 }

@@ -45,4 +45,15 @@ int instance_set_grace(struct instance *in, int seconds);
 /* Stop everything, remove the directory. */
 void instance_stop(struct instance *in);
 
+/*
+ * For a native-API test: instance_start (exiting 77 when the daemons are
+ * not built), recovery_grace_s = grace_s when grace_s >= 0, then
+ * CLF_init() on the instance.  0, or -1 with the reason printed.
+ */
+int instance_start_native(struct instance *in, int niods, int timeout_ms,
+			  int grace_s);
+
+/* CLF_finalize(), then instance_stop(). */
+void instance_stop_native(struct instance *in);
+
 #endif /* CLF_TEST_INSTANCE_H */

@@ -28,3 +28,33 @@ instance_up() {
 		fi
 	done
 }
+
+# instance_test_begin NAME BUILD_DIR
+#   The start of a test of one instance: SKIP (exit 77) while metad or
+#   the iod is not built in BUILD_DIR; sets build (absolute), clf, tmp (a
+#   new scratch directory named for NAME), data ($tmp/data) and conf;
+#   at exit stops the instance in $data and removes $tmp, on a signal
+#   exits 124.
+instance_test_begin() {
+	build=$2
+	if [ ! -x "$build/metad/metad" ] || [ ! -x "$build/iod/iod" ]; then
+		echo "SKIP: $build/metad/metad or $build/iod/iod not built yet"
+		exit 77
+	fi
+	unset CLF_BIN_DIR CLF_CONFIG CLF_DATA_DIR CLF_BASE_PORT || true
+	build=$(cd "$build" && pwd)
+	clf=$build/tools/clf
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/clf-$1.XXXXXX")
+	data=$tmp/data
+	conf=$data/clf.conf
+	trap instance_test_cleanup EXIT
+	trap 'exit 124' INT TERM HUP
+}
+
+instance_test_cleanup() {
+	rc=$?
+	trap - EXIT INT TERM HUP
+	"$clf" down --data "$data" >/dev/null 2>&1 || true
+	rm -rf "$tmp"
+	exit "$rc"
+}

@@ -18,30 +18,9 @@ if [ -z "${CLF_CLI_RECOVERY_TIMED:-}" ]; then
 	exec timeout -k 10 "$TIME_LIMIT" /bin/sh "$0" "$@"
 fi
 
-build=${1:-${CLF_BUILD_DIR:-build}}
-if [ ! -x "$build/metad/metad" ] || [ ! -x "$build/iod/iod" ]; then
-	echo "SKIP: $build/metad/metad or $build/iod/iod not built yet"
-	exit 77
-fi
-unset CLF_BIN_DIR CLF_CONFIG CLF_DATA_DIR CLF_BASE_PORT || true
-build=$(cd "$build" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/instance_lib.sh"
-clf=$build/tools/clf
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/clf-cli-recovery.XXXXXX")
-data=$tmp/data
-conf=$data/clf.conf
-
-cleanup() {
-	rc=$?
-	trap - EXIT INT TERM HUP
-	"$clf" down --data "$data" >/dev/null 2>&1 || true
-	rm -rf "$tmp"
-	exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 124' INT TERM HUP
+instance_test_begin cli-recovery "${1:-${CLF_BUILD_DIR:-build}}"
 
 step=""
 fail() {

@@ -19,31 +19,10 @@ if [ -z "${CLF_INSTALL_TEST_TIMED:-}" ]; then
 	exec timeout -k 30 "$TIME_LIMIT" /bin/sh "$0" "$@"
 fi
 
-build=${1:-${CLF_BUILD_DIR:-build}}
-srcdir=$(pwd)
-here=$srcdir/tests/integration
-unset CLF_BIN_DIR CLF_CONFIG CLF_DATA_DIR CLF_BASE_PORT || true
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/clf-install-test.XXXXXX")
-up=0
-cleanup() {
-	rc=$?
-	trap - EXIT INT TERM HUP
-	if [ "$up" = 1 ]; then
-		"$tmp/root/usr/bin/clf" down --data "$tmp/data" >/dev/null 2>&1 || true
-	fi
-	rm -rf "$tmp"
-	exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 124' INT TERM HUP
-
-fail() {
-	echo "FAIL: install: $*" >&2
-	exit 1
-}
-
+here=$(pwd)/tests/integration
 . "$here/instance_lib.sh"
 . "$here/installed_lib.sh"
+installed_test_begin install "${1:-${CLF_BUILD_DIR:-build}}"
 
 make -s --no-print-directory O="$build" install DESTDIR="$tmp/root" \
 	PREFIX=/usr >"$tmp/make.log" 2>&1 ||

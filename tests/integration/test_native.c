@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "client.h"
+#include "check_main.h"
 #include "clf_ll.h"
 #include "clf.h"
 #include "instance.h"
@@ -37,20 +38,12 @@ static uint8_t pattern(int64_t f, int salt)
 
 static void start(int niods, int timeout_ms)
 {
-	int err = instance_start(&inst, niods, timeout_ms, NULL);
-
-	if (err == 77) {
-		fprintf(stderr, "SKIP: daemons not built\n");
-		exit(77);
-	}
-	ck_assert_int_eq(err, 0);
-	ck_assert_msg(CLF_init(NULL) == 0, "%s", CLF_Last_error());
+	ck_assert_int_eq(instance_start_native(&inst, niods, timeout_ms, -1), 0);
 }
 
 static void stop(void)
 {
-	CLF_finalize();
-	instance_stop(&inst);
+	instance_stop_native(&inst);
 }
 
 /* Read the whole file through the default view and compare. */
@@ -1684,8 +1677,6 @@ int main(void)
 {
 	Suite *s = suite_create("native");
 	TCase *tc = tcase_create("against real daemons");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 240);
 	tcase_add_test(tc, test_default_view_round_trips_a_file);
@@ -1712,9 +1703,5 @@ int main(void)
 	tcase_add_test(tc, test_views_set_again_are_not_registered_again);
 	tcase_add_test(tc, test_views_over_the_iod_share_fail_with_a_clear_error);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return run_suite(s);
 }

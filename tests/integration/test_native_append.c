@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "check_main.h"
 #include "clf.h"
 #include "instance.h"
 
@@ -55,20 +56,12 @@ static int set_view(int fd)
 
 static void start(int niods)
 {
-	int err = instance_start(&inst, niods, 5000, NULL);
-
-	if (err == 77) {
-		fprintf(stderr, "SKIP: daemons not built\n");
-		exit(77);
-	}
-	ck_assert_int_eq(err, 0);
-	ck_assert_msg(CLF_init(NULL) == 0, "%s", CLF_Last_error());
+	ck_assert_int_eq(instance_start_native(&inst, niods, 5000, -1), 0);
 }
 
 static void stop(void)
 {
-	CLF_finalize();
-	instance_stop(&inst);
+	instance_stop_native(&inst);
 }
 
 /*
@@ -339,8 +332,6 @@ int main(void)
 {
 	Suite *s = suite_create("native_append");
 	TCase *tc = tcase_create("against real daemons");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_appends_of_several_processes_keep_every_record);
@@ -349,9 +340,5 @@ int main(void)
 	tcase_add_test(tc, test_an_append_after_a_truncation_starts_at_the_new_end);
 	tcase_add_test(tc, test_appends_to_an_older_metad_are_refused_with_a_message);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return run_suite(s);
 }

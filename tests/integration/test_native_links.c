@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "check_main.h"
 #include "clf.h"
 #include "instance.h"
 
@@ -24,20 +25,12 @@ static struct instance inst;
 
 static void start(void)
 {
-	int err = instance_start(&inst, 2, 5000, NULL);
-
-	if (err == 77) {
-		fprintf(stderr, "SKIP: daemons not built\n");
-		exit(77);
-	}
-	ck_assert_int_eq(err, 0);
-	ck_assert_msg(CLF_init(inst.conf) == 0, "%s", CLF_Last_error());
+	ck_assert_int_eq(instance_start_native(&inst, 2, 5000, -1), 0);
 }
 
 static void stop(void)
 {
-	CLF_finalize();
-	instance_stop(&inst);
+	instance_stop_native(&inst);
 }
 
 static void put(const char *path, const char *data)
@@ -172,16 +165,10 @@ int main(void)
 {
 	Suite *s = suite_create("native_links");
 	TCase *tc = tcase_create("against real daemons");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_symlinks_are_kept_and_never_followed);
 	tcase_add_test(tc, test_data_stays_until_the_last_name_is_unlinked);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return run_suite(s);
 }

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "clf.h"
+#include "clock.h"
 #include "instance.h"
 
 #define FILE_BYTES (320 << 10)	/* over the small-access path's limit */
@@ -38,32 +39,14 @@ static uint8_t pattern(int64_t f, int salt)
 	return (uint8_t)((f * 131 + (f >> 8) * 7 + salt) & 0xff);
 }
 
-static int64_t now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
 static void start(int niods, int grace_s)
 {
-	int err = instance_start(&inst, niods, 3000, NULL);
-
-	if (err == 77) {
-		fprintf(stderr, "SKIP: daemons not built\n");
-		exit(77);
-	}
-	ck_assert_int_eq(err, 0);
-	if (grace_s >= 0)
-		ck_assert_int_eq(instance_set_grace(&inst, grace_s), 0);
-	ck_assert_msg(CLF_init(NULL) == 0, "%s", CLF_Last_error());
+	ck_assert_int_eq(instance_start_native(&inst, niods, 3000, grace_s), 0);
 }
 
 static void stop(void)
 {
-	CLF_finalize();
-	instance_stop(&inst);
+	instance_stop_native(&inst);
 }
 
 /* ---- the load ---- */
@@ -176,11 +159,11 @@ static void *load_main(void *arg)
 	uint8_t *buf = malloc(FILE_BYTES), *back = malloc(FILE_BYTES);
 
 	for (int r = 0;; r++) {
-		int64_t t0 = now_ms(), took;
+		int64_t t0 = clf_now_ms(), took;
 
 		if (round_once(l, next_round++, buf, back))
 			break;
-		took = now_ms() - t0;
+		took = clf_now_ms() - t0;
 		if (took > l->worst_ms)
 			l->worst_ms = took;
 		atomic_store(&l->rounds, r + 1);
@@ -295,14 +278,14 @@ static void assert_gives_up(int idx, int grace_s)
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(CLF_write(fd, buf, sizeof(buf)), (ssize_t)sizeof(buf));
 	instance_kill(&inst, idx, SIGKILL);
-	t0 = now_ms();
+	t0 = clf_now_ms();
 	if (idx < 0) {
 		err = CLF_mkdir("/late", 0755);
 	} else {
 		CLF_lseek(fd, 0, SEEK_SET);
 		err = (int)CLF_read(fd, buf, sizeof(buf));
 	}
-	took = now_ms() - t0;
+	took = clf_now_ms() - t0;
 	ck_assert_int_eq(err, -EHOSTDOWN);
 	ck_assert_msg(strstr(CLF_Last_error(), name) &&
 		      strstr(CLF_Last_error(), "recovery_grace_s"),

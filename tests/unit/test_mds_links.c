@@ -14,46 +14,7 @@
 #include <sys/sysmacros.h>
 
 #include "check_main.h"
-#include "mds_test.h"
-
-static char *dir;
-static struct mds_store *s;
-
-static void setup(void)
-{
-	dir = new_store_dir();
-	s = open_store(dir);
-}
-
-static void teardown(void)
-{
-	assert_consistent(s);
-	mds_store_close(s);
-	rm_store_dir(dir);
-}
-
-#define expect_err(call, want) do {					\
-	int got_ = (call);						\
-	ck_assert_msg(got_ == (want), "%s: got %d (%s), want %d", #call,	\
-		      got_, CLF_Last_error(), (want));			\
-} while (0)
-
-static uint64_t mkfile(uint64_t parent, const char *name,
-		       const struct mds_layout *l)
-{
-	struct mds_attr a;
-
-	expect_err(mds_create(s, parent, name, 0644, 1000, 100, l, &a), 0);
-	return a.ino;
-}
-
-static struct mds_attr attr_of(uint64_t ino)
-{
-	struct mds_attr a;
-
-	expect_err(mds_getattr(s, ino, &a), 0);
-	return a;
-}
+#include "mds_fixture.h"
 
 static struct mds_attr attr_at(uint64_t d, const char *name)
 {
