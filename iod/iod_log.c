@@ -28,10 +28,6 @@ const char *iod_log_name(void)
 
 const char *iod_errmsg(char *buf, size_t size)
 {
-	const char *msg = CLF_Last_error();
-
-	if (strncmp(msg, "iod: ", 5) == 0 || strncmp(msg, "clf: ", 5) == 0)
-		msg += 5;
-	snprintf(buf, size, "%s: %s", log_name, msg);
+	snprintf(buf, size, "%s: %s", log_name, clf_error_reason());
 	return buf;
 }

@@ -481,14 +481,10 @@ static int refuse(struct iod_conn *cn, const struct clf_proto_header *h,
 	return refuse_rest(cn, h, h->payload_len, err, why);
 }
 
-/* CLF_Last_error() without its "clf: " or "iod: " prefix, for the log. */
+/* The last error without its reporter, for the log (which names us). */
 static const char *last_error(void)
 {
-	const char *msg = CLF_Last_error();
-
-	if (strncmp(msg, "clf: ", 5) == 0 || strncmp(msg, "iod: ", 5) == 0)
-		msg += 5;
-	return msg;
+	return clf_error_reason();
 }
 
 /*

@@ -409,8 +409,8 @@ const char *iod_log_name(void);
 
 
 /*
- * CLF_Last_error() with its "iod: " or "clf: " prefix replaced by this
- * iod's name, into buf: "iod 2: cannot write subfile 3 ...".
+ * The last error's reason behind this iod's name, into buf: "iod 2:
+ * cannot write subfile 3 ...".
  */
 const char *iod_errmsg(char *buf, size_t size);
 

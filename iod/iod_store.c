@@ -88,6 +88,7 @@ static int open_dir(struct iod_store *st)
 int iod_store_open(const char *dir, unsigned max_open, struct iod_store **out)
 {
 	struct iod_store *st;
+	size_t nbuckets;
 	int err;
 
 	if (!dir || !*dir || !out)
@@ -97,12 +98,11 @@ int iod_store_open(const char *dir, unsigned max_open, struct iod_store **out)
 		return clf_fail(ENOMEM, "iod: out of memory");
 	st->dirfd = -1;
 	st->max_open = max_open ? max_open : IOD_STORE_MAX_OPEN_DEFAULT;
-	st->nbuckets = 64;
-	while (st->nbuckets < 2 * (size_t)st->max_open && st->nbuckets < 65536)
-		st->nbuckets *= 2;
+	nbuckets = 64;
+	while (nbuckets < 2 * (size_t)st->max_open && nbuckets < 65536)
+		nbuckets *= 2;
 	st->dir = strdup(dir);
-	st->buckets = calloc(st->nbuckets, sizeof(*st->buckets));
-	if (!st->dir || !st->buckets) {
+	if (!st->dir || clf_htable_init(&st->cache, nbuckets, nbuckets)) {
 		err = clf_fail(ENOMEM, "iod: out of memory");
 		goto free_st;
 	}
@@ -124,7 +124,7 @@ int iod_store_open(const char *dir, unsigned max_open, struct iod_store **out)
 close_dir:
 	close(st->dirfd);
 free_st:
-	free(st->buckets);
+	clf_htable_release(&st->cache);
 	free(st->dir);
 	free(st);
 	return err;
@@ -134,24 +134,28 @@ free_st:
 /* The cache                                                           */
 /* ------------------------------------------------------------------ */
 
-static size_t bucket_of(const struct iod_store *st, uint64_t file,
-			uint32_t index)
+/* The cache's key of a subfile: file and index mixed. */
+static uint64_t key_of(uint64_t file, uint32_t index)
 {
 	uint64_t h = file * 0x9e3779b97f4a7c15ull ^
 		     (uint64_t)index * 0xc2b2ae3d27d4eb4full;
 
-	h ^= h >> 29;
-	return h & (st->nbuckets - 1);
+	return h ^ h >> 29;
 }
 
 static struct iod_subfile *lookup(struct iod_store *st, uint64_t file,
 				  uint32_t index)
 {
-	struct iod_subfile *sf = st->buckets[bucket_of(st, file, index)];
+	struct clf_hnode *n = clf_htable_find(&st->cache, key_of(file, index));
 
-	while (sf && (sf->file != file || sf->index != index))
-		sf = sf->hnext;
-	return sf;
+	for (; n; n = clf_htable_next_key(n)) {
+		struct iod_subfile *sf = clf_hnode_entry(n, struct iod_subfile,
+							 hn);
+
+		if (sf->file == file && sf->index == index)
+			return sf;
+	}
+	return NULL;
 }
 
 static void lru_remove(struct iod_store *st, struct iod_subfile *sf)
@@ -181,15 +185,8 @@ static void lru_push(struct iod_store *st, struct iod_subfile *sf)
 /* Take a handle out of the hash table (it stays open while referenced). */
 static void unhash(struct iod_store *st, struct iod_subfile *sf)
 {
-	struct iod_subfile **pp = &st->buckets[bucket_of(st, sf->file,
-							 sf->index)];
-
-	while (*pp != sf)
-		pp = &(*pp)->hnext;
-	*pp = sf->hnext;
-	sf->hnext = NULL;
+	clf_htable_del(&st->cache, &sf->hn);
 	sf->cached = 0;
-	st->ncached--;
 }
 
 static void close_handle(struct iod_subfile *sf)
@@ -200,11 +197,11 @@ static void close_handle(struct iod_subfile *sf)
 	free(sf);
 }
 
-/* Close a list of handles chained by hnext, outside the store mutex. */
+/* Close a list of handles chained by vnext, outside the store mutex. */
 static void close_victims(struct iod_subfile *victims)
 {
 	while (victims) {
-		struct iod_subfile *next = victims->hnext;
+		struct iod_subfile *next = victims->vnext;
 
 		close_handle(victims);
 		victims = next;
@@ -219,12 +216,12 @@ static struct iod_subfile *trim(struct iod_store *st, unsigned keep)
 {
 	struct iod_subfile *victims = NULL;
 
-	while (st->ncached > keep && st->lru_tail) {
+	while (st->cache.count > keep && st->lru_tail) {
 		struct iod_subfile *sf = st->lru_tail;
 
 		lru_remove(st, sf);
 		unhash(st, sf);
-		sf->hnext = victims;
+		sf->vnext = victims;
 		victims = sf;
 	}
 	return victims;
@@ -286,7 +283,6 @@ static int open_handle(struct iod_store *st, uint64_t file, uint32_t index,
 		       struct iod_subfile **victims)
 {
 	struct iod_subfile *sf;
-	size_t b;
 	int fd, err;
 
 	sf = calloc(1, sizeof(*sf));
@@ -322,10 +318,7 @@ static int open_handle(struct iod_store *st, uint64_t file, uint32_t index,
 	sf->fd = fd;
 	sf->refs = 1;
 	sf->cached = 1;
-	b = bucket_of(st, file, index);
-	sf->hnext = st->buckets[b];
-	st->buckets[b] = sf;
-	st->ncached++;
+	clf_htable_add(&st->cache, &sf->hn, key_of(file, index));
 	*victims = trim(st, st->max_open);
 	*out = sf;
 	return 0;
@@ -366,6 +359,7 @@ void iod_subfile_put(struct iod_subfile *sf)
 			victims = trim(st, st->max_open);
 		} else {
 			victims = sf;	/* removed while in use */
+			sf->vnext = NULL;
 		}
 	}
 	pthread_mutex_unlock(&st->mutex);
@@ -374,13 +368,16 @@ void iod_subfile_put(struct iod_subfile *sf)
 
 void iod_store_free(struct iod_store *st)
 {
+	struct clf_hnode *n, *tmp;
+	size_t b;
+
 	if (!st)
 		return;
-	for (size_t b = 0; b < st->nbuckets; b++)
-		close_victims(st->buckets[b]);
+	clf_htable_for_each(&st->cache, b, n, tmp)
+		close_handle(clf_hnode_entry(n, struct iod_subfile, hn));
 	pthread_mutex_destroy(&st->mutex);
 	close(st->dirfd);
-	free(st->buckets);
+	clf_htable_release(&st->cache);
 	free(st->dir);
 	free(st);
 }
@@ -412,7 +409,7 @@ static int unlink_locked(struct iod_store *st, uint64_t file, uint32_t index,
 	char rel[64];
 
 	if (sf) {
-		sf->hnext = *victims;
+		sf->vnext = *victims;
 		*victims = sf;
 	}
 	iod_store_relpath(file, index, rel, sizeof(rel));
@@ -437,7 +434,7 @@ int iod_store_create(struct iod_store *st, uint64_t file, uint32_t index)
 		victim = forget(st, file, index);
 	pthread_mutex_unlock(&st->mutex);
 	if (victim) {
-		victim->hnext = NULL;
+		victim->vnext = NULL;
 		close_victims(victim);
 	}
 	err = iod_subfile_get(st, file, index, IOD_CREATE, &sf);

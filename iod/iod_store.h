@@ -41,6 +41,7 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 
+#include "hash.h"
 #include "iod_rangelock.h"
 
 struct iod_store;
@@ -64,7 +65,8 @@ struct iod_subfile {
 	/* Protected by the store mutex. */
 	unsigned refs;		   /* handles given out and not put */
 	int cached;		   /* in the cache (0 once removed) */
-	struct iod_subfile *hnext; /* hash chain */
+	struct clf_hnode hn;	   /* in the cache, by file and index */
+	struct iod_subfile *vnext; /* in a list of handles to close */
 	struct iod_subfile *lru_prev, *lru_next; /* idle list (refs == 0) */
 };
 

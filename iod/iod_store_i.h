@@ -17,14 +17,12 @@ struct iod_store {
 	char *dir;			/* owned copy, for messages and paths */
 	int dirfd;			/* owned; the storage directory */
 	unsigned max_open;		/* descriptors the cache keeps */
-	size_t nbuckets;		/* of the hash table, a power of two */
 
 	pthread_mutex_t mutex;
 	/* Protected by mutex. */
-	struct iod_subfile **buckets;	/* owned; chains of cached handles */
+	struct clf_htable cache;	/* cached handles; .count of them */
 	struct iod_subfile *lru_head;	/* idle handles, most recent first */
 	struct iod_subfile *lru_tail;	/* the next one to close */
-	unsigned ncached;		/* handles in the hash table */
 
 	/* Atomic, no lock: counters for iod_store_stats and the fault hook. */
 	atomic_uint_least64_t read_calls, write_calls;

@@ -2,7 +2,7 @@
 /*
  * iod_view.c -- the view registry: handles, owners, limits.
  *
- * Two hash tables under one mutex: views by handle, and owner records
+ * Hash tables (hash.h) under one mutex: views by handle, and owner records
  * (each with the list of its views and their number, for the per-owner
  * limit and for dropping a connection in time proportional to its views).
  * The mapping is built before taking the mutex: it is the expensive part
@@ -28,13 +28,13 @@ struct iod_account {
 	uint64_t client;	   /* iod_views_bind's, or the owner id */
 	unsigned owners;	   /* owner records charging it */
 	size_t bytes;		   /* charged, in the pool */
-	struct iod_account *next;  /* hash chain */
+	struct clf_hnode hn;	   /* in accounts, by client */
 };
 
 /* An owner bound to an account by iod_views_bind. */
 struct iod_binding {
 	uint64_t owner, client;
-	struct iod_binding *next;  /* hash chain */
+	struct clf_hnode hn;	   /* in bindings, by owner */
 };
 
 struct iod_owner {
@@ -43,7 +43,7 @@ struct iod_owner {
 	size_t bytes;		   /* charged for them, in the pool */
 	struct iod_account *acct;  /* where they are charged */
 	struct iod_view *views;	   /* the owner's views, newest first */
-	struct iod_owner *next;	   /* hash chain */
+	struct clf_hnode hn;	   /* in owners, by id */
 };
 
 #define OWNER_BUCKETS 256u
@@ -51,7 +51,7 @@ struct iod_owner {
 
 /* A mapping shared by the views registered with equal keys. */
 struct iod_map {
-	uint64_t hash;
+	struct clf_hnode hn;	   /* in maps, by the key's hash */
 	int64_t view_disp, sub_disp;
 	uint8_t *keys;		   /* owned: view then sub encoding */
 	uint32_t view_len, sub_len;
@@ -62,23 +62,21 @@ struct iod_map {
 	unsigned users;		   /* views registered with it */
 	bool listed;		   /* in the table */
 	uint64_t idle_since;	   /* registry clock when users fell to 0 */
-	struct iod_map *next;	   /* hash chain */
 };
 
 struct iod_views {
 	/* Immutable after creation. */
 	struct iod_view_limits lim;
-	size_t nbuckets;		 /* of handles, a power of two */
 
 	pthread_mutex_t mutex;
 	/* Protected by mutex. */
-	struct iod_view **handles;	 /* owned array of hash chains */
-	struct iod_owner *owners[OWNER_BUCKETS]; /* owned records */
-	struct iod_account *accounts[OWNER_BUCKETS]; /* owned records */
-	struct iod_binding *bindings[OWNER_BUCKETS]; /* owned records */
+	struct clf_htable handles;	 /* iod_views, by handle */
+	struct clf_htable owners;	 /* owned iod_owners, by id */
+	struct clf_htable accounts;	 /* owned iod_accounts, by client */
+	struct clf_htable bindings;	 /* owned iod_bindings, by owner */
 	unsigned count;			 /* views registered */
 	uint32_t next_handle;		 /* where the handle search starts */
-	struct iod_map *maps[MAP_BUCKETS]; /* shared mappings, by key */
+	struct clf_htable maps;		 /* shared iod_maps, by key hash */
 	unsigned nmaps, idle_maps;	 /* in the table; of them unused */
 	size_t idle_bytes;		 /* of the unused ones */
 	size_t idle_max;		 /* bound of idle_bytes */
@@ -86,10 +84,20 @@ struct iod_views {
 	uint64_t clock;			 /* ticks at each release of a map */
 };
 
+static void release_tables(struct iod_views *reg)
+{
+	clf_htable_release(&reg->handles);
+	clf_htable_release(&reg->owners);
+	clf_htable_release(&reg->accounts);
+	clf_htable_release(&reg->bindings);
+	clf_htable_release(&reg->maps);
+}
+
 int iod_views_create(const struct iod_view_limits *limits,
 		     struct iod_views **out)
 {
 	struct iod_views *reg = calloc(1, sizeof(*reg));
+	size_t nbuckets;
 	int err;
 
 	if (!reg)
@@ -104,28 +112,29 @@ int iod_views_create(const struct iod_view_limits *limits,
 		      reg->lim.memory, reg->lim.min_share);
 	reg->idle_max = reg->lim.memory / IOD_VIEW_KEPT_PART;
 	/* A view costs 1 KiB at least: a chain of 4 at the limit. */
-	reg->nbuckets = 256;
-	while (reg->nbuckets < reg->lim.memory / 4096 &&
-	       reg->nbuckets < 65536)
-		reg->nbuckets *= 2;
-	reg->handles = calloc(reg->nbuckets, sizeof(*reg->handles));
-	if (!reg->handles) {
+	nbuckets = 256;
+	while (nbuckets < reg->lim.memory / 4096 && nbuckets < 65536)
+		nbuckets *= 2;
+	if (clf_htable_init(&reg->handles, nbuckets, nbuckets) ||
+	    clf_htable_init(&reg->owners, OWNER_BUCKETS, OWNER_BUCKETS) ||
+	    clf_htable_init(&reg->accounts, OWNER_BUCKETS, OWNER_BUCKETS) ||
+	    clf_htable_init(&reg->bindings, OWNER_BUCKETS, OWNER_BUCKETS) ||
+	    clf_htable_init(&reg->maps, MAP_BUCKETS, MAP_BUCKETS)) {
 		err = clf_fail(ENOMEM, "iod: out of memory");
-		goto free_reg;
+		goto free_tables;
 	}
 	err = -pthread_mutex_init(&reg->mutex, NULL);
 	if (err) {
 		clf_fail_neg(err, "iod: cannot create a mutex: %s",
 			     strerror(-err));
-		goto free_handles;
+		goto free_tables;
 	}
 	reg->next_handle = 1;
 	*out = reg;
 	return 0;
 
-free_handles:
-	free(reg->handles);
-free_reg:
+free_tables:
+	release_tables(reg);
 	free(reg);
 	return err;
 }
@@ -152,118 +161,75 @@ void iod_view_put(struct iod_view *v)
 
 void iod_views_free(struct iod_views *reg)
 {
+	struct clf_hnode *n, *tmp;
+	size_t b;
+
 	if (!reg)
 		return;
-	for (size_t b = 0; b < reg->nbuckets; b++) {
-		struct iod_view *v = reg->handles[b];
+	clf_htable_for_each(&reg->handles, b, n, tmp) {
+		struct iod_view *v = clf_hnode_entry(n, struct iod_view, hn);
 
-		while (v) {
-			struct iod_view *next = v->hnext;
-
-			v->own = NULL;
-			iod_view_put(v);
-			v = next;
-		}
+		v->own = NULL;
+		iod_view_put(v);
 	}
-	for (size_t b = 0; b < OWNER_BUCKETS; b++) {
-		struct iod_owner *o = reg->owners[b];
-		struct iod_account *a = reg->accounts[b];
-		struct iod_binding *bd = reg->bindings[b];
-
-		while (o) {
-			struct iod_owner *next = o->next;
-
-			free(o);
-			o = next;
-		}
-		while (a) {
-			struct iod_account *next = a->next;
-
-			free(a);
-			a = next;
-		}
-		while (bd) {
-			struct iod_binding *next = bd->next;
-
-			free(bd);
-			bd = next;
-		}
-	}
-	for (size_t b = 0; b < MAP_BUCKETS; b++) {
-		struct iod_map *m = reg->maps[b];
-
-		while (m) {
-			struct iod_map *next = m->next;
-
-			map_put(m);
-			m = next;
-		}
-	}
+	clf_htable_for_each(&reg->owners, b, n, tmp)
+		free(clf_hnode_entry(n, struct iod_owner, hn));
+	clf_htable_for_each(&reg->accounts, b, n, tmp)
+		free(clf_hnode_entry(n, struct iod_account, hn));
+	clf_htable_for_each(&reg->bindings, b, n, tmp)
+		free(clf_hnode_entry(n, struct iod_binding, hn));
+	clf_htable_for_each(&reg->maps, b, n, tmp)
+		map_put(clf_hnode_entry(n, struct iod_map, hn));
 	pthread_mutex_destroy(&reg->mutex);
-	free(reg->handles);
+	release_tables(reg);
 	free(reg);
 }
 
-static struct iod_view **handle_slot(struct iod_views *reg, uint32_t handle)
+/* The records by their numbers, or NULL; mutex held. */
+static struct iod_view *view_find(struct iod_views *reg, uint32_t handle)
 {
-	struct iod_view **pp = &reg->handles[(handle * 2654435761u) &
-					     (reg->nbuckets - 1)];
+	struct clf_hnode *n = clf_htable_find(&reg->handles, handle);
 
-	while (*pp && (*pp)->handle != handle)
-		pp = &(*pp)->hnext;
-	return pp;
+	return n ? clf_hnode_entry(n, struct iod_view, hn) : NULL;
 }
 
-static struct iod_owner **owner_slot(struct iod_views *reg, uint64_t id)
+static struct iod_owner *owner_find(struct iod_views *reg, uint64_t id)
 {
-	struct iod_owner **pp =
-		&reg->owners[(id * 0x9e3779b97f4a7c15ull) >> 56];
+	struct clf_hnode *n = clf_htable_find(&reg->owners, id);
 
-	while (*pp && (*pp)->id != id)
-		pp = &(*pp)->next;
-	return pp;
+	return n ? clf_hnode_entry(n, struct iod_owner, hn) : NULL;
 }
 
-static size_t id_bucket(uint64_t id)
+static struct iod_binding *binding_find(struct iod_views *reg, uint64_t owner)
 {
-	return (size_t)((id * 0x9e3779b97f4a7c15ull) >> 56);
+	struct clf_hnode *n = clf_htable_find(&reg->bindings, owner);
+
+	return n ? clf_hnode_entry(n, struct iod_binding, hn) : NULL;
 }
 
-static struct iod_binding **binding_slot(struct iod_views *reg,
-					 uint64_t owner)
+static struct iod_account *account_find(struct iod_views *reg,
+					uint64_t client)
 {
-	struct iod_binding **pp = &reg->bindings[id_bucket(owner)];
+	struct clf_hnode *n = clf_htable_find(&reg->accounts, client);
 
-	while (*pp && (*pp)->owner != owner)
-		pp = &(*pp)->next;
-	return pp;
-}
-
-static struct iod_account **account_slot(struct iod_views *reg,
-					 uint64_t client)
-{
-	struct iod_account **pp = &reg->accounts[id_bucket(client)];
-
-	while (*pp && (*pp)->client != client)
-		pp = &(*pp)->next;
-	return pp;
+	return n ? clf_hnode_entry(n, struct iod_account, hn) : NULL;
 }
 
 int iod_views_bind(struct iod_views *reg, uint64_t owner, uint64_t client)
 {
-	struct iod_binding *b = calloc(1, sizeof(*b)), **bp;
+	struct iod_binding *b = calloc(1, sizeof(*b)), *old;
 
 	if (!b)
 		return clf_fail(ENOMEM, "iod: out of memory");
 	b->owner = owner;
 	b->client = client;
 	pthread_mutex_lock(&reg->mutex);
-	bp = binding_slot(reg, owner);
-	if (*bp) {
-		(*bp)->client = client;
+	old = binding_find(reg, owner);
+	if (old) {
+		old->client = client;
 		free(b);
 	} else {
-		*bp = b;
+		clf_htable_add(&reg->bindings, &b->hn, owner);
 	}
 	pthread_mutex_unlock(&reg->mutex);
 	return 0;
@@ -272,16 +238,16 @@ int iod_views_bind(struct iod_views *reg, uint64_t owner, uint64_t client)
 /* The account of a new owner record; mutex held.  NULL: no memory. */
 static struct iod_account *account_get(struct iod_views *reg, uint64_t owner)
 {
-	struct iod_binding *b = *binding_slot(reg, owner);
+	struct iod_binding *b = binding_find(reg, owner);
 	uint64_t client = b ? b->client : owner;
-	struct iod_account **ap = account_slot(reg, client), *a = *ap;
+	struct iod_account *a = account_find(reg, client);
 
 	if (!a) {
 		a = calloc(1, sizeof(*a));
 		if (!a)
 			return NULL;
 		a->client = client;
-		*ap = a;
+		clf_htable_add(&reg->accounts, &a->hn, client);
 	}
 	a->owners++;
 	return a;
@@ -292,16 +258,16 @@ static void account_put(struct iod_views *reg, struct iod_account *a)
 {
 	if (--a->owners)
 		return;
-	*account_slot(reg, a->client) = a->next;
+	clf_htable_del(&reg->accounts, &a->hn);
 	free(a);
 }
 
 /* The account owner would charge now, or NULL if it has none yet. */
 static struct iod_account *account_peek(struct iod_views *reg, uint64_t owner)
 {
-	struct iod_binding *b = *binding_slot(reg, owner);
+	struct iod_binding *b = binding_find(reg, owner);
 
-	return *account_slot(reg, b ? b->client : owner);
+	return account_find(reg, b ? b->client : owner);
 }
 
 /* A handle not in use; there is one: each view costs over 64 bytes, so
@@ -312,14 +278,14 @@ static uint32_t new_handle(struct iod_views *reg)
 
 	do {
 		h = reg->next_handle++;
-	} while (h == 0 || *handle_slot(reg, h));
+	} while (h == 0 || view_find(reg, h));
 	return h;
 }
 
 /* Insert v for its owner, within its share; mutex held. */
 static int insert(struct iod_views *reg, struct iod_view *v)
 {
-	struct iod_owner **op = owner_slot(reg, v->owner), *o = *op;
+	struct iod_owner *o = owner_find(reg, v->owner);
 	struct iod_account *a = o ? o->acct : account_peek(reg, v->owner);
 	size_t mine = a ? a->bytes : 0;
 
@@ -335,12 +301,12 @@ static int insert(struct iod_views *reg, struct iod_view *v)
 			return clf_fail(ENOMEM, "iod: out of memory");
 		}
 		o->id = v->owner;
-		*op = o;
+		clf_htable_add(&reg->owners, &o->hn, o->id);
 	}
 	iod_pool_take(&reg->pool, &o->acct->bytes, v->cost);
 	o->bytes += v->cost;
 	v->handle = new_handle(reg);
-	*handle_slot(reg, v->handle) = v;
+	clf_htable_add(&reg->handles, &v->hn, v->handle);
 	v->own = o;
 	v->onext = o->views;
 	if (o->views)
@@ -449,10 +415,9 @@ static uint64_t key_hash(const struct iod_view_key *k)
 	return hash_bytes(h, k->sub, k->sub_len);
 }
 
-static bool key_equal(const struct iod_map *m, uint64_t hash,
-		      const struct iod_view_key *k)
+static bool key_equal(const struct iod_map *m, const struct iod_view_key *k)
 {
-	return m->hash == hash && m->view_disp == k->view_disp &&
+	return m->view_disp == k->view_disp &&
 	       m->sub_disp == k->sub_disp && m->view_len == k->view_len &&
 	       m->sub_len == k->sub_len &&
 	       !memcmp(m->keys, k->view, k->view_len) &&
@@ -463,13 +428,17 @@ static bool key_equal(const struct iod_map *m, uint64_t hash,
 static struct iod_map *map_find(struct iod_views *reg, uint64_t hash,
 				const struct iod_view_key *k)
 {
-	struct iod_map *m = reg->maps[hash % MAP_BUCKETS];
+	struct clf_hnode *n = clf_htable_find(&reg->maps, hash);
 
-	while (m && !key_equal(m, hash, k))
-		m = m->next;
-	if (m)
-		atomic_fetch_add(&m->refs, 1);
-	return m;
+	for (; n; n = clf_htable_next_key(n)) {
+		struct iod_map *m = clf_hnode_entry(n, struct iod_map, hn);
+
+		if (key_equal(m, k)) {
+			atomic_fetch_add(&m->refs, 1);
+			return m;
+		}
+	}
+	return NULL;
 }
 
 /* Drop the oldest unused mappings beyond the bounds; mutex held. */
@@ -477,27 +446,26 @@ static void maps_trim(struct iod_views *reg)
 {
 	while (reg->idle_maps > IOD_VIEW_MAPS_KEPT ||
 	       (reg->idle_maps && reg->idle_bytes > reg->idle_max)) {
-		struct iod_map **oldest = NULL;
+		struct iod_map *oldest = NULL;
+		struct clf_hnode *n, *tmp;
+		size_t b;
 
-		for (size_t b = 0; b < MAP_BUCKETS; b++)
-			for (struct iod_map **pp = &reg->maps[b]; *pp;
-			     pp = &(*pp)->next)
-				if (!(*pp)->users &&
-				    (!oldest || (*pp)->idle_since <
-						       (*oldest)->idle_since))
-					oldest = pp;
+		clf_htable_for_each(&reg->maps, b, n, tmp) {
+			struct iod_map *m = clf_hnode_entry(n, struct iod_map,
+							    hn);
+
+			if (!m->users &&
+			    (!oldest || m->idle_since < oldest->idle_since))
+				oldest = m;
+		}
 		if (!oldest)
 			return;
-		{
-			struct iod_map *m = *oldest;
-
-			*oldest = m->next;
-			m->listed = false;
-			reg->nmaps--;
-			reg->idle_maps--;
-			reg->idle_bytes -= m->bytes;
-			map_put(m);
-		}
+		clf_htable_del(&reg->maps, &oldest->hn);
+		oldest->listed = false;
+		reg->nmaps--;
+		reg->idle_maps--;
+		reg->idle_bytes -= oldest->bytes;
+		map_put(oldest);
 	}
 }
 
@@ -516,7 +484,6 @@ static int map_add(struct iod_views *reg, uint64_t hash,
 		CLF_Mapping_free(map);
 		return clf_fail(ENOMEM, "iod: out of memory");
 	}
-	m->hash = hash;
 	m->view_disp = k->view_disp;
 	m->sub_disp = k->sub_disp;
 	m->view_len = k->view_len;
@@ -531,8 +498,7 @@ static int map_add(struct iod_views *reg, uint64_t hash,
 	pthread_mutex_lock(&reg->mutex);
 	other = map_find(reg, hash, k);
 	if (!other) {
-		m->next = reg->maps[hash % MAP_BUCKETS];
-		reg->maps[hash % MAP_BUCKETS] = m;
+		clf_htable_add(&reg->maps, &m->hn, hash);
 		m->listed = true;
 		reg->nmaps++;
 		reg->idle_maps++;	/* until its view is added */
@@ -598,7 +564,7 @@ int iod_view_lookup(struct iod_views *reg, uint32_t handle, uint64_t owner,
 	int err = 0;
 
 	pthread_mutex_lock(&reg->mutex);
-	v = *handle_slot(reg, handle);
+	v = view_find(reg, handle);
 	if (v && v->owner == owner) {
 		atomic_fetch_add(&v->refs, 1);
 		*out = v;
@@ -616,8 +582,7 @@ static void detach(struct iod_views *reg, struct iod_view *v)
 {
 	struct iod_owner *o = v->own;
 
-	*handle_slot(reg, v->handle) = v->hnext;
-	v->hnext = NULL;
+	clf_htable_del(&reg->handles, &v->hn);
 	*v->oprev = v->onext;
 	if (v->onext)
 		v->onext->oprev = v->oprev;
@@ -631,7 +596,7 @@ static void detach(struct iod_views *reg, struct iod_view *v)
 	iod_pool_give(&reg->pool, &o->acct->bytes, v->cost);
 	o->bytes -= v->cost;
 	if (--o->nviews == 0) {
-		*owner_slot(reg, o->id) = o->next;
+		clf_htable_del(&reg->owners, &o->hn);
 		account_put(reg, o->acct);
 		free(o);
 	}
@@ -643,7 +608,7 @@ int iod_view_release(struct iod_views *reg, uint32_t handle, uint64_t owner)
 	int err = 0;
 
 	pthread_mutex_lock(&reg->mutex);
-	v = *handle_slot(reg, handle);
+	v = view_find(reg, handle);
 	if (v && v->owner == owner) {
 		detach(reg, v);
 		maps_trim(reg);
@@ -660,11 +625,12 @@ int iod_view_release(struct iod_views *reg, uint32_t handle, uint64_t owner)
 int iod_view_release_owner(struct iod_views *reg, uint64_t owner)
 {
 	struct iod_view *gone = NULL;
+	struct iod_binding *b;
 	struct iod_owner *o;
 	int n = 0;
 
 	pthread_mutex_lock(&reg->mutex);
-	o = *owner_slot(reg, owner);
+	o = owner_find(reg, owner);
 	while (o) {
 		struct iod_view *v = o->views;
 		int last = o->nviews == 1;
@@ -676,13 +642,10 @@ int iod_view_release_owner(struct iod_views *reg, uint64_t owner)
 		if (last)
 			o = NULL;
 	}
-	{
-		struct iod_binding **bp = binding_slot(reg, owner), *b = *bp;
-
-		if (b) {
-			*bp = b->next;
-			free(b);
-		}
+	b = binding_find(reg, owner);
+	if (b) {
+		clf_htable_del(&reg->bindings, &b->hn);
+		free(b);
 	}
 	maps_trim(reg);
 	pthread_mutex_unlock(&reg->mutex);
@@ -712,7 +675,7 @@ size_t iod_views_bytes(struct iod_views *reg, uint64_t owner)
 
 	pthread_mutex_lock(&reg->mutex);
 	if (owner) {
-		o = *owner_slot(reg, owner);
+		o = owner_find(reg, owner);
 		n = o ? o->bytes : 0;
 	} else {
 		n = reg->pool.used;

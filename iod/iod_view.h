@@ -38,6 +38,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "hash.h"
 #include "clf.h"
 #include "iod_share.h"
 
@@ -61,7 +62,7 @@ struct iod_view {
 				      every lookup's */
 
 	/* Protected by the registry mutex. */
-	struct iod_view *hnext;	   /* handle hash chain */
+	struct clf_hnode hn;	   /* in the registry's handles */
 	struct iod_view *onext;	   /* owner's list */
 	struct iod_view **oprev;   /* the pointer to this one in that list */
 	struct iod_owner *own;	   /* owner record, NULL once released */

@@ -39,7 +39,7 @@ struct clfs_inode {
 	uint64_t ino;
 	uint64_t nlookup;	/* the kernel's references */
 	int refs;		/* ours: handles, calls in progress */
-	struct clfs_inode *next;	/* hash chain */
+	struct clf_hnode hn;	/* in clfs_itable.table, by ino */
 
 	pthread_mutex_t lock;	/* guards everything below */
 	bool have_attr;		/* is_dir is known */
@@ -73,9 +73,7 @@ struct clfs_inode {
 
 struct clfs_itable {
 	pthread_mutex_t lock;
-	struct clfs_inode **buckets;	/* owned, nbuckets chains */
-	size_t nbuckets;	/* a power of two */
-	size_t count;		/* inodes in the table */
+	struct clf_htable table;	/* of clfs_inode; .count: inodes */
 };
 
 struct clfs_handle {

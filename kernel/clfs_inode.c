@@ -11,25 +11,15 @@
 #include "clfs_i.h"
 
 #define ITABLE_MIN_BUCKETS 1024
-
-/* Fibonacci hashing: consecutive inode numbers spread out. */
-static size_t hash(uint64_t ino, size_t nbuckets)
-{
-	return (size_t)((ino * 0x9e3779b97f4a7c15ull) >> 20) & (nbuckets - 1);
-}
-
-static size_t bucket_of(const struct clfs_itable *t, uint64_t ino)
-{
-	return hash(ino, t->nbuckets);
-}
+#define ITABLE_MAX_BUCKETS ((size_t)1 << 24)
 
 int clfs_itable_init(struct clfs_itable *t)
 {
-	t->buckets = calloc(ITABLE_MIN_BUCKETS, sizeof(*t->buckets));
-	if (!t->buckets)
-		return -ENOMEM;
-	t->nbuckets = ITABLE_MIN_BUCKETS;
-	t->count = 0;
+	int err = clf_htable_init(&t->table, ITABLE_MIN_BUCKETS,
+				  ITABLE_MAX_BUCKETS);
+
+	if (err)
+		return err;
 	pthread_mutex_init(&t->lock, NULL);
 	return 0;
 }
@@ -43,53 +33,22 @@ static void inode_free(struct clfs_inode *ip)
 
 void clfs_itable_destroy(struct clfs_itable *t)
 {
-	for (size_t b = 0; t->buckets && b < t->nbuckets; b++) {
-		while (t->buckets[b]) {
-			struct clfs_inode *ip = t->buckets[b];
+	struct clf_hnode *n, *tmp;
+	size_t b;
 
-			t->buckets[b] = ip->next;
-			inode_free(ip);
-		}
-	}
-	free(t->buckets);
-	t->buckets = NULL;
+	if (!t->table.buckets)
+		return;
+	clf_htable_for_each(&t->table, b, n, tmp)
+		inode_free(clf_hnode_entry(n, struct clfs_inode, hn));
+	clf_htable_release(&t->table);
 	pthread_mutex_destroy(&t->lock);
-}
-
-/* Double the buckets when chains grow long; best effort. */
-static void maybe_grow(struct clfs_itable *t)
-{
-	size_t n = t->nbuckets * 2;
-	struct clfs_inode **nb;
-
-	if (t->count < 2 * t->nbuckets)
-		return;
-	nb = calloc(n, sizeof(*nb));
-	if (!nb)
-		return;
-	for (size_t b = 0; b < t->nbuckets; b++) {
-		while (t->buckets[b]) {
-			struct clfs_inode *ip = t->buckets[b];
-			size_t to;
-
-			t->buckets[b] = ip->next;
-			to = hash(ip->ino, n);
-			ip->next = nb[to];
-			nb[to] = ip;
-		}
-	}
-	free(t->buckets);
-	t->buckets = nb;
-	t->nbuckets = n;
 }
 
 static struct clfs_inode *find_locked(struct clfs_itable *t, uint64_t ino)
 {
-	struct clfs_inode *ip = t->buckets[bucket_of(t, ino)];
+	struct clf_hnode *n = clf_htable_find(&t->table, ino);
 
-	while (ip && ip->ino != ino)
-		ip = ip->next;
-	return ip;
+	return n ? clf_hnode_entry(n, struct clfs_inode, hn) : NULL;
 }
 
 struct clfs_inode *clfs_ifind(struct clfs_itable *t, uint64_t ino)
@@ -107,7 +66,6 @@ struct clfs_inode *clfs_ifind(struct clfs_itable *t, uint64_t ino)
 struct clfs_inode *clfs_iget(struct clfs_itable *t, uint64_t ino)
 {
 	struct clfs_inode *ip;
-	size_t b;
 
 	pthread_mutex_lock(&t->lock);
 	ip = find_locked(t, ino);
@@ -121,28 +79,18 @@ struct clfs_inode *clfs_iget(struct clfs_itable *t, uint64_t ino)
 	ip->ino = ino;
 	ip->refs = 1;
 	pthread_mutex_init(&ip->lock, NULL);
-	maybe_grow(t);
-	b = bucket_of(t, ino);
-	ip->next = t->buckets[b];
-	t->buckets[b] = ip;
-	t->count++;
+	clf_htable_add(&t->table, &ip->hn, ino);
 unlock:
 	pthread_mutex_unlock(&t->lock);
 	return ip;
 }
 
-/* Unlink ip from its chain and free it if nobody holds it.  t->lock. */
+/* Take ip out of the table and free it if nobody holds it.  t->lock. */
 static void maybe_drop_locked(struct clfs_itable *t, struct clfs_inode *ip)
 {
-	struct clfs_inode **pp;
-
 	if (ip->refs > 0 || ip->nlookup > 0)
 		return;
-	for (pp = &t->buckets[bucket_of(t, ip->ino)]; *pp != ip;
-	     pp = &(*pp)->next)
-		;
-	*pp = ip->next;
-	t->count--;
+	clf_htable_del(&t->table, &ip->hn);
 	inode_free(ip);
 }
 

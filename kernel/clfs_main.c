@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "clf.h"
+#include "error.h"
 #include "clfs_fuse.h"
 #include "clfs_log.h"
 #include "clfs_opts.h"
@@ -35,9 +36,6 @@ static void say_without(char *msg, size_t len, const char *why,
 {
 	const char *at, *rest;
 
-	/* mount.clf says its own name: libclf's "clf: " would repeat it. */
-	if (!strncmp(why, "clf: ", 5))
-		why += 5;
 	at = *tmp ? strstr(why, tmp) : NULL;
 	if (!at) {
 		snprintf(msg, len, "%s", why);
@@ -69,7 +67,9 @@ static int connect_clf(const struct clfs_opts *o, char *msg, size_t len)
 	if (*tmp)
 		unlink(tmp);
 	if (err)
-		say_without(msg, len, CLF_Last_error(), tmp, o->source);
+		/* The reason without libclf's "clf: ": mount.clf says
+		 * its own name. */
+		say_without(msg, len, clf_error_reason(), tmp, o->source);
 	return err;
 }
 
@@ -135,12 +135,12 @@ int main(int argc, char **argv)
 	int err, status = 1;
 
 	err = clfs_opts_parse(argc, argv, &o, msg, sizeof(msg));
-	if (err == 1)
-		return 0;
 	if (err) {
 		fprintf(stderr, "%s: %s\n", prog, msg);
 		return 1;
 	}
+	if (o.answered)
+		return 0;
 	if (o.fake) {
 		status = 0;
 		goto release_opts;

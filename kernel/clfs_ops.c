@@ -170,11 +170,13 @@ void clfs_free(struct clfs *fs)
 	 */
 	for (;;) {
 		struct clfs_handle *h = NULL;
+		struct clf_hnode *n, *tmp;
+		size_t b;
 
-		for (size_t b = 0; b < t->nbuckets && !h; b++)
-			for (struct clfs_inode *ip = t->buckets[b]; ip && !h;
-			     ip = ip->next)
-				h = ip->handles;
+		clf_htable_for_each(&t->table, b, n, tmp)
+			if (!h)
+				h = clf_hnode_entry(n, struct clfs_inode,
+						    hn)->handles;
 		if (!h)
 			break;
 		clfs_release(fs, (uint64_t)(uintptr_t)h);

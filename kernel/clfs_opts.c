@@ -242,9 +242,7 @@ static int find_secret(struct clfs_opts *o, char *msg, size_t len)
 	if (!err)
 		err = clf_config_parse_file(found, &cfg);
 	if (err) {
-		why = CLF_Last_error();
-		if (!strncmp(why, "clf: ", 5))
-			why += 5;
+		why = clf_error_reason();
 		return fail(msg, len,
 			    "the source %s is metad's address and no secret was found (%s): give -o secret_file=FILE",
 			    o->source, why);
@@ -332,13 +330,15 @@ int clfs_opts_parse(int argc, char **argv, struct clfs_opts *o, char *msg,
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(argv[0]);
 			clfs_opts_release(&t);
-			return 1;
+			*o = (struct clfs_opts){ .answered = true };
+			return 0;
 		}
 		if (!strcmp(a, "-V") || !strcmp(a, "--version")) {
 			printf("%s (clf) %s\n", strrchr(argv[0], '/')
 				? strrchr(argv[0], '/') + 1 : argv[0], CLF_VERSION);
 			clfs_opts_release(&t);
-			return 1;
+			*o = (struct clfs_opts){ .answered = true };
+			return 0;
 		}
 		if (!strcmp(a, "-o") && i + 1 < argc)
 			err = options(&t, argv[++i], msg, len);

@@ -48,11 +48,14 @@ struct clfs_opts {
 	bool read_only, allow_other, debug, foreground, fake, cache_none;
 	char *log;		/* owned; NULL: syslog */
 	char *kernel;		/* -o options for the FUSE mount; owned */
+	bool answered;		/* --help or --version printed: nothing
+				   else is set, nothing to mount */
 };
 
 /*
- * Parse argv; 0 and *o (clfs_opts_release), 1 when help was asked for
- * (usage printed), or -EINVAL with the reason in msg.
+ * Parse argv; 0 and *o (clfs_opts_release), with o->answered when help
+ * or the version was asked for (and printed), or -EINVAL with the reason
+ * in msg.
  */
 int clfs_opts_parse(int argc, char **argv, struct clfs_opts *o, char *msg,
 		    size_t msglen);

@@ -44,6 +44,8 @@ LIBCLF_RUNTIME_SRCS += libclf/runtime/log.c libclf/runtime/notify.c
 # The daemons' runtime: daemonizing, signals, pid file, accept loop
 # (daemon.h).
 LIBCLF_RUNTIME_SRCS += libclf/runtime/daemon.c libclf/runtime/daemon_server.c
+# The one hash table of the library and the daemons (hash.h).
+LIBCLF_RUNTIME_SRCS += libclf/runtime/hash.c
 # Libraries libclf itself links to (protocol, crypto, configuration).
 LIBCLF_EXTRA_LIBS :=
 LIBCLF_EXTRA_LIBS += $(shell pkg-config --libs libsodium inih 2>/dev/null || \

@@ -75,8 +75,9 @@ struct mds_ctx {
 #define mds_log_error(...) clf_log(CLF_LOG_ERROR, __VA_ARGS__)
 
 /*
- * Put context in front of the calling thread's CLF_Last_error(): the
- * message becomes "<fmt...>: <previous message>".  Returns neg_err, a
+ * Put context in front of the calling thread's last error, keeping who
+ * failed (clf_fail_ctx): the message becomes "<fmt...>: <previous
+ * reason>".  Returns neg_err, a
  * negative errno, so that a failing path reads
  *   return mds_fail_ctx(err, "metad: cannot truncate 'ino %llu'", ino);
  */

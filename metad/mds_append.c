@@ -10,13 +10,13 @@
 
 #include "clf_proto.h"
 #include "error.h"
+#include "hash.h"
 #include "mds_append.h"
 
-#define BUCKETS 1024		/* a power of two */
+#define BUCKETS 1024
 
 struct append_end {
-	struct append_end *next;	/* in its bucket */
-	uint64_t ino;
+	struct clf_hnode hn;	/* in mds_appends.table, by inode */
 	int64_t end;		/* one past the last reserved byte */
 	int64_t last_ms;	/* clf_now_ms() of the last reservation */
 };
@@ -24,8 +24,7 @@ struct append_end {
 struct mds_appends {
 	pthread_mutex_t mutex;	/* guards everything below */
 	int64_t hold_ms;	/* an entry's life after its last use */
-	unsigned count;		/* entries in all buckets */
-	struct append_end *buckets[BUCKETS];
+	struct clf_htable table;	/* of append_end; .count: entries */
 };
 
 struct mds_appends *mds_appends_new(int64_t hold_ms)
@@ -34,7 +33,12 @@ struct mds_appends *mds_appends_new(int64_t hold_ms)
 
 	if (!t)
 		return NULL;
+	if (clf_htable_init(&t->table, BUCKETS, BUCKETS)) {
+		free(t);
+		return NULL;
+	}
 	if (pthread_mutex_init(&t->mutex, NULL)) {
+		clf_htable_release(&t->table);
 		free(t);
 		return NULL;
 	}
@@ -44,87 +48,87 @@ struct mds_appends *mds_appends_new(int64_t hold_ms)
 
 void mds_appends_free(struct mds_appends *t)
 {
+	struct clf_hnode *n, *tmp;
+	size_t b;
+
 	if (!t)
 		return;
-	for (int b = 0; b < BUCKETS; b++) {
-		while (t->buckets[b]) {
-			struct append_end *e = t->buckets[b];
-
-			t->buckets[b] = e->next;
-			free(e);
-		}
-	}
+	clf_htable_for_each(&t->table, b, n, tmp)
+		free(clf_hnode_entry(n, struct append_end, hn));
+	clf_htable_release(&t->table);
 	pthread_mutex_destroy(&t->mutex);
 	free(t);
 }
 
-static struct append_end **bucket_of(struct mds_appends *t, uint64_t ino)
+static void drop(struct mds_appends *t, struct append_end *e)
 {
-	uint64_t h = ino * 0x9e3779b97f4a7c15ull;
-
-	return &t->buckets[(h >> 32) & (BUCKETS - 1)];
+	clf_htable_del(&t->table, &e->hn);
+	free(e);
 }
 
-/* Drop the expired entries of one bucket (all of them when all). */
-static void prune(struct mds_appends *t, struct append_end **pp,
-		  int64_t now_ms, bool all)
+static bool expired(const struct mds_appends *t, const struct append_end *e,
+		    int64_t now_ms)
 {
-	while (*pp) {
-		struct append_end *e = *pp;
+	return now_ms - e->last_ms >= t->hold_ms;
+}
 
-		if (all || now_ms - e->last_ms >= t->hold_ms) {
-			*pp = e->next;
-			free(e);
-			t->count--;
-		} else {
-			pp = &e->next;
-		}
+static struct append_end *find(struct mds_appends *t, uint64_t ino)
+{
+	struct clf_hnode *n = clf_htable_find(&t->table, ino);
+
+	return n ? clf_hnode_entry(n, struct append_end, hn) : NULL;
+}
+
+/* Drop every expired entry. */
+static void prune_all(struct mds_appends *t, int64_t now_ms)
+{
+	struct clf_hnode *n, *tmp;
+	size_t b;
+
+	clf_htable_for_each(&t->table, b, n, tmp) {
+		struct append_end *e = clf_hnode_entry(n, struct append_end, hn);
+
+		if (expired(t, e, now_ms))
+			drop(t, e);
 	}
 }
 
-static struct append_end *find(struct append_end *e, uint64_t ino)
-{
-	while (e && e->ino != ino)
-		e = e->next;
-	return e;
-}
-
-/* A new entry for ino in bucket pp (count checked), or an errno. */
-static int add(struct mds_appends *t, struct append_end **pp, uint64_t ino,
-	       int64_t now_ms, struct append_end **out)
+/* A new entry for ino (count checked), or an errno. */
+static int add(struct mds_appends *t, uint64_t ino, int64_t now_ms,
+	       struct append_end **out)
 {
 	struct append_end *e;
 
-	if (t->count >= MDS_APPENDS_MAX) {
-		for (int b = 0; b < BUCKETS; b++)
-			prune(t, &t->buckets[b], now_ms, false);
-		if (t->count >= MDS_APPENDS_MAX)
+	if (t->table.count >= MDS_APPENDS_MAX) {
+		prune_all(t, now_ms);
+		if (t->table.count >= MDS_APPENDS_MAX)
 			return clf_fail(EAGAIN,
-					"metad: appends to %u files within %lld ms: no room for another",
-					t->count, (long long)t->hold_ms);
+					"metad: appends to %zu files within %lld ms: no room for another",
+					t->table.count, (long long)t->hold_ms);
 	}
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return clf_fail(ENOMEM, "metad: out of memory for an append");
-	e->ino = ino;
-	e->next = *pp;
-	*pp = e;
-	t->count++;
+	clf_htable_add(&t->table, &e->hn, ino);
 	*out = e;
 	return 0;
 }
 
 int mds_appends_reserve(struct mds_appends *t, uint64_t ino, int64_t at,
 			int64_t length, bool exact, int64_t now_ms,
-			int64_t *offset)
+			int64_t *offset, bool *reserved)
 {
-	struct append_end **pp = bucket_of(t, ino), *e;
+	struct append_end *e;
+	bool done = false;
 	int64_t off;
 	int err = 0;
 
 	pthread_mutex_lock(&t->mutex);
-	prune(t, pp, now_ms, false);
-	e = find(*pp, ino);
+	e = find(t, ino);
+	if (e && expired(t, e, now_ms)) {
+		drop(t, e);
+		e = NULL;
+	}
 	off = e && e->end > at ? e->end : at;
 	if (exact && off != at)
 		goto out;
@@ -134,37 +138,34 @@ int mds_appends_reserve(struct mds_appends *t, uint64_t ino, int64_t at,
 		goto out;
 	}
 	if (length == 0) {
-		err = 1;
+		done = true;
 		goto out;
 	}
 	if (!e)
-		err = add(t, pp, ino, now_ms, &e);
+		err = add(t, ino, now_ms, &e);
 	if (!err) {
 		e->end = off + length;
 		e->last_ms = now_ms;
-		err = 1;
+		done = true;
 	}
 out:
 	pthread_mutex_unlock(&t->mutex);
-	if (err >= 0)
+	if (!err) {
 		*offset = off;
+		if (reserved)
+			*reserved = done;
+	}
 	return err;
 }
 
 void mds_appends_forget(struct mds_appends *t, uint64_t ino)
 {
-	struct append_end **pp = bucket_of(t, ino);
+	struct append_end *e;
 
 	pthread_mutex_lock(&t->mutex);
-	while (*pp && (*pp)->ino != ino)
-		pp = &(*pp)->next;
-	if (*pp) {
-		struct append_end *e = *pp;
-
-		*pp = e->next;
-		free(e);
-		t->count--;
-	}
+	e = find(t, ino);
+	if (e)
+		drop(t, e);
 	pthread_mutex_unlock(&t->mutex);
 }
 
@@ -173,7 +174,7 @@ unsigned mds_appends_count(struct mds_appends *t)
 	unsigned n;
 
 	pthread_mutex_lock(&t->mutex);
-	n = t->count;
+	n = (unsigned)t->table.count;
 	pthread_mutex_unlock(&t->mutex);
 	return n;
 }

@@ -41,12 +41,12 @@ void mds_appends_free(struct mds_appends *t);
  * *offset = max(at, ino's append end), and [*offset, *offset + length)
  * becomes ino's reservation (its append end moves to its end) -- unless
  * exact and *offset != at, when nothing changes.  now_ms is clf_now_ms().
- * Returns 1 when reserved, 0 when not (exact), -EFBIG past the largest
- * offset, -EAGAIN when MDS_APPENDS_MAX files hold append ends.
+ * *reserved (when not NULL) says which.  Returns 0, -EFBIG past the
+ * largest offset, -EAGAIN when MDS_APPENDS_MAX files hold append ends.
  */
 int mds_appends_reserve(struct mds_appends *t, uint64_t ino, int64_t at,
 			int64_t length, bool exact, int64_t now_ms,
-			int64_t *offset);
+			int64_t *offset, bool *reserved);
 
 /* Forget ino's append end (its file was truncated or removed). */
 void mds_appends_forget(struct mds_appends *t, uint64_t ino);

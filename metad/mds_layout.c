@@ -19,14 +19,10 @@
 #define LAYOUT_FIXED_LEN (8 + 4 + 4)
 #define SUBFILE_FIXED_LEN (4 + 4)
 
-/* Fail with CLF_Last_error()'s message behind a prefix; copying it first
- * because clf_fail writes the buffer it would read from. */
+/* Fail with the last error's reason behind a prefix. */
 static int fail_with_last(int neg_err, const char *prefix)
 {
-	char why[512];
-
-	snprintf(why, sizeof(why), "%s", CLF_Last_error());
-	return clf_fail_neg(neg_err, "mds: bad layout: %s: %s", prefix, why);
+	return clf_fail_ctx(neg_err, "mds: bad layout: %s", prefix);
 }
 
 /* The limits, without decoding the types. */

@@ -17,18 +17,17 @@
 #include "error.h"
 #include "mds_lock_i.h"
 
-static unsigned bucket_of(uint64_t ino)
-{
-	return (unsigned)((ino * 0x9e3779b97f4a7c15ull) >> 54) &
-	       (MDS_LOCK_BUCKETS - 1);
-}
-
 struct mds_locks *mds_locks_new(void)
 {
 	struct mds_locks *t = calloc(1, sizeof(*t));
 
-	if (t)
-		pthread_mutex_init(&t->mutex, NULL);
+	if (!t)
+		return NULL;
+	if (clf_htable_init(&t->inodes, MDS_LOCK_BUCKETS, MDS_LOCK_BUCKETS)) {
+		free(t);
+		return NULL;
+	}
+	pthread_mutex_init(&t->mutex, NULL);
 	return t;
 }
 
@@ -46,16 +45,14 @@ static void free_inode(struct lock_inode *li)
 
 void mds_locks_free(struct mds_locks *t)
 {
+	struct clf_hnode *n, *tmp;
+	size_t b;
+
 	if (!t)
 		return;
-	for (unsigned b = 0; b < MDS_LOCK_BUCKETS; b++) {
-		while (t->buckets[b]) {
-			struct lock_inode *li = t->buckets[b];
-
-			t->buckets[b] = li->next;
-			free_inode(li);
-		}
-	}
+	clf_htable_for_each(&t->inodes, b, n, tmp)
+		free_inode(clf_hnode_entry(n, struct lock_inode, hn));
+	clf_htable_release(&t->inodes);
 	while (t->waits) {
 		struct lock_wait *w = t->waits;
 
@@ -69,13 +66,12 @@ void mds_locks_free(struct mds_locks *t)
 struct lock_inode *lock_inode_get(struct mds_locks *t, uint64_t ino,
 				  bool create)
 {
-	unsigned b = bucket_of(ino);
+	struct clf_hnode *n = clf_htable_find(&t->inodes, ino);
 	struct lock_inode *li;
 	pthread_condattr_t ca;
 
-	for (li = t->buckets[b]; li; li = li->next)
-		if (li->ino == ino)
-			return li;
+	if (n)
+		return clf_hnode_entry(n, struct lock_inode, hn);
 	if (!create)
 		return NULL;
 	li = calloc(1, sizeof(*li));
@@ -87,24 +83,16 @@ struct lock_inode *lock_inode_get(struct mds_locks *t, uint64_t ino,
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&li->changed, &ca);
 	pthread_condattr_destroy(&ca);
-	li->next = t->buckets[b];
-	t->buckets[b] = li;
+	clf_htable_add(&t->inodes, &li->hn, ino);
 	return li;
 }
 
 void lock_inode_put(struct mds_locks *t, struct lock_inode *li)
 {
-	struct lock_inode **pp;
-
 	if (!li || li->locks || li->nsleepers)
 		return;
-	for (pp = &t->buckets[bucket_of(li->ino)]; *pp; pp = &(*pp)->next) {
-		if (*pp == li) {
-			*pp = li->next;
-			free_inode(li);
-			return;
-		}
-	}
+	clf_htable_del(&t->inodes, &li->hn);
+	free_inode(li);
 }
 
 static bool overlap(const struct mds_lock *a, const struct mds_lock *b)

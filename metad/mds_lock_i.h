@@ -10,9 +10,10 @@
 #include <pthread.h>
 #include <stdbool.h>
 
+#include "hash.h"
 #include "mds_lock.h"
 
-#define MDS_LOCK_BUCKETS 1024	/* inode hash; a power of two */
+#define MDS_LOCK_BUCKETS 1024	/* inode hash */
 
 struct lock_node {
 	struct lock_node *next;	/* in its inode's list, by start */
@@ -21,7 +22,7 @@ struct lock_node {
 
 /* The locks of one inode; exists while it has locks or sleepers. */
 struct lock_inode {
-	struct lock_inode *next;	/* in its bucket */
+	struct clf_hnode hn;		/* in mds_locks.inodes, by inode */
 	uint64_t ino;
 	struct lock_node *locks;	/* every key's, by start */
 	unsigned nsleepers;		/* requests sleeping on changed */
@@ -44,7 +45,7 @@ struct lock_wait {
 /* Everything below is guarded by mutex. */
 struct mds_locks {
 	pthread_mutex_t mutex;
-	struct lock_inode *buckets[MDS_LOCK_BUCKETS];
+	struct clf_htable inodes;	/* of lock_inode */
 	struct lock_wait *waits;
 	unsigned nlocks;	/* lock_nodes in all inodes */
 	unsigned nwaits;	/* lock_waits */

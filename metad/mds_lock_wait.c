@@ -253,8 +253,10 @@ void mds_locks_release_owner(struct mds_locks *t, uint64_t ino,
 unsigned mds_locks_release_conn(struct mds_locks *t, uint64_t conn)
 {
 	struct mds_lock_key key = { .conn = conn };
+	struct clf_hnode *n, *tmp;
 	struct lock_wait **pp;
 	unsigned before;
+	size_t b;
 
 	pthread_mutex_lock(&t->mutex);
 	before = t->nlocks;
@@ -269,16 +271,11 @@ unsigned mds_locks_release_conn(struct mds_locks *t, uint64_t conn)
 		free(w);
 		t->nwaits--;
 	}
-	for (unsigned b = 0; b < MDS_LOCK_BUCKETS; b++) {
-		struct lock_inode *li = t->buckets[b];
+	clf_htable_for_each(&t->inodes, b, n, tmp) {
+		struct lock_inode *li = clf_hnode_entry(n, struct lock_inode, hn);
 
-		while (li) {
-			struct lock_inode *next = li->next;
-
-			lock_drop(t, li, key, true);
-			lock_inode_put(t, li);
-			li = next;
-		}
+		lock_drop(t, li, key, true);
+		lock_inode_put(t, li);
 	}
 	before -= t->nlocks;
 	pthread_mutex_unlock(&t->mutex);

@@ -12,13 +12,10 @@
 
 int mds_fail_ctx(int neg_err, const char *fmt, ...)
 {
-	char prev[512], ctx[512];
 	va_list ap;
 
-	/* Copied first: CLF_Last_error() is the buffer clf_fail writes. */
-	snprintf(prev, sizeof(prev), "%s", CLF_Last_error());
 	va_start(ap, fmt);
-	vsnprintf(ctx, sizeof(ctx), fmt, ap);
+	clf_vfail_ctx(neg_err, fmt, ap);
 	va_end(ap);
-	return clf_fail_neg(neg_err, "%s: %s", ctx, prev);
+	return neg_err;
 }

@@ -671,18 +671,19 @@ abort:
 	return (int)n;
 }
 
-/* Is ancestor on the parent chain of dir (dir included)? 0 no, 1 yes. */
+/* Is ancestor on the parent chain of dir (dir included)?  *yes says;
+ * 0 or a negative errno. */
 static int is_ancestor(struct mds_store *s, MDB_txn *txn, uint64_t ancestor,
-		       uint64_t dir, const char *what)
+		       uint64_t dir, const char *what, bool *yes)
 {
 	struct mds_inode in;
 	int err;
 
 	for (int depth = 0; depth < MDS_MAX_DEPTH; depth++) {
-		if (dir == ancestor)
-			return 1;
-		if (dir == MDS_ROOT_INO)
+		if (dir == ancestor || dir == MDS_ROOT_INO) {
+			*yes = dir == ancestor;
 			return 0;
+		}
 		err = dangling(mds_dir_get(s, txn, dir, &in, what), dir, what);
 		if (err)
 			return err;
@@ -726,10 +727,12 @@ static int rename_plan(struct mds_store *s, MDB_txn *txn, uint64_t src_dir,
 	if (err)
 		return err;
 	if (S_ISDIR(p->src.attr.mode) && src_dir != dst_dir) {
-		err = is_ancestor(s, txn, ino, dst_dir, what);
-		if (err < 0)
-			return err;
+		bool inside = false;
+
+		err = is_ancestor(s, txn, ino, dst_dir, what, &inside);
 		if (err)
+			return err;
+		if (inside)
 			return clf_fail(EINVAL,
 				"mds: cannot %s: a directory cannot move into itself",
 				what);

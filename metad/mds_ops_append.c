@@ -41,8 +41,8 @@ int mds_op_append(const struct mds_session *s, struct wire_reader *r,
 	}
 	err = mds_appends_reserve(s->ctx->appends, req.ino, at, req.length,
 				  req.flags & CLF_PROTO_APPEND_EXACT,
-				  clf_now_ms(), &m.offset);
-	if (err < 0)
+				  clf_now_ms(), &m.offset, NULL);
+	if (err)
 		return err;
 	return mds_reply_append(rep, &m);
 }

@@ -272,13 +272,7 @@ int mds_inode_del(struct mds_store *s, MDB_txn *txn, uint64_t ino,
 
 int mds_fail_context(int neg_err, const char *what)
 {
-	char why[512];
-	const char *p = CLF_Last_error();
-
-	if (!strncmp(p, "mds: ", 5))
-		p += 5;
-	snprintf(why, sizeof(why), "%s", p);
-	return clf_fail_neg(neg_err, "mds: cannot %s: %s", what, why);
+	return clf_fail_ctx(neg_err, "mds: cannot %s", what);
 }
 
 int mds_inode_layout(const struct mds_inode *in, struct mds_layout **out)

@@ -23,6 +23,10 @@ UNIT_TEST_NAMES += test_proto_golden
 UNIT_TEST_NAMES += test_proto_decl
 # Messages sealed after the handshake, against a man in the middle.
 UNIT_TEST_NAMES += test_seal
+# The last error: who failed, as a field (libclf/engine/error.h).
+UNIT_TEST_NAMES += test_error
+# The one intrusive hash table (libclf/runtime/hash.h).
+UNIT_TEST_NAMES += test_hash
 # The client's wait for a restarting daemon (libclf/client/client_grace.c).
 UNIT_TEST_NAMES += test_client_grace
 # The daemon runtime: readiness, pid file, stop signals (daemon.h).

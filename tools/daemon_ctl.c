@@ -135,8 +135,7 @@ static int daemon_init(struct tool_daemon *d, enum daemon_role role,
 	d->local = daemon_host_is_local(conf->host);
 	if (d->local < 0)
 		snprintf(d->local_why, sizeof(d->local_why), "%s",
-			 CLF_Last_error() + (strncmp(CLF_Last_error(), "clf: ",
-						     5) ? 0 : 5));
+			 clf_error_reason());
 	return 0;
 }
 

@@ -36,7 +36,7 @@ struct tool_daemon {
 	/* 1: listens on this host; 0: elsewhere; -errno: cannot tell (the
 	 * host name does not resolve). */
 	int local;
-	char local_why[160];	/* when local < 0: why, without "clf: " */
+	char local_why[160];	/* when local < 0: why (clf_error_reason) */
 };
 
 /* "metad" or "iod": the program, its pid file and its process name. */

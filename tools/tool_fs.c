@@ -81,19 +81,18 @@ int tool_fail_errno(int errnum)
 
 const char *tool_last_error(void)
 {
-	const char *msg = CLF_Last_error();
-
-	return strncmp(msg, "clf: ", 5) ? msg : msg + 5;
+	return clf_error_reason();
 }
 
 void tool_clf_reason(int err, char *buf, size_t len)
 {
+	const struct clf_error *e = clf_error_last();
 	const char *msg = CLF_Last_error();
 	const char *why = NULL;
 
 	/* The client's own messages say it best (they name the daemon). */
-	if (!strncmp(msg, "clf: ", 5)) {
-		snprintf(buf, len, "%s", tool_last_error());
+	if (e->reporter && !e->source.answered) {
+		snprintf(buf, len, "%s", clf_error_reason());
 		return;
 	}
 	/* A daemon's name the request, which the caller names better. */

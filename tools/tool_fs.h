@@ -54,9 +54,10 @@ int tool_clf_connect(const struct tool_opts *g, const char *data_dir);
 
 /*
  * The reason of the failure err (negative errno) for a message about a
- * path: CLF_Last_error() without its "clf: " when the client said it
- * (it names the daemon: "metad (127.0.0.1:7000) is down: ..."); for a
- * daemon's answer, which names the request, plain words for what the
+ * path: the last error's reason when the client said it (it names the
+ * daemon: "metad (127.0.0.1:7000): down: ..."); for a daemon's answer
+ * (clf_error_last()->source.answered), which names the request, plain
+ * words for what the
  * path is wrong about ("no such file or directory"), else the answer.
  */
 void tool_clf_reason(int err, char *buf, size_t len);
@@ -68,7 +69,7 @@ void tool_clf_reason(int err, char *buf, size_t len);
  */
 int tool_fail_errno(int errnum);
 
-/* CLF_Last_error() without its "clf: ", for a message of our own. */
+/* The last error without its reporter, for a message of our own. */
 const char *tool_last_error(void);
 
 /*

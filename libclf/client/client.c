@@ -33,11 +33,12 @@ void clf_ll_act_as(uid_t uid, gid_t gid)
 }
 
 static void peer_init(struct clf_peer *p, const struct clf_config_daemon *d,
-		      const char *name)
+		      enum clf_error_kind kind, uint32_t index)
 {
 	pthread_mutex_init(&p->lock, NULL);
 	p->d = d;
-	snprintf(p->name, sizeof(p->name), "%s", name);
+	p->src = (struct clf_error_source){ .kind = kind, .index = index };
+	snprintf(p->src.addr, sizeof(p->src.addr), "%s", d->addr);
 	p->conn = NULL;
 	p->generation = 0;
 }
@@ -96,16 +97,12 @@ int CLF_init(const char *config_path)
 		goto free_cfg;
 	}
 	pthread_mutex_init(&cl->reqid_lock, NULL);
-	peer_init(&cl->metad, &cl->cfg->metad, "metad");
-	peer_init(&cl->metad_locks, &cl->cfg->metad, "metad (locks)");
+	peer_init(&cl->metad, &cl->cfg->metad, CLF_ERROR_METAD, 0);
+	peer_init(&cl->metad_locks, &cl->cfg->metad, CLF_ERROR_METAD, 0);
 	cl->metad.acts_for = cl->metad_locks.acts_for = true;
 	test_act_as(cl);
-	for (uint32_t i = 0; i < cl->cfg->niods; i++) {
-		char name[32];
-
-		snprintf(name, sizeof(name), "iod %u", i);
-		peer_init(&cl->iods[i], &cl->cfg->iods[i], name);
-	}
+	for (uint32_t i = 0; i < cl->cfg->niods; i++)
+		peer_init(&cl->iods[i], &cl->cfg->iods[i], CLF_ERROR_IOD, i);
 	clf_client_instance = cl;
 	return 0;
 free_cfg:
@@ -152,34 +149,25 @@ struct clf_peer *clf_client_iod(struct clf_client *cl, uint32_t i)
 	return &cl->iods[i];
 }
 
-/* Connection failures all mean the daemon is not there for us. */
+/*
+ * Connection failures all mean the daemon is not there for us.  An
+ * authentication failure was recorded about the connection's address
+ * (auth.c): it is said about this daemon instead.
+ */
 static int down_error(struct clf_peer *p, int err)
 {
+	char why[128];
+
 	p->timed_out = err == -ETIMEDOUT;
 	if (err == -ETIMEDOUT)
-		return clf_fail(ETIMEDOUT, "clf: %s (%s) did not answer in time",
-				p->name, p->d->addr);
+		return clf_fail_source(&p->src, -ETIMEDOUT,
+				       "did not answer in time");
 	if (err == -EACCES || err == -EPROTONOSUPPORT) {
-		/* The reason without what this message already says: its
-		 * "clf: " and "authentication with ADDR failed". */
-		char why[512], with[96];
-		const char *w = CLF_Last_error();
-
-		if (!strncmp(w, "clf: ", 5))
-			w += 5;
-		snprintf(with, sizeof(with), "authentication with %s ",
-			 p->d->addr);
-		if (!strncmp(w, with, strlen(with))) {
-			snprintf(why, sizeof(why), "authentication %s",
-				 w + strlen(with));
-		} else {
-			snprintf(why, sizeof(why), "%s", w);
-		}
-		return clf_fail_neg(err, "clf: %s (%s): %s", p->name,
-				    p->d->addr, why);
+		clf_error_set_source(&p->src);
+		return err;
 	}
-	return clf_fail(EHOSTDOWN, "clf: %s (%s) is down: %s", p->name,
-			p->d->addr, strerror(-err));
+	snprintf(why, sizeof(why), "%s", strerror(-err));
+	return clf_fail_source(&p->src, -EHOSTDOWN, "down: %s", why);
 }
 
 static void peer_drop(struct clf_peer *p)
@@ -265,8 +253,8 @@ int clf_peer_send_flags(struct clf_peer *p, uint16_t op, uint16_t flags,
 	int err;
 
 	if (!p->conn)	/* dropped by an earlier failure under this lock */
-		return clf_fail(EHOSTDOWN, "clf: lost the connection to %s (%s)",
-				p->name, p->d->addr);
+		return clf_fail_source(&p->src, -EHOSTDOWN,
+				       "the connection was lost");
 	clf_proto_header_init(&h, op, clf_conn_next_id(p->conn));
 	h.flags = flags;
 	if (p->acts_for && (clf_client_instance->cfg->has_secret ||
@@ -283,18 +271,35 @@ int clf_peer_send_flags(struct clf_peer *p, uint16_t op, uint16_t flags,
 	return 0;
 }
 
+/*
+ * The daemon p answered status < 0 with body: its message, in its own
+ * words, or the errno's when it sent none.  Returns status.
+ */
+static int answer_error(struct clf_peer *p, int status, const void *body,
+			uint32_t len)
+{
+	struct wire_reader r = { .buf = body, .len = len };
+	struct clf_error_source src = p->src;
+	struct clf_proto_error e;
+
+	if (clf_proto_error_decode(&r, &e) || !e.message.len)
+		return clf_fail_source(&p->src, status, "%s",
+				       strerror(-status));
+	src.answered = true;
+	return clf_fail_source(&src, status, "%.*s", (int)e.message.len,
+			       e.message.ptr);
+}
+
 int clf_peer_recv(struct clf_peer *p, uint16_t op, uint64_t id,
 		  void **payload, uint32_t *len)
 {
 	struct clf_proto_header h;
-	struct clf_proto_error e;
-	struct wire_reader r;
 	void *body = NULL;
 	int err;
 
 	if (!p->conn)
-		return clf_fail(EHOSTDOWN, "clf: lost the connection to %s (%s)",
-				p->name, p->d->addr);
+		return clf_fail_source(&p->src, -EHOSTDOWN,
+				       "the connection was lost");
 	err = clf_conn_recv(p->conn, &h, &body);
 	if (err) {
 		peer_drop(p);
@@ -303,18 +308,13 @@ int clf_peer_recv(struct clf_peer *p, uint16_t op, uint64_t id,
 	if (h.id != id || h.opcode != op || !(h.flags & CLF_PROTO_FLAG_REPLY)) {
 		free(body);
 		peer_drop(p);
-		return clf_fail(EPROTO, "clf: %s answered request %llu with %llu",
-				p->name, (unsigned long long)id,
-				(unsigned long long)h.id);
+		return clf_fail_source(&p->src, -EPROTO,
+				       "answered request %llu with %llu",
+				       (unsigned long long)id,
+				       (unsigned long long)h.id);
 	}
 	if (h.status < 0) {
-		r = (struct wire_reader){ .buf = body, .len = h.payload_len };
-		if (clf_proto_error_decode(&r, &e) == 0 && e.message.len)
-			err = clf_fail_neg(h.status, "%.*s", (int)e.message.len,
-					   e.message.ptr);
-		else
-			err = clf_fail_neg(h.status, "clf: %s: %s", p->name,
-					   strerror(-h.status));
+		err = answer_error(p, h.status, body, h.payload_len);
 		free(body);
 		return err;
 	}
@@ -340,21 +340,21 @@ int clf_peer_recv_datav(struct clf_peer *p, uint16_t op, uint64_t id,
 	int err;
 
 	if (!p->conn)
-		return clf_fail(EHOSTDOWN, "clf: lost the connection to %s (%s)",
-				p->name, p->d->addr);
+		return clf_fail_source(&p->src, -EHOSTDOWN,
+				       "the connection was lost");
 	err = clf_conn_recv_header(p->conn, &h);
 	if (err)
 		goto drop;
 	if (h.id != id || h.opcode != op || !(h.flags & CLF_PROTO_FLAG_REPLY)) {
 		peer_drop(p);
-		return clf_fail(EPROTO, "clf: %s answered request %llu with %llu",
-				p->name, (unsigned long long)id,
-				(unsigned long long)h.id);
+		return clf_fail_source(&p->src, -EPROTO,
+				       "answered request %llu with %llu",
+				       (unsigned long long)id,
+				       (unsigned long long)h.id);
 	}
 	if (h.status < 0) {
 		/* The error body: read it as usual for the message. */
 		void *body = malloc(h.payload_len ? h.payload_len : 1);
-		struct clf_proto_error e;
 
 		if (!body) {
 			peer_drop(p);
@@ -365,26 +365,21 @@ int clf_peer_recv_datav(struct clf_peer *p, uint16_t op, uint64_t id,
 			free(body);
 			goto drop;
 		}
-		r = (struct wire_reader){ .buf = body, .len = h.payload_len };
-		if (clf_proto_error_decode(&r, &e) == 0 && e.message.len)
-			err = clf_fail_neg(h.status, "%.*s", (int)e.message.len,
-					   e.message.ptr);
-		else
-			err = clf_fail_neg(h.status, "clf: %s: %s", p->name,
-					   strerror(-h.status));
+		err = answer_error(p, h.status, body, h.payload_len);
 		free(body);
 		return err;
 	}
 	if (h.payload_len != sizeof(lenbuf) + (uint64_t)len) {
 		peer_drop(p);
-		return clf_fail(EPROTO, "clf: %s sent %u bytes, expected %u",
-				p->name, h.payload_len, len + 4);
+		return clf_fail_source(&p->src, -EPROTO,
+				       "sent %u bytes, expected %u",
+				       h.payload_len, len + 4);
 	}
 	err = clf_conn_recv_payload(p->conn, lenbuf, sizeof(lenbuf));
 	if (!err && wire_get_u32(&r) != len) {
 		peer_drop(p);
-		return clf_fail(EPROTO, "clf: %s sent a malformed data reply",
-				p->name);
+		return clf_fail_source(&p->src, -EPROTO,
+				       "sent a malformed data reply");
 	}
 	if (!err)
 		err = iovcnt == 1 ? clf_conn_recv_payload(p->conn, iov->iov_base,

@@ -19,6 +19,7 @@
 #include <sys/uio.h>
 
 #include "config.h"
+#include "error.h"
 #include "proto.h"
 #include "transport.h"
 
@@ -27,7 +28,8 @@
 struct clf_peer {
 	pthread_mutex_t lock;	/* held from a request's send to its reply */
 	const struct clf_config_daemon *d; /* borrowed from the config */
-	char name[32];		/* "metad", "iod 2": for messages */
+	struct clf_error_source src; /* metad or iod N at d->addr: who
+					failed, in errors about this peer */
 	struct clf_conn *conn;	/* owned; NULL until used or after failure */
 	uint64_t generation;	/* +1 per connection: stamps view handles */
 	bool reused;		/* the last lock kept an older connection */

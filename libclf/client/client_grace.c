@@ -32,11 +32,8 @@ void clf_grace_begin(struct clf_grace *g)
 
 int clf_grace_gave_up(int err, int64_t waited_ms)
 {
-	char why[512];
-
-	snprintf(why, sizeof(why), "%s", CLF_Last_error());
-	return clf_fail_neg(err, "%s (gave up after waiting %lld s for it to come back: recovery_grace_s)",
-			    why, (long long)(waited_ms / 1000));
+	return clf_fail_append(err, " (gave up after waiting %lld s for it to come back: recovery_grace_s)",
+			       (long long)(waited_ms / 1000));
 }
 
 static void pause_ms(int64_t ms)

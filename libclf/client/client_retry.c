@@ -135,7 +135,6 @@ int clf_peer_call_retry(struct clf_peer *p, uint16_t op,
 	struct clf_proto_reqid rid;
 	bool in_doubt = false;
 	int tries = 0, attempts = 0, err;
-	char why[512];
 
 	if (clf_client_reqid(cl, &rid))
 		return clf_peer_call(p, op, iov, iovcnt, payload, len);
@@ -189,9 +188,8 @@ int clf_peer_call_retry(struct clf_peer *p, uint16_t op,
 	}
 	if (!in_doubt)
 		return err;
-	snprintf(why, sizeof(why), "%s", CLF_Last_error());
-	return clf_fail_neg(err,
-			    "clf: %s: no reply from metad in %d tries within %lld ms: it may or may not have been applied (%s)",
-			    name ? name : "request", tries,
-			    (long long)(clf_now_ms() - start), why);
+	return clf_fail_append(err,
+			       " (%s: no reply in %d tries within %lld ms: it may or may not have been applied)",
+			       name ? name : "request", tries,
+			       (long long)(clf_now_ms() - start));
 }

@@ -68,9 +68,8 @@ static int meta_append(uint64_t ino, int64_t at, int64_t length,
 			/* Appending where we think the end is could
 			 * overwrite another client's records: refuse. */
 			clf_peer_unlock(p);
-			err = clf_fail(EOPNOTSUPP,
-				       "clf: %s (%s) speaks protocol 1.%u, which has no atomic O_APPEND (1.%u): upgrade metad",
-				       p->name, p->d->addr,
+			err = clf_fail_source(&p->src, -EOPNOTSUPP,
+				       "speaks protocol 1.%u, which has no atomic O_APPEND (1.%u): upgrade metad",
 				       clf_conn_minor(p->conn),
 				       APPEND_PROTO_MINOR);
 			break;

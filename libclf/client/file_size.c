@@ -155,8 +155,9 @@ static int probe_recv(const struct clf_layout *l, struct probe_iod *p,
 		free(reply);
 	}
 	if (!err && m->n != p->req.n)
-		err = clf_fail(EPROTO, "clf: %s answered %u subfile sizes for %u",
-			       p->peer->name, m->n, p->req.n);
+		err = clf_fail_source(&p->peer->src, -EPROTO,
+				      "answered %u subfile sizes for %u",
+				      m->n, p->req.n);
 	for (uint32_t i = 0; !err && i < p->req.n; i++) {
 		int64_t e = 0;
 

@@ -460,8 +460,9 @@ static int recv_share(struct access *a, const struct target *t,
 	err = clf_proto_u32_decode(&r, &n);
 	free(reply);
 	if (!err && n.value != sh->count)
-		err = clf_fail(EIO, "clf: %s wrote %u of %lld bytes",
-			       t->peer->name, n.value, (long long)sh->count);
+		err = clf_fail_source(&t->peer->src, -EIO,
+				      "wrote %u of %lld bytes", n.value,
+				      (long long)sh->count);
 	return err;
 }
 

@@ -199,8 +199,9 @@ static int recv_piece(struct small *s, struct small_piece *p)
 	if (s->write) {
 		err = clf_proto_u32_decode(&r, &n);
 		if (!err && n.value != p->len)
-			err = clf_fail(EIO, "clf: %s wrote %u of %lld bytes",
-				       p->peer->name, n.value, (long long)p->len);
+			err = clf_fail_source(&p->peer->src, -EIO,
+					      "wrote %u of %lld bytes", n.value,
+					      (long long)p->len);
 	} else {
 		err = clf_proto_data_decode(&r, &data);
 		if (!err) {

@@ -100,9 +100,9 @@ static int held_check(struct clf_peer *p, uint16_t op)
 	pthread_mutex_unlock(&held_lock);
 	if (!lost)
 		return 0;
-	return clf_fail(ENOLCK,
-			"clf: lock: the connection to %s (%s) that held this process's byte-range locks broke (metad restarted?): its locks on %zu file(s) are lost and another process may have taken them; take them again",
-			p->name, p->d->addr, lost);
+	return clf_fail_source(&p->src, -ENOLCK,
+			"the connection that held this process's byte-range locks broke (metad restarted?): its locks on %zu file(s) are lost and another process may have taken them; take them again",
+			lost);
 }
 
 static int lock_call(uint16_t op, clf_encode_fn enc, const void *msg,
@@ -132,10 +132,9 @@ static int lock_call(uint16_t op, clf_encode_fn enc, const void *msg,
 			break;
 		if (clf_conn_minor(p->conn) < LOCK_PROTO_MINOR) {
 			clf_peer_unlock(p);
-			err = clf_fail(ENOLCK,
-				       "clf: %s (%s) speaks protocol 1.%u, which has no locks",
-				       p->name, p->d->addr,
-				       clf_conn_minor(p->conn));
+			err = clf_fail_source(&p->src, -ENOLCK,
+					      "speaks protocol 1.%u, which has no locks",
+					      clf_conn_minor(p->conn));
 			break;
 		}
 		err = held_check(p, op);

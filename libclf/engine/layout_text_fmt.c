@@ -340,10 +340,12 @@ static int grid_guesses(const CLF_Datatype *types, int pr, int pc,
 	return ng;
 }
 
-/* A grid over some pr x pc = n?  Fills *found. */
+/* A grid over some pr x pc = n?  *is says; then fills *found.  0 or
+ * -errno. */
 static int is_grid(int n, const CLF_Datatype *types, CLF_Datatype *made,
-		   int *pr_out, struct grid_guess *found)
+		   int *pr_out, struct grid_guess *found, bool *is)
 {
+	*is = false;
 	for (int pr = 1; pr <= n && n >= 2; pr++) {
 		struct grid_guess *g = NULL;
 		int pc = n / pr, ng;
@@ -360,8 +362,9 @@ static int is_grid(int n, const CLF_Datatype *types, CLF_Datatype *made,
 			if (same_types(n, types, made)) {
 				*pr_out = pr;
 				*found = g[i];
+				*is = true;
 				free(g);
-				return 1;
+				return 0;
 			}
 		}
 		free(g);
@@ -381,15 +384,19 @@ static bool consecutive(int n, const int *iods, int niods, int *first)
 	return true;
 }
 
-/* 1 when written by name, 0 when not a named pattern, or -errno. */
+/* The layout by name into sb when it is a named pattern: *named says.
+ * 0 or -errno. */
 static int put_named(struct strbuf *sb, int64_t disp, int n,
-		     const CLF_Datatype *types, const int *iods, int niods)
+		     const CLF_Datatype *types, const int *iods, int niods,
+		     bool *named)
 {
 	struct grid_guess g;
 	CLF_Datatype *made;
 	int64_t k, nb;
-	int first, pr, found = 0;
+	bool found = false;
+	int first, pr, err = 0;
 
+	*named = false;
 	for (int j = 1; j < n; j++)
 		if (types[j]->extent != types[0]->extent)
 			return 0;
@@ -397,7 +404,7 @@ static int put_named(struct strbuf *sb, int64_t disp, int n,
 	if (!made)
 		return -ENOMEM;
 	if (is_cyclic(n, types, made, &k, &nb)) {
-		found = 1;
+		found = true;
 		if (nb == 1 && consecutive(n, iods, niods, &first)) {
 			sb_printf(sb, "rr:stripe=");
 			put_num(sb, k);
@@ -414,8 +421,8 @@ static int put_named(struct strbuf *sb, int64_t disp, int n,
 			}
 		}
 	} else {
-		found = is_grid(n, types, made, &pr, &g);
-		if (found == 1) {
+		err = is_grid(n, types, made, &pr, &g, &found);
+		if (found) {
 			sb_printf(sb, "grid:rows=");
 			put_num(sb, g.rows);
 			sb_printf(sb, ",cols=");
@@ -426,19 +433,22 @@ static int put_named(struct strbuf *sb, int64_t disp, int n,
 			put_num(sb, g.kc);
 		}
 	}
-	if (found == 1 && disp) {
+	if (found && disp) {
 		sb_printf(sb, ",disp=");
 		put_num(sb, disp);
 	}
 	free(made);
-	return found;
+	if (!err)
+		*named = found;
+	return err;
 }
 
 int clf_layout_text_format(int64_t disp, int count, const CLF_Datatype *types,
 			   const int *iods, int niods, char **out)
 {
 	struct strbuf sb = { 0 };
-	int named;
+	bool named;
+	int err;
 
 	if (disp < 0 || count < 1 || !types || !out)
 		return clf_fail(EINVAL, "layout: nothing to format");
@@ -446,10 +456,10 @@ int clf_layout_text_format(int64_t disp, int count, const CLF_Datatype *types,
 		if (!types[j])
 			return clf_fail(EINVAL, "layout: subfile %d has no type",
 					j);
-	named = put_named(&sb, disp, count, types, iods, niods);
-	if (named < 0)
-		sb.err = named;
-	if (named == 0) {
+	err = put_named(&sb, disp, count, types, iods, niods, &named);
+	if (err)
+		sb.err = err;
+	else if (!named) {
 		if (disp) {
 			sb_printf(&sb, "disp=");
 			put_num(&sb, disp);

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -162,11 +163,7 @@ int clf_secret_load_file(struct clf_secret *s, const char *path)
 	text[got] = '\0';
 	err = clf_secret_from_hex(s, text);
 	if (err) {
-		char why[200];
-
-		snprintf(why, sizeof(why), "%s", CLF_Last_error());
-		err = clf_fail_neg(err, "clf: secret file '%s': %s", path,
-				   why + (strncmp(why, "clf: ", 5) ? 0 : 5));
+		err = clf_fail_ctx(err, "clf: secret file '%s'", path);
 	}
 wipe:
 	sodium_memzero(text, sizeof(text));
@@ -289,9 +286,30 @@ static void send_refusal(struct clf_conn *c, const struct clf_proto_header *req,
 }
 
 /*
+ * The server at the other end of c failed us: "clf: ADDR: <fmt...>"
+ * with ADDR as who failed (clf_error_set_source() can name it better).
+ * Returns neg_err.
+ */
+static int server_fail(struct clf_conn *c, int neg_err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int server_fail(struct clf_conn *c, int neg_err, const char *fmt, ...)
+{
+	struct clf_error_source src = { .kind = CLF_ERROR_PEER };
+	char text[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	snprintf(src.addr, sizeof(src.addr), "%s", clf_conn_peer(c));
+	return clf_fail_source(&src, neg_err, "%s", text);
+}
+
+/*
  * Receive the reply to req, expected with opcode op, into buf (at most
  * AUTH_BUF bytes, which the payload limit during authentication ensures).
- * A refusal becomes "authentication with PEER failed: <its reason>".
+ * A refusal becomes "PEER: authentication failed: <its reason>".
  */
 static int recv_reply(struct clf_conn *c, const struct clf_proto_header *req,
 		      uint16_t op, uint8_t *buf, struct wire_reader *r)
@@ -303,25 +321,24 @@ static int recv_reply(struct clf_conn *c, const struct clf_proto_header *req,
 	if (err)
 		return err;
 	if (h.payload_len > AUTH_BUF)
-		return clf_fail(EPROTO, "clf: %s sent %u bytes during authentication",
-				clf_conn_peer(c), h.payload_len);
+		return server_fail(c, -EPROTO,
+				   "sent %u bytes during authentication",
+				   h.payload_len);
 	err = clf_conn_recv_payload(c, buf, h.payload_len);
 	if (err)
 		return err;
 	*r = (struct wire_reader){ buf, h.payload_len, 0, false };
 	if (!(h.flags & CLF_PROTO_FLAG_REPLY) || h.opcode != op ||
 	    h.id != req->id)
-		return clf_fail(EPROTO,
-				"clf: authentication with %s failed: unexpected %s message",
-				clf_conn_peer(c),
-				clf_proto_op_name(h.opcode) ?: "unknown");
+		return server_fail(c, -EPROTO,
+				   "authentication failed: unexpected %s message",
+				   clf_proto_op_name(h.opcode) ?: "unknown");
 	if (h.status < 0) {
 		if (clf_proto_error_decode(r, &e) || e.message.len == 0)
 			e.message = clf_proto_str_of(strerror(-h.status));
-		return clf_fail_neg(h.status,
-				    "clf: authentication with %s failed: %.*s",
-				    clf_conn_peer(c), (int)e.message.len,
-				    e.message.ptr);
+		return server_fail(c, h.status,
+				   "authentication failed: %.*s",
+				   (int)e.message.len, e.message.ptr);
 	}
 	return 0;
 }
@@ -372,9 +389,8 @@ static int client_secret(struct clf_conn *c, const struct clf_secret *secret,
 		return err;
 	hmac3(secret, resp.nonce, ch->nonce, NULL, 0, proof);
 	if (sodium_memcmp(proof, ok.mac, sizeof(proof)) != 0)
-		return clf_fail(EACCES,
-				"clf: authentication with %s failed: the server does not know the secret",
-				clf_conn_peer(c));
+		return server_fail(c, -EACCES,
+				   "authentication failed: the server does not know the secret");
 	return 0;
 }
 
@@ -416,12 +432,13 @@ static int client_munge(struct clf_conn *c, const crypto_hash_sha256_state *t,
 	cred_text(ok.cred, text);
 	err = clf_munge_decode(text, ds, &uid, &gid);
 	if (err)
-		return clf_fail_neg(err, "clf: authentication with %s failed: the server's %s",
-				    clf_conn_peer(c), CLF_Last_error() + 5);
+		return server_fail(c, err,
+				   "authentication failed: the server's %s",
+				   clf_error_reason());
 	if (uid != 0 && uid != geteuid())
-		return clf_fail(EACCES,
-				"clf: authentication with %s failed: the server runs as uid %u, neither root nor this user",
-				clf_conn_peer(c), uid);
+		return server_fail(c, -EACCES,
+				   "authentication failed: the server runs as uid %u, neither root nor this user",
+				   uid);
 	return 0;
 }
 
@@ -468,9 +485,8 @@ static int install_keys(struct clf_conn *c, bool client, int level,
 		     : crypto_kx_server_session_keys(rx, tx, me->pk, me->sk, peer);
 	sodium_memzero(me, sizeof(*me));
 	if (bad)
-		return clf_fail(EACCES,
-				"clf: authentication with %s failed: unusable key share",
-				clf_conn_peer(c));
+		return server_fail(c, -EACCES,
+				   "authentication failed: unusable key share");
 	crypto_hash_sha256_update(&st, nc, CLF_PROTO_NONCE_SIZE);
 	crypto_hash_sha256_final(&st, th);
 	seal_key(ktx, tx, th, secret);
@@ -527,19 +543,19 @@ static int client_exchange(struct clf_conn *c, const struct clf_secret *secret,
 	if (hello.has_kx && ch.has_kx)
 		level = ch.protection;
 	if (level > CLF_PROTECT_PRIVACY || level < want)
-		return clf_fail(EPROTO,
-				"clf: authentication with %s failed: it set protection %d, asked %s",
-				clf_conn_peer(c), level, clf_protection_name(want));
+		return server_fail(c, -EPROTO,
+				   "authentication failed: it set protection %d, asked %s",
+				   level, clf_protection_name(want));
 	if (want && !(hello.has_kx && ch.has_kx))
-		return clf_fail(EPROTONOSUPPORT,
-				"clf: %s speaks protocol 1.%u, which cannot give protection = %s (1.8 can)",
-				clf_conn_peer(c), minor, clf_protection_name(want));
+		return server_fail(c, -EPROTONOSUPPORT,
+				   "speaks protocol 1.%u, which cannot give protection = %s (1.8 can)",
+				   minor, clf_protection_name(want));
 	if (secret)
 		err = client_secret(c, secret, role, &ch, nc);
 	else if (minor < 7)
-		err = clf_fail(EPROTONOSUPPORT,
-			       "clf: %s speaks protocol 1.%u, which has no MUNGE authentication",
-			       clf_conn_peer(c), minor);
+		err = server_fail(c, -EPROTONOSUPPORT,
+				  "speaks protocol 1.%u, which has no MUNGE authentication",
+				  minor);
 	else
 		err = client_munge(c, &t, nc);
 	if (!err && level)
@@ -705,7 +721,7 @@ static int server_munge(struct clf_conn *c, const char *who,
 	cred_text(resp.cred, text);
 	err = clf_munge_decode(text, dc, &peer->uid, &peer->gid);
 	if (err) {
-		snprintf(why, sizeof(why), "%s", CLF_Last_error() + 5);
+		snprintf(why, sizeof(why), "%s", clf_error_reason());
 		send_refusal(c, req, CLF_PROTO_OP_AUTH_OK, -EACCES, why);
 		return clf_fail(EACCES,
 				"clf: authentication of %s (%s) failed: %s",

@@ -250,11 +250,10 @@ static int set_address(struct parse *p, struct raw_daemon *d,
 	addr[alen] = '\0';
 	if (clf_addr_split(addr, host, sizeof(host), port, sizeof(port))) {
 		/* Its message already starts "address '...'". */
-		snprintf(why, sizeof(why), "%s", CLF_Last_error());
+		snprintf(why, sizeof(why), "%s", clf_error_reason());
 		return perr(p, p->line, EINVAL, "%s%s%s",
 			    strcmp(key, "address") ? key : "",
-			    strcmp(key, "address") ? ": " : "",
-			    why + (strncmp(why, "clf: ", 5) ? 0 : 5));
+			    strcmp(key, "address") ? ": " : "", why);
 	}
 	if (!host[0] || parse_int(port, 1, 65535, &pnum))
 		return perr(p, p->line, EINVAL,
@@ -441,9 +440,8 @@ static int global_key(struct parse *p, enum key k, const char *value)
 			err = clf_secret_load_file(&cfg->secret, path);
 		}
 		if (err) {
-			snprintf(why, sizeof(why), "%s", CLF_Last_error());
-			return perr(p, p->line, -err, "%s: %s", name,
-				    why + (strncmp(why, "clf: ", 5) ? 0 : 5));
+			snprintf(why, sizeof(why), "%s", clf_error_reason());
+			return perr(p, p->line, -err, "%s: %s", name, why);
 		}
 		cfg->has_secret = true;
 		return 1;
@@ -653,7 +651,7 @@ static int finish(struct parse *p)
 		int err = default_data_dir(&cfg->data_dir);
 
 		if (err)
-			return perr(p, 0, -err, "%s", CLF_Last_error() + 5);
+			return perr(p, 0, -err, "%s", clf_error_reason());
 	} else {
 		cfg->data_dir = join_path(p->base, CLF_CONFIG_DEFAULT_DATA_DIR);
 	}

@@ -17,6 +17,7 @@
 #include "engine.h"
 
 #include "clock.h"		/* monotonic and wall time, ns */
+#include "hash.h"		/* the one intrusive hash table */
 #include "proto.h"		/* every message: structs, encode, decode */
 #include "seal.h"		/* messages after the handshake: MAC, cipher */
 #include "transport.h"		/* connections: TCP, framing, deadlines */

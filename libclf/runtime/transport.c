@@ -498,7 +498,6 @@ static int recv_header_dl(struct clf_conn *c, struct clf_proto_header *out,
 	uint8_t raw[CLF_PROTO_HEADER_SIZE];
 	struct wire_reader r = { raw, sizeof(raw), 0, false };
 	struct clf_proto_header h;
-	char why[256];
 	int err = check_usable(c);
 
 	if (err)
@@ -518,9 +517,7 @@ static int recv_header_dl(struct clf_conn *c, struct clf_proto_header *out,
 			c->peer, raw[4] | raw[5] << 8, raw[6] | raw[7] << 8,
 			CLF_PROTO_VERSION_MAJOR, CLF_PROTO_VERSION_MINOR));
 	if (err) {
-		snprintf(why, sizeof(why), "%s", CLF_Last_error());
-		return broken(c, clf_fail_neg(err, "clf: from %s: %s", c->peer,
-					      why));
+		return broken(c, clf_fail_ctx(err, "clf: from %s", c->peer));
 	}
 	if (h.major == CLF_PROTO_VERSION_MAJOR &&
 	    h.payload_len > c->max_payload)
@@ -669,11 +666,11 @@ int clf_conn_recv_payload_to_file(struct clf_conn *c, int fd, int64_t off,
 		c->rx_left -= len;
 		return 0;
 	}
-	err = 1;
+	err = -ENOSYS;
 	if (c->ops->recv_to_file)
 		err = c->ops->recv_to_file(c, fd, &at, len, c->timeout_ms,
 					   file_err);
-	if (err == 1)	/* the transport cannot here: nothing consumed */
+	if (err == -ENOSYS)	/* the transport cannot here: nothing consumed */
 		err = recv_to_file_bounce(c, fd, &at, len, file_err);
 	*written = (size_t)(at - off);
 	if (err)

@@ -86,9 +86,9 @@ struct clf_transport_ops {
 	 * what the file took.  Within timeout_ms per step of progress.  A
 	 * failure of the file sets *file_err (then the bytes are received
 	 * and dropped, so the stream stays usable) and returns 0; a failure
-	 * of the connection is returned; 1 means "not possible here" with
-	 * nothing consumed.  NULL or 1: transport.c receives into a bounce
-	 * buffer and pwrites.
+	 * of the connection is returned; -ENOSYS with nothing consumed
+	 * means "not possible here", as for send_file.  NULL or -ENOSYS:
+	 * transport.c receives into a bounce buffer and pwrites.
 	 */
 	int (*recv_to_file)(struct clf_conn *c, int fd, int64_t *off,
 			    size_t len, int timeout_ms, int *file_err);

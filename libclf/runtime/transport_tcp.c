@@ -585,7 +585,7 @@ static int tcp_recv_to_file(struct clf_conn *c, int fd, int64_t *off,
 	int err;
 
 	if (tcp_pipe(t))
-		return 1;	/* out of descriptors: the bounce path */
+		return -ENOSYS;	/* out of descriptors: the bounce path */
 	while (len) {
 		size_t want = len < t->pipe_cap ? len : t->pipe_cap;
 		ssize_t n = splice(t->fd, NULL, t->pipe[1], NULL, want,
@@ -606,7 +606,7 @@ static int tcp_recv_to_file(struct clf_conn *c, int fd, int64_t *off,
 					"clf: %s closed the connection inside a message",
 					c->peer);
 		if (errno == EINVAL && !started)
-			return 1;	/* no splice for this socket */
+			return -ENOSYS;	/* no splice for this socket */
 		err = retry_or_fail(c, POLLIN, clf_deadline_after(timeout_ms),
 				    timeout_ms);
 		if (err)

@@ -642,7 +642,7 @@ step="every command once metad is stopped"
 "$clf" down --data "$a" >/dev/null
 # No wait for a restart (test_cli_recovery.sh waits): fail at once.
 sed -i 's/^\[global\]$/[global]\nrecovery_grace_s = 0/' "$a/clf.conf"
-down="metad \\(127\\.0\\.0\\.1:$base\\) is down"
+down="metad \\(127\\.0\\.0\\.1:$base\\): down"
 c getlayout /big
 expect_rc 1
 expect_line err "^clf: cannot get the layout of '/big': $down"

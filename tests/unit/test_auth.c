@@ -20,6 +20,7 @@
 #include "auth.h"
 #include "check_main.h"
 #include "clf.h"
+#include "error.h"
 
 #define WAIT_MS 5000
 
@@ -257,9 +258,13 @@ START_TEST(test_auth_fails_with_wrong_secret_on_both_sides)
 	c = connect_to(&s, WAIT_MS);
 	ck_assert_int_eq(clf_auth_client(c, &kb, "iod"), -EACCES);
 	snprintf(want, sizeof(want),
-		 "clf: authentication with 127.0.0.1:%d failed: wrong secret",
+		 "clf: 127.0.0.1:%d: authentication failed: wrong secret",
 		 s.port);
 	ck_assert_str_eq(CLF_Last_error(), want);
+	/* Who failed is a field, for the client to name the daemon. */
+	ck_assert_int_eq(clf_error_last()->source.kind, CLF_ERROR_PEER);
+	snprintf(want, sizeof(want), "127.0.0.1:%d", s.port);
+	ck_assert_str_eq(clf_error_last()->source.addr, want);
 	clf_conn_close(c);
 	stop(&s);
 	ck_assert_int_eq(s.result, -EACCES);

@@ -198,6 +198,22 @@ START_TEST(test_opts_refuse_what_they_do_not_know)
 }
 END_TEST
 
+START_TEST(test_opts_help_and_version_are_answers_not_errors)
+{
+	struct clfs_opts o;
+	char msg[256];
+
+	ck_assert_int_eq(parse(&o, msg, "--help", NULL), 0);
+	ck_assert(o.answered);
+	ck_assert_ptr_null(o.mountpoint);
+	ck_assert_int_eq(parse(&o, msg, conf, "/m", "-V", NULL), 0);
+	ck_assert(o.answered);
+	ck_assert_int_eq(parse(&o, msg, conf, "/m", NULL), 0);
+	ck_assert(!o.answered);
+	clfs_opts_release(&o);
+}
+END_TEST
+
 START_TEST(test_itable_counts_references_and_grows)
 {
 	struct clfs_itable t;
@@ -225,8 +241,8 @@ START_TEST(test_itable_counts_references_and_grows)
 		clfs_ilookup_ref(&t, ip);
 		clfs_iput(&t, ip);
 	}
-	ck_assert_uint_gt(t.nbuckets, 1024);
-	ck_assert_uint_eq(t.count, 20000);
+	ck_assert_uint_gt(t.table.nbuckets, 1024);
+	ck_assert_uint_eq(t.table.count, 20000);
 	for (uint64_t i = 1; i <= 20000; i++) {
 		ip = clfs_ifind(&t, i * 7);
 		ck_assert_ptr_nonnull(ip);
@@ -234,7 +250,7 @@ START_TEST(test_itable_counts_references_and_grows)
 		clfs_iput(&t, ip);
 		clfs_iforget(&t, i * 7, 2);	/* more than it has */
 	}
-	ck_assert_uint_eq(t.count, 0);
+	ck_assert_uint_eq(t.table.count, 0);
 	clfs_itable_destroy(&t);
 }
 END_TEST
@@ -250,6 +266,7 @@ static Suite *clfs_suite(void)
 	tcase_add_test(tc, test_opts_hostport_needs_secret_file_and_writes_a_config);
 	tcase_add_test(tc, test_opts_hostport_finds_the_secret_as_every_program_does);
 	tcase_add_test(tc, test_opts_refuse_what_they_do_not_know);
+	tcase_add_test(tc, test_opts_help_and_version_are_answers_not_errors);
 	tcase_add_test(tc, test_itable_counts_references_and_grows);
 	suite_add_tcase(s, tc);
 	return s;

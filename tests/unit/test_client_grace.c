@@ -65,7 +65,10 @@ START_TEST(test_giving_up_after_the_grace_says_so)
 	int64_t t0 = clf_now_ms(), took;
 	int n = 0;
 
-	clf_fail(EHOSTDOWN, "clf: iod 1 (127.0.0.1:7002) is down: Connection refused");
+	struct clf_error_source iod1 = { .kind = CLF_ERROR_IOD, .index = 1,
+					 .addr = "127.0.0.1:7002" };
+
+	clf_fail_source(&iod1, -EHOSTDOWN, "down: Connection refused");
 	while (clf_grace_again(&g, -EHOSTDOWN, false))
 		n++;
 	took = clf_now_ms() - t0;
@@ -74,6 +77,9 @@ START_TEST(test_giving_up_after_the_grace_says_so)
 	ck_assert_int_lt(took, 1000);	/* no pause past the grace */
 	ck_assert_ptr_nonnull(strstr(CLF_Last_error(), "iod 1"));
 	ck_assert_ptr_nonnull(strstr(CLF_Last_error(), "recovery_grace_s"));
+	/* Giving up keeps who failed. */
+	ck_assert_int_eq(clf_error_last()->source.kind, CLF_ERROR_IOD);
+	ck_assert_int_eq(clf_error_last()->source.index, 1);
 }
 END_TEST
 

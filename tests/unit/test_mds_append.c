@@ -33,7 +33,8 @@ static int64_t reserve(uint64_t ino, int64_t at, int64_t len, bool exact,
 		       int64_t now_ms)
 {
 	int64_t off = -1;
-	int rc = mds_appends_reserve(T, ino, at, len, exact, now_ms, &off);
+	int rc = mds_appends_reserve(T, ino, at, len, exact, now_ms, &off,
+				     NULL);
 
 	return rc < 0 ? rc : off;
 }
@@ -56,12 +57,17 @@ END_TEST
 START_TEST(test_exact_reserves_only_at_the_end_it_names)
 {
 	int64_t off = -1;
+	bool reserved = true;
 
 	ck_assert_int_eq(reserve(7, 100, 10, false, 0), 100);
 	/* Behind the end: refused, told where the end is, nothing moved. */
-	ck_assert_int_eq(mds_appends_reserve(T, 7, 100, 50, true, 0, &off), 0);
+	ck_assert_int_eq(mds_appends_reserve(T, 7, 100, 50, true, 0, &off,
+					     &reserved), 0);
+	ck_assert(!reserved);
 	ck_assert_int_eq(off, 110);
-	ck_assert_int_eq(mds_appends_reserve(T, 7, 110, 50, true, 0, &off), 1);
+	ck_assert_int_eq(mds_appends_reserve(T, 7, 110, 50, true, 0, &off,
+					     &reserved), 0);
+	ck_assert(reserved);
 	ck_assert_int_eq(off, 110);
 	ck_assert_int_eq(reserve(7, 0, 1, false, 0), 160);
 }
