@@ -59,6 +59,37 @@ static int cmin(void)
 	return n < 1 ? 1 : n;
 }
 
+/* CPU seconds (user + system) of this process so far. */
+static double cpu_self(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+}
+
+/* CPU seconds of process pid (the iod started here), 0 when unknown. */
+static double cpu_of(pid_t pid)
+{
+	unsigned long long ut = 0, st = 0;
+	char path[64];
+	FILE *f;
+
+	if (pid <= 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	/* Fields 14 and 15; the name (field 2) ends with the last ')'. */
+	if (fscanf(f, "%*d (%*[^)]) %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+		   &ut, &st) != 2)
+		ut = st = 0;
+	fclose(f);
+	return (double)(ut + st) / sysconf(_SC_CLK_TCK);
+}
+
 static double now(void)
 {
 	struct timespec ts;
@@ -92,7 +123,7 @@ static void child(struct team *t, int c, int p, int64_t n, int write_it)
 
 	uint8_t *buf = malloc(n);
 	struct clf_view v;
-	double t0, secs;
+	double t0, c0, secs[2];
 	char ch = 'r';
 	int fd;
 
@@ -113,9 +144,11 @@ static void child(struct team *t, int c, int p, int64_t n, int write_it)
 	if (write(t->ready[1], &ch, 1) != 1 || read(t->go[0], &ch, 1) != 1)
 		_exit(2);
 	t0 = now();
+	c0 = cpu_self();
 	if ((write_it ? CLF_write(fd, buf, n) : CLF_read(fd, buf, n)) != n)
 		die(write_it ? "write" : "read");
-	secs = now() - t0;
+	secs[0] = now() - t0;
+	secs[1] = cpu_self() - c0;
 	if (!write_it)
 		for (int64_t i = 0; i < n; i++)
 			if (buf[i] != (uint8_t)(i * 7 + p)) {
@@ -123,7 +156,7 @@ static void child(struct team *t, int c, int p, int64_t n, int write_it)
 					(long long)i, p);
 				_exit(5);
 			}
-	if (write(t->done[1], &secs, sizeof(secs)) != sizeof(secs))
+	if (write(t->done[1], secs, sizeof(secs)) != sizeof(secs))
 		_exit(3);
 	CLF_close(fd);
 	CLF_finalize();
@@ -131,10 +164,10 @@ static void child(struct team *t, int c, int p, int64_t n, int write_it)
 }
 
 /* One phase with c clients: the slowest client's seconds. */
-static double phase(int c, int64_t n, int write_it)
+static double phase(int c, int64_t n, int write_it, double *cpu)
 {
 	struct team t;
-	double worst = 0, secs;
+	double worst = 0, secs[2];
 	char go[CMAX];
 
 	if (pipe(t.ready) || pipe(t.go) || pipe(t.done))
@@ -148,12 +181,13 @@ static double phase(int c, int64_t n, int write_it)
 	if (c < 1 || c > CMAX || write(t.go[1], go, (size_t)c) != c)
 		exit(1);
 	for (int p = 0; p < c; p++) {
-		if (read(t.done[0], &secs, sizeof(secs)) != sizeof(secs)) {
+		if (read(t.done[0], secs, sizeof(secs)) != sizeof(secs)) {
 			fprintf(stderr, "iod_clients: a client failed\n");
 			exit(1);
 		}
-		if (secs > worst)
-			worst = secs;
+		if (secs[0] > worst)
+			worst = secs[0];
+		*cpu += secs[1];
 	}
 	for (int p = 0; p < c; p++) {
 		int status;
@@ -205,7 +239,6 @@ int main(int argc, char **argv)
 	int64_t n = mb << 20;
 	const char *running = getenv("CLF_CONFIG");
 	struct instance in = { .bindir = "" };
-	struct rusage ru0, ru1;
 
 	nsub_arg = argc > 3 ? atoi(argv[3]) : 0;
 	if (argc > 4)
@@ -225,30 +258,33 @@ int main(int argc, char **argv)
 	}
 	if (CLF_init(NULL))
 		die("init");
-	printf("%s, %lld MiB per client, %lld-byte stripes, %s; total MB/s, median of %d\n",
+	printf("%s, %lld MiB per client, %lld-byte stripes, %s; total MB/s, median of %d;\nCPU s/GB (user + system) of all clients / of the iod (when started here), write and read\n",
 	       in.bindir, (long long)mb, (long long)STRIPE,
 	       nsub_arg ? "fixed subfiles" : "matching views", reps());
-	printf("%8s %12s %12s %14s\n", "clients", "write", "read",
-	       "client CPU s/GB");
+	printf("%8s %8s %8s %8s %8s %8s %8s\n", "clients", "write", "read",
+	       "cli-w", "cli-r", "iod-w", "iod-r");
 	for (int c = cmin(); c <= cmax; c *= 2) {
 		double w[REPS_MAX], r[REPS_MAX], total = (double)c * n / 1e6;
 
+		double cw = 0, cr = 0, iw = 0, ir = 0, i0, gb;
+
 		make_file(c);
-		getrusage(RUSAGE_CHILDREN, &ru0);
 		for (int i = 0; i < reps(); i++) {
-			w[i] = total / phase(c, n, 1);
-			r[i] = total / phase(c, n, 0);
+			i0 = cpu_of(in.iods[0]);
+			w[i] = total / phase(c, n, 1, &cw);
+			iw += cpu_of(in.iods[0]) - i0;
+			i0 = cpu_of(in.iods[0]);
+			r[i] = total / phase(c, n, 0, &cr);
+			ir += cpu_of(in.iods[0]) - i0;
 		}
 		qsort(w, reps(), sizeof(double), cmp_double);
 		qsort(r, reps(), sizeof(double), cmp_double);
-		getrusage(RUSAGE_CHILDREN, &ru1);
-		printf("%8d %12.0f %12.0f %14.3f\n", c, w[reps() / 2],
-		       r[reps() / 2],
-		       (ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec +
-			ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec +
-			(ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec +
-			 ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) * 1e-6) /
-		       (2 * reps() * total / 1e3));
+		gb = reps() * total / 1e3;
+		printf("%8d %8.0f %8.0f %8.3f %8.3f", c, w[reps() / 2],
+		       r[reps() / 2], cw / gb, cr / gb);
+		if (in.iods[0] > 0)
+			printf(" %8.3f %8.3f", iw / gb, ir / gb);
+		printf("\n");
 		fflush(stdout);
 	}
 	CLF_unlink("/clients");
