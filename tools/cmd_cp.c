@@ -12,8 +12,9 @@
  *
  * Data moves in COPY_CHUNK pieces through the native API's default view
  * (the file as plain bytes): one chunk is one parallel access to every
- * iod holding part of it.
+ * iod holding part of it.  A sparse local file keeps its holes.
  */
+#define _GNU_SOURCE	/* SEEK_DATA, SEEK_HOLE */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -555,32 +556,110 @@ static int end_fail(const struct cp_end *e, const char *what, int err)
 	return tool_fail_on(what, name, err);
 }
 
+/* Move up to len bytes (-1: all) from the source's position to the
+ * destination's, fewer when the source ends first; *done counts them. */
+static int copy_bytes(struct cp_end *s, struct cp_end *d, char *buf,
+		      int64_t len, struct progress *p, int64_t *done)
+{
+	while (len) {
+		int64_t want = len < 0 || len > COPY_CHUNK ? COPY_CHUNK : len;
+		int64_t n = read_full(s, buf, want);
+		int err;
+
+		if (n < 0)
+			return end_fail(s, "read", (int)n);
+		if (n == 0)
+			return 0;
+		err = write_full(d, buf, n);
+		if (err)
+			return end_fail(d, "write", err);
+		*done += n;
+		if (len > 0)
+			len -= n;
+		progress_draw(p, *done, false);
+	}
+	return 0;
+}
+
+/*
+ * Whether the source is a local file with holes that lseek(SEEK_HOLE)
+ * finds, and its size.  A file system that cannot tell says the whole
+ * file is data, and the plain copy runs.
+ */
+static bool local_holes(const struct cp_end *s, struct cp_end *d,
+			int64_t *size)
+{
+	struct stat st;
+	off_t hole;
+
+	if (s->clf || s->std || !d->clf || fstat(s->fd, &st) ||
+	    !S_ISREG(st.st_mode))
+		return false;
+	hole = lseek(s->fd, 0, SEEK_HOLE);
+	if (lseek(s->fd, 0, SEEK_SET) != 0)
+		return false;
+	*size = st.st_size;
+	return hole >= 0 && hole < st.st_size;
+}
+
+/*
+ * A sparse local file into clf, as cp --sparse=auto: only its data
+ * extents are written, so its holes stay holes (the destination was
+ * emptied when opened, and an iod makes a subfile at its first write:
+ * a subfile whose stripes all fall in holes is never made), then the
+ * size is set where a hole ends the file.
+ */
+static int copy_sparse(struct cp_end *s, struct cp_end *d, char *buf,
+		       int64_t size, struct progress *p, int64_t *done)
+{
+	int64_t off = 0, r;
+	int err;
+
+	while (off < size) {
+		off_t data = lseek(s->fd, off, SEEK_DATA), hole;
+
+		if (data < 0 && errno == ENXIO)
+			break;		/* a hole to the end */
+		if (data < 0)
+			return end_fail(s, "read", -errno);
+		hole = lseek(s->fd, data, SEEK_HOLE);
+		if (hole < 0 || lseek(s->fd, data, SEEK_SET) != data)
+			return end_fail(s, "read", -errno);
+		*done += data - off;
+		r = CLF_lseek(d->fd, data, SEEK_SET);
+		if (r < 0)
+			return end_fail(d, "write", (int)r);
+		err = copy_bytes(s, d, buf, hole - data, p, done);
+		if (err)
+			return err;
+		off = hole;
+	}
+	if (off < size) {
+		/* Only when a hole ends the file: a truncate reaches every
+		 * iod, and each makes its subfile. */
+		err = CLF_ftruncate(d->fd, size);
+		if (err)
+			return end_fail(d, "truncate", err);
+		*done += size - off;
+	}
+	progress_draw(p, *done, false);
+	return 0;
+}
+
 /* Move every byte; *done counts them. */
 static int copy_data(struct cp_end *s, struct cp_end *d, struct progress *p,
 		     int64_t *done)
 {
 	char *buf = malloc(COPY_CHUNK);
-	int64_t n;
-	int err = 0;
+	int64_t size;
+	int err;
 
 	if (!buf)
 		return clf_fail(ENOMEM, "clf: out of memory");
-	for (;;) {
-		n = read_full(s, buf, COPY_CHUNK);
-		if (n < 0) {
-			err = end_fail(s, "read", (int)n);
-			break;
-		}
-		if (n == 0)
-			break;
-		err = write_full(d, buf, n);
-		if (err) {
-			err = end_fail(d, "write", err);
-			break;
-		}
-		*done += n;
-		progress_draw(p, *done, false);
-	}
+	if (local_holes(s, d, &size))
+		err = copy_sparse(s, d, buf, size, p, done);
+	else
+		err = copy_bytes(s, d, buf, -1, p, done);
 	free(buf);
 	return err;
 }

@@ -3,17 +3,21 @@
  * fsck.c -- `clf fsck`: metad's store against what every iod holds,
  * each iod asked over the network (SUB_LIST), wherever it runs.
  *
- * Three kinds of damage, found in this order:
+ * Two kinds of damage and one of note, found in this order:
  *
  *   orphan    a subfile whose inode does not exist (and is not queued
  *             for removal), or is not a file with a layout, or whose
  *             layout does not place that subfile on that iod: left by a
  *             restore, a crash, or a hand.  --repair removes it (REMOVE).
- *   missing   a subfile of a file's layout that its iod does not hold
- *             while metad's size covers bytes of it: they read as zeros
- *             (a hole, or a lost subfile).  --repair makes it, empty (a
- *             SUB_WRITE of 0 bytes, which changes no byte that reads
- *             return).
+ *   absent    a subfile of a file's layout that its iod does not hold
+ *             while metad's size covers bytes of it: they read as zeros.
+ *             Not counted as damage: an iod makes a subfile at its first
+ *             write, so a hole no one wrote (a pwrite past the end, a
+ *             grown ftruncate) looks exactly like a lost subfile, and a
+ *             healthy file system must check clean.  Reported, with the
+ *             bytes it covers, for the admin who knows an iod lost data.
+ *             --repair makes it, empty (a SUB_WRITE of 0 bytes, which
+ *             changes no byte that reads return).
  *   size      a subfile longer than metad's size allows: its bytes past
  *             that size are in the file (sizes derive from subfiles) but
  *             metad's size was never told (a writer that died before
@@ -60,7 +64,8 @@ struct fsck {
 	struct mds_store *s;
 	bool repair;
 	struct iod_state *iods;	/* cfg->niods */
-	size_t orphans, missing, sizes, unreachable;
+	size_t orphans, sizes, unreachable;	/* damage */
+	size_t absent;				/* of note only */
 };
 
 static const char *index_name(uint32_t index, char *buf, size_t len)
@@ -216,21 +221,20 @@ static int check_one(struct fsck *f, uint64_t ino, uint32_t index,
 				   &payload, &len);
 		free(payload);
 		if (!err) {
-			printf("iod %u: made missing subfile %s of file 0x%" PRIx64 ", empty (%" PRId64 " bytes read as zeros)\n",
+			printf("iod %u: made absent subfile %s of file 0x%" PRIx64 ", empty (%" PRId64 " bytes read as zeros)\n",
 			       iod, index_name(index, ib, sizeof(ib)), ino,
 			       expect);
 			return 0;
 		}
-		printf("iod %u: missing subfile %s of file 0x%" PRIx64 ": cannot make it: %s\n",
+		printf("iod %u: absent subfile %s of file 0x%" PRIx64 ": cannot make it: %s\n",
 		       iod, index_name(index, ib, sizeof(ib)), ino,
 		       CLF_Last_error());
 	} else {
-		printf("iod %u: missing subfile %s of file 0x%" PRIx64 " (metad's size %" PRId64 " covers %" PRId64 " bytes of it; they read as zeros)\n",
+		printf("iod %u: absent subfile %s of file 0x%" PRIx64 " (metad's size %" PRId64 " covers %" PRId64 " bytes of it; they read as zeros: a hole, or a lost subfile)\n",
 		       iod, index_name(index, ib, sizeof(ib)), ino, size,
 		       expect);
 	}
-	f->missing++;
-	st->bad++;
+	f->absent++;
 	return 0;
 }
 
@@ -342,18 +346,17 @@ static int summary(struct fsck *f)
 	size_t n = 0;
 
 	what[0] = '\0';
+	if (f->absent)
+		printf("%zu absent subfile%s under metad's size: %s bytes read as zeros (holes no one wrote, or subfiles an iod lost)%s\n",
+		       f->absent, f->absent == 1 ? "" : "s",
+		       f->absent == 1 ? "its" : "their",
+		       f->repair ? "" : "; clf fsck --repair makes them, empty");
 	if (f->orphans)
 		n += (size_t)snprintf(what + n, sizeof(what) - n,
 				      "%s%zu orphan subfile%s%s", n ? ", " : "",
 				      f->orphans, f->orphans == 1 ? "" : "s",
 				      f->repair ? " left" :
 				      " (clf fsck --repair removes them)");
-	if (f->missing && n < sizeof(what))
-		n += (size_t)snprintf(what + n, sizeof(what) - n,
-				      "%s%zu missing subfile%s%s", n ? ", " : "",
-				      f->missing, f->missing == 1 ? "" : "s",
-				      f->repair ? " left" :
-				      " (clf fsck --repair makes them, empty)");
 	if (f->sizes && n < sizeof(what))
 		n += (size_t)snprintf(what + n, sizeof(what) - n,
 				      "%s%zu subfile%s longer than metad's size",

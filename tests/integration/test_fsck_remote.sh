@@ -5,10 +5,12 @@
 # runs in a mount namespace of its own with its storage directory on a
 # private tmpfs, so nothing fsck could read through the file system
 # holds its subfiles.  Damage is made on purpose inside that namespace:
-# an orphan subfile, a missing subfile, a subfile longer than metad's
-# size.  fsck reports each on iod 1 (exit 1), --repair removes the orphan
-# and makes the missing subfile (empty) there, the size stays reported,
-# and the file's bytes are what a read gave before the repair.
+# an orphan subfile, a lost subfile, a subfile longer than metad's size.
+# fsck reports each on iod 1 (exit 1), --repair removes the orphan and
+# makes the lost subfile (empty) there, the size stays reported, and the
+# file's bytes are what a read gave before the repair.  A hole no one
+# wrote (a subfile never made, its bytes under metad's size) is reported
+# as absent but is no damage: a healthy instance checks clean.
 #
 # usage: test_fsck_remote.sh [BUILD_DIR]  (default: $CLF_BUILD_DIR or build)
 # Exits 77 when a mount namespace cannot be made here (not root).
@@ -94,7 +96,27 @@ expect_rc 0
 grep -q "^iod 1 (.*): ok (1 subfiles)$" "$tmp/out" ||
 	fail "iod 1's subfile not counted"
 
-step="an orphan, a missing subfile, a subfile past metad's size"
+step="a hole no one wrote is absent, not damage"
+# clf cp keeps a local file's holes: the second 64 KiB stripe, all of
+# subfile 1 under the size, is never written.
+head -c 1000 /dev/urandom >"$tmp/sparse.bin"
+truncate -s 131072 "$tmp/sparse.bin"
+head -c 1000 /dev/urandom >>"$tmp/sparse.bin"
+run "$clf" cp --data "$data" -q "$tmp/sparse.bin" clf:/sparse.bin
+expect_rc 0
+run "$clf" fsck --data "$data"
+expect_rc 0
+grep -q '^iod 1: absent subfile 1 of file 0x[0-9a-f]* (metad.s size 132072 covers 65536 bytes of it; they read as zeros: a hole, or a lost subfile)$' "$tmp/out" ||
+	fail "the hole on iod 1 not reported as absent"
+grep -q "^1 absent subfile under metad's size: its bytes read as zeros" "$tmp/out" ||
+	fail "no note of the absent subfile"
+run "$clf" cp --data "$data" -q clf:/sparse.bin "$tmp/sparse.back"
+expect_rc 0
+cmp "$tmp/sparse.bin" "$tmp/sparse.back" || fail "the sparse file read back differs"
+run "$clf" rm --data "$data" clf:/sparse.bin
+expect_rc 0
+
+step="an orphan, a lost subfile, a subfile past metad's size"
 in_ns sh -c 'mkdir -p "$1/ab" && printf orphan >"$1/ab/00000000deadbeab.3"' \
 	sh "$data/iod1"
 in_ns rm "$sub"
@@ -107,20 +129,20 @@ run "$clf" fsck --data "$data"
 expect_rc 1
 grep -q '^iod 1: orphan subfile 3 of file 0xdeadbeab (6 bytes, on ' "$tmp/out" ||
 	fail "the orphan on iod 1 not reported"
-grep -q '^iod 1: missing subfile 1 of file 0x[0-9a-f]* (metad.s size 300000 covers ' "$tmp/out" ||
-	fail "the missing subfile on iod 1 not reported"
+grep -q '^iod 1: absent subfile 1 of file 0x[0-9a-f]* (metad.s size 300000 covers ' "$tmp/out" ||
+	fail "the lost subfile on iod 1 not reported"
 grep -q "^iod 0: subfile 0 of file 0x[0-9a-f]* is $((len0 + 4096)) bytes; metad's size 300000 covers $len0 of them$" "$tmp/out" ||
 	fail "the long subfile on iod 0 not reported"
-grep -q "1 orphan subfile (clf fsck --repair removes them), 1 missing subfile (clf fsck --repair makes them, empty), 1 subfile longer than metad's size" "$tmp/err" ||
+grep -q "1 orphan subfile (clf fsck --repair removes them), 1 subfile longer than metad's size" "$tmp/err" ||
 	fail "no summary"
 
-step="--repair removes the orphan and makes the missing subfile"
+step="--repair removes the orphan and makes the lost subfile"
 run "$clf" fsck --data "$data" --repair
 expect_rc 1
 grep -q '^iod 1: removed orphan subfile 3 of file 0xdeadbeab ' "$tmp/out" ||
 	fail "the orphan not removed"
-grep -q '^iod 1: made missing subfile 1 of file ' "$tmp/out" ||
-	fail "the missing subfile not made"
+grep -q '^iod 1: made absent subfile 1 of file ' "$tmp/out" ||
+	fail "the lost subfile not made"
 in_ns test ! -e "$data/iod1/ab/00000000deadbeab.3" ||
 	fail "the orphan is still in iod 1's directory"
 [ "$(in_ns stat -c %s "$sub")" = 0 ] || fail "the subfile made is not empty"
