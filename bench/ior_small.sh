@@ -33,7 +33,7 @@ one() {
 	o_id=$1 o_xfer=$2 o_segs=$3 o_flag=$4 o_path=$5 o_hint=$6
 	mpiexec -n "$np" -genv IOR_HINT__MPI__use_romio_optimizations \
 		"$o_hint" "$ior" -a MPIIO -t "$o_xfer" -b "$o_xfer" \
-		-s "$o_segs" $o_flag -w -r -i 1 -o "$o_path" >"$tmp/out" 2>&1 || {
+		-s "$o_segs" ${o_flag:+"$o_flag"} -w -r -i 1 -o "$o_path" >"$tmp/out" 2>&1 || {
 		cat "$tmp/out" >&2
 		echo "ior_small.sh: ior failed ($o_id)" >&2
 		exit 1
@@ -48,7 +48,7 @@ median() {
 }
 
 cases=${CASES:-"1k:16000 47008:800"}
-for r in $(seq "$reps"); do
+for _ in $(seq "$reps"); do
 	for c in $cases; do
 		xfer=${c%:*} segs=${c#*:}
 		for coll in ind coll; do
@@ -70,7 +70,7 @@ for c in $cases; do
 	xfer=${c%:*}
 	for coll in ind coll; do
 		for op in 1 2; do
-			name=write; [ "$op" = 2 ] && name=read
+			name="write"; [ "$op" = 2 ] && name="read"
 			u=$(cut -d' ' -f"$op" "$tmp/$xfer-$coll-ufs" | median)
 			n=$(cut -d' ' -f"$op" "$tmp/$xfer-$coll-clf" | median)
 			o=$(cut -d' ' -f"$op" "$tmp/$xfer-$coll-romio" | median)
