@@ -331,8 +331,11 @@ int clf_peer_recv_data(struct clf_peer *p, uint16_t op, uint64_t id,
 	return clf_peer_recv_datav(p, op, id, &iov, 1, len);
 }
 
-int clf_peer_recv_datav(struct clf_peer *p, uint16_t op, uint64_t id,
-			const struct iovec *iov, int iovcnt, uint32_t len)
+/* clf_peer_recv_datav, or, with got, a reply of at most len bytes
+ * (iovcnt 1): *got says how many came. */
+static int recv_data(struct clf_peer *p, uint16_t op, uint64_t id,
+		     const struct iovec *iov, int iovcnt, uint32_t len,
+		     uint32_t *got)
 {
 	struct clf_proto_header h;
 	uint8_t lenbuf[4];
@@ -369,12 +372,18 @@ int clf_peer_recv_datav(struct clf_peer *p, uint16_t op, uint64_t id,
 		free(body);
 		return err;
 	}
-	if (h.payload_len != sizeof(lenbuf) + (uint64_t)len) {
+	if (h.payload_len > sizeof(lenbuf) + (uint64_t)len ||
+	    h.payload_len < sizeof(lenbuf) ||
+	    (!got && h.payload_len != sizeof(lenbuf) + (uint64_t)len)) {
 		peer_drop(p);
 		return clf_fail_source(&p->src, -EPROTO,
-				       "sent %u bytes, expected %u",
-				       h.payload_len, len + 4);
+				       "sent %u bytes, expected %s%u",
+				       h.payload_len, got ? "at most " : "",
+				       len + 4);
 	}
+	len = h.payload_len - sizeof(lenbuf);
+	if (got)
+		*got = len;
 	err = clf_conn_recv_payload(p->conn, lenbuf, sizeof(lenbuf));
 	if (!err && wire_get_u32(&r) != len) {
 		peer_drop(p);
@@ -391,6 +400,20 @@ int clf_peer_recv_datav(struct clf_peer *p, uint16_t op, uint64_t id,
 drop:
 	peer_drop(p);
 	return down_error(p, err);
+}
+
+int clf_peer_recv_datav(struct clf_peer *p, uint16_t op, uint64_t id,
+			const struct iovec *iov, int iovcnt, uint32_t len)
+{
+	return recv_data(p, op, id, iov, iovcnt, len, NULL);
+}
+
+int clf_peer_recv_data_upto(struct clf_peer *p, uint16_t op, uint64_t id,
+			    void *dest, uint32_t max, uint32_t *got)
+{
+	struct iovec iov = { dest, max };
+
+	return recv_data(p, op, id, &iov, 1, max, got);
 }
 
 int clf_peer_call(struct clf_peer *p, uint16_t op, const struct iovec *iov,

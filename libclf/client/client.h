@@ -126,6 +126,11 @@ int clf_peer_recv_data(struct clf_peer *p, uint16_t op, uint64_t id,
 int clf_peer_recv_datav(struct clf_peer *p, uint16_t op, uint64_t id,
 			const struct iovec *iov, int iovcnt, uint32_t len);
 
+/* The same, a reply of at most max bytes (a SUB_READ that reached the
+ * end of its subfile): *got says how many came into dest. */
+int clf_peer_recv_data_upto(struct clf_peer *p, uint16_t op, uint64_t id,
+			    void *dest, uint32_t max, uint32_t *got);
+
 /*
  * Both, on an unlocked peer: lock, send, receive, unlock; retried once
  * on a fresh connection when the kept one turns out stale, and through

@@ -184,7 +184,6 @@ static int send_piece(struct small *s, struct small_piece *p)
 static int recv_piece(struct small *s, struct small_piece *p)
 {
 	uint16_t op = s->write ? CLF_PROTO_OP_SUB_WRITE : CLF_PROTO_OP_SUB_READ;
-	struct clf_proto_data data;
 	struct clf_proto_u32 n;
 	struct wire_reader r;
 	uint32_t rlen;
@@ -192,25 +191,25 @@ static int recv_piece(struct small *s, struct small_piece *p)
 	int err;
 
 	p->sent = false;
+	if (!s->write) {
+		/* Straight into place; short at the end of the subfile:
+		 * zeros. */
+		err = clf_peer_recv_data_upto(p->peer, op, p->id,
+					      s->packed + p->at,
+					      (uint32_t)p->len, &rlen);
+		if (!err)
+			memset(s->packed + p->at + rlen, 0, p->len - rlen);
+		return err;
+	}
 	err = clf_peer_recv(p->peer, op, p->id, &reply, &rlen);
 	if (err)
 		return err;
 	r = (struct wire_reader){ .buf = reply, .len = rlen };
-	if (s->write) {
-		err = clf_proto_u32_decode(&r, &n);
-		if (!err && n.value != p->len)
-			err = clf_fail_source(&p->peer->src, -EIO,
-					      "wrote %u of %lld bytes", n.value,
-					      (long long)p->len);
-	} else {
-		err = clf_proto_data_decode(&r, &data);
-		if (!err) {
-			/* Short at the end of the subfile: zeros. */
-			memset(s->packed + p->at, 0, p->len);
-			memcpy(s->packed + p->at, data.data.ptr,
-			       min64(data.data.len, p->len));
-		}
-	}
+	err = clf_proto_u32_decode(&r, &n);
+	if (!err && n.value != p->len)
+		err = clf_fail_source(&p->peer->src, -EIO,
+				      "wrote %u of %lld bytes", n.value,
+				      (long long)p->len);
 	free(reply);
 	return err;
 }
