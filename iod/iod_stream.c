@@ -35,44 +35,18 @@
 #include "error.h"
 #include "iod_server.h"
 #include "iod_viewio.h"
+#include "mapping_prog.h"
 #include "proto.h"
-
-#define CUT_DONE 1	/* stops the walk: not a negative errno */
-
-struct cut {
-	int64_t want, got;	/* packed bytes wanted, seen */
-	int64_t at;		/* view offset after the last one seen */
-};
-
-static int on_run(int64_t v, int64_t s, int64_t len, void *arg)
-{
-	struct cut *c = arg;
-
-	(void)s;
-	if (c->got + len >= c->want) {
-		c->at = v + (c->want - c->got);
-		c->got = c->want;
-		return CUT_DONE;
-	}
-	c->got += len;
-	c->at = v + len;
-	return 0;
-}
 
 /*
  * The view offset *at in [lo, hi] such that [lo, *at) holds want bytes of
- * the subfile (hi when it holds fewer): 0 or a negative errno.
+ * the subfile (hi when it holds fewer): 0 or a negative errno.  From the
+ * mapping's table when it has one: a binary search, not a walk.
  */
 static int view_cut(const CLF_Mapping *m, int64_t lo, int64_t hi,
 		    int64_t want, int64_t *at)
 {
-	struct cut c = { want, 0, hi };
-	int err = CLF_Mapping_foreach(m, lo, hi, on_run, &c);
-
-	if (err && err != CUT_DONE)
-		return err;
-	*at = err == CUT_DONE ? c.at : hi;
-	return 0;
+	return clf_mapping_cut(m, lo, hi, want, at);
 }
 
 size_t iod_stream_head_len(const struct clf_proto_header *h)

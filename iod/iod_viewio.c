@@ -19,6 +19,7 @@
 
 #include "error.h"
 #include "iod_viewio.h"
+#include "mapping_prog.h"
 
 const struct iod_sieve iod_sieve_default = {
 	.window = IOD_SIEVE_WINDOW_DEFAULT,
@@ -95,7 +96,19 @@ struct viewio {
 	int64_t glo, ghi;	/* subfile span */
 	int64_t gvlo, gvhi;	/* view range */
 	size_t gdata;		/* data offset of its first byte */
+	size_t gend;		/* and after its last (progressions) */
+	int64_t lo, hi;		/* the view range (progressions) */
 };
+
+static int64_t min64(int64_t a, int64_t b)
+{
+	return a < b ? a : b;
+}
+
+static int64_t max64(int64_t a, int64_t b)
+{
+	return a > b ? a : b;
+}
 
 /* Read [off, off + len) of the subfile into buf, zeros past its end. */
 static int read_zero_filled(struct iod_subfile *sf, char *buf, int64_t len,
@@ -195,15 +208,6 @@ static int flush_group(struct viewio *w)
 	return err;
 }
 
-static int64_t min64(int64_t a, int64_t b)
-{
-	return a < b ? a : b;
-}
-
-static int64_t max64(int64_t a, int64_t b)
-{
-	return a > b ? a : b;
-}
 
 /* Place one extent of the first walk: into the group, or directly. */
 static int place_extent(const struct extent *e, void *arg)
@@ -242,6 +246,137 @@ static int place_extent(const struct extent *e, void *arg)
 	return 0;
 }
 
+/*
+ * With the mapping's progressions by subfile (mapping_prog.h): the same
+ * rules, one progression at a time.  Each run of a progression is an
+ * extent; runs of a progression are equally spaced, so how many of them
+ * join the group is one division, not one step each.  A closing group
+ * walks its packed bytes [gdata, gend) again, from a binary search of
+ * the table, and copies them with the compiled loops.
+ */
+static int prog_direct(const struct clf_prog *p, void *arg)
+{
+	struct viewio *w = arg;
+	int err = 0;
+
+	for (int64_t i = 0; i < p->n && !err; i++) {
+		struct extent e = { .sub = p->x + i * p->dx, .len = p->len,
+				    .data = (size_t)(p->c + i * p->len) };
+
+		err = direct_extent(&e, w);
+	}
+	return err;
+}
+
+static int prog_copy(const struct clf_prog *p, void *arg)
+{
+	struct viewio *w = arg;
+
+	clf_prog_copy(p, (uint8_t *)w->data, (uint8_t *)w->buf, w->glo,
+		      !w->write);
+	return 0;
+}
+
+static int prog_flush_group(struct viewio *w)
+{
+	int64_t span = w->ghi - w->glo;
+	struct iod_range r;
+	ssize_t n;
+	int err, sieve;
+
+	if (!w->ngroup)
+		return 0;
+	sieve = worth_sieving(w);
+	w->ngroup = 0;
+	if (!sieve)
+		return clf_mapping_progs(w->map, w->lo, w->hi, CLF_PROG_SUB,
+					 (int64_t)w->gdata, (int64_t)w->gend,
+					 prog_direct, w);
+	if ((size_t)span > w->bufcap) {
+		char *bigger = realloc(w->buf, (size_t)span);
+
+		if (!bigger)
+			return clf_fail(ENOMEM, "iod: out of memory");
+		w->buf = bigger;
+		w->bufcap = (size_t)span;
+	}
+	if (w->write)
+		iod_rangelock_lock(&w->sf->lock, &r, w->glo, w->ghi);
+	err = read_zero_filled(w->sf, w->buf, span, w->glo);
+	if (!err)
+		err = clf_mapping_progs(w->map, w->lo, w->hi, CLF_PROG_SUB,
+					(int64_t)w->gdata, (int64_t)w->gend,
+					prog_copy, w);
+	if (!err && w->write) {
+		n = iod_subfile_pwrite(w->sf, w->buf, (size_t)span, w->glo);
+		err = n < 0 ? (int)n : 0;
+	}
+	if (w->write)
+		iod_rangelock_unlock(&w->sf->lock, &r);
+	return err;
+}
+
+/* Run i of p joins the group, or closes it and starts the next. */
+static int prog_join(struct viewio *w, const struct clf_prog *p, int64_t i)
+{
+	int64_t s = p->x + i * p->dx, c = p->c + i * p->len;
+	int err;
+
+	if (w->ngroup) {
+		int64_t hi = max64(w->ghi, s + p->len);
+
+		if ((uint64_t)(hi - w->glo) <= w->sv.window &&
+		    (uint64_t)(w->k * (hi - w->ghi)) <= w->sv.call_cost) {
+			w->ghi = hi;
+			w->gend = (size_t)(c + p->len);
+			w->ngroup++;
+			return 0;
+		}
+		err = prog_flush_group(w);
+		if (err)
+			return err;
+	}
+	w->ngroup = 1;
+	w->glo = s;
+	w->ghi = s + p->len;
+	w->gdata = (size_t)c;
+	w->gend = (size_t)(c + p->len);
+	return 0;
+}
+
+static int place_prog(const struct clf_prog *p, void *arg)
+{
+	struct viewio *w = arg;
+	uint64_t cost = (uint64_t)w->sv.call_cost;
+	int64_t i = 0;
+	int err;
+
+	/* k * len >= cost: never sieved (as place_extent) */
+	if (!cost || (uint64_t)p->len >= (cost + (uint64_t)w->k - 1) / w->k) {
+		err = prog_flush_group(w);
+		return err ? err : prog_direct(p, w);
+	}
+	while (i < p->n) {
+		err = prog_join(w, p, i++);
+		if (err)
+			return err;
+		/* The next runs each grow the span by dx: all that fit. */
+		if (i < p->n && (uint64_t)(w->k * p->dx) <= cost) {
+			int64_t room = ((int64_t)w->sv.window -
+					(w->ghi - w->glo)) / p->dx;
+			int64_t add = min64(room, p->n - i);
+
+			if (add > 0) {
+				w->ghi += add * p->dx;
+				w->ngroup += add;
+				i += add;
+				w->gend = (size_t)(p->c + i * p->len);
+			}
+		}
+	}
+	return 0;
+}
+
 static int64_t view_io(struct iod_store *st, const struct iod_view *v,
 		       int64_t lo, int64_t hi, char *data, size_t len,
 		       const struct iod_sieve *sv, int write)
@@ -277,9 +412,18 @@ static int64_t view_io(struct iod_store *st, const struct iod_view *v,
 	}
 	if (err)
 		return err;
-	err = for_each_extent(v->map, lo, hi, 0, place_extent, &w);
-	if (!err)
-		err = flush_group(&w);
+	if (clf_mapping_has_progs(v->map, CLF_PROG_SUB)) {
+		w.lo = lo;
+		w.hi = hi;
+		err = clf_mapping_progs(v->map, lo, hi, CLF_PROG_SUB, 0,
+					INT64_MAX, place_prog, &w);
+		if (!err)
+			err = prog_flush_group(&w);
+	} else {
+		err = for_each_extent(v->map, lo, hi, 0, place_extent, &w);
+		if (!err)
+			err = flush_group(&w);
+	}
 	free(w.buf);
 	iod_subfile_put(w.sf);
 	return err ? err : (int64_t)len;

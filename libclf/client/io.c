@@ -21,6 +21,7 @@
 #include "arith.h"
 #include "client_i.h"
 #include "error.h"
+#include "mapping_prog.h"
 #include "type.h"
 
 static int enc_register(struct wire_writer *w, const void *m)
@@ -355,6 +356,7 @@ static int send_share(struct access *a, const struct target *t,
 /* Memory runs being collected into a share's iovecs. */
 struct mem_runs {
 	uint8_t *user;
+	int64_t base;		/* view offset of user[0] (view runs) */
 	struct iovec *iov;	/* iov[0] left for the request's head */
 	int n, cap, max;
 };
@@ -401,6 +403,63 @@ static bool share_memory_runs(struct access *a, int64_t lo, int64_t hi,
 		return false;
 	if (CLF_Mapping_foreach(a->mem->map, lo - a->base, hi - a->base,
 				add_mem_run, &m) != 0) {
+		free(m.iov);
+		return false;
+	}
+	sh->runs = m.iov;
+	sh->nruns = m.n;
+	return true;
+}
+
+static int add_view_prog(const struct clf_prog *p, void *arg)
+{
+	struct mem_runs *m = arg;
+	uint8_t *at = m->user + (p->x - m->base);
+	struct iovec *last = m->n ? &m->iov[m->n] : NULL;
+	int64_t i = 0;
+
+	if (last && (uint8_t *)last->iov_base + last->iov_len == at) {
+		last->iov_len += (size_t)p->len;
+		i = 1;
+	}
+	if (m->n + (p->n - i) > m->max)
+		return 1;	/* too many, too short: pack instead */
+	if (m->n + (p->n - i) + 1 > m->cap) {
+		int cap = m->n + (int)(p->n - i) + 1;
+		struct iovec *bigger;
+
+		cap = cap < 2 * m->cap ? 2 * m->cap : cap;
+		bigger = realloc(m->iov, cap * sizeof(*bigger));
+		if (!bigger)
+			return 1;
+		m->iov = bigger;
+		m->cap = cap;
+	}
+	for (; i < p->n; i++)
+		m->iov[++m->n] = (struct iovec){ at + i * p->dx,
+						 (size_t)p->len };
+	return 0;
+}
+
+/*
+ * A contiguous user buffer whose view bytes for subfile t->j [lo, hi)
+ * lie in long stretches of the view (whole rows of a checkerboard over
+ * round-robin stripes): those stretches as sh->runs, sent (received) in
+ * place, when they are long enough on average (MEM_RUN_MIN); false:
+ * pack them.
+ */
+static bool share_view_runs(struct access *a, const struct target *t,
+			    int64_t lo, int64_t hi, struct share *sh)
+{
+	struct mem_runs m = { .user = a->buf, .base = a->base, .cap = 64,
+			      .max = (int)min64(sh->count / MEM_RUN_MIN + 1,
+						1 << 20) };
+
+	m.iov = malloc(m.cap * sizeof(*m.iov));
+	if (!m.iov)
+		return false;
+	if (clf_mapping_progs(a->f->view->maps[t->j], lo, hi, CLF_PROG_VIEW,
+			      0, INT64_MAX, add_view_prog, &m) != 0) {
 		free(m.iov);
 		return false;
 	}
@@ -478,6 +537,8 @@ static int prepare_share(struct access *a, const struct target *t,
 		sh->packed = a->buf + (lo - a->base);
 	} else if (t->view_direct && share_memory_runs(a, lo, hi, sh)) {
 		/* The piece is these memory runs, in place. */
+	} else if (!a->mem->map && share_view_runs(a, t, lo, hi, sh)) {
+		/* The piece is these stretches of the buffer, in place. */
 	} else {
 		sh->packed = malloc(sh->count);
 		if (!sh->packed)

@@ -9,6 +9,7 @@
 #include "arith.h"
 #include "error.h"
 #include "layout.h"
+#include "mapping_prog.h"
 #include "type.h"
 
 int clf_layout_create(int64_t disp, int nsub, const CLF_Datatype *types,
@@ -369,6 +370,23 @@ static bool copy_fault(void)
 	return v && strcmp(v, "1") == 0;
 }
 
+/* A contiguous user buffer: progressions by view, compiled copy loops. */
+struct prog_copy {
+	uint8_t *user, *packed;
+	int64_t base;		/* view offset of user[0] */
+	int64_t done;
+	bool to_packed;
+};
+
+static int copy_prog(const struct clf_prog *p, void *arg)
+{
+	struct prog_copy *c = arg;
+
+	clf_prog_copy(p, c->packed, c->user, c->base, c->to_packed);
+	c->done += p->n * p->len;
+	return 0;
+}
+
 static int64_t view_copy(const struct clf_viewmap *view, int j, int64_t lo,
 			 int64_t hi, int64_t base,
 			 const struct clf_memlayout *mem, uint8_t *user,
@@ -381,6 +399,15 @@ static int64_t view_copy(const struct clf_viewmap *view, int j, int64_t lo,
 	if (copy_fault())
 		return clf_fail(ENOMEM, "clf: cannot %s view bytes (fault hook)",
 				to_packed ? "gather" : "scatter");
+	if (!mem->map && j < view->nmaps - 1) {
+		struct prog_copy pc = { user, packed, base, 0, to_packed };
+
+		if (!view->maps[j])
+			return 0;
+		err = clf_mapping_progs(view->maps[j], lo, hi, CLF_PROG_VIEW, 0,
+					INT64_MAX, copy_prog, &pc);
+		return err ? err : pc.done;
+	}
 	if (mem->map) {
 		mc = malloc(sizeof(*mc));
 		if (!mc)

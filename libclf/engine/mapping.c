@@ -170,6 +170,11 @@ static void release_periodic(struct clf_mapping *m)
 	free(m->table);
 	m->table = NULL;
 	m->ntable = 0;
+	for (int i = 0; i < 2; i++) {
+		free(m->prog[i]);
+		m->prog[i] = NULL;
+		m->nprog[i] = 0;
+	}
 	fsplit_release(&m->common_parts);
 	fsplit_release(&m->only_v_parts);
 	fsplit_release(&m->only_s_parts);
@@ -261,8 +266,7 @@ int CLF_Mapping_is_contiguous(const CLF_Mapping *m)
 	       m->common->size > 0;
 }
 
-/* Bytes of I in [origin, f), for f >= origin. */
-static int64_t common_before(const struct clf_mapping *m, int64_t f)
+int64_t map_common_before(const struct clf_mapping *m, int64_t f)
 {
 	int64_t k = (f - m->origin) / m->period;
 
@@ -292,7 +296,7 @@ int64_t CLF_Mapping_count(const CLF_Mapping *m, int64_t view_lo,
 	first = max64(first, m->origin);
 	if (last < first)
 		return 0;
-	return common_before(m, last + 1) - common_before(m, first);
+	return map_common_before(m, last + 1) - map_common_before(m, first);
 }
 
 static int mapping_walk(const CLF_Mapping *m, int64_t view_lo,

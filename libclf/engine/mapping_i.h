@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "falls_cursor.h"
+#include "mapping_prog.h"
 #include "type.h"
 
 /* One run of a period's table: view and subfile offsets in the period. */
@@ -67,6 +68,16 @@ struct clf_mapping {
 	struct map_run *table;
 	int ntable;
 	int64_t tper, tvper, tsper, tk, ttail;
+	/*
+	 * The same stretch's runs as progressions (mapping_prog.h), by
+	 * view [CLF_PROG_VIEW] and by subfile [CLF_PROG_SUB], c and x from
+	 * the stretch's start; owned, NULL when more than MAP_PROG_MAX or
+	 * when the stretch does not divide the period (ttail).  tcper: the
+	 * common bytes of a stretch.
+	 */
+	struct clf_prog *prog[2];
+	int nprog[2];
+	int64_t tcper;
 };
 
 /*
@@ -124,6 +135,34 @@ int map_walk_from(const struct clf_mapping *m, int64_t first,
 /* The runs of I in file bytes [first, last], by cursors. */
 int map_walk_file(const struct clf_mapping *m, int64_t first, int64_t last,
 		  struct map_emit *e);
+
+/*
+ * Progressions a side's table may hold, and how many runs of a stretch
+ * its creation may walk to find them (at ~30 ns a run: 4 ms at most).
+ */
+#define MAP_PROG_MAX 4096
+#define MAP_PROG_RUNS_MAX (1 << 17)
+
+/*
+ * Progressions being built from runs in view order (mapping_prog.c):
+ * runs whose x continues are joined first, then equal runs at a
+ * constant stride.  full: more than max progressions (p is then
+ * incomplete).
+ */
+struct map_prog_build {
+	struct clf_prog *p;	/* owned */
+	int n, alloc, max;
+	bool full;
+	int64_t pc, px, plen;	/* the run being joined; plen 0: none */
+};
+
+/* Add run (c, x, len): 0 or -ENOMEM. */
+int map_prog_add(struct map_prog_build *b, int64_t c, int64_t x, int64_t len);
+/* Add the run being joined: 0 or -ENOMEM. */
+int map_prog_finish(struct map_prog_build *b);
+
+/* I's bytes in [origin, f), for f >= origin. */
+int64_t map_common_before(const struct clf_mapping *m, int64_t f);
 
 /* How many runs a period may have for a table; tests may lower it. */
 #define MAP_TABLE_MAX 4096

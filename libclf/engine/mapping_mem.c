@@ -123,6 +123,10 @@ size_t clf_mapping_footprint(const CLF_Mapping *m)
 		if (m->table)
 			s.bytes += block((size_t)m->ntable *
 					 sizeof(m->table[0]));
+		for (int i = 0; i < 2; i++)
+			if (m->prog[i])
+				s.bytes += block((size_t)m->nprog[i] *
+						 sizeof(m->prog[i][0]));
 	}
 	free(s.slot);
 	return s.failed ? SIZE_MAX : s.bytes;

@@ -69,6 +69,9 @@ struct table_fill {
 	const struct clf_mapping *m;
 	struct map_run *t;	/* owned until handed to the mapping */
 	int nr, alloc, max;
+	bool full;		/* more runs than max: no run table */
+	int64_t runs, c;	/* runs and common bytes seen */
+	struct map_prog_build pb[2];	/* by view, by subfile */
 };
 
 /*
@@ -82,16 +85,16 @@ struct table_fill {
 
 #define TABLE_FULL 1	/* internal: more runs than allowed, stop */
 
-static int table_add(int64_t v, int64_t s, int64_t len, void *arg)
+static int run_add(struct table_fill *tf, int64_t v, int64_t s, int64_t len)
 {
-	struct table_fill *tf = arg;
-
 	if (tf->nr == tf->alloc) {
 		int alloc = tf->alloc ? 2 * tf->alloc : 16;
 		struct map_run *t;
 
-		if (tf->nr >= tf->max)
-			return TABLE_FULL;
+		if (tf->nr >= tf->max) {
+			tf->full = true;
+			return 0;
+		}
 		if (alloc > tf->max)
 			alloc = tf->max;
 		t = realloc(tf->t, alloc * sizeof(*t));
@@ -101,6 +104,34 @@ static int table_add(int64_t v, int64_t s, int64_t len, void *arg)
 		tf->alloc = alloc;
 	}
 	tf->t[tf->nr++] = (struct map_run){ v - tf->m->v0, s - tf->m->s0, len };
+	return 0;
+}
+
+/* One run of the stretch: into the run table and both progression tables. */
+static int table_add(int64_t v, int64_t s, int64_t len, void *arg)
+{
+	struct table_fill *tf = arg;
+	int err = 0;
+
+	if (++tf->runs > MAP_PROG_RUNS_MAX) {
+		/* Too many to look for progressions in. */
+		tf->pb[0].full = tf->pb[1].full = true;
+		if (tf->full)
+			return TABLE_FULL;
+	}
+	if (!tf->full)
+		err = run_add(tf, v, s, len);
+	if (!err)
+		err = map_prog_add(&tf->pb[CLF_PROG_VIEW], tf->c, v - tf->m->v0,
+				   len);
+	if (!err)
+		err = map_prog_add(&tf->pb[CLF_PROG_SUB], tf->c, s - tf->m->s0,
+				   len);
+	tf->c += len;
+	if (err)
+		return err;
+	if (tf->full && tf->pb[0].full && tf->pb[1].full)
+		return TABLE_FULL;
 	return 0;
 }
 
@@ -203,29 +234,46 @@ int map_table_build(struct clf_mapping *m)
 		int64_t lim;
 
 		q = sub_period(m);
-		if (q == m->period)
-			return 0;
-		tf.max = SUBPERIOD_TABLE_FACTOR * map_table_max;
+		/* No shorter stretch: progressions only, if few runs. */
+		tf.max = q == m->period ? 0
+					: SUBPERIOD_TABLE_FACTOR * map_table_max;
 		/* I repeats period / q times (and a tail shorter than q). */
-		lim = mul_sat(tf.max, m->period / q + 1);
+		lim = mul_sat(MAP_PROG_RUNS_MAX, m->period / q + 1);
 		if (leaves(m->common, lim) > lim)
 			return 0;
 	}
 	m->tper = q;
 	m->tk = m->period / q;
 	m->ttail = m->period - m->tk * q;
-	m->tvper = fset_count(m->common, q) + fset_count(m->only_v, q);
-	m->tsper = fset_count(m->common, q) + fset_count(m->only_s, q);
+	m->tcper = fset_count(m->common, q);
+	m->tvper = m->tcper + fset_count(m->only_v, q);
+	m->tsper = m->tcper + fset_count(m->only_s, q);
+	for (int i = 0; i < 2; i++)
+		tf.pb[i].max = m->ttail ? 0 : MAP_PROG_MAX;
+	tf.full = tf.max == 0;
 	err = map_walk_cursors(m, m->v0, m->v0 + m->tvper, &e);
 	if (!err)
 		err = map_emit_flush(&e);
-	if (err) {
-		free(tf.t);
-		return err == -ENOMEM ? err : 0;
+	for (int i = 0; i < 2 && !err; i++)
+		err = map_prog_finish(&tf.pb[i]);
+	if (!err) {
+		for (int i = 0; i < 2; i++) {
+			if (tf.pb[i].full || !tf.pb[i].n)
+				continue;
+			m->prog[i] = tf.pb[i].p;
+			m->nprog[i] = tf.pb[i].n;
+			tf.pb[i].p = NULL;
+		}
+		if (!tf.full && tf.nr) {
+			m->table = tf.t;
+			m->ntable = tf.nr;
+			tf.t = NULL;
+		}
 	}
-	m->table = tf.t;
-	m->ntable = tf.nr;
-	return 0;
+	free(tf.t);
+	free(tf.pb[0].p);
+	free(tf.pb[1].p);
+	return err == -ENOMEM ? err : 0;
 }
 
 /* The first run of the table ending after view offset r of a period. */

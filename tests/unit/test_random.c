@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "clf.h"
 #include "mapping_i.h"
@@ -129,6 +130,137 @@ static void model_runs(const struct typed *view, int64_t vd,
 	}
 }
 
+struct prog_cp {
+	uint8_t *packed, *buf;
+	int64_t xmin;
+};
+
+static int prog_gather(const struct clf_prog *p, void *arg)
+{
+	struct prog_cp *cp = arg;
+
+	clf_prog_copy(p, cp->packed, cp->buf, cp->xmin, true);
+	return 0;
+}
+
+static int prog_scatter(const struct clf_prog *p, void *arg)
+{
+	struct prog_cp *cp = arg;
+
+	clf_prog_copy(p, cp->packed, cp->buf, cp->xmin, false);
+	return 0;
+}
+
+/* Progressions expanded byte by byte: packed offset c -> x. */
+struct prog_bytes {
+	int64_t *x;		/* x[c - from], for c in [from, to) */
+	int64_t from, to, next;	/* next: the c expected next */
+	int nprog;
+};
+
+static int prog_expand(const struct clf_prog *p, void *arg)
+{
+	struct prog_bytes *b = arg;
+
+	ck_assert_int_eq(p->c, b->next);
+	ck_assert_int_ge(p->n, 1);
+	ck_assert_int_ge(p->len, 1);
+	if (p->n > 1)
+		ck_assert_int_gt(p->dx, p->len);
+	for (int64_t i = 0; i < p->n; i++)
+		for (int64_t k = 0; k < p->len; k++) {
+			int64_t c = p->c + i * p->len + k;
+
+			ck_assert_int_lt(c, b->to);
+			b->x[c - b->from] = p->x + i * p->dx + k;
+		}
+	b->next = p->c + p->n * p->len;
+	b->nprog++;
+	return 0;
+}
+
+/*
+ * m's progressions of [lo, hi) on both sides, whole and clipped to a
+ * random stretch of the packed bytes, put each byte where the model's
+ * runs do; the copy loops move the bytes there; a cut ends where the
+ * model's wanted byte does.
+ */
+static void expect_progs(const CLF_Mapping *m, int64_t lo, int64_t hi,
+			 const struct runs *want, int64_t sum)
+{
+	static uint64_t rs = 77;
+	int64_t *wx[2];
+	int64_t c = 0, at;
+
+	wx[0] = malloc((sum + 1) * sizeof(int64_t));
+	wx[1] = malloc((sum + 1) * sizeof(int64_t));
+	for (int k = 0; k < want->nr; k++)
+		for (int64_t i = 0; i < want->r[k].len; i++, c++) {
+			wx[CLF_PROG_VIEW][c] = want->r[k].v + i;
+			wx[CLF_PROG_SUB][c] = want->r[k].s + i;
+		}
+	for (int side = 0; side < 2; side++) {
+		int64_t from = sum ? rnd_range(&rs, 0, sum - 1) : 0;
+		int64_t to = from + rnd_range(&rs, 0, sum - from);
+		struct prog_bytes b = { malloc((sum + 1) * sizeof(int64_t)), 0,
+					sum, 0, 0 };
+		int64_t xmin, xmax;
+		uint8_t *packed, *buf;
+
+		ck_assert_int_eq(clf_mapping_progs(m, lo, hi, side, 0, INT64_MAX,
+						   prog_expand, &b), 0);
+		ck_assert_int_eq(b.next, sum);
+		for (int64_t k = 0; k < sum; k++)
+			ck_assert_int_eq(b.x[k], wx[side][k]);
+		b.from = b.next = from;
+		b.to = to;
+		ck_assert_int_eq(clf_mapping_progs(m, lo, hi, side, from, to,
+						   prog_expand, &b), 0);
+		ck_assert_int_eq(b.next, to);
+		for (int64_t k = from; k < to; k++)
+			ck_assert_int_eq(b.x[k - from], wx[side][k]);
+		free(b.x);
+		if (!sum)
+			continue;
+		/* Gather through the copy loops, then scatter back. */
+		xmin = wx[side][0];
+		xmax = wx[side][sum - 1];
+		buf = malloc(xmax - xmin + 1);
+		packed = calloc(sum, 1);
+		for (int64_t x = xmin; x <= xmax; x++)
+			buf[x - xmin] = (uint8_t)(x * 31 + 7);
+		b = (struct prog_bytes){ 0 };
+		ck_assert_int_eq(clf_mapping_progs(m, lo, hi, side, 0, INT64_MAX,
+						   prog_gather, &(struct prog_cp){
+							   packed, buf, xmin }),
+				 0);
+		for (int64_t k = 0; k < sum; k++)
+			ck_assert_uint_eq(packed[k],
+					  (uint8_t)(wx[side][k] * 31 + 7));
+		memset(buf, 0, xmax - xmin + 1);
+		ck_assert_int_eq(clf_mapping_progs(m, lo, hi, side, 0, INT64_MAX,
+						   prog_scatter, &(struct prog_cp){
+							   packed, buf, xmin }),
+				 0);
+		for (int64_t k = 0; k < sum; k++)
+			ck_assert_uint_eq(buf[wx[side][k] - xmin],
+					  (uint8_t)(wx[side][k] * 31 + 7));
+		free(buf);
+		free(packed);
+	}
+	/* A cut after want bytes ends after the want-th byte's view offset. */
+	for (int t = 0; t < 3 && sum; t++) {
+		int64_t w = rnd_range(&rs, 1, sum);
+
+		ck_assert_int_eq(clf_mapping_cut(m, lo, hi, w, &at), 0);
+		ck_assert_int_eq(at, wx[CLF_PROG_VIEW][w - 1] + 1);
+	}
+	ck_assert_int_eq(clf_mapping_cut(m, lo, hi, sum + 1, &at), 0);
+	ck_assert_int_eq(at, hi);
+	free(wx[0]);
+	free(wx[1]);
+}
+
 /* m's runs of view bytes [lo, hi) and its count are the model's. */
 static void expect_runs(const CLF_Mapping *m, int64_t lo, int64_t hi,
 			const struct runs *want, int64_t sum)
@@ -208,6 +340,7 @@ static void check_mapping(uint64_t *rs, const struct typed *view,
 			ck_assert_msg(err == 0, "mapping: %s", CLF_Last_error());
 			ck_assert_int_eq(m->tiled, path == 2 || m->tiled);
 			expect_runs(m, lo, hi, &want, sum);
+			expect_progs(m, lo, hi, &want, sum);
 			CLF_Mapping_free(m);
 		}
 		free(want.r);
