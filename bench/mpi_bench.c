@@ -16,10 +16,10 @@
 
 const char *const bench_sc_name[SC_COUNT] = { "CLF-phys", "ROMIO-phys",
 					      "ROMIO-rr", "ROMIO-ufs",
-					      "CLF-idx" };
+					      "CLF-idx", "CLF-rr" };
 const char *const bench_sc_key[SC_COUNT] = { "clf_phys", "romio_phys",
 					     "romio_rr", "romio_ufs",
-					     "clf_idx" };
+					     "clf_idx", "clf_rr" };
 
 #define REPS_MAX 31
 
@@ -108,7 +108,8 @@ int bench_opts_parse(struct bench_opts *o, int argc, char **argv,
 		.iods = 2,
 		.stripe = 64 * 1024,
 		/* CLF-idx only where a program builds indexed views. */
-		.scenarios = ((1u << SC_COUNT) - 1) & ~(1u << SC_CLF_IDX),
+		.scenarios = ((1u << SC_COUNT) - 1) &
+			     ~(1u << SC_CLF_IDX | 1u << SC_CLF_RR),
 		.ufs_dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
 		.tag = prog,
 	};
@@ -139,7 +140,7 @@ int bench_opts_parse(struct bench_opts *o, int argc, char **argv,
 		bad = 1;
 	if (bad && rank == 0)
 		fprintf(stderr,
-			"%s: bad option (--reps 1..%d, --iods N, --stripe BYTES, --scenarios clf_phys,romio_phys,romio_rr,romio_ufs,clf_idx, --ufs-dir DIR, --csv FILE)\n",
+			"%s: bad option (--reps 1..%d, --iods N, --stripe BYTES, --scenarios clf_phys,romio_phys,romio_rr,romio_ufs,clf_idx,clf_rr, --ufs-dir DIR, --csv FILE)\n",
 			prog, REPS_MAX);
 	return bad ? -1 : left;
 }
@@ -171,8 +172,9 @@ MPI_Info bench_hints(const struct bench_opts *o, enum bench_scenario sc,
 		return info;
 	MPI_Info_set(info, "clf_profile", "true");
 	MPI_Info_set(info, "use_romio_optimizations",
-		     sc == SC_CLF_PHYS || sc == SC_CLF_IDX ? "false" : "true");
-	if (sc == SC_ROMIO_RR) {
+		     sc == SC_CLF_PHYS || sc == SC_CLF_IDX || sc == SC_CLF_RR
+			     ? "false" : "true");
+	if (sc == SC_ROMIO_RR || sc == SC_CLF_RR) {
 		snprintf(v, sizeof(v), "%d", o->stripe);
 		MPI_Info_set(info, "striping_unit", v);
 		snprintf(v, sizeof(v), "%d", o->iods);
@@ -202,6 +204,9 @@ void bench_print_hints(const struct bench_opts *o, int nprocs)
 	printf("  ROMIO-ufs:  ufs:%s (local file system)\n", o->ufs_dir);
 	if (o->scenarios & (1u << SC_CLF_IDX))
 		printf("  CLF-idx:    as CLF-phys, the views written as MPI_Type_indexed lists of row pieces\n");
+	if (o->scenarios & (1u << SC_CLF_RR))
+		printf("  CLF-rr:     striping_unit=%d striping_factor=%d use_romio_optimizations=false\n",
+		       o->stripe, o->iods);
 }
 
 void bench_path(const struct bench_opts *o, enum bench_scenario sc,

@@ -18,6 +18,10 @@
  *               of row pieces instead of vectors (mpi_matrix only, run by
  *               default there): what clf makes of the lists applications
  *               and libraries build
+ *   CLF-rr      the round-robin layout of ROMIO-rr, clf's own views and
+ *               collective I/O (use_romio_optimizations=false): clf on
+ *               the layout a user gets without declaring one (asked for
+ *               with --scenarios, e.g. clf_rr,romio_rr)
  * ROMIO gets its fair configuration: every process is an aggregator
  * (cb_config_list "*:*", cb_nodes = processes) and collective buffering
  * is on for reads and writes (romio_cb_write, romio_cb_read "enable").
@@ -35,6 +39,7 @@ enum bench_scenario {
 	SC_ROMIO_RR,
 	SC_ROMIO_UFS,
 	SC_CLF_IDX,
+	SC_CLF_RR,
 	SC_COUNT
 };
 

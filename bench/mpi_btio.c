@@ -379,6 +379,10 @@ static void print_results(const struct bench_opts *o, double bytes,
 			       bench_sc_name[sc],
 			       res[sc].w.secs / res[SC_CLF_PHYS].w.secs,
 			       res[sc].r.secs / res[SC_CLF_PHYS].r.secs);
+	if (res[SC_CLF_RR].ran && res[SC_ROMIO_RR].ran)
+		printf("CLF-rr / ROMIO-rr: write %.2f, read %.2f\n",
+		       res[SC_ROMIO_RR].w.secs / res[SC_CLF_RR].w.secs,
+		       res[SC_ROMIO_RR].r.secs / res[SC_CLF_RR].r.secs);
 }
 
 int main(int argc, char **argv)

@@ -265,12 +265,16 @@ static void print_header(const struct bench_opts *o)
 	printf(" %-13s | %-13s", "CLF/ROMIO-rr", "CLF/ROMIO-ufs");
 	if (o->scenarios & (1u << SC_CLF_IDX))
 		printf(" | %-13s", "idx/CLF-phys");
+	if (o->scenarios & (1u << SC_CLF_RR))
+		printf(" | %-13s", "CLF-rr/ROMIO-rr");
 	printf("\n%6s |", "");
 	for (int sc = 0; sc < SC_COUNT; sc++)
 		if (o->scenarios & (1u << sc))
 			printf(" %7s %7s |", "write", "read");
 	printf(" %6s %6s | %6s %6s", "write", "read", "write", "read");
 	if (o->scenarios & (1u << SC_CLF_IDX))
+		printf(" | %6s %6s", "write", "read");
+	if (o->scenarios & (1u << SC_CLF_RR))
 		printf(" | %6s %6s", "write", "read");
 	printf("\n");
 }
@@ -288,8 +292,9 @@ static void ratio(const struct result *a, const struct result *b,
 static void print_row(const struct bench_opts *o, int k, double bytes,
 		      const struct result *res, FILE *csv)
 {
-	double rw, rr, uw, ur, iw, ir;
+	double rw, rr, uw, ur, iw, ir, xw, xr;
 
+	ratio(&res[SC_CLF_RR], &res[SC_ROMIO_RR], &xw, &xr);
 	ratio(&res[SC_CLF_PHYS], &res[SC_ROMIO_RR], &rw, &rr);
 	ratio(&res[SC_CLF_PHYS], &res[SC_ROMIO_UFS], &uw, &ur);
 	ratio(&res[SC_CLF_IDX], &res[SC_CLF_PHYS], &iw, &ir);
@@ -306,12 +311,14 @@ static void print_row(const struct bench_opts *o, int k, double bytes,
 	printf(" %6.2f %6.2f | %6.2f %6.2f", rw, rr, uw, ur);
 	if (o->scenarios & (1u << SC_CLF_IDX))
 		printf(" | %6.2f %6.2f", iw, ir);
+	if (o->scenarios & (1u << SC_CLF_RR))
+		printf(" | %6.2f %6.2f", xw, xr);
 	printf("\n");
 	fflush(stdout);
 	if (!csv)
 		return;
 	fprintf(csv, "%d", k);
-	for (int sc = 0; sc < SC_COUNT; sc++) {
+	for (int sc = 0; sc < SC_CLF_RR; sc++) {
 		const struct result *x = &res[sc];
 
 		if (x->ran)
@@ -325,7 +332,7 @@ static void print_row(const struct bench_opts *o, int k, double bytes,
 	fprintf(csv, ",%.3f,%.3f,%.3f,%.3f", rw, rr, uw, ur);
 	/* MB/s of the slowest and fastest repetition, last: older readers
 	 * of the columns above are not disturbed. */
-	for (int sc = 0; sc < SC_COUNT; sc++) {
+	for (int sc = 0; sc < SC_CLF_RR; sc++) {
 		const struct result *x = &res[sc];
 
 		if (x->ran)
@@ -335,6 +342,14 @@ static void print_row(const struct bench_opts *o, int k, double bytes,
 		else
 			fprintf(csv, ",NaN,NaN,NaN,NaN");
 	}
+	/* CLF-rr after all of those (its key would clash with the ratio
+	 * columns clf_rr_*): MB/s and its ratio to ROMIO-rr. */
+	if (res[SC_CLF_RR].ran)
+		fprintf(csv, ",%.2f,%.2f,%.3f,%.3f",
+			mbs(bytes, &res[SC_CLF_RR].w),
+			mbs(bytes, &res[SC_CLF_RR].r), xw, xr);
+	else
+		fprintf(csv, ",NaN,NaN,NaN,NaN");
 	fprintf(csv, "\n");
 	fflush(csv);
 }
@@ -442,16 +457,16 @@ int main(int argc, char **argv)
 		}
 		if (csv) {
 			fprintf(csv, "k");
-			for (int sc = 0; sc < SC_COUNT; sc++)
+			for (int sc = 0; sc < SC_CLF_RR; sc++)
 				fprintf(csv,
 					",%1$s_write,%1$s_read,%1$s_write_io_s,%1$s_write_other_s,%1$s_read_io_s,%1$s_read_other_s",
 					bench_sc_key[sc]);
 			fprintf(csv, ",clf_rr_write,clf_rr_read,clf_ufs_write,clf_ufs_read");
-			for (int sc = 0; sc < SC_COUNT; sc++)
+			for (int sc = 0; sc < SC_CLF_RR; sc++)
 				fprintf(csv,
 					",%1$s_write_min,%1$s_write_max,%1$s_read_min,%1$s_read_max",
 					bench_sc_key[sc]);
-			fprintf(csv, "\n");
+			fprintf(csv, ",clfrr_write,clfrr_read,clfrr_over_romio_rr_write,clfrr_over_romio_rr_read\n");
 		}
 		print_header(&o);
 	}

@@ -443,3 +443,187 @@ int64_t iod_view_read(struct iod_store *st, const struct iod_view *v,
 {
 	return view_io(st, v, lo, hi, data, len, sv, 0);
 }
+
+/* ------------------------------------------------------------------ */
+/* Collective accesses through a staging window                        */
+/* ------------------------------------------------------------------ */
+
+#define COLL_STOP 1		/* internal: the window ends, stop the walk */
+
+/* One participant being moved window after window. */
+struct coll_cursor {
+	const struct iod_coll_src *src;
+	int64_t c;		/* next packed byte */
+	int64_t x;		/* its subfile offset; INT64_MAX: none left */
+};
+
+static int first_x(const struct clf_prog *p, void *arg)
+{
+	*(int64_t *)arg = p->x;
+	return COLL_STOP;
+}
+
+/* The subfile offset of packed byte c of src, or INT64_MAX past the end. */
+static int64_t x_of(const struct iod_coll_src *src, int64_t c)
+{
+	int64_t x = INT64_MAX;
+	int err;
+
+	if (c >= src->len)
+		return INT64_MAX;
+	err = clf_mapping_progs(src->map, src->lo, src->hi, CLF_PROG_SUB, c,
+				c + 1, first_x, &x);
+	return err < 0 ? err : x;
+}
+
+/* Copying one participant's runs that start in the window [a, wend). */
+struct coll_copy {
+	uint8_t *stage;
+	uint8_t *data;
+	int64_t a, wend;
+	int64_t stop;		/* packed byte where the window ended */
+	int64_t end;		/* subfile offset after the last byte moved */
+	bool to_packed;
+};
+
+static int coll_copy_prog(const struct clf_prog *p, void *arg)
+{
+	struct coll_copy *cc = arg;
+	struct clf_prog q = *p;
+	int64_t nin, xl;
+
+	if (p->x >= cc->wend) {
+		cc->stop = p->c;
+		return COLL_STOP;
+	}
+	nin = p->n == 1 ? 1 : min64(p->n, (cc->wend - 1 - p->x) / p->dx + 1);
+	xl = p->x + (nin - 1) * p->dx;
+	q.n = xl + p->len > cc->wend ? nin - 1 : nin;
+	if (q.n)
+		clf_prog_copy(&q, cc->data, cc->stage, cc->a, cc->to_packed);
+	if (q.n < nin) {
+		/* The last run crosses the window's end: its head. */
+		struct clf_prog h = { p->c + q.n * p->len, xl, cc->wend - xl,
+				      0, 1 };
+
+		clf_prog_copy(&h, cc->data, cc->stage, cc->a, cc->to_packed);
+		cc->end = cc->wend;
+		cc->stop = h.c + h.len;
+		return COLL_STOP;
+	}
+	cc->end = max64(cc->end, xl + p->len);
+	if (nin < p->n) {
+		cc->stop = p->c + nin * p->len;
+		return COLL_STOP;
+	}
+	return 0;
+}
+
+bool iod_view_coll_fits(const struct iod_coll_src *s, int n)
+{
+	int64_t total = 0, lo = INT64_MAX, hi = 0;
+
+	for (int i = 0; i < n; i++) {
+		int64_t first, last;
+
+		if (!s[i].len)
+			continue;
+		if (!clf_mapping_has_progs(s[i].map, CLF_PROG_SUB))
+			return false;
+		first = x_of(&s[i], 0);
+		last = x_of(&s[i], s[i].len - 1);
+		if (first < 0 || last < 0)
+			return false;
+		lo = min64(lo, first);
+		hi = max64(hi, last + 1);
+		total += s[i].len;
+	}
+	/* Dense enough that moving the span twice costs less than pieces. */
+	return total > 0 && hi - lo <= 2 * total;
+}
+
+int64_t iod_view_coll_io(struct iod_store *st, uint64_t file,
+			 uint32_t subfile, const struct iod_coll_src *s, int n,
+			 int write)
+{
+	size_t window = IOD_SIEVE_WINDOW_DEFAULT;
+	struct coll_cursor *cur;
+	struct iod_subfile *sf = NULL;
+	uint8_t *stage = NULL;
+	int64_t total = 0, last_end = 0;
+	int err;
+
+	cur = calloc(n ? n : 1, sizeof(*cur));
+	if (!cur)
+		return clf_fail(ENOMEM, "iod: out of memory");
+	for (int i = 0; i < n; i++) {
+		cur[i] = (struct coll_cursor){ &s[i], 0, x_of(&s[i], 0) };
+		if (s[i].len)
+			last_end = max64(last_end, x_of(&s[i], s[i].len - 1) + 1);
+		total += s[i].len;
+	}
+	err = iod_subfile_get(st, file, subfile, write ? IOD_CREATE : 0, &sf);
+	if (err == -ENOENT && !write) {
+		for (int i = 0; i < n; i++)
+			if (s[i].len)
+				memset(s[i].data, 0, (size_t)s[i].len);
+		err = 0;
+		goto out;
+	}
+	if (err)
+		goto out;
+	stage = malloc(window);
+	if (!stage) {
+		err = clf_fail(ENOMEM, "iod: out of memory");
+		goto out;
+	}
+	for (;;) {
+		int64_t a = INT64_MAX, wend, end = 0;
+		struct iod_range r;
+
+		for (int i = 0; i < n; i++) {
+			if (cur[i].x < 0) {
+				err = (int)cur[i].x;
+				goto out;
+			}
+			a = min64(a, cur[i].x);
+		}
+		if (a == INT64_MAX)
+			break;
+		wend = min64(a + (int64_t)window, last_end);
+		if (write)
+			iod_rangelock_lock(&sf->lock, &r, a, wend);
+		err = read_zero_filled(sf, (char *)stage, wend - a, a);
+		for (int i = 0; i < n && !err; i++) {
+			struct coll_copy cc = { stage, (uint8_t *)s[i].data, a,
+						wend, s[i].len, a, !write };
+
+			if (cur[i].x >= wend)
+				continue;
+			err = clf_mapping_progs(s[i].map, s[i].lo, s[i].hi,
+						CLF_PROG_SUB, cur[i].c,
+						INT64_MAX, coll_copy_prog, &cc);
+			if (err == COLL_STOP)
+				err = 0;
+			cur[i].c = cc.stop;
+			cur[i].x = x_of(&s[i], cc.stop);
+			end = max64(end, cc.end);
+		}
+		if (!err && write) {
+			ssize_t w = iod_subfile_pwrite(sf, stage,
+						       (size_t)(end - a), a);
+
+			err = w < 0 ? (int)w : 0;
+		}
+		if (write)
+			iod_rangelock_unlock(&sf->lock, &r);
+		if (err)
+			goto out;
+	}
+out:
+	free(stage);
+	if (sf)
+		iod_subfile_put(sf);
+	free(cur);
+	return err ? err : total;
+}

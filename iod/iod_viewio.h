@@ -46,6 +46,7 @@
 #ifndef IOD_VIEWIO_H
 #define IOD_VIEWIO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -88,5 +89,37 @@ int64_t iod_view_write(struct iod_store *st, const struct iod_view *v,
 int64_t iod_view_read(struct iod_store *st, const struct iod_view *v,
 		      int64_t lo, int64_t hi, void *data, size_t len,
 		      const struct iod_sieve *sv);
+
+/* One participant of a collective access: as for iod_view_write. */
+struct iod_coll_src {
+	const CLF_Mapping *map;	/* borrowed */
+	int64_t lo, hi;		/* its view range */
+	void *data;		/* its len packed bytes; borrowed */
+	int64_t len;
+};
+
+/*
+ * iod_view_coll_fits - can iod_view_coll_io move these participants?
+ * When every mapping with bytes walks its subfile side by a table
+ * (mapping_prog.h) and their bytes fill at least half of the subfile
+ * span they cover together.  O(participants * log table).
+ */
+bool iod_view_coll_fits(const struct iod_coll_src *s, int n);
+
+/*
+ * iod_view_coll_io - a collective write (read) of every participant's
+ * bytes, in subfile order, through one staging window: the window's span
+ * is read, each participant's runs in it are copied in (out) by the
+ * compiled loops of its progressions, and a write's span goes back in
+ * one pwrite under the range lock -- a few system calls and two copies
+ * per byte however fine the runs, where pieces cost a sort entry and an
+ * iovec or staging copy per run.  Bytes no participant writes keep their
+ * value.  Overlapping writes land in participant order.  Returns the
+ * bytes of all participants, or a negative errno (a write may then be
+ * partly done).
+ */
+int64_t iod_view_coll_io(struct iod_store *st, uint64_t file,
+			 uint32_t subfile, const struct iod_coll_src *s, int n,
+			 int write);
 
 #endif /* IOD_VIEWIO_H */

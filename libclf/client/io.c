@@ -455,6 +455,8 @@ static bool share_view_runs(struct access *a, const struct target *t,
 			      .max = (int)min64(sh->count / MEM_RUN_MIN + 1,
 						1 << 20) };
 
+	if (clf_viewmap_copy_fault())
+		return false;	/* the gather it replaces fails instead */
 	m.iov = malloc(m.cap * sizeof(*m.iov));
 	if (!m.iov)
 		return false;

@@ -363,7 +363,7 @@ static int copy_run(int64_t voff, int64_t soff, int64_t len, void *arg)
  * cannot allocate a mapping's walk would; tests check that no unfilled
  * buffer then reaches an iod as data.
  */
-static bool copy_fault(void)
+bool clf_viewmap_copy_fault(void)
 {
 	const char *v = getenv("CLF_TEST_CLIENT_FAIL_COPY");
 
@@ -396,7 +396,7 @@ static int64_t view_copy(const struct clf_viewmap *view, int j, int64_t lo,
 	struct mem_cursor *mc = NULL;
 	int err;
 
-	if (copy_fault())
+	if (clf_viewmap_copy_fault())
 		return clf_fail(ENOMEM, "clf: cannot %s view bytes (fault hook)",
 				to_packed ? "gather" : "scatter");
 	if (!mem->map && j < view->nmaps - 1) {

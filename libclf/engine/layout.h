@@ -16,6 +16,7 @@
 #ifndef CLF_LAYOUT_H
 #define CLF_LAYOUT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "clf.h"
@@ -105,5 +106,12 @@ int64_t clf_viewmap_scatter(const struct clf_viewmap *view, int j,
 			    int64_t lo, int64_t hi, int64_t base, void *buf,
 			    const struct clf_memlayout *mem,
 			    const void *packed);
+
+/*
+ * The fault hook CLF_TEST_CLIENT_FAIL_COPY=1: every gather and scatter
+ * fails with -ENOMEM (layout.c); a send of the user's bytes in place
+ * that stands for a gather gives way to one.
+ */
+bool clf_viewmap_copy_fault(void);
 
 #endif /* CLF_LAYOUT_H */

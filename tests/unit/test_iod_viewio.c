@@ -354,6 +354,65 @@ START_TEST(test_fine_cyclic_view_over_round_robin_is_sieved)
 }
 END_TEST
 
+/*
+ * A collective of two CYCLIC(1) views over 64 KiB stripes, one byte in
+ * two each: the iod moves both through one staging window (a read and a
+ * write of the span), not a piece per byte; bytes outside the
+ * participants' ranges keep their value, and a read gives each its own.
+ */
+START_TEST(test_collective_of_fine_views_goes_through_one_window)
+{
+	struct typed sub[2], view[2], whole = tbyte();
+	struct subref exp = { 0 };
+	struct iod_store_stats s0, s1;
+	struct iod_coll_src src[2];
+	struct iod_view *v[2];
+	unsigned char *data[2], *back[2];
+	int64_t lo[2] = { 10, 0 }, hi[2] = { 150000, 150001 }, n[2];
+	struct bench b;
+
+	bench_init(&b);
+	round_robin(65536, 2, sub);
+	view[0] = tv(0, 0, 2, 1, NULL);
+	view[1] = tv(1, 1, 2, 1, NULL);
+	/* Round 0 everywhere first: the collective must keep what it skips. */
+	write_through(&b, &whole, 0, &sub[0], 0, 0, 0, 400000, 0, NULL, &exp);
+	for (int k = 0; k < 2; k++) {
+		v[k] = view_of(&b, &view[k], 0, &sub[0], 0, 0);
+		data[k] = malloc((size_t)(hi[k] - lo[k]));
+		back[k] = malloc((size_t)(hi[k] - lo[k]));
+		n[k] = (int64_t)view_reference(view[k].m, 0, sub[0].m, 0, lo[k],
+					       hi[k], 1, NULL, data[k], NULL);
+		src[k] = (struct iod_coll_src){ v[k]->map, lo[k], hi[k],
+						data[k], n[k] };
+		subref_write(&exp, view[k].m, 0, sub[0].m, 0, lo[k], hi[k], 1);
+	}
+	ck_assert(iod_view_coll_fits(src, 2));
+	s0 = stats(b.st);
+	ck_assert_int_eq(iod_view_coll_io(b.st, FILE_ID, 0, src, 2, 1),
+			 n[0] + n[1]);
+	s1 = stats(b.st);
+	ck_assert_uint_eq(s1.write_calls - s0.write_calls, 1);
+	ck_assert_uint_eq(s1.read_calls - s0.read_calls, 1);
+	subref_check(b.st, FILE_ID, 0, &exp);
+	for (int k = 0; k < 2; k++)
+		src[k].data = back[k];
+	ck_assert_int_eq(iod_view_coll_io(b.st, FILE_ID, 0, src, 2, 0),
+			 n[0] + n[1]);
+	for (int k = 0; k < 2; k++) {
+		ck_assert_mem_eq(back[k], data[k], (size_t)n[k]);
+		free(data[k]);
+		free(back[k]);
+		iod_view_put(v[k]);
+	}
+	free(exp.bytes);
+	free_all(sub, 2);
+	free_all(view, 2);
+	typed_free(&whole);
+	bench_free(&b);
+}
+END_TEST
+
 START_TEST(test_sieving_window_bounds_each_span)
 {
 	struct typed sub[2], view;
@@ -658,6 +717,7 @@ int main(void)
 		test_random_views_on_random_patterns_match_the_reference, 0, 4);
 	tcase_add_test(tc, test_fine_cyclic_view_over_round_robin_is_sieved);
 	tcase_add_test(tc, test_sieving_window_bounds_each_span);
+	tcase_add_test(tc, test_collective_of_fine_views_goes_through_one_window);
 	tcase_add_test(tc, test_subfile_contiguous_runs_become_one_write);
 	tcase_add_test(tc, test_large_runs_far_apart_stay_direct);
 	tcase_add_test(tc, test_read_past_end_of_subfile_gives_zeros);

@@ -113,6 +113,62 @@ START_TEST(test_view_strided_over_round_robin_gives_runs_per_stripe)
 }
 END_TEST
 
+/*
+ * The checkerboard of CYCLIC(1) cells of an 8192 x 8192 byte matrix over
+ * 64 KiB round-robin stripes: a run per byte, 2^25 in the matrix, yet a
+ * handful of progressions a stretch on each side -- whole view stretches
+ * for the client, one byte every two for the iod -- walked without a
+ * step per run.
+ */
+static int count_prog(const struct clf_prog *p, void *arg)
+{
+	int64_t *c = arg;
+
+	c[0]++;
+	c[1] += p->n * p->len;
+	return 0;
+}
+
+START_TEST(test_checkerboard_over_stripes_walks_few_progressions)
+{
+	int64_t side = 8192, k = 1;
+	CLF_Datatype row[2], cell[2], view, sub[2];
+	CLF_Mapping *m;
+
+	for (int c = 0; c < 2; c++) {
+		row[c] = CLF_Type_vector(c * k, c * k + k - 1, 2 * k,
+					 side / (2 * k), CLF_BYTE);
+		cell[c] = CLF_Type_vector(c * k * side, (c * k + k) * side - 1,
+					  2 * k * side, side / (2 * k), row[c]);
+	}
+	view = CLF_Type_struct(2, cell);
+	ck_assert_int_eq(CLF_Type_pitfalls(0, 65535, 131072, 1, 65536, 2,
+					   CLF_BYTE, sub), 0);
+	ck_assert_int_eq(CLF_Mapping_create(view, 0, sub[0], 0, &m), 0);
+	for (int side_ = 0; side_ < 2; side_++) {
+		int64_t c[2] = { 0, 0 };
+		int64_t n = CLF_Mapping_count(m, 0, side * side / 2);
+
+		ck_assert(clf_mapping_has_progs(m, side_));
+		ck_assert_int_le(m->nprog[side_], 16);
+		ck_assert_int_eq(clf_mapping_progs(m, 0, side * side / 2, side_,
+						   0, INT64_MAX, count_prog, c),
+				 0);
+		ck_assert_int_eq(c[1], n);
+		/* A progression or so per row of the subfile's stripes. */
+		ck_assert_int_le(c[0], side_ == CLF_PROG_VIEW ? side / 16 + 1
+							      : 2 * side);
+	}
+	CLF_Mapping_free(m);
+	for (int c = 0; c < 2; c++) {
+		CLF_Type_free(&row[c]);
+		CLF_Type_free(&cell[c]);
+		CLF_Type_free(&sub[c]);
+	}
+	CLF_Type_free(&view);
+}
+END_TEST
+
 START_TEST(test_view_subset_of_subfile_merges_across_gaps)
 {
 	/*
@@ -905,6 +961,7 @@ int main(void)
 	tcase_add_test(tc, test_view_equal_to_subfile_is_one_run_for_any_range);
 	tcase_add_test(tc, test_view_maps_cyclic_onto_one_subfile);
 	tcase_add_test(tc, test_view_strided_over_round_robin_gives_runs_per_stripe);
+	tcase_add_test(tc, test_checkerboard_over_stripes_walks_few_progressions);
 	tcase_add_test(tc, test_view_subset_of_subfile_merges_across_gaps);
 	tcase_add_test(tc, test_displacements_shift_both_sides);
 	tcase_add_test(tc, test_foreach_stops_when_callback_says_so);
