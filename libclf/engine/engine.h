@@ -24,6 +24,7 @@
 #include "type.h"		/* struct clf_type behind CLF_Datatype */
 #include "mapping.h"		/* what a mapping is made of */
 #include "mapping_mem.h"	/* what a mapping costs in memory */
+#include "mapping_prog.h"	/* its runs as progressions; copy loops */
 #include "layout.h"		/* a file's layout and the views on it */
 #include "layout_text.h"	/* rr:stripe=64k,count=4 and friends */
 

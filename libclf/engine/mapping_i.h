@@ -14,8 +14,9 @@
 #include <stdint.h>
 
 #include "falls_cursor.h"
-#include "mapping_prog.h"
 #include "type.h"
+
+struct clf_prog;	/* mapping_prog.h */
 
 /* One run of a period's table: view and subfile offsets in the period. */
 struct map_run {

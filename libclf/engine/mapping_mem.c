@@ -13,6 +13,7 @@
 
 #include "mapping_i.h"
 #include "mapping_mem.h"
+#include "mapping_prog.h"
 
 /* What malloc adds to each block (glibc: a size word, 16-byte rounding). */
 #define BLOCK_OVERHEAD 16

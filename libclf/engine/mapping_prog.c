@@ -17,6 +17,7 @@
 #include "arith.h"
 #include "error.h"
 #include "mapping_i.h"
+#include "mapping_prog.h"
 
 /* ------------------------------------------------------------------ */
 /* Building                                                            */

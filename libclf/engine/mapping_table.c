@@ -40,6 +40,7 @@
 
 #include "arith.h"
 #include "mapping_i.h"
+#include "mapping_prog.h"
 
 int map_table_max = MAP_TABLE_MAX;
 

@@ -12,6 +12,7 @@
 #include "check_main.h"
 #include "clf.h"
 #include "mapping_i.h"
+#include "mapping_prog.h"
 
 struct runs {
 	int64_t v[64], s[64], len[64];

@@ -14,6 +14,7 @@
 
 #include "clf.h"
 #include "mapping_i.h"
+#include "mapping_prog.h"
 #include "model.h"
 
 static uint64_t seed_base(void)
