@@ -106,7 +106,6 @@
  * cut to COLL_ROUND_MIN pieces (768 KiB), slower but as ordered.
  */
 #define COLL_ROUND_MIN (1u << 14)
-#define COLL_MSG_MAX 512
 
 /* One participant's bytes, and the pieces made but not yet merged. */
 struct coll_part {
@@ -139,7 +138,7 @@ struct coll_op {
 	 * owned (their buffers too); views and data borrowed. */
 	struct coll_part *parts;
 	int64_t result;			/* when DONE: bytes, or -errno */
-	char msg[COLL_MSG_MAX];		/* when DONE and result < 0 */
+	struct clf_error error;		/* when DONE and result < 0 */
 	struct coll_op *next;		/* table list, while GATHERING */
 };
 
@@ -251,16 +250,19 @@ free_op:
 	return clf_fail_neg(err, "iod: cannot create a condition variable");
 }
 
-/* End the operation with result; the table mutex is held. */
+/* End the operation with result (when < 0, the last error says why);
+ * the table mutex is held. */
 static void op_finish(struct iod_colls *cs, struct coll_op *op,
-		      int64_t result, const char *msg)
+		      int64_t result)
 {
 	if (op->state == COLL_GATHERING)
 		op_unlink(cs, op);
 	op->state = COLL_DONE;
 	op->result = result;
-	if (result < 0)
-		snprintf(op->msg, sizeof(op->msg), "%s", msg);
+	if (result < 0) {
+		op->error = *clf_error_last();
+		op->error.err = (int)result;
+	}
 	pthread_cond_broadcast(&op->cond);
 }
 
@@ -409,7 +411,7 @@ static void op_perform(struct iod_server *srv, struct coll_op *op)
 		iod_hook_before_write(srv, (size_t)total);
 	n = op_rounds(srv, op);
 	pthread_mutex_lock(&cs->mutex);
-	op_finish(cs, op, n, n < 0 ? CLF_Last_error() : "");
+	op_finish(cs, op, n);
 	pthread_mutex_unlock(&cs->mutex);
 }
 
@@ -431,23 +433,23 @@ static struct timespec abs_ms(int64_t ms)
 static void op_wait(struct iod_server *srv, struct coll_op *op)
 {
 	struct iod_colls *cs = srv->colls;
-	char msg[COLL_MSG_MAX];
 
 	while (op->state != COLL_DONE) {
 		int64_t now = clf_now_ms(), until = now + COLL_POLL_MS;
 		struct timespec ts;
 
 		if (op->state == COLL_GATHERING && now >= op->deadline_ms) {
-			snprintf(msg, sizeof(msg),
+			clf_fail(ETIMEDOUT,
 				 "iod: collective operation 0x%" PRIx64 " on subfile %" PRIu32 " of file 0x%" PRIx64 ": %" PRIu32 " of %" PRIu32 " participants came within the timeout",
 				 op->tag, op->subfile, op->file, op->joined,
 				 op->participants);
-			op_finish(cs, op, -ETIMEDOUT, msg);
+			op_finish(cs, op, -ETIMEDOUT);
 			break;
 		}
 		if (op->state == COLL_GATHERING && atomic_load(&srv->stop)) {
-			op_finish(cs, op, -ESHUTDOWN,
-				  "iod: stopping; collective operation discarded");
+			clf_fail(ESHUTDOWN,
+				 "iod: stopping; collective operation discarded");
+			op_finish(cs, op, -ESHUTDOWN);
 			break;
 		}
 		/* While RUNNING the I/O goes on past the deadline: it is
@@ -490,7 +492,7 @@ int64_t iod_coll_join(struct iod_server *srv, const struct iod_view *v,
 	struct iod_colls *cs = srv->colls;
 	struct coll_op *op = NULL;	/* shared; freed by the last to leave */
 	struct iod_piece_src src;
-	char msg[COLL_MSG_MAX];
+	struct clf_error why;
 	int64_t result;
 	bool last;
 	int err;
@@ -520,12 +522,12 @@ int64_t iod_coll_join(struct iod_server *srv, const struct iod_view *v,
 	}
 	result = op->result;
 	if (result < 0)
-		snprintf(msg, sizeof(msg), "%s", op->msg);
+		why = op->error;
 	last = --op->refs == 0;
 	pthread_mutex_unlock(&cs->mutex);
 	if (last)
 		op_free(op);
 	if (result < 0)
-		err = clf_fail_neg((int)result, "%s", msg);
+		err = clf_error_restore(&why);
 	return err ? err : (int64_t)len;
 }

@@ -117,7 +117,7 @@ static int sink_put(struct sink *k, const void *buf, size_t n)
 static int64_t stream_in(struct sink *k, size_t len, bool *broken)
 {
 	struct iod_conn *cn = k->cn;
-	char msg[CLF_PROTO_ERRMSG_MAX];
+	struct clf_error why;
 	size_t done = 0;
 	int werr = 0, err;
 
@@ -138,15 +138,16 @@ static int64_t stream_in(struct sink *k, size_t len, bool *broken)
 		if (!werr) {
 			werr = sink_put(k, cn->buf, n);
 			if (werr)
-				snprintf(msg, sizeof(msg), "%s",
-					 CLF_Last_error());
+				why = *clf_error_last();
 		}
 		if (!werr)
 			atomic_fetch_add(&cn->srv->bytes_written, n);
 		done += n;
 	}
-	if (werr)
-		return clf_fail_neg(werr, "%s", msg);
+	if (werr) {
+		why.err = werr;
+		return clf_error_restore(&why);
+	}
 	return (int64_t)len;
 }
 
@@ -174,11 +175,11 @@ static int sub_write(struct iod_conn *cn, const struct clf_proto_header *h,
 static int refuse_data(struct iod_conn *cn, size_t left, int err,
 		       bool *broken)
 {
-	char msg[CLF_PROTO_ERRMSG_MAX];
+	struct clf_error why = *clf_error_last();
 
-	snprintf(msg, sizeof(msg), "%s", CLF_Last_error());
 	*broken = iod_conn_drain(cn, left) != 0;
-	return clf_fail_neg(err, "%s", msg);
+	why.err = err;
+	return clf_error_restore(&why);
 }
 
 static int view_write(struct iod_conn *cn, const struct clf_proto_header *h,

@@ -195,11 +195,12 @@ int clf_coll_merges(const struct clf_viewmap *view, int j, int64_t lo,
 
 /*
  * An independent access of view bytes [lo, hi) as plain subfile ranges
- * (io_small.c), when it is small: 0 done, 1 not small (take the view
- * path), or a negative errno.
+ * (io_small.c), when it is small: 0 with *done, or with !*done when it
+ * is not small (take the view path); or a negative errno.
  */
 int clf_small_io(struct clf_file *f, int64_t lo, int64_t hi, int64_t base,
-		 void *buf, const struct clf_memlayout *mem, bool write);
+		 void *buf, const struct clf_memlayout *mem, bool write,
+		 bool *done);
 
 /* Release the current view's registrations at the iods. */
 void clf_file_release_views(struct clf_file *f);

@@ -773,8 +773,10 @@ static int access_io(struct clf_file *f, int64_t lo, int64_t hi, int64_t base,
 
 	/* Small, through a view no iod holds yet: plain subfile ranges. */
 	if (!collective(&a) && !view_registered(f)) {
-		err = clf_small_io(f, lo, hi, base, buf, mem, write);
-		if (err <= 0)
+		bool done = false;
+
+		err = clf_small_io(f, lo, hi, base, buf, mem, write, &done);
+		if (err || done)
 			return err;
 	}
 	/* The view's mapping, made at its first access that needs it. */

@@ -47,6 +47,7 @@ struct small {
 	uint8_t *packed;	/* the view bytes [lo, hi), in view order */
 	struct small_piece p[SMALL_PIECES];
 	int n;
+	bool too_many;		/* more than SMALL_PIECES: not this path */
 };
 
 /*
@@ -106,8 +107,10 @@ static int add_file_run(struct small *s, int64_t off, int64_t len, int64_t at)
 				return err;
 			soff = lin;
 		}
-		if (s->n == SMALL_PIECES)
-			return 1;
+		if (s->n == SMALL_PIECES) {
+			s->too_many = true;
+			return 0;
+		}
 		p = &s->p[s->n++];
 		*p = (struct small_piece){ .sub = j, .soff = soff, .len = plen,
 					   .at = at };
@@ -122,10 +125,10 @@ static int add_file_run(struct small *s, int64_t off, int64_t len, int64_t at)
 	return 0;
 }
 
-/* The pieces of view bytes [lo, hi): 0, 1 when too many, or an error. */
+/* The pieces of view bytes [lo, hi), or s->too_many: 0 or an error. */
 static int plan(struct small *s, int64_t lo, int64_t hi)
 {
-	for (int64_t v = lo; v < hi;) {
+	for (int64_t v = lo; v < hi && !s->too_many;) {
 		int64_t first, k;
 		int err = type_run(s->f->view_type, s->f->view_disp, v, hi - v,
 				   &first, &k);
@@ -274,21 +277,24 @@ static int mem_copy(const struct clf_memlayout *mem, uint8_t *user,
 }
 
 int clf_small_io(struct clf_file *f, int64_t lo, int64_t hi, int64_t base,
-		 void *buf, const struct clf_memlayout *mem, bool write)
+		 void *buf, const struct clf_memlayout *mem, bool write,
+		 bool *done)
 {
 	struct small *s;
 	int err;
 
-	if (hi - lo > SMALL_BYTES)
-		return 1;
+	if (hi - lo > SMALL_BYTES) {
+		*done = false;
+		return 0;
+	}
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return clf_fail(ENOMEM, "clf: out of memory");
 	s->f = f;
 	s->write = write;
 	err = plan(s, lo, hi);
-	if (err)
-		goto out;	/* 1: too many pieces for this path */
+	if (err || s->too_many)
+		goto out;
 	qsort(s->p, s->n, sizeof(s->p[0]), cmp_piece);
 	if (!mem->map) {
 		s->packed = (uint8_t *)buf + (lo - base);
@@ -319,6 +325,8 @@ int clf_small_io(struct clf_file *f, int64_t lo, int64_t hi, int64_t base,
 	if (mem->map)
 		free(s->packed);
 out:
+	if (!err)
+		*done = !s->too_many;
 	free(s);
 	return err;
 }

@@ -199,6 +199,15 @@ void clf_error_set_source(const struct clf_error_source *src)
 	render(&last);
 }
 
+int clf_error_restore(const struct clf_error *e)
+{
+	if (e != &last.e)
+		last.e = *e;
+	last.set = true;
+	render(&last);
+	return last.e.err;
+}
+
 const struct clf_error *clf_error_last(void)
 {
 	return &last.e;

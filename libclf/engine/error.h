@@ -112,6 +112,13 @@ void clf_error_set_source(const struct clf_error_source *src);
 const struct clf_error *clf_error_last(void);
 
 /*
+ * Make e (a copy of a last error, *clf_error_last(), taken before other
+ * calls or in another thread) this thread's last error again, fields and
+ * all.  Returns e->err.
+ */
+int clf_error_restore(const struct clf_error *e);
+
+/*
  * The last error without its reporter, to be put into a sentence of
  * the caller's own: "iod 2 (127.0.0.1:7002): down: ...", "vector: left
  * 3 > right 2".  Borrowed, as CLF_Last_error().

@@ -89,6 +89,19 @@ START_TEST(test_words_at_the_end_keep_who_failed)
 }
 END_TEST
 
+START_TEST(test_a_saved_error_comes_back_whole)
+{
+	struct clf_error saved;
+
+	clf_fail_source(&iod2, -EHOSTDOWN, "down");
+	saved = *clf_error_last();
+	clf_fail(EINVAL, "clf: something else");
+	ck_assert_int_eq(clf_error_restore(&saved), -EHOSTDOWN);
+	ck_assert_str_eq(CLF_Last_error(), "clf: iod 2 (127.0.0.1:7002): down");
+	ck_assert_int_eq(clf_error_last()->source.index, 2);
+}
+END_TEST
+
 START_TEST(test_a_peer_known_by_address_is_named_later)
 {
 	struct clf_error_source peer = { .kind = CLF_ERROR_PEER,
@@ -129,6 +142,7 @@ int main(void)
 	tcase_add_test(tc, test_a_daemons_answer_is_its_own_words);
 	tcase_add_test(tc, test_context_goes_in_front_and_keeps_who_failed);
 	tcase_add_test(tc, test_words_at_the_end_keep_who_failed);
+	tcase_add_test(tc, test_a_saved_error_comes_back_whole);
 	tcase_add_test(tc, test_a_peer_known_by_address_is_named_later);
 	tcase_add_test(tc, test_the_last_message_may_be_an_argument_of_the_next);
 	suite_add_tcase(s, tc);
