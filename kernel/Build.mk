@@ -12,7 +12,8 @@
 
 ifeq ($(CONFIG_CLF_FUSE),y)
 
-CLFS_OPS_SRCS := kernel/clfs_inode.c kernel/clfs_ops.c kernel/clfs_io.c \
+CLFS_OPS_SRCS := kernel/clfs_inode.c kernel/clfs_attr.c kernel/clfs_ops.c \
+	kernel/clfs_io.c kernel/clfs_fs.c \
 	kernel/clfs_xattr.c kernel/clfs_log.c kernel/clfs_lock.c \
 	kernel/clfs_link.c
 CLFS_FUSE_SRCS := kernel/clfs_fuse.c kernel/clfs_opts.c kernel/clfs_main.c

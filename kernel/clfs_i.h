@@ -4,10 +4,15 @@
  * share: the file system, its inode table and open handles.
  *
  *   clfs_inode.c   the table: inode number -> struct clfs_inode
+ *   clfs_attr.c    attributes taken from metad, entries, size reports
+ *   clfs_xattr.c   user.clf.layout and directory default layouts
  *   clfs_ops.c     names and attributes (lookup ... statfs)
  *   clfs_io.c      open handles: create, open, read, write, release
- *   clfs_xattr.c   user.clf.layout and directory default layouts
  *   clfs_link.c    symlinks, hard links, fifos, sockets, device nodes
+ *   clfs_fs.c      the file system's life (clfs_new, clfs_free)
+ *
+ * Each file calls only those listed above it (scripts/depgraph.sh
+ * --objs shows the calls), so no two of them call each other.
  *
  * Locks: the table lock (clfs_itable.lock) guards the hash chains and
  * every inode's reference counts; an inode's own lock guards the rest of
@@ -113,7 +118,7 @@ void clfs_ilookup_ref(struct clfs_itable *t, struct clfs_inode *ip);
 /* The kernel drops n lookup references of inode ino. */
 void clfs_iforget(struct clfs_itable *t, uint64_t ino, uint64_t n);
 
-/* ---- clfs_ops.c ---- */
+/* ---- clfs_attr.c ---- */
 
 /* Is name one of the reserved names (clfs_ops.h)? */
 bool clfs_reserved_name(const char *name);
@@ -146,7 +151,9 @@ int clfs_entry(struct clfs *fs, uint64_t parent,
 	       const struct clf_proto_attr *a, struct stat *st,
 	       struct clfs_inode **out);
 
-/* ---- clfs_link.c ---- */
+/* a as a struct stat, with size as its size (no inode to keep it in). */
+void clfs_attr_to_stat(const struct clf_proto_attr *a, int64_t size,
+		       struct stat *st);
 
 /*
  * For a device node (a->mode): learn its number once into ip (NULL: no
@@ -155,6 +162,12 @@ int clfs_entry(struct clfs *fs, uint64_t parent,
  */
 dev_t clfs_rdev_of(struct clfs_inode *ip, const struct clf_proto_attr *a);
 
+/*
+ * Tell metad the size ip's writes reached (and that they changed the
+ * file), if there is anything to tell.  ip->lock held.
+ */
+int clfs_report_locked(struct clfs_inode *ip);
+
 /* ---- clfs_io.c ---- */
 
 /* The handle behind a file handle number of clfs_ops.h. */
@@ -162,12 +175,6 @@ static inline struct clfs_handle *clfs_handle_of(uint64_t fh)
 {
 	return (struct clfs_handle *)(uintptr_t)fh;
 }
-
-/*
- * Tell metad the size ip's writes reached (and that they changed the
- * file), if there is anything to tell.  ip->lock held.
- */
-int clfs_report_locked(struct clfs_inode *ip);
 
 /* ---- clfs_xattr.c ---- */
 

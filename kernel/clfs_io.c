@@ -23,30 +23,6 @@
 #include "clfs_i.h"
 #include "clfs_log.h"
 
-int clfs_report_locked(struct clfs_inode *ip)
-{
-	struct clf_proto_setattr_req req = {
-		.ino = ip->ino,
-		.mask = CLF_PROTO_SETATTR_MTIME_NOW,
-	};
-	struct clf_proto_attr a;
-	int err = 0;
-
-	if (ip->size_dirty) {
-		/* Sets mtime too. */
-		err = clf_ll_report_size(ip->ino, ip->size, &a);
-		if (!err && a.size > ip->size)
-			ip->size = a.size;
-	} else if (ip->mtime_dirty) {
-		err = clf_ll_setattr(&req, &a);
-	}
-	if (!err) {
-		ip->size_dirty = false;
-		ip->mtime_dirty = false;
-	}
-	return err;
-}
-
 /* A new handle on ip (whose reference it takes) for descriptor fd. */
 static int handle_new(struct clfs *fs, struct clfs_inode *ip, int fd,
 		      int flags, uint64_t *fh)

@@ -31,40 +31,6 @@ static int name_check(struct clfs *fs, const char *name)
 	return 0;
 }
 
-dev_t clfs_rdev_of(struct clfs_inode *ip, const struct clf_proto_attr *a)
-{
-	uint64_t rdev = 0;
-	char *target = NULL;
-	int err;
-
-	if (!S_ISCHR(a->mode) && !S_ISBLK(a->mode))
-		return 0;
-	if (ip) {
-		pthread_mutex_lock(&ip->lock);
-		if (ip->have_rdev) {
-			dev_t d = ip->rdev;
-
-			pthread_mutex_unlock(&ip->lock);
-			return d;
-		}
-		pthread_mutex_unlock(&ip->lock);
-	}
-	err = clf_ll_readlink(a->ino, &target, &rdev);
-	free(target);
-	if (err) {
-		clfs_log(CLFS_LOG_WARNING, "device %llu: cannot read its number: %s",
-			 (unsigned long long)a->ino, CLF_Last_error());
-		return 0;
-	}
-	if (ip) {
-		pthread_mutex_lock(&ip->lock);
-		ip->rdev = (dev_t)rdev;
-		ip->have_rdev = true;
-		pthread_mutex_unlock(&ip->lock);
-	}
-	return (dev_t)rdev;
-}
-
 int clfs_symlink(struct clfs *fs, const struct clfs_caller *who,
 		 uint64_t parent, const char *name, const char *target,
 		 struct stat *st)

@@ -18,174 +18,6 @@
 /* Entries asked from metad per READDIR. */
 #define CLFS_READDIR_BATCH 256
 
-bool clfs_reserved_name(const char *name)
-{
-	size_t plen = strlen(CLFS_UNLINKED_PREFIX);
-
-	if (!strcmp(name, CLFS_DEFAULT_LAYOUT_NAME))
-		return true;
-	return !strncmp(name, CLFS_UNLINKED_PREFIX, plen) &&
-	       strlen(name) == plen + 16 &&
-	       strspn(name + plen, "0123456789abcdef") == 16;
-}
-
-static void ns_to_timespec(int64_t ns, struct timespec *ts)
-{
-	ts->tv_sec = ns / 1000000000;
-	ts->tv_nsec = ns % 1000000000;
-	if (ts->tv_nsec < 0) {
-		ts->tv_sec--;
-		ts->tv_nsec += 1000000000;
-	}
-}
-
-static void attr_to_stat(const struct clf_proto_attr *a, int64_t size,
-			 struct stat *st)
-{
-	memset(st, 0, sizeof(*st));
-	st->st_ino = a->ino;
-	st->st_mode = a->mode;
-	st->st_nlink = a->nlink;
-	st->st_uid = a->uid;
-	st->st_gid = a->gid;
-	st->st_size = size;
-	/* Large: cp and friends size their buffers by it. */
-	st->st_blksize = 1 << 20;
-	st->st_blocks = (size + 511) / 512;
-	ns_to_timespec(a->atime, &st->st_atim);
-	ns_to_timespec(a->mtime, &st->st_mtim);
-	ns_to_timespec(a->ctime, &st->st_ctim);
-}
-
-uint64_t clfs_write_seq(struct clfs_inode *ip)
-{
-	uint64_t seq;
-
-	pthread_mutex_lock(&ip->lock);
-	seq = ip->wseq;
-	pthread_mutex_unlock(&ip->lock);
-	return seq;
-}
-
-void clfs_attr_take(struct clfs_inode *ip, const struct clf_proto_attr *a,
-		    struct stat *st)
-{
-	clfs_attr_take_since(ip, a, st, clfs_write_seq(ip));
-}
-
-void clfs_attr_take_since(struct clfs_inode *ip, const struct clf_proto_attr *a,
-			  struct stat *st, uint64_t seq)
-{
-	dev_t rdev = clfs_rdev_of(ip, a);
-	bool hidden;
-	int64_t size;
-
-	pthread_mutex_lock(&ip->lock);
-	ip->have_attr = true;
-	ip->is_dir = S_ISDIR(a->mode);
-	if ((!ip->size_dirty && ip->wseq == seq) || a->size > ip->size)
-		ip->size = a->size;
-	size = ip->size;
-	ip->given_size = size;
-	ip->given_mtime = a->mtime;
-	hidden = ip->unlinked_dir != 0;
-	pthread_mutex_unlock(&ip->lock);
-	attr_to_stat(a, size, st);
-	st->st_rdev = rdev;
-	/* The hidden name of a file unlinked while open is no link. */
-	if (hidden && st->st_nlink > 0)
-		st->st_nlink--;
-}
-
-int clfs_entry(struct clfs *fs, uint64_t parent,
-	       const struct clf_proto_attr *a, struct stat *st,
-	       struct clfs_inode **out)
-{
-	struct clfs_inode *ip = clfs_iget(&fs->itab, a->ino);
-
-	if (!ip)
-		return -ENOMEM;
-	clfs_ilookup_ref(&fs->itab, ip);
-	if (S_ISDIR(a->mode)) {
-		pthread_mutex_lock(&ip->lock);
-		ip->parent = parent;
-		pthread_mutex_unlock(&ip->lock);
-	}
-	clfs_attr_take(ip, a, st);
-	if (out)
-		*out = ip;
-	else
-		clfs_iput(&fs->itab, ip);
-	return 0;
-}
-
-int clfs_new(bool read_only, struct clfs **out)
-{
-	struct clf_proto_attr root;
-	struct clfs_inode *ip;
-	struct clfs *fs;
-	int err;
-
-	fs = calloc(1, sizeof(*fs));
-	if (!fs)
-		return -ENOMEM;
-	fs->read_only = read_only;
-	pthread_mutex_init(&fs->open_lock, NULL);
-	err = clfs_itable_init(&fs->itab);
-	if (err)
-		goto free_fs;
-	err = clf_ll_getattr(CLF_PROTO_ROOT_INO, &root);
-	if (err)
-		goto free_table;
-	/* The kernel never looks the root up: it holds it from the start. */
-	ip = clfs_iget(&fs->itab, CLF_PROTO_ROOT_INO);
-	if (!ip) {
-		err = -ENOMEM;
-		goto free_table;
-	}
-	ip->have_attr = true;
-	ip->is_dir = true;
-	ip->parent = CLF_PROTO_ROOT_INO;
-	ip->size = root.size;
-	*out = fs;
-	return 0;
-free_table:
-	clfs_itable_destroy(&fs->itab);
-free_fs:
-	pthread_mutex_destroy(&fs->open_lock);
-	free(fs);
-	return err;
-}
-
-void clfs_free(struct clfs *fs)
-{
-	struct clfs_itable *t;
-
-	if (!fs)
-		return;
-	t = &fs->itab;
-	/*
-	 * Handles the kernel never released (normally it releases them
-	 * all); a release may free its inode, so look afresh each time.
-	 */
-	for (;;) {
-		struct clfs_handle *h = NULL;
-		struct clf_hnode *n, *tmp;
-		size_t b;
-
-		clf_htable_for_each(&t->table, b, n, tmp)
-			if (!h)
-				h = clf_hnode_entry(n, struct clfs_inode,
-						    hn)->handles;
-		if (!h)
-			break;
-		clfs_release(fs, (uint64_t)(uintptr_t)h);
-	}
-	clfs_itable_destroy(t);
-	pthread_mutex_destroy(&fs->open_lock);
-	free(fs);
-}
-
 /* A name that metad would refuse, refused here with the right errno. */
 static int check_name(const char *name)
 {
@@ -223,7 +55,7 @@ int clfs_getattr(struct clfs *fs, uint64_t ino, struct stat *st)
 
 	if (err || !ip) {
 		if (!err) {
-			attr_to_stat(&a, a.size, st);
+			clfs_attr_to_stat(&a, a.size, st);
 			st->st_rdev = clfs_rdev_of(NULL, &a);
 		}
 		if (ip)
@@ -329,12 +161,6 @@ int clfs_mkdir(struct clfs *fs, const struct clfs_caller *who,
 			 name, (unsigned long long)a.ino, CLF_Last_error());
 	free(dflt);
 	return clfs_entry(fs, parent, &a, st, NULL);
-}
-
-void clfs_unlinked_name(uint64_t ino, char name[48])
-{
-	snprintf(name, 48, "%s%016llx", CLFS_UNLINKED_PREFIX,
-		 (unsigned long long)ino);
 }
 
 static long open_count(struct clfs *fs)
