@@ -53,7 +53,7 @@ LIBS :=
 PROGRAMS :=
 UNIT_TESTS :=
 BENCHES :=
-CHECK_TARGETS :=
+CHECK_TARGETS := check-layers
 
 include libclf/Build.mk
 include tests/Build.mk
@@ -67,7 +67,7 @@ include install.mk debian/Build.mk
 
 UNIT_TESTS += $(UNIT_TEST_NAMES:%=$(O)/tests/unit/%)
 
-.PHONY: all deps check check-unit check-asan check-tsan bench demo clean defconfig \
+.PHONY: all deps check check-unit check-layers check-asan check-tsan bench demo clean defconfig \
 	menuconfig olddefconfig
 
 all: $(LIBS) $(PROGRAMS)
@@ -84,6 +84,15 @@ all-tests: $(CHECK_TARGETS) $(BENCHES)
 
 check-unit: $(UNIT_TESTS)
 	@scripts/run-tests.sh $(UNIT_TESTS)
+
+# The layers and the file graph (scripts/depgraph.sh): an include that
+# crosses libclf's layers the wrong way or reaches another layer's
+# private header, a cycle between files' includes, or files of libclf
+# or the mount that call each other in a circle, fails.
+check-layers: $(O)/libclf.a $(PROGRAMS)
+	@scripts/depgraph.sh --quiet --objs $(O) && \
+		echo "PASS: layers and file graph"
+	@scripts/run-tests.sh tests/integration/test_depgraph.sh
 
 check-asan: deps
 	@$(MAKE) --no-print-directory O=$(O)-asan CONFIG_CLF_SANITIZERS=y \

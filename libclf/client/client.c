@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * client.c -- CLF_init/CLF_finalize and the connections to the daemons.
+ * client.c -- the connections to the daemons: one per daemon, locked by
+ * its user, with the caller's identity, replies and retries.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,8 +13,6 @@
 #include "client_i.h"
 #include "clf_ll.h"
 #include "error.h"
-
-struct clf_client *clf_client_instance;
 
 /*
  * The user this thread's metad requests act for, on a connection that
@@ -30,123 +29,6 @@ void clf_ll_act_as(uid_t uid, gid_t gid)
 	act_as.set = true;
 	act_as.uid = uid;
 	act_as.gid = gid;
-}
-
-static void peer_init(struct clf_peer *p, const struct clf_config_daemon *d,
-		      enum clf_error_kind kind, uint32_t index)
-{
-	pthread_mutex_init(&p->lock, NULL);
-	p->d = d;
-	p->src = (struct clf_error_source){ .kind = kind, .index = index };
-	snprintf(p->src.addr, sizeof(p->src.addr), "%s", d->addr);
-	p->conn = NULL;
-	p->generation = 0;
-}
-
-static void peer_release(struct clf_peer *p)
-{
-	clf_conn_close(p->conn);
-	p->conn = NULL;
-	pthread_mutex_destroy(&p->lock);
-}
-
-/*
- * Test hook, off unless set: CLF_TEST_ACT_AS=UID:GID makes this process
- * name that user in its metad requests even when it authenticates with
- * MUNGE, which metad must refuse (docs/security.md).
- */
-static void test_act_as(struct clf_client *cl)
-{
-	const char *v = getenv("CLF_TEST_ACT_AS");
-	unsigned uid, gid;
-
-	if (v && sscanf(v, "%u:%u", &uid, &gid) == 2) {
-		clf_ll_act_as(uid, gid);
-		cl->test_act_as = true;
-	}
-}
-
-int CLF_init(const char *config_path)
-{
-	struct clf_client *cl;
-	int err;
-
-	if (clf_client_instance)
-		return clf_fail(EBUSY, "clf: already initialised");
-	cl = calloc(1, sizeof(*cl));
-	if (!cl)
-		return clf_fail(ENOMEM, "clf: out of memory");
-	err = clf_config_load(config_path, &cl->cfg);
-	if (err)
-		goto free_cl;
-	if (!cl->cfg->has_secret && !clf_config_uses_munge(cl->cfg)) {
-		err = clf_fail(EACCES,
-			"clf: the configuration %s has no secret (run 'clf up' or set secret =)",
-			cl->cfg->source ? cl->cfg->source : "(built in)");
-		goto free_cfg;
-	}
-	cl->transport = clf_transport_find(cl->cfg->transport);
-	if (!cl->transport) {
-		err = clf_fail(EPROTONOSUPPORT, "clf: unknown transport '%s'",
-			       cl->cfg->transport);
-		goto free_cfg;
-	}
-	cl->iods = calloc(cl->cfg->niods, sizeof(*cl->iods));
-	if (!cl->iods) {
-		err = clf_fail(ENOMEM, "clf: out of memory");
-		goto free_cfg;
-	}
-	pthread_mutex_init(&cl->reqid_lock, NULL);
-	peer_init(&cl->metad, &cl->cfg->metad, CLF_ERROR_METAD, 0);
-	peer_init(&cl->metad_locks, &cl->cfg->metad, CLF_ERROR_METAD, 0);
-	cl->metad.acts_for = cl->metad_locks.acts_for = true;
-	test_act_as(cl);
-	for (uint32_t i = 0; i < cl->cfg->niods; i++)
-		peer_init(&cl->iods[i], &cl->cfg->iods[i], CLF_ERROR_IOD, i);
-	clf_client_instance = cl;
-	return 0;
-free_cfg:
-	clf_config_free(cl->cfg);
-free_cl:
-	free(cl);
-	return err;
-}
-
-int CLF_finalize(void)
-{
-	struct clf_client *cl = clf_client_instance;
-
-	if (!cl)
-		return clf_fail(EINVAL, "clf: not initialised");
-	clf_files_close_all();
-	peer_release(&cl->metad);
-	peer_release(&cl->metad_locks);
-	for (uint32_t i = 0; i < cl->cfg->niods; i++)
-		peer_release(&cl->iods[i]);
-	free(cl->iods);
-	pthread_mutex_destroy(&cl->reqid_lock);
-	clf_config_free(cl->cfg);
-	free(cl);
-	clf_client_instance = NULL;
-	return 0;
-}
-
-int clf_client_get(struct clf_client **out)
-{
-	if (!clf_client_instance)
-		return clf_fail(EINVAL, "clf: CLF_init() has not been called");
-	*out = clf_client_instance;
-	return 0;
-}
-
-struct clf_peer *clf_client_iod(struct clf_client *cl, uint32_t i)
-{
-	if (i >= cl->cfg->niods) {
-		clf_fail(EINVAL, "clf: the layout names iod %u, the configuration has %u",
-			 i, cl->cfg->niods);
-		return NULL;
-	}
-	return &cl->iods[i];
 }
 
 /*

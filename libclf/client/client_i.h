@@ -40,7 +40,7 @@ struct clf_file {
 	/*
 	 * References: the descriptor table's, until CLF_close takes the
 	 * descriptor out, and one per clf_file_get() not yet put; the last
-	 * one frees.  Guarded by file.c's table lock, not by lock below.
+	 * one frees.  Guarded by file_table.c's table lock, not by lock below.
 	 */
 	int refs;
 	pthread_mutex_t lock;	/* guards everything below */
@@ -123,8 +123,21 @@ int clf_meta_set_layout(uint64_t ino, const struct clf_proto_layout *layout,
 int clf_file_get(int fd, struct clf_file **out);
 void clf_file_put(struct clf_file *f);
 
-/* Close every file (CLF_finalize). */
-void clf_files_close_all(void);
+/* Close every file with close_fd (CLF_close) and free the table
+ * (CLF_finalize). */
+void clf_files_close_all(int (*close_fd)(int fd));
+
+/* Take fd out of the table (f from clf_file_get; CLF_close). */
+void clf_file_detach(int fd, struct clf_file *f);
+
+/* A new descriptor for f (its first reference is the table's). */
+int clf_file_install(struct clf_file *f);
+
+/* Free f and what it owns (no reference left, or never installed). */
+void clf_file_free(struct clf_file *f);
+
+/* Install layout (taken) in f and map f's view onto it again. */
+int clf_file_set_layout(struct clf_file *f, struct clf_layout *layout);
 
 /*
  * The size of file ino with layout l, from its subfiles and metad

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * file.c -- open files: CLF_open/close/fcntl/lseek/sync/ftruncate.
+ * file.c -- open files: CLF_open, CLF_create, CLF_fcntl, CLF_lseek,
+ * CLF_ftruncate (the descriptor table is file_table.c, CLF_close
+ * file_close.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,127 +18,6 @@
 #include "layout_text.h"
 #include "lock.h"
 #include "type.h"
-
-static pthread_mutex_t files_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct clf_file **files;	/* by descriptor; guarded by files_lock */
-static int nfiles;		/* slots in files */
-
-/* Install layout (taken) and recompute the view against it. */
-static int file_set_layout(struct clf_file *f, struct clf_layout *layout)
-{
-	struct clf_viewmap *view;
-	uint32_t *handles;
-	uint64_t *gen;
-	int err;
-
-	err = clf_viewmap_create(layout, f->view_disp, f->view_type, &view);
-	if (err)
-		goto free_layout;
-	handles = calloc(layout->nsub, sizeof(*handles));
-	gen = calloc(layout->nsub, sizeof(*gen));
-	if (!handles || !gen) {
-		free(handles);
-		free(gen);
-		clf_viewmap_free(view);
-		err = clf_fail(ENOMEM, "clf: out of memory");
-		goto free_layout;
-	}
-	/* Every view was mapped onto the old layout. */
-	clf_file_release_views(f);
-	clf_view_cache_clear(f);
-	clf_viewmap_free(f->view);
-	clf_layout_free(f->layout);
-	free(f->handles);
-	free(f->handle_gen);
-	f->layout = layout;
-	f->view = view;
-	f->handles = handles;
-	f->handle_gen = gen;
-	return 0;
-free_layout:
-	clf_layout_free(layout);
-	return err;
-}
-
-static void file_free(struct clf_file *f)
-{
-	if (!f)
-		return;
-	clf_viewmap_free(f->view);
-	clf_layout_free(f->layout);
-	CLF_Type_free(&f->view_type);
-	free(f->handles);
-	free(f->handle_gen);
-	free(f->view_key);
-	pthread_mutex_destroy(&f->lock);
-	free(f);
-}
-
-static int fd_install(struct clf_file *f)
-{
-	int fd;
-
-	pthread_mutex_lock(&files_lock);
-	for (fd = 0; fd < nfiles && files[fd]; fd++)
-		;
-	if (fd == nfiles) {
-		int n = nfiles ? 2 * nfiles : 16;
-		struct clf_file **nf = realloc(files, n * sizeof(*nf));
-
-		if (!nf) {
-			pthread_mutex_unlock(&files_lock);
-			return clf_fail(ENOMEM, "clf: out of memory");
-		}
-		memset(nf + nfiles, 0, (n - nfiles) * sizeof(*nf));
-		files = nf;
-		nfiles = n;
-	}
-	f->refs = 1;		/* the table's */
-	files[fd] = f;
-	pthread_mutex_unlock(&files_lock);
-	return fd;
-}
-
-/* Drop one reference; the last frees the file. */
-static void file_unref(struct clf_file *f)
-{
-	int left;
-
-	pthread_mutex_lock(&files_lock);
-	left = --f->refs;
-	pthread_mutex_unlock(&files_lock);
-	if (!left)
-		file_free(f);
-}
-
-int clf_file_get(int fd, struct clf_file **out)
-{
-	struct clf_file *f = NULL;
-
-	pthread_mutex_lock(&files_lock);
-	if (fd >= 0 && fd < nfiles)
-		f = files[fd];
-	if (f)
-		f->refs++;
-	pthread_mutex_unlock(&files_lock);
-	if (!f)
-		return clf_fail(EBADF, "clf: %d is not an open clf file", fd);
-	pthread_mutex_lock(&f->lock);
-	if (f->closed) {
-		/* Closed while we waited for it. */
-		pthread_mutex_unlock(&f->lock);
-		file_unref(f);
-		return clf_fail(EBADF, "clf: %d is not an open clf file", fd);
-	}
-	*out = f;
-	return 0;
-}
-
-void clf_file_put(struct clf_file *f)
-{
-	pthread_mutex_unlock(&f->lock);
-	file_unref(f);
-}
 
 /*
  * Give the file ino that this process just created at rel the default
@@ -239,7 +120,7 @@ static int open_inode(struct clf_file *f, const char *rel, int flags,
 	}
 	f->ino = attr.ino;
 	f->size = attr.size;
-	return file_set_layout(f, layout);
+	return clf_file_set_layout(f, layout);
 }
 
 /* CLF_open and CLF_create: want is the layout of a file this call makes. */
@@ -278,14 +159,14 @@ static int open_path(const char *path, int flags, mode_t mode,
 	}
 	if (err)
 		goto fail;
-	fd = fd_install(f);
+	fd = clf_file_install(f);
 	if (fd < 0) {
 		err = fd;
 		goto fail;
 	}
 	return fd;
 fail:
-	file_free(f);
+	clf_file_free(f);
 	return err;
 }
 
@@ -302,59 +183,6 @@ int CLF_open(const char *path, int flags, ...)
 		va_end(ap);
 	}
 	return open_path(path, flags, mode, NULL, &created);
-}
-
-int clf_file_flush_size(struct clf_file *f)
-{
-	struct clf_proto_attr attr;
-	int err;
-
-	if (f->dirty_end <= f->size)
-		return 0;
-	err = clf_meta_update_size(f->ino, f->dirty_end, &attr);
-	if (err)
-		return err;
-	f->size = attr.size;
-	f->dirty_end = 0;
-	return 0;
-}
-
-int CLF_close(int fd)
-{
-	struct clf_file *f;
-	uint64_t ino;
-	int err;
-
-	err = clf_file_get(fd, &f);
-	if (err)
-		return err;
-	pthread_mutex_lock(&files_lock);
-	files[fd] = NULL;
-	f->refs--;		/* the table's; ours keeps f alive */
-	pthread_mutex_unlock(&files_lock);
-	f->closed = true;
-	err = clf_file_flush_size(f);
-	/* Removed while open (another process's unlink, or rank 0 of an MPI
-	 * job deleting a file its other ranks still close): no size to keep,
-	 * and a close succeeds on it, as POSIX has it. */
-	if (err == -ENOENT)
-		err = 0;
-	clf_file_release_views(f);
-	clf_view_cache_clear(f);
-	ino = f->ino;
-	clf_file_put(f);	/* frees f unless a getter still waits */
-	clf_lock_file_closed(ino);
-	return err;
-}
-
-void clf_files_close_all(void)
-{
-	for (int fd = 0; fd < nfiles; fd++)
-		if (files[fd])
-			CLF_close(fd);
-	free(files);
-	files = NULL;
-	nfiles = 0;
 }
 
 /*
@@ -438,7 +266,7 @@ static int fcntl_subfiles(struct clf_file *f, const struct clf_subfiles *sf)
 	if (!err)
 		err = clf_meta_set_layout(f->ino, &req, &layout);
 	if (!err)
-		err = file_set_layout(f, layout);
+		err = clf_file_set_layout(f, layout);
 	subfiles_request_release(&req, enc);
 	return err;
 }
@@ -511,19 +339,6 @@ static int fcntl_getlayout(struct clf_file *f, struct clf_layout_info *info)
 		info->iods[j] = (int)l->iods[j];
 	}
 	return 0;
-}
-
-void CLF_Layout_release(struct clf_layout_info *info)
-{
-	if (!info)
-		return;
-	for (int j = 0; info->types && j < info->count; j++)
-		CLF_Type_free(&info->types[j]);
-	free(info->types);
-	free(info->iods);
-	info->types = NULL;
-	info->iods = NULL;
-	info->count = 0;
 }
 
 int CLF_fcntl(int fd, int cmd, ...)
@@ -623,42 +438,3 @@ int CLF_ftruncate(int fd, int64_t len)
 	return err;
 }
 
-int clf_file_open_layout(uint64_t ino, int64_t size, int flags,
-			 struct clf_layout *layout)
-{
-	struct clf_client *cl;
-	struct clf_file *f;
-	int err, fd;
-
-	err = clf_client_get(&cl);
-	if (err)
-		goto free_layout;
-	f = calloc(1, sizeof(*f));
-	if (!f) {
-		err = clf_fail(ENOMEM, "clf: out of memory");
-		goto free_layout;
-	}
-	pthread_mutex_init(&f->lock, NULL);
-	f->flags = flags & (O_ACCMODE | O_APPEND);
-	f->view_type = CLF_BYTE;
-	f->ino = ino;
-	f->size = size;
-	err = file_set_layout(f, layout);
-	if (err)
-		goto free_file;
-	fd = fd_install(f);
-	if (fd >= 0)
-		return fd;
-	err = fd;
-free_file:
-	file_free(f);
-	return err;
-free_layout:
-	clf_layout_free(layout);
-	return err;
-}
-
-int clf_file_replace_layout(struct clf_file *f, struct clf_layout *layout)
-{
-	return file_set_layout(f, layout);
-}

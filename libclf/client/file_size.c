@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "arith.h"
 #include "client_i.h"
@@ -249,5 +250,59 @@ int clf_file_size(struct clf_file *f)
 	if (err)
 		return err;
 	f->size = size;
+	return 0;
+}
+
+static void attr_to_stat(const struct clf_proto_attr *a, struct stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_ino = a->ino;
+	st->st_mode = a->mode;
+	st->st_nlink = a->nlink;
+	st->st_uid = a->uid;
+	st->st_gid = a->gid;
+	st->st_size = a->size;
+	st->st_blksize = 1 << 20;
+	st->st_blocks = (a->size + 511) / 512;
+	st->st_atim.tv_sec = a->atime / 1000000000;
+	st->st_atim.tv_nsec = a->atime % 1000000000;
+	st->st_mtim.tv_sec = a->mtime / 1000000000;
+	st->st_mtim.tv_nsec = a->mtime % 1000000000;
+	st->st_ctim.tv_sec = a->ctime / 1000000000;
+	st->st_ctim.tv_nsec = a->ctime % 1000000000;
+}
+
+int CLF_stat(const char *path, struct stat *st)
+{
+	struct clf_layout *layout = NULL;
+	struct clf_proto_attr attr;
+	int64_t end = 0;
+	char rel[CLF_PROTO_PATH_MAX + 1];
+	int err;
+
+	if (!st)
+		return clf_fail(EINVAL, "clf: stat: NULL buffer");
+	err = clf_path_normalize(path, rel, sizeof(rel));
+	if (!err)
+		err = clf_meta_lookup(rel, &attr, &layout);
+	if (err)
+		return err;
+	/* What the subfiles hold counts, reported to metad or not. */
+	if (layout && S_ISREG(attr.mode))
+		err = clf_layout_size_now(layout, attr.ino, &end);
+	clf_layout_free(layout);
+	/*
+	 * An iod out of reach does not make the namespace unusable (ls -l
+	 * of a directory): its subfiles' writes then count from when they
+	 * were reported to metad (at close or sync), as before sizes came
+	 * from the subfiles.
+	 */
+	if (err == -EHOSTDOWN || err == -ETIMEDOUT)
+		err = 0;
+	if (err)
+		return err;
+	if (end > attr.size)
+		attr.size = end;
+	attr_to_stat(&attr, st);
 	return 0;
 }

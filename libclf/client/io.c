@@ -29,11 +29,6 @@ static int enc_register(struct wire_writer *w, const void *m)
 	return clf_proto_view_register_req_encode(w, m);
 }
 
-static int enc_u32(struct wire_writer *w, const void *m)
-{
-	return clf_proto_u32_encode(w, m);
-}
-
 static int enc_ino(struct wire_writer *w, const void *m)
 {
 	return clf_proto_ino_encode(w, m);
@@ -111,39 +106,6 @@ out:
 	free(vt);
 	free(st);
 	return err;
-}
-
-void clf_views_release(const struct clf_layout *l, uint32_t *handles,
-		       uint64_t *gen)
-{
-	struct clf_client *cl = clf_client_instance;
-
-	for (int j = 0; l && gen && j < l->nsub; j++) {
-		struct clf_peer *p = clf_client_iod(cl, l->iods[j]);
-		struct clf_proto_u32 req = { handles[j] };
-		struct iovec iov;
-		void *body, *reply;
-		uint32_t rlen;
-		size_t len;
-
-		if (!gen[j] || !p)
-			continue;
-		/* A handle of an older connection died with it. */
-		if (gen[j] == p->generation &&
-		    clf_encode(enc_u32, &req, &body, &len) == 0) {
-			iov = (struct iovec){ body, len };
-			if (clf_peer_call(p, CLF_PROTO_OP_VIEW_RELEASE, &iov, 1,
-					  &reply, &rlen) == 0)
-				free(reply);
-			free(body);
-		}
-		gen[j] = 0;
-	}
-}
-
-void clf_file_release_views(struct clf_file *f)
-{
-	clf_views_release(f->layout, f->handles, f->handle_gen);
 }
 
 /* Bytes before the displacement: plain subfile ranges, run by run. */

@@ -16,6 +16,7 @@
  * layout changes.
  */
 #include <errno.h>
+#include <sys/uio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -149,4 +150,42 @@ free_fresh:
 free_key:
 	free(fresh.key);
 	return err;
+}
+
+static int enc_u32(struct wire_writer *w, const void *m)
+{
+	return clf_proto_u32_encode(w, m);
+}
+
+void clf_views_release(const struct clf_layout *l, uint32_t *handles,
+		       uint64_t *gen)
+{
+	struct clf_client *cl = clf_client_instance;
+
+	for (int j = 0; l && gen && j < l->nsub; j++) {
+		struct clf_peer *p = clf_client_iod(cl, l->iods[j]);
+		struct clf_proto_u32 req = { handles[j] };
+		struct iovec iov;
+		void *body, *reply;
+		uint32_t rlen;
+		size_t len;
+
+		if (!gen[j] || !p)
+			continue;
+		/* A handle of an older connection died with it. */
+		if (gen[j] == p->generation &&
+		    clf_encode(enc_u32, &req, &body, &len) == 0) {
+			iov = (struct iovec){ body, len };
+			if (clf_peer_call(p, CLF_PROTO_OP_VIEW_RELEASE, &iov, 1,
+					  &reply, &rlen) == 0)
+				free(reply);
+			free(body);
+		}
+		gen[j] = 0;
+	}
+}
+
+void clf_file_release_views(struct clf_file *f)
+{
+	clf_views_release(f->layout, f->handles, f->handle_gen);
 }

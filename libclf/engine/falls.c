@@ -513,3 +513,16 @@ bool fset_equal(const struct fset *a, const struct fset *b)
 	}
 	return true;
 }
+
+struct fset *fset_shift(struct fbuild *b, struct fset *set, int64_t delta)
+{
+	struct fvec v = { 0 };
+
+	if (!set || b->err)
+		return NULL;
+	if (delta == 0)
+		return fset_get(set);
+	for (int i = 0; i < set->nr; i++)
+		fvec_push_shifted(b, &v, &set->f[i], delta);
+	return fset_from_vec(b, &v);
+}

@@ -79,19 +79,6 @@ static void fset_clip_into(struct fbuild *b, struct fvec *v,
 		falls_clip_into(b, v, &set->f[i], lo, hi, delta);
 }
 
-struct fset *fset_shift(struct fbuild *b, struct fset *set, int64_t delta)
-{
-	struct fvec v = { 0 };
-
-	if (!set || b->err)
-		return NULL;
-	if (delta == 0)
-		return fset_get(set);
-	for (int i = 0; i < set->nr; i++)
-		fvec_push_shifted(b, &v, &set->f[i], delta);
-	return fset_from_vec(b, &v);
-}
-
 struct fset *fset_range(struct fbuild *b, int64_t lo, int64_t hi)
 {
 	struct fvec v = { 0 };

@@ -4,8 +4,9 @@
 # test_depgraph.sh -- scripts/depgraph.sh passes on this tree and fails
 # on each kind of breakage it exists to catch, planted in a copy: an
 # engine file including a runtime header (a layer upward), a tool
-# including the client's private client_i.h, and two client headers
-# including each other (a cycle).
+# including the client's private client_i.h, two client headers
+# including each other (a cycle), and two client files calling each
+# other (a cycle of calls, found in their objects).
 #
 # usage: test_depgraph.sh      (from the source tree; exits 0 or 1)
 set -eu
@@ -45,4 +46,21 @@ printf '#include "lock.h"\n' >>"$tmp/cycle/libclf/client/client.h"
 printf '#include "client.h"\n' >>"$tmp/cycle/libclf/client/lock.h"
 expect cycle "cycle (2 modules): libclf/client/client libclf/client/lock"
 
-echo "PASS: depgraph finds layer, private header and cycle breakage"
+plant calls
+mkdir -p "$tmp/objs/libclf/client"
+printf 'int ping(int n);\nint pong(int n) { return n ? ping(n - 1) : 0; }\n' \
+	>"$tmp/calls/libclf/client/pong.c"
+printf 'int pong(int n);\nint ping(int n) { return n ? pong(n - 1) : 1; }\n' \
+	>"$tmp/calls/libclf/client/ping.c"
+for f in ping pong; do
+	${CC:-cc} -c -o "$tmp/objs/libclf/client/$f.o" \
+		"$tmp/calls/libclf/client/$f.c" || fail "cannot compile $f.c"
+done
+if scripts/depgraph.sh --quiet --objs "$tmp/objs" "$tmp/calls" \
+		>/dev/null 2>"$tmp/err"; then
+	fail "calls: depgraph passed"
+fi
+grep -q "calls in libclf/client: cycle (2 files): ping.o pong.o" "$tmp/err" ||
+	fail "calls: $(cat "$tmp/err")"
+
+echo "PASS: depgraph finds layer, private header, include and call cycles"

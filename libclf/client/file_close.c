@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * file_close.c -- CLF_close: the size the file's writes reached to
+ * metad, its views released at the iods, its POSIX locks dropped.
+ * Above the table, the views and the locks; below the calls by inode
+ * (clf_ll.h) and CLF_open, which close what they opened with it.
+ */
+#include <errno.h>
+
+#include "client_i.h"
+#include "error.h"
+#include "lock.h"
+
+int CLF_close(int fd)
+{
+	struct clf_file *f;
+	uint64_t ino;
+	int err;
+
+	err = clf_file_get(fd, &f);
+	if (err)
+		return err;
+	clf_file_detach(fd, f);
+	f->closed = true;
+	err = clf_file_flush_size(f);
+	/* Removed while open (another process's unlink, or rank 0 of an MPI
+	 * job deleting a file its other ranks still close): no size to keep,
+	 * and a close succeeds on it, as POSIX has it. */
+	if (err == -ENOENT)
+		err = 0;
+	clf_file_release_views(f);
+	clf_view_cache_clear(f);
+	ino = f->ino;
+	clf_file_put(f);	/* frees f unless a getter still waits */
+	clf_lock_file_closed(ino);
+	return err;
+}
