@@ -161,10 +161,6 @@ dev_t clfs_rdev_of(struct clfs_inode *ip, const struct clf_proto_attr *a)
 
 int clfs_report_locked(struct clfs_inode *ip)
 {
-	struct clf_proto_setattr_req req = {
-		.ino = ip->ino,
-		.mask = CLF_PROTO_SETATTR_MTIME_NOW,
-	};
 	struct clf_proto_attr a;
 	int err = 0;
 
@@ -174,7 +170,8 @@ int clfs_report_locked(struct clfs_inode *ip)
 		if (!err && a.size > ip->size)
 			ip->size = a.size;
 	} else if (ip->mtime_dirty) {
-		err = clf_ll_setattr(&req, &a);
+		err = clf_ll_setattr(ip->ino, CLF_PROTO_SETATTR_MTIME_NOW, NULL,
+				     &a);
 	}
 	if (!err) {
 		ip->size_dirty = false;

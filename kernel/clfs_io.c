@@ -111,13 +111,10 @@ int clfs_create(struct clfs *fs, const struct clfs_caller *who,
 		return fd;
 	/* An existing file (created meanwhile by someone else). */
 	if ((flags & O_TRUNC) && writable(flags) && a.size > 0) {
-		struct clf_proto_setattr_req req = {
-			.ino = a.ino,
-			.mask = CLF_PROTO_SETATTR_SIZE |
-				CLF_PROTO_SETATTR_MTIME_NOW,
-		};
+		struct clf_proto_attr to = { .size = 0 };
 
-		err = clf_ll_setattr(&req, &a);
+		err = clf_ll_setattr(a.ino, CLF_PROTO_SETATTR_SIZE |
+				     CLF_PROTO_SETATTR_MTIME_NOW, &to, &a);
 		if (err)
 			goto close_fd;
 	}

@@ -75,42 +75,42 @@ static int64_t timespec_ns(const struct timespec *ts)
 int clfs_setattr(struct clfs *fs, uint64_t ino, const struct stat *want,
 		 unsigned to_set, struct stat *st)
 {
-	struct clf_proto_setattr_req req = { .ino = ino };
-	struct clf_proto_attr a;
+	struct clf_proto_attr to = { .ino = ino }, a;
+	uint32_t mask = 0;
 	struct clfs_inode *ip;
 	int err;
 
 	if (fs->read_only)
 		return -EROFS;
 	if (to_set & CLFS_SET_MODE) {
-		req.mask |= CLF_PROTO_SETATTR_MODE;
-		req.mode = want->st_mode & CLF_PROTO_MODE_PERM;
+		mask |= CLF_PROTO_SETATTR_MODE;
+		to.mode = want->st_mode & CLF_PROTO_MODE_PERM;
 	}
 	if (to_set & CLFS_SET_UID) {
-		req.mask |= CLF_PROTO_SETATTR_UID;
-		req.uid = want->st_uid;
+		mask |= CLF_PROTO_SETATTR_UID;
+		to.uid = want->st_uid;
 	}
 	if (to_set & CLFS_SET_GID) {
-		req.mask |= CLF_PROTO_SETATTR_GID;
-		req.gid = want->st_gid;
+		mask |= CLF_PROTO_SETATTR_GID;
+		to.gid = want->st_gid;
 	}
 	if (to_set & CLFS_SET_SIZE) {
 		if (want->st_size < 0)
 			return -EINVAL;
-		req.mask |= CLF_PROTO_SETATTR_SIZE;
-		req.size = want->st_size;
+		mask |= CLF_PROTO_SETATTR_SIZE;
+		to.size = want->st_size;
 	}
 	if (to_set & CLFS_SET_ATIME_NOW) {
-		req.mask |= CLF_PROTO_SETATTR_ATIME_NOW;
+		mask |= CLF_PROTO_SETATTR_ATIME_NOW;
 	} else if (to_set & CLFS_SET_ATIME) {
-		req.mask |= CLF_PROTO_SETATTR_ATIME;
-		req.atime = timespec_ns(&want->st_atim);
+		mask |= CLF_PROTO_SETATTR_ATIME;
+		to.atime = timespec_ns(&want->st_atim);
 	}
 	if (to_set & CLFS_SET_MTIME_NOW) {
-		req.mask |= CLF_PROTO_SETATTR_MTIME_NOW;
+		mask |= CLF_PROTO_SETATTR_MTIME_NOW;
 	} else if (to_set & CLFS_SET_MTIME) {
-		req.mask |= CLF_PROTO_SETATTR_MTIME;
-		req.mtime = timespec_ns(&want->st_mtim);
+		mask |= CLF_PROTO_SETATTR_MTIME;
+		to.mtime = timespec_ns(&want->st_mtim);
 	}
 	ip = clfs_iget(&fs->itab, ino);
 	if (!ip)
@@ -123,7 +123,7 @@ int clfs_setattr(struct clfs *fs, uint64_t ino, const struct stat *want,
 	 */
 	err = clfs_report_locked(ip);
 	if (!err)
-		err = clf_ll_setattr(&req, &a);
+		err = clf_ll_setattr(ino, mask, &to, &a);
 	if (!err && (to_set & CLFS_SET_SIZE)) {
 		ip->size = a.size;
 		ip->size_dirty = false;

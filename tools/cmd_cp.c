@@ -431,13 +431,8 @@ static int create_clf(struct cp_end *d, mode_t mode,
 static int reopen_clf(struct cp_end *d, const struct stat *st, mode_t mode,
 		      const struct tool_layout_opts *lo)
 {
-	struct clf_proto_setattr_req req = {
-		.ino = st->st_ino,
-		.mask = CLF_PROTO_SETATTR_MODE,
-		.mode = mode & 07777,
-	};
+	struct clf_proto_attr to = { .mode = mode & 07777 }, a;
 	struct clf_layout_desc desc;
-	struct clf_proto_attr a;
 	char *text = NULL;
 	int err, fd;
 
@@ -459,7 +454,7 @@ static int reopen_clf(struct cp_end *d, const struct stat *st, mode_t mode,
 	}
 	if ((st->st_mode & 07777) == (mode & 07777))
 		return 0;
-	return clf_ll_setattr(&req, &a);
+	return clf_ll_setattr(st->st_ino, CLF_PROTO_SETATTR_MODE, &to, &a);
 }
 
 static int open_dst(struct cp_end *d, const struct cp_end *s,

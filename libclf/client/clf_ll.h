@@ -9,9 +9,9 @@
  * The public API (clf.h) names files by path; these calls name them by
  * inode and (directory inode, name), send the same metad requests with a
  * directory inode instead of the root, take the caller's identity for
- * new inodes, and give metad's attribute records back (struct
- * clf_proto_attr and the setattr request of runtime.h are passed through
- * unchanged, as libfuse passes struct stat).  An open file is a CLF_*
+ * new inodes, and give metad's attribute record back (struct
+ * clf_proto_attr of runtime.h, passed through unchanged as libfuse
+ * passes struct stat; a caller builds no request).  An open file is a CLF_*
  * descriptor (CLF_close, CLF_fsync).  Every function returns 0 (or a
  * count or descriptor) or a negative errno with CLF_Last_error() saying
  * what failed.  CLF_init() must have run.
@@ -67,9 +67,14 @@ int clf_ll_getattr(uint64_t ino, struct clf_proto_attr *attr);
  */
 int clf_ll_stat(uint64_t ino, struct clf_proto_attr *attr);
 
-/* SETATTR with req->mask (CLF_PROTO_SETATTR_*); the new attributes. */
-int clf_ll_setattr(const struct clf_proto_setattr_req *req,
-		   struct clf_proto_attr *attr);
+/*
+ * Change what mask (CLF_PROTO_SETATTR_*) names of inode ino to its value
+ * in to (mode: permission bits only; uid, gid, size, atime, mtime; the
+ * _NOW bits need none), as libfuse's setattr takes attributes and the
+ * set to apply.  *attr: the new attributes.
+ */
+int clf_ll_setattr(uint64_t ino, uint32_t mask,
+		   const struct clf_proto_attr *to, struct clf_proto_attr *attr);
 
 /*
  * Create name in dir (or open it when it exists and excl is false) and

@@ -103,10 +103,21 @@ int clf_ll_getattr(uint64_t ino, struct clf_proto_attr *attr)
 	return ns_call_attr(CLF_PROTO_OP_GETATTR, clf_enc_ino, &req, attr);
 }
 
-int clf_ll_setattr(const struct clf_proto_setattr_req *req,
-		   struct clf_proto_attr *attr)
+int clf_ll_setattr(uint64_t ino, uint32_t mask,
+		   const struct clf_proto_attr *to, struct clf_proto_attr *attr)
 {
-	return ns_call_attr(CLF_PROTO_OP_SETATTR, clf_enc_setattr, req, attr);
+	struct clf_proto_setattr_req req = {
+		.ino = ino,
+		.mask = mask,
+		.mode = to ? to->mode : 0,
+		.uid = to ? to->uid : 0,
+		.gid = to ? to->gid : 0,
+		.atime = to ? to->atime : 0,
+		.mtime = to ? to->mtime : 0,
+		.size = to ? to->size : 0,
+	};
+
+	return ns_call_attr(CLF_PROTO_OP_SETATTR, clf_enc_setattr, &req, attr);
 }
 
 int clf_ll_niods(void)
@@ -713,12 +724,9 @@ int clf_ll_dir_default_write(uint64_t dir, const struct clf_ll_owner *owner,
 	}
 	err = 0;
 	if (a.size > 0) {
-		struct clf_proto_setattr_req req = {
-			.ino = a.ino,
-			.mask = CLF_PROTO_SETATTR_SIZE,
-		};
+		struct clf_proto_attr to = { .size = 0 };
 
-		err = clf_ll_setattr(&req, &a);
+		err = clf_ll_setattr(a.ino, CLF_PROTO_SETATTR_SIZE, &to, &a);
 	}
 	if (!err) {
 		n = clf_ll_pwrite(fd, line, (int64_t)len, 0);

@@ -231,14 +231,13 @@ int main(int argc, char **argv)
 		say("mkdir", CLF_mkdir(argv[2],
 				       (mode_t)strtoul(argv[3], NULL, 8)));
 	} else if (!strcmp(mode, "chmod") && argc == 4) {
-		struct clf_proto_setattr_req req = {
-			.ino = ino_of(argv[2], O_RDONLY),
-			.mask = CLF_PROTO_SETATTR_MODE,
+		struct clf_proto_attr to = {
 			.mode = (uint32_t)strtoul(argv[3], NULL, 8),
 		};
 		struct clf_proto_attr attr;
 
-		say("chmod", clf_ll_setattr(&req, &attr));
+		say("chmod", clf_ll_setattr(ino_of(argv[2], O_RDONLY),
+					    CLF_PROTO_SETATTR_MODE, &to, &attr));
 	} else {
 		fprintf(stderr, "usage: see cap_client.c\n");
 		return 2;

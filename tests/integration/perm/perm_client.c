@@ -40,14 +40,15 @@ static int ino_of(const char *path, uint64_t *ino)
 static int do_setattr(const char *path, uint32_t mask, uint32_t mode,
 		      uint32_t uid, uint32_t gid, int64_t size)
 {
-	struct clf_proto_setattr_req req = {
-		.mask = mask, .mode = mode, .uid = uid, .gid = gid,
+	struct clf_proto_attr to = {
+		.mode = mode, .uid = uid, .gid = gid,
 		.atime = 1000000000, .mtime = 2000000000, .size = size,
 	};
 	struct clf_proto_attr a;
-	int err = ino_of(path, &req.ino);
+	uint64_t ino;
+	int err = ino_of(path, &ino);
 
-	return err ? err : clf_ll_setattr(&req, &a);
+	return err ? err : clf_ll_setattr(ino, mask, &to, &a);
 }
 
 static int do_io(const char *path, const char *text)
