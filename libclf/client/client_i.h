@@ -201,7 +201,8 @@ int64_t clf_file_io_v(struct clf_file *f, int64_t lo, int64_t n, void *buf,
 /*
  * Does view range [lo, hi) of view meet subfile j in two runs or more
  * (1), so that it gains from the iod merging it with the other
- * participants' pieces, or in at most one (0)?  Or -errno.
+ * participants' pieces, or in at most one (0)?  Or -errno.  In io.c,
+ * which asks it per access, below io_coll.c, which plans with it.
  */
 int clf_coll_merges(const struct clf_viewmap *view, int j, int64_t lo,
 		    int64_t hi);

@@ -37,33 +37,6 @@
 #include "client_i.h"
 #include "error.h"
 
-struct runs {
-	int n;
-};
-
-static int count_run(int64_t view_off, int64_t sub_off, int64_t len,
-		     void *arg)
-{
-	struct runs *r = arg;
-
-	(void)view_off;
-	(void)sub_off;
-	(void)len;
-	return ++r->n > 1;	/* two are enough to know */
-}
-
-int clf_coll_merges(const struct clf_viewmap *view, int j, int64_t lo,
-		    int64_t hi)
-{
-	struct runs r = { 0 };
-	int err;
-
-	if (lo >= hi || !clf_viewmap_touches(view, j))
-		return 0;
-	err = clf_viewmap_foreach(view, j, lo, hi, count_run, &r);
-	return err < 0 ? err : r.n > 1;
-}
-
 static int ensure_view(struct clf_file *f)
 {
 	if (f->view)
