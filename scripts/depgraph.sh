@@ -235,6 +235,13 @@ if not quiet:
 	for s in cycles:
 		print("  " + " ".join(s))
 # Calls (nm): fail in libclf's layers and kernel/, report the others.
+# Known and reported, not failed: exactly these, so that any other
+# (a new one, or this one grown) fails.  The progressions of c924405:
+# building a mapping's table compiles progressions, which walk the
+# mapping.  To break by their owner.
+KNOWN_CALL_CYCLES = {
+	("libclf/engine", "mapping.o mapping_prog.o mapping_table.o"),
+}
 if objs_dir:
 	import glob, subprocess
 	for part in ["libclf/engine", "libclf/runtime", "libclf/client",
@@ -265,7 +272,8 @@ if objs_dir:
 			      (part, len(rings), sum(len(c) for c in rings)))
 		for c in rings:
 			names = " ".join(os.path.basename(o) for o in c)
-			if part in ("iod", "metad"):
+			if part in ("iod", "metad") or \
+			   (part, names) in KNOWN_CALL_CYCLES:
 				if not quiet:
 					print("  " + names)
 			else:
