@@ -38,6 +38,7 @@
 #include "daemon.h"
 #include "durable.h"
 #include "error.h"
+#include "iod_log.h"
 #include "iod_server.h"
 
 struct iod_options {

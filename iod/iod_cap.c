@@ -9,7 +9,7 @@
 #include "cap.h"
 #include "error.h"
 #include "iod_cap.h"
-#include "iod_server.h"
+#include "iod_conn.h"
 #include "iod_view.h"
 
 int iod_cap_take(struct iod_conn *cn, const uint8_t *body, size_t len)

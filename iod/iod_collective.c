@@ -32,10 +32,12 @@
  *     data's length): no mapping is walked before everyone came, so one
  *     participant's computation never uses up the others' time.  If it is still
  *     incomplete then, it is discarded: every participant that came gets
- *     -ETIMEDOUT, nothing was read or written by the operation (a write
- *     piece that went straight to its subfile on arrival, iod_direct.c,
- *     is already there), and a later request with the same tag begins a
- *     new operation.  So a participant that never
+ *     -ETIMEDOUT, nothing was read or written by the operation, and a
+ *     later request with the same tag begins a new operation.  A write
+ *     piece is written all the same, as an independent write would be:
+ *     on arrival when it went straight to its subfile (iod_xfer.c), after
+ *     the operation when it was held for the merge (iod_ops_io.c), so
+ *     that a timed-out write leaves the same bytes either way.  So a participant that never
  *     comes, or whose connection drops before its request arrives, costs
  *     the others one timeout, never a hang.
  *
@@ -85,9 +87,9 @@
 
 #include "clf.h"
 #include "error.h"
+#include "iod_collective.h"
 #include "iod_merge.h"
 #include "iod_viewio.h"
-#include "iod_server.h"
 
 /* How often a waiting participant looks at the stop flag, ms. */
 #define COLL_POLL_MS 200

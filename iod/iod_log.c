@@ -8,7 +8,7 @@
 
 #include "clf.h"
 #include "error.h"
-#include "iod_server.h"
+#include "iod_log.h"
 
 static char log_name[32] = "iod";
 

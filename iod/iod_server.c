@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * iod_server.c -- the iod's connections: authentication and the request
- * loop.  The listener and the thread per connection are the daemon
+ * loop; each request is served by iod_dispatch.c.  The listener and the thread per connection are the daemon
  * runtime's (daemon.h).
  *
  * Why a thread per connection and not an event loop: every request ends
@@ -16,18 +16,6 @@
  * A connection is one view owner: the views it registers are found only
  * through it and all go when it drops.  Requests on one connection are
  * served one after the other, in order, so replies come in request order.
- *
- * What arrives is checked before it is trusted: the header by the
- * transport (magic, version, payload limit), then the payload length
- * against the largest body of the opcode before anything is allocated,
- * then the body by the protocol decoders.  A request we refuse whole (an
- * unknown opcode: -ENOSYS; a body longer than its opcode allows: -E2BIG;
- * a reply flag on a request: -EPROTO) has its payload skipped and an
- * error reply; a malformed body gets the decoder's error (-EPROTO,
- * -E2BIG); in all these cases the connection goes on.  A broken stream
- * (bad header, payload over the protocol's limit, truncated payload)
- * closes the connection.  Each such event is one log line; nothing a
- * peer sends can crash the daemon.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -42,6 +30,10 @@
 #include "clf.h"
 #include "error.h"
 #include "iod_cap.h"
+#include "iod_collective.h"
+#include "iod_conn.h"
+#include "iod_dispatch.h"
+#include "iod_log.h"
 #include "iod_server.h"
 
 /* How often blocked loops look at the stop flag, ms. */
@@ -53,17 +45,6 @@
  * request.
  */
 #define BIG_BUF_IDLE_MS 2000
-/* Scratch for skipping the payload of a refused request. */
-#define DRAIN_CHUNK (64u << 10)
-/*
- * A payload is received in pieces of this size, each within the timeout:
- * a big write over a slow link then needs only steady progress, not a
- * 64 MiB transfer within one timeout, while a peer that stalls is still
- * cut off after one timeout.
- */
-#define RECV_CHUNK (1u << 20)
-/* Room for an error reply's body. */
-#define ERR_BODY_MAX (2 + CLF_PROTO_ERRMSG_MAX)
 
 /* Physical memory of this machine, bytes (1 GiB if unknown). */
 static size_t machine_memory(void)
@@ -219,374 +200,10 @@ static bool stopping(const struct iod_server *srv)
 	return atomic_load(&srv->stop);
 }
 
-/* ------------------------------------------------------------------ */
-/* Replies                                                             */
-/* ------------------------------------------------------------------ */
-
-static void delay_hook(const struct iod_server *srv)
-{
-	struct timespec ts;
-
-	if (!srv->hooks.delay_ms)
-		return;
-	ts.tv_sec = srv->hooks.delay_ms / 1000;
-	ts.tv_nsec = (long)(srv->hooks.delay_ms % 1000) * 1000000L;
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
-static int send_error(struct iod_conn *cn, const struct clf_proto_header *req,
-		      int err, const char *msg);
-
-static int send_reply(struct iod_conn *cn, const struct clf_proto_header *req,
-		      const struct iod_reply *rep)
-{
-	char msg[CLF_PROTO_ERRMSG_MAX];
-	struct clf_proto_header h;
-	struct iovec iov[2];
-	int n = 0, err;
-
-	clf_proto_header_init_reply(&h, req, 0);
-	if (rep->stream) {
-		delay_hook(cn->srv);
-		err = iod_stream_send(cn, &h, rep);
-		/* Failed before the header went: the client can be told. */
-		if (err && !clf_conn_broken(cn->c)) {
-			iod_errmsg(msg, sizeof(msg));
-			err = send_error(cn, req, err, msg);
-		}
-		return err;
-	}
-	if (rep->head_len)
-		iov[n++] = (struct iovec){ (void *)rep->head, rep->head_len };
-	if (rep->file) {
-		delay_hook(cn->srv);
-		return clf_conn_send_file(cn->c, &h, iov, n, rep->file->fd,
-					  rep->file_off, rep->data_len);
-	}
-	if (rep->data_len)
-		iov[n++] = (struct iovec){ (void *)rep->data, rep->data_len };
-	delay_hook(cn->srv);
-	return clf_conn_send(cn->c, &h, iov, n);
-}
-
-/* An error reply: status err, the message of msg (cut to the limit). */
-static int send_error(struct iod_conn *cn, const struct clf_proto_header *req,
-		      int err, const char *msg)
-{
-	uint8_t body[ERR_BODY_MAX];
-	struct wire_writer w = { body, sizeof(body), 0 };
-	struct clf_proto_error e = { clf_proto_str_of(msg) };
-	struct clf_proto_header h;
-
-	if (e.message.len > CLF_PROTO_ERRMSG_MAX)
-		e.message.len = CLF_PROTO_ERRMSG_MAX;
-	clf_proto_header_init_reply(&h, req, err);
-	if (clf_proto_error_encode(&w, &e) || w.pos > w.cap)
-		w.pos = 0;	/* the status alone still tells the client */
-	delay_hook(cn->srv);
-	return clf_conn_send_buf(cn->c, &h, body, w.pos);
-}
-
-/* Whether an error is worth a log line: the daemon's or the disk's, not
- * the everyday answers a client expects (no such view, bad range...). */
-static bool log_worthy(int err)
-{
-	switch (-err) {
-	case EIO: case ENOSPC: case EDQUOT: case EROFS: case ENOMEM:
-	case ETIMEDOUT: case EPROTO: case E2BIG: case ENOSYS: case EMFILE:
-	case ENFILE: case ESHUTDOWN:
-		return true;
-	default:
-		return false;
-	}
-}
-
-/* ------------------------------------------------------------------ */
-/* The request loop                                                    */
-/* ------------------------------------------------------------------ */
-
-/* Skip the rest of the payload of a request that is refused. */
-int iod_conn_drain(struct iod_conn *cn, size_t left)
-{
-	uint8_t *scratch;
-	int err = 0;
-
-	if (!left)
-		return 0;
-	scratch = malloc(DRAIN_CHUNK);
-	if (!scratch)
-		return clf_fail(ENOMEM, "iod: out of memory");
-	while (left && !err) {
-		size_t n = left < DRAIN_CHUNK ? left : DRAIN_CHUNK;
-
-		err = clf_conn_recv_payload(cn->c, scratch, n);
-		left -= n;
-	}
-	free(scratch);
-	return err;
-}
-
-/* Payload bytes [from, len) into the connection buffer, in RECV_CHUNKs. */
-static int recv_payload(struct iod_conn *cn, size_t from, size_t len)
-{
-	int err = 0;
-
-	for (size_t off = from; off < len && !err; off += RECV_CHUNK) {
-		size_t n = len - off < RECV_CHUNK ? len - off : RECV_CHUNK;
-
-		err = clf_conn_recv_payload(cn->c, cn->buf + off, n);
-	}
-	return err;
-}
-
-/* Free one of the connection's buffers. */
-static void buf_free(struct iod_conn *cn, uint8_t **buf, size_t *cap)
-{
-	struct iod_server *srv = cn->srv;
-
-	if (*cap > IOD_SMALL_BUF && cn->client) {
-		pthread_mutex_lock(&srv->buf_lock);
-		iod_pool_give(&srv->bufs, &cn->client->buf_bytes, *cap);
-		pthread_mutex_unlock(&srv->buf_lock);
-	}
-	free(*buf);
-	*buf = NULL;
-	*cap = 0;
-}
-
-/*
- * *buf with room for len bytes (at least 1); 0, or -ENOBUFS when a big
- * one passes the connection's share of the pool, or -ENOMEM.
- */
-static int buf_reserve(struct iod_conn *cn, uint8_t **buf, size_t *cap,
-		       size_t len, const char *what)
-{
-	struct iod_server *srv = cn->srv;
-	uint8_t *bigger;
-	int err = 0;
-
-	if (len <= *cap && *buf)
-		return 0;
-	buf_free(cn, buf, cap);
-	if (len > IOD_SMALL_BUF && !cn->client)
-		return clf_fail(ENOBUFS, "iod: no buffer before authentication");
-	if (len > IOD_SMALL_BUF) {
-		pthread_mutex_lock(&srv->buf_lock);
-		err = iod_pool_take(&srv->bufs, &cn->client->buf_bytes, len);
-		pthread_mutex_unlock(&srv->buf_lock);
-		if (err)
-			return err;
-	}
-	bigger = malloc(len ? len : 1);
-	if (!bigger) {
-		if (len > IOD_SMALL_BUF) {
-			pthread_mutex_lock(&srv->buf_lock);
-			iod_pool_give(&srv->bufs, &cn->client->buf_bytes, len);
-			pthread_mutex_unlock(&srv->buf_lock);
-		}
-		return clf_fail(ENOMEM, "iod: no memory for %s of %zu bytes",
-				what, len);
-	}
-	*buf = bigger;
-	*cap = len ? len : 1;
-	return 0;
-}
-
-struct iod_sieve iod_conn_sieve_begin(struct iod_conn *cn)
-{
-	struct iod_server *srv = cn->srv;
-	struct iod_sieve sv = iod_sieve_default;
-
-	if (!cn->client) {
-		sv.window = IOD_SIEVE_WINDOW_SMALL;
-		return sv;
-	}
-	pthread_mutex_lock(&srv->buf_lock);
-	if (iod_pool_fits(&srv->bufs, cn->client->buf_bytes, sv.window)) {
-		iod_pool_take(&srv->bufs, &cn->client->buf_bytes, sv.window);
-		cn->sieve_charged = sv.window;
-	} else {
-		sv.window = IOD_SIEVE_WINDOW_SMALL;
-	}
-	pthread_mutex_unlock(&srv->buf_lock);
-	return sv;
-}
-
-void iod_conn_sieve_end(struct iod_conn *cn)
-{
-	struct iod_server *srv = cn->srv;
-
-	if (!cn->sieve_charged)
-		return;
-	pthread_mutex_lock(&srv->buf_lock);
-	iod_pool_give(&srv->bufs, &cn->client->buf_bytes, cn->sieve_charged);
-	pthread_mutex_unlock(&srv->buf_lock);
-	cn->sieve_charged = 0;
-}
-
-int iod_conn_reserve(struct iod_conn *cn, size_t len)
-{
-	return buf_reserve(cn, &cn->buf, &cn->cap, len, "a payload");
-}
-
-int iod_conn_data_buffer(struct iod_conn *cn, size_t len, void **out)
-{
-	int err = buf_reserve(cn, &cn->out, &cn->out_cap, len, "data");
-
-	if (!err)
-		*out = cn->out;
-	return err;
-}
-
-/* After a request: big buffers go when idle or the pool fills up. */
-static void buf_trim(struct iod_conn *cn, bool idle)
-{
-	struct iod_server *srv = cn->srv;
-	bool full;
-
-	if (cn->cap <= IOD_SMALL_BUF && cn->out_cap <= IOD_SMALL_BUF)
-		return;
-	pthread_mutex_lock(&srv->buf_lock);
-	full = srv->bufs.used > srv->bufs.limit / 2;
-	pthread_mutex_unlock(&srv->buf_lock);
-	if (cn->cap > IOD_SMALL_BUF && (idle || full))
-		buf_free(cn, &cn->buf, &cn->cap);
-	if (cn->out_cap > IOD_SMALL_BUF && (idle || full))
-		buf_free(cn, &cn->out, &cn->out_cap);
-}
-
-/*
- * A request we will not serve (unknown opcode, a reply where a request
- * belongs...): skip the left bytes of its payload that are still unread
- * and answer err with "iod N: why", keeping the connection.  Returns 0,
- * or a transport error that ends it.
- */
-static int refuse_rest(struct iod_conn *cn, const struct clf_proto_header *h,
-		       size_t left, int err, const char *why)
-{
-	char msg[CLF_PROTO_ERRMSG_MAX];
-	int rc = iod_conn_drain(cn, left);
-
-	iod_log("%s (%s): %s", clf_conn_peer(cn->c), cn->role, why);
-	if (rc)
-		return rc;
-	snprintf(msg, sizeof(msg), "%s: %.900s", iod_log_name(), why);
-	return send_error(cn, h, err, msg);
-}
-
-static int refuse(struct iod_conn *cn, const struct clf_proto_header *h,
-		  int err, const char *why)
-{
-	return refuse_rest(cn, h, h->payload_len, err, why);
-}
-
 /* The last error without its reporter, for the log (which names us). */
 static const char *last_error(void)
 {
 	return clf_error_reason();
-}
-
-/*
- * Serve the request whose header is h.  Returns 0 to go on with the
- * connection, or a negative errno to close it (the stream is unusable or
- * the peer is misbehaving); the reason is logged before returning.
- */
-static int serve(struct iod_conn *cn, const struct clf_proto_header *h)
-{
-	struct iod_reply rep = { .head_len = 0 };
-	const char *name = clf_proto_op_name(h->opcode);
-	int64_t max = iod_op_payload_max(h->opcode);
-	char msg[CLF_PROTO_ERRMSG_MAX];
-	uint8_t head[IOD_DIRECT_HEAD_MAX];
-	size_t head_len, direct;
-	bool broken = false;
-	int err;
-
-	atomic_fetch_add(&cn->srv->requests, 1);
-	cn->nrequests++;
-	if (h->flags & CLF_PROTO_FLAG_REPLY) {
-		snprintf(msg, sizeof(msg), "a reply (%s) where a request belongs",
-			 name ? name : "unknown opcode");
-		return refuse(cn, h, -EPROTO, msg);
-	}
-	if (max < 0) {
-		snprintf(msg, sizeof(msg), "opcode %u (%s) is not served here",
-			 h->opcode, name ? name : "unknown");
-		return refuse(cn, h, -ENOSYS, msg);
-	}
-	if (h->payload_len > max) {
-		/* Nothing valid is that long; the transport bounds what we
-		 * skip by CLF_PROTO_PAYLOAD_MAX and the timeout. */
-		snprintf(msg, sizeof(msg),
-			 "%s with a body of %" PRIu32 " bytes, at most %" PRId64,
-			 name, h->payload_len, max);
-		return refuse(cn, h, -E2BIG, msg);
-	}
-	/* Writes go to their subfile as they come, whole (iod_direct.c) or
-	 * in pieces (iod_stream.c), when they can. */
-	direct = iod_direct_head_len(cn->srv, h);
-	head_len = direct ? direct : iod_stream_head_len(h);
-	if (head_len) {
-		err = clf_conn_recv_payload(cn->c, head, head_len);
-		if (err)
-			goto broken;
-		err = iod_cap_check(cn, h, head, head_len);
-		if (err)
-			return refuse_rest(cn, h, h->payload_len - head_len,
-					   err, last_error());
-		err = IOD_DIRECT_DECLINED;
-		if (direct)
-			err = iod_direct_write(cn, h, head, head_len, &rep,
-					       &broken);
-		if (!broken && err == IOD_DIRECT_DECLINED &&
-		    iod_stream_head_len(h))
-			err = iod_stream_write(cn, h, head, head_len, &rep,
-					       &broken);
-		if (broken)
-			goto broken;
-		if (err != IOD_DIRECT_DECLINED)
-			goto answer;
-	}
-	err = iod_conn_reserve(cn, h->payload_len);
-	if (err)
-		return refuse_rest(cn, h, h->payload_len - head_len, err,
-				   last_error());
-	memcpy(cn->buf, head, head_len);
-	err = recv_payload(cn, head_len, h->payload_len);
-	if (err)
-		goto broken;
-
-	err = iod_cap_check(cn, h, cn->buf, h->payload_len);
-	if (err)
-		iod_log("%s (%s): %s", clf_conn_peer(cn->c), cn->role,
-			last_error());
-	else
-		err = iod_dispatch(cn, h, cn->buf, h->payload_len, &rep);
-answer:
-	if (err) {
-		iod_errmsg(msg, sizeof(msg));
-		if (log_worthy(err))
-			iod_log("%s (%s): %s failed: %s", clf_conn_peer(cn->c),
-				cn->role, name, last_error());
-		err = send_error(cn, h, err, msg);
-	} else {
-		err = send_reply(cn, h, &rep);
-	}
-	free(rep.owned);
-	if (rep.file)
-		iod_subfile_put(rep.file);
-	iod_stream_free(rep.stream);
-	buf_trim(cn, false);
-	if (err)
-		iod_log("%s (%s): cannot reply to %s: %s; closing",
-			clf_conn_peer(cn->c), cn->role, name, last_error());
-	return err;
-
-broken:
-	iod_log("%s (%s): %s: %s; closing", clf_conn_peer(cn->c), cn->role,
-		name, last_error());
-	return err;
 }
 
 /*
@@ -603,7 +220,7 @@ static int next_request(struct iod_conn *cn, struct clf_proto_header *h)
 		if (stopping(cn->srv))
 			return 1;
 		if (idle_ms >= BIG_BUF_IDLE_MS)
-			buf_trim(cn, true);
+			iod_conn_trim(cn, true);
 		rc = clf_conn_poll(cn->c, STOP_POLL_MS);
 		if (rc < 0)
 			return rc;
@@ -630,7 +247,7 @@ static void serve_connection(struct iod_conn *cn)
 				cn->role, last_error());
 			break;
 		}
-		if (serve(cn, &h))
+		if (iod_serve(cn, &h))
 			break;
 	}
 }
@@ -747,8 +364,7 @@ static void *conn_thread(void *arg)
 		clf_conn_peer(cn->c), cn->role, cn->nrequests, released);
 close:
 	clf_conn_close(cn->c);
-	buf_free(cn, &cn->buf, &cn->cap);
-	buf_free(cn, &cn->out, &cn->out_cap);
+	iod_conn_free_buffers(cn);
 	client_put(srv, cn->client);
 	free(cn->caps);
 	free(cn);

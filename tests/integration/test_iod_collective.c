@@ -162,6 +162,34 @@ static void check_contents(struct clf_conn *c, CLF_Datatype *subs,
 	free(got);
 }
 
+/* Rank p's bytes of view range [lo, hi) are where its view puts them
+ * in every subfile (round 1's values). */
+static void check_piece(struct clf_conn *c, CLF_Datatype *subs, int p,
+			int64_t lo, int64_t hi)
+{
+	CLF_Datatype v = rank_view(p);
+	size_t cap = (size_t)(hi - lo) + 1;
+	uint8_t *want = iodh_alloc(cap), *got = iodh_alloc(1);
+	int64_t *soff = iodh_alloc(cap * sizeof(*soff));
+
+	for (int j = 0; j < NSUB; j++) {
+		size_t n = iodh_ref_pack(v, 0, subs[j], 0, lo, hi, 1, want,
+					 soff);
+
+		for (size_t i = 0; i < n; i++) {
+			ck_assert_int_eq(cl_sub_read(c, FILE_ID, (uint32_t)j,
+						     soff[i], got, 1), 1);
+			ck_assert_msg(got[0] == want[i],
+				      "rank %d subfile %d byte %" PRId64 ": %u, expected %u",
+				      p, j, soff[i], got[0], want[i]);
+		}
+	}
+	CLF_Type_free(&v);
+	free(want);
+	free(got);
+	free(soff);
+}
+
 /*
  * Three participants write view_bytes each collectively, then read them
  * back; env: a test hook for the iod, or NULL.
@@ -291,7 +319,6 @@ START_TEST(test_collective_times_out_when_a_participant_never_comes)
 	struct part pts[P];
 	struct iodh h;
 	struct clf_conn *c;
-	uint8_t buf[16];
 
 	make_subs(subs);
 	iodh_init(&h, TIMEOUT_MS);
@@ -315,8 +342,10 @@ START_TEST(test_collective_times_out_when_a_participant_never_comes)
 			 pts[0].elapsed_ms : pts[1].elapsed_ms,
 			 2 * TIMEOUT_MS - 50);
 	c = iodh_connect(&h);
-	/* Nothing was written. */
-	ck_assert_int_eq(cl_sub_read(c, FILE_ID, 0, 0, buf, sizeof(buf)), 0);
+	/* The operation merged nothing, but each piece that came is written
+	 * on its own, as a piece that went straight to its subfile is. */
+	for (int p = 0; p < 2; p++)
+		check_piece(c, subs, p, 0, 100);
 	/* The operation was discarded: the tag starts afresh. */
 	for (int p = 0; p < 2; p++)
 		pts[p].participants = 2;
@@ -473,7 +502,7 @@ END_TEST
 
 /*
  * A piece that lands contiguously in its subfile goes straight from the
- * socket to the file (iod_direct.c); a strided one is merged.  Both in
+ * socket to the file (iod_xfer.c); a strided one is merged.  Both in
  * one operation.
  */
 #define DIRECT_N ((int64_t)256 << 10)
@@ -617,6 +646,61 @@ START_TEST(test_collective_mixes_direct_and_merged_pieces)
 }
 END_TEST
 
+/*
+ * A participant alone in an operation of 2 times out.  Whichever way its
+ * piece came -- held in memory for the merge (strided) or straight from
+ * the socket into the subfile (one run) -- the subfile holds it after.
+ */
+START_TEST(test_collective_timed_out_write_leaves_the_same_bytes_either_way)
+{
+	/* Held: every other byte of [0, N).  Direct: file bytes [N, 2N). */
+	CLF_Datatype vheld = CLF_Type_vector(0, 0, 2, DIRECT_N / 2, CLF_BYTE);
+	CLF_Datatype vdirect = CLF_Type_vector(0, DIRECT_N - 1, 2 * DIRECT_N,
+					       1, CLF_BYTE);
+	uint8_t *held = iodh_alloc(DIRECT_N / 2), *direct = iodh_alloc(DIRECT_N);
+	uint8_t *back = iodh_alloc(2 * DIRECT_N);
+	struct direct_part d[2];
+	struct iodh h;
+	struct clf_conn *c;
+
+	for (int64_t i = 0; i < DIRECT_N / 2; i++)
+		held[i] = iodh_val(2 * i, 2);
+	for (int64_t i = 0; i < DIRECT_N; i++)
+		direct[i] = iodh_val(DIRECT_N + i, 2);
+	iodh_init(&h, TIMEOUT_MS);
+	iodh_start(&h);
+	d[0] = (struct direct_part){ .h = &h, .view = vheld, .disp = 0,
+				     .hi = DIRECT_N / 2, .data = held,
+				     .participants = 2, .tag = 11 };
+	d[1] = (struct direct_part){ .h = &h, .view = vdirect,
+				     .disp = DIRECT_N, .hi = DIRECT_N,
+				     .data = direct, .participants = 2,
+				     .tag = 12 };
+	for (int i = 0; i < 2; i++) {
+		direct_part_main(&d[i]);
+		ck_assert_msg(d[i].got == -ETIMEDOUT, "part %d: %" PRId64 " (%s)",
+			      i, d[i].got, d[i].msg);
+		ck_assert_ptr_nonnull(strstr(d[i].msg, "1 of 2"));
+	}
+	c = iodh_connect(&h);
+	ck_assert_int_eq(cl_sub_read(c, FILE_ID, 0, 0, back, 2 * DIRECT_N),
+			 2 * DIRECT_N);
+	for (int64_t i = 0; i < DIRECT_N / 2; i++)
+		ck_assert_msg(back[2 * i] == held[i],
+			      "held piece byte %" PRId64 ": %u, expected %u",
+			      2 * i, back[2 * i], held[i]);
+	ck_assert_mem_eq(back + DIRECT_N, direct, DIRECT_N);
+	clf_conn_close(c);
+	iodh_stop(&h);
+	iodh_cleanup(&h);
+	CLF_Type_free(&vheld);
+	CLF_Type_free(&vdirect);
+	free(held);
+	free(direct);
+	free(back);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("iod_collective");
@@ -630,6 +714,7 @@ int main(void)
 	tcase_add_test(tc, test_collective_survives_participants_that_disconnect);
 	tcase_add_test(tc, test_collective_request_that_disagrees_is_refused);
 	tcase_add_test(tc, test_collective_mixes_direct_and_merged_pieces);
+	tcase_add_test(tc, test_collective_timed_out_write_leaves_the_same_bytes_either_way);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

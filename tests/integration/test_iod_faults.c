@@ -281,6 +281,58 @@ START_TEST(test_enospc_hook_reaches_the_writer)
 }
 END_TEST
 
+/*
+ * The ENOSPC hook is consulted once per write, before its first byte is
+ * written, whichever way the data travels: a write that would pass the
+ * limit leaves nothing behind, whether it was received whole, spliced
+ * into its subfile or written in pieces as it came.
+ */
+START_TEST(test_enospc_hook_fires_once_per_write_whichever_way)
+{
+	size_t big = (size_t)3 << 20;	/* over a piece (1 MiB) */
+	/* Together over the limit (1.5 MiB), each alone under it. */
+	size_t small = (size_t)768 << 10, more = (size_t)800 << 10;
+	uint8_t *data = iodh_alloc(big);
+	CLF_Datatype strided = CLF_Type_vector(0, 0, 2, (int64_t)big,
+					       CLF_BYTE);
+	uint32_t subs[2] = { 0, 1 }, handle;
+	int64_t len[2];
+	struct clf_conn *c;
+	struct iodh h;
+
+	memset(data, 0x5a, big);
+	iodh_init(&h, TIMEOUT_MS);
+	h.env[0] = "CLF_TEST_IOD_ENOSPC_AFTER=1572864";
+	iodh_start(&h);
+	c = iodh_connect(&h);
+	ck_assert_int_eq(cl_view_register(c, 3, 0, strided, 0, CLF_BYTE, 0,
+					  &handle), 0);
+	/* Strided and over a piece: received and written in pieces. */
+	ck_assert_int_eq(cl_view_write(c, handle, 0, (int64_t)big, data, big,
+				       0, 0), -ENOSPC);
+	/* One run: spliced into the subfile (or in pieces). */
+	ck_assert_int_eq(cl_sub_write(c, 3, 1, 0, data, big), -ENOSPC);
+	/* Nothing of either was written. */
+	ck_assert_int_eq(cl_sub_sizes(c, 3, 2, subs, len), 0);
+	ck_assert_int_eq(len[0], 0);
+	ck_assert_int_eq(len[1], 0);
+	/* Received whole (under a piece): the same. */
+	ck_assert_int_eq(cl_view_write(c, handle, 0, (int64_t)small, data,
+				       small, 0, 0), (int64_t)small);
+	ck_assert_int_eq(cl_view_write(c, handle, (int64_t)small,
+				       (int64_t)(small + more), data, more,
+				       0, 0), -ENOSPC);
+	ck_assert_int_eq(cl_sub_sizes(c, 3, 2, subs, len), 0);
+	ck_assert_int_eq(len[0], 2 * (int64_t)small - 1);
+	ck_assert_int_eq(cl_ping(c), 0);
+	clf_conn_close(c);
+	iodh_stop(&h);
+	iodh_cleanup(&h);
+	CLF_Type_free(&strided);
+	free(data);
+}
+END_TEST
+
 START_TEST(test_delay_hook_makes_clients_time_out)
 {
 	struct iodh h;
@@ -365,7 +417,7 @@ END_TEST
 
 /*
  * Big writes go from the socket straight into the subfile
- * (iod_direct.c): a file error there still takes the rest of the bytes
+ * (iod_xfer.c): a file error there still takes the rest of the bytes
  * off the connection, which goes on; a head whose data length lies is
  * answered like any malformed body; a payload cut short closes only its
  * connection.
@@ -450,6 +502,7 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_malformed_messages_get_an_error_or_a_close);
 	tcase_add_test(tc, test_enospc_hook_reaches_the_writer);
+	tcase_add_test(tc, test_enospc_hook_fires_once_per_write_whichever_way);
 	tcase_add_test(tc, test_direct_writes_fail_cleanly);
 	tcase_add_test(tc, test_delay_hook_makes_clients_time_out);
 	tcase_add_test(tc, test_synced_data_survives_kill_9);

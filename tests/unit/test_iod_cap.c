@@ -15,7 +15,7 @@
 #include "check_main.h"
 #include "clf.h"
 #include "iod_cap.h"
-#include "iod_server.h"
+#include "iod_conn.h"
 
 #define HEX "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
 

@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * iod_hooks.c -- the compiled-in test hooks (iod_state.h, struct
+ * iod_hooks), applied at one point each whatever way a request's data
+ * travels.
+ */
+#include <errno.h>
+#include <time.h>
+
+#include "iod_state.h"
+
+void iod_hook_before_write(struct iod_server *srv, size_t len)
+{
+	uint64_t done;
+
+	if (!srv->hooks.enospc_after || !len)
+		return;
+	done = atomic_load(&srv->bytes_written);
+	if (done + len > srv->hooks.enospc_after)
+		iod_store_fail_next_io(srv->st, ENOSPC);
+}
+
+void iod_hook_before_reply(const struct iod_server *srv)
+{
+	struct timespec ts;
+
+	if (!srv->hooks.delay_ms)
+		return;
+	ts.tv_sec = srv->hooks.delay_ms / 1000;
+	ts.tv_nsec = (long)(srv->hooks.delay_ms % 1000) * 1000000L;
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}

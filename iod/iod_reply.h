@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * iod_reply.h -- the reply a request handler prepares, and its builders
+ * (iod_reply.c); iod_dispatch.c sends it.
+ */
+#ifndef IOD_REPLY_H
+#define IOD_REPLY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "iod_store.h"
+#include "wire.h"
+
+struct iod_stream;
+
+/*
+ * A body of up to sizeof(head) bytes, then optionally bulk data sent
+ * from where it is (no copy), which the reply owns when `owned` is set.
+ */
+struct iod_reply {
+	uint8_t head[64];
+	size_t head_len;
+	const void *data;		/* borrowed, or `owned` */
+	size_t data_len;
+	void *owned;			/* freed after sending; may be NULL */
+	/* Or data_len bytes of this subfile from file_off (zeros past its
+	 * end), sent from the page cache; a reference, put after sending. */
+	struct iod_subfile *file;
+	int64_t file_off;
+	/* Or data_len bytes made piece by piece while sending
+	 * (iod_stream.c); owned, freed after sending. */
+	struct iod_stream *stream;
+};
+
+/* A writer onto the reply's small body. */
+struct wire_writer iod_reply_writer(struct iod_reply *rep);
+
+/* After an encoder ran on w (returning err): the body's length, or err
+ * (-EOVERFLOW when it did not fit). */
+int iod_reply_done(struct iod_reply *rep, const struct wire_writer *w,
+		   int err);
+
+/* A reply whose body is one u32 (a write's count): 0 or -errno. */
+int iod_reply_u32(struct iod_reply *rep, uint32_t v);
+
+/* A data reply of len bytes at buf (borrowed until it is sent). */
+int iod_reply_data(struct iod_reply *rep, const void *buf, size_t len);
+
+/* A data reply of len bytes of sf from off (see iod_reply.file; the
+ * reference is the reply's on success). */
+int iod_reply_file(struct iod_reply *rep, struct iod_subfile *sf,
+		   int64_t off, size_t len);
+
+/* A data reply of len bytes made by s while it is sent (s is the
+ * reply's on success). */
+int iod_reply_stream(struct iod_reply *rep, struct iod_stream *s,
+		     size_t len);
+
+#endif /* IOD_REPLY_H */
