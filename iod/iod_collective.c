@@ -14,7 +14,8 @@
  *     direction (all reads or all writes).  A request that disagrees with
  *     the operation it would join is refused (-EINVAL) and does not count.
  *     P may not exceed the connections the iod serves at once (-E2BIG:
- *     such an operation could never complete).
+ *     such an operation could never complete).  A refused write's piece
+ *     is written on its own all the same, as under rule 5.
  *
  *  3. Each participant is one connection.  A connection serves its
  *     requests one at a time, so it is in at most one operation at a time
@@ -37,9 +38,9 @@
  *     piece is written all the same, as an independent write would be:
  *     on arrival when it went straight to its subfile (iod_xfer.c), after
  *     the operation when it was held for the merge (iod_ops_io.c), so
- *     that a timed-out write leaves the same bytes either way.  So a participant that never
- *     comes, or whose connection drops before its request arrives, costs
- *     the others one timeout, never a hang.
+ *     that a timed-out write leaves the same bytes either way.  So a
+ *     participant that never comes, or whose connection drops before its
+ *     request arrives, costs the others one timeout, never a hang.
  *
  *  6. When the P-th request arrives, its thread does the I/O for all: the
  *     pieces of every participant (iod_piece_src_fill), in subfile order,
