@@ -90,8 +90,11 @@ int64_t iod_stream_write(struct iod_conn *cn, const struct iod_dest *d,
 	*broken = false;
 	err = iod_conn_reserve(cn, len < IOD_STREAM_CHUNK ? len
 							 : IOD_STREAM_CHUNK);
-	if (err)
-		return err;
+	if (err) {
+		/* The data is taken off the connection all the same. */
+		*broken = iod_conn_drain(cn, len) != 0;
+		return *broken ? -ECONNRESET : err;
+	}
 	iod_hook_before_write(cn->srv, len);
 	err = iod_conn_recv(cn, cn->buf, len, IOD_STREAM_CHUNK, false,
 			    sink_put, &k, broken);

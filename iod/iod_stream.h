@@ -29,8 +29,8 @@ struct iod_dest {
  * connection, and write them to d in pieces of IOD_STREAM_CHUNK, so the
  * iod holds one piece whatever the write and reads no faster than the
  * disk takes the data.  The ENOSPC hook is consulted once, for len.
- * Returns len, or the first error (the rest was received and dropped),
- * or the connection's error with *broken set.
+ * Returns len, or the first error (the data was received all the same,
+ * the rest dropped), or the connection's error with *broken set.
  */
 int64_t iod_stream_write(struct iod_conn *cn, const struct iod_dest *d,
 			 size_t len, bool *broken);
