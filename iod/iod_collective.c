@@ -305,20 +305,30 @@ static int take_below(struct coll_part *p, int64_t bound,
  * Dense fine-grained operations skip the pieces: every participant's
  * runs go through one staging window by its mapping's progressions
  * (iod_view_coll_io).  *done: whether it did; not with the test hook
- * that makes rounds small, whose tests are about the rounds.
+ * that makes rounds small, whose tests are about the rounds.  The window
+ * is charged to the buffer pool as the rounds' piece tables are; with
+ * the pool full the pieces do it in their smallest rounds.
  */
 static int64_t op_staged(struct iod_server *srv, struct coll_op *op,
 			 bool *done)
 {
 	struct iod_coll_src *s;
 	int64_t n = 0;
+	bool fits;
 
 	*done = false;
 	if (srv->hooks.coll_pieces)
 		return 0;
+	pthread_mutex_lock(&srv->buf_lock);
+	fits = iod_pool_fits(&srv->bufs, srv->coll_charged, IOD_COLL_WINDOW);
+	if (fits)
+		iod_pool_take(&srv->bufs, &srv->coll_charged, IOD_COLL_WINDOW);
+	pthread_mutex_unlock(&srv->buf_lock);
+	if (!fits)
+		return 0;
 	s = calloc(op->joined ? op->joined : 1, sizeof(*s));
 	if (!s)
-		return 0;	/* the pieces will do */
+		goto give;	/* the pieces will do */
 	for (uint32_t i = 0; i < op->joined; i++) {
 		const struct iod_piece_src *src = &op->parts[i].src;
 
@@ -332,6 +342,10 @@ static int64_t op_staged(struct iod_server *srv, struct coll_op *op,
 		*done = true;
 	}
 	free(s);
+give:
+	pthread_mutex_lock(&srv->buf_lock);
+	iod_pool_give(&srv->bufs, &srv->coll_charged, IOD_COLL_WINDOW);
+	pthread_mutex_unlock(&srv->buf_lock);
 	return n;
 }
 

@@ -126,7 +126,7 @@ struct iod_server {
 
 	pthread_mutex_t buf_lock;
 	struct iod_pool bufs;		/* buffers over IOD_SMALL_BUF; buf_lock */
-	size_t coll_charged;		/* of bufs, by collective rounds */
+	size_t coll_charged;		/* of bufs: collective rounds, windows */
 	struct iod_client *clients;	/* open ones; mutex */
 
 	pthread_mutex_t mutex;		/* of clients */

@@ -542,12 +542,8 @@ bool iod_view_coll_fits(const struct iod_coll_src *s, int n)
 	return total > 0 && hi - lo <= 2 * total;
 }
 
-/*
- * The staging window: 1 MiB, one per collective operation in progress
- * (the buffer pool does not count it); a window costs two system calls,
- * a few dozen a 32 MiB share.
- */
-#define COLL_WINDOW (1 << 20)
+/* The staging window (iod_viewio.h): two system calls per window. */
+#define COLL_WINDOW IOD_COLL_WINDOW
 
 int64_t iod_view_coll_io(struct iod_store *st, uint64_t file,
 			 uint32_t subfile, const struct iod_coll_src *s, int n,

@@ -122,4 +122,11 @@ int64_t iod_view_coll_io(struct iod_store *st, uint64_t file,
 			 uint32_t subfile, const struct iod_coll_src *s, int n,
 			 int write);
 
+/*
+ * The staging window of iod_view_coll_io: 1 MiB per collective operation
+ * in progress, a few dozen windows for a 32 MiB share.  The caller
+ * charges it to the iod's buffer pool (iod_collective.c).
+ */
+#define IOD_COLL_WINDOW (1u << 20)
+
 #endif /* IOD_VIEWIO_H */
