@@ -145,7 +145,7 @@ int map_walk_file(const struct clf_mapping *m, int64_t first, int64_t last,
 #define MAP_PROG_RUNS_MAX (1 << 17)
 
 /*
- * Progressions being built from runs in view order (mapping_prog.c):
+ * Progressions being built from runs in view order (mapping_prog_build.c):
  * runs whose x continues are joined first, then equal runs at a
  * constant stride.  full: more than max progressions (p is then
  * incomplete).

@@ -20,80 +20,6 @@
 #include "mapping_prog.h"
 
 /* ------------------------------------------------------------------ */
-/* Building                                                            */
-/* ------------------------------------------------------------------ */
-
-/* Does run (c, x, len) continue progression p? */
-static bool continues(const struct clf_prog *p, int64_t c, int64_t x,
-		      int64_t len)
-{
-	if (p->len != len || p->c + p->n * p->len != c)
-		return false;
-	if (p->n == 1)
-		return x > p->x + p->len;
-	return x == p->x + p->n * p->dx;
-}
-
-static int push_run(struct map_prog_build *b, int64_t c, int64_t x,
-		    int64_t len)
-{
-	struct clf_prog *last = b->n ? &b->p[b->n - 1] : NULL;
-
-	if (last && continues(last, c, x, len)) {
-		if (last->n == 1)
-			last->dx = x - last->x;
-		last->n++;
-		return 0;
-	}
-	if (b->n == b->max) {
-		b->full = true;
-		return 0;
-	}
-	if (b->n == b->alloc) {
-		int alloc = b->alloc ? 2 * b->alloc : 16;
-		struct clf_prog *p;
-
-		if (alloc > b->max)
-			alloc = b->max;
-		p = realloc(b->p, alloc * sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		b->p = p;
-		b->alloc = alloc;
-	}
-	b->p[b->n++] = (struct clf_prog){ c, x, len, 0, 1 };
-	return 0;
-}
-
-int map_prog_add(struct map_prog_build *b, int64_t c, int64_t x, int64_t len)
-{
-	int err = 0;
-
-	if (b->full)
-		return 0;
-	if (b->plen && b->px + b->plen == x) {
-		b->plen += len;
-		return 0;
-	}
-	if (b->plen)
-		err = push_run(b, b->pc, b->px, b->plen);
-	b->pc = c;
-	b->px = x;
-	b->plen = len;
-	return err;
-}
-
-int map_prog_finish(struct map_prog_build *b)
-{
-	int err = 0;
-
-	if (b->plen && !b->full)
-		err = push_run(b, b->pc, b->px, b->plen);
-	b->plen = 0;
-	return err;
-}
-
-/* ------------------------------------------------------------------ */
 /* Walking                                                             */
 /* ------------------------------------------------------------------ */
 
@@ -295,7 +221,7 @@ static int join_run(int64_t v, int64_t s, int64_t len, void *arg)
 		j->cur.len += len;
 		return 0;
 	}
-	if (j->cur.n && continues(&j->cur, c, x, len)) {
+	if (j->cur.n && clf_prog_continues(&j->cur, c, x, len)) {
 		if (j->cur.n == 1)
 			j->cur.dx = x - j->cur.x;
 		j->cur.n++;

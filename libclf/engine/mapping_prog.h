@@ -44,6 +44,20 @@ struct clf_prog {
 	int64_t n;
 };
 
+/*
+ * Does run (c, x, len) continue progression p?  Both the building of a
+ * table (mapping_prog_build.c) and the walks without one join by it.
+ */
+static inline bool clf_prog_continues(const struct clf_prog *p, int64_t c,
+				      int64_t x, int64_t len)
+{
+	if (p->len != len || p->c + p->n * p->len != c)
+		return false;
+	if (p->n == 1)
+		return x > p->x + p->len;
+	return x == p->x + p->n * p->dx;
+}
+
 typedef int (*clf_prog_fn)(const struct clf_prog *p, void *arg);
 
 /*
