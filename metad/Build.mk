@@ -6,7 +6,8 @@
 # The archive below is built by `make all` so that the store cannot rot
 # before the daemon uses it.
 
-MDS_STORE_SRCS := metad/mds_store.c metad/mds_inode.c metad/mds_layout.c \
+MDS_STORE_SRCS := metad/mds_store.c metad/mds_keys.c metad/mds_lmdb.c \
+	metad/mds_reply_note.c metad/mds_inode.c metad/mds_layout.c \
 	metad/mds_namespace.c metad/mds_attr.c metad/mds_verify.c \
 	metad/mds_gcq.c metad/mds_replies.c metad/mds_group.c
 # Read-only handles, backup and restore beside metad (clf fsck/backup).
@@ -24,7 +25,8 @@ $(O)/metad/libmds_store.a: $(MDS_STORE_OBJS)
 	$(AR) rcs $@ $^
 
 # The daemon: the network program around the store.
-METAD_SRCS := metad/metad.c metad/mds_server.c metad/mds_ops.c \
+METAD_SRCS := metad/metad.c metad/mds_server.c metad/mds_dispatch.c \
+	metad/mds_ops.c \
 	metad/mds_ops_ns.c metad/mds_ops_attr.c metad/mds_ops_link.c metad/mds_ops_cap.c \
 	metad/mds_wire.c metad/mds_perm.c metad/mds_ops_perm.c \
 	metad/mds_data.c metad/mds_iods.c metad/mds_log.c metad/mds_fault.c \

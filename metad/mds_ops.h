@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * mds_ops.h -- serve one metad request: decode its body, make one store
+ * mds_ops.h -- what serving one metad request works with: who asks,
+ * and the reply body.  Each handler decodes its body, makes one store
  * call (plus the iod calls of mds_data.h where the data is concerned),
- * encode the reply body.  Nothing here touches a connection.
+ * and encodes the reply body; nothing here touches a connection.  The
+ * entry point is mds_ops_handle (mds_dispatch.h).
  */
 #ifndef MDS_OPS_H
 #define MDS_OPS_H
@@ -37,21 +39,5 @@ struct mds_reply {
 	bool drop;		/* test knob: close the connection instead of
 				   answering (mds_fault_drop_reply) */
 };
-
-/*
- * mds_ops_handle - serve the request h with its payload (h->payload_len
- * bytes, borrowed)
- *
- * Returns 0 with the reply body in *rep, or a negative errno that the
- * caller sends as the reply's status with CLF_Last_error() as the error
- * body; *rep is then empty.  Malformed bodies give -EPROTO or -E2BIG and
- * a log line; opcodes metad does not serve give -ENOSYS; neither harms
- * the connection.  A request with an identity (CLF_PROTO_FLAG_REQ_ID)
- * whose opcode changes the store is served at most once: a repeat gets
- * the first outcome (mds_replay.h).  Thread-safe.
- */
-int mds_ops_handle(const struct mds_session *s,
-		   const struct clf_proto_header *h, const uint8_t *payload,
-		   struct mds_reply *rep);
 
 #endif /* MDS_OPS_H */

@@ -29,6 +29,7 @@
 #include "auth.h"
 #include "daemon.h"
 #include "error.h"
+#include "mds_dispatch.h"
 #include "mds_lock.h"
 #include "mds_ops.h"
 #include "mds_server.h"

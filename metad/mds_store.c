@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * mds_store.c -- the LMDB environment of the store: open and create,
- * transactions, keys, and the inode and superblock accessors every
- * operation shares.
+ * transactions, and the inode and superblock accessors every operation
+ * shares.  Keys: mds_keys.c; LMDB's errors: mds_lmdb.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,75 +19,7 @@
 #include "error.h"
 #include "mds_store_i.h"
 
-/* ---- keys ---- */
-
-void mds_put_be64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (56 - 8 * i));
-}
-
-uint64_t mds_get_be64(const uint8_t *p)
-{
-	uint64_t v = 0;
-
-	for (int i = 0; i < 8; i++)
-		v = v << 8 | p[i];
-	return v;
-}
-
-void mds_ino_key(uint8_t buf[MDS_INO_KEY_LEN], uint64_t ino, MDB_val *key)
-{
-	mds_put_be64(buf, ino);
-	key->mv_data = buf;
-	key->mv_size = MDS_INO_KEY_LEN;
-}
-
-/* len <= MDS_NAME_MAX: the name passed mds_name_check. */
-void mds_dirent_key(uint8_t buf[MDS_DIRENT_KEY_MAX], uint64_t dir,
-		    const char *name, size_t len, MDB_val *key)
-{
-	mds_put_be64(buf, dir);
-	memcpy(buf + 8, name, len);
-	key->mv_data = buf;
-	key->mv_size = 8 + len;
-}
-
-void mds_cookie_key(uint8_t buf[MDS_COOKIE_KEY_LEN], uint64_t dir,
-		    uint64_t cookie, MDB_val *key)
-{
-	mds_put_be64(buf, dir);
-	mds_put_be64(buf + 8, cookie);
-	key->mv_data = buf;
-	key->mv_size = MDS_COOKIE_KEY_LEN;
-}
-
-/* ---- small shared steps ---- */
-
-static int lmdb_errno(int rc)
-{
-	if (rc > 0)
-		return rc;	/* LMDB passes system errors through */
-	switch (rc) {
-	case MDB_NOTFOUND:
-		return ENOENT;
-	case MDB_MAP_FULL:
-	case MDB_TXN_FULL:
-		return ENOSPC;
-	case MDB_READERS_FULL:
-		return EAGAIN;
-	case MDB_BAD_VALSIZE:
-		return EINVAL;
-	default:
-		return EIO;
-	}
-}
-
-int mds_lmdb_fail(int rc, const char *what)
-{
-	return clf_fail(lmdb_errno(rc), "mds: cannot %s: %s", what,
-			mdb_strerror(rc));
-}
+/* ---- transactions and shared steps ---- */
 
 int mds_txn_begin(struct mds_store *s, bool write, MDB_txn **txn,
 		  const char *what)
@@ -102,7 +34,7 @@ int mds_txn_begin(struct mds_store *s, bool write, MDB_txn **txn,
 int mds_txn_commit(MDB_txn *txn, const char *what)
 {
 	/* The outcome of the calling thread's request, if it is armed,
-	 * goes in with its change (mds_replies.c). */
+	 * goes in with its change (mds_reply_note.c). */
 	int rc, err = mds_reply_record(txn);
 
 	if (err) {
@@ -446,8 +378,9 @@ static int env_open(struct mds_store *s, const char *dir)
 	if (!rc)
 		rc = mdb_reader_check(s->env, &dead);
 	if (rc) {
-		int err = clf_fail(lmdb_errno(rc), "mds: cannot open store '%s': %s",
-				   dir, mdb_strerror(rc));
+		int err = clf_fail(mds_lmdb_errno(rc),
+				   "mds: cannot open store '%s': %s", dir,
+				   mdb_strerror(rc));
 
 		mdb_env_close(s->env);
 		s->env = NULL;

@@ -538,7 +538,7 @@ int mds_gc_done(struct mds_store *s, const struct mds_gc_entry *ents,
 int mds_gc_count(struct mds_store *s, uint64_t *n);
 
 /* ------------------------------------------------------------------ */
-/* Recorded outcomes (mds_replies.c)                                   */
+/* Recorded outcomes (mds_reply_note.c, mds_replies.c)                 */
 /* ------------------------------------------------------------------ */
 
 /*

@@ -194,7 +194,8 @@ const char *mds_layout_raw_check(const uint8_t *raw, size_t len);
 int mds_layout_from_raw(const uint8_t *raw, size_t len,
 			struct mds_layout **out);
 
-/* ---- keys, transactions, shared steps (mds_store.c) ---- */
+/* ---- keys (mds_keys.c), LMDB errors (mds_lmdb.c), transactions and
+ * shared steps (mds_store.c) ---- */
 
 #define MDS_INO_KEY_LEN 8
 #define MDS_DIRENT_KEY_MAX (8 + MDS_NAME_MAX)
@@ -207,6 +208,9 @@ void mds_dirent_key(uint8_t buf[MDS_DIRENT_KEY_MAX], uint64_t dir,
 		    const char *name, size_t len, MDB_val *key);
 void mds_cookie_key(uint8_t buf[MDS_COOKIE_KEY_LEN], uint64_t dir,
 		    uint64_t cookie, MDB_val *key);
+
+/* An LMDB return code as a positive errno (LMDB's own codes mapped). */
+int mds_lmdb_errno(int rc);
 
 /* An LMDB return code as a negative errno, with the message
  * "mds: cannot WHAT: lmdb's reason". */
@@ -270,7 +274,14 @@ int mds_inode_layout(const struct mds_inode *in, struct mds_layout **out);
 int mds_gc_queue(struct mds_store *s, MDB_txn *txn,
 		 const struct mds_inode *in, const char *what);
 
-/* ---- recorded outcomes (mds_replies.c) ---- */
+/* ---- recorded outcomes (mds_reply_note.c, mds_replies.c) ---- */
+
+#define MDS_REPLY_KEY_LEN 16
+#define MDS_REPLY_VAL_LEN 24	/* u16 op, u16 0, u32 0, u64 ino, i64 time */
+
+/* The key of request (client, seq)'s record (mds_keys.c). */
+void mds_reply_key(uint8_t buf[MDS_REPLY_KEY_LEN], uint64_t client,
+		   uint64_t seq, MDB_val *key);
 
 /* In mds_txn_commit, before the commit: the armed request's record into
  * txn (nothing when the thread is not armed or already recorded).
