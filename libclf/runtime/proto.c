@@ -106,21 +106,31 @@ const char *clf_proto_op_name(uint16_t op)
 /* Field helpers                                                       */
 /* ------------------------------------------------------------------ */
 
-int proto_get_str16(struct wire_reader *r, struct clf_proto_str *s,
-		    uint32_t max, const char *what)
+/* The len bytes after a length field of r, checked against max. */
+static int get_sized(struct wire_reader *r, uint32_t len, uint32_t max,
+		     const char *what, const uint8_t **out)
 {
-	uint16_t len = wire_get_u16(r);
-	const uint8_t *p;
-
 	if (r->bad)
 		return clf_fail(EPROTO, "proto: %s: truncated length", what);
 	if (len > max)
 		return clf_fail(E2BIG, "proto: %s: %u bytes, limit %u", what,
 				len, max);
-	p = proto_get_ref(r, len);
-	if (!p)
+	*out = proto_get_ref(r, len);
+	if (!*out)
 		return clf_fail(EPROTO, "proto: %s: %u bytes, %zu left", what,
 				len, proto_left(r));
+	return 0;
+}
+
+int proto_get_str16(struct wire_reader *r, struct clf_proto_str *s,
+		    uint32_t max, const char *what)
+{
+	uint16_t len = wire_get_u16(r);
+	const uint8_t *p;
+	int err = get_sized(r, len, max, what, &p);
+
+	if (err)
+		return err;
 	s->ptr = (const char *)p;
 	s->len = len;
 	return 0;
@@ -131,16 +141,10 @@ int proto_get_bytes32(struct wire_reader *r, struct clf_proto_bytes *b,
 {
 	uint32_t len = wire_get_u32(r);
 	const uint8_t *p;
+	int err = get_sized(r, len, max, what, &p);
 
-	if (r->bad)
-		return clf_fail(EPROTO, "proto: %s: truncated length", what);
-	if (len > max)
-		return clf_fail(E2BIG, "proto: %s: %u bytes, limit %u", what,
-				len, max);
-	p = proto_get_ref(r, len);
-	if (!p)
-		return clf_fail(EPROTO, "proto: %s: %u bytes, %zu left", what,
-				len, proto_left(r));
+	if (err)
+		return err;
 	b->ptr = p;
 	b->len = len;
 	return 0;
