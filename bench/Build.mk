@@ -40,35 +40,18 @@ $(BENCH_MPI_PROGS): $(O)/bench/%: bench/%.c bench/mpi_bench.c \
 		-std=gnu11 $(WARNINGS) $(CFLAGS) -o $@ $< bench/mpi_bench.c \
 		-ldl; fi
 
-# Small accesses: collective write latency, tiny accesses through
-# changing views (PnetCDF's independent mode), native path vs ROMIO's.
-BENCHES += $(O)/bench/mpi_small
+# One-file MPI programs, linked the same way:
+#   mpi_small  small accesses: collective write latency, tiny accesses
+#              through changing views (PnetCDF's independent mode),
+#              native path vs ROMIO's;
+#   mpi_fine   layouts of pieces under 64 bytes, native path vs ROMIO's
+#              (romio_props' class fine-layout);
+#   md_mpi     mdtest-style create / stat / open / remove through MPI-IO,
+#              clf: against ufs: in the same run (bench/md_scale.sh).
+BENCH_MPI_ONE := $(O)/bench/mpi_small $(O)/bench/mpi_fine $(O)/bench/md_mpi
+BENCHES += $(BENCH_MPI_ONE)
 
-$(O)/bench/mpi_small: bench/mpi_small.c $(O)/romio-clf/libromio-clf.so \
-		romio-clf/mpicc-clf
-	@mkdir -p $(dir $@)
-	@if test -f $(O)/romio/UNAVAILABLE; then \
-		echo "  SKIP    $@ (no libromio-clf.so)"; else \
-		echo "  CCLD    $@"; CLF_BUILD_DIR=$(O) romio-clf/mpicc-clf \
-		-std=gnu11 $(WARNINGS) $(CFLAGS) -o $@ $<; fi
-
-# Layouts of pieces under 64 bytes, native path vs ROMIO's (romio_props'
-# class fine-layout).
-BENCHES += $(O)/bench/mpi_fine
-
-$(O)/bench/mpi_fine: bench/mpi_fine.c $(O)/romio-clf/libromio-clf.so \
-		romio-clf/mpicc-clf
-	@mkdir -p $(dir $@)
-	@if test -f $(O)/romio/UNAVAILABLE; then \
-		echo "  SKIP    $@ (no libromio-clf.so)"; else \
-		echo "  CCLD    $@"; CLF_BUILD_DIR=$(O) romio-clf/mpicc-clf \
-		-std=gnu11 $(WARNINGS) $(CFLAGS) -o $@ $<; fi
-
-# mdtest-style create / stat / open / remove through MPI-IO, clf: against
-# ufs: in the same run (bench/md_scale.sh).
-BENCHES += $(O)/bench/md_mpi
-
-$(O)/bench/md_mpi: bench/md_mpi.c $(O)/romio-clf/libromio-clf.so \
+$(BENCH_MPI_ONE): $(O)/bench/%: bench/%.c $(O)/romio-clf/libromio-clf.so \
 		romio-clf/mpicc-clf
 	@mkdir -p $(dir $@)
 	@if test -f $(O)/romio/UNAVAILABLE; then \
