@@ -2,14 +2,16 @@
 /*
  * mpi_matrix.c -- the 2-D matrix experiment through MPI-IO.
  *
- * A side x side byte matrix is cut CYCLIC(k) x CYCLIC(k) into a 2 x 2 grid
- * of cells.  With 2 processes each owns the two diagonal cells of its
- * checkerboard -- process p the cells (0, p) and (1, 1-p) -- as
- * bench/matrix_native.c does, so every view is nested strided; with 4
- * processes each owns one cell; with 1 the whole matrix.  The filetype of
- * a process is its part of one band of 2k rows (the file view tiles it
- * down the matrix): MPI darrays of the 2 x 2 grid, two of them in one
- * struct for the checkerboard.  Scenario CLF-idx (run by default beside
+ * A side x side byte matrix is cut CYCLIC(k) x CYCLIC(k) into a grid of
+ * cells.  With 2 processes the grid is 2 x 2 and each owns the two
+ * diagonal cells of its checkerboard -- process p the cells (0, p) and
+ * (1, 1-p) -- as bench/matrix_native.c does, so every view is nested
+ * strided; with 1 the whole matrix; with any other count P the grid is
+ * the PR x PC of MPI_Dims_create and each process owns one cell (4: 2 x 2,
+ * 8: 4 x 2, 16: 4 x 4), so the experiment scales with the processes.
+ * The filetype of a process is its part of one band of PR k rows (the
+ * file view tiles it down the matrix): MPI darrays of the grid, two of
+ * them in one struct for the checkerboard.  Scenario CLF-idx (run by default beside
  * the others) is CLF-phys with the view written as applications and
  * libraries often write it: an MPI_Type_indexed list of the band's row
  * pieces (side blocks per band), over the same vector-built layout; its
@@ -25,7 +27,7 @@
  * and CLF-phys / ROMIO-ufs, and how each write's time splits into
  * file-system data calls and the rest (ROMIO's shuffle, mostly).
  *
- *   mpiexec -n 2 mpi_matrix [--full] [--side N] [--kmin K] [--kmax K]
+ *   mpiexec -n P mpi_matrix [--full] [--side N] [--kmin K] [--kmax K]
  *           [--reps N] [--iods N] [--stripe BYTES] [--scenarios LIST]
  *           [--ufs-dir DIR] [--csv FILE]
  *   (--scenarios clf_phys,clf_idx compares the two views alone)
@@ -44,16 +46,34 @@
 
 static int rank, nprocs;
 
-/* Cell (ci, cj) of a band of 2k rows: a darray of the 2 x 2 grid. */
+/* The process grid: PR rows by PC columns of cells per band. */
+static int grid_rows, grid_cols;
+
+static void grid_init(void)
+{
+	int dims[2] = { 0, 0 };
+
+	if (nprocs <= 2) {
+		grid_rows = grid_cols = nprocs == 1 ? 1 : 2;
+		return;
+	}
+	MPI_Dims_create(nprocs, 2, dims);
+	grid_rows = dims[0];
+	grid_cols = dims[1];
+}
+
+/* Cell (ci, cj) of a band of grid_rows * k rows: a darray of the grid. */
 static MPI_Datatype cell(int side, int k, int ci, int cj)
 {
-	int gsizes[2] = { 2 * k, side }, psizes[2] = { 2, 2 };
+	int gsizes[2] = { grid_rows * k, side };
+	int psizes[2] = { grid_rows, grid_cols };
 	int distribs[2] = { MPI_DISTRIBUTE_CYCLIC, MPI_DISTRIBUTE_CYCLIC };
 	int dargs[2] = { k, k };
 	MPI_Datatype t;
 
-	MPI_Type_create_darray(4, ci * 2 + cj, 2, gsizes, distribs, dargs,
-			       psizes, MPI_ORDER_C, MPI_BYTE, &t);
+	MPI_Type_create_darray(grid_rows * grid_cols, ci * grid_cols + cj, 2,
+			       gsizes, distribs, dargs, psizes, MPI_ORDER_C,
+			       MPI_BYTE, &t);
 	return t;
 }
 
@@ -63,9 +83,9 @@ static MPI_Datatype band(int side, int k, int p)
 	MPI_Datatype t;
 
 	if (nprocs == 1) {
-		MPI_Type_contiguous(2 * k * side, MPI_BYTE, &t);
-	} else if (nprocs == 4) {
-		t = cell(side, k, p / 2, p % 2);
+		MPI_Type_contiguous(k * side, MPI_BYTE, &t);
+	} else if (nprocs != 2) {
+		t = cell(side, k, p / grid_cols, p % grid_cols);
 	} else {
 		/* Cell (0, p) lies in the first k rows, (1, 1-p) in the next:
 		 * the struct's typemap increases, as a filetype's must. */
@@ -84,16 +104,18 @@ static MPI_Datatype band(int side, int k, int p)
 
 /*
  * The same part of a band as band(), as an indexed list of row pieces:
- * row r (0 <= r < 2k) holds the cells of column parity p in the first k
- * rows and 1 - p in the next (with 1 or 4 processes: as cell() selects).
+ * with 2 processes row r (0 <= r < 2k) holds the cells of column parity p
+ * in the first k rows and 1 - p in the next; otherwise the rows of the
+ * process's grid row, its grid column's pieces.
  */
 static MPI_Datatype band_indexed(int side, int k, int p)
 {
-	int nb = 0, *len = malloc((size_t)side * 2 * sizeof(*len));
-	int *disp = malloc((size_t)side * 2 * sizeof(*disp));
+	int rows = grid_rows * k, nb = 0;
+	int *len = malloc((size_t)side * rows * sizeof(*len) / k + 8);
+	int *disp = malloc((size_t)side * rows * sizeof(*disp) / k + 8);
 	MPI_Datatype t, f;
 
-	for (int r = 0; r < 2 * k; r++) {
+	for (int r = 0; r < rows; r++) {
 		int ci = r / k, cj;
 
 		if (nprocs == 1) {
@@ -101,17 +123,21 @@ static MPI_Datatype band_indexed(int side, int k, int p)
 			disp[nb++] = r * side;
 			continue;
 		}
-		if (nprocs == 4 && ci != p / 2)
-			continue;
-		cj = nprocs == 4 ? p % 2 : (ci == 0 ? p : 1 - p);
-		for (int col = cj * k; col < side; col += 2 * k) {
+		if (nprocs == 2) {
+			cj = ci == 0 ? p : 1 - p;
+		} else {
+			if (ci != p / grid_cols)
+				continue;
+			cj = p % grid_cols;
+		}
+		for (int col = cj * k; col < side; col += grid_cols * k) {
 			len[nb] = k;
 			disp[nb++] = r * side + col;
 		}
 	}
 	MPI_Type_indexed(nb, len, disp, MPI_BYTE, &t);
 	/* The band's extent, as the darrays have it. */
-	MPI_Type_create_resized(t, 0, (MPI_Aint)2 * k * side, &f);
+	MPI_Type_create_resized(t, 0, (MPI_Aint)rows * side, &f);
 	MPI_Type_free(&t);
 	MPI_Type_commit(&f);
 	free(len);
@@ -139,7 +165,7 @@ static int run(const struct bench_opts *o, enum bench_scenario sc, int side,
 {
 	long long n = (long long)side * side / nprocs, got, bad = -1;
 	uint8_t *buf = malloc(n);
-	MPI_Datatype layout[4], view;
+	MPI_Datatype *layout = malloc(nprocs * sizeof(*layout)), view;
 	struct bench_time w[32], r[32];
 	char path[4096], name[32];
 	MPI_Info info;
@@ -247,6 +273,7 @@ out:
 		MPI_Type_free(&layout[p]);
 	if (sc == SC_CLF_IDX)
 		MPI_Type_free(&view);
+	free(layout);
 	free(buf);
 	return errs;
 }
@@ -429,13 +456,15 @@ int main(int argc, char **argv)
 			argc = -1;
 		i++;
 	}
-	if (argc < 0 || (nprocs != 1 && nprocs != 2 && nprocs != 4) ||
-	    kmin < 1 || kmax < kmin || side < 2 * kmax ||
-	    side % (2 * kmax)) {
+	grid_init();
+	if (argc < 0 || kmin < 1 || kmax < kmin ||
+	    side % (grid_cols * kmax) || side % (grid_rows * kmax) ||
+	    side < 2 * kmax) {
 		if (rank == 0)
 			fprintf(stderr,
-				"usage: mpiexec -n 1|2|4 mpi_matrix [--full] [--side N] [--kmin K] [--kmax K] [common options]\n"
-				"  side a multiple of 2 * kmax\n");
+				"usage: mpiexec -n P mpi_matrix [--full] [--side N] [--kmin K] [--kmax K] [common options]\n"
+				"  side a multiple of kmax times each side of the %d x %d process grid\n",
+				grid_rows, grid_cols);
 		MPI_Finalize();
 		return 2;
 	}
@@ -445,8 +474,10 @@ int main(int argc, char **argv)
 		       side, side, bytes / (1 << 20), nprocs,
 		       nprocs > 1 ? "es" : "",
 		       nprocs == 2 ? "checkerboard (2 cells each)"
-				   : nprocs == 4 ? "one cell each"
-						 : "the whole matrix");
+				   : nprocs == 1 ? "the whole matrix"
+						 : "one cell each");
+		if (nprocs > 2)
+			printf("process grid %d x %d\n", grid_rows, grid_cols);
 		printf("MB/s = matrix bytes / time of the slowest process per call; a sample repeats the call for >= %.2f s after one untimed write and read; median of %d samples; every byte read checked\n",
 		       BENCH_SAMPLE_S, o.reps);
 		bench_print_hints(&o, nprocs);
