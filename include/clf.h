@@ -401,6 +401,15 @@ int CLF_Mapping_is_contiguous(const CLF_Mapping *m);
  * the built-in local default (one metad and four iods on 127.0.0.1).
  * Connections are opened lazily, at first use.  Calling it again after
  * CLF_finalize() is allowed.
+ *
+ * config_path "clf://HOST[:PORT]" (PORT 7000 by default; anything after
+ * it ignored): the instance whose metad is at HOST:PORT, with no
+ * configuration file.  CLF_init asks metad for the iods (one round
+ * trip, so a wrong address or secret fails here); the secret is read
+ * from the file $CLF_SECRET_FILE names (mode 0600), else the process
+ * authenticates with MUNGE (docs/security.md, "Remote users").  Every
+ * path call then also takes "clf://HOST:PORT/a/b" for /a/b; a clf://
+ * name of another instance fails with -EXDEV (one instance a process).
  */
 int CLF_init(const char *config_path);
 int CLF_finalize(void);

@@ -45,6 +45,9 @@
  *   1.9  SUB_LIST: an iod lists the subfiles it stores and their lengths,
  *        for `clf fsck` (connections that hold the secret only); a
  *        SUB_WRITE of 0 bytes creates its subfile when it is missing.
+ *   1.10 INSTANCE: metad tells any authenticated client the instance's
+ *        iods (addresses by index) and defaults, so that a client named
+ *        by clf://HOST:PORT needs no configuration file.
  *
  * Version negotiation
  * -------------------
@@ -98,7 +101,7 @@
 
 #define CLF_PROTO_MAGIC 0x31464c43u /* "CLF1" as bytes on the wire */
 #define CLF_PROTO_VERSION_MAJOR 1
-#define CLF_PROTO_VERSION_MINOR 9
+#define CLF_PROTO_VERSION_MINOR 10
 
 /*
  * Message header, 32 bytes, every field little-endian:
@@ -135,6 +138,8 @@ _Static_assert(4 + 2 + 2 + 2 + 2 + 8 + 4 + 4 + 4 == CLF_PROTO_HEADER_SIZE,
 #define CLF_PROTO_NAME_MAX 255		/* bytes in one path component */
 #define CLF_PROTO_PATH_MAX 4096		/* bytes in a path */
 #define CLF_PROTO_ROLE_MAX 32		/* bytes in the HELLO role string */
+#define CLF_PROTO_ADDR_MAX 272		/* "host:port" of a daemon (a DNS name
+					   of 253, brackets, ':', 5 digits) */
 #define CLF_PROTO_ERRMSG_MAX 1024	/* bytes in an error reply's message */
 #define CLF_PROTO_READDIR_MAX 1024	/* entries in one READDIR reply */
 #define CLF_PROTO_MAX_SUBFILES 1024	/* subfiles of one file */
@@ -259,6 +264,12 @@ enum clf_proto_op {
 	/* Since 1.8; see "Capabilities" below. */
 	/* u64 ino, u32 rights (CLF_PROTO_CAP_*) -> cap */
 	CLF_PROTO_OP_CAP_GRANT = 277,
+	/* Since 1.10: what a client needs to reach the instance.
+	 * empty -> u64 stripe_size, u32 stripe_count, u32 first_iod,
+	 * u32 timeout_ms, u32 recovery_grace_s, u32 niods
+	 * (1..CLF_PROTO_MAX_IODS), niods x str16 address ("host:port",
+	 * 1..CLF_PROTO_ADDR_MAX bytes) by iod index */
+	CLF_PROTO_OP_INSTANCE = 278,
 
 	/* iod.  Subfiles are named by (file id = inode, subfile index). */
 	/* u64 file, u32 subfile, i64 offset, u32 length -> bytes32 data

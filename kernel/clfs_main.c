@@ -57,7 +57,12 @@ static int connect_clf(const struct clfs_opts *o, char *msg, size_t len)
 	const char *conf = o->config;
 	int err;
 
-	if (o->metad) {
+	if (o->url) {
+		/* libclf reads the secret of a URL from there. */
+		if (o->secret_file && setenv("CLF_SECRET_FILE", o->secret_file, 1))
+			return -errno;
+		conf = o->url;
+	} else if (o->metad) {
 		err = clfs_opts_write_config(o, tmp, sizeof(tmp), msg, len);
 		if (err)
 			return err;

@@ -14,6 +14,7 @@
 #include "clfs_opts.h"
 #include "config.h"
 #include "error.h"
+#include "transport.h"
 
 #define CLFS_DEFAULT_IODS 4
 
@@ -200,7 +201,8 @@ static void usage(const char *argv0)
 	printf("usage: %s SOURCE DIR [-o OPTIONS] [-f] [-n] [-s] [-v] [-F]\n"
 	       "Mount the clf file system SOURCE (a configuration file, or\n"
 	       "HOST:PORT of metad, its secret from -o secret_file=FILE or\n"
-	       "the configuration found as clf finds it) on DIR.\n"
+	       "the configuration found as clf finds it, or clf://HOST:PORT/,\n"
+	       "whose metad names the iods) on DIR.\n"
 	       "Options: config=FILE, secret_file=FILE, iods=N,\n"
 	       "cache=normal|none, ro, rw, allow_other, debug,\n"
 	       "log=FILE|syslog, foreground, and mount flags (nosuid, nodev,\n"
@@ -273,13 +275,45 @@ out:
 	return err;
 }
 
+/*
+ * A clf://HOST:PORT/ source: its instance, whose metad names the iods
+ * (no configuration file), and the secret of secret_file= if given.
+ */
+static int finish_url(struct clfs_opts *o, char *msg, size_t len)
+{
+	char addr[CLF_ADDR_MAX], real[PATH_MAX];
+	const char *path;
+	int err = clf_url_parse(o->source, addr, sizeof(addr), &path);
+
+	if (err < 0)
+		return fail(msg, len, "%s", clf_error_reason());
+	if (strspn(path, "/") != strlen(path))
+		return fail(msg, len,
+			    "%s: a mount shows the whole instance: give clf://%s/",
+			    o->source, addr);
+	free(o->url);
+	o->url = malloc(strlen(CLF_URL_SCHEME) + strlen(addr) + 1);
+	if (!o->url)
+		return -ENOMEM;
+	sprintf(o->url, "%s%s", CLF_URL_SCHEME, addr);
+	if (!o->secret_file)
+		return 0;
+	if (!realpath(o->secret_file, real))
+		return fail(msg, len, "secret_file=%s: %s", o->secret_file,
+			    strerror(errno));
+	return set_str(&o->secret_file, real);
+}
+
 /* Check and complete what the options say. */
 static int finish(struct clfs_opts *o, char *msg, size_t len)
 {
 	char real[PATH_MAX];
 	int err;
 
-	if (!o->config && is_hostport(o->source)) {
+	if (!o->config && !strncmp(o->source, CLF_URL_SCHEME,
+				   strlen(CLF_URL_SCHEME))) {
+		err = finish_url(o, msg, len);
+	} else if (!o->config && is_hostport(o->source)) {
 		err = set_str(&o->metad, o->source);
 		if (err)
 			return err;
@@ -296,7 +330,7 @@ static int finish(struct clfs_opts *o, char *msg, size_t len)
 
 		if (o->secret_file)
 			return fail(msg, len,
-				    "secret_file= goes with a HOST:PORT source; %s holds the secret",
+				    "secret_file= goes with a HOST:PORT or clf:// source; %s holds the secret",
 				    conf);
 		if (!realpath(conf, real))
 			return fail(msg, len, "%s: %s", conf, strerror(errno));
@@ -386,6 +420,7 @@ void clfs_opts_release(struct clfs_opts *o)
 	free(o->mountpoint);
 	free(o->config);
 	free(o->metad);
+	free(o->url);
 	free(o->secret_file);
 	if (o->secret_hex)
 		explicit_bzero(o->secret_hex, strlen(o->secret_hex));

@@ -11,7 +11,9 @@
  * program finds its configuration: $CLF_CONFIG, ./clf-data/clf.conf,
  * /etc/clf/clf.conf, and that file's secret, or the secret file `clf up`
  * writes beside it; when that file's metad is HOST:PORT, the file is
- * the configuration).  -f (fake) parses and
+ * the configuration), or clf://HOST[:PORT]/ of metad (then metad names
+ * the iods, and the secret is secret_file=, else $CLF_SECRET_FILE, else
+ * none: MUNGE).  -f (fake) parses and
  * exits; -n, -s, -v are accepted and ignored; -F stays in the
  * foreground.  OPTIONS (comma-separated):
  *
@@ -42,6 +44,8 @@ struct clfs_opts {
 	char *mountpoint;	/* owned */
 	char *config;		/* config=, or SOURCE when it is a file; owned */
 	char *metad;		/* HOST:PORT when SOURCE is one; owned */
+	char *url;		/* "clf://HOST:PORT" when SOURCE is a URL;
+				   owned */
 	char *secret_file;	/* owned */
 	char *secret_hex;	/* a secret found in a configuration; owned */
 	int iods;

@@ -38,7 +38,8 @@ LIBCLF_RUNTIME_SRCS := libclf/runtime/proto.c libclf/runtime/proto_meta.c \
 	libclf/runtime/transport_tcp.c libclf/runtime/auth.c \
 	libclf/runtime/auth_munge.c libclf/runtime/seal.c \
 	libclf/runtime/transport_seal.c libclf/runtime/cap.c \
-	libclf/runtime/config.c libclf/runtime/admission.c \
+	libclf/runtime/config.c libclf/runtime/config_url.c \
+	libclf/runtime/admission.c \
 	libclf/runtime/durable.c libclf/runtime/clock.c
 # The daemons' log: one format, levels, reopened on SIGHUP (log.h);
 # readiness for systemd (notify.h).

@@ -64,6 +64,8 @@ static mds_op_fn *handler_of(uint16_t op)
 		return mds_op_mknod;
 	case CLF_PROTO_OP_CAP_GRANT:
 		return mds_op_cap;
+	case CLF_PROTO_OP_INSTANCE:
+		return mds_op_instance;
 	default:
 		return NULL;
 	}

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * mds_ops.c -- the requests about the daemon itself (PING, STATUS,
- * STATFS), and the answer to a body that did not decode, which every
+ * STATFS, INSTANCE), and the answer to a body that did not decode, which every
  * handler shares.  Which handler serves an opcode: mds_dispatch.c.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
@@ -81,4 +82,37 @@ int mds_op_statfs(const struct mds_session *s, struct wire_reader *r,
 					 MDS_BYTES_PER_INODE
 			       : 0;
 	return mds_reply_statfs(rep, &m);
+}
+
+/*
+ * INSTANCE: the iods of the configuration metad runs with, by index, and
+ * the defaults its clients use, for a client that has no configuration
+ * file (clf://HOST:PORT).  Addresses are as configured: an instance that
+ * serves remote clients names its iods by addresses they can reach.
+ */
+int mds_op_instance(const struct mds_session *s, struct wire_reader *r,
+		    struct mds_reply *rep)
+{
+	const struct clf_config *cfg = s->ctx->cfg;
+	struct clf_proto_instance m;
+	int err = clf_proto_empty_decode(r);
+
+	if (err)
+		return mds_bad_request(s, CLF_PROTO_OP_INSTANCE, err);
+	m = (struct clf_proto_instance){
+		.stripe_size = (uint64_t)cfg->stripe_size,
+		.stripe_count = cfg->stripe_count,
+		.first_iod = cfg->first_iod,
+		.timeout_ms = (uint32_t)cfg->timeout_ms,
+		.recovery_grace_s = (uint32_t)cfg->recovery_grace_s,
+		.niods = cfg->niods,
+	};
+	m.iods = calloc(cfg->niods, sizeof(*m.iods));
+	if (!m.iods)
+		return mds_fail_ctx(-ENOMEM, "metad: out of memory");
+	for (uint32_t i = 0; i < cfg->niods; i++)
+		m.iods[i].addr = clf_proto_str_of(cfg->iods[i].addr);
+	err = mds_reply_instance(rep, &m);
+	free(m.iods);
+	return err;
 }

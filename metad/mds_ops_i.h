@@ -36,7 +36,7 @@ mds_op_fn mds_op_append;
 /* Capabilities for the iods (mds_ops_cap.c). */
 mds_op_fn mds_op_cap;
 /* The daemon itself (mds_ops.c). */
-mds_op_fn mds_op_ping, mds_op_status, mds_op_statfs;
+mds_op_fn mds_op_ping, mds_op_status, mds_op_statfs, mds_op_instance;
 
 /*
  * A body that did not decode (err from the decoder): one log line naming
@@ -140,6 +140,8 @@ int mds_reply_create(struct mds_reply *rep, const struct mds_attr *a,
 int mds_reply_readdir(struct mds_reply *rep, const struct mds_dirent *ents,
 		      uint32_t n, bool eof);
 int mds_reply_statfs(struct mds_reply *rep, const struct clf_proto_statfs *m);
+int mds_reply_instance(struct mds_reply *rep,
+		       const struct clf_proto_instance *m);
 int mds_reply_status(struct mds_reply *rep, const struct clf_proto_status *m);
 int mds_reply_readlink(struct mds_reply *rep,
 		       const struct clf_proto_readlink_rep *m);

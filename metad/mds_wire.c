@@ -300,6 +300,17 @@ int mds_reply_statfs(struct mds_reply *rep, const struct clf_proto_statfs *m)
 	return err;
 }
 
+int mds_reply_instance(struct mds_reply *rep,
+		       const struct clf_proto_instance *m)
+{
+	struct wire_writer w = { NULL, 0, 0 };
+	int err = reply_buf(clf_proto_instance_encode(&w, m), rep, &w);
+
+	if (!err)
+		clf_proto_instance_encode(&w, m);
+	return err;
+}
+
 int mds_reply_status(struct mds_reply *rep, const struct clf_proto_status *m)
 {
 	struct wire_writer w = { NULL, 0, 0 };

@@ -73,7 +73,10 @@ static void usage(FILE *f)
 		   "  -h, --help  this text; `clf COMMAND --help` for a command\n"
 		   "  --version   the version of clf\n"
 		   "\n"
-		   "Files in clf are named clf:/dir/file; the commands that only\n"
+		   "Files in clf are named clf:/dir/file, or\n"
+		   "clf://HOST[:PORT]/dir/file on the instance of the metad at\n"
+		   "HOST:PORT (7000), which needs no configuration file (the\n"
+		   "secret from $CLF_SECRET_FILE, else MUNGE); the commands that only\n"
 		   "take clf files (setlayout, getlayout, map, ls, mkdir, rm,\n"
 		   "rmdir, mv, stat) also "
 		   "take /dir/file.  Layouts and views are written in the layout\n"
@@ -268,6 +271,9 @@ int main(int argc, char **argv)
 	argc = take_global_options(&g, argc, argv);
 	if (argc < 0)
 		return tool_usage(cmd->name, "option '-c' needs an argument");
+	for (int i = 1; i < argc && !g.url; i++)
+		if (!strncmp(argv[i], CLF_URL_SCHEME, strlen(CLF_URL_SCHEME)))
+			g.url = argv[i];
 	/* 0, not 1: glibc then also resets its state for the new vector. */
 	optind = 0;
 	return cmd->run(&g, argc, argv);

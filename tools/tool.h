@@ -24,6 +24,8 @@ struct clf_config;
 /* Options given before the subcommand. */
 struct tool_opts {
 	const char *config;	/* -c FILE, or NULL: the library's lookup */
+	const char *url;	/* the first clf://HOST:PORT/... argument:
+				   its instance, when no -c (tool_fs.h) */
 };
 
 /* One subcommand: `clf NAME ARGS...`, argv[0] is NAME. */

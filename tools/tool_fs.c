@@ -22,7 +22,9 @@ int tool_clf_path(const char *arg, char *buf)
 {
 	int err;
 
-	if (tool_is_clf_path(arg))
+	/* A URL keeps its instance, which clf_path_normalize checks. */
+	if (tool_is_clf_path(arg) &&
+	    strncmp(arg, CLF_URL_SCHEME, strlen(CLF_URL_SCHEME)))
 		arg += strlen(TOOL_CLF_PREFIX);
 	if (!*arg)
 		return clf_fail(ENOENT, "clf: empty path");
@@ -53,8 +55,15 @@ int tool_clf_connect(const struct tool_opts *g, const char *data_dir)
 {
 	struct clf_config *cfg;
 	char *path = NULL;
-	int err = tool_config_open(g, data_dir, &cfg);
+	int err;
 
+	/* -c clf://HOST:PORT, or a clf:// argument with no -c or --data. */
+	if (g->config && !strncmp(g->config, CLF_URL_SCHEME,
+				  strlen(CLF_URL_SCHEME)))
+		return CLF_init(g->config);
+	if (g->url && !g->config && !data_dir)
+		return CLF_init(g->url);
+	err = tool_config_open(g, data_dir, &cfg);
 	if (err)
 		return err;
 	err = tool_config_need_secret(cfg);

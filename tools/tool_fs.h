@@ -8,7 +8,9 @@
  * namespace; anything else is a local path.  setlayout, getlayout, map
  * and ls only take clf files, so for them the prefix is optional ("/a/b"
  * is the same).  cp needs it to tell the two apart; a local file whose
- * name starts with "clf:" is written "./clf:...".
+ * name starts with "clf:" is written "./clf:...".  "clf://HOST[:PORT]/a/b"
+ * names /a/b on the instance whose metad is HOST:PORT: with no -c or
+ * --data, the commands connect to it without a configuration file.
  *
  * Like the rest of tools/, functions return 0 or a negative errno with
  * the message in CLF_Last_error(); only the cmd_* functions return exit
@@ -46,7 +48,8 @@ int tool_clf_path(const char *arg, char *buf);
 
 /*
  * tool_clf_connect - CLF_init() on the instance of --data DIR, else of
- * -c, else of the library's lookup (tool_config_open), which must have
+ * -c (a file or a clf://HOST:PORT URL), else of the first clf:// argument
+ * (g->url), else of the library's lookup (tool_config_open), which must have
  * a secret.  Nothing is contacted yet: a daemon that is down shows at
  * the first request.  The caller ends with CLF_finalize().
  */

@@ -36,6 +36,8 @@
  * "/a/./b//c/../d" -> "a/b/d" ("" for the root), relative to the root,
  * as CLF_open and the other path calls resolve a name; a negative errno
  * for an empty path, a name or path too long (outlen bytes at most).
+ * "clf://HOST:PORT/a/b" is "a/b" when HOST:PORT is the metad of the
+ * process's instance (-EXDEV when another; any before CLF_init).
  */
 int clf_path_normalize(const char *path, char *out, size_t outlen);
 

@@ -78,6 +78,7 @@ bool clf_op_replayable(uint16_t op)
 	case CLF_PROTO_OP_READDIR:
 	case CLF_PROTO_OP_GETATTR:
 	case CLF_PROTO_OP_STATFS:
+	case CLF_PROTO_OP_INSTANCE:
 	case CLF_PROTO_OP_GET_LAYOUT:
 	case CLF_PROTO_OP_READLINK:
 	case CLF_PROTO_OP_SUB_READ:

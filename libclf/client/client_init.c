@@ -47,9 +47,62 @@ static void test_act_as(struct clf_client *cl)
 	}
 }
 
+/*
+ * The configuration of config_path: a file, or for a clf://HOST:PORT
+ * name, metad's address alone (*url set; the iods come from metad).
+ */
+static int load_config(const char *config_path, struct clf_config **cfg,
+		       bool *url)
+{
+	char addr[CLF_ADDR_MAX];
+	const char *rest;
+	int err = clf_url_parse(config_path, addr, sizeof(addr), &rest);
+
+	*url = err > 0;
+	if (err < 0)
+		return err;
+	if (err > 0)
+		return clf_config_for_metad(addr, cfg);
+	return clf_config_load(config_path, cfg);
+}
+
+/*
+ * The iods of a client that knows metad only, from metad (INSTANCE):
+ * one round trip, at CLF_init, so that a wrong address or secret shows
+ * there.  cl is the instance already; its iods are not yet.
+ */
+static int learn_instance(struct clf_client *cl)
+{
+	struct clf_proto_instance m = { 0 };
+	struct wire_reader r;
+	void *payload;
+	uint32_t len;
+	int err;
+
+	/* A wrong address or secret fails CLF_init at once: there is no
+	 * restart to wait for yet. */
+	cl->cfg->recovery_grace_s = 0;
+	err = clf_meta_call(CLF_PROTO_OP_INSTANCE, clf_enc_empty, NULL,
+			    &payload, &len);
+	if (err == -ENOSYS)
+		return clf_fail(ENOSYS,
+			"clf: %s is no metad, or one older than protocol 1.10 that cannot describe its instance (use a configuration file)",
+			cl->cfg->metad.addr);
+	if (err)
+		return err;
+	r = (struct wire_reader){ .buf = payload, .len = len };
+	err = clf_proto_instance_decode(&r, &m);
+	if (!err)
+		err = clf_config_set_instance(cl->cfg, &m);
+	clf_proto_instance_release(&m);
+	free(payload);
+	return err;
+}
+
 int CLF_init(const char *config_path)
 {
 	struct clf_client *cl;
+	bool url;
 	int err;
 
 	if (clf_client_instance)
@@ -57,7 +110,7 @@ int CLF_init(const char *config_path)
 	cl = calloc(1, sizeof(*cl));
 	if (!cl)
 		return clf_fail(ENOMEM, "clf: out of memory");
-	err = clf_config_load(config_path, &cl->cfg);
+	err = load_config(config_path, &cl->cfg, &url);
 	if (err)
 		goto free_cl;
 	if (!cl->cfg->has_secret && !clf_config_uses_munge(cl->cfg)) {
@@ -72,20 +125,31 @@ int CLF_init(const char *config_path)
 			       cl->cfg->transport);
 		goto free_cfg;
 	}
-	cl->iods = calloc(cl->cfg->niods, sizeof(*cl->iods));
-	if (!cl->iods) {
-		err = clf_fail(ENOMEM, "clf: out of memory");
-		goto free_cfg;
-	}
 	pthread_mutex_init(&cl->reqid_lock, NULL);
 	peer_init(&cl->metad, &cl->cfg->metad, CLF_ERROR_METAD, 0);
 	peer_init(&cl->metad_locks, &cl->cfg->metad, CLF_ERROR_METAD, 0);
 	cl->metad.acts_for = cl->metad_locks.acts_for = true;
 	test_act_as(cl);
+	if (url) {
+		clf_client_instance = cl;
+		err = learn_instance(cl);
+		clf_client_instance = NULL;
+		if (err)
+			goto release_peers;
+	}
+	cl->iods = calloc(cl->cfg->niods, sizeof(*cl->iods));
+	if (!cl->iods) {
+		err = clf_fail(ENOMEM, "clf: out of memory");
+		goto release_peers;
+	}
 	for (uint32_t i = 0; i < cl->cfg->niods; i++)
 		peer_init(&cl->iods[i], &cl->cfg->iods[i], CLF_ERROR_IOD, i);
 	clf_client_instance = cl;
 	return 0;
+release_peers:
+	peer_release(&cl->metad);
+	peer_release(&cl->metad_locks);
+	pthread_mutex_destroy(&cl->reqid_lock);
 free_cfg:
 	clf_config_free(cl->cfg);
 free_cl:

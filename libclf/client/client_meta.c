@@ -12,13 +12,41 @@
 #include "error.h"
 #include "layout.h"
 
+/*
+ * The path of a clf://HOST:PORT/path name, when HOST:PORT is the metad of
+ * this process's instance (or no instance is there yet, for the tools
+ * that only name paths): a process works with one instance.
+ */
+static int url_path(const char *name, const char **path)
+{
+	char addr[CLF_ADDR_MAX];
+	int err = clf_url_parse(name, addr, sizeof(addr), path);
+
+	if (err <= 0) {
+		*path = name;
+		return err;
+	}
+	if (clf_client_instance &&
+	    strcmp(addr, clf_client_instance->cfg->metad.addr))
+		return clf_fail(EXDEV,
+				"clf: '%s' is on the instance of metad %s, this process works with %s's",
+				name, addr, clf_client_instance->cfg->metad.addr);
+	if (!**path)
+		*path = "/";
+	return 0;
+}
+
 int clf_path_normalize(const char *path, char *out, size_t outlen)
 {
 	size_t n = 0;
-	const char *p = path;
+	const char *p;
+	int err;
 
 	if (!path || !*path)
 		return clf_fail(ENOENT, "clf: empty path");
+	err = url_path(path, &p);
+	if (err)
+		return err;
 	while (*p) {
 		const char *end;
 		size_t len;

@@ -198,4 +198,39 @@ void clf_config_free(struct clf_config *cfg);
  */
 int clf_parse_size(const char *s, int64_t *out);
 
+/*
+ * URL names (config_url.c): clf://HOST[:PORT]/path names a file of the
+ * instance whose metad is HOST:PORT (PORT 7000 when left out; IPv6 hosts
+ * in brackets), for a client with no configuration file.
+ */
+#define CLF_URL_SCHEME "clf://"
+
+struct clf_proto_instance;
+
+/*
+ * clf_url_parse - whether name is a clf:// URL, and its parts
+ *
+ * Returns 1 with metad's address "host:port" in addr (alen bytes) and
+ * *path pointing into name at the path ("/..." or "" for none); 0 when
+ * name is not a URL (nothing written); a negative errno with a message
+ * for a malformed one.
+ */
+int clf_url_parse(const char *name, char *addr, size_t alen,
+		  const char **path);
+
+/*
+ * The configuration of a client that knows metad's address only: the
+ * defaults, no iods yet (clf_config_set_instance adds what metad says),
+ * and as secret the file $CLF_SECRET_FILE names (a copy of the
+ * instance's, mode 0600); without it the client authenticates with
+ * MUNGE.  0 and *out (clf_config_free), or a negative errno.
+ */
+int clf_config_for_metad(const char *addr, struct clf_config **out);
+
+/* Take the iods and defaults metad's INSTANCE reply m gives into cfg
+ * (which has none yet).  0, or -EPROTO for a reply that contradicts
+ * itself. */
+int clf_config_set_instance(struct clf_config *cfg,
+			    const struct clf_proto_instance *m);
+
 #endif /* CLF_CONFIG_H */

@@ -654,6 +654,26 @@ struct clf_proto_sub_list {
 	CLF_PROTO_SUB_LIST(PROTO_MEMBER, _)
 };
 
+/* INSTANCE reply (1.10): how to reach the instance, for a client with no
+ * configuration file (clf://HOST:PORT names). */
+#define CLF_PROTO_IOD_ADDR(X, T)					\
+	X(T, STR, addr, CLF_PROTO_ADDR_MAX, NONEMPTY)	/* "host:port" */
+struct clf_proto_iod_addr {
+	CLF_PROTO_IOD_ADDR(PROTO_MEMBER, _)
+};
+#define CLF_PROTO_INSTANCE(X, T)					\
+	X(T, U64, stripe_size)	/* bytes, the default layout's */	\
+	X(T, U32, stripe_count)						\
+	X(T, U32, first_iod)						\
+	X(T, U32, timeout_ms)	/* what the instance's clients use */	\
+	X(T, U32, recovery_grace_s)					\
+	X(T, U32, niods)						\
+	X(T, ARRAY, iods, niods, iod_addr, 1, CLF_PROTO_MAX_IODS)
+/* After decode OWNED (clf_proto_instance_release); encode only reads. */
+struct clf_proto_instance {
+	CLF_PROTO_INSTANCE(PROTO_MEMBER, _)
+};
+
 #define CLF_PROTO_MESSAGES(M)						\
 	M(hello, hello, CLF_PROTO_HELLO, "HELLO", proto_check_hello)	\
 	M(challenge, challenge, CLF_PROTO_CHALLENGE, "CHALLENGE",	\
@@ -723,12 +743,14 @@ struct clf_proto_sub_list {
 	  proto_check_mknod_req)					\
 	M(sub_list_req, sub_list_req, CLF_PROTO_SUB_LIST_REQ, "SUB_LIST", \
 	  NULL)								\
-	M(sub_list, sub_list, CLF_PROTO_SUB_LIST, "SUB_LIST reply", NULL)
+	M(sub_list, sub_list, CLF_PROTO_SUB_LIST, "SUB_LIST reply", NULL) \
+	M(instance, instance, CLF_PROTO_INSTANCE, "INSTANCE reply", NULL)
 
 /* Bodies that are parts of messages only: M as above. */
 #define CLF_PROTO_PARTS(M)						\
 	M(subfile, subfile, CLF_PROTO_SUBFILE, "layout subfile", NULL)	\
-	M(dirent, dirent, CLF_PROTO_DIRENT, "READDIR reply", NULL)
+	M(dirent, dirent, CLF_PROTO_DIRENT, "READDIR reply", NULL)	\
+	M(iod_addr, iod_addr, CLF_PROTO_IOD_ADDR, "INSTANCE reply", NULL)
 
 CLF_PROTO_MESSAGES(PROTO_PROTOTYPES)
 

@@ -49,10 +49,11 @@ static int ADIOI_CLF_Finalize_cb(MPI_Comm comm, int keyval, void *attr_val, void
 }
 
 /* The instance of config ("": $CLF_CONFIG or the default) is the one
- * libclf is connected to, or may be. */
+ * libclf is connected to, or may be.  For a clf://HOST:PORT name libclf
+ * says, at the open (its instance's metad, or -EXDEV). */
 static int ADIOI_CLF_Same_instance(const char *config)
 {
-    if (!config[0] || !strcmp(config, ADIOI_CLF_Config))
+    if (!config[0] || !strcmp(config, ADIOI_CLF_Config) || !strncmp(config, "clf://", 6))
         return 1;
     /* A mount of the instance $CLF_CONFIG names. */
     return !ADIOI_CLF_Config[0] && !strcmp(config, ADIOI_CLF_Env_config);

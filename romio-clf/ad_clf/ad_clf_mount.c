@@ -85,6 +85,21 @@ static int ADIOI_CLF_Resolve(const char *filename, char *out, size_t len)
  * inside the instance and *config (len bytes) the mount's source when
  * that is a configuration file, else "".
  */
+/*
+ * "clf://HOST:PORT" of a URL name "clf://HOST:PORT/..." into config (len
+ * bytes); 0 when name is no such URL.
+ */
+static int ADIOI_CLF_Url_instance(const char *name, char *config, size_t len)
+{
+    const char *end;
+
+    if (strncmp(name, "clf://", 6) != 0)
+        return 0;
+    end = strchr(name + 6, '/');
+    MPL_snprintf(config, len, "%.*s", (int) (end ? (size_t) (end - name) : strlen(name)), name);
+    return 1;
+}
+
 static int ADIOI_CLF_Find_mount(const char *filename, char *path, char *config, size_t len)
 {
     char abs[PATH_MAX], line[3 * PATH_MAX], best_mp[PATH_MAX] = "", best_root[PATH_MAX] = "";
@@ -133,6 +148,8 @@ static int ADIOI_CLF_Find_mount(const char *filename, char *path, char *config, 
     if (best_src[0] == '/' && stat(best_src, &st) == 0 && S_ISREG(st.st_mode) &&
         realpath(best_src, abs))
         MPL_snprintf(config, len, "%s", abs);
+    else if (ADIOI_CLF_Url_instance(best_src, config, len))
+        ;                       /* mounted as clf://HOST:PORT/ */
     else
         config[0] = '\0';
     return 1;
@@ -147,12 +164,21 @@ int ADIOI_CLF_On_mount(const char *filename)
 
 /*
  * clf's path of an MPI file name (ROMIO has taken off any "clf:"): a name
- * on a clf mount is that mount's file; any other is a path from the
+ * on a clf mount is that mount's file; "//HOST:PORT/a" (the MPI name
+ * "clf://HOST:PORT/a") is /a on the instance of the metad at HOST:PORT,
+ * which needs no configuration file; any other is a path from the
  * instance's root ("clf:data" is "/data").  *config: the instance (the
- * mount's configuration file), or "" for $CLF_CONFIG or the default.
+ * mount's configuration file, or "clf://HOST:PORT"), or "" for
+ * $CLF_CONFIG or the default.
  */
 void ADIOI_CLF_Path_of(const char *filename, char *path, char *config, size_t len)
 {
+    if (filename[0] == '/' && filename[1] == '/') {
+        /* libclf checks the name against its instance (one a process). */
+        MPL_snprintf(path, len, "clf:%s", filename);
+        ADIOI_CLF_Url_instance(path, config, len);
+        return;
+    }
     if (ADIOI_CLF_Find_mount(filename, path, config, len))
         return;
     config[0] = '\0';

@@ -222,6 +222,13 @@ static const struct clf_proto_sub_list s_sub_list = {
 	{ 0, 1ll << 40 },
 };
 
+static const struct clf_proto_iod_addr sample_iod_addrs[] = {
+	{ PSTR("10.0.0.2:7001") }, { PSTR("[::1]:7002") },
+};
+static const struct clf_proto_instance s_instance = {
+	65536, 2, 0, 5000, 30, 2, (struct clf_proto_iod_addr *)sample_iod_addrs,
+};
+
 #define PROTO_ENTRY(NAME, ...) \
 	{ #NAME, enc_##NAME, dec_##NAME, rel_##NAME, &s_##NAME },
 

@@ -5,6 +5,7 @@
 -include tests/integration/multihost.mk
 -include tests/integration/romio.mk
 -include tests/integration/mount.mk
+-include tests/integration/remote.mk
 -include tests/integration/romio_suite.mk
 -include tests/integration/hdf5_suite.mk
 -include tests/integration/pnetcdf_suite.mk

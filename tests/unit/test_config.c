@@ -16,6 +16,7 @@
 #include "check_main.h"
 #include "clf.h"
 #include "config.h"
+#include "transport.h"
 
 #define HEX "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
 
@@ -436,6 +437,71 @@ START_TEST(test_parse_size_takes_binary_suffixes)
 }
 END_TEST
 
+START_TEST(test_url_names_metad_and_a_path)
+{
+	char addr[CLF_ADDR_MAX];
+	const char *rest;
+
+	ck_assert_int_eq(clf_url_parse("clf://h.example:7100/a/b", addr,
+				       sizeof(addr), &rest), 1);
+	ck_assert_str_eq(addr, "h.example:7100");
+	ck_assert_str_eq(rest, "/a/b");
+	/* No port: metad's default; no path: the root. */
+	ck_assert_int_eq(clf_url_parse("clf://10.0.0.2", addr, sizeof(addr),
+				       &rest), 1);
+	ck_assert_str_eq(addr, "10.0.0.2:7000");
+	ck_assert_str_eq(rest, "");
+	ck_assert_int_eq(clf_url_parse("clf://[::1]:7005/x", addr,
+				       sizeof(addr), &rest), 1);
+	ck_assert_str_eq(addr, "[::1]:7005");
+	ck_assert_str_eq(rest, "/x");
+	ck_assert_int_eq(clf_url_parse("clf://[::1]/x", addr, sizeof(addr),
+				       &rest), 1);
+	ck_assert_str_eq(addr, "[::1]:7000");
+	/* Not URLs: nothing written. */
+	ck_assert_int_eq(clf_url_parse("clf:/a", addr, sizeof(addr), &rest), 0);
+	ck_assert_int_eq(clf_url_parse("/a", addr, sizeof(addr), &rest), 0);
+	ck_assert_int_eq(clf_url_parse(NULL, addr, sizeof(addr), &rest), 0);
+	/* Malformed. */
+	ck_assert_int_eq(clf_url_parse("clf:///a", addr, sizeof(addr), &rest),
+			 -EINVAL);
+	ck_assert_int_eq(clf_url_parse("clf://h:0/a", addr, sizeof(addr),
+				       &rest), -EINVAL);
+	ck_assert_int_eq(clf_url_parse("clf://h:99999", addr, sizeof(addr),
+				       &rest), -EINVAL);
+	ck_assert_int_eq(clf_url_parse("clf://:7000/a", addr, sizeof(addr),
+				       &rest), -EINVAL);
+	ck_assert_int_eq(clf_url_parse("clf://h:x/a", addr, sizeof(addr),
+				       &rest), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_config_for_metad_reads_the_secret_of_clf_secret_file)
+{
+	struct clf_config *cfg;
+	const char *secret = in_dir("secret");
+
+	unsetenv("CLF_SECRET_FILE");
+	ck_assert_int_eq(clf_config_for_metad("10.0.0.2:7000", &cfg), 0);
+	ck_assert_str_eq(cfg->metad.addr, "10.0.0.2:7000");
+	ck_assert_uint_eq(cfg->niods, 0);
+	ck_assert(!cfg->has_secret);
+	ck_assert(clf_config_uses_munge(cfg));
+	clf_config_free(cfg);
+
+	write_file(secret, "00112233445566778899aabbccddeeff\n", 0600);
+	setenv("CLF_SECRET_FILE", secret, 1);
+	ck_assert_int_eq(clf_config_for_metad("10.0.0.2:7000", &cfg), 0);
+	ck_assert(cfg->has_secret);
+	ck_assert(!clf_config_uses_munge(cfg));
+	clf_config_free(cfg);
+	/* Open to others: refused, as every secret file is. */
+	ck_assert_int_eq(chmod(secret, 0644), 0);
+	ck_assert_int_eq(clf_config_for_metad("10.0.0.2:7000", &cfg), -EACCES);
+	unsetenv("CLF_SECRET_FILE");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("config");
@@ -456,6 +522,9 @@ int main(void)
 		test_load_prefers_path_then_env_then_data_dir_then_sysconf);
 	tcase_add_test(tc, test_written_file_loads_back_and_is_private);
 	tcase_add_test(tc, test_parse_size_takes_binary_suffixes);
+	tcase_add_test(tc, test_url_names_metad_and_a_path);
+	tcase_add_test(tc,
+		test_config_for_metad_reads_the_secret_of_clf_secret_file);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

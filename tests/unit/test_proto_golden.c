@@ -151,6 +151,9 @@ static const struct golden golden_codecs[] = {
 	{ "sub_list",
 	  "01020000002a00000000000000efbeadde0000000003000000ffffffff00000000"
 	  "000000000000000000010000" },
+	{ "instance",
+	  "00000100000000000200000000000000881300001e000000020000000d003130"
+	  "2e302e302e323a373030310a005b3a3a315d3a37303032" },
 };
 
 /* Variants: optional parts absent or present, heads, other kinds. */

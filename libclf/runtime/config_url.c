@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * config_url.c -- clf://HOST[:PORT]/path names, and the configuration of
+ * a client that has only such a name: metad's address and how this
+ * process authenticates; the iods come from metad (INSTANCE, which
+ * config_set_instance() takes in).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "error.h"
+#include "log.h"
+#include "proto.h"
+#include "transport.h"
+
+int clf_url_parse(const char *name, char *addr, size_t alen,
+		  const char **path)
+{
+	char auth[CLF_ADDR_MAX], host[CLF_ADDR_MAX], port[16];
+	const char *p, *end, *close;
+	size_t n;
+	long pn;
+	char *stop;
+
+	if (!name || strncmp(name, CLF_URL_SCHEME, strlen(CLF_URL_SCHEME)))
+		return 0;
+	p = name + strlen(CLF_URL_SCHEME);
+	/* An IPv6 host is in brackets, and its colons are not the port's. */
+	close = *p == '[' ? strchr(p, ']') : NULL;
+	end = strchr(close ? close : p, '/');
+	n = end ? (size_t)(end - p) : strlen(p);
+	if (n == 0)
+		return clf_fail(EINVAL, "clf: '%s' names no host (clf://HOST[:PORT]/path)",
+				name);
+	if (n >= sizeof(auth))
+		return clf_fail(ENAMETOOLONG, "clf: the host of '%s' is too long",
+				name);
+	memcpy(auth, p, n);
+	auth[n] = '\0';
+	/* No port: metad's default one. */
+	if (!strchr(close ? close : auth, ':')) {
+		if (n + 7 >= sizeof(auth))
+			return clf_fail(ENAMETOOLONG,
+					"clf: the host of '%s' is too long", name);
+		snprintf(auth + n, sizeof(auth) - n, ":%d",
+			 CLF_CONFIG_DEFAULT_BASE_PORT);
+	}
+	if (clf_addr_split(auth, host, sizeof(host), port, sizeof(port)))
+		return clf_fail(EINVAL, "clf: '%s': %s", name,
+				clf_error_reason());
+	pn = strtol(port, &stop, 10);
+	if (!host[0] || *stop || pn < 1 || pn > 65535)
+		return clf_fail(EINVAL,
+				"clf: '%s' needs a host and a port from 1 to 65535",
+				name);
+	if ((size_t)snprintf(addr, alen, strchr(host, ':') ? "[%s]:%ld" : "%s:%ld",
+			     host, pn) >= alen)
+		return clf_fail(ENAMETOOLONG, "clf: the host of '%s' is too long",
+				name);
+	*path = end ? end : "";
+	return 1;
+}
+
+/* d at address addr ("host:port", well formed). */
+static int daemon_at(struct clf_config_daemon *d, const char *addr)
+{
+	char host[CLF_ADDR_MAX], port[16];
+
+	if (clf_addr_split(addr, host, sizeof(host), port, sizeof(port)) ||
+	    !host[0] || !port[0])
+		return clf_fail(EPROTO, "clf: metad named an iod at '%s', which is no address",
+				addr);
+	d->addr = strdup(addr);
+	d->host = strdup(host);
+	d->port = strdup(port);
+	if (!d->addr || !d->host || !d->port)
+		return clf_fail(ENOMEM, "clf: out of memory");
+	return 0;
+}
+
+/*
+ * The secret of a client named by URL: $CLF_SECRET_FILE when set (a copy
+ * of the instance's secret file, mode 0600), else none, and the client
+ * authenticates with MUNGE.
+ */
+static int url_secret(struct clf_config *cfg)
+{
+	const char *file = getenv("CLF_SECRET_FILE");
+	int err;
+
+	cfg->auth = CLF_CONFIG_AUTH_MUNGE;
+	if (!file || !*file)
+		return 0;
+	err = clf_secret_load_file(&cfg->secret, file);
+	if (err)
+		return clf_fail(-err, "clf: CLF_SECRET_FILE=%s: %s", file,
+				clf_error_reason());
+	cfg->secret_file = strdup(file);
+	if (!cfg->secret_file)
+		return clf_fail(ENOMEM, "clf: out of memory");
+	cfg->has_secret = true;
+	cfg->auth = CLF_CONFIG_AUTH_DEFAULT;
+	return 0;
+}
+
+int clf_config_for_metad(const char *addr, struct clf_config **out)
+{
+	struct clf_config *cfg = calloc(1, sizeof(*cfg));
+	int err;
+
+	if (!cfg)
+		return clf_fail(ENOMEM, "clf: out of memory");
+	cfg->transport = strdup("tcp");
+	if (!cfg->transport) {
+		err = clf_fail(ENOMEM, "clf: out of memory");
+		goto free_cfg;
+	}
+	cfg->stripe_size = CLF_CONFIG_DEFAULT_STRIPE;
+	cfg->timeout_ms = CLF_CONN_DEFAULT_TIMEOUT_MS;
+	cfg->cap_lifetime_s = CLF_CAP_LIFETIME_DEFAULT_S;
+	cfg->recovery_grace_s = CLF_CONFIG_DEFAULT_GRACE_S;
+	cfg->log_level = CLF_LOG_INFO;
+	err = daemon_at(&cfg->metad, addr);
+	if (!err)
+		err = url_secret(cfg);
+	if (err)
+		goto free_cfg;
+	*out = cfg;
+	return 0;
+free_cfg:
+	clf_config_free(cfg);
+	return err;
+}
+
+int clf_config_set_instance(struct clf_config *cfg,
+			    const struct clf_proto_instance *m)
+{
+	struct clf_config_daemon *iods;
+	char addr[CLF_PROTO_ADDR_MAX + 1];
+	int err = 0;
+
+	if (m->niods > CLF_CONFIG_MAX_IODS || m->stripe_count > m->niods ||
+	    m->first_iod >= m->niods || !m->timeout_ms ||
+	    m->stripe_size > CLF_PROTO_STRIPE_MAX)
+		return clf_fail(EPROTO, "clf: metad %s described its instance inconsistently (%u iods)",
+				cfg->metad.addr, m->niods);
+	iods = calloc(m->niods, sizeof(*iods));
+	if (!iods)
+		return clf_fail(ENOMEM, "clf: out of memory");
+	for (uint32_t i = 0; i < m->niods && !err; i++) {
+		snprintf(addr, sizeof(addr), "%.*s", (int)m->iods[i].addr.len,
+			 m->iods[i].addr.ptr);
+		err = daemon_at(&iods[i], addr);
+	}
+	if (err) {
+		for (uint32_t i = 0; i < m->niods; i++) {
+			free(iods[i].addr);
+			free(iods[i].host);
+			free(iods[i].port);
+		}
+		free(iods);
+		return err;
+	}
+	cfg->iods = iods;
+	cfg->niods = m->niods;
+	cfg->stripe_size = (int64_t)m->stripe_size;
+	cfg->stripe_count = m->stripe_count;
+	cfg->first_iod = m->first_iod;
+	cfg->timeout_ms = (int)m->timeout_ms;
+	cfg->recovery_grace_s = (int)m->recovery_grace_s;
+	return 0;
+}

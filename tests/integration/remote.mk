@@ -1,0 +1,24 @@
+# clf://HOST:PORT names without a configuration file:
+# tests/integration/test_remote_names.sh runs an instance in a network
+# namespace and uses it from the root namespace through the native API
+# (remote_client), the clf command, the mount and MPI-IO.  Needs root
+# (ip netns); skips (77) without it.
+#
+#   make check-remote
+
+REMOTE_CLIENT := $(O)/tests/integration/remote_client
+REMOTE_TEST := tests/integration/test_remote_names.sh
+
+$(O)/tests/integration/remote_client.o: tests/integration/remote_client.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(REMOTE_CLIENT): $(O)/tests/integration/remote_client.o $(O)/libclf.a
+	$(CC) -o $@ $< $(O)/libclf.a $(LIBCLF_EXTRA_LIBS) $(ALL_LDFLAGS)
+
+.PHONY: check-remote
+check-remote: $(REMOTE_CLIENT) $(PROGRAMS) \
+		$(filter %/romio_xfer,$(ROMIO_TEST_PROGS))
+	@CLF_BUILD_DIR=$(O) scripts/run-tests.sh $(REMOTE_TEST)
+
+CHECK_TARGETS += check-remote

@@ -1,0 +1,233 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# test_remote_names.sh -- clf://HOST:PORT/path names from a client that
+# has no configuration file.  The instance (metad and two iods) runs in
+# a network namespace of its own, reached over a veth pair; the client
+# side runs in the root namespace with no $CLF_CONFIG, no ./clf-data and
+# no /etc/clf (CLF_TEST_SYSCONFDIR points at an empty directory), and the
+# instance's secret copied to a file of its own ($CLF_SECRET_FILE, as a
+# remote user would be given it):
+#
+#     root ns: clients  A.1 on vr ------------ A.2 on vn  ns: metad, iods
+#
+#  1. native API (remote_client): CLF_init("clf://A.2:PORT") learns the
+#     iods from metad; mkdir, create, write, stat, read back, rename,
+#     unlink, rmdir on clf:// names; another instance's name is EXDEV;
+#  2. the clf command: mkdir, cp both ways, ls, stat, getlayout, rm on
+#     clf:// names, bytes compared;
+#  3. the mount: mount.clf clf://A.2:PORT/ DIR: a file written natively
+#     reads back through it, one written through it reads back with clf
+#     cp (skipped without /dev/fuse);
+#  4. MPI-IO: mpiexec -n 2 romio_xfer on "clf://A.2:PORT/..." names (the
+#     clf driver by prefix): written collectively, checked through MPI-IO
+#     and clf cp (skipped without MPICH or libromio-clf.so).
+#
+# usage: test_remote_names.sh [BUILD_DIR]   (default: $CLF_BUILD_DIR or build)
+#
+# Exits 0 on success, 1 on a failure, 77 when namespaces cannot be made
+# here.  A trap stops the daemons, unmounts, deletes the namespace, the
+# link and the temporary directory whatever happens.
+
+set -eu
+
+TIME_LIMIT=240		# seconds, the whole test
+if [ -z "${CLF_REMOTE_NAMES_TIMED:-}" ]; then
+	export CLF_REMOTE_NAMES_TIMED=1
+	exec timeout -k 10 "$TIME_LIMIT" bash "$0" "$@"
+fi
+
+build=${1:-${CLF_BUILD_DIR:-build}}
+if ! build=$(cd "$build" 2>/dev/null && pwd); then
+	echo "SKIP: no build directory ${1:-${CLF_BUILD_DIR:-build}}"
+	exit 77
+fi
+clf=$build/tools/clf
+client=$build/tests/integration/remote_client
+mountclf=$build/kernel/mount.clf
+xfer=$build/tests/integration/romio/romio_xfer
+for b in "$build/metad/metad" "$build/iod/iod" "$clf" "$client"; do
+	if [ ! -x "$b" ]; then
+		echo "FAIL: $b not built" >&2
+		exit 1
+	fi
+done
+unset CLF_CONFIG CLF_DATA_DIR CLF_BASE_PORT CLF_SECRET_FILE ROMIO_HINTS \
+	ROMIO_FSTYPE_FORCE || true
+
+ns=clfrn-$$
+vr=clfrn$$r
+vn=clfrn$$n
+made_ns=
+made_link=
+tmp=
+mnt=
+
+cleanup() {
+	local rc=$? l
+
+	trap - EXIT INT TERM HUP
+	set +e
+	if [ -n "$mnt" ] && awk -v m="$mnt" '$2 == m { f = 1 } END { exit !f }' /proc/mounts
+	then
+		umount -l "$mnt" 2>/dev/null
+	fi
+	if [ -n "$tmp" ] && [ -f "$tmp/srv/clf.conf" ]; then
+		ip netns exec "$ns" "$clf" down -c "$tmp/srv/clf.conf" >/dev/null 2>&1
+	fi
+	if [ "$rc" != 0 ] && [ "$rc" != 77 ] && [ -n "$tmp" ]; then
+		for l in "$tmp"/srv/*.log "$tmp"/srv/*/*.log "$tmp/out" "$tmp/mnt.log"; do
+			[ -s "$l" ] || continue
+			echo "--- $l (last lines)" >&2
+			tail -n 15 "$l" >&2
+		done
+	fi
+	[ -n "$made_link" ] && ip link del "$vr" 2>/dev/null
+	[ -n "$made_ns" ] && ip netns del "$ns" 2>/dev/null
+	[ -n "$tmp" ] && rm -rf "$tmp"
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 124' INT TERM HUP
+
+step=setup
+fail() {
+	echo "FAIL: $step: $*" >&2
+	exit 1
+}
+
+if ! command -v ip >/dev/null; then
+	echo "SKIP: no ip command (iproute2)"
+	exit 77
+fi
+if ! why=$(ip netns add "$ns" 2>&1); then
+	case $why in
+	*"not permitted"* | *"ermission denied"*)
+		echo "SKIP: ip netns add is not permitted here: $why"
+		exit 77 ;;
+	esac
+	fail "ip netns add $ns: $why"
+fi
+made_ns=1
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/clf-remote-names.XXXXXX")
+
+# A /30 of 10.214.0.0/16 that no address or route of this host touches.
+net=
+for i in $(seq 0 199); do
+	n=$(( ($$ + i * 37) % 200 + 20 ))
+	if ! ip -4 addr show | grep -q "inet 10\.214\.$n\." &&
+	   ! ip -4 route show match "10.214.$n.1" | grep -qv '^default'
+	then
+		net=10.214.$n
+		break
+	fi
+done
+[ -n "$net" ] || fail "no free 10.214.x.0/24 here"
+ip link add "$vr" type veth peer name "$vn" netns "$ns" ||
+	fail "cannot create veth $vr"
+made_link=1
+ip addr add "$net.1/30" dev "$vr"
+ip link set "$vr" up
+ip -n "$ns" link set lo up
+ip -n "$ns" addr add "$net.2/30" dev "$vn"
+ip -n "$ns" link set "$vn" up
+
+# The namespace has its ports to itself.
+port=$(( 20000 + ($$ * 37) % 20000 ))
+mkdir -p "$tmp/srv" "$tmp/cl" "$tmp/etc" "$tmp/loc"
+{
+	echo "[global]"
+	echo "secret_file = $tmp/srv/secret"
+	echo "auth = secret"
+	echo "stripe_size = 64k"
+	echo "metad = $net.2:$port:$tmp/srv/meta"
+	echo "iod = $net.2:$((port + 1)):$tmp/srv/iod0"
+	echo "iod = $net.2:$((port + 2)):$tmp/srv/iod1"
+} >"$tmp/srv/clf.conf"
+od -An -tx1 -N32 /dev/urandom | tr -d ' \n' >"$tmp/srv/secret"
+chmod 600 "$tmp/srv/clf.conf" "$tmp/srv/secret"
+step="clf up in the namespace"
+ip netns exec "$ns" "$clf" up -c "$tmp/srv/clf.conf" >"$tmp/out" 2>&1 ||
+	fail "clf up"
+
+# The remote user: a copy of the secret, nothing else.
+cp "$tmp/srv/secret" "$tmp/cl/secret"
+chmod 600 "$tmp/cl/secret"
+export CLF_SECRET_FILE=$tmp/cl/secret CLF_TEST_SYSCONFDIR=$tmp/etc
+cd "$tmp/cl"
+url=clf://$net.2:$port
+
+step="native API on clf:// names"
+"$client" "$url" 1000003 >"$tmp/out" 2>&1 || fail "remote_client"
+cat "$tmp/out"
+
+step="a client without the secret is refused"
+if env -u CLF_SECRET_FILE "$clf" ls "$url/" >"$tmp/out" 2>&1; then
+	fail "clf ls without CLF_SECRET_FILE succeeded"
+fi
+
+step="clf on clf:// names"
+head -c 777777 /dev/urandom >"$tmp/loc/a"
+"$clf" mkdir "$url/cli" >"$tmp/out" 2>&1 || fail "clf mkdir"
+"$clf" cp -q "$tmp/loc/a" "$url/cli/a" >"$tmp/out" 2>&1 || fail "clf cp to"
+"$clf" ls "$url/cli" >"$tmp/out" 2>&1 || fail "clf ls"
+grep -qx "a" "$tmp/out" || fail "clf ls does not list a: $(cat "$tmp/out")"
+"$clf" stat "$url/cli/a" >"$tmp/out" 2>&1 || fail "clf stat"
+grep -q "Size: 777777" "$tmp/out" || fail "clf stat: $(cat "$tmp/out")"
+"$clf" getlayout "$url/cli/a" >"$tmp/out" 2>&1 || fail "clf getlayout"
+grep -q "$net.2:$((port + 2))" "$tmp/out" ||
+	fail "getlayout names no iod 1 at its address: $(cat "$tmp/out")"
+"$clf" cp -q "$url/cli/a" "$tmp/loc/a.back" >"$tmp/out" 2>&1 ||
+	fail "clf cp from"
+cmp "$tmp/loc/a" "$tmp/loc/a.back" || fail "the copy back differs"
+"$clf" rm "$url/cli/a" >"$tmp/out" 2>&1 || fail "clf rm"
+if "$clf" stat "$url/cli/a" >/dev/null 2>&1; then
+	fail "clf rm left the file"
+fi
+echo "clf mkdir, cp, ls, stat, getlayout, rm on $url: the same bytes"
+
+step="the mount of clf://HOST:PORT/"
+if [ -c /dev/fuse ] && [ -x "$mountclf" ]; then
+	mnt=$tmp/mnt
+	mkdir "$mnt"
+	"$client" "$url" 300001 from-native >"$tmp/out" 2>&1 ||
+		fail "remote_client write"
+	"$mountclf" "$url/" "$mnt" -o "secret_file=$tmp/cl/secret,log=$tmp/mnt.log" \
+		>"$tmp/out" 2>&1 || fail "mount.clf $url/"
+	python3 - "$mnt/from-native" <<-'EOF' || fail "the mount reads other bytes"
+	import sys
+	data = open(sys.argv[1], "rb").read()
+	ok = len(data) == 300001 and all(
+	    data[i] == (i * 131 + (i >> 9) + 7) & 0xff for i in range(len(data)))
+	sys.exit(0 if ok else 1)
+	EOF
+	head -c 1234567 /dev/urandom >"$tmp/loc/m"
+	cp "$tmp/loc/m" "$mnt/from-mount" || fail "cp into the mount"
+	"$clf" cp -q "$url/from-mount" "$tmp/loc/m.back" >"$tmp/out" 2>&1 ||
+		fail "clf cp of the mount's file"
+	cmp "$tmp/loc/m" "$tmp/loc/m.back" || fail "the mount's file differs"
+	grep -q " $mnt fuse.clf " /proc/mounts || fail "no fuse.clf mount"
+	echo "mount.clf $url/: native bytes read, its own written"
+else
+	echo "mount part skipped: no /dev/fuse or mount.clf"
+fi
+
+step="MPI-IO on clf:// names"
+if [ -x "$xfer" ] && command -v mpiexec >/dev/null 2>&1; then
+	head -c $((3 << 20)) /dev/urandom >"$tmp/loc/x"
+	head -c 4321 /dev/urandom >>"$tmp/loc/x"
+	for hint in false true; do
+		mpiexec -n 2 "$xfer" write "$hint" "$url/mpi-$hint" "$tmp/loc/x" \
+			>"$tmp/out" 2>&1 </dev/null || fail "romio_xfer write $hint"
+		mpiexec -n 2 "$xfer" check "$hint" "$url/mpi-$hint" "$tmp/loc/x" \
+			>"$tmp/out" 2>&1 </dev/null || fail "romio_xfer check $hint"
+		"$clf" cp -q "$url/mpi-$hint" "$tmp/loc/x.back" >"$tmp/out" 2>&1 ||
+			fail "clf cp of the MPI file"
+		cmp "$tmp/loc/x" "$tmp/loc/x.back" || fail "mpi-$hint differs"
+	done
+	echo "MPI-IO (2 processes) on $url/...: written and read, both hint values"
+else
+	echo "MPI-IO part skipped: no mpiexec or romio_xfer"
+fi
+
+echo "PASS: clf:// names without a configuration file"
