@@ -12,7 +12,9 @@
  * (syslog, or log=FILE).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +26,11 @@
 #include "clfs_fuse.h"
 #include "clfs_log.h"
 #include "clfs_opts.h"
+#include "clf_upcall.h"
+#include "clfs_upcall.h"
 #include "log.h"
+
+#define CLFS_UPCALL_THREADS 8
 
 /*
  * why into msg, with the name of the configuration file written for a
@@ -129,6 +135,172 @@ static int serve(struct fuse_session *se)
 	return ret > 0 ? 0 : ret;
 }
 
+/* The kernel client's mount, made by the daemon that serves it. */
+struct kmount {
+	const struct clfs_opts *o;
+	int report;		/* pipe to the waiting parent, or -1 */
+};
+
+/* Tell the parent (status byte, then the message) and let it go. */
+static void report(int fd, int status, const char *msg)
+{
+	char c = (char)status;
+
+	if (fd < 0) {
+		if (status)
+			fprintf(stderr, "%s\n", msg);
+		return;
+	}
+	if (write(fd, &c, 1) == 1 && *msg && write(fd, msg, strlen(msg)) < 0)
+		clfs_log(CLFS_LOG_WARNING, "cannot tell mount.clf: %s",
+			 strerror(errno));
+	close(fd);
+}
+
+static void *kmount_thread(void *arg)
+{
+	struct kmount *km = arg;
+	char msg[600] = "";
+	int err = 0;
+
+	if (!km->o->reconnect)
+		err = clfs_kernel_mount(km->o, msg, sizeof(msg));
+	report(km->report, err ? 1 : 0, msg);
+	if (err) {
+		clfs_log(CLFS_LOG_ERR, "%s", msg);
+		/* A daemon with no mount has nothing to serve. */
+		_exit(1);
+	}
+	clfs_log(CLFS_LOG_INFO, "%s %s %s (kernel client)", km->o->source,
+		 km->o->reconnect ? "served again on" : "mounted on",
+		 km->o->mountpoint);
+	return NULL;
+}
+
+/*
+ * In the child (or the foreground): serve /dev/clf while a thread
+ * mounts; the mount's requests wait in the module until a worker reads
+ * them.
+ */
+static int serve_kernel(const struct clfs_opts *o, struct clfs *fs, int fd,
+			int report_fd)
+{
+	struct kmount km = { o, report_fd };
+	pthread_t t;
+	int err;
+
+	if (pthread_create(&t, NULL, kmount_thread, &km)) {
+		report(report_fd, 1, "cannot start the mount thread");
+		return 1;
+	}
+	pthread_detach(t);
+	err = clfs_upcall_serve(fs, fd, o->source, CLFS_UPCALL_THREADS);
+	clfs_log(CLFS_LOG_INFO, "the kernel client's daemon for %s ends%s",
+		 o->source, err ? " on an error" : "");
+	return err ? 1 : 0;
+}
+
+/* The parent: what the daemon said of the mount is its exit status. */
+static int wait_report(int fd, const char *prog)
+{
+	char buf[601];
+	ssize_t n;
+
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n <= 0) {
+		fprintf(stderr, "%s: the clf daemon died before mounting\n", prog);
+		return 1;
+	}
+	buf[n] = '\0';
+	if (buf[0])
+		fprintf(stderr, "%s: %s\n", prog, buf + 1);
+	return buf[0] ? 1 : 0;
+}
+
+/*
+ * The kernel client: a daemon for /dev/clf (unless one serves it
+ * already: then only the mount), in the background once mounted.
+ */
+static int main_kernel(const struct clfs_opts *o, const char *prog)
+{
+	struct clfs *fs;
+	int fd = clfs_kernel_open(), p[2], status = 1;
+	char msg[600];
+	pid_t pid;
+
+	if (fd == -EBUSY && !o->reconnect) {
+		if (clfs_kernel_mount(o, msg, sizeof(msg))) {
+			fprintf(stderr, "%s: %s\n", prog, msg);
+			return 1;
+		}
+		return 0;
+	}
+	if (fd < 0) {
+		fprintf(stderr, "%s: %s: %s\n", prog, CLF_UP_DEVICE,
+			fd == -EBUSY ? "a daemon serves it already" :
+			fd == -ENODEV ? "the clf kernel module is not loaded (modprobe clf, or -o client=fuse)" :
+			strerror(-fd));
+		return 1;
+	}
+	if (clfs_log_open("clf-kclient", o->log ? o->log :
+			  o->foreground ? "-" : "syslog", o->debug)) {
+		fprintf(stderr, "%s: cannot open the log %s\n", prog, o->log);
+		goto close_fd;
+	}
+	if (connect_clf(o, msg, sizeof(msg))) {
+		fprintf(stderr, "%s: %s\n", prog, msg);
+		goto close_log;
+	}
+	if (clfs_new(o->read_only, &fs)) {
+		fprintf(stderr, "%s: cannot reach the clf instance of %s: %s\n",
+			prog, o->source, CLF_Last_error());
+		goto finalize;
+	}
+	/* The workers may still be in a request of a mount being torn
+	 * down when serving ends: the process ends without freeing what
+	 * they use. */
+	if (o->foreground)
+		exit(serve_kernel(o, fs, fd, -1));
+	if (pipe(p) || (pid = fork()) < 0) {
+		fprintf(stderr, "%s: cannot start the daemon: %s\n", prog,
+			strerror(errno));
+		goto free_fs;
+	}
+	if (pid > 0) {
+		close(p[1]);
+		return wait_report(p[0], prog);
+	}
+	close(p[0]);
+	setsid();
+	if (chdir("/") == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		if (null >= 0) {
+			dup2(null, 0);
+			dup2(null, 1);
+			dup2(null, 2);
+			if (null > 2)
+				close(null);
+		}
+	}
+	exit(serve_kernel(o, fs, fd, p[1]));
+free_fs:
+	clfs_free(fs);
+finalize:
+	CLF_finalize();
+close_log:
+	clfs_log_close();
+close_fd:
+	close(fd);
+	return status;
+}
+
+static bool want_kernel(const struct clfs_opts *o)
+{
+	return o->client == CLFS_CLIENT_KERNEL ||
+	       (o->client == CLFS_CLIENT_AUTO && clfs_kernel_loaded());
+}
+
 int main(int argc, char **argv)
 {
 	const char *prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1
@@ -148,6 +320,14 @@ int main(int argc, char **argv)
 		return 0;
 	if (o.fake) {
 		status = 0;
+		goto release_opts;
+	}
+	if (want_kernel(&o)) {
+		status = main_kernel(&o, prog);
+		goto release_opts;
+	}
+	if (o.reconnect) {
+		fprintf(stderr, "%s: reconnect is for the kernel client\n", prog);
 		goto release_opts;
 	}
 	err = clfs_log_open("clf-fuse", o.log ? o.log :

@@ -119,6 +119,20 @@ static int option(struct clfs_opts *o, const char *opt, char *msg,
 		o->cache_none = !strcmp(val, "none");
 		return 0;
 	}
+	if (key_is(opt, klen, "client") && val) {
+		if (strcmp(val, "kernel") && strcmp(val, "fuse") &&
+		    strcmp(val, "auto"))
+			return fail(msg, len,
+				    "client=%s: expected kernel, fuse or auto", val);
+		o->client = !strcmp(val, "kernel") ? CLFS_CLIENT_KERNEL :
+			    !strcmp(val, "fuse") ? CLFS_CLIENT_FUSE :
+			    CLFS_CLIENT_AUTO;
+		return 0;
+	}
+	if (!strcmp(opt, "reconnect")) {
+		o->reconnect = true;
+		return 0;
+	}
 	if (!strcmp(opt, "ro") || !strcmp(opt, "rw")) {
 		o->read_only = !strcmp(opt, "ro");
 		return 0;
@@ -204,7 +218,8 @@ static void usage(const char *argv0)
 	       "the configuration found as clf finds it, or clf://HOST:PORT/,\n"
 	       "whose metad names the iods) on DIR.\n"
 	       "Options: config=FILE, secret_file=FILE, iods=N,\n"
-	       "cache=normal|none, ro, rw, allow_other, debug,\n"
+	       "cache=normal|none, client=auto|kernel|fuse, reconnect,\n"
+	       "ro, rw, allow_other, debug,\n"
 	       "log=FILE|syslog, foreground, and mount flags (nosuid, nodev,\n"
 	       "noexec, noatime, ...).  -f: parse only; -F: stay in the\n"
 	       "foreground.\n", prog);

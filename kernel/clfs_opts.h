@@ -23,6 +23,13 @@
  *   cache=normal|none  normal: attributes and names trusted for 1 s,
  *                      page cache (dropped at each open); none: nothing
  *                      cached, every read and write goes to clf
+ *   client=auto|kernel|fuse
+ *                      kernel: the clf module (kernel/module/), served
+ *                      by this program as its upcall daemon; fuse:
+ *                      libfuse; auto (default): kernel when the module
+ *                      is loaded
+ *   reconnect          (kernel) serve the module's mounts again after
+ *                      their daemon died: no new mount
  *   ro, rw             read-only / read-write (default)
  *   allow_other        other users may use the mount (permissions are
  *                      always checked by the kernel against mode bits)
@@ -39,6 +46,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+enum clfs_client { CLFS_CLIENT_AUTO, CLFS_CLIENT_FUSE, CLFS_CLIENT_KERNEL };
+
 struct clfs_opts {
 	char *source;		/* owned */
 	char *mountpoint;	/* owned */
@@ -50,6 +59,8 @@ struct clfs_opts {
 	char *secret_hex;	/* a secret found in a configuration; owned */
 	int iods;
 	bool read_only, allow_other, debug, foreground, fake, cache_none;
+	enum clfs_client client;
+	bool reconnect;
 	char *log;		/* owned; NULL: syslog */
 	char *kernel;		/* -o options for the FUSE mount; owned */
 	bool answered;		/* --help or --version printed: nothing

@@ -8,7 +8,9 @@ PACKAGES="build-essential pkg-config check python3-kconfiglib clang
 	libfuse3-dev fuse3 mpich libmpich-dev iproute2 zlib1g-dev file
 	dpkg-dev sqlite3
 	libhdf5-mpich-dev autoconf automake libtool munge libmunge-dev
-	groff man-db debhelper lintian fakeroot systemd gnuplot-nox"
+	groff man-db debhelper lintian fakeroot systemd gnuplot-nox
+	linux-image-amd64 linux-headers-amd64 qemu-system-x86 busybox-static
+	cpio kmod"
 
 missing=""
 for p in $PACKAGES; do

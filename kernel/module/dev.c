@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dev.c -- /dev/clf: requests to the user-space daemon and its replies.
+ *
+ * A request waits in "pending" until a daemon thread reads it, then in
+ * "sent" until the reply with its unique number comes.  One daemon
+ * holds the device at a time; when its last descriptor closes, every
+ * request in either list fails with -EIO, and new ones fail at once
+ * until a daemon opens the device again (a new generation: handles of
+ * the old daemon are gone with it).
+ *
+ * A caller killed while it waits leaves: its request is taken out of
+ * the lists and a late reply finds nobody (and is dropped).
+ */
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/poll.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#include <linux/wait.h>
+
+#include "clf.h"
+
+/*
+ * A request's state.  While the daemon copies a message out (READING)
+ * or a reply in (REPLYING), the caller may not leave, even killed:
+ * the copy uses its memory.  Those copies are short.
+ */
+enum clf_req_state { PENDING, READING, SENT, REPLYING, DONE };
+
+struct clf_req {
+	struct list_head list;
+	struct clf_up_in *msg;		/* whole message, msg->len bytes */
+	struct clf_call *call;		/* NULL: no reply wanted */
+	enum clf_req_state state;
+	int error;
+};
+
+static DEFINE_SPINLOCK(chan_lock);
+static LIST_HEAD(chan_pending);
+static LIST_HEAD(chan_sent);
+static DECLARE_WAIT_QUEUE_HEAD(chan_readers);	/* the daemon's threads */
+static DECLARE_WAIT_QUEUE_HEAD(chan_callers);	/* requests waiting */
+static bool chan_connected;
+static u32 chan_gen;
+static u64 chan_unique;
+
+u32 clf_dev_generation(void)
+{
+	u32 gen;
+
+	spin_lock(&chan_lock);
+	gen = chan_connected ? chan_gen : 0;
+	spin_unlock(&chan_lock);
+	return gen;
+}
+
+static void req_free(struct clf_req *r)
+{
+	kvfree(r->msg);
+	kfree(r);
+}
+
+static struct clf_req *req_new(struct clf_up_in *in, const void *d1,
+			       size_t l1, const void *d2, size_t l2)
+{
+	size_t len = sizeof(*in) + l1 + l2;
+	struct clf_req *r = kzalloc(sizeof(*r), GFP_KERNEL);
+	char *p;
+
+	if (!r)
+		return NULL;
+	r->msg = kvmalloc(len, GFP_KERNEL);
+	if (!r->msg) {
+		kfree(r);
+		return NULL;
+	}
+	in->len = len;
+	in->version = CLF_UP_VERSION;
+	p = (char *)r->msg;
+	memcpy(p, in, sizeof(*in));
+	if (l1)
+		memcpy(p + sizeof(*in), d1, l1);
+	if (l2)
+		memcpy(p + sizeof(*in) + l1, d2, l2);
+	return r;
+}
+
+/* Queue r; -EIO without a daemon.  chan_lock. */
+static int queue_locked(struct clf_req *r)
+{
+	if (!chan_connected)
+		return -EIO;
+	r->msg->unique = ++chan_unique;
+	list_add_tail(&r->list, &chan_pending);
+	wake_up(&chan_readers);
+	return 0;
+}
+
+int clf_call(struct clf_call *c)
+{
+	struct clf_req *r;
+	int err;
+
+	if (c->len1 + c->len2 > CLF_UP_BUF_MAX - sizeof(c->in))
+		return -E2BIG;
+	r = req_new(&c->in, c->data1, c->len1, c->data2, c->len2);
+	if (!r)
+		return -ENOMEM;
+	r->call = c;
+	spin_lock(&chan_lock);
+	err = queue_locked(r);
+	spin_unlock(&chan_lock);
+	if (err)
+		goto out;
+	/* Killable, not interruptible: a signal must not fail a write
+	 * that the daemon may be doing. */
+	err = wait_event_killable(chan_callers,
+				  READ_ONCE(r->state) == DONE);
+	spin_lock(&chan_lock);
+	while (r->state == READING || r->state == REPLYING) {
+		spin_unlock(&chan_lock);
+		wait_event(chan_callers, READ_ONCE(r->state) != READING &&
+			   READ_ONCE(r->state) != REPLYING);
+		spin_lock(&chan_lock);
+	}
+	if (r->state != DONE) {
+		list_del(&r->list);
+		spin_unlock(&chan_lock);
+		goto out;
+	}
+	spin_unlock(&chan_lock);
+	err = r->error;
+out:
+	req_free(r);
+	return err;
+}
+
+int clf_call_noreply(struct clf_up_in *in)
+{
+	struct clf_req *r = req_new(in, NULL, 0, NULL, 0);
+	int err;
+
+	if (!r)
+		return -ENOMEM;
+	spin_lock(&chan_lock);
+	err = queue_locked(r);
+	spin_unlock(&chan_lock);
+	if (err)
+		req_free(r);
+	return err;
+}
+
+/* r is answered (or failed): its caller may go.  chan_lock. */
+static void finish_locked(struct clf_req *r, int error)
+{
+	list_del(&r->list);
+	if (!r->call) {
+		req_free(r);
+		return;
+	}
+	r->error = error;
+	WRITE_ONCE(r->state, DONE);
+	wake_up_all(&chan_callers);
+}
+
+static int clf_dev_open(struct inode *inode, struct file *file)
+{
+	int err = 0;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	spin_lock(&chan_lock);
+	if (chan_connected) {
+		err = -EBUSY;
+	} else {
+		chan_connected = true;
+		chan_gen++;
+		if (!chan_gen)
+			chan_gen = 1;
+	}
+	spin_unlock(&chan_lock);
+	return err;
+}
+
+/* The daemon is gone: nothing it was asked will be answered. */
+static int clf_dev_release(struct inode *inode, struct file *file)
+{
+	struct clf_req *r, *tmp;
+
+	spin_lock(&chan_lock);
+	chan_connected = false;
+	list_for_each_entry_safe(r, tmp, &chan_pending, list)
+		finish_locked(r, -EIO);
+	list_for_each_entry_safe(r, tmp, &chan_sent, list)
+		finish_locked(r, -EIO);
+	spin_unlock(&chan_lock);
+	wake_up_all(&chan_readers);
+	return 0;
+}
+
+/* One request per read; the buffer must hold the largest. */
+static ssize_t clf_dev_read(struct file *file, char __user *buf, size_t len,
+			    loff_t *ppos)
+{
+	struct clf_req *r;
+	size_t n;
+	int err;
+
+	if (len < CLF_UP_BUF_MAX)
+		return -EINVAL;
+	for (;;) {
+		spin_lock(&chan_lock);
+		r = list_first_entry_or_null(&chan_pending, struct clf_req,
+					     list);
+		if (r)
+			break;
+		spin_unlock(&chan_lock);
+		if (file->f_flags & O_NONBLOCK)
+			return -EAGAIN;
+		err = wait_event_interruptible(chan_readers,
+					       !list_empty(&chan_pending));
+		if (err)
+			return err;
+	}
+	list_del(&r->list);
+	r->state = READING;
+	spin_unlock(&chan_lock);
+
+	n = r->msg->len;
+	err = copy_to_user(buf, r->msg, n) ? -EFAULT : 0;
+	if (!r->call) {
+		req_free(r);
+		return err ? err : n;
+	}
+	spin_lock(&chan_lock);
+	if (err) {
+		/* The caller hears of it; the daemon sees the fault. */
+		list_add(&r->list, &chan_sent);
+		finish_locked(r, -EIO);
+	} else {
+		r->state = SENT;
+		list_add_tail(&r->list, &chan_sent);
+		wake_up_all(&chan_callers);
+	}
+	spin_unlock(&chan_lock);
+	return err ? err : n;
+}
+
+/* A request in chan_sent by its unique number.  chan_lock. */
+static struct clf_req *find_sent_locked(u64 unique)
+{
+	struct clf_req *r;
+
+	list_for_each_entry(r, &chan_sent, list)
+		if (r->msg->unique == unique && r->state == SENT)
+			return r;
+	return NULL;
+}
+
+/* One reply per write: struct clf_up_out, then the result. */
+static ssize_t clf_dev_write(struct file *file, const char __user *buf,
+			     size_t len, loff_t *ppos)
+{
+	struct clf_up_out out;
+	struct clf_call *c;
+	struct clf_req *r;
+	size_t n;
+	int err = 0;
+
+	if (len < sizeof(out) || len > CLF_UP_BUF_MAX)
+		return -EINVAL;
+	if (copy_from_user(&out, buf, sizeof(out)))
+		return -EFAULT;
+	if (out.len != len || out.error > 0 || out.error < -MAX_ERRNO)
+		return -EINVAL;
+	spin_lock(&chan_lock);
+	r = find_sent_locked(out.unique);
+	if (!r) {
+		/* Its caller left. */
+		spin_unlock(&chan_lock);
+		return len;
+	}
+	r->state = REPLYING;
+	spin_unlock(&chan_lock);
+
+	c = r->call;
+	n = len - sizeof(out);
+	if (n > c->out_max) {
+		err = -EINVAL;
+	} else if (n && copy_from_user(c->out, buf + sizeof(out), n)) {
+		err = -EFAULT;
+	} else {
+		c->out_len = n;
+		c->out_arg = out.arg;
+	}
+	spin_lock(&chan_lock);
+	finish_locked(r, err ? -EIO : out.error);
+	spin_unlock(&chan_lock);
+	return err ? err : len;
+}
+
+static __poll_t clf_dev_poll(struct file *file, poll_table *wait)
+{
+	__poll_t mask = EPOLLOUT | EPOLLWRNORM;
+
+	poll_wait(file, &chan_readers, wait);
+	spin_lock(&chan_lock);
+	if (!list_empty(&chan_pending))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	spin_unlock(&chan_lock);
+	return mask;
+}
+
+static const struct file_operations clf_dev_fops = {
+	.owner		= THIS_MODULE,
+	.open		= clf_dev_open,
+	.release	= clf_dev_release,
+	.read		= clf_dev_read,
+	.write		= clf_dev_write,
+	.poll		= clf_dev_poll,
+	.llseek		= noop_llseek,
+};
+
+static struct miscdevice clf_misc = {
+	.minor		= MISC_DYNAMIC_MINOR,
+	.name		= "clf",
+	.fops		= &clf_dev_fops,
+	.mode		= 0600,
+};
+
+int clf_dev_init(void)
+{
+	return misc_register(&clf_misc);
+}
+
+void clf_dev_exit(void)
+{
+	misc_deregister(&clf_misc);
+}

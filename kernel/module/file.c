@@ -1,0 +1,500 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * file.c -- clf regular files: open handles of the daemon, reads and
+ * writes through the page cache (pages read one per request, dirty
+ * pages written back in runs of up to CLF_UP_IO_MAX bytes), and
+ * O_DIRECT or cache=none straight to the daemon.
+ *
+ * Writeback has no struct file: it uses a writable handle of the
+ * inode's open files.  A mapping holds its file open, and each close
+ * writes the file's pages back first (close-to-open), so dirty pages
+ * always have one.  A handle of a daemon that died fails with -EIO.
+ */
+#include <linux/fs.h>
+#include <linux/highmem.h>
+#include <linux/mm.h>
+#include <linux/pagemap.h>
+#include <linux/slab.h>
+#include <linux/uio.h>
+#include <linux/writeback.h>
+
+#include "clf.h"
+
+static int clf_fh(struct clf_file *cf, u64 *fh)
+{
+	if (!cf || cf->gen != clf_dev_generation())
+		return -EIO;
+	*fh = cf->fh;
+	return 0;
+}
+
+/* A handle of inode to read (file's, else any) or write with. */
+static int clf_inode_fh(struct inode *inode, struct file *file,
+			bool writable, u64 *fh)
+{
+	struct clf_inode_info *ci = CLF_I(inode);
+	struct clf_file *cf;
+	int err = -EIO;
+
+	if (file && file->private_data &&
+	    (!writable || ((struct clf_file *)file->private_data)->writable))
+		return clf_fh(file->private_data, fh);
+	spin_lock(&ci->lock);
+	list_for_each_entry(cf, &ci->files, node) {
+		if (writable && !cf->writable)
+			continue;
+		err = clf_fh(cf, fh);
+		if (!err)
+			break;
+	}
+	spin_unlock(&ci->lock);
+	return err;
+}
+
+static int clf_open(struct inode *inode, struct file *file)
+{
+	struct clf_inode_info *ci = CLF_I(inode);
+	bool writable = file->f_mode & FMODE_WRITE;
+	struct clf_up_open op;
+	struct clf_call c = {
+		.out = &op,
+		.out_max = sizeof(op),
+	};
+	struct clf_file *cf;
+	int err, wseq;
+
+	cf = kzalloc(sizeof(*cf), GFP_KERNEL);
+	if (!cf)
+		return -ENOMEM;
+	cf->gen = clf_dev_generation();
+	/*
+	 * Read and write, when writing: writing part of a page reads the
+	 * rest.  O_APPEND and O_TRUNC stay here (the page cache places
+	 * appends; setattr truncates).
+	 */
+	clf_fill_in(&c.in, CLF_UP_OPEN, inode);
+	c.in.flags = writable ? O_RDWR : O_RDONLY;
+	wseq = atomic_read(&ci->wseq);
+	err = clf_call(&c);
+	if (err == -EACCES && writable) {
+		c.in.flags = O_WRONLY;
+		err = clf_call(&c);
+	}
+	if (!err && c.out_len != sizeof(op))
+		err = -EIO;
+	if (err) {
+		kfree(cf);
+		return err;
+	}
+	cf->fh = op.fh;
+	cf->writable = writable;
+	file->private_data = cf;
+	if (op.changed) {
+		/* Another client's bytes may be in the way of ours. */
+		filemap_write_and_wait(inode->i_mapping);
+		invalidate_inode_pages2(inode->i_mapping);
+	}
+	clf_update_since(inode, &op.attr, wseq);
+	spin_lock(&ci->lock);
+	list_add(&cf->node, &ci->files);
+	spin_unlock(&ci->lock);
+	return 0;
+}
+
+static int clf_fh_call(struct file *file, u32 op)
+{
+	struct clf_call c = { 0 };
+	int err;
+
+	clf_fill_in(&c.in, op, file_inode(file));
+	err = clf_fh(file->private_data, &c.in.fh);
+	return err ? err : clf_call(&c);
+}
+
+static int clf_release(struct inode *inode, struct file *file)
+{
+	struct clf_file *cf = file->private_data;
+	struct clf_inode_info *ci = CLF_I(inode);
+
+	/* Its pages went out at flush; a mapping's too, at munmap. */
+	if (cf->writable)
+		filemap_write_and_wait(inode->i_mapping);
+	spin_lock(&ci->lock);
+	list_del(&cf->node);
+	spin_unlock(&ci->lock);
+	clf_fh_call(file, CLF_UP_RELEASE);
+	file->private_data = NULL;
+	kfree(cf);
+	return 0;
+}
+
+/* Each close: the pages out, then the size to metad. */
+static int clf_flush(struct file *file, fl_owner_t id)
+{
+	struct inode *inode = file_inode(file);
+	int err, err2;
+
+	if (!(file->f_mode & FMODE_WRITE))
+		return 0;
+	err = filemap_write_and_wait(inode->i_mapping);
+	err2 = file_check_and_advance_wb_err(file);
+	if (!err)
+		err = err2;
+	err2 = clf_fh_call(file, CLF_UP_FLUSH);
+	return err ? err : err2;
+}
+
+static int clf_fsync(struct file *file, loff_t start, loff_t end,
+		     int datasync)
+{
+	int err = file_write_and_wait_range(file, start, end);
+
+	return err ? err : clf_fh_call(file, CLF_UP_FSYNC);
+}
+
+static bool clf_direct(struct kiocb *iocb)
+{
+	struct inode *inode = file_inode(iocb->ki_filp);
+
+	return (iocb->ki_flags & IOCB_DIRECT) ||
+	       CLF_SB(inode->i_sb)->cache_none;
+}
+
+/* One READ of at most CLF_UP_IO_MAX bytes into buf: the count. */
+static ssize_t clf_read_fh(struct inode *inode, u64 fh, void *buf,
+			   size_t len, loff_t pos)
+{
+	struct clf_call c = {
+		.out = buf,
+		.out_max = len,
+	};
+	int err;
+
+	clf_fill_in(&c.in, CLF_UP_READ, inode);
+	c.in.fh = fh;
+	c.in.off = pos;
+	c.in.arg = len;
+	err = clf_call(&c);
+	return err ? err : c.out_len;
+}
+
+static ssize_t clf_write_fh(struct inode *inode, u64 fh, const void *buf,
+			    size_t len, loff_t pos)
+{
+	struct clf_call c = {
+		.data1 = buf,
+		.len1 = len,
+	};
+	int err;
+
+	clf_fill_in(&c.in, CLF_UP_WRITE, inode);
+	c.in.fh = fh;
+	c.in.off = pos;
+	/* Attributes asked for before now may not count these bytes. */
+	atomic_inc(&CLF_I(inode)->wseq);
+	err = clf_call(&c);
+	if (err)
+		return err;
+	return c.out_arg == len ? len : -EIO;
+}
+
+static ssize_t clf_direct_read(struct kiocb *iocb, struct iov_iter *to)
+{
+	struct file *file = iocb->ki_filp;
+	struct inode *inode = file_inode(file);
+	size_t want = iov_iter_count(to);
+	ssize_t done = 0, n = 0;
+	u64 fh;
+	void *buf;
+	int err;
+
+	err = clf_fh(file->private_data, &fh);
+	if (err)
+		return err;
+	err = filemap_write_and_wait_range(inode->i_mapping, iocb->ki_pos,
+					   iocb->ki_pos + want - 1);
+	if (err)
+		return err;
+	buf = kvmalloc(min_t(size_t, want, CLF_UP_IO_MAX), GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	while (iov_iter_count(to)) {
+		size_t len = min_t(size_t, iov_iter_count(to), CLF_UP_IO_MAX);
+
+		n = clf_read_fh(inode, fh, buf, len, iocb->ki_pos);
+		if (n <= 0)
+			break;
+		if (copy_to_iter(buf, n, to) != n) {
+			n = -EFAULT;
+			break;
+		}
+		iocb->ki_pos += n;
+		done += n;
+		if (n < len)
+			break;
+	}
+	kvfree(buf);
+	return done ? done : n;
+}
+
+static ssize_t clf_direct_write(struct kiocb *iocb, struct iov_iter *from)
+{
+	struct file *file = iocb->ki_filp;
+	struct inode *inode = file_inode(file);
+	struct address_space *mapping = inode->i_mapping;
+	ssize_t done = 0, n;
+	loff_t start;
+	void *buf;
+	u64 fh;
+
+	n = clf_fh(file->private_data, &fh);
+	if (n)
+		return n;
+	inode_lock(inode);
+	n = generic_write_checks(iocb, from);
+	if (n <= 0)
+		goto unlock;
+	start = iocb->ki_pos;
+	n = filemap_write_and_wait_range(mapping, start, start + n - 1);
+	if (n)
+		goto unlock;
+	n = file_modified(file);
+	if (n)
+		goto unlock;
+	buf = kvmalloc(min_t(size_t, iov_iter_count(from), CLF_UP_IO_MAX),
+		       GFP_KERNEL);
+	n = -ENOMEM;
+	if (!buf)
+		goto unlock;
+	while (iov_iter_count(from)) {
+		size_t len = min_t(size_t, iov_iter_count(from),
+				   CLF_UP_IO_MAX);
+
+		if (copy_from_iter(buf, len, from) != len) {
+			n = -EFAULT;
+			break;
+		}
+		n = clf_write_fh(inode, fh, buf, len, iocb->ki_pos);
+		if (n < 0)
+			break;
+		iocb->ki_pos += n;
+		done += n;
+	}
+	kvfree(buf);
+	if (done) {
+		if (iocb->ki_pos > i_size_read(inode))
+			i_size_write(inode, iocb->ki_pos);
+		invalidate_inode_pages2_range(mapping, start >> PAGE_SHIFT,
+					      (iocb->ki_pos - 1) >> PAGE_SHIFT);
+	}
+unlock:
+	inode_unlock(inode);
+	return done ? done : n;
+}
+
+static ssize_t clf_read_iter(struct kiocb *iocb, struct iov_iter *to)
+{
+	if (clf_direct(iocb))
+		return clf_direct_read(iocb, to);
+	return generic_file_read_iter(iocb, to);
+}
+
+static ssize_t clf_write_iter(struct kiocb *iocb, struct iov_iter *from)
+{
+	if (clf_direct(iocb))
+		return clf_direct_write(iocb, from);
+	return generic_file_write_iter(iocb, from);
+}
+
+const struct file_operations clf_file_fops = {
+	.open		= clf_open,
+	.release	= clf_release,
+	.flush		= clf_flush,
+	.fsync		= clf_fsync,
+	.llseek		= generic_file_llseek,
+	.read_iter	= clf_read_iter,
+	.write_iter	= clf_write_iter,
+	.mmap		= generic_file_mmap,
+	.splice_read	= generic_file_splice_read,
+	.splice_write	= iter_file_splice_write,
+};
+
+/* The page's bytes from the daemon; the rest past the end zeroed. */
+static int clf_read_page(struct file *file, struct page *page)
+{
+	struct inode *inode = page->mapping->host;
+	ssize_t n;
+	void *p;
+	u64 fh;
+	int err;
+
+	err = clf_inode_fh(inode, file, false, &fh);
+	if (err)
+		return err;
+	p = kmap_local_page(page);
+	n = clf_read_fh(inode, fh, p, PAGE_SIZE, page_offset(page));
+	if (n >= 0 && n < PAGE_SIZE)
+		memset(p + n, 0, PAGE_SIZE - n);
+	kunmap_local(p);
+	if (n < 0)
+		return n;
+	flush_dcache_page(page);
+	SetPageUptodate(page);
+	return 0;
+}
+
+static int clf_read_folio(struct file *file, struct folio *folio)
+{
+	int err = clf_read_page(file, &folio->page);
+
+	folio_unlock(folio);
+	return err;
+}
+
+static int clf_write_begin(struct file *file, struct address_space *mapping,
+			   loff_t pos, unsigned int len, struct page **pagep,
+			   void **fsdata)
+{
+	struct page *page;
+	int err;
+
+	page = grab_cache_page_write_begin(mapping, pos >> PAGE_SHIFT);
+	if (!page)
+		return -ENOMEM;
+	*pagep = page;
+	if (PageUptodate(page) || len == PAGE_SIZE)
+		return 0;
+	if (page_offset(page) >= i_size_read(mapping->host)) {
+		/* Nothing there yet. */
+		zero_user(page, 0, PAGE_SIZE);
+		SetPageUptodate(page);
+		return 0;
+	}
+	err = clf_read_page(file, page);
+	if (err) {
+		unlock_page(page);
+		put_page(page);
+	}
+	return err;
+}
+
+static int clf_write_end(struct file *file, struct address_space *mapping,
+			 loff_t pos, unsigned int len, unsigned int copied,
+			 struct page *page, void *fsdata)
+{
+	struct inode *inode = mapping->host;
+
+	if (!PageUptodate(page)) {
+		/* A whole page, not all of it copied: try again. */
+		if (copied < len) {
+			copied = 0;
+			goto out;
+		}
+		SetPageUptodate(page);
+	}
+	if (pos + copied > i_size_read(inode))
+		i_size_write(inode, pos + copied);
+	set_page_dirty(page);
+out:
+	unlock_page(page);
+	put_page(page);
+	return copied;
+}
+
+#define CLF_WB_PAGES (CLF_UP_IO_MAX / PAGE_SIZE)
+
+/* A run of contiguous pages under writeback, their bytes in buf. */
+struct clf_wb {
+	struct inode *inode;
+	int fh_err;
+	u64 fh;
+	char *buf;
+	loff_t start;
+	size_t len;
+	unsigned int n;
+	struct page *pages[CLF_WB_PAGES];
+};
+
+static int clf_wb_flush(struct clf_wb *wb)
+{
+	ssize_t n = wb->fh_err;
+	unsigned int i;
+
+	if (!wb->n)
+		return 0;
+	if (!n)
+		n = clf_write_fh(wb->inode, wb->fh, wb->buf, wb->len,
+				 wb->start);
+	for (i = 0; i < wb->n; i++) {
+		if (n < 0) {
+			SetPageError(wb->pages[i]);
+			mapping_set_error(wb->inode->i_mapping, n);
+		}
+		end_page_writeback(wb->pages[i]);
+	}
+	wb->n = 0;
+	wb->len = 0;
+	return n < 0 ? n : 0;
+}
+
+static int clf_wb_page(struct page *page, struct writeback_control *wbc,
+		       void *data)
+{
+	struct clf_wb *wb = data;
+	loff_t size = i_size_read(wb->inode), off = page_offset(page);
+	size_t len;
+	int err = 0;
+
+	if (off >= size) {
+		/* Truncated away. */
+		unlock_page(page);
+		return 0;
+	}
+	len = min_t(loff_t, PAGE_SIZE, size - off);
+	if (wb->n && (off != wb->start + wb->len || wb->n == CLF_WB_PAGES ||
+		      (wb->len & (PAGE_SIZE - 1))))
+		err = clf_wb_flush(wb);
+	if (!wb->n)
+		wb->start = off;
+	memcpy_from_page(wb->buf + wb->len, page, 0, len);
+	wb->len += len;
+	wb->pages[wb->n++] = page;
+	set_page_writeback(page);
+	unlock_page(page);
+	return err;
+}
+
+static int clf_writepages(struct address_space *mapping,
+			  struct writeback_control *wbc)
+{
+	struct inode *inode = mapping->host;
+	struct clf_wb *wb;
+	int err, err2;
+
+	wb = kzalloc(sizeof(*wb), GFP_NOFS);
+	if (!wb)
+		return -ENOMEM;
+	wb->buf = kvmalloc(CLF_UP_IO_MAX, GFP_NOFS);
+	if (!wb->buf) {
+		kfree(wb);
+		return -ENOMEM;
+	}
+	wb->inode = inode;
+	/* Without a handle the pages still leave, failed: kept dirty,
+	 * they would be tried for ever. */
+	wb->fh_err = clf_inode_fh(inode, NULL, true, &wb->fh);
+	err = write_cache_pages(mapping, wbc, clf_wb_page, wb);
+	err2 = clf_wb_flush(wb);
+	kvfree(wb->buf);
+	kfree(wb);
+	return err ? err : err2;
+}
+
+const struct address_space_operations clf_aops = {
+	.read_folio	= clf_read_folio,
+	.writepages	= clf_writepages,
+	.dirty_folio	= filemap_dirty_folio,
+	.write_begin	= clf_write_begin,
+	.write_end	= clf_write_end,
+	.direct_IO	= noop_direct_IO,
+};

@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * inode.c -- clf inodes: made from the daemon's attributes, refreshed
+ * when older than CLF_ATTR_TIMEOUT (always with cache=none), changed
+ * by setattr.
+ *
+ * The size: the daemon's, unless this kernel has written pages that
+ * the daemon has not seen yet (dirty or under writeback), or sent it
+ * writes after it answered (wseq moved): those only grow it.
+ */
+#include <linux/cred.h>
+#include <linux/fs.h>
+#include <linux/pagemap.h>
+#include <linux/slab.h>
+#include <linux/uidgid.h>
+
+#include "clf.h"
+
+void clf_fill_in(struct clf_up_in *in, u32 op, struct inode *inode)
+{
+	memset(in, 0, sizeof(*in));
+	in->op = op;
+	in->ino = inode ? inode->i_ino : 0;
+	in->uid = from_kuid(&init_user_ns, current_fsuid());
+	in->gid = from_kgid(&init_user_ns, current_fsgid());
+}
+
+static bool has_local_writes(struct inode *inode)
+{
+	struct address_space *m = inode->i_mapping;
+
+	return mapping_tagged(m, PAGECACHE_TAG_DIRTY) ||
+	       mapping_tagged(m, PAGECACHE_TAG_WRITEBACK);
+}
+
+/* a, asked for when the inode's wseq was wseq. */
+void clf_update_since(struct inode *inode, const struct clf_up_attr *a,
+		      int wseq)
+{
+	loff_t size = a->size;
+	bool newer = atomic_read(&CLF_I(inode)->wseq) != wseq;
+
+	inode->i_mode = (inode->i_mode & S_IFMT) | (a->mode & ~S_IFMT);
+	i_uid_write(inode, a->uid);
+	i_gid_write(inode, a->gid);
+	set_nlink(inode, a->nlink);
+	inode->i_atime.tv_sec = a->atime;
+	inode->i_atime.tv_nsec = a->atime_ns;
+	inode->i_mtime.tv_sec = a->mtime;
+	inode->i_mtime.tv_nsec = a->mtime_ns;
+	inode->i_ctime.tv_sec = a->ctime;
+	inode->i_ctime.tv_nsec = a->ctime_ns;
+	inode->i_blocks = a->blocks;
+	if (S_ISREG(inode->i_mode) && (newer || has_local_writes(inode)) &&
+	    size < i_size_read(inode))
+		size = i_size_read(inode);
+	i_size_write(inode, size);
+	CLF_I(inode)->attr_time = jiffies;
+}
+
+void clf_update_inode(struct inode *inode, const struct clf_up_attr *a)
+{
+	clf_update_since(inode, a, atomic_read(&CLF_I(inode)->wseq));
+}
+
+static void clf_init_inode(struct inode *inode, const struct clf_up_attr *a)
+{
+	inode->i_mode = a->mode;
+	switch (a->mode & S_IFMT) {
+	case S_IFREG:
+		inode->i_op = &clf_file_iops;
+		inode->i_fop = &clf_file_fops;
+		inode->i_mapping->a_ops = &clf_aops;
+		break;
+	case S_IFDIR:
+		inode->i_op = &clf_dir_iops;
+		inode->i_fop = &clf_dir_fops;
+		break;
+	case S_IFLNK:
+		inode->i_op = &clf_symlink_iops;
+		inode_nohighmem(inode);
+		break;
+	default:
+		inode->i_op = &clf_file_iops;
+		init_special_inode(inode, a->mode,
+				   new_decode_dev(a->rdev));
+		break;
+	}
+}
+
+/*
+ * The inode of a, one more daemon lookup reference on it (every
+ * attribute the daemon gives with a name is one).
+ */
+struct inode *clf_iget(struct super_block *sb, const struct clf_up_attr *a)
+{
+	struct inode *inode = iget_locked(sb, a->ino);
+	struct clf_inode_info *ci;
+
+	if (!inode)
+		return ERR_PTR(-ENOMEM);
+	ci = CLF_I(inode);
+	if (inode->i_state & I_NEW) {
+		clf_init_inode(inode, a);
+		clf_update_inode(inode, a);
+		unlock_new_inode(inode);
+	} else if ((inode->i_mode & S_IFMT) != (a->mode & S_IFMT)) {
+		/* metad never reuses a number: the daemon is confused. */
+		iput(inode);
+		return ERR_PTR(-EIO);
+	} else {
+		clf_update_inode(inode, a);
+	}
+	spin_lock(&ci->lock);
+	ci->nlookup++;
+	spin_unlock(&ci->lock);
+	return inode;
+}
+
+/* Ask the daemon for the attributes if they are old (or force). */
+int clf_refresh(struct inode *inode, bool force)
+{
+	struct clf_up_attr a;
+	struct clf_call c = {
+		.out = &a,
+		.out_max = sizeof(a),
+	};
+	int err, wseq;
+
+	if (!force && !CLF_SB(inode->i_sb)->cache_none &&
+	    time_before(jiffies, CLF_I(inode)->attr_time + CLF_ATTR_TIMEOUT))
+		return 0;
+	clf_fill_in(&c.in, CLF_UP_GETATTR, inode);
+	wseq = atomic_read(&CLF_I(inode)->wseq);
+	err = clf_call(&c);
+	if (err)
+		return err;
+	if (c.out_len != sizeof(a))
+		return -EIO;
+	clf_update_since(inode, &a, wseq);
+	return 0;
+}
+
+int clf_getattr(struct user_namespace *mnt_userns, const struct path *path,
+		struct kstat *stat, u32 request_mask, unsigned int flags)
+{
+	struct inode *inode = d_inode(path->dentry);
+	int err;
+
+	err = clf_refresh(inode, flags & AT_STATX_FORCE_SYNC);
+	if (err)
+		return err;
+	generic_fillattr(mnt_userns, inode, stat);
+	stat->blksize = 1 << 20;
+	return 0;
+}
+
+static void set_time(__s64 *sec, __u32 *nsec, struct timespec64 ts)
+{
+	*sec = ts.tv_sec;
+	*nsec = ts.tv_nsec;
+}
+
+int clf_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
+		struct iattr *attr)
+{
+	struct inode *inode = d_inode(dentry);
+	struct clf_up_setattr sa = { 0 };
+	struct clf_up_attr a;
+	struct clf_call c = {
+		.data1 = &sa,
+		.len1 = sizeof(sa),
+		.out = &a,
+		.out_max = sizeof(a),
+	};
+	unsigned int valid = attr->ia_valid;
+	int err;
+
+	err = setattr_prepare(mnt_userns, dentry, attr);
+	if (err)
+		return err;
+	if (valid & ATTR_MODE) {
+		sa.valid |= CLF_UP_SET_MODE;
+		sa.mode = attr->ia_mode;
+	}
+	if (valid & ATTR_UID) {
+		sa.valid |= CLF_UP_SET_UID;
+		sa.uid = from_kuid(&init_user_ns, attr->ia_uid);
+	}
+	if (valid & ATTR_GID) {
+		sa.valid |= CLF_UP_SET_GID;
+		sa.gid = from_kgid(&init_user_ns, attr->ia_gid);
+	}
+	if (valid & ATTR_ATIME) {
+		if (valid & ATTR_ATIME_SET) {
+			sa.valid |= CLF_UP_SET_ATIME;
+			set_time(&sa.atime, &sa.atime_ns, attr->ia_atime);
+		} else {
+			sa.valid |= CLF_UP_SET_ATIME_NOW;
+		}
+	}
+	if (valid & ATTR_MTIME) {
+		if (valid & ATTR_MTIME_SET) {
+			sa.valid |= CLF_UP_SET_MTIME;
+			set_time(&sa.mtime, &sa.mtime_ns, attr->ia_mtime);
+		} else {
+			sa.valid |= CLF_UP_SET_MTIME_NOW;
+		}
+	}
+	if (valid & ATTR_SIZE) {
+		if (!S_ISREG(inode->i_mode))
+			return -EINVAL;
+		/* Pages written before the truncation go out first. */
+		err = filemap_write_and_wait(inode->i_mapping);
+		if (err)
+			return err;
+		sa.valid |= CLF_UP_SET_SIZE;
+		sa.size = attr->ia_size;
+		if (!(valid & ATTR_MTIME))
+			sa.valid |= CLF_UP_SET_MTIME_NOW;
+	}
+	if (!sa.valid)
+		return 0;
+	clf_fill_in(&c.in, CLF_UP_SETATTR, inode);
+	err = clf_call(&c);
+	if (err)
+		return err;
+	if (c.out_len != sizeof(a))
+		return -EIO;
+	if (valid & ATTR_SIZE)
+		truncate_setsize(inode, attr->ia_size);
+	clf_update_inode(inode, &a);
+	return 0;
+}
+
+static void clf_put_link(void *target)
+{
+	kfree(target);
+}
+
+static const char *clf_get_link(struct dentry *dentry, struct inode *inode,
+				struct delayed_call *done)
+{
+	struct clf_call c = { 0 };
+	char *target;
+	int err;
+
+	if (!dentry)
+		return ERR_PTR(-ECHILD);
+	target = kmalloc(PATH_MAX, GFP_KERNEL);
+	if (!target)
+		return ERR_PTR(-ENOMEM);
+	clf_fill_in(&c.in, CLF_UP_READLINK, inode);
+	c.out = target;
+	c.out_max = PATH_MAX - 1;
+	err = clf_call(&c);
+	if (err) {
+		kfree(target);
+		return ERR_PTR(err);
+	}
+	target[c.out_len] = '\0';
+	set_delayed_call(done, clf_put_link, target);
+	return target;
+}
+
+const struct inode_operations clf_file_iops = {
+	.getattr	= clf_getattr,
+	.setattr	= clf_setattr,
+};
+
+const struct inode_operations clf_symlink_iops = {
+	.get_link	= clf_get_link,
+	.getattr	= clf_getattr,
+};

@@ -1,0 +1,286 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# kclient.sh -- the kernel client (kernel/module/, clf.ko, served by
+# mount.clf -o client=kernel) inside the qemu guest of run-guest.sh:
+#
+#   tests/guest/run-guest.sh tests/guest/kclient.sh BUILD_DIR
+#
+# insmod, an instance (clf up) in the guest's /tmp, a mount through
+# mount.clf (which starts the upcall daemon) and one through mount(8)
+# without a helper (the same daemon serves it); cp/dd/cmp, tar, mkdir,
+# mv, rm -r, find, df, symlinks and hard links, random I/O against a
+# local reference, mmap, O_DIRECT, cache=none; bytes written through the
+# module read back with the native API and the reverse; the daemon
+# killed during a write (the write and later calls fail with EIO, no
+# hang), restarted with -o reconnect (the mount works again); unmount,
+# rmmod and mount/unmount/unload cycles with the module's slab cache
+# gone each time; at the end, no BUG, WARNING or Oops in dmesg.
+set -eu
+
+build=$1
+here=$(cd "$(dirname "$0")" && pwd)
+tests=$here/../integration
+clf=$build/tools/clf
+mountclf=$build/kernel/mount.clf
+helper=$build/tests/integration/mount_helper
+ko=$build/kernel/module/clf.ko
+tmp=/tmp/kc
+data=$tmp/data
+conf=$data/clf.conf
+mnt=$tmp/mnt
+mnt2=$tmp/mnt2
+loc=$tmp/local
+log=$tmp/kclient.log
+mkdir -p "$mnt" "$mnt2" "$loc"
+step=start
+
+fail() {
+	echo "FAIL: $step: $*"
+	[ -s "$log" ] && { echo "--- daemon log"; tail -30 "$log"; }
+	echo "--- dmesg"
+	dmesg | tail -30
+	exit 1
+}
+
+ok() {
+	echo "ok - $step"
+}
+
+mounted() {
+	awk -v m="$1" '$2 == m { f = 1 } END { exit !f }' /proc/mounts
+}
+
+daemon_pid() {
+	for p in $(pgrep -x mount.clf || true); do
+		echo "$p"
+		return 0
+	done
+	return 1
+}
+
+# wait_gone PID: the daemon exits after the last unmount.
+wait_gone() {
+	i=0
+	while kill -0 "$1" 2>/dev/null; do
+		i=$((i + 1))
+		[ "$i" -le 100 ] || fail "process $1 still alive after 10 s"
+		sleep 0.1
+	done
+}
+
+check_dmesg() {
+	if dmesg | grep -E "BUG|WARNING|Oops|general protection|Call Trace|clf: .*leak"; then
+		fail "the kernel complained (above)"
+	fi
+}
+
+kmount() {
+	"$mountclf" "$conf" "$1" -o "client=kernel,log=$log${2:+,$2}" ||
+		fail "mount.clf -o client=kernel $1"
+	mounted "$1" || fail "$1 is not mounted"
+}
+
+# ---------------------------------------------------------------------
+step="insmod clf.ko: /dev/clf and the file system type"
+[ -f "$ko" ] || fail "$ko not built"
+insmod "$ko" || fail "insmod"
+[ -c /dev/clf ] || fail "no /dev/clf"
+grep -qw clf /proc/filesystems || fail "clf not in /proc/filesystems"
+ok
+
+step="an instance"
+"$clf" up --data "$data" --base-port 17100 > "$tmp/up" 2>&1 ||
+	{ cat "$tmp/up"; fail "clf up"; }
+ok
+
+step="mount.clf picks the kernel client when the module is loaded"
+"$mountclf" "$conf" "$mnt" -o "log=$log" || fail "mount.clf"
+grep " $mnt clf " /proc/mounts || fail "not a clf kernel mount: $(grep "$mnt" /proc/mounts)"
+daemon=$(daemon_pid) || fail "no daemon"
+ok
+
+step="mount(8) with no helper: the same daemon serves a second mount"
+mount -i -t clf -o cache=none "$conf" "$mnt2" || fail "mount -t clf"
+grep " $mnt2 clf .*cache=none\| $mnt2 clf " /proc/mounts > /dev/null ||
+	fail "$mnt2 not mounted"
+ok
+
+step="a mount of another instance is refused"
+if mount -i -t clf /nonexistent/clf.conf "$loc" 2> "$tmp/err"; then
+	fail "mounted another source"
+fi
+ok
+
+# ---------------------------------------------------------------------
+step="cp, dd, cmp, sizes"
+dd if=/dev/urandom of="$loc/r" bs=64k count=50 2>/dev/null
+cp "$loc/r" "$mnt/r"
+cmp "$loc/r" "$mnt/r" || fail "cp then cmp"
+cmp "$loc/r" "$mnt2/r" || fail "cmp through the cache=none mount"
+[ "$(stat -c %s "$mnt/r")" = 3276800 ] || fail "size $(stat -c %s "$mnt/r")"
+dd if="$loc/r" of="$mnt/d" bs=1M conv=fsync 2>/dev/null || fail "dd conv=fsync"
+cmp "$loc/r" "$mnt/d" || fail "dd then cmp"
+printf 'hello' > "$mnt/small"
+printf ' world' >> "$mnt/small"
+[ "$(cat "$mnt/small")" = "hello world" ] || fail "append: $(cat "$mnt/small")"
+truncate -s 3 "$mnt/small"
+[ "$(cat "$mnt/small")" = "hel" ] || fail "truncate"
+truncate -s 100000 "$mnt/small"
+[ "$(stat -c %s "$mnt/small")" = 100000 ] || fail "extend"
+ok
+
+step="mkdir, mv, rename over a file, rm -r, find, symlinks, links"
+mkdir -p "$mnt/a/b/c"
+for i in 1 2 3 4 5; do echo "$i" > "$mnt/a/b/c/f$i"; done
+mv "$mnt/a/b" "$mnt/a/bb"
+[ "$(cat "$mnt/a/bb/c/f3")" = 3 ] || fail "mv of a directory"
+mv "$mnt/a/bb/c/f1" "$mnt/a/bb/c/f2"
+[ "$(cat "$mnt/a/bb/c/f2")" = 1 ] || fail "mv over a file"
+[ "$(find "$mnt/a" -type f | wc -l)" = 4 ] || fail "find: $(find "$mnt/a")"
+ln -s bb/c/f2 "$mnt/a/sl"
+[ "$(cat "$mnt/a/sl")" = 1 ] || fail "symlink"
+[ "$(readlink "$mnt/a/sl")" = bb/c/f2 ] || fail "readlink"
+ln "$mnt/a/bb/c/f3" "$mnt/a/hl"
+[ "$(stat -c %h "$mnt/a/hl")" = 2 ] || fail "link count $(stat -c %h "$mnt/a/hl")"
+rm -r "$mnt/a"
+[ ! -e "$mnt/a" ] || fail "rm -r left $mnt/a"
+if rmdir "$mnt/nonexistent" 2>/dev/null; then fail "rmdir of nothing"; fi
+ok
+
+step="tar round trip"
+mkdir "$loc/tree"
+for d in x y z; do
+	mkdir "$loc/tree/$d"
+	for i in 1 2 3; do head -c $((i * 5000)) /dev/urandom > "$loc/tree/$d/$i"; done
+done
+tar -C "$loc" -cf - tree | tar -C "$mnt" -xf -
+tar -C "$mnt" -cf - tree | tar -C "$tmp" -xf - -O > /dev/null
+diff -r "$loc/tree" "$mnt/tree" || fail "diff -r"
+ok
+
+step="df and statfs"
+df "$mnt" > "$tmp/df" || fail "df"
+[ "$(stat -f -c %T "$mnt")" != "" ] || fail "stat -f"
+ok
+
+step="random I/O against a local reference (and a cache=none mount)"
+python3 "$tests/mount_randio.py" "$mnt/rand" "$loc/rand" 7 1500 "$mnt2/rand" ||
+	fail "mount_randio.py"
+ok
+
+step="mmap writes and reads"
+python3 - "$mnt/mm" <<'EOF' || fail "mmap"
+import mmap, os, sys
+p = sys.argv[1]
+with open(p, "wb") as f:
+    f.truncate(3 * 4096 + 100)
+with open(p, "r+b") as f:
+    m = mmap.mmap(f.fileno(), 0)
+    for i in range(0, len(m), 997):
+        m[i] = (i * 7) % 251
+    m.flush()
+    m.close()
+want = bytearray(3 * 4096 + 100)
+for i in range(0, len(want), 997):
+    want[i] = (i * 7) % 251
+with open(p, "rb") as f:
+    got = f.read()
+if got != bytes(want):
+    sys.exit("mmap: bytes differ")
+with open(p, "rb") as f:
+    m = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)
+    if m[:] != bytes(want):
+        sys.exit("mmap read: bytes differ")
+EOF
+ok
+
+step="O_DIRECT"
+dd if="$loc/r" of="$mnt/direct" bs=1M oflag=direct 2>/dev/null || fail "dd oflag=direct"
+dd if="$mnt/direct" of="$loc/direct" bs=1M iflag=direct 2>/dev/null || fail "dd iflag=direct"
+cmp "$loc/r" "$loc/direct" || fail "O_DIRECT bytes"
+ok
+
+step="the native API reads what the module wrote, and the reverse"
+"$helper" get "$conf" /r > "$loc/r.native" || fail "mount_helper get"
+cmp "$loc/r" "$loc/r.native" || fail "native read of the module's bytes"
+head -c 300000 /dev/urandom > "$loc/n"
+"$helper" put "$conf" /native < "$loc/n" || fail "mount_helper put"
+cmp "$loc/n" "$mnt/native" || fail "the module's read of native bytes"
+ok
+
+step="sqlite"
+if command -v sqlite3 > /dev/null; then
+	sqlite3 "$mnt/db" "create table t(a, b); insert into t values (1, 'x'), (2, 'y');" ||
+		fail "sqlite3 create"
+	[ "$(sqlite3 "$mnt/db" 'select count(*) from t')" = 2 ] || fail "sqlite3 select"
+fi
+ok
+check_dmesg
+
+# ---------------------------------------------------------------------
+step="the daemon killed during a write: EIO, no hang"
+umount "$mnt2" || fail "umount $mnt2"
+dd if=/dev/zero of="$mnt/big" bs=1M count=400 conv=fsync 2> "$tmp/dd.err" &
+ddpid=$!
+sleep 2
+kill -9 "$daemon"
+wait_gone "$daemon"
+if wait "$ddpid"; then
+	fail "dd succeeded with its daemon killed"
+fi
+grep -q "Input/output error" "$tmp/dd.err" || fail "dd: $(cat "$tmp/dd.err")"
+if ls "$mnt" > /dev/null 2> "$tmp/err"; then fail "ls with no daemon"; fi
+grep -q "Input/output error" "$tmp/err" || fail "ls: $(cat "$tmp/err")"
+if cat "$mnt/r" > /dev/null 2>&1; then fail "cat with no daemon"; fi
+check_dmesg
+ok
+
+step="a new daemon (-o reconnect) serves the mount again"
+"$mountclf" "$conf" "$mnt" -o "client=kernel,reconnect,log=$log" ||
+	fail "mount.clf -o reconnect"
+daemon=$(daemon_pid) || fail "no daemon"
+ls "$mnt" > /dev/null || fail "ls after the restart"
+cmp "$loc/r" "$mnt/r" || fail "cmp after the restart"
+echo again > "$mnt/again"
+[ "$(cat "$mnt/again")" = again ] || fail "write after the restart"
+ok
+
+step="unmount: the daemon ends, the module unloads"
+umount "$mnt" || fail "umount"
+wait_gone "$daemon"
+rmmod clf || fail "rmmod"
+grep -q clf_inode_cache /proc/slabinfo && fail "clf_inode_cache left after rmmod"
+ok
+
+step="mount, write, unmount, unload: 5 cycles"
+for i in 1 2 3 4 5; do
+	insmod "$ko" || fail "insmod, cycle $i"
+	kmount "$mnt"
+	daemon=$(daemon_pid) || fail "no daemon, cycle $i"
+	echo "cycle $i" > "$mnt/cycle$i"
+	[ "$(cat "$mnt/cycle$i")" = "cycle $i" ] || fail "cycle $i bytes"
+	umount "$mnt" || fail "umount, cycle $i"
+	wait_gone "$daemon"
+	rmmod clf || fail "rmmod, cycle $i"
+done
+grep -q clf_inode_cache /proc/slabinfo && fail "clf_inode_cache left"
+ok
+
+step="-o client=fuse forces FUSE with the module loaded"
+insmod "$ko"
+modprobe fuse 2> /dev/null || true
+if [ -c /dev/fuse ]; then
+	"$mountclf" "$conf" "$mnt" -o "client=fuse,log=$tmp/fuse.log" || fail "client=fuse"
+	grep -q " $mnt fuse.clf " /proc/mounts || fail "not a FUSE mount: $(grep "$mnt" /proc/mounts)"
+	[ "$(cat "$mnt/cycle3")" = "cycle 3" ] || fail "FUSE reads the module's file"
+	umount "$mnt"
+fi
+rmmod clf
+ok
+
+step="dmesg: no BUG, WARNING or Oops"
+check_dmesg
+ok
+"$clf" down --data "$data" > /dev/null 2>&1 || true
+echo "PASS: kclient"
