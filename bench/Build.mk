@@ -47,8 +47,11 @@ $(BENCH_MPI_PROGS): $(O)/bench/%: bench/%.c bench/mpi_bench.c \
 #   mpi_fine   layouts of pieces under 64 bytes, native path vs ROMIO's
 #              (romio_props' class fine-layout);
 #   md_mpi     mdtest-style create / stat / open / remove through MPI-IO,
-#              clf: against ufs: in the same run (bench/md_scale.sh).
-BENCH_MPI_ONE := $(O)/bench/mpi_small $(O)/bench/mpi_fine $(O)/bench/md_mpi
+#              clf: against ufs: in the same run (bench/md_scale.sh);
+#   mpi_rio    RIO's experiment: computation alternating with nonblocking
+#              writes (bench/wan.sh runs it over an emulated link).
+BENCH_MPI_ONE := $(O)/bench/mpi_small $(O)/bench/mpi_fine $(O)/bench/md_mpi \
+	$(O)/bench/mpi_rio
 BENCHES += $(BENCH_MPI_ONE)
 
 $(BENCH_MPI_ONE): $(O)/bench/%: bench/%.c $(O)/romio-clf/libromio-clf.so \
@@ -97,3 +100,10 @@ $(O)/bench/iod_clients.o: ALL_CFLAGS += -Itests/integration
 $(O)/bench/iod_clients: $(O)/bench/iod_clients.o \
 		$(O)/tests/integration/instance.o $(O)/libclf.a
 	$(CC) -o $@ $^ $(LIBCLF_EXTRA_LIBS) $(ALL_LDFLAGS)
+
+# A wide-area link between two network namespaces where the kernel has no
+# netem (bench/wan.sh): TUN devices, delay, rate, loss.
+BENCHES += $(O)/bench/wan_link
+
+$(O)/bench/wan_link: $(O)/bench/wan_link.o
+	$(CC) -o $@ $^ $(ALL_LDFLAGS)

@@ -20,7 +20,7 @@ ROMIO_LIB := $(O)/romio-clf/libromio-clf.so
 # Recipes below do nothing when the ROMIO source is unavailable.
 ROMIO_SKIP := test -f $(ROMIO_WORK)/UNAVAILABLE ||
 
-ROMIO_CLF_SRCS := romio-clf/glue.c romio-clf/ad_clf/ad_clf.c \
+ROMIO_CLF_SRCS := romio-clf/glue.c romio-clf/ad_clf/ad_clf.c romio-clf/ad_clf/ad_clf_async.c \
 	romio-clf/ad_clf/ad_clf_close.c romio-clf/ad_clf/ad_clf_coll.c \
 	romio-clf/ad_clf/ad_clf_common.c \
 	romio-clf/ad_clf/ad_clf_delete.c romio-clf/ad_clf/ad_clf_dtype.c \

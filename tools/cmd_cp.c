@@ -32,7 +32,8 @@
 #include "error.h"
 #include "tool_fs.h"
 
-#define COPY_CHUNK (4 << 20)		/* bytes per read and write */
+#define COPY_CHUNK (32 << 20)	/* bytes per read and write: each waits for
+				   its reply, a round trip on a long link */
 #define CLF_LAYOUT_XATTR "user.clf.layout"	/* as the mount names it */
 #define PROGRESS_EVERY_NS 100000000LL	/* redraw the bar at most 10/s */
 

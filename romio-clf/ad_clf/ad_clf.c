@@ -7,10 +7,11 @@
  * clf's own.  Strided and collective accesses are clf's own too unless
  * the file's use_romio_optimizations hint is true; they then call ROMIO's
  * generic data sieving and two-phase code on top of the contiguous
- * operations (see ad_clf_io_strided.c).  Nonblocking accesses complete at
- * once, as clf's client is synchronous (reads through ad_clf_io_strided.c,
- * which counts a read cut short inside an element; writes through ROMIO's
- * FAKE variants).
+ * operations (see ad_clf_io_strided.c).  Nonblocking contiguous accesses
+ * run in an I/O thread and overlap with the caller's computation
+ * (ad_clf_async.c); the strided and collective ones complete at once
+ * (reads through ad_clf_io_strided.c, which counts a read cut short inside
+ * an element; writes through ROMIO's FAKE variants).
  */
 
 #include "ad_clf.h"
@@ -29,7 +30,7 @@ struct ADIOI_Fns_struct ADIO_CLF_operations = {
     ADIOI_CLF_WriteStrided,     /* WriteStrided */
     ADIOI_CLF_Close,    /* Close */
     ADIOI_CLF_IreadContig,      /* IreadContig */
-    ADIOI_FAKE_IwriteContig,    /* IwriteContig */
+    ADIOI_CLF_IwriteContig,     /* IwriteContig */
     ADIOI_FAKE_IODone,  /* ReadDone */
     ADIOI_FAKE_IODone,  /* WriteDone */
     ADIOI_FAKE_IOComplete,      /* ReadComplete */

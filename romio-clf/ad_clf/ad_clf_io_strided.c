@@ -431,17 +431,6 @@ static void ADIOI_CLF_Complete(ADIO_File fd, MPI_Datatype datatype, ADIO_Status 
     MPIO_Completed_request_create(&fd, nbytes, error_code, request);
 }
 
-void ADIOI_CLF_IreadContig(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
-                           int file_ptr_type, ADIO_Offset offset, ADIO_Request * request,
-                           int *error_code)
-{
-    ADIO_Status status;
-
-    ADIOI_CLF_ReadContig(fd, buf, count, datatype, file_ptr_type, offset, &status,
-                         error_code);
-    ADIOI_CLF_Complete(fd, datatype, &status, request, error_code);
-}
-
 void ADIOI_CLF_IreadStrided(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
                             int file_ptr_type, ADIO_Offset offset, ADIO_Request * request,
                             int *error_code)

@@ -1,7 +1,9 @@
 # clf://HOST:PORT names without a configuration file:
 # tests/integration/test_remote_names.sh runs an instance in a network
 # namespace and uses it from the root namespace through the native API
-# (remote_client), the clf command, the mount and MPI-IO.  Needs root
+# (remote_client), the clf command, the mount and MPI-IO, and then, with
+# its iods slowed down, nonblocking MPI-IO overlapping computation
+# (romio_async).  Needs root
 # (ip netns); skips (77) without it.
 #
 #   make check-remote
@@ -16,8 +18,20 @@ $(O)/tests/integration/remote_client.o: tests/integration/remote_client.c
 $(REMOTE_CLIENT): $(O)/tests/integration/remote_client.o $(O)/libclf.a
 	$(CC) -o $@ $< $(O)/libclf.a $(LIBCLF_EXTRA_LIBS) $(ALL_LDFLAGS)
 
+# Nonblocking MPI-IO that overlaps with computation (romio-clf's I/O
+# thread), linked as the other ROMIO test programs (romio.mk).
+REMOTE_ASYNC :=
+ifneq ($(ROMIO_LIB),)
+REMOTE_ASYNC := $(ROMIO_TEST_DIR)/romio_async
+$(REMOTE_ASYNC): tests/integration/romio/romio_async.c $(ROMIO_LIB) \
+		romio-clf/mpicc-clf
+	@mkdir -p $(dir $@)
+	@$(ROMIO_SKIP) { echo "  CCLD    $@"; CLF_BUILD_DIR=$(O) \
+		romio-clf/mpicc-clf -std=gnu11 $(WARNINGS) $(CFLAGS) -o $@ $<; }
+endif
+
 .PHONY: check-remote
-check-remote: $(REMOTE_CLIENT) $(PROGRAMS) \
+check-remote: $(REMOTE_CLIENT) $(PROGRAMS) $(REMOTE_ASYNC) \
 		$(filter %/romio_xfer,$(ROMIO_TEST_PROGS))
 	@CLF_BUILD_DIR=$(O) scripts/run-tests.sh $(REMOTE_TEST)
 

@@ -21,7 +21,10 @@
 #     cp (skipped without /dev/fuse);
 #  4. MPI-IO: mpiexec -n 2 romio_xfer on "clf://A.2:PORT/..." names (the
 #     clf driver by prefix): written collectively, checked through MPI-IO
-#     and clf cp (skipped without MPICH or libromio-clf.so).
+#     and clf cp (skipped without MPICH or libromio-clf.so);
+#  5. nonblocking MPI-IO (romio_async) with iods that delay every reply by
+#     DELAY_MS: MPI_File_iwrite_at returns at once and overlaps with the
+#     computation that follows; iread_at, iread, iwrite, Waitall, bytes.
 #
 # usage: test_remote_names.sh [BUILD_DIR]   (default: $CLF_BUILD_DIR or build)
 #
@@ -32,6 +35,7 @@
 set -eu
 
 TIME_LIMIT=240		# seconds, the whole test
+DELAY_MS=400		# the slow iods' delay of every reply (romio_async)
 if [ -z "${CLF_REMOTE_NAMES_TIMED:-}" ]; then
 	export CLF_REMOTE_NAMES_TIMED=1
 	exec timeout -k 10 "$TIME_LIMIT" bash "$0" "$@"
@@ -228,6 +232,22 @@ if [ -x "$xfer" ] && command -v mpiexec >/dev/null 2>&1; then
 	echo "MPI-IO (2 processes) on $url/...: written and read, both hint values"
 else
 	echo "MPI-IO part skipped: no mpiexec or romio_xfer"
+fi
+
+step="nonblocking MPI-IO overlaps with computation"
+async=$build/tests/integration/romio/romio_async
+if [ -x "$async" ] && command -v mpiexec >/dev/null 2>&1; then
+	# The far end slowed down: every iod reply waits DELAY_MS.
+	[ -n "$mnt" ] && umount "$mnt" 2>/dev/null
+	ip netns exec "$ns" "$clf" down -c "$tmp/srv/clf.conf" >"$tmp/out" 2>&1 ||
+		fail "clf down"
+	ip netns exec "$ns" env CLF_TEST_IOD_DELAY_MS=$DELAY_MS \
+		"$clf" up -c "$tmp/srv/clf.conf" >"$tmp/out" 2>&1 || fail "clf up (slow iods)"
+	mpiexec -n 2 "$async" "$url/async" "$DELAY_MS" >"$tmp/out" 2>&1 </dev/null ||
+		fail "romio_async"
+	cat "$tmp/out"
+else
+	echo "nonblocking part skipped: no mpiexec or romio_async"
 fi
 
 echo "PASS: clf:// names without a configuration file"

@@ -1,0 +1,187 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# wan.sh -- clf over an emulated wide-area link (issue 21): the instance
+# (metad and NIODS iods) in one network namespace, the client in another,
+# one veth pair between them shaped with tc netem on both ends: RTT_MS
+# round trip (half each way), RATE_MBIT each way, LOSS_PCT loss each way
+# (bench/wan_link, TUN devices and a process between them, where the
+# kernel has no netem).
+# The client names the instance by clf://HOST:PORT (no configuration
+# file).  Prints:
+#
+#   1. one TCP stream alone over the link (python), for reference;
+#   2. a sequential transfer of MB MiB with `clf cp` (native API, the
+#      client's pipeline of requests over its connections to the iods),
+#      written and read back: MiB/s and the fraction of the link's rate;
+#   3. RIO's experiment (bench/mpi_rio): STEPS steps of COMPUTE_MS of
+#      computation each followed by a nonblocking MPI_File_iwrite_at of
+#      STEP_MB MiB, waited for before the next one is issued: the total
+#      time against compute alone and transfer alone, and what the sum
+#      and the max of those would be.
+#
+#   bench/wan.sh [MB=256]
+#
+# Environment: RTT_MS (50), RATE_MBIT (100), LOSS_PCT (0.1), NIODS (4),
+# STEPS (8), STEP_MB (8), COMPUTE_MS (800).  Needs root (ip netns, tc);
+# build first (make -j2 && make build/bench/mpi_rio).  Not a test: the
+# figures depend on the machine; docs/performance.md keeps a run's.
+set -eu
+
+mb=${1:-256}
+rtt=${RTT_MS:-50}
+rate=${RATE_MBIT:-100}
+loss=${LOSS_PCT:-0.1}
+niods=${NIODS:-4}
+steps=${STEPS:-8}
+step_mb=${STEP_MB:-8}
+compute_ms=${COMPUTE_MS:-800}
+build=$(cd "${CLF_BUILD_DIR:-build}" && pwd)
+clf=$build/tools/clf
+rio=$build/bench/mpi_rio
+tag=cw$$
+nss=clfwan-s-$$
+nsc=clfwan-c-$$
+made=()
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/clf-wan.XXXXXX")
+
+link_pid=
+cleanup() {
+	set +e
+	[ -n "$link_pid" ] && kill "$link_pid" 2>/dev/null
+	[ -f "$tmp/srv/clf.conf" ] &&
+		ip netns exec "$nss" "$clf" down -c "$tmp/srv/clf.conf" >/dev/null 2>&1
+	for n in "${made[@]}"; do ip netns del "$n" 2>/dev/null; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+for b in "$clf" "$build/metad/metad" "$build/iod/iod"; do
+	[ -x "$b" ] || { echo "wan.sh: $b not built (make -j2)" >&2; exit 1; }
+done
+
+net=
+for i in $(seq 0 199); do
+	n=$(( ($$ + i * 37) % 200 + 20 ))
+	if ! ip -4 addr show | grep -q "inet 10\.215\.$n\."; then
+		net=10.215.$n
+		break
+	fi
+done
+[ -n "$net" ] || { echo "wan.sh: no free 10.215.x.0/24" >&2; exit 1; }
+
+ip netns add "$nss"
+made+=("$nss")
+ip netns add "$nsc"
+made+=("$nsc")
+# The link: tc netem where the kernel has it, else bench/wan_link between
+# a TUN device in each namespace (both shape each direction alike).
+if ip -n "$nsc" link add "${tag}c" type veth peer name "${tag}s" netns "$nss" &&
+   ip netns exec "$nsc" tc qdisc add dev "${tag}c" root netem delay 1ms 2>/dev/null
+then
+	ip netns exec "$nsc" tc qdisc del dev "${tag}c" root
+	for side in "$nsc ${tag}c" "$nss ${tag}s"; do
+		set -- $side
+		ip netns exec "$1" tc qdisc add dev "$2" root netem \
+			delay "$((rtt / 2))ms" rate "${rate}mbit" \
+			loss "${loss}%" limit 100000
+	done
+	shaper="tc netem"
+else
+	ip -n "$nsc" link del "${tag}c" 2>/dev/null || true
+	[ -x "$build/bench/wan_link" ] ||
+		{ echo "wan.sh: no netem here and $build/bench/wan_link not built" >&2; exit 1; }
+	"$build/bench/wan_link" "$nsc" "${tag}c" "$nss" "${tag}s" "$rtt" "$rate" \
+		"$loss" >"$tmp/link" 2>&1 &
+	link_pid=$!
+	for _ in $(seq 100); do
+		grep -q ready "$tmp/link" 2>/dev/null && break
+		sleep 0.05
+	done
+	grep -q ready "$tmp/link" || { cat "$tmp/link" >&2; exit 1; }
+	shaper="bench/wan_link (no netem in this kernel)"
+fi
+ip -n "$nsc" addr add "$net.1" peer "$net.2" dev "${tag}c"
+ip -n "$nss" addr add "$net.2" peer "$net.1" dev "${tag}s"
+for side in "$nsc ${tag}c" "$nss ${tag}s"; do
+	set -- $side
+	ip -n "$1" link set lo up
+	ip -n "$1" link set "$2" up
+done
+
+port=7000
+mkdir -p "$tmp/srv" "$tmp/cl"
+{
+	echo "[global]"
+	echo "secret_file = $tmp/srv/secret"
+	echo "auth = secret"
+	echo "timeout_ms = 20000"
+	echo "metad = $net.2:$port:$tmp/srv/meta"
+	for i in $(seq 0 $((niods - 1))); do
+		echo "iod = $net.2:$((port + 1 + i)):$tmp/srv/iod$i"
+	done
+} >"$tmp/srv/clf.conf"
+od -An -tx1 -N32 /dev/urandom | tr -d ' \n' >"$tmp/srv/secret"
+chmod 600 "$tmp/srv/clf.conf" "$tmp/srv/secret"
+ip netns exec "$nss" "$clf" up -c "$tmp/srv/clf.conf" >"$tmp/up" 2>&1 ||
+	{ cat "$tmp/up" >&2; exit 1; }
+url=clf://$net.2:$port
+export CLF_SECRET_FILE=$tmp/srv/secret
+unset CLF_CONFIG CLF_DATA_DIR || true
+cd "$tmp/cl"
+
+link_mibs=$(awk -v r="$rate" 'BEGIN { printf "%.2f", r * 1e6 / 8 / 1048576 }')
+echo "link ($shaper): RTT ${rtt} ms, ${rate} Mbit/s (${link_mibs} MiB/s), loss ${loss}% each way;" \
+	"$niods iods; TCP congestion control $(ip netns exec "$nsc" cat /proc/sys/net/ipv4/tcp_congestion_control)"
+
+# mibs BYTES SECONDS: MiB/s and the fraction of the link.
+mibs() {
+	awk -v b="$1" -v s="$2" -v l="$link_mibs" \
+		'BEGIN { m = b / 1048576 / s; printf "%.2f MiB/s, %.0f%% of the link", m, 100 * m / l }'
+}
+
+# 1. One TCP stream alone.
+ip netns exec "$nss" python3 -c '
+import socket, sys
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind((sys.argv[1], 6999)); s.listen(1); c, _ = s.accept()
+while c.recv(1 << 20): pass
+' "$net.2" &
+sink=$!
+sleep 0.5
+tcp_mb=$((mb / 4))
+t=$(ip netns exec "$nsc" python3 -c '
+import socket, sys, time
+s = socket.create_connection((sys.argv[1], 6999)); buf = b"x" * (1 << 20)
+t = time.time()
+for _ in range(int(sys.argv[2])): s.sendall(buf)
+s.shutdown(socket.SHUT_WR); s.recv(1); print("%.3f" % (time.time() - t))
+' "$net.2" "$tcp_mb")
+wait "$sink" 2>/dev/null || true
+echo "one TCP stream, $tcp_mb MiB: $t s, $(mibs $((tcp_mb << 20)) "$t")"
+
+# 2. clf cp, both ways.
+head -c $((mb << 20)) /dev/urandom >"$tmp/cl/big"
+t0=$(date +%s.%N)
+ip netns exec "$nsc" env CLF_SECRET_FILE="$CLF_SECRET_FILE" \
+	"$clf" cp -q "$tmp/cl/big" "$url/big"
+t1=$(date +%s.%N)
+w=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
+echo "clf cp to clf, $mb MiB: $w s, $(mibs $((mb << 20)) "$w")"
+t0=$(date +%s.%N)
+ip netns exec "$nsc" env CLF_SECRET_FILE="$CLF_SECRET_FILE" \
+	"$clf" cp -q "$url/big" "$tmp/cl/back"
+t1=$(date +%s.%N)
+r=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
+cmp "$tmp/cl/big" "$tmp/cl/back" || { echo "wan.sh: the copy back differs" >&2; exit 1; }
+echo "clf cp from clf, $mb MiB: $r s, $(mibs $((mb << 20)) "$r")"
+rm -f "$tmp/cl/big" "$tmp/cl/back"
+
+# 3. RIO's experiment.
+if [ -x "$rio" ] && command -v mpiexec >/dev/null; then
+	ip netns exec "$nsc" env CLF_SECRET_FILE="$CLF_SECRET_FILE" \
+		UCX_NET_DEVICES=lo mpiexec -n 1 "$rio" "$url/rio" "$steps" \
+		"$step_mb" "$compute_ms" </dev/null
+else
+	echo "RIO's experiment skipped: build/bench/mpi_rio or mpiexec missing"
+fi
