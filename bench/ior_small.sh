@@ -16,7 +16,9 @@
 # case, the median of IOR's mean bandwidth (MiB/s; IOR counts open and
 # close in it) and its ratio to the local file's, and the load.
 # CASES="XFER:SEGMENTS ..." (default "1k:16000 47008:800") sets the
-# transfers and the segments per process; NP the processes (default 2).
+# transfers and the segments per process; NP the processes (default 2);
+# STRIPE=BYTES creates the clf: files with that stripe (striping_unit)
+# over 2 iods, so that a transfer falls into many pieces per iod.
 set -eu
 
 ior=${1:?usage: ior_small.sh IOR_BINARY [REPS] [UFS_DIR]}
@@ -32,7 +34,8 @@ one() {
 	# (sh has no locals: these names are this function's own)
 	o_id=$1 o_xfer=$2 o_segs=$3 o_flag=$4 o_path=$5 o_hint=$6
 	mpiexec -n "$np" -genv IOR_HINT__MPI__use_romio_optimizations \
-		"$o_hint" "$ior" -a MPIIO -t "$o_xfer" -b "$o_xfer" \
+		"$o_hint" ${STRIPE:+-genv IOR_HINT__MPI__striping_unit "$STRIPE" \
+		-genv IOR_HINT__MPI__striping_factor 2} "$ior" -a MPIIO -t "$o_xfer" -b "$o_xfer" \
 		-s "$o_segs" ${o_flag:+"$o_flag"} -w -r -i 1 -o "$o_path" >"$tmp/out" 2>&1 || {
 		cat "$tmp/out" >&2
 		echo "ior_small.sh: ior failed ($o_id)" >&2

@@ -48,6 +48,10 @@
  *   1.10 INSTANCE: metad tells any authenticated client the instance's
  *        iods (addresses by index) and defaults, so that a client named
  *        by clf://HOST:PORT needs no configuration file.
+ *   1.11 SUB_READV and SUB_WRITEV: several ranges of the subfiles of one
+ *        file in one request (see "Vectors" below), so that a small
+ *        access in many pieces costs one request per iod, not one per
+ *        piece.
  *
  * Version negotiation
  * -------------------
@@ -101,7 +105,7 @@
 
 #define CLF_PROTO_MAGIC 0x31464c43u /* "CLF1" as bytes on the wire */
 #define CLF_PROTO_VERSION_MAJOR 1
-#define CLF_PROTO_VERSION_MINOR 10
+#define CLF_PROTO_VERSION_MINOR 11
 
 /*
  * Message header, 32 bytes, every field little-endian:
@@ -308,6 +312,15 @@ enum clf_proto_op {
 	 * n x i64 length: the first n subfiles at or after (file,
 	 * subfile) in that order; more when others follow. */
 	CLF_PROTO_OP_SUB_LIST = 524,
+	/* Since 1.11; see "Vectors" below. */
+	/* u64 file, u32 n, n x u32 subfile, n x i64 offset, n x u32 length
+	 * -> bytes32 data: the n ranges one after the other, each zeros
+	 * past the end of its subfile */
+	CLF_PROTO_OP_SUB_READV = 525,
+	/* u64 file, u32 n, n x u32 subfile, n x i64 offset, n x u32 length,
+	 * bytes32 data (the n ranges' bytes one after the other)
+	 * -> u32 count */
+	CLF_PROTO_OP_SUB_WRITEV = 526,
 };
 
 /* ------------------------------------------------------------------ */
@@ -606,6 +619,25 @@ enum clf_proto_layout_kind {
 #define CLF_PROTO_CAP_READ 0x1u
 #define CLF_PROTO_CAP_WRITE 0x2u
 #define CLF_PROTO_CAPS_MAX 64
+
+/*
+ * Vectors (1.11)
+ * --------------
+ *   SUB_READV and SUB_WRITEV carry n (1..CLF_PROTO_SUB_VEC_MAX) ranges
+ *   of the subfiles of one file, of CLF_PROTO_SUB_VEC_DATA_MAX bytes in
+ *   all at most, and are served as n SUB_READs or SUB_WRITEs in order,
+ *   under the same capability rules: a client's small access whose
+ *   pieces fall on one iod is one request there (libclf/client/
+ *   io_small.c).  A SUB_WRITEV is answered once all its bytes are in
+ *   their subfiles; when one range fails, the reply is that error and
+ *   the ranges before it may be written (as after a failed SUB_WRITE in
+ *   a row of them).  A SUB_READV's reply always holds every range whole:
+ *   zeros where a subfile is shorter (its size comes from SUB_SIZES).
+ *   Peers of minor < 11 answer -ENOSYS; clients then send one SUB_READ
+ *   or SUB_WRITE per range.
+ */
+#define CLF_PROTO_SUB_VEC_MAX 256
+#define CLF_PROTO_SUB_VEC_DATA_MAX (1u << 20)
 
 /* VIEW_READ / VIEW_WRITE flags */
 #define CLF_PROTO_VIEW_COLLECTIVE 0x1u	/* part of collective operation tag */

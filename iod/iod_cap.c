@@ -116,6 +116,8 @@ int iod_cap_check(struct iod_conn *cn, const struct clf_proto_header *h,
 	switch (h->opcode) {
 	case CLF_PROTO_OP_SUB_READ:
 	case CLF_PROTO_OP_SUB_WRITE:
+	case CLF_PROTO_OP_SUB_READV:
+	case CLF_PROTO_OP_SUB_WRITEV:
 	case CLF_PROTO_OP_VIEW_REGISTER:
 	case CLF_PROTO_OP_TRUNCATE:
 		if (len < 8)
@@ -141,6 +143,7 @@ int iod_cap_check(struct iod_conn *cn, const struct clf_proto_header *h,
 	}
 	switch (h->opcode) {
 	case CLF_PROTO_OP_SUB_READ:
+	case CLF_PROTO_OP_SUB_READV:
 	case CLF_PROTO_OP_VIEW_READ:
 		return need(cn, file, CLF_CAP_READ, op);
 	case CLF_PROTO_OP_VIEW_REGISTER:

@@ -49,6 +49,10 @@
 #define SUB_READ_BODY CLF_PROTO_SUB_WRITE_HEAD
 #define VIEW_REGISTER_MAX (8 + 4 + 2 * (8 + 4 + CLF_PROTO_TYPE_MAX_BYTES))
 #define WRITE_MAX(head) ((head) + (int64_t)CLF_PROTO_DATA_MAX)
+/* SUB_READV: file, n, and n x (subfile, offset, length); a SUB_WRITEV
+ * adds its data, received whole (iod_ops_vec.c). */
+#define SUB_READV_MAX (8 + 4 + 16 * CLF_PROTO_SUB_VEC_MAX)
+#define SUB_WRITEV_MAX (SUB_READV_MAX + 4 + CLF_PROTO_SUB_VEC_DATA_MAX)
 /* The longest head received before a handler runs. */
 #define HEAD_MAX (CLF_PROTO_VIEW_WRITE_HEAD > CLF_PROTO_SUB_WRITE_HEAD ? \
 		  CLF_PROTO_VIEW_WRITE_HEAD : CLF_PROTO_SUB_WRITE_HEAD)
@@ -79,6 +83,8 @@ static const struct iod_op {
 	  iod_op_sub_sizes },
 	{ CLF_PROTO_OP_CAP, CLF_CAP_WIRE, 0, iod_op_cap },
 	{ CLF_PROTO_OP_SUB_LIST, 8 + 4 + 4, 0, iod_op_sub_list },
+	{ CLF_PROTO_OP_SUB_READV, SUB_READV_MAX, 0, iod_op_sub_readv },
+	{ CLF_PROTO_OP_SUB_WRITEV, SUB_WRITEV_MAX, 0, iod_op_sub_writev },
 };
 
 _Static_assert(VIEW_REGISTER_MAX <= CLF_PROTO_PAYLOAD_MAX &&

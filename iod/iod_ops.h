@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * iod_ops.h -- the request handlers, one per opcode: iod_ops.c (metadata
- * of subfiles, views, the iod itself) and iod_ops_io.c (the four data
- * requests).  iod_dispatch.c holds the table that names them.
+ * of subfiles, views, the iod itself), iod_ops_io.c (the four data
+ * requests) and iod_ops_vec.c (their vectored forms).  iod_dispatch.c holds the table that names them.
  *
  * A handler decodes its body with the protocol's decoder, calls the
  * storage engine and prepares the reply; iod_dispatch.c sends it.  It
@@ -67,6 +67,12 @@ int iod_op_sub_write(struct iod_conn *cn, struct iod_req *rq,
 int iod_op_view_read(struct iod_conn *cn, struct iod_req *rq,
 		     struct iod_reply *rep);
 int iod_op_view_write(struct iod_conn *cn, struct iod_req *rq,
+		      struct iod_reply *rep);
+
+/* iod_ops_vec.c */
+int iod_op_sub_readv(struct iod_conn *cn, struct iod_req *rq,
+		     struct iod_reply *rep);
+int iod_op_sub_writev(struct iod_conn *cn, struct iod_req *rq,
 		      struct iod_reply *rep);
 
 #endif /* IOD_OPS_H */

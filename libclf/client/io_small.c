@@ -11,9 +11,11 @@
  * registration.  A small access needs none of it: the few runs it
  * touches are found from the view's type and the layout's types alone
  * (CLF_Type_unmap / CLF_Type_map, each run's end by bisection, O(depth
- * x log run) per run), and sent as one SUB_WRITE or SUB_READ per piece,
- * every request before any reply, so the access costs one round trip
- * whatever its view.
+ * x log run) per run), and sent as one SUB_WRITEV or SUB_READV per iod
+ * (one SUB_WRITE or SUB_READ where an iod has one piece, or is older
+ * than protocol 1.11), every request before any reply, so the access
+ * costs one round trip whatever its view, and each iod serves one
+ * request however many pieces fall on it.
  *
  * Taken for independent accesses of at most SMALL_BYTES view bytes that
  * fall into at most SMALL_PIECES subfile pieces (their replies fit in
@@ -30,13 +32,32 @@
 #include "error.h"
 
 #define SMALL_BYTES (64 << 10)
-#define SMALL_PIECES 32
+#define SMALL_PIECES 64
+/* The first protocol minor with SUB_READV and SUB_WRITEV. */
+#define VEC_PROTO_MINOR 11
+/* A vector write's pieces go out from where they lie while they fit one
+ * gather write beside the head and a credential prefix (client.c); more
+ * are gathered into one buffer first. */
+#define VEC_IOV_MAX (CLF_CONN_MAX_IOV - 2)
+
+_Static_assert(SMALL_PIECES <= CLF_PROTO_SUB_VEC_MAX &&
+	       SMALL_BYTES <= CLF_PROTO_SUB_VEC_DATA_MAX,
+	       "a small access fits one vector request per iod");
 
 struct small_piece {
 	int sub;		/* subfile j, or CLF_HEAD */
 	struct clf_peer *peer;
 	int64_t soff, len;	/* subfile range */
 	int64_t at;		/* offset in the packed view bytes */
+};
+
+/* One request: pieces [first, first + count) of one peer. */
+struct small_req {
+	int first, count;
+	bool vec;		/* SUB_READV / SUB_WRITEV, else SUB_READ /
+				   SUB_WRITE of one piece */
+	int64_t bytes;		/* of its pieces */
+	uint8_t *staged;	/* a vector write's data gathered; owned */
 	uint64_t id;
 	bool sent;
 };
@@ -48,6 +69,9 @@ struct small {
 	struct small_piece p[SMALL_PIECES];
 	int n;
 	bool too_many;		/* more than SMALL_PIECES: not this path */
+	struct small_req q[SMALL_PIECES];
+	int nq;
+	struct clf_proto_sub_vec_req vec;	/* scratch of send_vec */
 };
 
 /*
@@ -149,10 +173,44 @@ static int cmp_piece(const void *a, const void *b)
 	return x->peer == y->peer ? 0 : x->peer < y->peer ? -1 : 1;
 }
 
-static int send_piece(struct small *s, struct small_piece *p)
+static uint32_t wire_sub(const struct small *s, const struct small_piece *p)
 {
-	uint32_t sub = p->sub == CLF_HEAD(s->f->layout) ? CLF_PROTO_SUBFILE_HEAD
-							: (uint32_t)p->sub;
+	return p->sub == CLF_HEAD(s->f->layout) ? CLF_PROTO_SUBFILE_HEAD
+						: (uint32_t)p->sub;
+}
+
+/* The requests of the pieces (sorted by peer, every peer locked): one
+ * vector per peer that has several pieces and knows vectors. */
+static void group(struct small *s)
+{
+	s->nq = 0;
+	for (int i = 0, j; i < s->n; i = j) {
+		struct clf_peer *peer = s->p[i].peer;
+		bool vec;
+
+		for (j = i + 1; j < s->n && s->p[j].peer == peer; j++)
+			;
+		vec = j - i > 1 && peer->conn &&
+		      clf_conn_minor(peer->conn) >= VEC_PROTO_MINOR;
+		for (int k = i; k < j; k++) {
+			struct small_req *q = &s->q[s->nq];
+
+			if (vec && k > i) {
+				s->q[s->nq - 1].count++;
+				s->q[s->nq - 1].bytes += s->p[k].len;
+				continue;
+			}
+			*q = (struct small_req){ .first = k, .count = 1,
+						 .vec = vec,
+						 .bytes = s->p[k].len };
+			s->nq++;
+		}
+	}
+}
+
+static int send_piece(struct small *s, struct small_req *q)
+{
+	struct small_piece *p = &s->p[q->first];
 	uint8_t head[64];
 	struct wire_writer w = { head, sizeof(head), 0 };
 	struct iovec iov[2];
@@ -160,7 +218,8 @@ static int send_piece(struct small *s, struct small_piece *p)
 
 	if (s->write) {
 		struct clf_proto_sub_write_req req = {
-			.file = s->f->ino, .subfile = sub, .offset = p->soff,
+			.file = s->f->ino, .subfile = wire_sub(s, p),
+			.offset = p->soff,
 			.data = { s->packed + p->at, (uint32_t)p->len },
 		};
 
@@ -168,8 +227,8 @@ static int send_piece(struct small *s, struct small_piece *p)
 		iov[1] = (struct iovec){ s->packed + p->at, p->len };
 	} else {
 		struct clf_proto_sub_read_req req = {
-			.file = s->f->ino, .subfile = sub, .offset = p->soff,
-			.length = (uint32_t)p->len,
+			.file = s->f->ino, .subfile = wire_sub(s, p),
+			.offset = p->soff, .length = (uint32_t)p->len,
 		};
 
 		err = clf_proto_sub_read_req_encode(&w, &req);
@@ -179,45 +238,121 @@ static int send_piece(struct small *s, struct small_piece *p)
 	iov[0] = (struct iovec){ head, w.pos };
 	err = clf_peer_send(p->peer, s->write ? CLF_PROTO_OP_SUB_WRITE
 					      : CLF_PROTO_OP_SUB_READ,
-			    iov, s->write ? 2 : 1, &p->id);
-	p->sent = !err;
+			    iov, s->write ? 2 : 1, &q->id);
+	q->sent = !err;
 	return err;
 }
 
-static int recv_piece(struct small *s, struct small_piece *p)
+/* A write's data after the head: from where it lies, or gathered. */
+static int vec_data(struct small *s, struct small_req *q, struct iovec *iov,
+		    int *n)
 {
-	uint16_t op = s->write ? CLF_PROTO_OP_SUB_WRITE : CLF_PROTO_OP_SUB_READ;
+	const struct small_piece *p = &s->p[q->first];
+	int64_t at = 0;
+
+	if (q->count <= VEC_IOV_MAX) {
+		for (int k = 0; k < q->count; k++)
+			iov[(*n)++] = (struct iovec){ s->packed + p[k].at,
+						      p[k].len };
+		return 0;
+	}
+	q->staged = malloc(q->bytes);
+	if (!q->staged)
+		return clf_fail(ENOMEM, "clf: out of memory");
+	for (int k = 0; k < q->count; k++) {
+		memcpy(q->staged + at, s->packed + p[k].at, p[k].len);
+		at += p[k].len;
+	}
+	iov[(*n)++] = (struct iovec){ q->staged, q->bytes };
+	return 0;
+}
+
+static int send_vec(struct small *s, struct small_req *q)
+{
+	struct clf_proto_sub_vec_req *m = &s->vec;
+	const struct small_piece *p = &s->p[q->first];
+	uint8_t head[8 + 4 + 16 * SMALL_PIECES + 4];
+	struct wire_writer w = { head, sizeof(head), 0 };
+	struct iovec iov[1 + VEC_IOV_MAX];
+	int n = 1, err;
+
+	m->file = s->f->ino;
+	m->n = (uint32_t)q->count;
+	for (int k = 0; k < q->count; k++) {
+		m->subfile[k] = wire_sub(s, &p[k]);
+		m->offset[k] = p[k].soff;
+		m->length[k] = (uint32_t)p[k].len;
+	}
+	/* The head alone goes from here: the pointer only says there is
+	 * data (vec_data sends it). */
+	m->data = (struct clf_proto_bytes){ s->packed, (uint32_t)q->bytes };
+	if (s->write) {
+		err = clf_proto_sub_writev_req_encode_head(&w, m);
+		if (!err)
+			err = vec_data(s, q, iov, &n);
+	} else {
+		err = clf_proto_sub_readv_req_encode(&w, m);
+	}
+	if (err)
+		return err;
+	iov[0] = (struct iovec){ head, w.pos };
+	err = clf_peer_send(p->peer, s->write ? CLF_PROTO_OP_SUB_WRITEV
+					      : CLF_PROTO_OP_SUB_READV,
+			    iov, n, &q->id);
+	q->sent = !err;
+	return err;
+}
+
+/* A write's reply: the count of all its bytes. */
+static int recv_count(struct clf_peer *peer, uint16_t op, uint64_t id,
+		      int64_t want)
+{
 	struct clf_proto_u32 n;
 	struct wire_reader r;
 	uint32_t rlen;
 	void *reply;
-	int err;
+	int err = clf_peer_recv(peer, op, id, &reply, &rlen);
 
-	p->sent = false;
-	if (!s->write) {
-		/* Straight into place; short at the end of the subfile:
-		 * zeros. */
-		err = clf_peer_recv_data_upto(p->peer, op, p->id,
-					      s->packed + p->at,
-					      (uint32_t)p->len, &rlen);
-		if (!err)
-			memset(s->packed + p->at + rlen, 0, p->len - rlen);
-		return err;
-	}
-	err = clf_peer_recv(p->peer, op, p->id, &reply, &rlen);
 	if (err)
 		return err;
 	r = (struct wire_reader){ .buf = reply, .len = rlen };
 	err = clf_proto_u32_decode(&r, &n);
-	if (!err && n.value != p->len)
-		err = clf_fail_source(&p->peer->src, -EIO,
-				      "wrote %u of %lld bytes", n.value,
-				      (long long)p->len);
+	if (!err && n.value != want)
+		err = clf_fail_source(&peer->src, -EIO, "wrote %u of %lld bytes",
+				      n.value, (long long)want);
 	free(reply);
 	return err;
 }
 
-/* Every piece out, every reply in; *stale as in io.c's stream(). */
+static int recv_req(struct small *s, struct small_req *q)
+{
+	struct small_piece *p = &s->p[q->first];
+	uint16_t op = s->write ? CLF_PROTO_OP_SUB_WRITE : CLF_PROTO_OP_SUB_READ;
+	struct iovec iov[SMALL_PIECES];
+	uint32_t rlen;
+	int err;
+
+	q->sent = false;
+	if (q->vec)
+		op = s->write ? CLF_PROTO_OP_SUB_WRITEV : CLF_PROTO_OP_SUB_READV;
+	if (s->write)
+		return recv_count(p->peer, op, q->id, q->bytes);
+	if (q->vec) {
+		/* Every range whole, zeros past a subfile's end. */
+		for (int k = 0; k < q->count; k++)
+			iov[k] = (struct iovec){ s->packed + p[k].at, p[k].len };
+		return clf_peer_recv_datav(p->peer, op, q->id, iov, q->count,
+					   (uint32_t)q->bytes);
+	}
+	/* Straight into place; short at the end of the subfile: zeros. */
+	err = clf_peer_recv_data_upto(p->peer, op, q->id, s->packed + p->at,
+				      (uint32_t)p->len, &rlen);
+	if (!err)
+		memset(s->packed + p->at + rlen, 0, p->len - rlen);
+	return err;
+}
+
+/* Every request out, every reply in; *stale as in io.c's stream(). */
 static int exchange(struct small *s, bool *stale)
 {
 	int err = 0, locked = 0;
@@ -232,14 +367,20 @@ static int exchange(struct small *s, bool *stale)
 	for (int i = 0; i < locked && !err; i++)
 		if (i == 0 || s->p[i].peer != s->p[i - 1].peer)
 			err = clf_file_cap_ensure(s->f, s->p[i].peer);
-	for (int i = 0; i < s->n && !err; i++)
-		err = send_piece(s, &s->p[i]);
-	for (int i = 0; i < s->n; i++) {
-		int e = s->p[i].sent ? recv_piece(s, &s->p[i]) : 0;
+	if (!err)
+		group(s);
+	for (int i = 0; i < s->nq && !err; i++)
+		err = s->q[i].vec ? send_vec(s, &s->q[i])
+				  : send_piece(s, &s->q[i]);
+	for (int i = 0; i < s->nq; i++) {
+		int e = s->q[i].sent ? recv_req(s, &s->q[i]) : 0;
 
 		if (!err)
 			err = e;
+		free(s->q[i].staged);
+		s->q[i].staged = NULL;
 	}
+	s->nq = 0;
 	for (int i = 0; i < locked; i++) {
 		if (err && clf_peer_stale(s->p[i].peer))
 			*stale = true;

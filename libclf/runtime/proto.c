@@ -99,6 +99,8 @@ const char *clf_proto_op_name(uint16_t op)
 	case CLF_PROTO_OP_IOD_STATFS: return "IOD_STATFS";
 	case CLF_PROTO_OP_SUB_SIZES: return "SUB_SIZES";
 	case CLF_PROTO_OP_SUB_LIST: return "SUB_LIST";
+	case CLF_PROTO_OP_SUB_READV: return "SUB_READV";
+	case CLF_PROTO_OP_SUB_WRITEV: return "SUB_WRITEV";
 	}
 	return NULL;
 }

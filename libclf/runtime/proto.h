@@ -674,6 +674,23 @@ struct clf_proto_instance {
 	CLF_PROTO_INSTANCE(PROTO_MEMBER, _)
 };
 
+/* SUB_READV and SUB_WRITEV (1.11): n ranges of the subfiles of a file. */
+#define CLF_PROTO_SUB_READV_REQ(X, T)					\
+	X(T, U64, file)							\
+	X(T, U32, n)							\
+	X(T, VEC, subfile, n, SUBFILE, 1, CLF_PROTO_SUB_VEC_MAX)		\
+	X(T, VEC, offset, n, NONNEG, 1, CLF_PROTO_SUB_VEC_MAX)		\
+	X(T, VEC, length, n, U32, 1, CLF_PROTO_SUB_VEC_MAX)
+#define CLF_PROTO_SUB_WRITEV_REQ(X, T)					\
+	CLF_PROTO_SUB_READV_REQ(X, T)					\
+	X(T, DATA, data)	/* the ranges' bytes in order; borrowed */
+struct clf_proto_sub_vec_req {
+	CLF_PROTO_SUB_WRITEV_REQ(PROTO_MEMBER, _)
+};
+/* Everything but the data bytes (send those from where they are). */
+int clf_proto_sub_writev_req_encode_head(
+	struct wire_writer *w, const struct clf_proto_sub_vec_req *m);
+
 #define CLF_PROTO_MESSAGES(M)						\
 	M(hello, hello, CLF_PROTO_HELLO, "HELLO", proto_check_hello)	\
 	M(challenge, challenge, CLF_PROTO_CHALLENGE, "CHALLENGE",	\
@@ -744,7 +761,11 @@ struct clf_proto_instance {
 	M(sub_list_req, sub_list_req, CLF_PROTO_SUB_LIST_REQ, "SUB_LIST", \
 	  NULL)								\
 	M(sub_list, sub_list, CLF_PROTO_SUB_LIST, "SUB_LIST reply", NULL) \
-	M(instance, instance, CLF_PROTO_INSTANCE, "INSTANCE reply", NULL)
+	M(instance, instance, CLF_PROTO_INSTANCE, "INSTANCE reply", NULL) \
+	M(sub_readv_req, sub_vec_req, CLF_PROTO_SUB_READV_REQ,		\
+	  "SUB_READV", proto_check_sub_readv_req)			\
+	M(sub_writev_req, sub_vec_req, CLF_PROTO_SUB_WRITEV_REQ,	\
+	  "SUB_WRITEV", proto_check_sub_writev_req)
 
 /* Bodies that are parts of messages only: M as above. */
 #define CLF_PROTO_PARTS(M)						\

@@ -196,5 +196,7 @@ int proto_check_sub_read_req(const void *m);
 int proto_check_sub_write_req(const void *m);
 int proto_check_view_read_req(const void *m);
 int proto_check_view_write_req(const void *m);
+int proto_check_sub_readv_req(const void *m);
+int proto_check_sub_writev_req(const void *m);
 
 #endif /* CLF_PROTO_I_H */

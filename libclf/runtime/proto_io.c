@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * proto_io.c -- the rules of the iod bodies that tie fields together:
- * the ranges of SUB_READ and SUB_WRITE, and VIEW_READ and VIEW_WRITE.
+ * the ranges of SUB_READ and SUB_WRITE, and VIEW_READ and VIEW_WRITE,
+ * and of SUB_READV and SUB_WRITEV.
  * The fields are declared in proto.h; these checks run before encoding
  * and after decoding (a write's head too, with the length of its data).
  */
@@ -78,4 +79,38 @@ int proto_check_view_read_req(const void *m)
 int proto_check_view_write_req(const void *m)
 {
 	return check_view_io(m, true);
+}
+
+/* Each range fits in int64_t, all of them CLF_PROTO_SUB_VEC_DATA_MAX. */
+static int check_vec(const struct clf_proto_sub_vec_req *m, bool write)
+{
+	const char *what = write ? "SUB_WRITEV" : "SUB_READV";
+	uint64_t sum = 0;
+	int err;
+
+	for (uint32_t i = 0; i < m->n; i++) {
+		err = check_range(m->offset[i], m->length[i], what);
+		if (err)
+			return err;
+		sum += m->length[i];
+	}
+	if (sum > CLF_PROTO_SUB_VEC_DATA_MAX)
+		return clf_fail(E2BIG, "proto: %s: ranges of %llu bytes, limit %u",
+				what, (unsigned long long)sum,
+				CLF_PROTO_SUB_VEC_DATA_MAX);
+	if (write && m->data.len != sum)
+		return clf_fail(EPROTO,
+				"proto: %s: %u bytes of data for ranges of %llu",
+				what, m->data.len, (unsigned long long)sum);
+	return 0;
+}
+
+int proto_check_sub_readv_req(const void *m)
+{
+	return check_vec(m, false);
+}
+
+int proto_check_sub_writev_req(const void *m)
+{
+	return check_vec(m, true);
 }

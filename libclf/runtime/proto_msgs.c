@@ -89,6 +89,12 @@ int clf_proto_sub_write_req_encode_head(struct wire_writer *w,
 	return proto_msg_encode(w, &proto_msg_sub_write_req, m, true);
 }
 
+int clf_proto_sub_writev_req_encode_head(struct wire_writer *w,
+					 const struct clf_proto_sub_vec_req *m)
+{
+	return proto_msg_encode(w, &proto_msg_sub_writev_req, m, true);
+}
+
 int clf_proto_view_write_req_encode_head(struct wire_writer *w,
 					 const struct clf_proto_view_io_req *m)
 {

@@ -228,6 +228,14 @@ static const struct clf_proto_iod_addr sample_iod_addrs[] = {
 static const struct clf_proto_instance s_instance = {
 	65536, 2, 0, 5000, 30, 2, (struct clf_proto_iod_addr *)sample_iod_addrs,
 };
+static const struct clf_proto_sub_vec_req s_sub_readv_req = {
+	42, 2, { 0, CLF_PROTO_SUBFILE_HEAD }, { 4096, 0 }, { 1000, 24 },
+	{ NULL, 0 },
+};
+static const struct clf_proto_sub_vec_req s_sub_writev_req = {
+	42, 2, { 3, 1 }, { 100, 1ll << 33 }, { 10, 5 },
+	{ sample_bytes, sizeof(sample_bytes) },
+};
 
 #define PROTO_ENTRY(NAME, ...) \
 	{ #NAME, enc_##NAME, dec_##NAME, rel_##NAME, &s_##NAME },

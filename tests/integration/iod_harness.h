@@ -103,6 +103,14 @@ int64_t cl_sub_write(struct clf_conn *c, uint64_t file, uint32_t sub,
 /* Reads up to len bytes into buf: the count the iod sent. */
 int64_t cl_sub_read(struct clf_conn *c, uint64_t file, uint32_t sub,
 		    int64_t off, void *buf, size_t len);
+/* SUB_WRITEV / SUB_READV of n ranges (sub[i], off[i], len[i]); a write
+ * whose dlen is not the ranges' sum sends it all the same. */
+int64_t cl_sub_writev(struct clf_conn *c, uint64_t file, uint32_t n,
+		      const uint32_t *sub, const int64_t *off,
+		      const uint32_t *len, const void *data, size_t dlen);
+int64_t cl_sub_readv(struct clf_conn *c, uint64_t file, uint32_t n,
+		     const uint32_t *sub, const int64_t *off,
+		     const uint32_t *len, void *buf, size_t max);
 int cl_view_register(struct clf_conn *c, uint64_t file, uint32_t sub,
 		     CLF_Datatype view, int64_t vdisp, CLF_Datatype subtype,
 		     int64_t sdisp, uint32_t *handle);

@@ -69,6 +69,60 @@ START_TEST(test_sub_write_then_read_returns_the_bytes)
 }
 END_TEST
 
+/*
+ * SUB_WRITEV and SUB_READV: ranges of several subfiles (the head too) in
+ * one request, served in order (a later range over an earlier one
+ * wins); a read's ranges come back whole, zeros past a subfile's end or
+ * of one never written; data that is not the ranges' is refused and the
+ * connection goes on.
+ */
+START_TEST(test_sub_vectors_move_ranges_of_several_subfiles_in_order)
+{
+	static const uint32_t wsub[4] = { 3, CLF_PROTO_SUBFILE_HEAD, 0, 0 };
+	static const int64_t woff[4] = { 1000, 5, 0, 2 };
+	static const uint32_t wlen[4] = { 10, 20, 4, 4 };
+	static const uint32_t rsub[4] = { 3, 3, 7, CLF_PROTO_SUBFILE_HEAD };
+	static const int64_t roff[4] = { 1000, 1005, 0, 5 };
+	static const uint32_t rlen[4] = { 10, 100, 16, 20 };
+	struct iodh h;
+	struct clf_conn *c;
+	uint8_t data[38], back[146];
+
+	for (int i = 0; i < 30; i++)
+		data[i] = (uint8_t)(i + 1);
+	memcpy(data + 30, "AAAABBBB", 8);
+	iodh_init(&h, TIMEOUT_MS);
+	iodh_start(&h);
+	c = iodh_connect(&h);
+	ck_assert_int_eq(cl_sub_writev(c, 0x21, 4, wsub, woff, wlen, data, 38),
+			 38);
+	ck_assert_int_eq(cl_sub_read(c, 0x21, 3, 1000, back, 100), 10);
+	ck_assert_mem_eq(back, data, 10);
+	ck_assert_int_eq(cl_sub_read(c, 0x21, CLF_PROTO_SUBFILE_HEAD, 5, back,
+				     20), 20);
+	ck_assert_mem_eq(back, data + 10, 20);
+	ck_assert_int_eq(cl_sub_read(c, 0x21, 0, 0, back, 100), 6);
+	ck_assert_mem_eq(back, "AABBBB", 6);
+
+	memset(back, 0xee, sizeof(back));
+	ck_assert_int_eq(cl_sub_readv(c, 0x21, 4, rsub, roff, rlen, back,
+				      sizeof(back)), 146);
+	ck_assert_mem_eq(back, data, 10);
+	ck_assert_mem_eq(back + 10, data + 5, 5);
+	for (int i = 15; i < 126; i++)
+		ck_assert_uint_eq(back[i], 0);
+	ck_assert_mem_eq(back + 126, data + 10, 20);
+
+	ck_assert_int_eq(cl_sub_writev(c, 0x21, 4, wsub, woff, wlen, data, 37),
+			 -EPROTO);
+	ck_assert_int_eq(cl_ping(c), 0);
+	ck_assert_int_eq(cl_sub_read(c, 0x21, 0, 0, back, 100), 6);
+	clf_conn_close(c);
+	iodh_stop(&h);
+	iodh_cleanup(&h);
+}
+END_TEST
+
 /* The largest data a message may carry goes through, both ways. */
 START_TEST(test_largest_write_and_read_pass)
 {
@@ -550,6 +604,7 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_sub_write_then_read_returns_the_bytes);
 	tcase_add_test(tc, test_largest_write_and_read_pass);
+	tcase_add_test(tc, test_sub_vectors_move_ranges_of_several_subfiles_in_order);
 	tcase_add_test(tc, test_view_io_matches_byte_by_byte_reference);
 	tcase_add_test(tc, test_view_write_with_wrong_length_is_refused);
 	tcase_add_test(tc, test_concurrent_clients_writing_interleaved_views);

@@ -1548,6 +1548,68 @@ START_TEST(test_small_accesses_through_changing_views_match_a_model)
 }
 END_TEST
 
+/*
+ * A small access in many pieces is one request per iod: a view of 100
+ * bytes every 1000 over CYCLIC(1000) on 2 iods puts 15 pieces of a
+ * 3000-byte write on each iod, which takes them in one SUB_WRITEV (then
+ * one SUB_READV), plus the STATUS that counts.  A piece past the end of
+ * its subfile (but not of the file) reads as zeros, as it did with a
+ * request per piece.
+ */
+START_TEST(test_small_access_in_pieces_is_one_request_per_iod)
+{
+	CLF_Datatype sub[2], view, m100, m1300;
+	struct clf_subfiles sf = { 0, 2, sub };
+	struct clf_view v;
+	uint64_t before[2], after[2];
+	uint8_t buf[3000], last[100], back[1300];
+	int fd;
+
+	start(2, 5000);
+	ck_assert_int_eq(CLF_Type_pitfalls(0, 999, 2000, 1, 1000, 2, CLF_BYTE,
+					   sub), 0);
+	view = CLF_Type_vector(0, 99, 1000, 1, CLF_BYTE);
+	m100 = CLF_Type_vector(0, 99, 100, 1, CLF_BYTE);
+	m1300 = CLF_Type_vector(0, 1299, 1300, 1, CLF_BYTE);
+	v = (struct clf_view){ 0, view };
+	for (int i = 0; i < 3000; i++)
+		buf[i] = (uint8_t)(i * 7 + 1);
+	memset(last, 0x5a, sizeof(last));
+	fd = CLF_open("/pieces", O_CREAT | O_RDWR, 0644);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(CLF_fcntl(fd, CLF_FCNTL_SUBFILES, &sf), 0);
+	ck_assert_int_eq(CLF_fcntl(fd, CLF_FCNTL_SETVIEW, &v), 0);
+	for (int i = 0; i < 2; i++)
+		before[i] = iod_requests(i);
+	ck_assert_int_eq(CLF_write(fd, buf, 3000), 3000);
+	for (int i = 0; i < 2; i++)
+		after[i] = iod_requests(i);
+	for (int i = 0; i < 2; i++)
+		ck_assert_int_eq(after[i] - before[i], 2);
+	/* Block 32 (subfile 0): block 31 is past subfile 1's end. */
+	ck_assert_int_eq(CLF_ncwrite_at(fd, 3200, last, m100), 100);
+	for (int i = 0; i < 2; i++)
+		before[i] = iod_requests(i);
+	memset(back, 0xee, sizeof(back));
+	ck_assert_int_eq(CLF_ncread_at(fd, 2000, back, m1300), 1300);
+	for (int i = 0; i < 2; i++)
+		after[i] = iod_requests(i);
+	for (int i = 0; i < 2; i++)
+		ck_assert_int_eq(after[i] - before[i], 2);
+	ck_assert_mem_eq(back, buf + 2000, 1000);
+	for (int i = 1000; i < 1200; i++)
+		ck_assert_uint_eq(back[i], 0);
+	ck_assert_mem_eq(back + 1200, last, 100);
+	ck_assert_int_eq(CLF_close(fd), 0);
+	CLF_Type_free(&view);
+	CLF_Type_free(&m100);
+	CLF_Type_free(&m1300);
+	for (int j = 0; j < 2; j++)
+		CLF_Type_free(&sub[j]);
+	stop();
+}
+END_TEST
+
 /* A view set again finds its registrations: no VIEW_REGISTER. */
 START_TEST(test_views_set_again_are_not_registered_again)
 {
@@ -1701,6 +1763,7 @@ int main(void)
 	tcase_add_test(tc, test_writes_are_visible_to_other_processes_without_sync);
 	tcase_add_test(tc, test_small_accesses_through_changing_views_match_a_model);
 	tcase_add_test(tc, test_views_set_again_are_not_registered_again);
+	tcase_add_test(tc, test_small_access_in_pieces_is_one_request_per_iod);
 	tcase_add_test(tc, test_views_over_the_iod_share_fail_with_a_clear_error);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

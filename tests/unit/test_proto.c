@@ -714,6 +714,64 @@ START_TEST(test_sub_sizes_counts_and_lengths_are_bounded)
 }
 END_TEST
 
+/* SUB_READV / SUB_WRITEV: the data is exactly the ranges, the ranges
+ * at most CLF_PROTO_SUB_VEC_DATA_MAX bytes, each inside int64_t. */
+START_TEST(test_sub_vectors_hold_exactly_their_ranges_within_the_limit)
+{
+	static const uint8_t data[15] = "some bulk data";
+	static struct clf_proto_sub_vec_req m = {
+		7, 2, { 0, 1 }, { 0, 100 }, { 10, 5 }, { data, 15 },
+	};
+	static struct clf_proto_sub_vec_req d;
+	uint8_t buf[256];
+	struct wire_writer w = { buf, sizeof(buf), 0 };
+	struct wire_reader r;
+	size_t len_at;
+
+	ck_assert_int_eq(clf_proto_sub_writev_req_encode(&w, &m), 0);
+	/* Decoded, then refused with one byte of data less. */
+	r = (struct wire_reader){ buf, w.pos, 0, false };
+	ck_assert_int_eq(clf_proto_sub_writev_req_decode(&r, &d), 0);
+	ck_assert_uint_eq(d.n, 2);
+	ck_assert_int_eq(d.offset[1], 100);
+	ck_assert_uint_eq(d.length[0], 10);
+	ck_assert_mem_eq(d.data.ptr, data, 15);
+	len_at = w.pos - 15 - 4;
+	buf[len_at] = 14;
+	r = (struct wire_reader){ buf, w.pos - 1, 0, false };
+	ck_assert_int_eq(clf_proto_sub_writev_req_decode(&r, &d), -EPROTO);
+	w.pos = 0;
+	m.data.len = 14;
+	ck_assert_int_lt(clf_proto_sub_writev_req_encode(&w, &m), 0);
+	ck_assert_uint_eq(w.pos, 0);
+	m.data.len = 15;
+	/* Over the limit in all, or past the end of int64_t. */
+	m.length[0] = CLF_PROTO_SUB_VEC_DATA_MAX;
+	ck_assert_int_lt(clf_proto_sub_readv_req_encode(&w, &m), 0);
+	m.length[0] = 10;
+	m.offset[1] = INT64_MAX - 2;
+	ck_assert_int_lt(clf_proto_sub_readv_req_encode(&w, &m), 0);
+	m.offset[1] = 100;
+	m.n = CLF_PROTO_SUB_VEC_MAX + 1;
+	ck_assert_int_lt(clf_proto_sub_readv_req_encode(&w, &m), 0);
+	m.n = 0;
+	ck_assert_int_lt(clf_proto_sub_readv_req_encode(&w, &m), 0);
+	ck_assert_uint_eq(w.pos, 0);
+	m.n = 2;
+	/* A READV of 2 x 1 MiB is refused when decoded. */
+	wire_put_u64(&w, 7);
+	wire_put_u32(&w, 2);
+	wire_put_u32(&w, 0);
+	wire_put_u32(&w, 1);
+	wire_put_u64(&w, 0);
+	wire_put_u64(&w, 0);
+	wire_put_u32(&w, CLF_PROTO_SUB_VEC_DATA_MAX);
+	wire_put_u32(&w, CLF_PROTO_SUB_VEC_DATA_MAX);
+	r = (struct wire_reader){ buf, w.pos, 0, false };
+	ck_assert_int_eq(clf_proto_sub_readv_req_decode(&r, &d), -E2BIG);
+}
+END_TEST
+
 START_TEST(test_append_refuses_unknown_flags_and_ranges_past_the_end)
 {
 	struct clf_proto_append_req m = { 1, 100, 10, 0x2 };
@@ -880,6 +938,7 @@ int main(void)
 		test_setattr_refuses_unknown_mask_and_conflicting_times);
 	tcase_add_test(rules, test_subfile_indexes_are_bounded);
 	tcase_add_test(rules, test_sub_sizes_counts_and_lengths_are_bounded);
+	tcase_add_test(rules, test_sub_vectors_hold_exactly_their_ranges_within_the_limit);
 	tcase_add_test(rules,
 		       test_append_refuses_unknown_flags_and_ranges_past_the_end);
 	tcase_add_test(rules, test_layout_carries_real_clf_types);
