@@ -175,6 +175,12 @@ t1=$(date +%s.%N)
 r=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
 cmp "$tmp/cl/big" "$tmp/cl/back" || { echo "wan.sh: the copy back differs" >&2; exit 1; }
 echo "clf cp from clf, $mb MiB: $r s, $(mibs $((mb << 20)) "$r")"
+t0=$(date +%s.%N)
+ip netns exec "$nsc" env CLF_SECRET_FILE="$CLF_SECRET_FILE" \
+	"$clf" cp -q "$url/big" /dev/null
+t1=$(date +%s.%N)
+r=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
+echo "clf cp from clf to /dev/null (no local disk), $mb MiB: $r s, $(mibs $((mb << 20)) "$r")"
 rm -f "$tmp/cl/big" "$tmp/cl/back"
 
 # 3. RIO's experiment.

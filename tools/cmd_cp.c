@@ -31,6 +31,7 @@
 #include "clf_ll.h"
 #include "error.h"
 #include "tool_fs.h"
+#include "tool_jobs.h"
 
 #define COPY_CHUNK (32 << 20)	/* bytes per read and write: each waits for
 				   its reply, a round trip on a long link */
@@ -43,6 +44,7 @@ struct cp_opts {
 	bool quiet;		/* -q */
 	int preserve;		/* -p 1, --no-preserve-layout 0, else -1 */
 	bool recursive;		/* -r: directories and what they hold */
+	int jobs;		/* -j N: files copied by N processes at once */
 	const char *src, *dst;	/* the operands, as given */
 };
 
@@ -82,6 +84,8 @@ static void cp_help(void)
 	       "                      clf to clf: DST's directory decides instead\n"
 	       "  -r, -R, --recursive copy directories and everything in them (a\n"
 	       "                      DST directory takes SRC under its name)\n"
+	       "  -j, --jobs N        with -r, copy N files at once, each by a clf\n"
+	       "                      process of its own (clf stage-in/stage-out)\n"
 	       "  -q, --quiet         no progress bar and no summary\n"
 	       "  --data DIR          the instance whose configuration is DIR/clf.conf\n"
 	       "\n"
@@ -103,6 +107,7 @@ static int parse_args(int argc, char **argv, struct cp_opts *o)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "preserve-layout", no_argument, NULL, 'p' },
 		{ "recursive", no_argument, NULL, 'r' },
+		{ "jobs", required_argument, NULL, 'j' },
 		{ "no-preserve-layout", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		TOOL_LAYOUT_LONGOPTS,
@@ -110,8 +115,14 @@ static int parse_args(int argc, char **argv, struct cp_opts *o)
 	};
 	int c, rc;
 
-	while ((c = getopt_long(argc, argv, ":qprRh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":qprRhj:", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'j':
+			o->jobs = atoi(optarg);
+			if (o->jobs < 1 || o->jobs > 256)
+				return tool_usage("cp", "-j %s: give 1 to 256 processes",
+						  optarg);
+			break;
 		case 'p':
 			o->preserve = 1;
 			break;
@@ -889,8 +900,11 @@ static int copy_tree(const struct cp_opts *o, const char *src,
 	int err, rc = CLF_EXIT_OK;
 
 	if (strcmp(src, "-") == 0 || arg_stat(src, &st) ||
-	    !S_ISDIR(st.st_mode))
+	    !S_ISDIR(st.st_mode)) {
+		if (o->jobs > 1 && !top)
+			return tool_jobs_run(src, dst) ? tool_fail() : CLF_EXIT_OK;
 		return copy_one(o, src, dst);
+	}
 	if (!o->recursive) {
 		fprintf(stderr, "clf: -r not given; omitting directory '%s'\n",
 			src);
@@ -942,6 +956,37 @@ static int copy_tree(const struct cp_opts *o, const char *src,
 	return rc;
 }
 
+/*
+ * -j N: the files under -r go to `clf [-c C] cp -q [-p] [--data D]` runs
+ * of their own, N at once.  Layout options are the parent's to apply to
+ * new files, which the children would not know: refused with -j.
+ */
+static int start_jobs(const struct tool_opts *g, const struct cp_opts *o)
+{
+	static const char *head[10];
+	int n = 0;
+
+	if (tool_layout_given(&o->layout))
+		return tool_usage("cp", "-j takes no layout options (use -p, or a directory's default layout)");
+	head[n++] = "clf";
+	if (g->config) {
+		head[n++] = "-c";
+		head[n++] = g->config;
+	}
+	head[n++] = "cp";
+	head[n++] = "-q";
+	if (o->preserve >= 0)
+		head[n++] = o->preserve ? "-p" : "--no-preserve-layout";
+	if (o->data) {
+		head[n++] = "--data";
+		head[n++] = o->data;
+	}
+	head[n] = NULL;
+	if (tool_jobs_init(o->jobs, head, !o->quiet))
+		return tool_fail();
+	return 0;
+}
+
 int cmd_cp(const struct tool_opts *g, int argc, char **argv)
 {
 	struct cp_opts o = { 0 };
@@ -954,7 +999,15 @@ int cmd_cp(const struct tool_opts *g, int argc, char **argv)
 		return rc < 0 ? CLF_EXIT_OK : rc;
 	if (tool_clf_connect(g, o.data))
 		return tool_fail();
+	if (o.jobs > 1 && o.recursive) {
+		rc = start_jobs(g, &o);
+		if (rc)
+			goto out;
+	}
 	rc = copy_tree(&o, o.src, o.dst, true);
+	if (o.jobs > 1 && o.recursive && tool_jobs_finish() && !rc)
+		rc = CLF_EXIT_FAIL;
+out:
 	CLF_finalize();
 	return rc;
 }

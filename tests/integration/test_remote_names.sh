@@ -16,6 +16,8 @@
 #     unlink, rmdir on clf:// names; another instance's name is EXDEV;
 #  2. the clf command: mkdir, cp both ways, ls, stat, getlayout, rm on
 #     clf:// names, bytes compared;
+#     clf stage-in and stage-out -j 3 of a tree, bytes and a layout that
+#     goes out as user.clf.layout and comes back;
 #  3. the mount: mount.clf clf://A.2:PORT/ DIR: a file written natively
 #     reads back through it, one written through it reads back with clf
 #     cp (skipped without /dev/fuse);
@@ -189,6 +191,37 @@ if "$clf" stat "$url/cli/a" >/dev/null 2>&1; then
 	fail "clf rm left the file"
 fi
 echo "clf mkdir, cp, ls, stat, getlayout, rm on $url: the same bytes"
+
+step="clf stage-in and stage-out: a tree in parallel, layouts kept"
+mkdir -p "$tmp/loc/tree/d/e"
+for i in 1 2 3 4 5 6; do
+	head -c $((i * 70001)) /dev/urandom >"$tmp/loc/tree/f$i"
+done
+head -c 123457 /dev/urandom >"$tmp/loc/tree/d/e/deep"
+: >"$tmp/loc/tree/d/empty"
+"$clf" stage-in -q -j 3 "$tmp/loc/tree" "$url/" >"$tmp/out" 2>&1 ||
+	fail "stage-in"
+"$clf" cp -q --pattern 'cyclic:k=4k,p=2' "$tmp/loc/tree/f2" "$url/tree/d/laid" \
+	>"$tmp/out" 2>&1 || fail "clf cp --pattern"
+cp "$tmp/loc/tree/f2" "$tmp/loc/tree/d/laid"
+"$clf" stage-out -j 3 "$url/tree" "$tmp/loc/out" >"$tmp/out" 2>&1 ||
+	fail "stage-out"
+[ "$(grep -c ' -> ' "$tmp/out")" = 9 ] || fail "stage-out did not say 9 files: $(cat "$tmp/out")"
+diff -r "$tmp/loc/tree" "$tmp/loc/out" || fail "the tree staged out differs"
+if python3 -c 'import os, sys; os.setxattr(sys.argv[1], "user.t", b"1")' \
+	"$tmp/loc/out/f1" 2>/dev/null; then
+	"$clf" stage-in -q "$tmp/loc/out" "$url/again" >"$tmp/out" 2>&1 ||
+		fail "stage-in of the staged-out tree"
+	"$clf" getlayout "$url/again/d/laid" >"$tmp/out" 2>&1 || fail "getlayout"
+	grep -q "^layout rr:stripe=4k,count=2" "$tmp/out" ||
+		fail "the layout did not come back: $(head -1 "$tmp/out")"
+	echo "clf stage-out, stage-in -j 3: 9 files, the same bytes, the layout back"
+else
+	echo "clf stage-in, stage-out -j 3: 9 files, the same bytes (no user xattrs here: layouts not checked)"
+fi
+if "$clf" stage-in "$url/tree" "$tmp/loc/x" >/dev/null 2>&1; then
+	fail "stage-in from clf was taken"
+fi
 
 step="the mount of clf://HOST:PORT/"
 if [ -c /dev/fuse ] && [ -x "$mountclf" ]; then
