@@ -18,7 +18,6 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
-#include <linux/vmalloc.h>
 #include <linux/wait.h>
 
 #include "clf.h"
@@ -32,7 +31,9 @@ enum clf_req_state { PENDING, READING, SENT, REPLYING, DONE };
 
 struct clf_req {
 	struct list_head list;
-	struct clf_up_in *msg;		/* whole message, msg->len bytes */
+	struct clf_up_in in;		/* the message's header */
+	const void *d1, *d2;		/* and what follows it */
+	size_t l1, l2;
 	struct clf_call *call;		/* NULL: no reply wanted */
 	enum clf_req_state state;
 	int error;
@@ -59,32 +60,27 @@ u32 clf_dev_generation(void)
 
 static void req_free(struct clf_req *r)
 {
-	kvfree(r->msg);
 	kfree(r);
 }
 
+/*
+ * The message is in's header, then d1 and d2 where they are: the
+ * caller's memory, which it keeps while the request is not DONE.
+ */
 static struct clf_req *req_new(struct clf_up_in *in, const void *d1,
 			       size_t l1, const void *d2, size_t l2)
 {
-	size_t len = sizeof(*in) + l1 + l2;
 	struct clf_req *r = kzalloc(sizeof(*r), GFP_KERNEL);
-	char *p;
 
 	if (!r)
 		return NULL;
-	r->msg = kvmalloc(len, GFP_KERNEL);
-	if (!r->msg) {
-		kfree(r);
-		return NULL;
-	}
-	in->len = len;
+	in->len = sizeof(*in) + l1 + l2;
 	in->version = CLF_UP_VERSION;
-	p = (char *)r->msg;
-	memcpy(p, in, sizeof(*in));
-	if (l1)
-		memcpy(p + sizeof(*in), d1, l1);
-	if (l2)
-		memcpy(p + sizeof(*in) + l1, d2, l2);
+	r->in = *in;
+	r->d1 = d1;
+	r->l1 = l1;
+	r->d2 = d2;
+	r->l2 = l2;
 	return r;
 }
 
@@ -93,7 +89,7 @@ static int queue_locked(struct clf_req *r)
 {
 	if (!chan_connected)
 		return -EIO;
-	r->msg->unique = ++chan_unique;
+	r->in.unique = ++chan_unique;
 	list_add_tail(&r->list, &chan_pending);
 	wake_up(&chan_readers);
 	return 0;
@@ -229,8 +225,11 @@ static ssize_t clf_dev_read(struct file *file, char __user *buf, size_t len,
 	r->state = READING;
 	spin_unlock(&chan_lock);
 
-	n = r->msg->len;
-	err = copy_to_user(buf, r->msg, n) ? -EFAULT : 0;
+	n = r->in.len;
+	err = copy_to_user(buf, &r->in, sizeof(r->in)) ||
+	      copy_to_user(buf + sizeof(r->in), r->d1, r->l1) ||
+	      copy_to_user(buf + sizeof(r->in) + r->l1, r->d2, r->l2) ?
+	      -EFAULT : 0;
 	if (!r->call) {
 		req_free(r);
 		return err ? err : n;
@@ -255,7 +254,7 @@ static struct clf_req *find_sent_locked(u64 unique)
 	struct clf_req *r;
 
 	list_for_each_entry(r, &chan_sent, list)
-		if (r->msg->unique == unique && r->state == SENT)
+		if (r->in.unique == unique && r->state == SENT)
 			return r;
 	return NULL;
 }

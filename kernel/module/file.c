@@ -351,6 +351,47 @@ static int clf_read_folio(struct file *file, struct folio *folio)
 	return err;
 }
 
+/*
+ * The readahead window in requests of up to CLF_UP_IO_MAX bytes, not a
+ * request per page.  Pages not filled stay !uptodate: read_folio
+ * tries them again when they are wanted.
+ */
+static void clf_readahead(struct readahead_control *rac)
+{
+	struct inode *inode = rac->mapping->host;
+	struct folio *folio;
+	size_t len, got = 0, used = 0;
+	loff_t pos = readahead_pos(rac);
+	ssize_t n = 0;
+	char *buf;
+	u64 fh;
+
+	len = min_t(size_t, readahead_length(rac), CLF_UP_IO_MAX);
+	if (clf_inode_fh(inode, rac->file, false, &fh))
+		return;
+	buf = kvmalloc(len, GFP_KERNEL);
+	if (!buf)
+		return;
+	n = clf_read_fh(inode, fh, buf, len, pos);
+	if (n > 0)
+		got = n;
+	while (n >= 0 && used < len && (folio = readahead_folio(rac))) {
+		size_t fl = folio_size(folio), have;
+		void *p = kmap_local_folio(folio, 0);
+
+		have = got > used ? min(got - used, fl) : 0;
+		memcpy(p, buf + used, have);
+		/* Past the end of file: zeros. */
+		memset(p + have, 0, fl - have);
+		kunmap_local(p);
+		flush_dcache_folio(folio);
+		folio_mark_uptodate(folio);
+		folio_unlock(folio);
+		used += fl;
+	}
+	kvfree(buf);
+}
+
 static int clf_write_begin(struct file *file, struct address_space *mapping,
 			   loff_t pos, unsigned int len, struct page **pagep,
 			   void **fsdata)
@@ -492,6 +533,7 @@ static int clf_writepages(struct address_space *mapping,
 
 const struct address_space_operations clf_aops = {
 	.read_folio	= clf_read_folio,
+	.readahead	= clf_readahead,
 	.writepages	= clf_writepages,
 	.dirty_folio	= filemap_dirty_folio,
 	.write_begin	= clf_write_begin,
