@@ -41,6 +41,8 @@ static const struct tool_cmd commands[] = {
 	  cmd_stage },
 	{ "stage-out", "copy a clf tree out, in parallel, layouts kept",
 	  cmd_stage },
+	{ "forward", "relay clients that cannot reach the daemons to them",
+	  cmd_forward },
 	{ "ls", "list a clf directory, with layouts (-l)", cmd_ls },
 	{ "mkdir", "make clf directories", cmd_mkdir },
 	{ "rm", "remove clf files (-r: directories too)", cmd_rm },

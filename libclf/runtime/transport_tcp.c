@@ -220,16 +220,75 @@ close_fd:
 	return err;
 }
 
+/*
+ * Through a forwarder (`clf forward`, $CLF_FORWARDER=HOST:PORT): ask it
+ * on the new connection fd for peer with one line, "CLF-FORWARD
+ * host:port\n"; it answers "OK\n" once connected there (then relays
+ * bytes both ways), "ERR refused: why\n" for a peer it does not serve
+ * (-EACCES), or "ERR why\n" (-EHOSTUNREACH).  0 or a negative errno.
+ */
+static int forward_ask(int fd, const char *peer, const char *fwd,
+		       int64_t deadline)
+{
+	char line[CLF_ADDR_MAX + 32];
+	size_t n = 0;
+	int len = snprintf(line, sizeof(line), "CLF-FORWARD %s\n", peer);
+
+	if (send(fd, line, len, MSG_NOSIGNAL) != len)
+		return clf_fail(EHOSTUNREACH, "clf: forwarder %s: cannot ask for %s: %s",
+				fwd, peer, strerror(errno));
+	/* Byte by byte: what follows the line is the daemon's. */
+	while (n < sizeof(line) - 1) {
+		ssize_t r = recv(fd, line + n, 1, 0);
+
+		if (r == 1 && line[n] == '\n')
+			break;
+		if (r == 1) {
+			n++;
+			continue;
+		}
+		if (r < 0 && errno != EAGAIN && errno != EINTR)
+			return clf_fail(EHOSTUNREACH, "clf: forwarder %s: %s", fwd,
+					strerror(errno));
+		if (r == 0)
+			return clf_fail(EHOSTUNREACH, "clf: forwarder %s closed the connection",
+					fwd);
+		r = wait_fd(fd, POLLIN, deadline);
+		if (r < 0)
+			return clf_fail(ETIMEDOUT, "clf: forwarder %s: no answer in time",
+					fwd);
+	}
+	line[n] = '\0';
+	/* A refusal is the forwarder's decision; anything else, a daemon
+	 * out of its reach (down, perhaps restarting). */
+	if (!strncmp(line, "ERR refused", 11))
+		return clf_fail(EACCES, "clf: forwarder %s refuses %s: %s", fwd,
+				peer, line + 13);
+	if (strcmp(line, "OK"))
+		return clf_fail(EHOSTUNREACH, "clf: forwarder %s cannot reach %s: %s",
+				fwd, peer, strncmp(line, "ERR ", 4) ? line : line + 4);
+	return 0;
+}
+
 static int tcp_connect(const char *host, const char *port, int timeout_ms,
 		       struct clf_conn **out)
 {
 	int64_t deadline = clf_now_ms() + timeout_ms;
+	const char *fwd = getenv("CLF_FORWARDER");
+	char fhost[CLF_ADDR_MAX], fport[16];
 	struct addrinfo *res, *ai;
 	char peer[CLF_ADDR_MAX];
 	int fd = -ETIMEDOUT, err;
 
 	format_peer(peer, sizeof(peer), host, port);
-	err = resolve(host, port, 0, &res);
+	if (fwd && *fwd) {
+		if (clf_addr_split(fwd, fhost, sizeof(fhost), fport, sizeof(fport)))
+			return clf_fail(EINVAL, "clf: CLF_FORWARDER=%s: %s", fwd,
+					clf_error_reason());
+		err = resolve(fhost, fport, 0, &res);
+	} else {
+		err = resolve(host, port, 0, &res);
+	}
 	if (err)
 		return err;
 	for (ai = res; ai; ai = ai->ai_next) {
@@ -244,8 +303,16 @@ static int tcp_connect(const char *host, const char *port, int timeout_ms,
 
 		if (fd == -ENETUNREACH)
 			fd = -EHOSTUNREACH;
-		return clf_fail_neg(fd, "clf: cannot connect to %s: %s", peer,
-				    why);
+		return clf_fail_neg(fd, "clf: cannot connect to %s%s%s: %s", peer,
+				    fwd && *fwd ? " through the forwarder " : "",
+				    fwd && *fwd ? fwd : "", why);
+	}
+	if (fwd && *fwd) {
+		err = forward_ask(fd, peer, fwd, deadline);
+		if (err) {
+			close(fd);
+			return err;
+		}
 	}
 	err = conn_new(fd, peer, out);
 	if (err)

@@ -3,13 +3,15 @@
 # namespace and uses it from the root namespace through the native API
 # (remote_client), the clf command, the mount and MPI-IO, and then, with
 # its iods slowed down, nonblocking MPI-IO overlapping computation
-# (romio_async).  Needs root
+# (romio_async).  test_forward.sh: clients in a namespace that reaches the
+# instance only through `clf forward`.  Needs root
 # (ip netns); skips (77) without it.
 #
 #   make check-remote
 
 REMOTE_CLIENT := $(O)/tests/integration/remote_client
-REMOTE_TEST := tests/integration/test_remote_names.sh
+REMOTE_TEST := tests/integration/test_remote_names.sh \
+	tests/integration/test_forward.sh
 
 $(O)/tests/integration/remote_client.o: tests/integration/remote_client.c
 	@mkdir -p $(dir $@)

@@ -1,0 +1,199 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# test_forward.sh -- clf forward: clients that cannot reach the instance
+# reach it through a forwarder.  Three network namespaces, the forwarder
+# between the other two and routing nothing (ip_forward off):
+#
+#   ns cl: clients  A.1 ---- A.2  ns fw: clf forward  A.5 ---- A.6  ns sv: metad, iods
+#
+#  1. from cl, clf://A.6:PORT is out of reach (no route);
+#  2. with CLF_FORWARDER=A.2:FPORT the clf command copies a file in and
+#     out, the native API (remote_client) works on clf:// names, and
+#     MPI-IO (mpiexec -n 2 romio_xfer) writes and reads a file: bytes
+#     compared;
+#  3. the forwarder relays only to the instance's daemons: a clf:// name
+#     of another port is refused, saying so.
+#
+# usage: test_forward.sh [BUILD_DIR]   (default: $CLF_BUILD_DIR or build)
+#
+# Exits 0 on success, 1 on a failure, 77 when namespaces cannot be made
+# here.  A trap stops the daemons and the forwarder and deletes the
+# namespaces (their links go with them) and the temporary directory.
+
+set -eu
+
+TIME_LIMIT=180
+if [ -z "${CLF_FORWARD_TIMED:-}" ]; then
+	export CLF_FORWARD_TIMED=1
+	exec timeout -k 10 "$TIME_LIMIT" bash "$0" "$@"
+fi
+
+build=${1:-${CLF_BUILD_DIR:-build}}
+if ! build=$(cd "$build" 2>/dev/null && pwd); then
+	echo "SKIP: no build directory ${1:-${CLF_BUILD_DIR:-build}}"
+	exit 77
+fi
+clf=$build/tools/clf
+client=$build/tests/integration/remote_client
+xfer=$build/tests/integration/romio/romio_xfer
+for b in "$build/metad/metad" "$build/iod/iod" "$clf" "$client"; do
+	if [ ! -x "$b" ]; then
+		echo "FAIL: $b not built" >&2
+		exit 1
+	fi
+done
+unset CLF_CONFIG CLF_DATA_DIR CLF_BASE_PORT CLF_SECRET_FILE CLF_FORWARDER \
+	ROMIO_HINTS ROMIO_FSTYPE_FORCE || true
+
+cl=clffw-c-$$
+fw=clffw-f-$$
+sv=clffw-s-$$
+made=()
+tmp=
+fwd_pid=
+
+cleanup() {
+	local rc=$? l n
+
+	trap - EXIT INT TERM HUP
+	set +e
+	[ -n "$fwd_pid" ] && kill "$fwd_pid" 2>/dev/null
+	if [ -n "$tmp" ] && [ -f "$tmp/srv/clf.conf" ]; then
+		ip netns exec "$sv" "$clf" down -c "$tmp/srv/clf.conf" >/dev/null 2>&1
+	fi
+	if [ "$rc" != 0 ] && [ "$rc" != 77 ] && [ -n "$tmp" ]; then
+		for l in "$tmp"/srv/*/*.log "$tmp/out" "$tmp/fwd.log"; do
+			[ -s "$l" ] || continue
+			echo "--- $l (last lines)" >&2
+			tail -n 15 "$l" >&2
+		done
+	fi
+	for n in "${made[@]}"; do
+		ip netns del "$n" 2>/dev/null
+	done
+	[ -n "$tmp" ] && rm -rf "$tmp"
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 124' INT TERM HUP
+
+step=setup
+fail() {
+	echo "FAIL: $step: $*" >&2
+	exit 1
+}
+
+if ! command -v ip >/dev/null; then
+	echo "SKIP: no ip command (iproute2)"
+	exit 77
+fi
+if ! why=$(ip netns add "$cl" 2>&1); then
+	case $why in
+	*"not permitted"* | *"ermission denied"*)
+		echo "SKIP: ip netns add is not permitted here: $why"
+		exit 77 ;;
+	esac
+	fail "ip netns add $cl: $why"
+fi
+made+=("$cl")
+ip netns add "$fw" || fail "ip netns add $fw"
+made+=("$fw")
+ip netns add "$sv" || fail "ip netns add $sv"
+made+=("$sv")
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/clf-forward.XXXXXX")
+
+net=10.216.$(( $$ % 200 + 20 ))
+ip -n "$cl" link add fwc$$ type veth peer name fwf$$ netns "$fw" ||
+	fail "veth cl-fw"
+ip -n "$fw" link add fwg$$ type veth peer name fws$$ netns "$sv" ||
+	fail "veth fw-sv"
+ip -n "$cl" addr add "$net.1/30" dev fwc$$
+ip -n "$fw" addr add "$net.2/30" dev fwf$$
+ip -n "$fw" addr add "$net.5/30" dev fwg$$
+ip -n "$sv" addr add "$net.6/30" dev fws$$
+for l in "$cl fwc$$" "$fw fwf$$" "$fw fwg$$" "$sv fws$$"; do
+	set -- $l
+	ip -n "$1" link set lo up
+	ip -n "$1" link set "$2" up
+done
+# The client side may try the server's network: through fw, which must
+# not route it.
+ip -n "$cl" route add "$net.4/30" via "$net.2"
+ip netns exec "$fw" sh -c 'echo 0 > /proc/sys/net/ipv4/ip_forward'
+
+port=7000
+mkdir -p "$tmp/srv" "$tmp/cl" "$tmp/loc"
+{
+	echo "[global]"
+	echo "secret_file = $tmp/srv/secret"
+	echo "auth = secret"
+	echo "timeout_ms = 2000"
+	echo "recovery_grace_s = 0"
+	echo "metad = $net.6:$port:$tmp/srv/meta"
+	echo "iod = $net.6:$((port + 1)):$tmp/srv/iod0"
+	echo "iod = $net.6:$((port + 2)):$tmp/srv/iod1"
+} >"$tmp/srv/clf.conf"
+od -An -tx1 -N32 /dev/urandom | tr -d ' \n' >"$tmp/srv/secret"
+chmod 600 "$tmp/srv/clf.conf" "$tmp/srv/secret"
+ip netns exec "$sv" "$clf" up -c "$tmp/srv/clf.conf" >"$tmp/out" 2>&1 ||
+	fail "clf up"
+cp "$tmp/srv/secret" "$tmp/cl/secret"
+chmod 600 "$tmp/cl/secret"
+export CLF_SECRET_FILE=$tmp/cl/secret CLF_TEST_SYSCONFDIR=$tmp/cl
+cd "$tmp/cl"
+url=clf://$net.6:$port
+
+step="the forwarder starts"
+ip netns exec "$fw" "$clf" forward --listen "$net.2:7100" "$url" \
+	>"$tmp/fwd.log" 2>&1 &
+fwd_pid=$!
+for _ in $(seq 100); do
+	grep -q "^clf forward:" "$tmp/fwd.log" && break
+	kill -0 "$fwd_pid" 2>/dev/null || fail "clf forward exited: $(cat "$tmp/fwd.log")"
+	sleep 0.05
+done
+grep -q "(2 iods)" "$tmp/fwd.log" || fail "clf forward says: $(cat "$tmp/fwd.log")"
+
+in_cl() {
+	ip netns exec "$cl" "$@"
+}
+
+step="without the forwarder the instance is out of reach"
+if in_cl "$clf" ls "$url/" >"$tmp/out" 2>&1; then
+	fail "clf ls reached $url directly"
+fi
+echo "direct: $(head -1 "$tmp/out")"
+
+export CLF_FORWARDER=$net.2:7100
+step="clf cp through the forwarder"
+head -c 3000001 /dev/urandom >"$tmp/loc/a"
+in_cl "$clf" cp -q "$tmp/loc/a" "$url/a" >"$tmp/out" 2>&1 || fail "clf cp to"
+in_cl "$clf" cp -q "$url/a" "$tmp/loc/a.back" >"$tmp/out" 2>&1 || fail "clf cp from"
+cmp "$tmp/loc/a" "$tmp/loc/a.back" || fail "the copy back differs"
+echo "clf cp through the forwarder: 3000001 bytes both ways"
+
+step="native API through the forwarder"
+in_cl "$client" "$url" 500001 >"$tmp/out" 2>&1 || fail "remote_client"
+cat "$tmp/out"
+
+step="MPI-IO through the forwarder"
+if [ -x "$xfer" ] && command -v mpiexec >/dev/null 2>&1; then
+	in_cl env UCX_NET_DEVICES=lo mpiexec -n 2 "$xfer" write false "$url/mpi" \
+		"$tmp/loc/a" >"$tmp/out" 2>&1 </dev/null || fail "romio_xfer write"
+	in_cl env UCX_NET_DEVICES=lo mpiexec -n 2 "$xfer" check false "$url/mpi" \
+		"$tmp/loc/a" >"$tmp/out" 2>&1 </dev/null || fail "romio_xfer check"
+	echo "MPI-IO (2 processes) through the forwarder: written and read back"
+else
+	echo "MPI-IO part skipped: no mpiexec or romio_xfer"
+fi
+
+step="the forwarder relays to the instance's daemons only"
+if in_cl "$clf" -c "clf://$net.6:$((port + 50))" ls / >"$tmp/out" 2>&1; then
+	fail "it relayed to port $((port + 50))"
+fi
+grep -q "not a daemon of this forwarder's instance" "$tmp/out" ||
+	fail "the refusal does not say why: $(cat "$tmp/out")"
+echo "refused: $(head -1 "$tmp/out")"
+
+echo "PASS: clf forward"
