@@ -24,11 +24,11 @@
 
 #include <linux/types.h>
 
-#define CLF_UP_VERSION		1
+#define CLF_UP_VERSION		2
 #define CLF_UP_DEVICE		"/dev/clf"
 
 /* Data moved by one READ or WRITE, and the largest message. */
-#define CLF_UP_IO_MAX		(1u << 20)
+#define CLF_UP_IO_MAX		(1024u * 1024u)
 #define CLF_UP_BUF_MAX		(CLF_UP_IO_MAX + 4096u)
 #define CLF_UP_NAME_MAX		255
 /* The most a READDIR reply holds. */
@@ -41,7 +41,7 @@ enum clf_up_op {
 	CLF_UP_FORGET,		/* no reply; arg: nlookup */
 	CLF_UP_GETATTR,		/* out: attr */
 	CLF_UP_SETATTR,		/* struct clf_up_setattr; out: attr */
-	CLF_UP_CREATE,		/* parent; mode; name; out: attr */
+	CLF_UP_CREATE,		/* parent; mode; name; out: clf_up_open */
 	CLF_UP_MKDIR,		/* parent; mode; name; out: attr */
 	CLF_UP_UNLINK,		/* parent; name */
 	CLF_UP_RMDIR,		/* parent; name */
@@ -57,6 +57,11 @@ enum clf_up_op {
 	CLF_UP_SYMLINK,		/* parent; name, target; out: attr */
 	CLF_UP_READLINK,	/* out: the target */
 	CLF_UP_LINK,		/* ino; arg: new parent; name; out: attr */
+	CLF_UP_MKNOD,		/* parent; mode; arg: rdev; name; out: attr */
+	CLF_UP_GETXATTR,	/* arg: size (0: ask); name; out: value */
+	CLF_UP_SETXATTR,	/* flags; name, then the value's bytes */
+	CLF_UP_LISTXATTR,	/* arg: size (0: ask); out: names */
+	CLF_UP_REMOVEXATTR,	/* name */
 	CLF_UP_OP_MAX
 };
 
@@ -79,7 +84,7 @@ struct clf_up_out {
 	__u32 len;		/* of the whole message */
 	__s32 error;		/* 0 or a negative errno */
 	__u64 unique;
-	__u64 arg;		/* bytes written; readdir: 1 at the end */
+	__u64 arg;		/* written; readdir's end; xattr length */
 };
 
 struct clf_up_attr {

@@ -208,9 +208,11 @@ static int do_open(struct worker *w, const struct clf_up_in *in)
 	return 0;
 }
 
+/* Created and opened: the kernel's open(2) takes the handle. */
 static int do_create(struct worker *w, const struct clf_up_in *in,
 		     const struct clfs_caller *who, const char *name)
 {
+	struct clf_up_open *op = (struct clf_up_open *)w->out;
 	struct stat st;
 	uint64_t fh;
 	int err;
@@ -219,9 +221,35 @@ static int do_create(struct worker *w, const struct clf_up_in *in,
 			  &st, &fh);
 	if (err)
 		return err;
-	/* The kernel opens it next, as for any file. */
-	clfs_release(w->sv->fs, fh);
-	return reply_attr(w, &st, 0);
+	memset(op, 0, sizeof(*op));
+	op->fh = fh;
+	to_attr(&st, &op->attr);
+	w->out_len = sizeof(*op);
+	return 0;
+}
+
+/* getxattr, listxattr: the length, and the bytes when size > 0. */
+static int xattr_reply(struct worker *w, const struct clf_up_in *in,
+		       ssize_t n)
+{
+	if (n < 0)
+		return (int)n;
+	w->arg = (uint64_t)n;
+	w->out_len = in->arg ? (size_t)n : 0;
+	return 0;
+}
+
+static int do_setxattr(struct worker *w, const struct clf_up_in *in,
+		       const struct clfs_caller *who)
+{
+	const char *name = names(in, NULL);
+	const char *value, *end = (const char *)in + in->len;
+
+	if (!name)
+		return -EINVAL;
+	value = name + strlen(name) + 1;
+	return clfs_setxattr(w->sv->fs, who, in->ino, name, value,
+			     (size_t)(end - value), (int)in->flags);
 }
 
 static int do_mount(struct worker *w, const struct clf_up_in *in,
@@ -343,6 +371,29 @@ static int handle(struct worker *w, bool *noreply)
 			return (int)n;
 		w->arg = (uint64_t)n;
 		return 0;
+	case CLF_UP_MKNOD:
+		name = names(in, NULL);
+		if (!name)
+			return -EINVAL;
+		err = clfs_mknod(fs, &who, in->ino, name, in->mode,
+				 (dev_t)in->arg, &st);
+		return reply_attr(w, &st, err);
+	case CLF_UP_GETXATTR:
+		name = names(in, NULL);
+		if (!name || in->arg > CLF_UP_IO_MAX)
+			return -EINVAL;
+		return xattr_reply(w, in, clfs_getxattr(fs, in->ino, name,
+							w->out, in->arg));
+	case CLF_UP_SETXATTR:
+		return do_setxattr(w, in, &who);
+	case CLF_UP_LISTXATTR:
+		if (in->arg > CLF_UP_IO_MAX)
+			return -EINVAL;
+		return xattr_reply(w, in, clfs_listxattr(fs, in->ino, w->out,
+							 in->arg));
+	case CLF_UP_REMOVEXATTR:
+		name = names(in, NULL);
+		return name ? clfs_removexattr(fs, in->ino, name) : -EINVAL;
 	case CLF_UP_FLUSH:
 		return clfs_flush(fs, in->fh);
 	case CLF_UP_FSYNC:
@@ -365,6 +416,9 @@ static const char *op_name(uint32_t op)
 		[CLF_UP_WRITE] = "write", [CLF_UP_FLUSH] = "flush",
 		[CLF_UP_FSYNC] = "fsync", [CLF_UP_SYMLINK] = "symlink",
 		[CLF_UP_READLINK] = "readlink", [CLF_UP_LINK] = "link",
+		[CLF_UP_MKNOD] = "mknod", [CLF_UP_GETXATTR] = "getxattr",
+		[CLF_UP_SETXATTR] = "setxattr", [CLF_UP_LISTXATTR] = "listxattr",
+		[CLF_UP_REMOVEXATTR] = "removexattr",
 	};
 
 	return op < CLF_UP_OP_MAX && names_of[op] ? names_of[op] : "request";

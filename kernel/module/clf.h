@@ -30,11 +30,15 @@ struct clf_sb_info {
 
 struct clf_inode_info {
 	struct inode vfs_inode;
-	spinlock_t lock;
+	spinlock_t lock;		/* files, nlookup */
 	struct list_head files;		/* open struct clf_file, for writeback */
 	u64 nlookup;			/* daemon lookup references */
 	unsigned long attr_time;	/* jiffies of the last attributes */
 	atomic_t wseq;			/* writes the daemon has been sent */
+	/* The handle create opened, for the open(2) that follows it. */
+	bool created;
+	u64 created_fh;
+	u32 created_gen;
 };
 
 /* An open file: the daemon's handle. */
@@ -92,6 +96,10 @@ void clf_fill_in(struct clf_up_in *in, u32 op, struct inode *inode);
 extern const struct inode_operations clf_dir_iops;
 extern const struct file_operations clf_dir_fops;
 extern const struct dentry_operations clf_dentry_ops;
+
+/* xattr.c */
+extern const struct xattr_handler *clf_xattr_handlers[];
+ssize_t clf_listxattr(struct dentry *dentry, char *list, size_t size);
 
 /* file.c */
 extern const struct file_operations clf_file_fops;

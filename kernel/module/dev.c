@@ -111,8 +111,10 @@ int clf_call(struct clf_call *c)
 	spin_unlock(&chan_lock);
 	if (err)
 		goto out;
-	/* Killable, not interruptible: a signal must not fail a write
-	 * that the daemon may be doing. */
+	/*
+	 * Killable, not interruptible: a signal must not fail a write
+	 * that the daemon may be doing.
+	 */
 	err = wait_event_killable(chan_callers,
 				  READ_ONCE(r->state) == DONE);
 	spin_lock(&chan_lock);

@@ -151,10 +151,70 @@ static int clf_make(struct inode *dir, struct dentry *dentry, u32 op,
 	return err ? err : clf_instantiate(dir, dentry, &a);
 }
 
+/*
+ * The daemon creates and opens: the handle waits in the inode for the
+ * open(2) that follows (clf_open), saving it a request.
+ */
 static int clf_create(struct user_namespace *mnt_userns, struct inode *dir,
 		      struct dentry *dentry, umode_t mode, bool excl)
 {
-	return clf_make(dir, dentry, CLF_UP_CREATE, mode | S_IFREG);
+	struct clf_inode_info *ci;
+	struct clf_up_open op;
+	struct clf_call c;
+	u32 gen = clf_dev_generation();
+	int err;
+
+	memset(&c, 0, sizeof(c));
+	err = clf_name_call(&c, CLF_UP_CREATE, dir, &dentry->d_name, NULL);
+	if (err)
+		return err;
+	c.in.mode = mode | S_IFREG;
+	c.out = &op;
+	c.out_max = sizeof(op);
+	err = clf_call(&c);
+	if (!err && c.out_len != sizeof(op))
+		err = -EIO;
+	if (err)
+		return err;
+	err = clf_instantiate(dir, dentry, &op.attr);
+	if (err)
+		return err;
+	ci = CLF_I(d_inode(dentry));
+	spin_lock(&ci->lock);
+	if (!ci->created) {
+		ci->created = true;
+		ci->created_fh = op.fh;
+		ci->created_gen = gen;
+		op.fh = 0;
+	}
+	spin_unlock(&ci->lock);
+	if (op.fh) {
+		struct clf_up_in in;
+
+		clf_fill_in(&in, CLF_UP_RELEASE, d_inode(dentry));
+		in.fh = op.fh;
+		clf_call_noreply(&in);
+	}
+	return 0;
+}
+
+static int clf_mknod(struct user_namespace *mnt_userns, struct inode *dir,
+		     struct dentry *dentry, umode_t mode, dev_t rdev)
+{
+	struct clf_up_attr a;
+	struct clf_call c;
+	int err;
+
+	memset(&c, 0, sizeof(c));
+	err = clf_name_call(&c, CLF_UP_MKNOD, dir, &dentry->d_name, &a);
+	if (err)
+		return err;
+	c.in.mode = mode;
+	c.in.arg = new_encode_dev(rdev);
+	err = clf_call(&c);
+	if (!err && c.out_len != sizeof(a))
+		err = -EIO;
+	return err ? err : clf_instantiate(dir, dentry, &a);
 }
 
 static int clf_mkdir(struct user_namespace *mnt_userns, struct inode *dir,
@@ -319,6 +379,7 @@ out:
 const struct inode_operations clf_dir_iops = {
 	.lookup		= clf_lookup,
 	.create		= clf_create,
+	.mknod		= clf_mknod,
 	.mkdir		= clf_mkdir,
 	.symlink	= clf_symlink,
 	.link		= clf_link,
@@ -327,6 +388,7 @@ const struct inode_operations clf_dir_iops = {
 	.rename		= clf_rename,
 	.getattr	= clf_getattr,
 	.setattr	= clf_setattr,
+	.listxattr	= clf_listxattr,
 };
 
 const struct file_operations clf_dir_fops = {

@@ -67,6 +67,19 @@ static int clf_open(struct inode *inode, struct file *file)
 	if (!cf)
 		return -ENOMEM;
 	cf->gen = clf_dev_generation();
+	spin_lock(&ci->lock);
+	if (ci->created && ci->created_gen == cf->gen) {
+		/* Just created (read and write): attributes known. */
+		ci->created = false;
+		cf->fh = ci->created_fh;
+		cf->writable = writable;
+		list_add(&cf->node, &ci->files);
+		spin_unlock(&ci->lock);
+		file->private_data = cf;
+		return 0;
+	}
+	ci->created = false;
+	spin_unlock(&ci->lock);
 	/*
 	 * Read and write, when writing: writing part of a page reads the
 	 * rest.  O_APPEND and O_TRUNC stay here (the page cache places
@@ -141,6 +154,8 @@ static int clf_flush(struct file *file, fl_owner_t id)
 	if (!err)
 		err = err2;
 	err2 = clf_fh_call(file, CLF_UP_FLUSH);
+	/* The times the daemon keeps, not the page cache's. */
+	CLF_I(inode)->attr_time = 0;
 	return err ? err : err2;
 }
 
@@ -521,8 +536,10 @@ static int clf_writepages(struct address_space *mapping,
 		return -ENOMEM;
 	}
 	wb->inode = inode;
-	/* Without a handle the pages still leave, failed: kept dirty,
-	 * they would be tried for ever. */
+	/*
+	 * Without a handle the pages still leave, failed: kept dirty,
+	 * they would be tried for ever.
+	 */
 	wb->fh_err = clf_inode_fh(inode, NULL, true, &wb->fh);
 	err = write_cache_pages(mapping, wbc, clf_wb_page, wb);
 	err2 = clf_wb_flush(wb);

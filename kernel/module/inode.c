@@ -100,16 +100,16 @@ struct inode *clf_iget(struct super_block *sb, const struct clf_up_attr *a)
 	if (!inode)
 		return ERR_PTR(-ENOMEM);
 	ci = CLF_I(inode);
-	if (inode->i_state & I_NEW) {
+	if ((inode->i_state & I_NEW)) {
 		clf_init_inode(inode, a);
 		clf_update_inode(inode, a);
 		unlock_new_inode(inode);
-	} else if ((inode->i_mode & S_IFMT) != (a->mode & S_IFMT)) {
+	} else if ((inode->i_mode & S_IFMT) == (a->mode & S_IFMT)) {
+		clf_update_inode(inode, a);
+	} else {
 		/* metad never reuses a number: the daemon is confused. */
 		iput(inode);
 		return ERR_PTR(-EIO);
-	} else {
-		clf_update_inode(inode, a);
 	}
 	spin_lock(&ci->lock);
 	ci->nlookup++;
@@ -151,7 +151,10 @@ int clf_getattr(struct user_namespace *mnt_userns, const struct path *path,
 	if (err)
 		return err;
 	generic_fillattr(mnt_userns, inode, stat);
-	stat->blksize = 1 << 20;
+	stat->blksize = CLF_UP_IO_MAX;
+	/* Written here, not yet counted there. */
+	stat->blocks = max_t(u64, stat->blocks,
+			     DIV_ROUND_UP(stat->size, 512));
 	return 0;
 }
 
@@ -266,6 +269,7 @@ static const char *clf_get_link(struct dentry *dentry, struct inode *inode,
 const struct inode_operations clf_file_iops = {
 	.getattr	= clf_getattr,
 	.setattr	= clf_setattr,
+	.listxattr	= clf_listxattr,
 };
 
 const struct inode_operations clf_symlink_iops = {

@@ -35,6 +35,7 @@ static struct inode *clf_alloc_inode(struct super_block *sb)
 	ci->nlookup = 0;
 	ci->attr_time = 0;
 	atomic_set(&ci->wseq, 0);
+	ci->created = false;
 	return &ci->vfs_inode;
 }
 
@@ -51,6 +52,12 @@ static void clf_evict_inode(struct inode *inode)
 
 	truncate_inode_pages_final(&inode->i_data);
 	clear_inode(inode);
+	if (ci->created && ci->created_gen == clf_dev_generation()) {
+		/* Created, never opened. */
+		clf_fill_in(&in, CLF_UP_RELEASE, inode);
+		in.fh = ci->created_fh;
+		clf_call_noreply(&in);
+	}
 	if (ci->nlookup) {
 		clf_fill_in(&in, CLF_UP_FORGET, inode);
 		in.arg = ci->nlookup;
@@ -92,7 +99,7 @@ static const struct super_operations clf_sops = {
 	.statfs		= clf_statfs,
 };
 
-enum { Opt_cache };
+enum { OPT_CACHE };
 
 static const struct constant_table clf_cache_modes[] = {
 	{ "normal", 0 },
@@ -101,7 +108,7 @@ static const struct constant_table clf_cache_modes[] = {
 };
 
 static const struct fs_parameter_spec clf_fs_params[] = {
-	fsparam_enum("cache", Opt_cache, clf_cache_modes),
+	fsparam_enum("cache", OPT_CACHE, clf_cache_modes),
 	{}
 };
 
@@ -114,7 +121,7 @@ static int clf_parse_param(struct fs_context *fc, struct fs_parameter *param)
 	opt = fs_parse(fc, clf_fs_params, param, &result);
 	if (opt < 0)
 		return opt;
-	if (opt == Opt_cache)
+	if (opt == OPT_CACHE)
 		sbi->cache_none = result.uint_32;
 	return 0;
 }
@@ -151,8 +158,7 @@ static int clf_fill_super(struct super_block *sb, struct fs_context *fc)
 	err = clf_mount_root(fc, &root);
 	if (err)
 		return err;
-	/* A bdi of its own: writeback, and readahead in daemon-sized
-	 * requests. */
+	/* A bdi of its own: writeback, and readahead of daemon size. */
 	err = super_setup_bdi(sb);
 	if (err)
 		return err;
@@ -165,7 +171,7 @@ static int clf_fill_super(struct super_block *sb, struct fs_context *fc)
 	sb->s_blocksize_bits = PAGE_SHIFT;
 	sb->s_maxbytes = MAX_LFS_FILESIZE;
 	sb->s_time_gran = 1;
-	sb->s_xattr = NULL;
+	sb->s_xattr = clf_xattr_handlers;
 	inode = clf_iget(sb, &root);
 	if (IS_ERR(inode))
 		return PTR_ERR(inode);
@@ -194,16 +200,18 @@ static const struct fs_context_operations clf_context_ops = {
 
 static int clf_init_fs_context(struct fs_context *fc)
 {
-	fc->s_fs_info = kzalloc(sizeof(struct clf_sb_info), GFP_KERNEL);
-	if (!fc->s_fs_info)
+	struct clf_sb_info *sbi = kzalloc(sizeof(*sbi), GFP_KERNEL);
+
+	if (!sbi)
 		return -ENOMEM;
+	fc->s_fs_info = sbi;
 	fc->ops = &clf_context_ops;
 	return 0;
 }
 
 static void clf_kill_sb(struct super_block *sb)
 {
-	bool mounted = sb->s_root != NULL;
+	bool mounted = sb->s_root;
 	struct clf_up_in in;
 
 	kill_anon_super(sb);

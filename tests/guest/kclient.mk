@@ -22,3 +22,13 @@ bench-kclient: $(KCLIENT_DEPS)
 		--timeout 600 $(CURDIR)/bench/kclient_vs_fuse.sh $(abspath $(O))
 
 endif
+
+# checkpatch.pl --strict of the module's sources and the shared header
+# (kernel style; clean).  checkpatch comes with linux-source only (a
+# 139 MB package, so not in make deps): CHECKPATCH=path/to/checkpatch.pl.
+CHECKPATCH ?= $(firstword $(wildcard /usr/src/linux-source-*/scripts/checkpatch.pl))
+.PHONY: checkpatch-kclient
+checkpatch-kclient:
+	@[ -n "$(CHECKPATCH)" ] || { echo "checkpatch-kclient: no checkpatch.pl (install linux-source, or CHECKPATCH=...)"; exit 1; }
+	$(CHECKPATCH) --no-tree --strict -f kernel/module/*.c kernel/module/*.h \
+		kernel/clf_upcall.h

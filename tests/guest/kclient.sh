@@ -209,6 +209,37 @@ head -c 300000 /dev/urandom > "$loc/n"
 cmp "$loc/n" "$mnt/native" || fail "the module's read of native bytes"
 ok
 
+step="xattrs: user.clf.layout on a file and a directory; mkfifo"
+python3 - "$mnt" <<'EOF' || fail "xattrs"
+import os, sys
+d = sys.argv[1]
+os.mkdir(d + "/lay")
+lay = os.getxattr(d + "/r", "user.clf.layout")
+if "user.clf.layout" not in os.listxattr(d + "/r"):
+    sys.exit("listxattr: %r" % os.listxattr(d + "/r"))
+os.setxattr(d + "/lay", "user.clf.layout", lay)
+with open(d + "/lay/f", "w") as f:
+    f.write("x")
+if os.getxattr(d + "/lay/f", "user.clf.layout") != lay:
+    sys.exit("the directory's layout was not inherited")
+try:
+    os.setxattr(d + "/r", "user.other", b"1")
+    sys.exit("user.other accepted")
+except OSError:
+    pass
+os.mkfifo(d + "/lay/fifo")
+if not os.path.exists(d + "/lay/fifo"):
+    sys.exit("mkfifo")
+EOF
+ok
+
+step="the FUSE mount's POSIX suite (posix_suite.py)"
+chmod 755 "$tmp" "$mnt"
+python3 "$tests/posix_suite.py" "$mnt" > "$tmp/posix.out" 2>&1 ||
+	{ tail -30 "$tmp/posix.out"; fail "posix_suite.py"; }
+tail -1 "$tmp/posix.out"
+ok
+
 step="sqlite"
 if command -v sqlite3 > /dev/null; then
 	sqlite3 "$mnt/db" "create table t(a, b); insert into t values (1, 'x'), (2, 'y');" ||
