@@ -93,6 +93,12 @@ BENCHES += $(O)/bench/md_bench
 $(O)/bench/md_bench: $(O)/bench/md_bench.o $(O)/libclf.a
 	$(CC) -o $@ $^ $(LIBCLF_EXTRA_LIBS) $(ALL_LDFLAGS)
 
+# A small access in many pieces (issue 15): us per call, native API.
+BENCHES += $(O)/bench/small_pieces
+
+$(O)/bench/small_pieces: $(O)/bench/small_pieces.o $(O)/libclf.a
+	$(CC) -o $@ $^ $(LIBCLF_EXTRA_LIBS) $(ALL_LDFLAGS)
+
 # One iod against 1, 2, 4, 8 clients (issue 20): total MB/s per count.
 BENCHES += $(O)/bench/iod_clients
 

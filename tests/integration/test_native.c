@@ -1554,7 +1554,7 @@ END_TEST
  * 3000-byte write on each iod, which takes them in one SUB_WRITEV (then
  * one SUB_READV), plus the STATUS that counts.  A piece past the end of
  * its subfile (but not of the file) reads as zeros, as it did with a
- * request per piece.
+ * request per piece.  A client of 1.10 still sends one per piece.
  */
 START_TEST(test_small_access_in_pieces_is_one_request_per_iod)
 {
@@ -1600,6 +1600,29 @@ START_TEST(test_small_access_in_pieces_is_one_request_per_iod)
 	for (int i = 1000; i < 1200; i++)
 		ck_assert_uint_eq(back[i], 0);
 	ck_assert_mem_eq(back + 1200, last, 100);
+	ck_assert_int_eq(CLF_close(fd), 0);
+
+	/* A client of protocol 1.10 sends a request per piece, and the
+	 * same bytes land. */
+	ck_assert_int_eq(CLF_finalize(), 0);
+	setenv("CLF_TEST_CLIENT_MINOR", "10", 1);
+	ck_assert_msg(CLF_init(inst.conf) == 0, "%s", CLF_Last_error());
+	for (int i = 0; i < 3000; i++)
+		buf[i] = (uint8_t)(i * 5 + 3);
+	fd = CLF_open("/pieces", O_RDWR);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(CLF_fcntl(fd, CLF_FCNTL_SETVIEW, &v), 0);
+	for (int i = 0; i < 2; i++)
+		before[i] = iod_requests(i);
+	ck_assert_int_eq(CLF_write(fd, buf, 3000), 3000);
+	for (int i = 0; i < 2; i++)
+		after[i] = iod_requests(i);
+	unsetenv("CLF_TEST_CLIENT_MINOR");
+	for (int i = 0; i < 2; i++)
+		ck_assert_int_eq(after[i] - before[i], 16);
+	memset(back, 0xee, sizeof(back));
+	ck_assert_int_eq(CLF_ncread_at(fd, 2000, back, m1300), 1300);
+	ck_assert_mem_eq(back, buf + 2000, 1000);
 	ck_assert_int_eq(CLF_close(fd), 0);
 	CLF_Type_free(&view);
 	CLF_Type_free(&m100);
