@@ -15,8 +15,13 @@
 #include "clf_upcall.h"
 #include "clfs_upcall.h"
 
+/* Loaded, or loadable: modprobe finds it where it is installed. */
 bool clfs_kernel_loaded(void)
 {
+	if (access("/sys/module/clf", F_OK) == 0)
+		return true;
+	if (system("modprobe -q clf 2>/dev/null") != 0)
+		return false;
 	return access("/sys/module/clf", F_OK) == 0;
 }
 
