@@ -13,9 +13,12 @@
  *  2. Every request of an operation gives the same P and the same
  *     direction (all reads or all writes).  A request that disagrees with
  *     the operation it would join is refused (-EINVAL) and does not count.
- *     P may not exceed the connections the iod serves at once (-E2BIG:
- *     such an operation could never complete).  A refused write's piece
- *     is written on its own all the same, as under rule 5.
+ *     No constant bounds P: the operation's table of participants (P
+ *     entries of struct coll_part, made by its first request) is charged
+ *     to the buffer pool as the collectives' own client, and an operation
+ *     whose table the pool cannot take is refused (-E2BIG), request by
+ *     request.  A refused write's piece is written on its own all the
+ *     same, as under rule 5.
  *
  *  3. Each participant is one connection.  A connection serves its
  *     requests one at a time, so it is in at most one operation at a time
@@ -76,7 +79,12 @@
  * Memory: each participant's buffer (and view) belongs to its connection
  * thread, which stays inside iod_coll_join until the operation ended, so
  * the pieces never outlive what they point to.  The operation itself is
- * freed by the last participant to leave.
+ * freed by the last participant to leave, who gives its table's charge
+ * back to the pool.  What a participant's data costs is bounded apart:
+ * a piece is held for the merge only within its connection's share of
+ * the buffer pool (iod_xfer.c); a bigger one is streamed into its
+ * subfile as it arrives (iod_ops_io.c), so the iod holds no more than
+ * the pool however many participants come and however much each sends.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -130,6 +138,7 @@ struct coll_op {
 	uint32_t participants;
 	int write;
 	int64_t deadline_ms;		/* clf_now_ms() when it is discarded */
+	size_t charged;			/* of srv->bufs: the parts table */
 	pthread_cond_t cond;		/* state changes; the table mutex */
 
 	/* Protected by the table mutex (the pieces too, except while
@@ -200,32 +209,58 @@ static void op_unlink(struct iod_colls *cs, struct coll_op *op)
 	}
 }
 
-static void op_free(struct coll_op *op)
+/* Charge (take) or give back n bytes of the collectives' pool share. */
+static bool coll_charge(struct iod_server *srv, size_t n, bool take)
+{
+	bool ok = true;
+
+	pthread_mutex_lock(&srv->buf_lock);
+	if (!take)
+		iod_pool_give(&srv->bufs, &srv->coll_charged, n);
+	else if ((ok = iod_pool_fits(&srv->bufs, srv->coll_charged, n)))
+		iod_pool_take(&srv->bufs, &srv->coll_charged, n);
+	pthread_mutex_unlock(&srv->buf_lock);
+	return ok;
+}
+
+static void op_free(struct iod_server *srv, struct coll_op *op)
 {
 	for (uint32_t i = 0; op->parts && i < op->participants; i++)
 		iod_pieces_release(&op->parts[i].buf);
 	free(op->parts);
+	if (op->charged)
+		coll_charge(srv, op->charged, false);
 	pthread_cond_destroy(&op->cond);
 	free(op);
 }
 
 /* A new operation in the table, with its deadline from now. */
-static int op_create(struct iod_colls *cs, const struct iod_view *v,
+static int op_create(struct iod_server *srv, const struct iod_view *v,
 		     uint64_t tag, uint32_t participants, int write,
-		     int timeout_ms, struct coll_op **out)
+		     struct coll_op **out)
 {
+	struct iod_colls *cs = srv->colls;
+	size_t table = (size_t)participants * sizeof(struct coll_part);
 	pthread_condattr_t attr;
-	struct coll_op *op = calloc(1, sizeof(*op));
+	struct coll_op *op;
+	char b[32];
 	int err;
 
-	if (!op)
-		return clf_fail(ENOMEM, "iod: out of memory");
-	/* participants <= max_conns (op_enter): a bounded array. */
-	op->parts = calloc(participants, sizeof(*op->parts));
-	if (!op->parts) {
+	/* The bound on P (rule 2): memory, not a count. */
+	if (!coll_charge(srv, table, true))
+		return clf_fail(E2BIG,
+				"iod: collective operation 0x%" PRIx64 " of %" PRIu32 " participants: its table (%s) passes what this iod lends collectives now (iod_buffer_memory)",
+				tag, participants,
+				iod_bytes_str(table, b, sizeof(b)));
+	op = calloc(1, sizeof(*op));
+	if (op)
+		op->parts = calloc(participants, sizeof(*op->parts));
+	if (!op || !op->parts) {
 		free(op);
+		coll_charge(srv, table, false);
 		return clf_fail(ENOMEM, "iod: out of memory");
 	}
+	op->charged = table;
 	err = -pthread_condattr_init(&attr);
 	if (err)
 		goto free_op;
@@ -240,7 +275,7 @@ static int op_create(struct iod_colls *cs, const struct iod_view *v,
 	op->subfile = v->subfile;
 	op->participants = participants;
 	op->write = write;
-	op->deadline_ms = clf_now_ms() + timeout_ms;
+	op->deadline_ms = clf_now_ms() + srv->timeout_ms;
 	op->state = COLL_GATHERING;
 	op->next = cs->gathering;
 	cs->gathering = op;
@@ -250,6 +285,7 @@ static int op_create(struct iod_colls *cs, const struct iod_view *v,
 free_op:
 	free(op->parts);
 	free(op);
+	coll_charge(srv, table, false);
 	return clf_fail_neg(err, "iod: cannot create a condition variable");
 }
 
@@ -485,13 +521,8 @@ static int op_enter(struct iod_server *srv, const struct iod_view *v,
 {
 	struct coll_op *op = op_find(srv->colls, tag, v->file, v->subfile);
 
-	if (participants > srv->max_conns)
-		return clf_fail(E2BIG,
-				"iod: collective operation 0x%" PRIx64 " of %" PRIu32 " participants: this iod serves at most %u connections",
-				tag, participants, srv->max_conns);
 	if (!op)
-		return op_create(srv->colls, v, tag, participants, write,
-				 srv->timeout_ms, out);
+		return op_create(srv, v, tag, participants, write, out);
 	if (op->participants != participants || op->write != write)
 		return clf_fail(EINVAL,
 				"iod: collective operation 0x%" PRIx64 " on subfile %" PRIu32 " of file 0x%" PRIx64 " is a %s of %" PRIu32 " participants; this request is a %s of %" PRIu32,
@@ -543,7 +574,7 @@ int64_t iod_coll_join(struct iod_server *srv, const struct iod_view *v,
 	last = --op->refs == 0;
 	pthread_mutex_unlock(&cs->mutex);
 	if (last)
-		op_free(op);
+		op_free(srv, op);
 	if (result < 0)
 		err = clf_error_restore(&why);
 	return err ? err : (int64_t)len;

@@ -25,8 +25,9 @@ void iod_colls_free(struct iod_colls *cs);
  * until timeout_ms after the first of them arrived.  Returns len, or a
  * negative errno for this participant: -ETIMEDOUT (the operation is
  * discarded for everyone), -EINVAL (this request disagrees with the
- * operation it joins, or len is wrong), -E2BIG (more participants than
- * the iod serves connections), -ESHUTDOWN (the iod is stopping), or the
+ * operation it joins, or len is wrong), -E2BIG (the table of so many
+ * participants passes the memory the iod lends collectives now),
+ * -ESHUTDOWN (the iod is stopping), or the
  * I/O error every participant gets.  With the first four the operation
  * did no I/O with this participant's data.
  */

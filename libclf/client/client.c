@@ -73,6 +73,8 @@ int clf_peer_lock(struct clf_peer *p)
 	if (p->reused)
 		return 0;
 	peer_drop(p);
+	if (p->connecting)
+		pthread_mutex_lock(p->connecting);
 	err = clf_conn_connect(cl->transport, p->d->addr, cl->cfg->timeout_ms,
 			       &p->conn);
 	if (!err) {
@@ -83,11 +85,14 @@ int clf_peer_lock(struct clf_peer *p)
 		if (err)
 			peer_drop(p);
 	}
+	if (p->connecting)
+		pthread_mutex_unlock(p->connecting);
 	if (err) {
 		pthread_mutex_unlock(&p->lock);
 		return down_error(p, err);
 	}
-	p->generation++;
+	/* Unique among all lanes: a view handle names its connection. */
+	p->generation = atomic_fetch_add(&cl->next_generation, 1) + 1;
 	return 0;
 }
 

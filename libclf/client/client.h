@@ -2,17 +2,27 @@
 /*
  * client.h -- the client's connections to metad and the iods.
  *
- * One connection per daemon and process, opened at first use and
- * reopened after a failure.  A request holds the daemon's lock from send
- * to reply, so requests of several threads never interleave on a
- * connection; an access that touches several iods locks them in index
- * order (no deadlock), sends every request, then collects every reply, so
- * the iods work in parallel.
+ * One connection to metad per process; to each iod, up to
+ * iod_connections (clf.conf) lanes, each a connection of its own, opened
+ * at first use and reopened after a failure.  An open file takes the
+ * lane with the fewest open files, and all its iod requests go on it:
+ * the views and capabilities it gave an iod live on that connection, and
+ * requests on different files -- a mount's readers, a process's threads
+ * -- proceed at once instead of queueing on one connection.  Calls for
+ * no file (sizes of a layout) take the calling thread's lane.  A request
+ * holds its lane's lock from send to reply, so requests of several
+ * threads never interleave on a connection; an access that touches
+ * several iods locks them in index order (no deadlock: they are of one
+ * lane), sends every request, then collects every reply, so the iods
+ * work in parallel.  Lanes of an iod open their connections one at a
+ * time, so a thousand of them starting at once do not crowd the iod's
+ * handshake slots (admission.h).
  */
 #ifndef CLF_CLIENT_H
 #define CLF_CLIENT_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -31,7 +41,10 @@ struct clf_peer {
 	struct clf_error_source src; /* metad or iod N at d->addr: who
 					failed, in errors about this peer */
 	struct clf_conn *conn;	/* owned; NULL until used or after failure */
-	uint64_t generation;	/* +1 per connection: stamps view handles */
+	uint64_t generation;	/* new per connection, unique in the
+				   process: stamps view handles */
+	pthread_mutex_t *connecting;	/* the iod's: one handshake at a time;
+					   NULL for metad */
 	bool reused;		/* the last lock kept an older connection */
 	bool timed_out;		/* the last failure was a timeout */
 	bool acts_for;		/* metad: requests carry the user they act
@@ -60,7 +73,15 @@ struct clf_client {
 	 * not hold up the process's other metadata calls.
 	 */
 	struct clf_peer metad_locks;
-	struct clf_peer *iods;	/* cfg->niods, owned */
+	/* cfg->niods * lanes, owned: lane k of iod i at i * lanes + k. */
+	struct clf_peer *iods;
+	unsigned lanes;		/* cfg->iod_connections */
+	pthread_mutex_t *iod_connecting;	/* cfg->niods, owned */
+	atomic_uint *lane_files;	/* lanes, owned: open files on each */
+	atomic_uint next_lane;	/* where the next search for one begins */
+	atomic_uint next_thread_lane;	/* and the next thread (apart, so
+					   that files take every lane) */
+	atomic_uint_least64_t next_generation;	/* of connections */
 	/* Request identities (client_retry.c, clf_proto.h "Retries"). */
 	pthread_mutex_t reqid_lock;
 	uint64_t client_id;	/* random, non-zero; reqid_lock */
@@ -74,8 +95,25 @@ extern struct clf_client *clf_client_instance;
 /* -EINVAL with a message when CLF_init() has not run. */
 int clf_client_get(struct clf_client **out);
 
-/* The peer of iod index i, or NULL with a message. */
+/* The peer of iod index i on the calling thread's lane, or NULL with a
+ * message. */
 struct clf_peer *clf_client_iod(struct clf_client *cl, uint32_t i);
+
+/* The same on lane `lane` (an open file's). */
+struct clf_peer *clf_client_iod_lane(struct clf_client *cl, uint32_t i,
+				     unsigned lane);
+
+/* A lane for a file being opened: one with the fewest open files;
+ * clf_client_give_lane when it closes. */
+unsigned clf_client_take_lane(struct clf_client *cl);
+void clf_client_give_lane(struct clf_client *cl, unsigned lane);
+
+/* The calling thread's lane becomes `lane` (that of the file it uses). */
+void clf_client_follow_lane(unsigned lane);
+
+/* The peer of iod i whose connection has generation gen, or NULL. */
+struct clf_peer *clf_client_iod_of_gen(struct clf_client *cl, uint32_t i,
+				       uint64_t gen);
 
 /*
  * Lock the peer and make sure it is connected and authenticated.  On

@@ -46,6 +46,8 @@ struct clf_file {
 	pthread_mutex_t lock;	/* guards everything below */
 	bool closed;		/* CLF_close took the descriptor */
 	uint64_t ino;
+	unsigned lane;		/* of its iod connections (client.h) */
+	bool has_lane;		/* lane taken: given back when freed */
 	int flags;		/* O_ACCMODE and O_APPEND bits of open */
 	struct clf_layout *layout;	/* owned */
 	int64_t view_disp;

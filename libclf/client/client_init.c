@@ -137,13 +137,29 @@ int CLF_init(const char *config_path)
 		if (err)
 			goto release_peers;
 	}
-	cl->iods = calloc(cl->cfg->niods, sizeof(*cl->iods));
-	if (!cl->iods) {
+	cl->lanes = cl->cfg->iod_connections > 0
+			    ? (unsigned)cl->cfg->iod_connections : 1;
+	cl->iods = calloc((size_t)cl->cfg->niods * cl->lanes,
+			  sizeof(*cl->iods));
+	cl->iod_connecting = calloc(cl->cfg->niods,
+				    sizeof(*cl->iod_connecting));
+	cl->lane_files = calloc(cl->lanes, sizeof(*cl->lane_files));
+	if (!cl->iods || !cl->iod_connecting || !cl->lane_files) {
+		free(cl->iods);
+		free(cl->iod_connecting);
+		free(cl->lane_files);
 		err = clf_fail(ENOMEM, "clf: out of memory");
 		goto release_peers;
 	}
-	for (uint32_t i = 0; i < cl->cfg->niods; i++)
-		peer_init(&cl->iods[i], &cl->cfg->iods[i], CLF_ERROR_IOD, i);
+	for (uint32_t i = 0; i < cl->cfg->niods; i++) {
+		pthread_mutex_init(&cl->iod_connecting[i], NULL);
+		for (unsigned k = 0; k < cl->lanes; k++) {
+			struct clf_peer *p = &cl->iods[i * cl->lanes + k];
+
+			peer_init(p, &cl->cfg->iods[i], CLF_ERROR_IOD, i);
+			p->connecting = &cl->iod_connecting[i];
+		}
+	}
 	clf_client_instance = cl;
 	return 0;
 release_peers:
@@ -166,9 +182,14 @@ int CLF_finalize(void)
 	clf_files_close_all(CLF_close);
 	peer_release(&cl->metad);
 	peer_release(&cl->metad_locks);
-	for (uint32_t i = 0; i < cl->cfg->niods; i++)
-		peer_release(&cl->iods[i]);
+	for (uint32_t i = 0; i < cl->cfg->niods; i++) {
+		for (unsigned k = 0; k < cl->lanes; k++)
+			peer_release(&cl->iods[i * cl->lanes + k]);
+		pthread_mutex_destroy(&cl->iod_connecting[i]);
+	}
 	free(cl->iods);
+	free(cl->iod_connecting);
+	free(cl->lane_files);
 	pthread_mutex_destroy(&cl->reqid_lock);
 	clf_config_free(cl->cfg);
 	free(cl);

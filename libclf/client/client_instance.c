@@ -5,6 +5,7 @@
  * every other client file may call and which calls none of them.
  */
 #include <errno.h>
+#include <limits.h>
 
 #include "client_i.h"
 #include "error.h"
@@ -19,12 +20,62 @@ int clf_client_get(struct clf_client **out)
 	return 0;
 }
 
-struct clf_peer *clf_client_iod(struct clf_client *cl, uint32_t i)
+unsigned clf_client_take_lane(struct clf_client *cl)
+{
+	unsigned start = atomic_fetch_add(&cl->next_lane, 1), best = 0;
+	unsigned least = UINT_MAX;
+
+	/* Racy counts at worst put two files on one lane: still correct. */
+	for (unsigned k = 0; k < cl->lanes && least; k++) {
+		unsigned lane = (start + k) % cl->lanes;
+		unsigned n = atomic_load(&cl->lane_files[lane]);
+
+		if (n < least) {
+			least = n;
+			best = lane;
+		}
+	}
+	atomic_fetch_add(&cl->lane_files[best], 1);
+	return best;
+}
+
+void clf_client_give_lane(struct clf_client *cl, unsigned lane)
+{
+	atomic_fetch_sub(&cl->lane_files[lane % cl->lanes], 1);
+}
+
+struct clf_peer *clf_client_iod_lane(struct clf_client *cl, uint32_t i,
+				     unsigned lane)
 {
 	if (i >= cl->cfg->niods) {
 		clf_fail(EINVAL, "clf: the layout names iod %u, the configuration has %u",
 			 i, cl->cfg->niods);
 		return NULL;
 	}
-	return &cl->iods[i];
+	return &cl->iods[(size_t)i * cl->lanes + lane % cl->lanes];
+}
+
+/* This thread's lane for calls on no file, taken at its first; +1. */
+static __thread unsigned thread_lane;
+
+void clf_client_follow_lane(unsigned lane)
+{
+	thread_lane = lane + 1;
+}
+
+struct clf_peer *clf_client_iod_of_gen(struct clf_client *cl, uint32_t i,
+				       uint64_t gen)
+{
+	for (unsigned k = 0; gen && i < cl->cfg->niods && k < cl->lanes; k++)
+		if (cl->iods[(size_t)i * cl->lanes + k].generation == gen)
+			return &cl->iods[(size_t)i * cl->lanes + k];
+	return NULL;
+}
+
+struct clf_peer *clf_client_iod(struct clf_client *cl, uint32_t i)
+{
+	if (!thread_lane)
+		thread_lane = atomic_fetch_add(&cl->next_thread_lane, 1) %
+			      cl->lanes + 1;
+	return clf_client_iod_lane(cl, i, thread_lane - 1);
 }

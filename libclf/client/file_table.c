@@ -63,6 +63,8 @@ void clf_file_free(struct clf_file *f)
 	clf_viewmap_free(f->view);
 	clf_layout_free(f->layout);
 	CLF_Type_free(&f->view_type);
+	if (f->has_lane && clf_client_instance)
+		clf_client_give_lane(clf_client_instance, f->lane);
 	free(f->handles);
 	free(f->handle_gen);
 	free(f->view_key);
@@ -90,6 +92,8 @@ int clf_file_install(struct clf_file *f)
 		nfiles = n;
 	}
 	f->refs = 1;		/* the table's */
+	f->lane = clf_client_take_lane(clf_client_instance);
+	f->has_lane = true;
 	files[fd] = f;
 	pthread_mutex_unlock(&files_lock);
 	return fd;
@@ -126,6 +130,9 @@ int clf_file_get(int fd, struct clf_file **out)
 		file_unref(f);
 		return clf_fail(EBADF, "clf: %d is not an open clf file", fd);
 	}
+	/* This thread's calls on no file go on its file's lane: sizes asked
+	 * for a file do not wait behind another file's long request. */
+	clf_client_follow_lane(f->lane);
 	*out = f;
 	return 0;
 }

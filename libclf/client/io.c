@@ -189,7 +189,7 @@ static int head_io(struct clf_file *f, int64_t lo, int64_t hi, uint8_t *packed,
 	struct clf_client *cl = clf_client_instance;
 	struct head_io h = { f, NULL, packed, 0, write };
 
-	h.peer = clf_client_iod(cl, f->layout->head_iod);
+	h.peer = clf_client_iod_lane(cl, f->layout->head_iod, f->lane);
 	if (!h.peer)
 		return -EINVAL;
 	return clf_viewmap_foreach(f->view, CLF_HEAD(f->layout), lo, hi,
@@ -664,7 +664,7 @@ static int find_targets(struct access *a, int64_t lo, int64_t hi)
 				return clf_fail(EINVAL, "clf: no participants given for subfile %d, where this access merges",
 						j);
 		}
-		t->peer = clf_client_iod(cl, l->iods[j]);
+		t->peer = clf_client_iod_lane(cl, l->iods[j], a->f->lane);
 		if (!t->peer)
 			return -EINVAL;
 		t->view_direct = a->f->view->maps[j] &&
@@ -1025,7 +1025,7 @@ int CLF_sync(int fd)
 		uint32_t iod = j < f->layout->nsub ? f->layout->iods[j]
 						   : f->layout->head_iod;
 		struct clf_proto_ino req = { f->ino };
-		struct clf_peer *p = clf_client_iod(cl, iod);
+		struct clf_peer *p = clf_client_iod_lane(cl, iod, f->lane);
 		struct iovec iov;
 		void *body, *reply;
 		uint32_t rlen;

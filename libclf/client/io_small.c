@@ -138,8 +138,9 @@ static int add_file_run(struct small *s, int64_t off, int64_t len, int64_t at)
 		p = &s->p[s->n++];
 		*p = (struct small_piece){ .sub = j, .soff = soff, .len = plen,
 					   .at = at };
-		p->peer = clf_client_iod(cl, j == CLF_HEAD(l) ? l->head_iod
-							      : l->iods[j]);
+		p->peer = clf_client_iod_lane(cl, j == CLF_HEAD(l) ? l->head_iod
+								   : l->iods[j],
+					      s->f->lane);
 		if (!p->peer)
 			return -EINVAL;
 		off += plen;

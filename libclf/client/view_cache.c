@@ -163,16 +163,18 @@ void clf_views_release(const struct clf_layout *l, uint32_t *handles,
 	struct clf_client *cl = clf_client_instance;
 
 	for (int j = 0; l && gen && j < l->nsub; j++) {
-		struct clf_peer *p = clf_client_iod(cl, l->iods[j]);
+		/* The lane whose connection the handle is of. */
+		struct clf_peer *p = clf_client_iod_of_gen(cl, l->iods[j],
+							   gen[j]);
 		struct clf_proto_u32 req = { handles[j] };
 		struct iovec iov;
 		void *body, *reply;
 		uint32_t rlen;
 		size_t len;
 
+		/* None: the handle died with an older connection. */
 		if (!gen[j] || !p)
 			continue;
-		/* A handle of an older connection died with it. */
 		if (gen[j] == p->generation &&
 		    clf_encode(enc_u32, &req, &body, &len) == 0) {
 			iov = (struct iovec){ body, len };

@@ -34,7 +34,7 @@ enum key {
 	K_TIMEOUT, K_DATA_DIR, K_TRANSPORT, K_METAD,
 	K_IOD_VIEW_MEM, K_IOD_VIEW_SHARE, K_IOD_BUF_MEM, K_IOD_BUF_SHARE,
 	K_AUTH, K_ROOT_SQUASH, K_PROTECTION, K_CAP_LIFETIME, K_GRACE,
-	K_LOG_LEVEL,
+	K_LOG_LEVEL, K_IOD_CONNS,
 	K_ADDRESS, K_DIR,	/* in [metad] and [iod] */
 	K_NR
 };
@@ -52,6 +52,7 @@ static const char *const key_names[K_NR] = {
 	[K_AUTH] = "auth", [K_ROOT_SQUASH] = "root_squash",
 	[K_PROTECTION] = "protection", [K_CAP_LIFETIME] = "capability_lifetime",
 	[K_GRACE] = "recovery_grace_s", [K_LOG_LEVEL] = "log_level",
+	[K_IOD_CONNS] = "iod_connections",
 };
 
 /* Where the [global] iod memory keys go in a config. */
@@ -481,6 +482,13 @@ static int global_key(struct parse *p, enum key k, const char *value)
 				    name, value, GRACE_MAX_S);
 		cfg->recovery_grace_s = (int)v;
 		return 1;
+	case K_IOD_CONNS:
+		if (parse_int(value, 1, CLF_CONFIG_MAX_IOD_CONNS, &v))
+			return perr(p, p->line, EINVAL,
+				    "%s: '%s' is not a whole number from 1 to %d",
+				    name, value, CLF_CONFIG_MAX_IOD_CONNS);
+		cfg->iod_connections = (int)v;
+		return 1;
 	case K_LOG_LEVEL:
 		if (clf_log_level_parse(value) < 0)
 			return perr(p, p->line, EINVAL,
@@ -715,6 +723,7 @@ static struct clf_config *config_new(void)
 	cfg->timeout_ms = CLF_CONN_DEFAULT_TIMEOUT_MS;
 	cfg->cap_lifetime_s = CLF_CAP_LIFETIME_DEFAULT_S;
 	cfg->recovery_grace_s = CLF_CONFIG_DEFAULT_GRACE_S;
+	cfg->iod_connections = CLF_CONFIG_DEFAULT_IOD_CONNS;
 	cfg->log_level = CLF_LOG_INFO;
 	return cfg;
 }
@@ -1054,6 +1063,8 @@ static int write_body(FILE *f, const struct clf_config *cfg)
 		cfg->stripe_count, cfg->first_iod, cfg->timeout_ms);
 	if (cfg->recovery_grace_s != CLF_CONFIG_DEFAULT_GRACE_S)
 		fprintf(f, "recovery_grace_s = %d\n", cfg->recovery_grace_s);
+	if (cfg->iod_connections != CLF_CONFIG_DEFAULT_IOD_CONNS)
+		fprintf(f, "iod_connections = %d\n", cfg->iod_connections);
 	if (cfg->log_level != CLF_LOG_INFO)
 		fprintf(f, "log_level = %s\n",
 			clf_log_level_name(cfg->log_level));

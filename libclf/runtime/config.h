@@ -21,6 +21,9 @@
  *                             ; metad checks what they do; secret: only
  *                             ; holders of the secret (default: munge when
  *                             ; munged answers when a daemon starts)
+ *   iod_connections = 4       ; a client's connections to each iod: its
+ *                             ; open files take them in turn, so several
+ *                             ; files are served at once (1..4096)
  *   log_level = info          ; error | warn | debug: the daemons' log
  *                             ; (debug adds a line per connection)
  *   root_squash = no          ; yes: metad treats uid 0 of clients as
@@ -68,6 +71,8 @@
 #define CLF_CONFIG_DEFAULT_IODS 4
 #define CLF_CONFIG_DEFAULT_STRIPE (64 * 1024)
 #define CLF_CONFIG_DEFAULT_GRACE_S 30
+#define CLF_CONFIG_DEFAULT_IOD_CONNS 4
+#define CLF_CONFIG_MAX_IOD_CONNS 4096
 #define CLF_CONFIG_DEFAULT_DATA_DIR "./clf-data"
 #define CLF_CONFIG_FILE_NAME "clf.conf"	/* in the data directory */
 #define CLF_CONFIG_SECRET_NAME "secret"	/* beside it, made by clf up */
@@ -110,6 +115,8 @@ struct clf_config {
 	int timeout_ms;		/* > 0 */
 	int recovery_grace_s;	/* >= 0: clients wait this long for a
 				   restarting daemon (client_grace.c) */
+	int iod_connections;	/* a client's connections to each iod,
+				   1..CLF_CONFIG_MAX_IOD_CONNS */
 	int log_level;		/* the daemons' (log.h), CLF_LOG_INFO by
 				   default */
 	char *data_dir;		/* absolute; owned */

@@ -105,9 +105,12 @@ static int write_config(struct instance *in, const char *const *iod_dirs)
 	return fclose(f) ? -1 : 0;
 }
 
+unsigned instance_iod_max_conns;
+
 int instance_start_daemon(struct instance *in, int idx)
 {
 	char prog[PATH_MAX + 32], index[16], log[PATH_MAX + 32];
+	char max_conns[16];
 	int port = in->base_port + 1 + idx;
 	struct timespec ts = { 0, 20 * 1000 * 1000 };
 	pid_t pid;
@@ -120,6 +123,7 @@ int instance_start_daemon(struct instance *in, int idx)
 		snprintf(log, sizeof(log), "%s/iod%d.log", in->dir, idx);
 	}
 	snprintf(index, sizeof(index), "%d", idx);
+	snprintf(max_conns, sizeof(max_conns), "%u", instance_iod_max_conns);
 	pid = fork();
 	if (pid < 0)
 		return -1;
@@ -127,6 +131,9 @@ int instance_start_daemon(struct instance *in, int idx)
 		if (idx < 0)
 			execl(prog, "metad", "-c", in->conf, "-f", "--log", log,
 			      (char *)NULL);
+		else if (instance_iod_max_conns)
+			execl(prog, "iod", "-c", in->conf, "-n", index, "-f",
+			      "--log", log, "-m", max_conns, (char *)NULL);
 		else
 			execl(prog, "iod", "-c", in->conf, "-n", index, "-f",
 			      "--log", log, (char *)NULL);
@@ -196,6 +203,14 @@ void instance_kill(struct instance *in, int idx, int sig)
 
 int instance_set_grace(struct instance *in, int seconds)
 {
+	char line[64];
+
+	snprintf(line, sizeof(line), "recovery_grace_s = %d", seconds);
+	return instance_add_global(in, line);
+}
+
+int instance_add_global(struct instance *in, const char *line)
+{
 	char text[8192], *tail;
 	FILE *f = fopen(in->conf, "r");
 	size_t n = f ? fread(text, 1, sizeof(text) - 1, f) : 0;
@@ -209,7 +224,7 @@ int instance_set_grace(struct instance *in, int seconds)
 		return -1;
 	tail += strlen("[global]\n");
 	fwrite(text, 1, tail - text, f);
-	fprintf(f, "recovery_grace_s = %d\n%s", seconds, tail);
+	fprintf(f, "%s\n%s", line, tail);
 	return fclose(f) ? -1 : 0;
 }
 

@@ -42,6 +42,14 @@ void instance_kill(struct instance *in, int idx, int sig);
  * CLF_init: the clients' wait for a restarting daemon). */
 int instance_set_grace(struct instance *in, int seconds);
 
+/* Add line ("key = value") to the [global] section of the instance's
+ * clf.conf (before CLF_init, for a client key). */
+int instance_add_global(struct instance *in, const char *line);
+
+/* iod -m (connections served at once) for the iods started after this
+ * is set; 0: the iod's default. */
+extern unsigned instance_iod_max_conns;
+
 /* Stop everything, remove the directory. */
 void instance_stop(struct instance *in);
 

@@ -22,7 +22,8 @@ ifeq ($(CONFIG_CLF_FUSE),y)
 
 MOUNT_TEST := tests/integration/test_mount.sh tests/integration/test_mount_t.sh \
 	tests/integration/test_mount_romio.sh tests/integration/test_mount_lock.sh \
-	tests/integration/test_posix.sh tests/integration/test_mount_recovery.sh
+	tests/integration/test_posix.sh tests/integration/test_mount_recovery.sh \
+	tests/integration/test_mount_parallel.sh
 MOUNT_HELPER := $(O)/tests/integration/mount_helper
 
 $(MOUNT_HELPER): $(O)/tests/integration/mount_helper.o $(O)/libclf.a

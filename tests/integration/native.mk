@@ -73,12 +73,22 @@ $(NATIVE_CRASH_SHIM): tests/integration/crash_shim.c \
 		-o $@ tests/integration/crash_shim.c \
 		tests/integration/crash_shadow.c -ldl -lpthread
 
+# A collective of a thousand threads of one process (test_native_coll).
+NATIVE_COLL_TEST := $(O)/tests/integration/test_native_coll
+NATIVE_COLL_TEST_OBJS := $(O)/tests/integration/test_native_coll.o \
+	$(O)/tests/integration/instance.o
+
+$(NATIVE_COLL_TEST): $(NATIVE_COLL_TEST_OBJS) $(O)/libclf.a
+	$(CC) -o $@ $(NATIVE_COLL_TEST_OBJS) $(O)/libclf.a \
+		$(LIBCLF_EXTRA_LIBS) $(CHECK_LIBS) $(ALL_LDFLAGS)
+
 .PHONY: check-native
 check-native: $(NATIVE_TEST) $(NATIVE_LOCK_TEST) $(NATIVE_APPEND_TEST) \
 		$(NATIVE_LINKS_TEST) $(NATIVE_CRASH_TEST) $(NATIVE_FSYNC_LOG) \
-		$(NATIVE_CRASH_SHIM) $(NATIVE_RECOVERY_TEST) $(PROGRAMS)
+		$(NATIVE_CRASH_SHIM) $(NATIVE_RECOVERY_TEST) $(NATIVE_COLL_TEST) \
+		$(PROGRAMS)
 	@CLF_BUILD_DIR=$(O) scripts/run-tests.sh $(NATIVE_TEST) \
 		$(NATIVE_LOCK_TEST) $(NATIVE_APPEND_TEST) $(NATIVE_LINKS_TEST) \
-		$(NATIVE_CRASH_TEST) $(NATIVE_RECOVERY_TEST)
+		$(NATIVE_CRASH_TEST) $(NATIVE_RECOVERY_TEST) $(NATIVE_COLL_TEST)
 
 CHECK_TARGETS += check-native

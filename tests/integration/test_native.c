@@ -355,8 +355,9 @@ static uint64_t iod_requests(int i)
 	uint32_t len;
 
 	ck_assert_int_eq(clf_client_get(&cl), 0);
-	ck_assert_int_eq(clf_peer_call(&cl->iods[i], CLF_PROTO_OP_STATUS, NULL,
-				       0, &reply, &len), 0);
+	ck_assert_int_eq(clf_peer_call(clf_client_iod(cl, i),
+				       CLF_PROTO_OP_STATUS, NULL, 0, &reply,
+				       &len), 0);
 	r = (struct wire_reader){ .buf = reply, .len = len };
 	ck_assert_int_eq(clf_proto_status_decode(&r, &st), 0);
 	free(reply);
