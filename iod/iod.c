@@ -4,7 +4,7 @@
  * and pid file, daemonizing, signals.
  *
  *   iod [-c CONFIG] -n INDEX [-f|--foreground] [--log FILE]
- *       [-m|--max-connections N]
+ *       [-m|--max-connections N] [--workers N]
  *
  * INDEX selects the [iod] entry of the configuration, which gives the
  * address to listen on and the storage directory.  Without -f the
@@ -48,6 +48,7 @@ struct iod_options {
 	const char *log;	/* NULL: default for the mode */
 	int log_level;		/* -1: clf.conf's log_level */
 	unsigned max_conns;	/* 0: default */
+	unsigned workers;	/* 0: clf.conf's daemon_workers */
 };
 
 static void usage(FILE *f)
@@ -58,7 +59,8 @@ static void usage(FILE *f)
 	iod_limits_from_config(&none, IOD_MAX_CONNS_DEFAULT, &defaults);
 	fprintf(f,
 		"usage: iod [-c CONFIG] -n INDEX [-f|--foreground] [--log FILE]\n"
-		"           [-m|--max-connections N] [--log-level LEVEL]\n"
+		"           [-m|--max-connections N] [--workers N]\n"
+		"           [--log-level LEVEL]\n"
 		"  -c CONFIG   configuration file (default: $CLF_CONFIG, else\n"
 		"              ./clf-data/clf.conf when it exists, else\n"
 		"              " CLF_SYSCONFDIR "/clf/clf.conf)\n"
@@ -68,6 +70,9 @@ static void usage(FILE *f)
 		"  --log-level error, warn, info or debug (a line per\n"
 		"              connection); default: clf.conf's log_level\n"
 		"  -m N        connections served at once (default %u)\n"
+		"  --workers N threads serving requests (default: clf.conf's\n"
+		"              daemon_workers, else 2 per core); a request that\n"
+		"              waits for others (a collective) frees its place\n"
 		"\n"
 		"Memory lent to clients, from [global] of the configuration (sizes\n"
 		"with k, m, g suffixes); M is this machine's memory:\n"
@@ -110,6 +115,7 @@ static int parse_options(int argc, char **argv, struct iod_options *o)
 		{ "log", required_argument, NULL, 'l' },
 		{ "log-level", required_argument, NULL, 'L' },
 		{ "max-connections", required_argument, NULL, 'm' },
+		{ "workers", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -152,6 +158,14 @@ static int parse_options(int argc, char **argv, struct iod_options *o)
 				return -EINVAL;
 			}
 			o->max_conns = (unsigned)v;
+			break;
+		case 'w':
+			if (parse_long(optarg, 1, CLF_DAEMON_WORKERS_MAX, &v)) {
+				fprintf(stderr, "iod: --workers %s: not a number from 1 to %d\n",
+					optarg, CLF_DAEMON_WORKERS_MAX);
+				return -EINVAL;
+			}
+			o->workers = (unsigned)v;
 			break;
 		case 'h':
 			usage(stdout);
@@ -332,7 +346,7 @@ int main(int argc, char **argv)
 		goto unlock;
 	}
 	err = iod_server_open(srv, cfg, (uint32_t)o.index, o.max_conns,
-			      &hooks);
+			      o.workers, &hooks);
 	if (err) {
 		start_failed(&d);
 		goto free_srv;
@@ -343,8 +357,9 @@ int main(int argc, char **argv)
 		start_failed(&d);
 		goto close_srv;
 	}
-	iod_log("listening on %s, storage %s, pid %ld, at most %u connections",
-		srv->addr, dir, (long)getpid(), srv->max_conns);
+	iod_log("listening on %s, storage %s, pid %ld, at most %u connections, %u workers",
+		srv->addr, dir, (long)getpid(), srv->max_conns,
+		srv->net.workers);
 	clf_daemon_ready(&d);
 
 	err = iod_server_run(srv, d.stop_fd);

@@ -95,6 +95,7 @@
 #include <time.h>
 
 #include "clf.h"
+#include "daemon.h"
 #include "error.h"
 #include "iod_collective.h"
 #include "iod_merge.h"
@@ -566,7 +567,11 @@ int64_t iod_coll_join(struct iod_server *srv, const struct iod_view *v,
 		op_perform(srv, op);
 		pthread_mutex_lock(&cs->mutex);
 	} else {
+		/* Waiting for the others frees this worker's place for
+		 * their requests (daemon.h). */
+		clf_daemon_wait_begin();
 		op_wait(srv, op);
+		clf_daemon_wait_end();
 	}
 	result = op->result;
 	if (result < 0)

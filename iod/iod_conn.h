@@ -31,8 +31,16 @@ struct iod_client {
 
 #define IOD_CLIENT_UID ((uint64_t)1 << 63)
 
+/* Where a connection is in its life. */
+enum iod_conn_phase {
+	IOD_CONN_NEW,		/* accepted; its admission ticket open */
+	IOD_CONN_SETTLED,	/* the handshake failed; ticket settled */
+	IOD_CONN_SERVED,	/* authenticated, holding a slot */
+};
+
 struct iod_conn {
 	struct iod_server *srv;		/* borrowed */
+	enum iod_conn_phase phase;
 	struct iod_client *client;	/* a reference once authenticated */
 	struct clf_conn *c;		/* owned */
 	uint64_t owner;			/* view owner id, unique */

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdbool.h>
 
+#include "daemon.h"
 #include "iod_rangelock.h"
 
 int iod_rangelock_init(struct iod_rangelock *rl)
@@ -66,8 +67,13 @@ void iod_rangelock_lock(struct iod_rangelock *rl, struct iod_range *r,
 {
 	pthread_mutex_lock(&rl->mutex);
 	append(rl, r, lo, hi);
-	while (blocked(rl, r, r))
-		pthread_cond_wait(&rl->cond, &rl->mutex);
+	if (blocked(rl, r, r)) {
+		/* The holder may need a worker to finish (daemon.h). */
+		clf_daemon_wait_begin();
+		while (blocked(rl, r, r))
+			pthread_cond_wait(&rl->cond, &rl->mutex);
+		clf_daemon_wait_end();
+	}
 	pthread_mutex_unlock(&rl->mutex);
 }
 

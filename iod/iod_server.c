@@ -1,17 +1,14 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * iod_server.c -- the iod's connections: authentication and the request
- * loop; each request is served by iod_dispatch.c.  The listener and the thread per connection are the daemon
- * runtime's (daemon.h).
- *
- * Why a thread per connection and not an event loop: every request ends
- * in blocking disk I/O (pread/pwrite/fsync on the subfiles, which no
- * readiness API covers), clients keep a few long-lived connections (one
- * per process and iod), and the store, the view registry and the range
- * locks are already thread-safe.  An event loop would need a thread pool
- * for the disk anyway, plus a state machine per message; a thread that
- * reads a request, does the I/O and answers is the same work in straight
- * code.  The cost is bounded by max_conns threads.
+ * of each event; each request is served by iod_dispatch.c.  The
+ * listener, the epoll set and the pool of workers are the daemon
+ * runtime's (daemon.h): an idle connection costs its descriptor and its
+ * record here, not a thread.  The requests run in straight blocking
+ * code (the disk I/O no readiness API covers, the payload received and
+ * sent within the connection's timeout); a collective waiting for its
+ * other participants gives its worker's place back meanwhile
+ * (iod_collective.c, clf_daemon_wait_begin).
  *
  * A connection is one view owner: the views it registers are found only
  * through it and all go when it drops.  Requests on one connection are
@@ -36,7 +33,7 @@
 #include "iod_log.h"
 #include "iod_server.h"
 
-/* How often blocked loops look at the stop flag, ms. */
+/* Slack of the stop beyond the requests' timeouts, ms. */
 #define STOP_POLL_MS 200
 /*
  * A connection buffer up to IOD_SMALL_BUF is always kept between
@@ -90,7 +87,7 @@ void iod_limits_from_config(const struct clf_config *cfg, unsigned max_conns,
 static const struct clf_daemon_server_ops iod_server_ops;
 
 int iod_server_open(struct iod_server *srv, const struct clf_config *cfg,
-		    uint32_t index, unsigned max_conns,
+		    uint32_t index, unsigned max_conns, unsigned workers,
 		    const struct iod_hooks *hooks)
 {
 	const struct clf_transport_ops *t;
@@ -160,9 +157,11 @@ int iod_server_open(struct iod_server *srv, const struct clf_config *cfg,
 	if (err)
 		goto free_views;
 	snprintf(srv->name, sizeof(srv->name), "iod %u", index);
+	if (!workers)
+		workers = clf_daemon_workers(cfg->daemon_workers);
 	err = clf_daemon_server_open(&srv->net, srv->name, t, srv->addr,
-				     srv->max_conns, 0, srv->timeout_ms,
-				     &iod_server_ops, srv);
+				     srv->max_conns, workers, 0,
+				     srv->timeout_ms, &iod_server_ops, srv);
 	if (err)
 		goto free_colls;
 	return 0;
@@ -195,61 +194,10 @@ void iod_server_stop(struct iod_server *srv)
 	atomic_store(&srv->stop, true);
 }
 
-static bool stopping(const struct iod_server *srv)
-{
-	return atomic_load(&srv->stop);
-}
-
 /* The last error without its reporter, for the log (which names us). */
 static const char *last_error(void)
 {
 	return clf_error_reason();
-}
-
-/*
- * Wait for the next request header, looking at the stop flag every
- * STOP_POLL_MS: an idle connection may stay idle as long as it likes
- * (TCP keepalive notices a peer that vanished).  Returns 0 with *h,
- * 1 when the peer closed or the iod stops, or a negative errno.
- */
-static int next_request(struct iod_conn *cn, struct clf_proto_header *h)
-{
-	int rc;
-
-	for (int idle_ms = 0;; idle_ms += STOP_POLL_MS) {
-		if (stopping(cn->srv))
-			return 1;
-		if (idle_ms >= BIG_BUF_IDLE_MS)
-			iod_conn_trim(cn, true);
-		rc = clf_conn_poll(cn->c, STOP_POLL_MS);
-		if (rc < 0)
-			return rc;
-		if (rc > 0)
-			break;
-	}
-	rc = clf_conn_recv_header(cn->c, h);
-	if (rc == -ECONNRESET)
-		return 1;
-	return rc;
-}
-
-static void serve_connection(struct iod_conn *cn)
-{
-	struct clf_proto_header h;
-	int rc;
-
-	for (;;) {
-		rc = next_request(cn, &h);
-		if (rc > 0)
-			break;
-		if (rc < 0) {
-			iod_log("%s (%s): %s; closing", clf_conn_peer(cn->c),
-				cn->role, last_error());
-			break;
-		}
-		if (iod_serve(cn, &h))
-			break;
-	}
 }
 
 /* The client record of id, with a new reference; NULL: no memory. */
@@ -310,22 +258,25 @@ static int client_join(struct iod_conn *cn, const struct clf_auth_peer *peer)
 	return cn->client ? 0 : clf_fail(ENOMEM, "iod: out of memory");
 }
 
-static void *conn_thread(void *arg)
+/* The handshake of a new connection: 0 once it is served, else < 0. */
+static int handshake(struct iod_conn *cn)
 {
-	struct iod_conn *cn = arg;
 	struct iod_server *srv = cn->srv;
 	struct clf_admit_question ask = { .a = &srv->net.admit,
 					  .ticket = cn->ticket };
 	struct clf_auth_peer peer = { .admit = clf_admit_ask,
 				      .admit_arg = &ask };
-	int err, released;
+	int err;
 
-	/* A short deadline until the peer proved it holds the secret. */
+	/* A short deadline until the peer proved it holds the secret; the
+	 * wait for its answer does not hold a worker (daemon.h). */
 	clf_conn_set_timeout(cn->c, srv->timeout_ms < CLF_ADMIT_HANDSHAKE_MS ?
 				srv->timeout_ms : CLF_ADMIT_HANDSHAKE_MS);
 	clf_conn_want_protection(cn->c, srv->cfg->protection);
+	clf_daemon_wait_begin();
 	err = clf_auth_server_peer(cn->c, &srv->cfg->secret, srv->auth_methods,
 				   &peer);
+	clf_daemon_wait_end();
 	clf_conn_set_timeout(cn->c, srv->timeout_ms);
 	if (!err && peer.method == CLF_AUTH_MUNGE) {
 		snprintf(cn->role, sizeof(cn->role), "%.20s uid %u", peer.role,
@@ -339,40 +290,30 @@ static void *conn_thread(void *arg)
 		memcpy(cn->role, peer.role, sizeof(peer.role));
 	}
 	clf_admit_settle(&ask, err);
+	cn->phase = IOD_CONN_SETTLED;
 	if (err) {
 		/* A port probe (connect, close) is not worth a line. */
 		if (err != -ECONNRESET)
 			clf_daemon_server_log_refusal(&srv->net,
 						      clf_conn_peer(cn->c),
 						      last_error());
-		goto close;
+		return err;
 	}
 	if (client_join(cn, &peer)) {
 		iod_log("%s (%s): %s; closing", clf_conn_peer(cn->c), cn->role,
 			last_error());
 		clf_admit_leave(&srv->net.admit);
 		iod_view_release_owner(srv->views, cn->owner);
-		goto close;
+		return -ENOMEM;
 	}
+	cn->phase = IOD_CONN_SERVED;
 	atomic_fetch_add(&srv->connections, 1);
 	iod_log_debug("%s (%s): connected", clf_conn_peer(cn->c), cn->role);
-	serve_connection(cn);
-	released = iod_view_release_owner(srv->views, cn->owner);
-	atomic_fetch_sub(&srv->connections, 1);
-	clf_admit_leave(&srv->net.admit);
-	iod_log_debug("%s (%s): closed after %" PRIu64 " requests; %d views released",
-		clf_conn_peer(cn->c), cn->role, cn->nrequests, released);
-close:
-	clf_conn_close(cn->c);
-	iod_conn_free_buffers(cn);
-	client_put(srv, cn->client);
-	free(cn->caps);
-	free(cn);
-	return NULL;
+	return 0;
 }
 
-/* The thread of connection c (daemon.h): its state, then conn_thread. */
-static void serve_conn(void *arg, struct clf_conn *c, uint64_t ticket)
+/* A new connection's record (daemon.h: ops->open); no I/O yet. */
+static void *conn_open(void *arg, struct clf_conn *c, uint64_t ticket)
 {
 	struct iod_server *srv = arg;
 	struct iod_conn *cn = calloc(1, sizeof(*cn));
@@ -383,14 +324,70 @@ static void serve_conn(void *arg, struct clf_conn *c, uint64_t ticket)
 		clf_admit_handshake_done(&srv->net.admit, ticket, false, why,
 					 sizeof(why));
 		clf_conn_close(c);
-		return;
+		return NULL;
 	}
 	cn->srv = srv;
 	cn->c = c;
 	cn->ticket = ticket;
 	cn->owner = atomic_fetch_add(&srv->next_owner, 1) + 1;
 	snprintf(cn->role, sizeof(cn->role), "?");
-	conn_thread(cn);
+	return cn;
+}
+
+/*
+ * Bytes came on the connection (daemon.h: ops->serve): its handshake,
+ * then one request a call.  0 to go on, else close it.
+ */
+static int conn_serve(void *arg, void *conn)
+{
+	struct iod_conn *cn = conn;
+	struct clf_proto_header h;
+	int rc;
+
+	(void)arg;
+	if (cn->phase == IOD_CONN_NEW)
+		return handshake(cn);
+	rc = clf_conn_recv_header(cn->c, &h);
+	if (rc == -ECONNRESET)
+		return 1;	/* the client left */
+	if (rc) {
+		iod_log("%s (%s): %s; closing", clf_conn_peer(cn->c), cn->role,
+			last_error());
+		return rc;
+	}
+	return iod_serve(cn, &h);
+}
+
+/* No request for BIG_BUF_IDLE_MS: its big buffers go back to the pool. */
+static void conn_idle(void *arg, void *conn)
+{
+	(void)arg;
+	iod_conn_trim(conn, true);
+}
+
+static void conn_close(void *arg, void *conn)
+{
+	struct iod_server *srv = arg;
+	struct iod_conn *cn = conn;
+	char why[128];
+	int released;
+
+	if (cn->phase == IOD_CONN_NEW) {
+		clf_admit_handshake_done(&srv->net.admit, cn->ticket, false,
+					 why, sizeof(why));
+	} else if (cn->phase == IOD_CONN_SERVED) {
+		released = iod_view_release_owner(srv->views, cn->owner);
+		atomic_fetch_sub(&srv->connections, 1);
+		clf_admit_leave(&srv->net.admit);
+		iod_log_debug("%s (%s): closed after %" PRIu64 " requests; %d views released",
+			clf_conn_peer(cn->c), cn->role, cn->nrequests,
+			released);
+	}
+	clf_conn_close(cn->c);
+	iod_conn_free_buffers(cn);
+	client_put(srv, cn->client);
+	free(cn->caps);
+	free(cn);
 }
 
 static void on_stop(void *arg)
@@ -399,7 +396,11 @@ static void on_stop(void *arg)
 }
 
 static const struct clf_daemon_server_ops iod_server_ops = {
-	.serve = serve_conn,
+	.open = conn_open,
+	.serve = conn_serve,
+	.idle = conn_idle,
+	.idle_ms = BIG_BUF_IDLE_MS,
+	.close = conn_close,
 	.stop = on_stop,
 };
 
@@ -407,8 +408,8 @@ int iod_server_run(struct iod_server *srv, int stop_fd)
 {
 	int err = clf_daemon_server_run(&srv->net, stop_fd);
 
-	/* Threads notice the stop within STOP_POLL_MS between requests; a
-	 * request in progress or a collective wait needs up to a timeout. */
+	/* A request in progress or a collective wait needs up to a
+	 * timeout; collectives notice the stop within their poll. */
 	if (clf_daemon_server_drain(&srv->net, 2 * srv->timeout_ms +
 				    2 * STOP_POLL_MS))
 		return -EBUSY;

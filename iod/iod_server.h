@@ -21,19 +21,20 @@
 
 /*
  * iod_server_open - everything but the loop: the store of `dir`, the
- * view registry, the collective table and the listener on `addr`.
+ * view registry, the collective table and the listener on `addr`, with
+ * `workers` serving requests (0: clf.conf's daemon_workers).
  * Returns 0 and fills *srv (which the caller allocated), or a negative
  * errno with a message naming what failed (e.g. "iod 1: cannot listen on
  * 127.0.0.1:7002: Address already in use").
  */
 int iod_server_open(struct iod_server *srv, const struct clf_config *cfg,
-		    uint32_t index, unsigned max_conns,
+		    uint32_t index, unsigned max_conns, unsigned workers,
 		    const struct iod_hooks *hooks);
 
 /*
  * Accept and serve connections until stop_fd (the daemon's signalfd,
- * daemon.h) is readable, then wait (up to a bound) for the connection
- * threads to finish.  Returns 0, or -EBUSY when some threads were still
+ * daemon.h) is readable, then wait (up to a bound) for the requests in
+ * progress to finish.  Returns 0, or -EBUSY when some threads were still
  * running at the bound: the caller must not free the server then (it
  * exits instead).
  */

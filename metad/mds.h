@@ -4,8 +4,8 @@
  * that every request handler sees, the log, and the fault hooks.
  *
  * The daemon is: metad.c (command line, daemonizing, signals) around
- * mds_server.c (listener, one thread per connection, authentication, the
- * request loop), which hands each request to mds_dispatch.c, and that
+ * mds_server.c (authentication and the requests, served by the daemon
+ * runtime's event loop and pool of workers: daemon.h), which hands each request to mds_dispatch.c, and that
  * to the handler of its opcode, mds_ops*.c (decode, one store call,
  * encode).  Operations that reach the file data (unlink, truncate,
  * statfs) go through mds_data.c, which talks to the iods over the

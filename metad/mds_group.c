@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon.h"
 #include "error.h"
 #include "mds_store_i.h"
 
@@ -243,8 +244,15 @@ static int finish_member(struct mds_group *g, struct member *me, bool join,
 		grc = lead(g);
 		return join ? grc : rc;
 	}
-	while (join && !me->done)
-		pthread_cond_wait(&me->done_cv, &g->mu);
+	if (join && !me->done) {
+		/* While the leader syncs, the next requests are read and
+		 * form the next group: this worker's place is free for them
+		 * (daemon.h). */
+		clf_daemon_wait_begin();
+		while (!me->done)
+			pthread_cond_wait(&me->done_cv, &g->mu);
+		clf_daemon_wait_end();
+	}
 	return join ? me->rc : rc;
 }
 

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "daemon.h"
 #include "error.h"
 #include "mds_lock_i.h"
 #include "transport.h"
@@ -190,7 +191,10 @@ static int set_locked(struct mds_locks *t, struct lock_inode *li,
 		(*w)->sleeping = true;
 		li->nsleepers++;
 		t->nsleeping++;
+		/* The holder's unlock needs a worker (daemon.h). */
+		clf_daemon_wait_begin();
 		pthread_cond_timedwait(&li->changed, &t->mutex, &ts);
+		clf_daemon_wait_end();
 		li->nsleepers--;
 		t->nsleeping--;
 		(*w)->sleeping = false;

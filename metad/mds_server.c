@@ -1,20 +1,18 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * mds_server.c -- the listener, one thread per connection, and the
- * request loop of each connection.
+ * mds_server.c -- metad's connections: authentication, and the request
+ * of each event.  The listener, the epoll set and the pool of workers
+ * are the daemon runtime's (daemon.h): an idle connection costs its
+ * descriptor and its record here, not a thread, so one metad serves the
+ * connections of thousands of processes.  A request is one short store
+ * transaction, served in straight blocking code by a worker; one that
+ * waits for others (a byte-range lock held by another client, its group
+ * commit's fdatasync) gives its worker's place back meanwhile
+ * (clf_daemon_wait_begin), so that the next requests are read and form
+ * the next group (mds_group.c).
  *
- * Why a thread per connection, and not an event loop: metad's clients are
- * few (the processes of the jobs that use the file system, the tools, the
- * mounts) and keep their connections for a long time; each request is
- * one short LMDB transaction, and LMDB runs writers one at a time anyway
- * while readers never block.  An event loop would have to hand every
- * store call to worker threads all the same, and would buy nothing but
- * callbacks.  A thread that blocks (a slow peer, an iod out of reach) is
- * bounded by the configured timeout and holds up only its own client.
- * The number of threads is bounded by MDS_MAX_CONNECTIONS.
- *
- * Replies on one connection come in request order: a connection thread
- * serves one request at a time.
+ * Replies on one connection come in request order: a connection is
+ * watched again only once its request was answered.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -34,24 +32,29 @@
 #include "mds_ops.h"
 #include "mds_server.h"
 
-/* Stack of a connection thread: requests keep at most a few paths of
+/* Stack of a worker: requests keep at most a few paths of
  * CLF_PROTO_PATH_MAX bytes on it; bigger things are on the heap. */
 #define MDS_THREAD_STACK (1u << 20)
 /* How long an over-the-limit peer may take to say HELLO, to be told. */
 #define MDS_REFUSE_WAIT_MS 250
-/* Slices of the waits that end only when something happens, so that no
- * wait is unbounded. */
-#define MDS_WAIT_SLICE_MS 60000
 
 struct mds_server {
 	struct mds_ctx *ctx;		/* borrowed */
-	struct clf_daemon_server net;	/* listener, connection threads */
+	struct clf_daemon_server net;	/* listener, workers */
 	pthread_mutex_t lock;
 	uint64_t last_conn_id;		/* of the newest connection; lock */
 };
 
-/* One connection, owned by its thread. */
+/* Where a connection is in its life. */
+enum mds_conn_phase {
+	MDS_CONN_NEW,		/* accepted; its admission ticket open */
+	MDS_CONN_SETTLED,	/* the handshake failed; ticket settled */
+	MDS_CONN_SERVED,	/* authenticated, holding a slot */
+};
+
+/* One connection, served by one worker at a time (daemon.h). */
 struct mds_conn {
+	enum mds_conn_phase phase;
 	struct mds_server *srv;		/* borrowed */
 	struct clf_conn *c;		/* owned */
 	uint64_t id;			/* byte-range locks belong to it */
@@ -65,18 +68,24 @@ struct mds_conn {
 	 * repeats) or root. */
 	struct mds_cred cred;
 	bool cred_set;			/* cred holds a resolved user */
+	struct mds_session s;		/* once authenticated */
 };
 
-static void serve_conn(void *arg, struct clf_conn *c, uint64_t ticket);
+static void *conn_open(void *arg, struct clf_conn *c, uint64_t ticket);
+static int conn_serve(void *arg, void *conn);
+static void conn_close(void *arg, void *conn);
 static void refuse(void *arg, struct clf_conn *c, const char *why);
 
 static const struct clf_daemon_server_ops mds_server_ops = {
-	.serve = serve_conn,
+	.open = conn_open,
+	.serve = conn_serve,
+	.close = conn_close,
 	.refuse = refuse,
 };
 
 int mds_server_open(struct mds_ctx *ctx, const struct clf_transport_ops *t,
-		    const char *addr, struct mds_server **out)
+		    const char *addr, unsigned workers,
+		    struct mds_server **out)
 {
 	struct mds_server *srv = calloc(1, sizeof(*srv));
 	int err;
@@ -86,6 +95,8 @@ int mds_server_open(struct mds_ctx *ctx, const struct clf_transport_ops *t,
 	srv->ctx = ctx;
 	err = clf_daemon_server_open(&srv->net, "metad", t, addr,
 				     mds_fault_max_connections(MDS_MAX_CONNECTIONS),
+				     workers ? workers :
+				     clf_daemon_workers(ctx->cfg->daemon_workers),
 				     MDS_THREAD_STACK, ctx->cfg->timeout_ms,
 				     &mds_server_ops, srv);
 	if (err) {
@@ -111,26 +122,6 @@ void mds_server_close(struct mds_server *srv)
 /* ------------------------------------------------------------------ */
 /* One connection                                                      */
 /* ------------------------------------------------------------------ */
-
-/* Wait until a request arrives (1) or the server stops (0). */
-static int wait_request(struct mds_conn *mc)
-{
-	struct pollfd fds[2] = {
-		{ .fd = clf_conn_fd(mc->c), .events = POLLIN },
-		{ .fd = mc->srv->net.wake_fd, .events = POLLIN },
-	};
-
-	for (;;) {
-		int n = poll(fds, 2, MDS_WAIT_SLICE_MS);
-
-		if (n < 0 && errno != EINTR)
-			return 0;
-		if (fds[1].revents)
-			return 0;
-		if (fds[0].revents)
-			return 1;
-	}
-}
 
 /* Send the reply to req: the body, or the error message when status < 0. */
 static int send_reply(struct mds_conn *mc, const struct clf_proto_header *req,
@@ -253,39 +244,31 @@ free_payload:
 	return err;
 }
 
-static void serve(struct mds_conn *mc)
+/* One request (daemon.h: ops->serve): 0 to go on, else close. */
+static int serve_request(struct mds_conn *mc)
 {
-	struct mds_session s = {
-		.ctx = mc->srv->ctx, .peer = mc->peer, .role = mc->role,
-		.conn_id = mc->id, .cred = &mds_cred_root,
-		.trusted = mc->auth.method == CLF_AUTH_SECRET,
-		.auth_uid = mc->auth.method == CLF_AUTH_MUNGE ? mc->auth.uid : 0,
-	};
 	struct clf_proto_header h;
 	int err;
 
-	while (wait_request(mc)) {
-		err = clf_conn_recv_header(mc->c, &h);
-		if (err == -ECONNRESET)
-			return;	/* the client left: nothing to say */
-		if (err) {
-			mds_log("closing the connection from %s (%s): %s",
-				mc->peer, mc->role, CLF_Last_error());
-			return;
-		}
-		if (h.flags & CLF_PROTO_FLAG_REPLY) {
-			mds_log("closing the connection from %s (%s): it sent a %s reply, metad asks nothing",
-				mc->peer, mc->role,
-				clf_proto_op_name(h.opcode) ?: "unknown");
-			return;
-		}
-		err = serve_one(mc, &s, &h);
-		if (err) {
-			mds_log("closing the connection from %s (%s): %s",
-				mc->peer, mc->role, CLF_Last_error());
-			return;
-		}
+	err = clf_conn_recv_header(mc->c, &h);
+	if (err == -ECONNRESET)
+		return 1;	/* the client left: nothing to say */
+	if (err) {
+		mds_log("closing the connection from %s (%s): %s",
+			mc->peer, mc->role, CLF_Last_error());
+		return err;
 	}
+	if (h.flags & CLF_PROTO_FLAG_REPLY) {
+		mds_log("closing the connection from %s (%s): it sent a %s reply, metad asks nothing",
+			mc->peer, mc->role,
+			clf_proto_op_name(h.opcode) ?: "unknown");
+		return -EPROTO;
+	}
+	err = serve_one(mc, &mc->s, &h);
+	if (err)
+		mds_log("closing the connection from %s (%s): %s",
+			mc->peer, mc->role, CLF_Last_error());
+	return err;
 }
 
 /*
@@ -302,9 +285,9 @@ static void release_locks(struct mds_conn *mc)
 			mc->peer, mc->role, n);
 }
 
-static void *conn_main(void *arg)
+/* The handshake of a new connection: 0 once it is served, else < 0. */
+static int handshake(struct mds_conn *mc)
 {
-	struct mds_conn *mc = arg;
 	struct mds_server *srv = mc->srv;
 	struct mds_ctx *ctx = srv->ctx;
 	struct clf_admit_question ask = { .a = &srv->net.admit,
@@ -320,8 +303,13 @@ static void *conn_main(void *arg)
 	clf_conn_want_protection(mc->c, ctx->cfg->protection);
 	mc->auth.admit = clf_admit_ask;
 	mc->auth.admit_arg = &ask;
+	/* The wait for the peer's answer does not hold a worker. */
+	clf_daemon_wait_begin();
 	err = clf_auth_server_peer(mc->c, &ctx->cfg->secret, ctx->auth_methods,
 				   &mc->auth);
+	clf_daemon_wait_end();
+	mc->auth.admit = NULL;
+	mc->auth.admit_arg = NULL;
 	if (!err) {
 		memcpy(mc->role, mc->auth.role, sizeof(mc->role));
 		if (mc->auth.method == CLF_AUTH_MUNGE) {
@@ -335,22 +323,53 @@ static void *conn_main(void *arg)
 	}
 	clf_conn_set_timeout(mc->c, ctx->cfg->timeout_ms);
 	clf_admit_settle(&ask, err);
+	mc->phase = MDS_CONN_SETTLED;
 	if (err == -ECONNRESET) {
 		/* A port probe, a client that gave up, or a handshake cut
 		 * off for a newer one: nothing refused. */
+		return err;
 	} else if (err) {
 		clf_daemon_server_log_refusal(&srv->net, mc->peer,
 					      CLF_Last_error());
-	} else {
-		atomic_fetch_add(&ctx->connections, 1);
-		serve(mc);
+		return err;
+	}
+	mc->phase = MDS_CONN_SERVED;
+	mc->s = (struct mds_session){
+		.ctx = ctx, .peer = mc->peer, .role = mc->role,
+		.conn_id = mc->id, .cred = &mds_cred_root,
+		.trusted = mc->auth.method == CLF_AUTH_SECRET,
+		.auth_uid = mc->auth.method == CLF_AUTH_MUNGE ? mc->auth.uid : 0,
+	};
+	atomic_fetch_add(&ctx->connections, 1);
+	return 0;
+}
+
+static int conn_serve(void *arg, void *conn)
+{
+	struct mds_conn *mc = conn;
+
+	(void)arg;
+	if (mc->phase == MDS_CONN_NEW)
+		return handshake(mc);
+	return serve_request(mc);
+}
+
+static void conn_close(void *arg, void *conn)
+{
+	struct mds_server *srv = arg;
+	struct mds_conn *mc = conn;
+	char why[128];
+
+	if (mc->phase == MDS_CONN_NEW) {
+		clf_admit_handshake_done(&srv->net.admit, mc->ticket, false,
+					 why, sizeof(why));
+	} else if (mc->phase == MDS_CONN_SERVED) {
 		release_locks(mc);
-		atomic_fetch_sub(&ctx->connections, 1);
+		atomic_fetch_sub(&srv->ctx->connections, 1);
 		clf_admit_leave(&srv->net.admit);
 	}
 	clf_conn_close(mc->c);
 	free(mc);
-	return NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -390,8 +409,8 @@ static void refuse(void *arg, struct clf_conn *c, const char *why)
 	(void)clf_conn_send_buf(c, &rh, ebuf, w.pos);
 }
 
-/* The thread of connection c: its state, then conn_main. */
-static void serve_conn(void *arg, struct clf_conn *c, uint64_t ticket)
+/* A new connection's record (daemon.h: ops->open); no I/O yet. */
+static void *conn_open(void *arg, struct clf_conn *c, uint64_t ticket)
 {
 	struct mds_server *srv = arg;
 	struct mds_conn *mc = calloc(1, sizeof(*mc));
@@ -403,7 +422,7 @@ static void serve_conn(void *arg, struct clf_conn *c, uint64_t ticket)
 		clf_admit_handshake_done(&srv->net.admit, ticket, false, why,
 					 sizeof(why));
 		clf_conn_close(c);
-		return;
+		return NULL;
 	}
 	pthread_mutex_lock(&srv->lock);
 	mc->id = ++srv->last_conn_id;
@@ -413,7 +432,7 @@ static void serve_conn(void *arg, struct clf_conn *c, uint64_t ticket)
 	mc->ticket = ticket;
 	snprintf(mc->peer, sizeof(mc->peer), "%s", clf_conn_peer(c));
 	snprintf(mc->role, sizeof(mc->role), "unauthenticated");
-	conn_main(mc);
+	return mc;
 }
 
 int mds_server_run(struct mds_server *srv, int stop_fd)
@@ -421,7 +440,8 @@ int mds_server_run(struct mds_server *srv, int stop_fd)
 	int err = clf_daemon_server_run(&srv->net, stop_fd);
 
 	/* Every request in progress ends within the configured timeout;
-	 * metad waits for them all (their LMDB transactions). */
+	 * metad waits for them all (their LMDB transactions), then closes
+	 * the connections. */
 	clf_daemon_server_drain(&srv->net, -1);
 	return err;
 }

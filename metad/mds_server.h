@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * mds_server.h -- metad's network side: the listener, one thread per
- * connection, authentication and the request loop.
+ * mds_server.h -- metad's network side: the listener, authentication
+ * and the requests, served by the daemon runtime's pool (daemon.h).
  */
 #ifndef MDS_SERVER_H
 #define MDS_SERVER_H
@@ -9,26 +9,32 @@
 #include "mds.h"
 #include "transport.h"
 
-/* Connections served at once; more are refused with -EAGAIN. */
-#define MDS_MAX_CONNECTIONS 1024
+/*
+ * Connections served at once; more are refused with -EAGAIN.  An idle
+ * one costs a descriptor and a record, not a thread (daemon.h): the
+ * processes of a big job each keep one.
+ */
+#define MDS_MAX_CONNECTIONS 16384
 
 struct mds_server;
 
 /*
  * mds_server_open - listen on addr ("host:port") over t
  *
- * ctx is borrowed and must outlive the server.  Returns 0 and *out, or
+ * workers serve the requests (0: clf.conf's daemon_workers).  ctx is
+ * borrowed and must outlive the server.  Returns 0 and *out, or
  * the listener's error (-EADDRINUSE, ...) with a message naming addr.
  */
 int mds_server_open(struct mds_ctx *ctx, const struct clf_transport_ops *t,
-		    const char *addr, struct mds_server **out);
+		    const char *addr, unsigned workers,
+		    struct mds_server **out);
 
 /*
  * mds_server_run - accept and serve connections until stop_fd (any
  * descriptor: a signalfd in metad) becomes readable
  *
- * Then stops accepting, tells every connection thread to finish the
- * request it is serving and close, and waits for them all.  Returns 0,
+ * Then stops accepting, lets every request in progress finish, and
+ * closes the connections.  Returns 0,
  * or a negative errno when the server could not run at all.
  */
 int mds_server_run(struct mds_server *srv, int stop_fd);

@@ -2,7 +2,7 @@
 /*
  * metad.c -- the clf metadata server: command line, daemonizing, signals.
  *
- *   metad [-c CONFIG] [-f|--foreground] [--log FILE]
+ *   metad [-c CONFIG] [-f|--foreground] [--log FILE] [--workers N]
  *
  * Reads the configuration (clf_config_load: CONFIG, else $CLF_CONFIG,
  * else ./clf-data/clf.conf, else /etc/clf/clf.conf), opens the store in the configured metad directory,
@@ -40,11 +40,12 @@ struct metad_opts {
 	const char *log;	/* borrowed from argv; NULL: <dir>/metad.log */
 	int log_level;		/* -1: clf.conf's log_level */
 	bool foreground;
+	unsigned workers;	/* 0: clf.conf's daemon_workers */
 };
 
 static const char usage[] =
 	"usage: metad [-c CONFIG] [-f|--foreground] [--log FILE]\n"
-	"             [--log-level error|warn|info|debug]\n"
+	"             [--log-level error|warn|info|debug] [--workers N]\n"
 	"  -c, --config CONFIG  configuration file (default: $CLF_CONFIG,\n"
 	"                       else ./clf-data/clf.conf when it exists,\n"
 	"                       else " CLF_SYSCONFDIR "/clf/clf.conf)\n"
@@ -52,7 +53,9 @@ static const char usage[] =
 	"      --log FILE       log here instead of <metad dir>/metad.log;\n"
 	"                       '-' for standard error\n"
 	"      --log-level L    error, warn, info or debug (a line per\n"
-	"                       connection); default: clf.conf's log_level\n";
+	"                       connection); default: clf.conf's log_level\n"
+	"      --workers N      threads serving requests (default: clf.conf's\n"
+	"                       daemon_workers, else 2 per core)\n";
 
 static int parse_args(int argc, char **argv, struct metad_opts *o)
 {
@@ -61,6 +64,7 @@ static int parse_args(int argc, char **argv, struct metad_opts *o)
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "log", required_argument, NULL, 'L' },
 		{ "log-level", required_argument, NULL, 'l' },
+		{ "workers", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -88,6 +92,21 @@ static int parse_args(int argc, char **argv, struct metad_opts *o)
 				return -EINVAL;
 			}
 			break;
+		case 'w': {
+			char *end;
+			long v;
+
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (!*optarg || *end || errno || v < 1 ||
+			    v > CLF_DAEMON_WORKERS_MAX) {
+				fprintf(stderr, "metad: --workers %s: not a number from 1 to %d\n",
+					optarg, CLF_DAEMON_WORKERS_MAX);
+				return -EINVAL;
+			}
+			o->workers = (unsigned)v;
+			break;
+		}
 		case 'h':
 			fputs(usage, stdout);
 			exit(0);
@@ -108,7 +127,7 @@ static int parse_args(int argc, char **argv, struct metad_opts *o)
 }
 
 static int run(const struct clf_config *cfg, struct clf_daemon *d,
-	       const char *pid_path)
+	       const char *pid_path, unsigned workers)
 {
 	const struct clf_transport_ops *t;
 	struct mds_ctx ctx = { .cfg = cfg, .start_ms = clf_now_ms() };
@@ -160,7 +179,7 @@ static int run(const struct clf_config *cfg, struct clf_daemon *d,
 	err = mds_replay_start(ctx.store, &ctx.replay);
 	if (err)
 		goto stop_gc;
-	err = mds_server_open(&ctx, t, cfg->metad.addr, &srv);
+	err = mds_server_open(&ctx, t, cfg->metad.addr, workers, &srv);
 	if (err)
 		goto stop_replay;
 	err = clf_daemon_pid_write(d, pid_path);
@@ -230,7 +249,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s\n", CLF_Last_error());
 		goto free_cfg;
 	}
-	err = run(cfg, &d, pid_path);
+	err = run(cfg, &d, pid_path, o.workers);
 	if (err)
 		clf_daemon_failed(&d, CLF_Last_error());
 	clf_daemon_release(&d);

@@ -34,7 +34,7 @@ enum key {
 	K_TIMEOUT, K_DATA_DIR, K_TRANSPORT, K_METAD,
 	K_IOD_VIEW_MEM, K_IOD_VIEW_SHARE, K_IOD_BUF_MEM, K_IOD_BUF_SHARE,
 	K_AUTH, K_ROOT_SQUASH, K_PROTECTION, K_CAP_LIFETIME, K_GRACE,
-	K_LOG_LEVEL, K_IOD_CONNS,
+	K_LOG_LEVEL, K_IOD_CONNS, K_WORKERS,
 	K_ADDRESS, K_DIR,	/* in [metad] and [iod] */
 	K_NR
 };
@@ -53,6 +53,7 @@ static const char *const key_names[K_NR] = {
 	[K_PROTECTION] = "protection", [K_CAP_LIFETIME] = "capability_lifetime",
 	[K_GRACE] = "recovery_grace_s", [K_LOG_LEVEL] = "log_level",
 	[K_IOD_CONNS] = "iod_connections",
+	[K_WORKERS] = "daemon_workers",
 };
 
 /* Where the [global] iod memory keys go in a config. */
@@ -495,6 +496,13 @@ static int global_key(struct parse *p, enum key k, const char *value)
 				    "%s: '%s' is not error, warn, info or debug",
 				    name, value);
 		cfg->log_level = clf_log_level_parse(value);
+		return 1;
+	case K_WORKERS:
+		if (parse_int(value, 0, CLF_CONFIG_WORKERS_MAX, &v))
+			return perr(p, p->line, EINVAL,
+				    "%s: '%s' is not a whole number from 0 (2 per core) to %d",
+				    name, value, CLF_CONFIG_WORKERS_MAX);
+		cfg->daemon_workers = (int)v;
 		return 1;
 	case K_DATA_DIR:
 		if (!*value)
@@ -1068,6 +1076,8 @@ static int write_body(FILE *f, const struct clf_config *cfg)
 	if (cfg->log_level != CLF_LOG_INFO)
 		fprintf(f, "log_level = %s\n",
 			clf_log_level_name(cfg->log_level));
+	if (cfg->daemon_workers)
+		fprintf(f, "daemon_workers = %d\n", cfg->daemon_workers);
 	if (!err)
 		err = put_line(f, "data_dir", cfg->data_dir);
 	for (int k = K_IOD_VIEW_MEM; !err && k <= K_IOD_BUF_SHARE; k++) {

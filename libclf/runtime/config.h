@@ -26,6 +26,8 @@
  *                             ; files are served at once (1..4096)
  *   log_level = info          ; error | warn | debug: the daemons' log
  *                             ; (debug adds a line per connection)
+ *   daemon_workers = 0        ; threads serving requests in each daemon
+ *                             ; (0: 2 per core; daemon.h)
  *   root_squash = no          ; yes: metad treats uid 0 of clients as
  *                             ; nobody (65534)
  *   protection = none         ; integrity | privacy: every message after
@@ -67,6 +69,8 @@
 
 #define CLF_CONFIG_LINE_MAX 198		/* characters, without the newline */
 #define CLF_CONFIG_MAX_IODS CLF_PROTO_MAX_IODS
+/* daemon_workers at most (CLF_DAEMON_WORKERS_MAX). */
+#define CLF_CONFIG_WORKERS_MAX 1024
 #define CLF_CONFIG_DEFAULT_BASE_PORT 7000
 #define CLF_CONFIG_DEFAULT_IODS 4
 #define CLF_CONFIG_DEFAULT_STRIPE (64 * 1024)
@@ -119,6 +123,7 @@ struct clf_config {
 				   1..CLF_CONFIG_MAX_IOD_CONNS */
 	int log_level;		/* the daemons' (log.h), CLF_LOG_INFO by
 				   default */
+	int daemon_workers;	/* each daemon's pool; 0: 2 per core */
 	char *data_dir;		/* absolute; owned */
 	struct clf_config_daemon metad;
 	/* What each iod lends its clients, bytes; 0: the iod's default,

@@ -242,11 +242,18 @@ static void write_config(struct mh *h)
 	fprintf(f, "[global]\nsecret = %s\nstripe_size = 64k\n", hex);
 	fprintf(f, "timeout_ms = %d\ndata_dir = %s/data\n", h->timeout_ms,
 		h->base);
+	if (h->conf_global)
+		fputs(h->conf_global, f);
 	fprintf(f, "[metad]\naddress = %s\ndir = %s\n", h->addr, h->meta);
 	for (int i = 0; i < h->niods; i++)
 		fprintf(f, "[iod]\naddress = 127.0.0.1:%d\ndir = %s\n",
 			h->port + 1 + i, h->iod_dir[i]);
 	ck_assert_int_eq(fclose(f), 0);
+}
+
+void mh_write_config(struct mh *h)
+{
+	write_config(h);
 }
 
 static void new_ports(struct mh *h)

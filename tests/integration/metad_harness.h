@@ -53,6 +53,8 @@ struct mh {
 	pid_t metad;		/* running metad, 0 if none */
 	pid_t iods[MH_MAX_IODS];	/* running iods, 0 if none */
 	const char *env[MH_MAX_ENV];	/* "NAME=value" for metad; NULL */
+	const char *conf_global; /* more [global] lines ("k = v\n"), or
+				    NULL; set it, then mh_write_config */
 };
 
 /* Run suite s (each test forked, as Check does) and clean up after it:
@@ -64,6 +66,9 @@ void mh_init(struct mh *h, int niods, int timeout_ms);
 
 /* Start metad in the foreground and wait until it authenticates us. */
 void mh_start(struct mh *h);
+
+/* Write the configuration again (after setting conf_global). */
+void mh_write_config(struct mh *h);
 
 /*
  * Start metad in the foreground; 0 when it serves, else the exit status

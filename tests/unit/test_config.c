@@ -419,6 +419,22 @@ START_TEST(test_iod_memory_keys_take_sizes)
 }
 END_TEST
 
+START_TEST(test_daemon_workers_is_a_count_or_zero_for_the_default)
+{
+	struct clf_config *cfg = parse_ok(BASE);
+
+	ck_assert_int_eq(cfg->daemon_workers, 0);
+	clf_config_free(cfg);
+	cfg = parse_ok("daemon_workers = 12\n" BASE);
+	ck_assert_int_eq(cfg->daemon_workers, 12);
+	clf_config_free(cfg);
+	parse_fails("daemon_workers = 5000\n" BASE, -EINVAL,
+		    "daemon_workers: '5000' is not a whole number from 0");
+	parse_fails("daemon_workers = many\n" BASE, -EINVAL,
+		    "daemon_workers: 'many' is not a whole number");
+}
+END_TEST
+
 START_TEST(test_parse_size_takes_binary_suffixes)
 {
 	int64_t v;
@@ -525,6 +541,8 @@ int main(void)
 	tcase_add_test(tc, test_url_names_metad_and_a_path);
 	tcase_add_test(tc,
 		test_config_for_metad_reads_the_secret_of_clf_secret_file);
+	tcase_add_test(tc,
+		test_daemon_workers_is_a_count_or_zero_for_the_default);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
