@@ -20,6 +20,7 @@
  */
 #define _GNU_SOURCE	/* accept4 */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -42,7 +43,7 @@
 
 #define FWD_LINE_MAX (CLF_ADDR_MAX + 32)
 #define FWD_TIMEOUT_MS 10000	/* for the request line and the connect */
-#define FWD_BUF (256 << 10)	/* bytes per read, each direction */
+#define FWD_BUF (64 << 10)	/* bytes per splice: a pipe's default room */
 
 static const struct clf_config *fwd_cfg;	/* the instance; borrowed */
 
@@ -116,14 +117,39 @@ static int write_all(int fd, const char *buf, size_t n)
 	return 0;
 }
 
+/*
+ * Move what fd has (up to FWD_BUF bytes) to out through the pipe p:
+ * splice(2), so the bytes go socket -> pipe -> socket by page reference
+ * and never through this process.  The count (0: end of stream), or -1.
+ */
+static ssize_t pass(int fd, int out, const int p[2])
+{
+	ssize_t n, left;
+
+	do {
+		n = splice(fd, NULL, p[1], NULL, FWD_BUF, SPLICE_F_MOVE);
+	} while (n < 0 && errno == EINTR);
+	for (left = n; left > 0;) {
+		ssize_t w = splice(p[0], NULL, out, NULL, left, SPLICE_F_MOVE);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		left -= w;
+	}
+	return n;
+}
+
 /* Bytes both ways until both sides have closed (or one fails). */
 static void relay(int a, int b)
 {
-	int fds[2] = { a, b };
+	int fds[2] = { a, b }, pipes[2][2] = { { -1, -1 }, { -1, -1 } };
 	bool open_in[2] = { true, true };
-	char *buf = malloc(FWD_BUF);
 
-	while (buf && (open_in[0] || open_in[1])) {
+	if (pipe2(pipes[0], O_CLOEXEC) || pipe2(pipes[1], O_CLOEXEC))
+		goto out;
+	while (open_in[0] || open_in[1]) {
 		struct pollfd p[2] = {
 			{ open_in[0] ? a : -1, POLLIN, 0 },
 			{ open_in[1] ? b : -1, POLLIN, 0 },
@@ -136,19 +162,20 @@ static void relay(int a, int b)
 
 			if (!(p[i].revents & (POLLIN | POLLHUP | POLLERR)))
 				continue;
-			r = recv(fds[i], buf, FWD_BUF, 0);
-			if (r > 0 && !write_all(fds[1 - i], buf, r))
+			r = pass(fds[i], fds[1 - i], pipes[i]);
+			if (r > 0)
 				continue;
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r < 0 || r > 0)	/* a failure: both go */
+			if (r < 0)	/* a failure: both go */
 				goto out;
 			open_in[i] = false;
 			shutdown(fds[1 - i], SHUT_WR);
 		}
 	}
 out:
-	free(buf);
+	for (int i = 0; i < 2; i++)
+		for (int j = 0; j < 2; j++)
+			if (pipes[i][j] >= 0)
+				close(pipes[i][j]);
 }
 
 static void *serve(void *arg)

@@ -88,6 +88,14 @@ static int learn_instance(struct clf_client *cl)
 		return clf_fail(ENOSYS,
 			"clf: %s is no metad, or one older than protocol 1.10 that cannot describe its instance (use a configuration file)",
 			cl->cfg->metad.addr);
+	if (err == -EHOSTDOWN && !cl->cfg->has_secret) {
+		char why[CLF_PROTO_ERRMSG_MAX];
+
+		snprintf(why, sizeof(why), "%s", CLF_Last_error());
+		return clf_fail(EHOSTDOWN,
+			"%s (if metad runs: this process has no secret and authenticates with MUNGE; set CLF_SECRET_FILE to a copy of the instance's secret, or run munged with its key)",
+			why);
+	}
 	if (err)
 		return err;
 	r = (struct wire_reader){ .buf = payload, .len = len };
