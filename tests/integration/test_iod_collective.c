@@ -705,6 +705,156 @@ START_TEST(test_collective_timed_out_write_leaves_the_same_bytes_either_way)
 }
 END_TEST
 
+/*
+ * Participants each writing more than the iod lends them (iod_buffer_
+ * memory 2m): P of them, BIG_BYTES view bytes each in 2-byte pieces
+ * interleaved with the others' in both subfiles.  The operation
+ * completes for all with every byte where the views put it, and the
+ * iod's peak memory stays far below the pieces held whole (P * BIG_BYTES).
+ * The reference is computed from the shapes (rank view cyclic(2) over P,
+ * subfiles cyclic(4) over 2), not byte by byte through the engine.
+ */
+#define BIG_BYTES (16 << 20)
+
+/* File offset of view byte w of rank p, and of subfile j's byte s. */
+static int64_t big_file_of_view(int p, int64_t w)
+{
+	return (w / 2) * 2 * P + 2 * p + w % 2;
+}
+
+static int64_t big_file_of_sub(int j, int64_t s)
+{
+	return (s / 4) * 4 * NSUB + 4 * j + s % 4;
+}
+
+struct big_part {
+	const struct iodh *h;
+	CLF_Datatype *subs;
+	int rank;
+	int64_t got[NSUB];
+	char msg[256];
+};
+
+static void *big_part_main(void *arg)
+{
+	struct big_part *bp = arg;
+	CLF_Datatype view = rank_view(bp->rank);
+	uint8_t *mine[NSUB];
+	size_t n[NSUB] = { 0 };
+	struct clf_conn *c = NULL;
+	uint32_t handle[NSUB];
+	int err;
+
+	for (int j = 0; j < NSUB; j++)
+		mine[j] = iodh_alloc(BIG_BYTES);
+	for (int64_t w = 0; w < BIG_BYTES; w++) {
+		int64_t f = big_file_of_view(bp->rank, w);
+		int j = (int)((f / 4) % NSUB);
+
+		mine[j][n[j]++] = iodh_val(f, 1);
+	}
+	err = iodh_connect_with(bp->h, &bp->h->secret, &c);
+	if (!err)
+		clf_conn_set_timeout(c, 3 * bp->h->timeout_ms);
+	for (int j = 0; j < NSUB && !err; j++)
+		err = cl_view_register(c, FILE_ID, (uint32_t)j, view, 0,
+				       bp->subs[j], 0, &handle[j]);
+	for (int j = 0; j < NSUB; j++) {
+		bp->got[j] = err ? err
+				 : cl_view_write(c, handle[j], 0, BIG_BYTES,
+						 mine[j], n[j], 21, P);
+		if (bp->got[j] < 0 && !bp->msg[0])
+			snprintf(bp->msg, sizeof(bp->msg), "%s",
+				 CLF_Last_error());
+	}
+	clf_conn_close(c);
+	CLF_Type_free(&view);
+	for (int j = 0; j < NSUB; j++)
+		free(mine[j]);
+	return NULL;
+}
+
+/* The iod's peak resident memory (VmHWM), bytes. */
+static size_t iod_peak(const struct iodh *h)
+{
+	char path[64], line[256];
+	size_t kb = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)h->pid);
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmHWM: %zu kB", &kb) == 1)
+			break;
+	fclose(f);
+	ck_assert_uint_gt(kb, 0);
+	return kb << 10;
+}
+
+START_TEST(test_collective_over_the_memory_budget_completes_in_bounded_memory)
+{
+	CLF_Datatype subs[NSUB];
+	struct big_part bp[P];
+	pthread_t tid[P];
+	const int64_t sub_len = P * (int64_t)BIG_BYTES / NSUB;
+	uint8_t *got = iodh_alloc(1 << 20), *want = iodh_alloc(1 << 20);
+	size_t before, after;
+	struct iodh h;
+	struct clf_conn *c;
+	int64_t t0;
+
+	make_subs(subs);
+	iodh_init(&h, 20000);
+	h.conf_global = "iod_buffer_memory = 2m\niod_buffer_min_share = 256k\n";
+	iodh_start(&h);
+	before = iod_peak(&h);
+	t0 = clf_now_ms();
+	for (int p = 0; p < P; p++) {
+		bp[p] = (struct big_part){ .h = &h, .subs = subs, .rank = p };
+		ck_assert_int_eq(pthread_create(&tid[p], NULL, big_part_main,
+						&bp[p]), 0);
+	}
+	for (int p = 0; p < P; p++)
+		pthread_join(tid[p], NULL);
+	after = iod_peak(&h);
+	fprintf(stderr, "%d participants of %d MiB over a 2 MiB pool: %" PRId64 " ms, iod peak RSS %zu -> %zu KiB\n",
+		P, BIG_BYTES >> 20, clf_now_ms() - t0, before >> 10,
+		after >> 10);
+	for (int p = 0; p < P; p++)
+		for (int j = 0; j < NSUB; j++)
+			ck_assert_msg(bp[p].got[j] == BIG_BYTES / NSUB,
+				      "rank %d subfile %d: %" PRId64 " (%s)", p,
+				      j, bp[p].got[j], bp[p].msg);
+	/* Held whole: P * BIG_BYTES = 48 MiB at once. */
+	ck_assert_msg(after < before + BIG_BYTES,
+		      "iod peak RSS grew from %zu to %zu KiB", before >> 10,
+		      after >> 10);
+	c = iodh_connect(&h);
+	for (int j = 0; j < NSUB; j++) {
+		for (int64_t at = 0; at < sub_len; at += 1 << 20) {
+			ck_assert_int_eq(cl_sub_read(c, FILE_ID, (uint32_t)j, at,
+						     got, 1 << 20), 1 << 20);
+			for (int64_t s = 0; s < 1 << 20; s++)
+				want[s] = iodh_val(big_file_of_sub(j, at + s),
+						   1);
+			for (int64_t s = 0; memcmp(got, want, 1 << 20) &&
+					    s < 1 << 20; s++)
+				ck_assert_msg(got[s] == want[s],
+					      "subfile %d byte %" PRId64 ": %u, expected %u",
+					      j, at + s, got[s], want[s]);
+		}
+	}
+	clf_conn_close(c);
+	iodh_stop(&h);
+	iodh_cleanup(&h);
+	for (int j = 0; j < NSUB; j++)
+		CLF_Type_free(&subs[j]);
+	free(got);
+	free(want);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("iod_collective");
@@ -719,6 +869,7 @@ int main(void)
 	tcase_add_test(tc, test_collective_request_that_disagrees_is_refused);
 	tcase_add_test(tc, test_collective_mixes_direct_and_merged_pieces);
 	tcase_add_test(tc, test_collective_timed_out_write_leaves_the_same_bytes_either_way);
+	tcase_add_test(tc, test_collective_over_the_memory_budget_completes_in_bounded_memory);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
