@@ -5,11 +5,12 @@
  * One connection to metad per process; to each iod, up to
  * iod_connections (clf.conf) lanes, each a connection of its own, opened
  * at first use and reopened after a failure.  An open file takes the
- * lane with the fewest open files, and all its iod requests go on it:
- * the views and capabilities it gave an iod live on that connection, and
- * requests on different files -- a mount's readers, a process's threads
- * -- proceed at once instead of queueing on one connection.  Calls for
- * no file (sizes of a layout) take the calling thread's lane.  A request
+ * first lane with the fewest open files, and all its iod requests go on
+ * it: the views and capabilities it gave an iod live on that connection,
+ * and requests on different files -- a mount's readers, a process's
+ * threads -- proceed at once instead of queueing on one connection.
+ * Calls for no file (sizes of a layout) take the lane of the file the
+ * calling thread used last, or one of its own.  A request
  * holds its lane's lock from send to reply, so requests of several
  * threads never interleave on a connection; an access that touches
  * several iods locks them in index order (no deadlock: they are of one
@@ -78,7 +79,6 @@ struct clf_client {
 	unsigned lanes;		/* cfg->iod_connections */
 	pthread_mutex_t *iod_connecting;	/* cfg->niods, owned */
 	atomic_uint *lane_files;	/* lanes, owned: open files on each */
-	atomic_uint next_lane;	/* where the next search for one begins */
 	atomic_uint next_thread_lane;	/* and the next thread (apart, so
 					   that files take every lane) */
 	atomic_uint_least64_t next_generation;	/* of connections */

@@ -22,12 +22,14 @@ int clf_client_get(struct clf_client **out)
 
 unsigned clf_client_take_lane(struct clf_client *cl)
 {
-	unsigned start = atomic_fetch_add(&cl->next_lane, 1), best = 0;
-	unsigned least = UINT_MAX;
+	unsigned best = 0, least = UINT_MAX;
 
-	/* Racy counts at worst put two files on one lane: still correct. */
-	for (unsigned k = 0; k < cl->lanes && least; k++) {
-		unsigned lane = (start + k) % cl->lanes;
+	/*
+	 * The first of the least used: a process with one file open at a
+	 * time keeps using lane 0, whose connections are made already.
+	 * Racy counts at worst put two files on one lane: still correct.
+	 */
+	for (unsigned lane = 0; lane < cl->lanes && least; lane++) {
 		unsigned n = atomic_load(&cl->lane_files[lane]);
 
 		if (n < least) {
