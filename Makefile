@@ -24,6 +24,8 @@ CONFIG_CLF_KERNEL_MODULE ?= y
 CONFIG_CLF_SANITIZERS ?= n
 CONFIG_CLF_TSAN ?= n
 CONFIG_CLF_DEBUG ?= n
+# RDMA when its headers are there (make deps installs them).
+CONFIG_CLF_TRANSPORT_RDMA ?= $(if $(wildcard /usr/include/rdma/rdma_cma.h),y,n)
 
 O ?= build
 CC ?= cc

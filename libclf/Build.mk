@@ -49,10 +49,25 @@ LIBCLF_RUNTIME_SRCS += libclf/runtime/log.c libclf/runtime/notify.c
 LIBCLF_RUNTIME_SRCS += libclf/runtime/daemon.c libclf/runtime/daemon_server.c
 # The one hash table of the library and the daemons (hash.h).
 LIBCLF_RUNTIME_SRCS += libclf/runtime/hash.c
+# The RDMA transport's SEND framing and credits (pure; unit-tested
+# everywhere); the transport itself with CONFIG_CLF_TRANSPORT_RDMA=y.
+LIBCLF_RUNTIME_SRCS += libclf/runtime/transport_rdma_wire.c
+ifeq ($(CONFIG_CLF_TRANSPORT_RDMA),y)
+LIBCLF_RUNTIME_SRCS += libclf/runtime/transport_rdma.c
+ALL_CFLAGS += -DCLF_HAVE_RDMA
+endif
+# What CLF_HAVE_RDMA changes is rebuilt when the option changes.
+RDMA_STAMP := $(O)/.rdma-$(CONFIG_CLF_TRANSPORT_RDMA)
+$(RDMA_STAMP):
+	@mkdir -p $(O) && rm -f $(O)/.rdma-* && touch $@
+$(O)/libclf/runtime/transport.o $(O)/tests/unit/test_transport.o: $(RDMA_STAMP)
 # Libraries libclf itself links to (protocol, crypto, configuration).
 LIBCLF_EXTRA_LIBS :=
 LIBCLF_EXTRA_LIBS += $(shell pkg-config --libs libsodium inih 2>/dev/null || \
 	echo -lsodium -linih) -lmunge -pthread
+ifeq ($(CONFIG_CLF_TRANSPORT_RDMA),y)
+LIBCLF_EXTRA_LIBS += -lrdmacm -libverbs
+endif
 
 # The native client API: connections, files, views.
 LIBCLF_CLIENT_SRCS := libclf/client/client_instance.c \

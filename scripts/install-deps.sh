@@ -9,6 +9,8 @@ PACKAGES="build-essential pkg-config check python3-kconfiglib clang
 	dpkg-dev sqlite3
 	libhdf5-mpich-dev autoconf automake libtool munge libmunge-dev
 	groff man-db debhelper lintian fakeroot systemd gnuplot-nox
+	libibverbs-dev librdmacm-dev rdma-core ibverbs-providers ibverbs-utils
+	rdmacm-utils perftest
 	linux-image-amd64 linux-headers-amd64 qemu-system-x86 busybox-static
 	cpio kmod"
 

@@ -35,6 +35,8 @@ UNIT_TEST_NAMES += test_daemon
 UNIT_TEST_NAMES += test_proto_lock
 # Symlink, hard link and special file bodies (libclf/runtime/proto_link.c).
 UNIT_TEST_NAMES += test_proto_link
+# The RDMA transport's SEND header and credits, without a device.
+UNIT_TEST_NAMES += test_rdma_wire
 UNIT_TEST_LIBS = $(LIBCLF_EXTRA_LIBS)
 
 TEST_MODEL_OBJ := $(O)/tests/unit/model.o $(O)/tests/unit/partition.o

@@ -22,7 +22,9 @@ static void status_help(void)
 	       "\n"
 	       "  ROLE     metad or iod\n"
 	       "  INDEX    the iod's index; - for metad\n"
-	       "  ADDRESS  host:port from the configuration\n"
+	       "  ADDRESS  host:port from the configuration; rdma://host:port\n"
+	       "           (tcp://...) when this connection went over RDMA (fell\n"
+	       "           back to TCP) where the configuration asks for RDMA\n"
 	       "  STATE    reachable, unreachable (no authenticated answer) or\n"
 	       "           failing (answered, but a request failed)\n"
 	       "  UPTIME   since the daemon started\n"
@@ -54,6 +56,8 @@ struct row {
 	char total[24];
 	char free[24];
 	char detail[256];
+	char transport[8];	/* of this tool's connection: "tcp", "rdma" */
+	char addr[CLF_ADDR_MAX + 8];
 	/* The same as numbers for --json; -1: unknown. */
 	int64_t uptime_ms, conns_n, views_n, total_b, avail_b;
 };
@@ -91,6 +95,7 @@ static int ask(const struct clf_config *cfg, const struct tool_daemon *d,
 	int err;
 
 	*r = (struct row){ .state = "reachable", .uptime = "-", .conns = "-",
+			   .transport = "-",
 			   .views = "-", .total = "-", .free = "-",
 			   .uptime_ms = -1, .conns_n = -1, .views_n = -1,
 			   .total_b = -1, .avail_b = -1 };
@@ -102,6 +107,13 @@ static int ask(const struct clf_config *cfg, const struct tool_daemon *d,
 		snprintf(r->detail, sizeof(r->detail), "%s%s", why, hint);
 		return err;
 	}
+	snprintf(r->transport, sizeof(r->transport), "%s",
+		 clf_conn_transport(c));
+	/* Plain host:port for TCP as configured: tables stay as they were. */
+	if (strcmp(cfg->transport, "tcp") || strstr(d->conf->addr, "://"))
+		snprintf(r->addr, sizeof(r->addr), "%s://%s", r->transport,
+			 strstr(d->conf->addr, "://")
+			 ? strstr(d->conf->addr, "://") + 3 : d->conf->addr);
 	err = probe_status(c, &st);
 	if (!err) {
 		tool_fmt_duration(st.uptime_ms, r->uptime, sizeof(r->uptime));
@@ -154,6 +166,7 @@ static void json_row(const struct tool_daemon *d, const struct row *r)
 	printf(",\"address\":");
 	tool_json_str(stdout, d->conf->addr);
 	printf(",\"state\":\"%s\"", r->state);
+	printf(",\"transport\":\"%s\"", r->transport);
 	json_num("uptime_ms", r->uptime_ms);
 	json_num("connections", r->conns_n);
 	json_num("views", r->views_n);
@@ -208,7 +221,8 @@ int cmd_status(const struct tool_opts *g, int argc, char **argv)
 		}
 		tool_print_row(ROW_FMT, daemon_program(d->role),
 			       d->role == DAEMON_METAD ? "-" : index,
-			       d->conf->addr, r.state, r.uptime, r.conns,
+			       r.addr[0] ? r.addr : d->conf->addr, r.state,
+			       r.uptime, r.conns,
 			       r.views, r.total, r.free, r.detail);
 	}
 	if (o.json)

@@ -236,10 +236,21 @@ static int set_address(struct parse *p, struct raw_daemon *d,
 {
 	char host[CLF_ADDR_MAX], port[16], addr[CLF_ADDR_MAX];
 	const char *dir = NULL, *after;
-	char why[MSG_MAX];
+	char why[MSG_MAX], scheme[16] = "";
+	const char *sep = strstr(value, "://");
 	long long pnum;
 	size_t alen;
 
+	/* "rdma://host:port": that daemon's transport (transport.h). */
+	if (sep && sep - value < (long)sizeof(scheme) - 3 &&
+	    !memchr(value, ':', (size_t)(sep - value))) {
+		if (!clf_addr_transport(value, &clf_transport_tcp))
+			return perr(p, p->line, ENOENT, "%s: %s", key,
+				    clf_error_reason());
+		memcpy(scheme, value, (size_t)(sep - value) + 3);
+		scheme[sep - value + 3] = '\0';
+		value = sep + 3;
+	}
 	after = value[0] == '[' ? strchr(value, ']') : value;
 	after = after ? strchr(after, ':') : NULL;	/* before the port */
 	if (with_dir && after)
@@ -268,10 +279,10 @@ static int set_address(struct parse *p, struct raw_daemon *d,
 	d->line = p->line;
 	d->host = strdup(host);
 	d->port = strdup(port);
-	d->addr = malloc(strlen(host) + strlen(port) + 4);
+	d->addr = malloc(strlen(scheme) + strlen(host) + strlen(port) + 4);
 	if (d->addr)
-		sprintf(d->addr, strchr(host, ':') ? "[%s]:%s" : "%s:%s", host,
-			port);
+		sprintf(d->addr, strchr(host, ':') ? "%s[%s]:%s" : "%s%s:%s",
+			scheme, host, port);
 	if (dir)
 		d->dir = join_path(p->base, dir + 1);
 	if (!d->host || !d->port || !d->addr || (dir && !d->dir))
@@ -513,8 +524,8 @@ static int global_key(struct parse *p, enum key k, const char *value)
 	case K_TRANSPORT:
 		if (!clf_transport_find(value))
 			return perr(p, p->line, EINVAL,
-				    "%s: '%s' is not built in (have: tcp)",
-				    name, value);
+				    "%s: '%s' is not built in (have: %s)",
+				    name, value, clf_transport_names());
 		free(cfg->transport);
 		cfg->transport = strdup(value);
 		return cfg->transport ? 1

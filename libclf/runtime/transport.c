@@ -23,13 +23,60 @@ static int64_t deadline_after(int timeout_ms)
 	return clf_deadline_after(timeout_ms);
 }
 
+#ifdef CLF_HAVE_RDMA
+#define HAVE_NAMES "tcp, rdma"
+#else
+#define HAVE_NAMES "tcp"
+#endif
+
 const struct clf_transport_ops *clf_transport_find(const char *name)
 {
 	if (name && strcmp(name, clf_transport_tcp.name) == 0)
 		return &clf_transport_tcp;
-	clf_fail(ENOENT, "clf: no transport '%s' in this build (have: tcp)",
-		 name ? name : "(null)");
+#ifdef CLF_HAVE_RDMA
+	if (name && strcmp(name, clf_transport_rdma.name) == 0)
+		return &clf_transport_rdma;
+#endif
+	clf_fail(ENOENT, "clf: no transport '%s' in this build (have: %s)",
+		 name ? name : "(null)", HAVE_NAMES);
 	return NULL;
+}
+
+const char *clf_transport_names(void)
+{
+	return HAVE_NAMES;
+}
+
+const char *clf_conn_transport(const struct clf_conn *c)
+{
+	return c->ops->name;
+}
+
+/* The length of addr's "name://" prefix, 0 without one. */
+static size_t scheme_len(const char *addr)
+{
+	const char *s = addr ? strstr(addr, "://") : NULL;
+
+	return s && !memchr(addr, ':', (size_t)(s - addr)) &&
+	       !memchr(addr, '[', (size_t)(s - addr)) ? (size_t)(s - addr) + 3
+						      : 0;
+}
+
+const struct clf_transport_ops *clf_addr_transport(
+	const char *addr, const struct clf_transport_ops *dflt)
+{
+	size_t n = scheme_len(addr);
+	char name[16];
+
+	if (n == 0)
+		return dflt;
+	if (n - 3 >= sizeof(name)) {
+		clf_fail(ENOENT, "clf: address '%s': unknown transport", addr);
+		return NULL;
+	}
+	memcpy(name, addr, n - 3);
+	name[n - 3] = '\0';
+	return clf_transport_find(name);
 }
 
 static int copy_part(char *dst, size_t dstlen, const char *src, size_t n,
@@ -46,7 +93,7 @@ static int copy_part(char *dst, size_t dstlen, const char *src, size_t n,
 int clf_addr_split(const char *addr, char *host, size_t hostlen, char *port,
 		   size_t portlen)
 {
-	const char *colon, *h = addr;
+	const char *colon, *h;
 	size_t hlen;
 	char *end;
 	long pnum;
@@ -54,6 +101,8 @@ int clf_addr_split(const char *addr, char *host, size_t hostlen, char *port,
 
 	if (!addr)
 		return clf_fail(EINVAL, "clf: no address");
+	addr += scheme_len(addr);	/* "rdma://": clf_addr_transport's */
+	h = addr;
 	if (addr[0] == '[') {
 		const char *close = strchr(addr, ']');
 
@@ -106,6 +155,9 @@ int clf_conn_connect(const struct clf_transport_ops *t, const char *addr,
 	err = clf_addr_split(addr, host, sizeof(host), port, sizeof(port));
 	if (err)
 		return err;
+	t = clf_addr_transport(addr, t);
+	if (!t)
+		return -ENOENT;
 	err = t->connect(host, port, timeout_ms, &c);
 	if (err)
 		return err;
@@ -126,6 +178,9 @@ int clf_listener_open(const struct clf_transport_ops *t, const char *addr,
 	err = clf_addr_split(addr, host, sizeof(host), port, sizeof(port));
 	if (err)
 		return err;
+	t = clf_addr_transport(addr, t);
+	if (!t)
+		return -ENOENT;
 	err = t->listen(host, port, &l);
 	if (err)
 		return err;

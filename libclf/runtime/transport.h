@@ -114,9 +114,28 @@ struct clf_transport_ops {
 };
 
 extern const struct clf_transport_ops clf_transport_tcp;
+/* With CONFIG_CLF_TRANSPORT_RDMA (CLF_HAVE_RDMA): transport_rdma.c. */
+extern const struct clf_transport_ops clf_transport_rdma;
 
-/* The transport called name ("tcp"), or NULL with a message. */
+/* The transport called name ("tcp", "rdma" when built with
+ * CONFIG_CLF_TRANSPORT_RDMA), or NULL with a message. */
 const struct clf_transport_ops *clf_transport_find(const char *name);
+
+/* The transports of this build, for messages: "tcp, rdma". */
+const char *clf_transport_names(void);
+
+/*
+ * The transport an address names with a prefix ("rdma://host:port",
+ * "tcp://host:port"), dflt for one without (the configuration's
+ * transport), NULL with a message for an unknown one.  clf_conn_connect
+ * and clf_listener_open follow it; clf_addr_split skips it.
+ */
+const struct clf_transport_ops *clf_addr_transport(
+	const char *addr, const struct clf_transport_ops *dflt);
+
+/* The name of the transport c runs over ("tcp", "rdma"): an RDMA
+ * connection that fell back to TCP says "tcp". */
+const char *clf_conn_transport(const struct clf_conn *c);
 
 /*
  * clf_addr_split - "host:port" or "[ipv6]:port" into its two parts

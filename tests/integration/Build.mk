@@ -12,3 +12,4 @@
 -include tests/integration/perm.mk
 -include tests/integration/caps.mk
 -include tests/integration/tsan.mk
+-include tests/guest/guest.mk

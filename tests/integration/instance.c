@@ -31,13 +31,23 @@ static bool port_free(int port)
 	return ok;
 }
 
+/* CLF_TEST_HOST=10.9.9.1: daemons on that IPv4 address (the RDMA
+ * guest's, where rdma_cm cannot use loopback); 127.0.0.1 by default. */
+static const char *test_host(void)
+{
+	const char *h = getenv("CLF_TEST_HOST");
+
+	return h && *h ? h : "127.0.0.1";
+}
+
 static bool port_listening(int port)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET,
 				 .sin_port = htons(port) };
 	int fd = socket(AF_INET, SOCK_STREAM, 0), ok;
 
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (inet_pton(AF_INET, test_host(), &a.sin_addr) != 1)
+		a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	ok = connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0;
 	close(fd);
 	return ok;
@@ -91,10 +101,13 @@ static int write_config(struct instance *in, const char *const *iod_dirs)
 	 * with every message sealed. */
 	if (getenv("CLF_TEST_PROTECTION") && *getenv("CLF_TEST_PROTECTION"))
 		fprintf(f, "protection = %s\n", getenv("CLF_TEST_PROTECTION"));
-	fprintf(f, "[metad]\naddress = 127.0.0.1:%d\ndir = %s/meta\n",
+	/* CLF_TEST_TRANSPORT=rdma: the suite over RDMA (tests/guest). */
+	if (getenv("CLF_TEST_TRANSPORT") && *getenv("CLF_TEST_TRANSPORT"))
+		fprintf(f, "transport = %s\n", getenv("CLF_TEST_TRANSPORT"));
+	fprintf(f, "[metad]\naddress = %s:%d\ndir = %s/meta\n", test_host(),
 		in->base_port, in->dir);
 	for (int i = 0; i < in->niods; i++) {
-		fprintf(f, "[iod]\naddress = 127.0.0.1:%d\n",
+		fprintf(f, "[iod]\naddress = %s:%d\n", test_host(),
 			in->base_port + 1 + i);
 		if (iod_dirs && iod_dirs[i])
 			fprintf(f, "dir = %s\n", iod_dirs[i]);

@@ -1759,6 +1759,26 @@ START_TEST(test_views_over_the_iod_share_fail_with_a_clear_error)
 }
 END_TEST
 
+/*
+ * CLF_TEST_ONLY=name,name...: only those tests (the RDMA guest runs the
+ * quick ones under emulation, tests/guest/rdma_tests.sh).
+ */
+static void add_chosen(TCase *tc, const TTest *t, const char *name)
+{
+	const char *only = getenv("CLF_TEST_ONLY");
+	size_t n = strlen(name);
+
+	for (const char *p = only; p && (p = strstr(p, name)); p += n)
+		if ((p == only || p[-1] == ',') && (!p[n] || p[n] == ','))
+			goto add;
+	if (only && *only)
+		return;
+add:
+	tcase_add_test_raise_signal(tc, t, 0);
+}
+#undef tcase_add_test
+#define tcase_add_test(tc, t) add_chosen(tc, t, #t)
+
 int main(void)
 {
 	Suite *s = suite_create("native");

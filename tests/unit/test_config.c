@@ -201,8 +201,8 @@ START_TEST(test_errors_name_the_file_and_line)
 		    ":6: address '127.0.0.1:70000': port '70000' is not a number");
 	parse_fails(BASE "[iod]\naddress = ::1:7002\n", -EINVAL,
 		    ":6: address '::1:7002': write IPv6 addresses as [addr]:port");
-	parse_fails("transport = rdma\n" BASE, -EINVAL,
-		    ":1: transport: 'rdma' is not built in");
+	parse_fails("transport = pigeon\n" BASE, -EINVAL,
+		    ":1: transport: 'pigeon' is not built in");
 	parse_fails("timeout_ms = 0\n" BASE, -EINVAL,
 		    ":1: timeout_ms: '0' is not a whole number of milliseconds");
 	parse_fails("recovery_grace_s = -1\n" BASE, -EINVAL,

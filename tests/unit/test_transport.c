@@ -580,8 +580,35 @@ END_TEST
 START_TEST(test_unknown_transport_is_refused_by_name)
 {
 	ck_assert_ptr_eq(clf_transport_find("tcp"), &clf_transport_tcp);
+	ck_assert_ptr_null(clf_transport_find("carrier-pigeon"));
+	ck_assert_ptr_nonnull(strstr(CLF_Last_error(), "carrier-pigeon"));
+#ifndef CLF_HAVE_RDMA
 	ck_assert_ptr_null(clf_transport_find("rdma"));
-	ck_assert_ptr_nonnull(strstr(CLF_Last_error(), "rdma"));
+#endif
+}
+END_TEST
+
+START_TEST(test_address_prefix_names_the_transport)
+{
+	char host[64], port[16];
+
+	ck_assert_int_eq(clf_addr_split("rdma://10.9.9.1:7001", host,
+					sizeof(host), port, sizeof(port)), 0);
+	ck_assert_str_eq(host, "10.9.9.1");
+	ck_assert_str_eq(port, "7001");
+	ck_assert_int_eq(clf_addr_split("tcp://[::1]:7", host, sizeof(host),
+					port, sizeof(port)), 0);
+	ck_assert_str_eq(host, "::1");
+	ck_assert_ptr_eq(clf_addr_transport("tcp://[::1]:7", NULL),
+			 &clf_transport_tcp);
+	ck_assert_ptr_eq(clf_addr_transport("1.2.3.4:7", &clf_transport_tcp),
+			 &clf_transport_tcp);
+	ck_assert_ptr_null(clf_addr_transport("udp://1.2.3.4:7",
+					      &clf_transport_tcp));
+#ifdef CLF_HAVE_RDMA
+	ck_assert_ptr_eq(clf_addr_transport("rdma://h:1", &clf_transport_tcp),
+			 clf_transport_find("rdma"));
+#endif
 }
 END_TEST
 
@@ -612,6 +639,7 @@ int main(void)
 	tcase_add_test(tc, test_send_to_a_vanished_peer_fails_without_sigpipe);
 	tcase_add_test(tc, test_addr_split_accepts_host_port_and_bracketed_ipv6);
 	tcase_add_test(tc, test_unknown_transport_is_refused_by_name);
+	tcase_add_test(tc, test_address_prefix_names_the_transport);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * transport_rdma_wire.h -- what the RDMA transport puts in each SEND,
+ * and the credits that keep its receive buffers from overflowing.
+ *
+ * The RDMA transport carries the same byte stream as TCP (clf headers
+ * and payloads, framed by transport.c) in RC SENDs of at most one
+ * receive buffer each.  A SEND can only land in a receive buffer the peer
+ * posted beforehand; one that finds none is an RNR error, fatal after the
+ * retries.  So a sender spends a credit per data SEND, and the receiver
+ * gives credits back as its application consumes buffers and it reposts
+ * them: with every data SEND it makes (piggybacked), or in a credit-only
+ * SEND once CLF_RDMA_CREDIT_BATCH are owed and it has nothing to send.
+ *
+ * Credit-only SENDs spend no credit: they land in CLF_RDMA_EXTRA_RECVS
+ * buffers posted beyond the credits, reposted as soon as they complete.
+ * Each returns at least a batch, and the credits in flight never exceed
+ * the window, so no more than window / batch of them are ever unreposted
+ * at the receiver: the extra buffers suffice and neither side waits for
+ * the other's credit message (a credit message that spent a credit could
+ * deadlock two peers that both ran out).
+ *
+ * Pure logic, no verbs: unit-tested on machines without RDMA
+ * (tests/unit/test_rdma_wire.c).
+ */
+#ifndef CLF_TRANSPORT_RDMA_WIRE_H
+#define CLF_TRANSPORT_RDMA_WIRE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CLF_RDMA_PKT_HEADER 8		/* bytes before the data */
+#define CLF_RDMA_PKT_MAGIC 0xc1		/* version 1 of this framing */
+#define CLF_RDMA_SLOT ((size_t)32768)	/* one receive buffer, header too */
+#define CLF_RDMA_PKT_DATA_MAX (CLF_RDMA_SLOT - CLF_RDMA_PKT_HEADER)
+#define CLF_RDMA_WINDOW 16		/* credits: data SENDs in flight */
+#define CLF_RDMA_CREDIT_BATCH 4		/* owed before a credit-only SEND */
+#define CLF_RDMA_EXTRA_RECVS (CLF_RDMA_WINDOW / CLF_RDMA_CREDIT_BATCH + 1)
+#define CLF_RDMA_RECVS (CLF_RDMA_WINDOW + CLF_RDMA_EXTRA_RECVS)
+
+enum clf_rdma_pkt_type {
+	CLF_RDMA_PKT_DATA = 1,		/* stream bytes (and credits) */
+	CLF_RDMA_PKT_CREDIT = 2,	/* credits only, no data */
+};
+
+/* A SEND's header, little-endian: magic, type, credits (u16), len (u32). */
+struct clf_rdma_pkt {
+	uint8_t type;		/* enum clf_rdma_pkt_type */
+	uint16_t credits;	/* receive buffers the sender reposted */
+	uint32_t len;		/* data bytes after the header */
+};
+
+void clf_rdma_pkt_encode(uint8_t out[CLF_RDMA_PKT_HEADER],
+			 const struct clf_rdma_pkt *p);
+
+/*
+ * Decode the header of a SEND of got bytes (the completion's byte_len).
+ * -EPROTO, with a clf_fail message, when it is shorter than a header,
+ * has another magic or type, announces another length than arrived, or
+ * is a credit message that carries data or no credits.
+ */
+int clf_rdma_pkt_decode(const uint8_t *buf, size_t got,
+			struct clf_rdma_pkt *out);
+
+/* One side's credits: what it may send, what it owes the peer. */
+struct clf_rdma_credits {
+	uint32_t tx;		/* data SENDs the peer has room for */
+	uint32_t owed;		/* buffers reposted, not yet told */
+	uint32_t window;	/* the most tx can be */
+	uint32_t batch;		/* owed that calls for a credit message */
+};
+
+/* Both sides start with the whole window: every buffer is posted. */
+void clf_rdma_credits_init(struct clf_rdma_credits *c, uint32_t window,
+			   uint32_t batch);
+
+/* May a data SEND go now? */
+bool clf_rdma_credits_can_send(const struct clf_rdma_credits *c);
+
+/* Spend a credit on a data SEND; returns the credits to piggyback on it
+ * (all owed, now told). */
+uint16_t clf_rdma_credits_spend(struct clf_rdma_credits *c);
+
+/* The peer gave n back; -EPROTO when that is more than it could owe. */
+int clf_rdma_credits_grant(struct clf_rdma_credits *c, uint32_t n);
+
+/* This side consumed a data buffer and reposted it. */
+void clf_rdma_credits_consumed(struct clf_rdma_credits *c);
+
+/* Is a credit-only SEND due (a batch owed)? */
+bool clf_rdma_credits_update_due(const struct clf_rdma_credits *c);
+
+/* Take what is owed for a credit-only SEND (spends no credit). */
+uint16_t clf_rdma_credits_take_owed(struct clf_rdma_credits *c);
+
+#endif /* CLF_TRANSPORT_RDMA_WIRE_H */

@@ -1,0 +1,45 @@
+#!/bin/sh
+# rdma_tests.sh -- the RDMA transport's integration tests, run inside the
+# guest by `make check-rdma-guest` (tests/guest/run.sh): soft-RoCE on a
+# dummy interface, then over RDMA
+#   1. test_native's quick cases (the native API against metad + 2 iods,
+#      every daemon with transport = rdma), the kill of an iod included;
+#   2. one client over TCP and one over RDMA on the same file;
+#   3. an iod killed in the middle of a large write, then restarted.
+# Data stay small: TCG emulates every instruction.
+#   rdma_tests.sh BUILD_DIR
+set -u
+B=${1:-build}
+. "$(dirname "$0")/rdma_setup.sh" || exit 1
+export CLF_BUILD_DIR=$B CLF_TEST_TRANSPORT=rdma CLF_TEST_HOST=$RDMA_HOST
+fails=0
+check() { # name command...
+	name=$1; shift
+	t0=$(date +%s)
+	if "$@"; then
+		echo "PASS: rdma: $name ($(( $(date +%s) - t0 )) s)"
+	else
+		echo "FAIL: rdma: $name ($(( $(date +%s) - t0 )) s)"
+		fails=$((fails + 1))
+	fi
+}
+
+native() { # one test_native case over RDMA
+	before=$(rxe_sent)
+	CLF_TEST_ONLY=$1 "$B/tests/integration/test_native" | tail -n +2 ||
+		return 1
+	sent=$(( $(rxe_sent) - before ))
+	echo "rxe0 sent $sent packets"
+	# Every case moves data: dozens of RoCE packets at least (0 over TCP).
+	[ $sent -gt 20 ] || { echo "not over RDMA"; return 1; }
+}
+CASES=${2:-test_default_view_round_trips_a_file,test_namespace_calls_reach_metad,test_view_on_one_subfile_is_one_transfer,test_layout_rules_are_enforced_with_the_rule_named,test_writes_are_visible_to_other_processes_without_sync,test_killed_iod_fails_fast_and_comes_back_with_its_data}
+for c in $(echo "$CASES" | tr ',' ' '); do
+	check "native: $c" native "$c"
+done
+. "$(dirname "$0")/rdma_mixed.sh"
+check "one TCP and one RDMA client on one file" mixed
+check "an iod killed in the middle of a write" killed
+mixed_down
+
+[ $fails -eq 0 ]
