@@ -1,5 +1,6 @@
-# Tests in a qemu guest (tests/guest/run.sh boots Debian's kernel with
-# this machine's root over 9p): the RDMA transport over soft-RoCE.
+# The RDMA transport over soft-RoCE in a qemu guest booting Debian's
+# kernel with this machine's root over 9p (tests/guest/run-guest.sh);
+# about 2 minutes on 2 cores under TCG.
 # make deps installs qemu, the kernel image and rdma-core; a missing one
 # fails the target rather than skipping it.
 
@@ -7,7 +8,8 @@
 ifeq ($(CONFIG_CLF_TRANSPORT_RDMA),y)
 CHECK_TARGETS += check-rdma-guest
 check-rdma-guest: $(NATIVE_TEST) $(PROGRAMS)
-	@tests/guest/run.sh --build $(O) tests/guest/rdma_tests.sh $(O)
+	@tests/guest/run-guest.sh --build $(O) --out $(O)/guest/rdma \
+		--timeout 300 $(CURDIR)/tests/guest/rdma_tests.sh $(abspath $(O))
 else
 check-rdma-guest:
 	@echo "FAIL: check-rdma-guest: built without CONFIG_CLF_TRANSPORT_RDMA (make deps installs rdma-core's headers)" >&2; exit 1

@@ -1,5 +1,5 @@
 #!/bin/sh
-# rdma_setup.sh -- sourced inside the guest (tests/guest/run.sh): soft-RoCE
+# rdma_setup.sh -- sourced inside the guest (tests/guest/run-guest.sh): soft-RoCE
 # (rdma_rxe) on a dummy interface with address $RDMA_HOST, the address
 # rdma_cm resolves to the rxe device (it cannot use loopback).
 RDMA_HOST=10.9.9.1

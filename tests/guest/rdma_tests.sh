@@ -1,15 +1,16 @@
 #!/bin/sh
 # rdma_tests.sh -- the RDMA transport's integration tests, run inside the
-# guest by `make check-rdma-guest` (tests/guest/run.sh): soft-RoCE on a
+# guest by `make check-rdma-guest` (tests/guest/run-guest.sh): soft-RoCE on a
 # dummy interface, then over RDMA
 #   1. test_native's quick cases (the native API against metad + 2 iods,
 #      every daemon with transport = rdma), the kill of an iod included;
 #   2. one client over TCP and one over RDMA on the same file;
 #   3. an iod killed in the middle of a large write, then restarted.
 # Data stay small: TCG emulates every instruction.
-#   rdma_tests.sh BUILD_DIR
+#   rdma_tests.sh BUILD_DIR [CASES]   (BUILD_DIR absolute)
 set -u
-B=${1:-build}
+B=$1
+cd "$(dirname "$0")/../.."
 . "$(dirname "$0")/rdma_setup.sh" || exit 1
 export CLF_BUILD_DIR=$B CLF_TEST_TRANSPORT=rdma CLF_TEST_HOST=$RDMA_HOST
 fails=0
