@@ -73,6 +73,9 @@ struct clf_call {
 };
 
 int clf_call(struct clf_call *c);
+/* c and its data live until done(c, error) is called (maybe at once). */
+typedef void (*clf_done_fn)(struct clf_call *c, int error);
+void clf_call_async(struct clf_call *c, clf_done_fn done);
 int clf_call_noreply(struct clf_up_in *in);
 u32 clf_dev_generation(void);
 int clf_dev_init(void);

@@ -35,6 +35,7 @@ struct clf_req {
 	const void *d1, *d2;		/* and what follows it */
 	size_t l1, l2;
 	struct clf_call *call;		/* NULL: no reply wanted */
+	clf_done_fn done;		/* asynchronous: called at the end */
 	enum clf_req_state state;
 	int error;
 };
@@ -151,8 +152,13 @@ int clf_call_noreply(struct clf_up_in *in)
 	return err;
 }
 
-/* r is answered (or failed): its caller may go.  chan_lock. */
-static void finish_locked(struct clf_req *r, int error)
+/*
+ * r is answered (or failed): its caller may go.  An asynchronous one
+ * goes to *later, whose callbacks run_later() calls without the lock.
+ * chan_lock.
+ */
+static void finish_locked(struct clf_req *r, int error,
+			  struct list_head *later)
 {
 	list_del(&r->list);
 	if (!r->call) {
@@ -161,7 +167,45 @@ static void finish_locked(struct clf_req *r, int error)
 	}
 	r->error = error;
 	WRITE_ONCE(r->state, DONE);
+	if (r->done) {
+		list_add_tail(&r->list, later);
+		return;
+	}
 	wake_up_all(&chan_callers);
+}
+
+static void run_later(struct list_head *later)
+{
+	struct clf_req *r, *tmp;
+
+	list_for_each_entry_safe(r, tmp, later, list) {
+		list_del(&r->list);
+		r->done(r->call, r->error);
+		req_free(r);
+	}
+}
+
+void clf_call_async(struct clf_call *c, clf_done_fn done)
+{
+	struct clf_req *r;
+	int err = -E2BIG;
+
+	if (c->len1 + c->len2 > CLF_UP_BUF_MAX - sizeof(c->in))
+		goto fail;
+	err = -ENOMEM;
+	r = req_new(&c->in, c->data1, c->len1, c->data2, c->len2);
+	if (!r)
+		goto fail;
+	r->call = c;
+	r->done = done;
+	spin_lock(&chan_lock);
+	err = queue_locked(r);
+	spin_unlock(&chan_lock);
+	if (!err)
+		return;
+	req_free(r);
+fail:
+	done(c, err);
 }
 
 static int clf_dev_open(struct inode *inode, struct file *file)
@@ -187,14 +231,16 @@ static int clf_dev_open(struct inode *inode, struct file *file)
 static int clf_dev_release(struct inode *inode, struct file *file)
 {
 	struct clf_req *r, *tmp;
+	LIST_HEAD(later);
 
 	spin_lock(&chan_lock);
 	chan_connected = false;
 	list_for_each_entry_safe(r, tmp, &chan_pending, list)
-		finish_locked(r, -EIO);
+		finish_locked(r, -EIO, &later);
 	list_for_each_entry_safe(r, tmp, &chan_sent, list)
-		finish_locked(r, -EIO);
+		finish_locked(r, -EIO, &later);
 	spin_unlock(&chan_lock);
+	run_later(&later);
 	wake_up_all(&chan_readers);
 	return 0;
 }
@@ -204,6 +250,7 @@ static ssize_t clf_dev_read(struct file *file, char __user *buf, size_t len,
 			    loff_t *ppos)
 {
 	struct clf_req *r;
+	LIST_HEAD(later);
 	size_t n;
 	int err;
 
@@ -240,13 +287,14 @@ static ssize_t clf_dev_read(struct file *file, char __user *buf, size_t len,
 	if (err) {
 		/* The caller hears of it; the daemon sees the fault. */
 		list_add(&r->list, &chan_sent);
-		finish_locked(r, -EIO);
+		finish_locked(r, -EIO, &later);
 	} else {
 		r->state = SENT;
 		list_add_tail(&r->list, &chan_sent);
 		wake_up_all(&chan_callers);
 	}
 	spin_unlock(&chan_lock);
+	run_later(&later);
 	return err ? err : n;
 }
 
@@ -268,6 +316,7 @@ static ssize_t clf_dev_write(struct file *file, const char __user *buf,
 	struct clf_up_out out;
 	struct clf_call *c;
 	struct clf_req *r;
+	LIST_HEAD(later);
 	size_t n;
 	int err = 0;
 
@@ -298,8 +347,9 @@ static ssize_t clf_dev_write(struct file *file, const char __user *buf,
 		c->out_arg = out.arg;
 	}
 	spin_lock(&chan_lock);
-	finish_locked(r, err ? -EIO : out.error);
+	finish_locked(r, err ? -EIO : out.error, &later);
 	spin_unlock(&chan_lock);
+	run_later(&later);
 	return err ? err : len;
 }
 

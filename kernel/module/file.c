@@ -458,39 +458,91 @@ out:
 }
 
 #define CLF_WB_PAGES (CLF_UP_IO_MAX / PAGE_SIZE)
+/* Writeback requests in flight, all mounts together. */
+#define CLF_WB_INFLIGHT 16
+
+static atomic_t clf_wb_inflight = ATOMIC_INIT(0);
+static DECLARE_WAIT_QUEUE_HEAD(clf_wb_wait);
 
 /* A run of contiguous pages under writeback, their bytes in buf. */
-struct clf_wb {
+struct clf_wb_run {
+	struct clf_call c;
 	struct inode *inode;
-	int fh_err;
-	u64 fh;
+	bool counted;			/* in clf_wb_inflight */
 	char *buf;
-	loff_t start;
 	size_t len;
 	unsigned int n;
 	struct page *pages[CLF_WB_PAGES];
 };
 
-static int clf_wb_flush(struct clf_wb *wb)
+/* One writepages call: the run being gathered. */
+struct clf_wb {
+	struct inode *inode;
+	int fh_err;
+	u64 fh;
+	loff_t start;
+	struct clf_wb_run *run;
+};
+
+/* The daemon answered (or cannot): the pages are written, or failed. */
+static void clf_wb_done(struct clf_call *c, int err)
 {
-	ssize_t n = wb->fh_err;
+	struct clf_wb_run *run = container_of(c, struct clf_wb_run, c);
 	unsigned int i;
 
-	if (!wb->n)
-		return 0;
-	if (!n)
-		n = clf_write_fh(wb->inode, wb->fh, wb->buf, wb->len,
-				 wb->start);
-	for (i = 0; i < wb->n; i++) {
-		if (n < 0) {
-			SetPageError(wb->pages[i]);
-			mapping_set_error(wb->inode->i_mapping, n);
+	if (!err && c->out_arg != run->len)
+		err = -EIO;
+	for (i = 0; i < run->n; i++) {
+		if (err) {
+			SetPageError(run->pages[i]);
+			mapping_set_error(run->inode->i_mapping, err);
 		}
-		end_page_writeback(wb->pages[i]);
+		end_page_writeback(run->pages[i]);
 	}
-	wb->n = 0;
-	wb->len = 0;
-	return n < 0 ? n : 0;
+	if (run->counted) {
+		atomic_dec(&clf_wb_inflight);
+		wake_up(&clf_wb_wait);
+	}
+	kvfree(run->buf);
+	kfree(run);
+}
+
+/* Send the run gathered; its pages end when the reply comes. */
+static void clf_wb_send(struct clf_wb *wb)
+{
+	struct clf_wb_run *run = wb->run;
+
+	wb->run = NULL;
+	if (wb->fh_err) {
+		clf_wb_done(&run->c, wb->fh_err);
+		return;
+	}
+	wait_event(clf_wb_wait, atomic_add_unless(&clf_wb_inflight, 1,
+						  CLF_WB_INFLIGHT));
+	run->counted = true;
+	clf_fill_in(&run->c.in, CLF_UP_WRITE, run->inode);
+	run->c.in.fh = wb->fh;
+	run->c.in.off = wb->start;
+	run->c.data1 = run->buf;
+	run->c.len1 = run->len;
+	/* Attributes asked for before now may not count these bytes. */
+	atomic_inc(&CLF_I(run->inode)->wseq);
+	clf_call_async(&run->c, clf_wb_done);
+}
+
+static struct clf_wb_run *clf_wb_run_new(struct inode *inode)
+{
+	struct clf_wb_run *run = kzalloc(sizeof(*run), GFP_NOFS);
+
+	if (!run)
+		return NULL;
+	run->buf = kvmalloc(CLF_UP_IO_MAX, GFP_NOFS);
+	if (!run->buf) {
+		kfree(run);
+		return NULL;
+	}
+	run->inode = inode;
+	return run;
 }
 
 static int clf_wb_page(struct page *page, struct writeback_control *wbc,
@@ -498,8 +550,8 @@ static int clf_wb_page(struct page *page, struct writeback_control *wbc,
 {
 	struct clf_wb *wb = data;
 	loff_t size = i_size_read(wb->inode), off = page_offset(page);
+	struct clf_wb_run *run = wb->run;
 	size_t len;
-	int err = 0;
 
 	if (off >= size) {
 		/* Truncated away. */
@@ -507,45 +559,49 @@ static int clf_wb_page(struct page *page, struct writeback_control *wbc,
 		return 0;
 	}
 	len = min_t(loff_t, PAGE_SIZE, size - off);
-	if (wb->n && (off != wb->start + wb->len || wb->n == CLF_WB_PAGES ||
-		      (wb->len & (PAGE_SIZE - 1))))
-		err = clf_wb_flush(wb);
-	if (!wb->n)
+	if (run && (off != wb->start + run->len || run->n == CLF_WB_PAGES ||
+		    (run->len & (PAGE_SIZE - 1)))) {
+		clf_wb_send(wb);
+		run = NULL;
+	}
+	if (!run) {
+		run = clf_wb_run_new(wb->inode);
+		if (!run) {
+			redirty_page_for_writepage(wbc, page);
+			unlock_page(page);
+			return -ENOMEM;
+		}
+		wb->run = run;
 		wb->start = off;
-	memcpy_from_page(wb->buf + wb->len, page, 0, len);
-	wb->len += len;
-	wb->pages[wb->n++] = page;
+	}
+	memcpy_from_page(run->buf + run->len, page, 0, len);
+	run->len += len;
+	run->pages[run->n++] = page;
 	set_page_writeback(page);
 	unlock_page(page);
-	return err;
+	return 0;
 }
 
+/*
+ * Runs of up to CLF_UP_IO_MAX bytes, several in flight: the daemon
+ * writes them on its threads at once.  A sync writeback waits for them
+ * (on the pages' writeback bits), as for a block device.
+ */
 static int clf_writepages(struct address_space *mapping,
 			  struct writeback_control *wbc)
 {
-	struct inode *inode = mapping->host;
-	struct clf_wb *wb;
-	int err, err2;
+	struct clf_wb wb = { .inode = mapping->host };
+	int err;
 
-	wb = kzalloc(sizeof(*wb), GFP_NOFS);
-	if (!wb)
-		return -ENOMEM;
-	wb->buf = kvmalloc(CLF_UP_IO_MAX, GFP_NOFS);
-	if (!wb->buf) {
-		kfree(wb);
-		return -ENOMEM;
-	}
-	wb->inode = inode;
 	/*
 	 * Without a handle the pages still leave, failed: kept dirty,
 	 * they would be tried for ever.
 	 */
-	wb->fh_err = clf_inode_fh(inode, NULL, true, &wb->fh);
-	err = write_cache_pages(mapping, wbc, clf_wb_page, wb);
-	err2 = clf_wb_flush(wb);
-	kvfree(wb->buf);
-	kfree(wb);
-	return err ? err : err2;
+	wb.fh_err = clf_inode_fh(wb.inode, NULL, true, &wb.fh);
+	err = write_cache_pages(mapping, wbc, clf_wb_page, &wb);
+	if (wb.run)
+		clf_wb_send(&wb);
+	return err;
 }
 
 const struct address_space_operations clf_aops = {
