@@ -47,8 +47,7 @@
  *
  *  6. When the P-th request arrives, its thread does the I/O for all: the
  *     pieces of every participant (iod_piece_src_fill), in subfile order,
- *     adjacent pieces in one pwritev/preadv (iod_merge.h).  Overlapping
- *     writes land in offset order; MPI leaves them undefined.
+ *     adjacent pieces in one pwritev/preadv (iod_merge.h).
  *
  *  6a. There is no ceiling on the pieces of an operation: they are merged
  *     in rounds of at most COLL_ROUND_PIECES (CLF_TEST_IOD_COLL_PIECES
@@ -63,6 +62,17 @@
  *     sees large ordered requests, and the iod holds at most two rounds
  *     of pieces (24 bytes each) whatever the access.  A write that fails
  *     in round k has done rounds before k.
+ *
+ *  6b. Overlapping writes of one operation: MPI leaves their bytes
+ *     undefined; at each iod clf writes them in this order.  A piece
+ *     that is not held -- one run of the subfile, or more than its
+ *     connection's share of the buffer pool (iod_ops_io.c) -- is written
+ *     through as it arrives, so such pieces land in the order their
+ *     participants came; the held pieces land together after them, once
+ *     the last came, in subfile order (the later arrival last where two
+ *     start at the same offset).  So where a held piece overlaps one
+ *     written through, the held one is what stays.  Nothing orders the
+ *     iods against each other: overlaps across subfiles cannot occur.
  *
  *  7. Then every participant gets its reply: a write the count of its own
  *     bytes, a read its own packed data (zeros past the end of the
