@@ -7,6 +7,7 @@
 #
 # usage: bench/md_scale.sh [--daemons BUILD] [--procs "1 2 4 8"]
 #        [--mpi-procs "1 2"] [--files N] [--base-port P] [--local DIR]
+#        [--metads N]
 #
 #   --daemons BUILD  run the metad and iods of another build directory
 #                    (say, today's main) under this build's clients, to
@@ -16,6 +17,7 @@
 #                    md_mpi or mpiexec is missing)
 #   --files N        files per process (default 300)
 #   --local DIR      the baseline's directory (default $TMPDIR or /tmp)
+#   --metads N       spread the namespace over N metads (default 1)
 #
 # Starts a fresh instance (4 iods) in a temporary directory and stops it
 # at the end.  Prints md_bench's and md_mpi's lines, then `uptime`: on a
@@ -30,6 +32,7 @@ mpi_procs="1 2"
 files=300
 port=${CLF_BASE_PORT:-$((20000 + $$ % 20000))}
 local=${TMPDIR:-/tmp}
+metads=1
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -39,7 +42,8 @@ while [ $# -gt 0 ]; do
 	--files) files=$2; shift 2 ;;
 	--base-port) port=$2; shift 2 ;;
 	--local) local=$2; shift 2 ;;
-	*) echo "usage: md_scale.sh [--daemons BUILD] [--procs LIST] [--mpi-procs LIST] [--files N] [--base-port P] [--local DIR]" >&2
+	--metads) metads=$2; shift 2 ;;
+	*) echo "usage: md_scale.sh [--daemons BUILD] [--procs LIST] [--mpi-procs LIST] [--files N] [--base-port P] [--local DIR] [--metads N]" >&2
 	   exit 2 ;;
 	esac
 done
@@ -56,8 +60,9 @@ stop() {
 	rm -rf "$data" "$lroot"
 }
 trap stop EXIT INT TERM
-"$clf" up --data "$data" --base-port "$port" >/dev/null
+"$clf" up --data "$data" --base-port "$port" --metads "$metads" >/dev/null
 conf=$data/clf.conf
+echo "# metads: $metads"
 echo "# daemons: $daemons ($(git -C "$(dirname "$daemons")" rev-parse --short HEAD 2>/dev/null || echo '?'))"
 
 for p in $procs; do

@@ -52,6 +52,10 @@
  *        file in one request (see "Vectors" below), so that a small
  *        access in many pieces costs one request per iod, not one per
  *        piece.
+ *   1.12 a namespace spread over several metads (see "Several metads"
+ *        below): RESOLVE walks a path as far as one metad holds it;
+ *        MD_PEER carries what metads ask each other; status -EREMOTE
+ *        says an entry's inode lives on another metad.
  *
  * Version negotiation
  * -------------------
@@ -105,7 +109,7 @@
 
 #define CLF_PROTO_MAGIC 0x31464c43u /* "CLF1" as bytes on the wire */
 #define CLF_PROTO_VERSION_MAJOR 1
-#define CLF_PROTO_VERSION_MINOR 11
+#define CLF_PROTO_VERSION_MINOR 12
 
 /*
  * Message header, 32 bytes, every field little-endian:
@@ -274,6 +278,12 @@ enum clf_proto_op {
 	 * (1..CLF_PROTO_MAX_IODS), niods x str16 address ("host:port",
 	 * 1..CLF_PROTO_ADDR_MAX bytes) by iod index */
 	CLF_PROTO_OP_INSTANCE = 278,
+	/* Since 1.12; see "Several metads" below. */
+	/* u64 dir, str16 path -> u64 ino, u32 done */
+	CLF_PROTO_OP_RESOLVE = 279,
+	/* metad to metad, connections that hold the secret only:
+	 * peer req -> peer rep */
+	CLF_PROTO_OP_MD_PEER = 280,
 
 	/* iod.  Subfiles are named by (file id = inode, subfile index). */
 	/* u64 file, u32 subfile, i64 offset, u32 length -> bytes32 data
@@ -381,6 +391,39 @@ enum clf_proto_op {
  */
 
 #define CLF_PROTO_ROOT_INO 1ull
+
+/*
+ * Several metads (1.12)
+ * ---------------------
+ *   The configuration may list several metads (indexes 0, 1, ...); the
+ *   namespace is then spread over them.  An inode lives on one metad,
+ *   which its number names: CLF_PROTO_INO_METAD(ino).  The root lives on
+ *   metad 0.  A directory's entries live with the directory; a new file
+ *   lives with its directory; a new directory on the metad that a hash
+ *   of (parent, name) picks, so that a tree spreads over all of them.
+ *   An entry may thus name an inode of another metad (a "remote" entry:
+ *   a directory made there, or a file renamed or linked across).
+ *   A client sends a request about inode ino (GETATTR, SETATTR, layouts,
+ *   sizes, locks, READDIR of a directory) to the inode's metad, and one
+ *   about a name in directory dir (LOOKUP, CREATE, MKDIR, UNLINK, RMDIR,
+ *   SYMLINK, MKNOD, LINK's new name, RENAME's source) to dir's metad,
+ *   with a path of one name: it walks longer paths with RESOLVE, which
+ *   follows path from dir through the entries this metad holds and
+ *   answers the inode reached and how many bytes of path it consumed
+ *   (all of them, or up to and including the name of a remote entry,
+ *   where the client goes on at the inode's metad).  LOOKUP and CREATE
+ *   of an existing remote entry answer -EREMOTE: the client asks the
+ *   inode's metad (GETATTR, GET_LAYOUT) instead.  A change that spans
+ *   two metads (MKDIR of a remote directory, RENAME and LINK across,
+ *   UNLINK and RMDIR of remote entries) is carried out by the metad
+ *   that received it, asking the other with MD_PEER; a RENAME across
+ *   metads is a two-phase commit with durable intents on both sides
+ *   (metad/mds_xrename.c), so that a crash of either leaves the old name
+ *   or the new one, never both or none.
+ */
+#define CLF_PROTO_INO_METAD_SHIFT 56
+#define CLF_PROTO_INO_METAD(ino) ((uint32_t)((ino) >> CLF_PROTO_INO_METAD_SHIFT))
+#define CLF_PROTO_MAX_METADS 64
 #define CLF_PROTO_FILE_ALL 0ull		/* SYNC: every file of the iod */
 #define CLF_PROTO_SUBFILE_HEAD 0xffffffffu /* bytes before the displacement */
 #define CLF_PROTO_SUBFILE_ALL 0xfffffffeu  /* REMOVE: every subfile */

@@ -9,7 +9,8 @@
 MDS_STORE_SRCS := metad/mds_store.c metad/mds_keys.c metad/mds_lmdb.c \
 	metad/mds_reply_note.c metad/mds_inode.c metad/mds_layout.c \
 	metad/mds_namespace.c metad/mds_attr.c metad/mds_verify.c \
-	metad/mds_gcq.c metad/mds_replies.c metad/mds_group.c
+	metad/mds_gcq.c metad/mds_replies.c metad/mds_group.c \
+	metad/mds_remote.c metad/mds_intents.c
 # Read-only handles, backup and restore beside metad (clf fsck/backup).
 MDS_STORE_SRCS += metad/mds_backup.c metad/mds_sublen.c
 MDS_STORE_OBJS = $(MDS_STORE_SRCS:%.c=$(O)/%.o)
@@ -31,6 +32,8 @@ METAD_SRCS := metad/metad.c metad/mds_server.c metad/mds_dispatch.c \
 	metad/mds_wire.c metad/mds_perm.c metad/mds_ops_perm.c \
 	metad/mds_data.c metad/mds_iods.c metad/mds_log.c metad/mds_fault.c \
 	metad/mds_gc.c metad/mds_replay.c
+# A namespace over several metads: RESOLVE and what metads ask each other.
+METAD_SRCS += metad/mds_peer.c metad/mds_ops_peer.c metad/mds_xrename.c
 # Byte-range locks: the in-memory table and its requests.
 METAD_SRCS += metad/mds_lock.c metad/mds_lock_wait.c metad/mds_ops_lock.c
 # Append ends: the in-memory table and APPEND.

@@ -44,6 +44,10 @@ struct mds_ctx {
 	struct mds_replay *replay;	/* borrowed; thread-safe; requests
 					   in progress and the expiry of
 					   their records (mds_replay.h) */
+	struct mds_iods *peers;		/* borrowed; thread-safe; the other
+					   metads of a spread namespace
+					   (mds_peer.h) */
+	uint32_t index;			/* this metad's, of cfg->nmetads */
 	int64_t start_ms;		/* clf_now_ms() at start */
 	unsigned auth_methods;		/* CLF_AUTH_* taken (auth.h) */
 	atomic_uint_fast64_t requests;	/* served since start */

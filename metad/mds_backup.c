@@ -31,7 +31,7 @@ static int env_open_readonly(const char *dir, MDB_env **out)
 	rc = mdb_env_create(&env);
 	if (rc)
 		return mds_lmdb_fail(rc, "create the LMDB environment");
-	rc = mdb_env_set_maxdbs(env, 7);
+	rc = mdb_env_set_maxdbs(env, 8);
 	if (!rc)
 		rc = mdb_env_set_mapsize(env, MDS_STORE_MAP_SIZE);
 	if (!rc)

@@ -66,6 +66,10 @@ static mds_op_fn *handler_of(uint16_t op)
 		return mds_op_cap;
 	case CLF_PROTO_OP_INSTANCE:
 		return mds_op_instance;
+	case CLF_PROTO_OP_RESOLVE:
+		return mds_op_resolve;
+	case CLF_PROTO_OP_MD_PEER:
+		return mds_op_peer;
 	default:
 		return NULL;
 	}

@@ -261,12 +261,34 @@ void mds_dirent_encode(uint64_t ino, uint64_t cookie,
 
 int mds_dirent_decode(const MDB_val *v, uint64_t *ino, uint64_t *cookie)
 {
+	uint32_t mode;
+
+	return mds_dirent_decode_mode(v, ino, cookie, &mode);
+}
+
+size_t mds_dirent_encode_mode(uint64_t ino, uint64_t cookie, uint32_t mode,
+			      uint8_t buf[MDS_DIRENT_REMOTE_LEN])
+{
+	struct wire_writer w = { .buf = buf, .cap = MDS_DIRENT_REMOTE_LEN };
+
+	wire_put_u64(&w, ino);
+	wire_put_u64(&w, cookie);
+	if (mode)
+		wire_put_u32(&w, mode);
+	return w.pos;
+}
+
+int mds_dirent_decode_mode(const MDB_val *v, uint64_t *ino, uint64_t *cookie,
+			   uint32_t *mode)
+{
 	struct wire_reader r = { .buf = v->mv_data, .len = v->mv_size };
 	uint64_t i = wire_get_u64(&r), c = wire_get_u64(&r);
+	uint32_t m = v->mv_size == MDS_DIRENT_REMOTE_LEN ? wire_get_u32(&r) : 0;
 
 	if (r.bad || r.pos != v->mv_size || i == 0 || c == 0)
 		return -EIO;
 	*ino = i;
 	*cookie = c;
+	*mode = m;
 	return 0;
 }

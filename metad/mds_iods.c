@@ -30,6 +30,7 @@ struct mds_iods {
 	const struct clf_config *cfg;		/* borrowed */
 	const struct clf_transport_ops *t;	/* borrowed, static */
 	uint32_t n;
+	const char *kind;			/* "iod" or "metad", for the log */
 	struct mds_iod_slot *slots;		/* n, owned */
 	/* Set before any call, then only read. */
 	void (*on_connect)(void *arg, uint32_t iod);
@@ -43,22 +44,25 @@ void mds_iods_set_on_connect(struct mds_iods *io,
 	io->on_connect_arg = arg;
 }
 
-int mds_iods_open(const struct clf_config *cfg,
-		  const struct clf_transport_ops *t, struct mds_iods **out)
+static int open_daemons(const struct clf_config *cfg,
+			const struct clf_transport_ops *t,
+			const struct clf_config_daemon *ds, uint32_t n,
+			const char *kind, struct mds_iods **out)
 {
 	struct mds_iods *io = calloc(1, sizeof(*io));
 
 	if (!io)
 		goto nomem;
-	io->slots = calloc(cfg->niods, sizeof(*io->slots));
+	io->slots = calloc(n ? n : 1, sizeof(*io->slots));
 	if (!io->slots)
 		goto free_io;
 	io->cfg = cfg;
 	io->t = t;
-	io->n = cfg->niods;
+	io->n = n;
+	io->kind = kind;
 	for (uint32_t i = 0; i < io->n; i++) {
 		pthread_mutex_init(&io->slots[i].lock, NULL);
-		io->slots[i].addr = cfg->iods[i].addr;
+		io->slots[i].addr = ds[i].addr;
 	}
 	*out = io;
 	return 0;
@@ -66,8 +70,20 @@ int mds_iods_open(const struct clf_config *cfg,
 free_io:
 	free(io);
 nomem:
-	return clf_fail(ENOMEM, "metad: out of memory for %u iods",
-			cfg->niods);
+	return clf_fail(ENOMEM, "metad: out of memory for %u %ss", n, kind);
+}
+
+int mds_iods_open(const struct clf_config *cfg,
+		  const struct clf_transport_ops *t, struct mds_iods **out)
+{
+	return open_daemons(cfg, t, cfg->iods, cfg->niods, "iod", out);
+}
+
+int mds_iods_open_metads(const struct clf_config *cfg,
+			 const struct clf_transport_ops *t,
+			 struct mds_iods **out)
+{
+	return open_daemons(cfg, t, cfg->metads, cfg->nmetads, "metad", out);
 }
 
 void mds_iods_close(struct mds_iods *io)
@@ -113,13 +129,13 @@ static int slot_connect(struct mds_iods *io, uint32_t iod)
 		snprintf(s->why, sizeof(s->why), "%s", CLF_Last_error());
 		s->retry_ms = clf_now_ms() + MDS_IODS_RETRY_MS;
 		s->down = true;
-		mds_log("cannot connect to iod %u (%s): %s", iod, s->addr,
-			s->why);
+		mds_log("cannot connect to %s %u (%s): %s", io->kind, iod,
+			s->addr, s->why);
 		return clf_fail(EHOSTDOWN, "%s", s->why);
 	}
 	s->conn = c;
 	s->retry_ms = 0;
-	mds_log("connected to iod %u (%s)", iod, s->addr);
+	mds_log("connected to %s %u (%s)", io->kind, iod, s->addr);
 	if (s->down && io->on_connect)
 		io->on_connect(io->on_connect_arg, iod);
 	s->down = false;
@@ -159,8 +175,8 @@ int mds_iods_call(struct mds_iods *io, uint32_t iod, uint16_t op,
 		/* The exchange failed on our side of the wire: the
 		 * connection is unusable, the iod maybe restarted. */
 		snprintf(why, sizeof(why), "%s", CLF_Last_error());
-		mds_log("connection to iod %u (%s) failed: %s", iod, s->addr,
-			why);
+		mds_log("connection to %s %u (%s) failed: %s", io->kind, iod,
+			s->addr, why);
 		clf_conn_close(s->conn);
 		s->conn = NULL;
 		err = clf_fail(EHOSTDOWN, "%s", why);

@@ -34,6 +34,15 @@ struct mds_iods;
 int mds_iods_open(const struct clf_config *cfg,
 		  const struct clf_transport_ops *t, struct mds_iods **out);
 
+/*
+ * The same over the metads of cfg (cfg->metads, by index): the
+ * connections a metad of a spread namespace asks the others on
+ * (mds_peer.h).  Calls are mds_iods_call with a metad index.
+ */
+int mds_iods_open_metads(const struct clf_config *cfg,
+			 const struct clf_transport_ops *t,
+			 struct mds_iods **out);
+
 /* Close every connection and free io.  No call may be running.  NULL ok. */
 void mds_iods_close(struct mds_iods *io);
 

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "clf_proto.h"
 #include "error.h"
 #include "mds_store_i.h"
 #include "wire.h"
@@ -52,6 +53,15 @@ static int dirent_get(struct mds_store *s, MDB_txn *txn, uint64_t dir,
 		      const char *name, uint64_t *ino, uint64_t *cookie,
 		      const char *what)
 {
+	uint32_t mode;
+
+	return mds_entry_read(s, txn, dir, name, ino, cookie, &mode, what);
+}
+
+int mds_entry_read(struct mds_store *s, MDB_txn *txn, uint64_t dir,
+		   const char *name, uint64_t *ino, uint64_t *cookie,
+		   uint32_t *mode, const char *what)
+{
 	uint8_t kbuf[MDS_DIRENT_KEY_MAX];
 	MDB_val key, val;
 	int rc;
@@ -62,15 +72,23 @@ static int dirent_get(struct mds_store *s, MDB_txn *txn, uint64_t dir,
 		return -ENOENT;
 	if (rc)
 		return mds_lmdb_fail(rc, what);
-	if (mds_dirent_decode(&val, ino, cookie))
+	if (mds_dirent_decode_mode(&val, ino, cookie, mode))
 		return clf_fail(EIO, "mds: cannot %s: corrupt directory entry",
 				what);
 	return 0;
 }
 
+/* An entry that names an inode of another metad: -EREMOTE, with a
+ * message the client never shows (it asks the inode's metad). */
+static int remote_entry(uint64_t ino, const char *what)
+{
+	return clf_fail(EREMOTE, "mds: cannot %s: inode %llu lives on metad %u",
+			what, (unsigned long long)ino, CLF_PROTO_INO_METAD(ino));
+}
+
 /* Does directory dir hold any entry?  0 no, 1 yes, or a negative errno. */
-static int dir_has_entries(struct mds_store *s, MDB_txn *txn, uint64_t dir,
-			   const char *what)
+int mds_dir_has_entries(struct mds_store *s, MDB_txn *txn, uint64_t dir,
+			const char *what)
 {
 	uint8_t kbuf[8];
 	MDB_cursor *cur;
@@ -95,7 +113,14 @@ static int entry_add(struct mds_store *s, MDB_txn *txn, struct mds_super *sb,
 		     uint64_t dir, const char *name, uint64_t ino,
 		     const char *what)
 {
-	uint8_t dkey[MDS_DIRENT_KEY_MAX], dval[MDS_DIRENT_LEN];
+	return mds_entry_add(s, txn, sb, dir, name, ino, 0, what);
+}
+
+int mds_entry_add(struct mds_store *s, MDB_txn *txn, struct mds_super *sb,
+		  uint64_t dir, const char *name, uint64_t ino, uint32_t mode,
+		  const char *what)
+{
+	uint8_t dkey[MDS_DIRENT_KEY_MAX], dval[MDS_DIRENT_REMOTE_LEN];
 	uint8_t ckey[MDS_COOKIE_KEY_LEN], cval[COOKIE_VAL_MAX];
 	size_t len = strlen(name);
 	uint64_t cookie = sb->next_cookie++;
@@ -104,9 +129,10 @@ static int entry_add(struct mds_store *s, MDB_txn *txn, struct mds_super *sb,
 	int rc;
 
 	mds_dirent_key(dkey, dir, name, len, &key);
-	mds_dirent_encode(ino, cookie, dval);
 	val.mv_data = dval;
-	val.mv_size = sizeof(dval);
+	val.mv_size = mds_dirent_encode_mode(ino, cookie,
+					     mds_ino_local(s, ino) ? 0 : mode,
+					     dval);
 	rc = mdb_put(txn, s->dirents, &key, &val, MDB_NOOVERWRITE);
 	if (rc == MDB_KEYEXIST)
 		return clf_fail(EIO, "mds: cannot %s: entry appeared", what);
@@ -129,6 +155,12 @@ static int entry_add(struct mds_store *s, MDB_txn *txn, struct mds_super *sb,
 static int entry_del(struct mds_store *s, MDB_txn *txn, uint64_t dir,
 		     const char *name, uint64_t cookie, const char *what)
 {
+	return mds_entry_del(s, txn, dir, name, cookie, what);
+}
+
+int mds_entry_del(struct mds_store *s, MDB_txn *txn, uint64_t dir,
+		  const char *name, uint64_t cookie, const char *what)
+{
 	uint8_t dkey[MDS_DIRENT_KEY_MAX], ckey[MDS_COOKIE_KEY_LEN];
 	MDB_val key;
 	int rc;
@@ -148,6 +180,12 @@ static int entry_del(struct mds_store *s, MDB_txn *txn, uint64_t dir,
 static int dir_changed(struct mds_store *s, MDB_txn *txn,
 		       struct mds_inode *dir, int delta, int64_t now,
 		       const char *what)
+{
+	return mds_dir_changed(s, txn, dir, delta, now, what);
+}
+
+int mds_dir_changed(struct mds_store *s, MDB_txn *txn, struct mds_inode *dir,
+		    int delta, int64_t now, const char *what)
 {
 	dir->attr.mtime = now;
 	dir->attr.ctime = now;
@@ -172,6 +210,8 @@ static int lookup_in(struct mds_store *s, MDB_txn *txn, uint64_t dir,
 				what);
 	if (err)
 		return err;
+	if (!mds_ino_local(s, ino))
+		return remote_entry(ino, what);
 	return dangling(mds_inode_get(s, txn, ino, out, what), ino, what);
 }
 
@@ -203,10 +243,20 @@ int mds_lookup(struct mds_store *s, uint64_t dir, const char *name,
 	return 0;
 }
 
-/* Walk path from *in (a directory) in txn; *in becomes the last inode. */
+/*
+ * Walk path from *in (a directory) in txn; *in becomes the last inode.
+ * At an inode of another metad: with stop NULL, -EREMOTE; else 1, with
+ * the inode in stop->ino and the bytes of path up to and including its
+ * name in stop->done.
+ */
+struct walk_stop {
+	uint64_t ino;
+	size_t done;
+};
+
 static int walk(struct mds_store *s, MDB_txn *txn, const char *path,
 		struct mds_inode *in, mds_search_fn *may_search, void *arg,
-		const char *what)
+		struct walk_stop *stop, const char *what)
 {
 	char comp[MDS_NAME_MAX + 1];
 	const char *p = path, *done = path; /* done: the part walked */
@@ -243,6 +293,8 @@ static int walk(struct mds_store *s, MDB_txn *txn, const char *path,
 			continue;
 		if (!strcmp(comp, "..")) {
 			ino = in->parent;
+			if (!mds_ino_local(s, ino))
+				goto remote;
 			err = dangling(mds_dir_get(s, txn, ino, in, what), ino,
 				       what);
 			if (err)
@@ -254,6 +306,8 @@ static int walk(struct mds_store *s, MDB_txn *txn, const char *path,
 		if (err == -ENOENT)
 			return clf_fail(ENOENT, "mds: cannot %s: '%.*s' does not exist",
 					what, (int)(p - path), path);
+		if (!err && !mds_ino_local(s, ino))
+			goto remote;
 		if (!err)
 			err = dangling(mds_inode_get(s, txn, ino, in, what),
 				       ino, what);
@@ -263,6 +317,12 @@ static int walk(struct mds_store *s, MDB_txn *txn, const char *path,
 	if (p > path && p[-1] == '/' && !S_ISDIR(in->attr.mode))
 		return clf_fail(ENOTDIR, "mds: cannot %s: not a directory", what);
 	return 0;
+remote:
+	if (!stop)
+		return remote_entry(ino, what);
+	stop->ino = ino;
+	stop->done = (size_t)(p - path);
+	return 1;
 }
 
 int mds_resolve(struct mds_store *s, uint64_t dir, const char *path,
@@ -298,7 +358,7 @@ int mds_resolve_checked(struct mds_store *s, uint64_t dir, const char *path,
 	err = mds_dir_get(s, txn, path[0] == '/' ? MDS_ROOT_INO : dir, &in,
 			  what);
 	if (!err)
-		err = walk(s, txn, path, &in, may_search, arg, what);
+		err = walk(s, txn, path, &in, may_search, arg, NULL, what);
 	if (!err && layout)
 		err = mds_inode_layout(&in, &l);
 	mdb_txn_abort(txn);
@@ -307,6 +367,36 @@ int mds_resolve_checked(struct mds_store *s, uint64_t dir, const char *path,
 	*attr = in.attr;
 	if (layout)
 		*layout = l;
+	return 0;
+}
+
+int mds_resolve_part(struct mds_store *s, uint64_t dir, const char *path,
+		     mds_search_fn *may_search, void *arg, uint64_t *ino,
+		     size_t *done)
+{
+	char what[WHAT_MAX];
+	struct walk_stop stop = { 0 };
+	struct mds_inode in;
+	MDB_txn *txn;
+	size_t len;
+	int err;
+
+	snprintf(what, sizeof(what), "resolve '%.512s'", path);
+	len = strnlen(path, MDS_PATH_MAX + 1);
+	if (len == 0 || len > MDS_PATH_MAX)
+		return clf_fail(len ? ENAMETOOLONG : ENOENT,
+				"mds: cannot %s: bad path length", what);
+	err = mds_txn_begin(s, false, &txn, what);
+	if (err)
+		return err;
+	err = mds_dir_get(s, txn, dir, &in, what);
+	if (!err)
+		err = walk(s, txn, path, &in, may_search, arg, &stop, what);
+	mdb_txn_abort(txn);
+	if (err < 0)
+		return err;
+	*ino = err ? stop.ino : in.attr.ino;
+	*done = err ? stop.done : len;
 	return 0;
 }
 
@@ -599,6 +689,20 @@ static int readdir_entry(struct mds_store *s, MDB_txn *txn,
 					(const uint8_t *)key->mv_data + 8));
 	memcpy(ent->name, r.buf + r.pos, len);
 	ent->name[len] = '\0';
+	if (!mds_ino_local(s, ino)) {
+		uint64_t eino, ecookie, dir = mds_get_be64(key->mv_data);
+
+		/* The kind of a remote inode is kept in its entry. */
+		err = mds_entry_read(s, txn, dir, ent->name, &eino, &ecookie,
+				     &ent->mode, what);
+		if (err)
+			return err == -ENOENT ? clf_fail(EIO,
+				"mds: cannot %s: entry '%s' half missing",
+				what, ent->name) : err;
+		ent->ino = ino;
+		ent->cookie = mds_get_be64((const uint8_t *)key->mv_data + 8);
+		return 0;
+	}
 	err = mds_inode_get(s, txn, ino, &in, what);
 	if (err == -ENOENT)
 		return clf_fail(EIO, "mds: cannot %s: entry '%s' names missing inode %llu",
@@ -680,7 +784,10 @@ static int is_ancestor(struct mds_store *s, MDB_txn *txn, uint64_t ancestor,
 	int err;
 
 	for (int depth = 0; depth < MDS_MAX_DEPTH; depth++) {
-		if (dir == ancestor || dir == MDS_ROOT_INO) {
+		/* A remote part of the chain was checked by the daemon
+		 * across metads before (mds_xrename.c). */
+		if (dir == ancestor || dir == MDS_ROOT_INO ||
+		    !mds_ino_local(s, dir)) {
 			*yes = dir == ancestor;
 			return 0;
 		}
@@ -702,6 +809,9 @@ struct rename_plan {
 				   last name (directories: always) */
 	bool moves_dir;		/* src is a directory changing parent */
 	bool noop;
+	bool src_remote;	/* src lives on another metad: only its
+				   number and kind are known here */
+	bool tgt_remote;	/* the same for the target */
 };
 
 static int rename_plan(struct mds_store *s, MDB_txn *txn, uint64_t src_dir,
@@ -717,11 +827,14 @@ static int rename_plan(struct mds_store *s, MDB_txn *txn, uint64_t src_dir,
 		err = mds_dir_get(s, txn, dst_dir, &p->ddir, what);
 	if (err)
 		return err;
-	err = dirent_get(s, txn, src_dir, src_name, &ino, &p->src_cookie, what);
+	err = mds_entry_read(s, txn, src_dir, src_name, &ino, &p->src_cookie,
+			     &p->src.attr.mode, what);
 	if (err == -ENOENT)
 		return clf_fail(ENOENT, "mds: cannot %s: no such file or directory",
 				what);
-	if (!err)
+	p->src_remote = !err && !mds_ino_local(s, ino);
+	p->src.attr.ino = ino;
+	if (!err && !p->src_remote)
 		err = dangling(mds_inode_get(s, txn, ino, &p->src, what), ino,
 			       what);
 	if (err)
@@ -738,8 +851,8 @@ static int rename_plan(struct mds_store *s, MDB_txn *txn, uint64_t src_dir,
 				what);
 		p->moves_dir = true;
 	}
-	err = dirent_get(s, txn, dst_dir, dst_name, &tino, &p->tgt_cookie,
-			 what);
+	err = mds_entry_read(s, txn, dst_dir, dst_name, &tino, &p->tgt_cookie,
+			     &p->tgt.attr.mode, what);
 	if (err == -ENOENT)
 		return 0;
 	if (err)
@@ -750,7 +863,11 @@ static int rename_plan(struct mds_store *s, MDB_txn *txn, uint64_t src_dir,
 		p->noop = true;
 		return 0;
 	}
-	err = dangling(mds_inode_get(s, txn, tino, &p->tgt, what), tino, what);
+	p->tgt_remote = !mds_ino_local(s, tino);
+	p->tgt.attr.ino = tino;
+	if (!p->tgt_remote)
+		err = dangling(mds_inode_get(s, txn, tino, &p->tgt, what),
+			       tino, what);
 	if (err)
 		return err;
 	if (S_ISDIR(p->src.attr.mode) && !S_ISDIR(p->tgt.attr.mode))
@@ -759,8 +876,9 @@ static int rename_plan(struct mds_store *s, MDB_txn *txn, uint64_t src_dir,
 	if (!S_ISDIR(p->src.attr.mode) && S_ISDIR(p->tgt.attr.mode))
 		return clf_fail(EISDIR,
 			"mds: cannot %s: a file cannot replace a directory", what);
-	if (S_ISDIR(p->tgt.attr.mode)) {
-		err = dir_has_entries(s, txn, tino, what);
+	/* A remote target directory was found empty by the daemon. */
+	if (S_ISDIR(p->tgt.attr.mode) && !p->tgt_remote) {
+		err = mds_dir_has_entries(s, txn, tino, what);
 		if (err < 0)
 			return err;
 		if (err)
@@ -768,7 +886,9 @@ static int rename_plan(struct mds_store *s, MDB_txn *txn, uint64_t src_dir,
 				"mds: cannot %s: target directory not empty", what);
 	}
 	p->replace = true;
-	p->drop_target = S_ISDIR(p->tgt.attr.mode) || p->tgt.attr.nlink <= 1;
+	/* A remote target loses its link at its own metad, afterwards. */
+	p->drop_target = !p->tgt_remote &&
+			 (S_ISDIR(p->tgt.attr.mode) || p->tgt.attr.nlink <= 1);
 	return 0;
 }
 
@@ -808,15 +928,18 @@ static int rename_apply(struct mds_store *s, MDB_txn *txn, uint64_t src_dir,
 		sdelta--;
 		ddelta++;
 	}
-	/* Put first: p->src.layout borrows from its own record. */
-	err = mds_inode_put(s, txn, &p->src, false, what);
+	/* Put first: p->src.layout borrows from its own record.  A remote
+	 * inode's parent and ctime change at its metad (mds_ops_ns.c). */
+	err = p->src_remote ? 0 : mds_inode_put(s, txn, &p->src, false, what);
 	if (err)
 		return err;
 	if (p->replace) {
 		if (S_ISDIR(p->tgt.attr.mode))
 			ddelta--;
 		err = entry_del(s, txn, dst_dir, dst_name, p->tgt_cookie, what);
-		if (!err && p->drop_target)
+		if (!err && p->tgt_remote)
+			err = 0;
+		else if (!err && p->drop_target)
 			err = mds_inode_del(s, txn, p->tgt.attr.ino, what);
 		else if (!err)
 			err = drop_link(s, txn, p->tgt.attr.ino, now, what);
@@ -827,8 +950,8 @@ static int rename_apply(struct mds_store *s, MDB_txn *txn, uint64_t src_dir,
 	if (!err)
 		err = mds_super_get(s, txn, &sb);
 	if (!err)
-		err = entry_add(s, txn, &sb, dst_dir, dst_name, p->src.attr.ino,
-				what);
+		err = mds_entry_add(s, txn, &sb, dst_dir, dst_name,
+				    p->src.attr.ino, p->src.attr.mode, what);
 	if (!err)
 		err = mds_super_put(s, txn, &sb, what);
 	if (same_dir)
@@ -883,6 +1006,11 @@ int mds_rename(struct mds_store *s, uint64_t src_dir, const char *src_name,
 			   what);
 	if (err)
 		goto abort;
+	if (p.tgt_remote) {
+		/* Its metad takes the link off (mds_ops_ns.c). */
+		gone.attr = p.tgt.attr;
+		gone.remote = true;
+	}
 	err = mds_txn_commit(txn, what);	/* frees txn either way */
 	if (err)
 		goto free_layout;
@@ -922,6 +1050,8 @@ int mds_unlink(struct mds_store *s, uint64_t dir, const char *name,
 	err = dirent_get(s, txn, dir, name, &ino, &cookie, what);
 	if (err == -ENOENT)
 		err = clf_fail(ENOENT, "mds: cannot %s: no such file", what);
+	if (!err && !mds_ino_local(s, ino))
+		err = remote_entry(ino, what);
 	if (!err)
 		err = mds_inode_get(s, txn, ino, &in, what);
 	if (!err && S_ISDIR(in.attr.mode))
@@ -984,12 +1114,14 @@ int mds_rmdir(struct mds_store *s, uint64_t dir, const char *name)
 	err = dirent_get(s, txn, dir, name, &ino, &cookie, what);
 	if (err == -ENOENT)
 		err = clf_fail(ENOENT, "mds: cannot %s: no such directory", what);
+	if (!err && !mds_ino_local(s, ino))
+		err = remote_entry(ino, what);
 	if (!err)
 		err = mds_inode_get(s, txn, ino, &in, what);
 	if (!err && !S_ISDIR(in.attr.mode))
 		err = clf_fail(ENOTDIR, "mds: cannot %s: not a directory", what);
 	if (!err) {
-		err = dir_has_entries(s, txn, ino, what);
+		err = mds_dir_has_entries(s, txn, ino, what);
 		if (err > 0)
 			err = clf_fail(ENOTEMPTY,
 				       "mds: cannot %s: directory not empty", what);

@@ -35,6 +35,8 @@ mds_op_fn mds_op_setlk, mds_op_getlk, mds_op_unlock_owner;
 mds_op_fn mds_op_append;
 /* Capabilities for the iods (mds_ops_cap.c). */
 mds_op_fn mds_op_cap;
+/* A namespace over several metads (mds_ops_peer.c). */
+mds_op_fn mds_op_resolve, mds_op_peer;
 /* The daemon itself (mds_ops.c). */
 mds_op_fn mds_op_ping, mds_op_status, mds_op_statfs, mds_op_instance;
 
@@ -81,6 +83,10 @@ int mds_path_split_as(const struct mds_session *s, uint64_t dir,
 
 /* The name of p's directory, for messages ("a/b", "/", "inode 7"). */
 const char *mds_path_dir_name(const struct mds_path *p);
+
+/* mds_resolve_part, checking search permission on every directory. */
+int mds_resolve_part_as(const struct mds_session *s, uint64_t dir,
+			const char *path, uint64_t *ino, size_t *done);
 
 /* mds_resolve, checking search permission on every directory walked. */
 int mds_resolve_as(const struct mds_session *s, uint64_t dir,

@@ -14,6 +14,7 @@
 
 #include "error.h"
 #include "mds_ops_i.h"
+#include "mds_peer.h"
 
 _Static_assert(MDS_SYMLINK_MAX == CLF_PROTO_SYMLINK_MAX &&
 	       MDS_LINK_MAX == CLF_PROTO_LINK_MAX,
@@ -78,6 +79,41 @@ int mds_op_readlink(const struct mds_session *s, struct wire_reader *r,
 	return err;
 }
 
+/*
+ * A name here for an inode of another metad: one link more there
+ * first, then the entry (mds_peer.h); the link is given back when the
+ * entry cannot be made.
+ */
+static int link_remote(const struct mds_session *s, uint64_t ino,
+		       const struct mds_path *p, struct mds_attr *a)
+{
+	struct clf_proto_peer_req req = {
+		.kind = MDS_PEER_NLINK, .ino = ino, .flags = 1,
+	};
+	struct clf_proto_peer_rep got;
+	uint64_t eino;
+	uint32_t emode;
+	int err;
+
+	err = mds_entry_lookup(s->ctx->store, p->dir, p->name, &eino, &emode);
+	if (!err)
+		return clf_fail(EEXIST, "metad: cannot link '%s': file exists",
+				p->name);
+	if (err != -ENOENT)
+		return err;
+	err = mds_peer_call(s->ctx, mds_ino_metad(ino), &req, &got);
+	if (err)
+		return err;
+	mds_attr_from_proto(&got.attr, a);
+	err = mds_entry_add_remote(s->ctx->store, p->dir, p->name, ino,
+				   a->mode);
+	if (err) {
+		req.flags = 0;
+		mds_peer_call(s->ctx, mds_ino_metad(ino), &req, NULL);
+	}
+	return err;
+}
+
 int mds_op_link(const struct mds_session *s, struct wire_reader *r,
 		struct mds_reply *rep)
 {
@@ -94,7 +130,9 @@ int mds_op_link(const struct mds_session *s, struct wire_reader *r,
 	if (!err)
 		err = mds_perm_dir_change(s->cred, &p.dir_attr,
 					  mds_path_dir_name(&p), "link", p.name);
-	if (!err)
+	if (!err && !mds_is_local(s->ctx, req.ino))
+		err = link_remote(s, req.ino, &p, &a);
+	else if (!err)
 		err = mds_link(s->ctx->store, req.ino, p.dir, p.name, &a);
 	if (!err)
 		err = mds_reply_attr(rep, &a);

@@ -18,6 +18,7 @@
  * holds the secret (the mount, root's tools), whose owner fields count.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -26,6 +27,7 @@
 #include "mds_data.h"
 #include "mds_gc.h"
 #include "mds_ops_i.h"
+#include "mds_peer.h"
 
 _Static_assert(MDS_RENAME_NOREPLACE == CLF_PROTO_RENAME_NOREPLACE,
 	       "rename flags");
@@ -155,6 +157,50 @@ release_req:
 	return err;
 }
 
+/*
+ * A directory placed on another metad: its inode there first, then its
+ * name here (mds_peer.h), so that a crash between leaves an inode with
+ * no name, never the reverse.
+ */
+static int mkdir_remote(const struct mds_session *s, const struct mds_path *p,
+			uint32_t mode, uint32_t uid, uint32_t gid,
+			struct mds_attr *a)
+{
+	uint32_t where = mds_place_dir(s->ctx, p->dir, p->name);
+	struct clf_proto_peer_req req = {
+		.kind = MDS_PEER_MKDIR, .dir = p->dir, .mode = mode,
+		.uid = uid, .gid = gid,
+	};
+	struct clf_proto_peer_rep got;
+	uint64_t ino;
+	uint32_t m;
+	int err;
+
+	err = mds_entry_lookup(s->ctx->store, p->dir, p->name, &ino, &m);
+	if (!err)
+		return clf_fail(EEXIST,
+				"metad: cannot make directory '%s': file exists",
+				p->name);
+	if (err != -ENOENT)
+		return err;
+	err = mds_peer_call(s->ctx, where, &req, &got);
+	if (err)
+		return mds_fail_ctx(err, "metad: cannot make directory '%s' on metad %u",
+				    p->name, where);
+	mds_attr_from_proto(&got.attr, a);
+	mds_reply_set_ino(a->ino);
+	err = mds_entry_add_remote(s->ctx->store, p->dir, p->name, a->ino,
+				   a->mode);
+	if (err) {
+		struct clf_proto_peer_req undo = {
+			.kind = MDS_PEER_RMDIR, .ino = a->ino,
+		};
+
+		mds_peer_call(s->ctx, where, &undo, NULL);
+	}
+	return err;
+}
+
 int mds_op_mkdir(const struct mds_session *s, struct wire_reader *r,
 		 struct mds_reply *rep)
 {
@@ -173,8 +219,11 @@ int mds_op_mkdir(const struct mds_session *s, struct wire_reader *r,
 					  p.name);
 	if (!err) {
 		mds_new_owner(s, &p, req.uid, req.gid, &req.mode, true, &uid, &gid);
-		err = mds_mkdir(s->ctx->store, p.dir, p.name, req.mode, uid,
-				gid, &a);
+		if (mds_place_dir(s->ctx, p.dir, p.name) == s->ctx->index)
+			err = mds_mkdir(s->ctx->store, p.dir, p.name, req.mode,
+					uid, gid, &a);
+		else
+			err = mkdir_remote(s, &p, req.mode, uid, gid, &a);
 	}
 	if (!err)
 		err = mds_reply_attr(rep, &a);
@@ -219,12 +268,42 @@ int mds_op_readdir(const struct mds_session *s, struct wire_reader *r,
  */
 static void drop_removed(const struct mds_session *s, struct mds_removed *rm)
 {
-	if (rm->attr.ino) {
+	if (rm->attr.ino && rm->remote) {
+		/* The entry went here; the link goes at the inode's metad. */
+		struct clf_proto_peer_req req = {
+			.kind = S_ISDIR(rm->attr.mode) ? MDS_PEER_RMDIR :
+							 MDS_PEER_NLINK,
+			.ino = rm->attr.ino,
+		};
+		int err = mds_peer_call(s->ctx, mds_ino_metad(rm->attr.ino),
+					&req, NULL);
+
+		if (err)
+			mds_log_warn("inode %llu on metad %u keeps a link it lost: %s",
+				     (unsigned long long)rm->attr.ino,
+				     mds_ino_metad(rm->attr.ino),
+				     CLF_Last_error());
+	} else if (rm->attr.ino) {
 		mds_fault_point(MDS_FAULT_UNLINKS);
 		if (rm->layout)
 			mds_gc_removed(s->ctx->gc, rm->attr.ino, rm->layout);
 	}
 	mds_removed_release(rm);
+}
+
+/* The attributes of the inode of entry name of dir, wherever it lives. */
+static int entry_attr(const struct mds_session *s, uint64_t dir,
+		      const char *name, struct mds_attr *a)
+{
+	uint64_t ino;
+	uint32_t mode;
+	int err = mds_entry_lookup(s->ctx->store, dir, name, &ino, &mode);
+
+	if (!err && mds_is_local(s->ctx, ino))
+		return mds_lookup(s->ctx->store, dir, name, a, NULL);
+	if (!err)
+		err = mds_attr_anywhere(s->ctx, ino, a);
+	return err;
 }
 
 /*
@@ -239,7 +318,7 @@ static int may_remove(const struct mds_session *s, const struct mds_path *p,
 				      mds_path_dir_name(p), op, p->name);
 
 	if (!err)
-		err = mds_lookup(s->ctx->store, p->dir, p->name, victim, NULL);
+		err = entry_attr(s, p->dir, p->name, victim);
 	if (!err)
 		err = mds_perm_sticky(s->cred, &p->dir_attr, victim, p->name);
 	return err;
@@ -251,7 +330,7 @@ static int may_remove(const struct mds_session *s, const struct mds_path *p,
  * its ".." changes (as Linux asks).
  */
 static int may_rename(const struct mds_session *s, const struct mds_path *from,
-		      const struct mds_path *to)
+		      const struct mds_path *to, struct mds_attr *moved_out)
 {
 	struct mds_attr moved, replaced;
 	int err = may_remove(s, from, "rename", &moved);
@@ -260,8 +339,9 @@ static int may_rename(const struct mds_session *s, const struct mds_path *from,
 		return err;
 	err = mds_perm_dir_change(s->cred, &to->dir_attr,
 				  mds_path_dir_name(to), "rename to", to->name);
-	if (!err && mds_lookup(s->ctx->store, to->dir, to->name, &replaced,
-			       NULL) == 0)
+	/* The target of a rename across metads is checked by its metad. */
+	if (!err && mds_is_local(s->ctx, to->dir) &&
+	    entry_attr(s, to->dir, to->name, &replaced) == 0)
 		err = mds_perm_sticky(s->cred, &to->dir_attr, &replaced,
 				      to->name);
 	if (!err && S_ISDIR(moved.mode) && from->dir != to->dir &&
@@ -269,7 +349,99 @@ static int may_rename(const struct mds_session *s, const struct mds_path *from,
 		err = clf_fail(EACCES,
 			       "metad: cannot move directory '%s' to another directory: permission denied (no write permission on it)",
 			       from->name);
+	if (!err)
+		*moved_out = moved;
 	return err;
+}
+
+/*
+ * What the store cannot see of a rename in this metad's directories
+ * whose inodes live elsewhere: a directory may not move under itself
+ * (its chain of parents crosses metads), a remote directory it replaces
+ * must be empty.
+ */
+static int rename_remote_checks(const struct mds_session *s,
+				const struct mds_path *from,
+				const struct mds_path *to,
+				const struct mds_attr *moved)
+{
+	uint64_t tino;
+	uint32_t tmode;
+	bool inside = false;
+	int err = 0;
+
+	if (s->ctx->cfg->nmetads <= 1)
+		return 0;
+	if (S_ISDIR(moved->mode) && from->dir != to->dir) {
+		err = mds_is_ancestor_anywhere(s->ctx, moved->ino, to->dir,
+					       &inside);
+		if (!err && inside)
+			err = clf_fail(EINVAL,
+				       "metad: cannot rename '%s': a directory cannot move into itself",
+				       from->name);
+	}
+	if (err || !mds_is_local(s->ctx, to->dir) ||
+	    mds_entry_lookup(s->ctx->store, to->dir, to->name, &tino,
+			     &tmode) != 0 ||
+	    mds_is_local(s->ctx, tino) || !S_ISDIR(tmode) || tino == moved->ino)
+		return err;
+	{
+		struct clf_proto_peer_req req = {
+			.kind = MDS_PEER_NONEMPTY, .ino = tino,
+		};
+		struct clf_proto_peer_rep got;
+
+		err = mds_peer_call(s->ctx, mds_ino_metad(tino), &req, &got);
+		if (!err && got.value)
+			err = clf_fail(ENOTEMPTY,
+				       "metad: cannot rename to '%s': target directory not empty",
+				       to->name);
+	}
+	return err;
+}
+
+/*
+ * The destination of a rename in a directory of another metad: a path
+ * of one name (the client walks longer ones), the directory's
+ * attributes from its metad.
+ */
+static int path_remote(const struct mds_session *s, uint64_t dir,
+		       struct clf_proto_str path, struct mds_path *out)
+{
+	int err;
+
+	if (memchr(path.ptr, '/', path.len))
+		return clf_fail(EXDEV,
+				"metad: rename across metads needs a destination of one name in its directory");
+	memcpy(out->buf, path.ptr, path.len);
+	out->buf[path.len] = '\0';
+	out->name = out->buf;
+	out->dir = dir;
+	snprintf(out->dir_name, sizeof(out->dir_name), "inode %llu",
+		 (unsigned long long)dir);
+	err = mds_attr_anywhere(s->ctx, dir, &out->dir_attr);
+	if (!err && !S_ISDIR(out->dir_attr.mode))
+		err = clf_fail(ENOTDIR, "metad: %s is not a directory",
+			       out->dir_name);
+	return err;
+}
+
+/* A remote directory renamed here into another directory: its parent
+ * link, at its metad. */
+static void moved_remote(const struct mds_session *s,
+			 const struct mds_path *from, const struct mds_path *to,
+			 const struct mds_attr *moved)
+{
+	struct clf_proto_peer_req req = {
+		.kind = MDS_PEER_SETPARENT, .ino = moved->ino, .dir = to->dir,
+	};
+
+	if (!S_ISDIR(moved->mode) || from->dir == to->dir ||
+	    mds_is_local(s->ctx, moved->ino))
+		return;
+	if (mds_peer_call(s->ctx, mds_ino_metad(moved->ino), &req, NULL))
+		mds_log_warn("directory %llu moved, but its metad keeps its old parent: %s",
+			     (unsigned long long)moved->ino, CLF_Last_error());
 }
 
 int mds_op_rename(const struct mds_session *s, struct wire_reader *r,
@@ -278,25 +450,80 @@ int mds_op_rename(const struct mds_session *s, struct wire_reader *r,
 	struct mds_removed replaced = { .layout = NULL };
 	struct clf_proto_rename_req req;
 	struct mds_path from, to;
+	struct mds_attr moved;
 	int err = clf_proto_rename_req_decode(r, &req);
 
 	if (err)
 		return mds_bad_request(s, CLF_PROTO_OP_RENAME, err);
 	err = mds_path_split_as(s, req.dir, req.path, &from);
-	if (!err)
+	if (!err && mds_is_local(s->ctx, req.new_dir))
 		err = mds_path_split_as(s, req.new_dir, req.new_path, &to);
+	else if (!err)
+		err = path_remote(s, req.new_dir, req.new_path, &to);
 	if (!err)
-		err = may_rename(s, &from, &to);
+		err = may_rename(s, &from, &to, &moved);
 	if (!err)
+		err = rename_remote_checks(s, &from, &to, &moved);
+	if (err)
+		return err;
+	if (!mds_is_local(s->ctx, to.dir))
+		err = mds_xrename(s->ctx, from.dir, from.name, moved.ino,
+				  moved.mode, to.dir, to.name,
+				  req.flags & CLF_PROTO_RENAME_NOREPLACE);
+	else
 		err = mds_rename(s->ctx->store, from.dir, from.name, to.dir,
 				 to.name,
 				 req.flags & CLF_PROTO_RENAME_NOREPLACE,
 				 &replaced);
-	if (!err) {
+	if (!err && mds_is_local(s->ctx, to.dir)) {
+		moved_remote(s, &from, &to, &moved);
 		drop_removed(s, &replaced);
+	}
+	if (!err)
 		err = mds_reply_empty(rep);
+	return err;
+}
+
+/* The entry of a remote inode goes here; drop_removed then takes its
+ * link off at its metad. */
+static int unlink_remote(const struct mds_session *s, const struct mds_path *p,
+			 const struct mds_attr *victim,
+			 struct mds_removed *removed)
+{
+	uint32_t mode;
+	int err;
+
+	if (S_ISDIR(victim->mode))
+		return clf_fail(EISDIR, "metad: cannot unlink '%s': is a directory",
+				p->name);
+	err = mds_entry_del_remote(s->ctx->store, p->dir, p->name,
+				   victim->ino, &mode);
+	if (!err) {
+		removed->attr = *victim;
+		removed->remote = true;
 	}
 	return err;
+}
+
+/* A remote directory goes at its metad first, its entry here after. */
+static int rmdir_remote(const struct mds_session *s, const struct mds_path *p,
+			const struct mds_attr *victim)
+{
+	struct clf_proto_peer_req req = {
+		.kind = MDS_PEER_RMDIR, .ino = victim->ino,
+	};
+	uint32_t mode;
+	int err;
+
+	if (!S_ISDIR(victim->mode))
+		return clf_fail(ENOTDIR,
+				"metad: cannot remove directory '%s': not a directory",
+				p->name);
+	err = mds_peer_call(s->ctx, mds_ino_metad(victim->ino), &req, NULL);
+	if (err && err != -ENOENT)
+		return err;
+	return mds_entry_del_remote(s->ctx->store, p->dir, p->name,
+				    victim->ino, &mode);
 }
 
 int mds_op_unlink(const struct mds_session *s, struct wire_reader *r,
@@ -313,11 +540,31 @@ int mds_op_unlink(const struct mds_session *s, struct wire_reader *r,
 	err = mds_path_split_as(s, req.dir, req.path, &p);
 	if (!err)
 		err = may_remove(s, &p, "unlink", &victim);
-	if (!err)
+	if (!err && !mds_is_local(s->ctx, victim.ino))
+		err = unlink_remote(s, &p, &victim, &removed);
+	else if (!err)
 		err = mds_unlink(s->ctx->store, p.dir, p.name, &removed);
 	if (!err) {
 		drop_removed(s, &removed);
 		err = mds_reply_empty(rep);
+	}
+	return err;
+}
+
+/* may_remove for rmdir; an entry whose inode went (a crash between
+ * the two sides of a remote rmdir) can still be removed. */
+static int may_remove_dir(const struct mds_session *s, const struct mds_path *p,
+			  struct mds_attr *victim)
+{
+	uint64_t ino;
+	uint32_t mode;
+	int err = may_remove(s, p, "remove directory", victim);
+
+	if (err == -ENOENT &&
+	    mds_entry_lookup(s->ctx->store, p->dir, p->name, &ino,
+			     &mode) == 0 && !mds_is_local(s->ctx, ino)) {
+		*victim = (struct mds_attr){ .ino = ino, .mode = mode };
+		err = 0;
 	}
 	return err;
 }
@@ -334,8 +581,10 @@ int mds_op_rmdir(const struct mds_session *s, struct wire_reader *r,
 		return mds_bad_request(s, CLF_PROTO_OP_RMDIR, err);
 	err = mds_path_split_as(s, req.dir, req.path, &p);
 	if (!err)
-		err = may_remove(s, &p, "remove directory", &victim);
-	if (!err)
+		err = may_remove_dir(s, &p, &victim);
+	if (!err && !mds_is_local(s->ctx, victim.ino))
+		err = rmdir_remote(s, &p, &victim);
+	else if (!err)
 		err = mds_rmdir(s->ctx->store, p.dir, p.name);
 	if (!err)
 		err = mds_reply_empty(rep);

@@ -99,3 +99,10 @@ void mds_new_owner(const struct mds_session *s, const struct mds_path *p,
 	*uid = owner.uid;
 	*gid = mds_perm_new_gid(&owner, &p->dir_attr, mode, is_dir);
 }
+
+int mds_resolve_part_as(const struct mds_session *s, uint64_t dir,
+			const char *path, uint64_t *ino, size_t *done)
+{
+	return mds_resolve_part(s->ctx->store, dir, path, may_search,
+				(void *)s, ino, done);
+}

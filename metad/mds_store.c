@@ -295,6 +295,7 @@ static int store_init(struct mds_store *s)
 		{ MDS_DB_LAYOUTS, &s->layouts },
 		{ MDS_DB_GC, &s->gc },
 		{ MDS_DB_REPLIES, &s->replies },
+		{ MDS_DB_INTENTS, &s->intents },
 	};
 	struct mds_super sb;
 	MDB_txn *txn;
@@ -366,7 +367,7 @@ static int env_open(struct mds_store *s, const char *dir)
 	rc = mdb_env_create(&s->env);
 	if (rc)
 		return mds_lmdb_fail(rc, "create the LMDB environment");
-	rc = mdb_env_set_maxdbs(s->env, 7);
+	rc = mdb_env_set_maxdbs(s->env, 8);
 	if (!rc)
 		rc = mdb_env_set_mapsize(s->env, MDS_STORE_MAP_SIZE);
 	if (!rc)

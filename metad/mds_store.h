@@ -150,6 +150,9 @@ struct mds_dirent {
  */
 struct mds_removed {
 	struct mds_attr attr;
+	bool remote;		/* attr.ino (with attr.mode only) lives on
+				   another metad, which must take one link
+				   off it (mds_nlink_change) */
 	struct mds_layout *layout; /* owned; NULL for none (dirs, no layout) */
 };
 
@@ -581,5 +584,154 @@ int mds_reply_expire(struct mds_store *s, int64_t before, uint32_t max);
 
 /* How many records are kept.  Returns 0 and *n, or -EIO. */
 int mds_reply_count(struct mds_store *s, uint64_t *n);
+
+/* ------------------------------------------------------------------ */
+/* A namespace over several metads (mds_remote.c)                      */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The store of metad index of count (include/clf_proto.h "Several
+ * metads"): new inode numbers carry index in their top bits, and the
+ * store remembers its place (mds_store_verify then knows that names
+ * and inodes may live on other metads).  Call once, after
+ * mds_store_open and before any other call.  Returns 0, -EINVAL (index
+ * too large), -EIO (a store of another index).
+ */
+int mds_store_set_index(struct mds_store *s, uint32_t index, uint32_t count);
+
+/* Whether inode ino lives in this store (its metad's number says). */
+bool mds_ino_local(const struct mds_store *s, uint64_t ino);
+
+/*
+ * mds_resolve_part - walk path from directory dir as far as this store
+ * holds it: *ino the inode reached and *done the bytes of path
+ * consumed, all of them or up to and including the name of an entry
+ * whose inode lives on another metad.  Errors as mds_resolve_checked.
+ */
+int mds_resolve_part(struct mds_store *s, uint64_t dir, const char *path,
+		     mds_search_fn *may_search, void *arg, uint64_t *ino,
+		     size_t *done);
+
+/*
+ * The entry name of dir, local or remote: its inode number and kind
+ * (mode; the whole mode for a local inode).  0, -ENOENT, -ENOTDIR, -EIO.
+ */
+int mds_entry_lookup(struct mds_store *s, uint64_t dir, const char *name,
+		     uint64_t *ino, uint32_t *mode);
+
+/*
+ * mds_mkdir_detached - a new directory inode with no entry in this
+ * store: its name lives in directory parent on another metad, which
+ * enters it afterwards (mds_entry_add_remote).  Returns as mds_mkdir.
+ */
+int mds_mkdir_detached(struct mds_store *s, uint64_t parent, uint32_t mode,
+		       uint32_t uid, uint32_t gid, struct mds_attr *attr);
+
+/*
+ * mds_entry_add_remote - name an inode of another metad: name -> ino in
+ * dir, with ino's mode kept in the entry; a directory adds one to dir's
+ * nlink.  -EEXIST when the name exists, else as mds_link.
+ */
+int mds_entry_add_remote(struct mds_store *s, uint64_t dir, const char *name,
+			 uint64_t ino, uint32_t mode);
+
+/*
+ * mds_entry_del_remote - take away the entry name of dir, which names
+ * remote inode ino (-ENOENT when it is gone or names another inode).
+ * *mode: the kind it had.
+ */
+int mds_entry_del_remote(struct mds_store *s, uint64_t dir, const char *name,
+			 uint64_t ino, uint32_t *mode);
+
+/*
+ * mds_nlink_change - one name more (delta 1) or less (-1) for local
+ * non-directory inode ino, named on another metad; the inode goes with
+ * its last name, like mds_unlink (*removed).  *attr: its attributes
+ * after (NULL: not wanted).  0, -ENOENT, -EISDIR, -EMLINK, -EIO.
+ */
+int mds_nlink_change(struct mds_store *s, uint64_t ino, int delta,
+		     struct mds_attr *attr, struct mds_removed *removed);
+
+/*
+ * mds_rmdir_detached - remove local directory inode ino, whose name
+ * lives on another metad: -ENOTEMPTY while it has entries, -ENOENT when
+ * it is gone already, -ENOTDIR.
+ */
+int mds_rmdir_detached(struct mds_store *s, uint64_t ino);
+
+/* Directory ino's parent into *parent; 0, -ENOENT, -ENOTDIR, -EIO. */
+int mds_dir_parent(struct mds_store *s, uint64_t ino, uint64_t *parent);
+
+/* Directory ino moved under parent (another metad's entry changed):
+ * its parent link and ctime.  0, -ENOENT, -ENOTDIR, -EIO. */
+int mds_dir_set_parent(struct mds_store *s, uint64_t ino, uint64_t parent);
+
+/* Whether directory ino has entries: 0 no, 1 yes, or a negative errno. */
+int mds_dir_nonempty(struct mds_store *s, uint64_t ino);
+
+/* ------------------------------------------------------------------ */
+/* Renames across metads: durable intents (mds_intents.c)              */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A rename between two metads is a two-phase commit (metad/
+ * mds_xrename.c).  Each side keeps its part as an intent, in the
+ * transaction that makes it, until the rename is finished or rolled
+ * back, so that a restart of either knows what is left to do.
+ *   coordinator (the source directory's metad): PREPARED from before
+ *	it asks the participant; COMMITTED in the transaction that takes
+ *	the source name away (the decision); gone once the participant
+ *	has entered the new name.
+ *   participant (the destination's): PREPARED from its yes to the
+ *	commit that enters the name (or the abort), which removes it.
+ */
+#define MDS_INTENT_COORD 1
+#define MDS_INTENT_PART 2
+#define MDS_INTENT_PREPARED 1
+#define MDS_INTENT_COMMITTED 2
+
+struct mds_intent {
+	uint64_t txid;		/* the key; the coordinator's index in its
+				   top bits */
+	uint8_t role;		/* MDS_INTENT_COORD or _PART */
+	uint8_t state;		/* MDS_INTENT_PREPARED or _COMMITTED */
+	uint32_t peer;		/* the other side's metad index */
+	uint64_t src_dir, dst_dir, ino;
+	uint32_t mode;		/* of ino: its kind */
+	uint32_t flags;		/* MDS_RENAME_* */
+	char src_name[MDS_NAME_MAX + 1];	/* coordinator only */
+	char dst_name[MDS_NAME_MAX + 1];
+};
+
+/* Write (or replace) intent in; read one (-ENOENT); remove one (gone
+ * already is fine); list up to max (returns how many).  -EIO, -ENOSPC. */
+int mds_intent_put(struct mds_store *s, const struct mds_intent *in);
+int mds_intent_get(struct mds_store *s, uint64_t txid, struct mds_intent *out);
+int mds_intent_del(struct mds_store *s, uint64_t txid);
+int mds_intent_list(struct mds_store *s, struct mds_intent *out, uint32_t max);
+
+/*
+ * The coordinator's decision: in one transaction, take src_name of
+ * src_dir away (it must still name in->ino: -ENOENT), move a local
+ * directory under dst_dir, and mark the intent COMMITTED.
+ */
+int mds_xr_decide(struct mds_store *s, struct mds_intent *in);
+
+/*
+ * The participant's yes: check that dst_name may be entered in local
+ * directory dst_dir (-EEXIST with NOREPLACE, -ENOTDIR, -EISDIR,
+ * -ENOTEMPTY as rename) and keep the intent.  *noop: the name names
+ * in->ino already (POSIX: nothing to do; no intent kept).
+ */
+int mds_xr_prepare(struct mds_store *s, const struct mds_intent *in,
+		   bool *noop);
+
+/*
+ * The participant's commit of txid: enter the name (replacing what it
+ * names: *replaced as after mds_rename) and drop the intent, in one
+ * transaction.  0 also when there is no such intent (done before).
+ */
+int mds_xr_commit(struct mds_store *s, uint64_t txid,
+		  struct mds_removed *replaced);
 
 #endif /* MDS_STORE_H */

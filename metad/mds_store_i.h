@@ -43,7 +43,10 @@
 #define MDS_DB_LAYOUTS "layouts"
 #define MDS_DB_GC "gc"
 #define MDS_DB_REPLIES "replies"
+#define MDS_DB_INTENTS "intents"
 #define MDS_SUPER_KEY "super"
+#define MDS_SPREAD_KEY "metads"	/* in super: u32 index, u32 count,
+				   when the namespace is spread */
 #define MDS_LOCK_FILE "metad.lock"
 
 /* Of the store as a whole.  2: layouts may live in the layouts
@@ -72,6 +75,9 @@ struct mds_store {
 	struct mds_group *group; /* owned; NULL: each write transaction
 				    commits on its own (opening, tools) */
 	int lock_fd;		/* holds the flock that keeps others out */
+	uint32_t index;		/* this metad's, of several; 0 alone
+				   (mds_store_set_index), set before use */
+	MDB_dbi intents;	/* cross-metad renames (mds_xrename.c) */
 	uint8_t fsid[16];	/* copy of the superblock's, never changes */
 };
 
@@ -172,6 +178,37 @@ int mds_super_decode(const uint8_t *buf, size_t len, struct mds_super *out);
 void mds_dirent_encode(uint64_t ino, uint64_t cookie,
 		       uint8_t buf[MDS_DIRENT_LEN]);
 int mds_dirent_decode(const MDB_val *v, uint64_t *ino, uint64_t *cookie);
+/* An entry naming an inode of another metad keeps its mode, u32 after
+ * the two numbers (several metads): encode with mode 0 for a local
+ * inode (MDS_DIRENT_LEN bytes, returned), else MDS_DIRENT_REMOTE_LEN;
+ * decode gives mode 0 for the short form. */
+#define MDS_DIRENT_REMOTE_LEN 20
+size_t mds_dirent_encode_mode(uint64_t ino, uint64_t cookie, uint32_t mode,
+			      uint8_t buf[MDS_DIRENT_REMOTE_LEN]);
+int mds_dirent_decode_mode(const MDB_val *v, uint64_t *ino, uint64_t *cookie,
+			   uint32_t *mode);
+
+/* ---- entries, for the operations across metads (mds_remote.c) ---- */
+
+/* Entry name of dir: -ENOENT without a message; mode: the one kept in
+ * a remote entry, 0 for a local one. */
+int mds_entry_read(struct mds_store *s, MDB_txn *txn, uint64_t dir,
+		   const char *name, uint64_t *ino, uint64_t *cookie,
+		   uint32_t *mode, const char *what);
+/* Add name -> ino (mode kept when ino is remote) with the next cookie. */
+int mds_entry_add(struct mds_store *s, MDB_txn *txn, struct mds_super *sb,
+		  uint64_t dir, const char *name, uint64_t ino, uint32_t mode,
+		  const char *what);
+int mds_entry_del(struct mds_store *s, MDB_txn *txn, uint64_t dir,
+		  const char *name, uint64_t cookie, const char *what);
+int mds_dir_changed(struct mds_store *s, MDB_txn *txn, struct mds_inode *dir,
+		    int delta, int64_t now, const char *what);
+/* The store's place in a spread namespace (index 0 of 1 when alone). */
+int mds_store_spread(struct mds_store *s, MDB_txn *txn, uint32_t *index,
+		     uint32_t *count);
+/* 0 no entries, 1 some, or a negative errno. */
+int mds_dir_has_entries(struct mds_store *s, MDB_txn *txn, uint64_t dir,
+			const char *what);
 
 /* ---- layouts (mds_layout.c) ---- */
 

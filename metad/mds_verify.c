@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "clf_proto.h"
 #include "error.h"
 #include "mds_store_i.h"
 #include "wire.h"
@@ -28,6 +29,9 @@ struct verify {
 	struct mds_store *s;
 	MDB_txn *txn;		/* borrowed, read-only */
 	struct mds_super sb;
+	uint32_t index, count;	/* the store's place in a spread namespace:
+				   its names may be of inodes elsewhere, its
+				   inodes named elsewhere (mds_remote.c) */
 	uint64_t *named;	/* owned: inodes named by entries */
 	size_t nnamed, cap_named;
 	struct subdirs *dirs;	/* owned: by increasing dir */
@@ -105,6 +109,7 @@ static int check_entry(struct verify *v, const MDB_val *key,
 	size_t len = key->mv_size > 8 ? key->mv_size - 8 : 0;
 	uint64_t dir, ino, cookie;
 	struct mds_inode in;
+	uint32_t mode;
 	int err;
 
 	if (key->mv_size < 9 || len > MDS_NAME_MAX)
@@ -115,7 +120,7 @@ static int check_entry(struct verify *v, const MDB_val *key,
 	    (len == 1 && name[0] == '.') ||
 	    (len == 2 && name[0] == '.' && name[1] == '.'))
 		return bad("invalid name", dir, name, (int)len);
-	if (mds_dirent_decode(val, &ino, &cookie))
+	if (mds_dirent_decode_mode(val, &ino, &cookie, &mode))
 		return bad("corrupt value", dir, name, (int)len);
 	if (!v->in_group || dir != v->group) {
 		err = end_group(v);
@@ -127,6 +132,15 @@ static int check_entry(struct verify *v, const MDB_val *key,
 		v->in_group = true;
 		v->group = dir;
 		v->group_subdirs = 0;
+	}
+	if (v->count > 1 && CLF_PROTO_INO_METAD(ino) != v->index) {
+		/* An inode of another metad: its kind is in the entry. */
+		if (!mode)
+			return bad("names a remote inode without its kind",
+				   dir, name, (int)len);
+		if (S_ISDIR(mode))
+			v->group_subdirs++;
+		return check_cookie(v, dir, cookie, ino, name, len);
 	}
 	if (ino == MDS_ROOT_INO || ino >= v->sb.next_ino)
 		return bad("names an impossible inode", dir, name, (int)len);
@@ -231,6 +245,11 @@ static int check_inode(struct verify *v, const MDB_val *key,
 	if (ino == MDS_ROOT_INO) {
 		if (!S_ISDIR(in.attr.mode) || in.parent != MDS_ROOT_INO)
 			return clf_fail(EIO, "mds: verify: bad root directory");
+	} else if ((*next_named >= v->nnamed ||
+		    v->named[*next_named] != ino) && v->count > 1) {
+		/* Named on other metads only: a directory made here for
+		 * one, a file renamed or linked across. */
+		return 0;
 	} else if (*next_named >= v->nnamed || v->named[*next_named] != ino) {
 		return clf_fail(EIO, "mds: verify: inode %llu has no name",
 				(unsigned long long)ino);
@@ -250,7 +269,7 @@ static int check_inode(struct verify *v, const MDB_val *key,
 			"mds: verify: directory %llu has %u links, %llu subdirectories",
 			(unsigned long long)ino, in.attr.nlink,
 			(unsigned long long)subdirs_of(v, ino));
-	if (!S_ISDIR(in.attr.mode) && in.attr.nlink != names)
+	if (!S_ISDIR(in.attr.mode) && in.attr.nlink != names && v->count <= 1)
 		return clf_fail(EIO, "mds: verify: inode %llu has %u links, %llu names",
 				(unsigned long long)ino, in.attr.nlink,
 				(unsigned long long)names);
@@ -351,6 +370,8 @@ int mds_store_verify(struct mds_store *s)
 	if (err)
 		return err;
 	err = mds_super_get(s, v.txn, &v.sb);
+	if (!err)
+		err = mds_store_spread(s, v.txn, &v.index, &v.count);
 	if (!err)
 		err = walk_entries(&v);
 	if (!err)

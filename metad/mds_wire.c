@@ -10,6 +10,7 @@
 
 #include "error.h"
 #include "mds_ops_i.h"
+#include "mds_peer.h"
 
 _Static_assert(MDS_NAME_MAX == CLF_PROTO_NAME_MAX &&
 	       MDS_PATH_MAX == CLF_PROTO_PATH_MAX &&
@@ -131,6 +132,27 @@ void mds_req_layout_release(struct mds_req_layout *l)
 /* ------------------------------------------------------------------ */
 
 static void attr_to_proto(const struct mds_attr *a, struct clf_proto_attr *p)
+{
+	mds_attr_to_proto(a, p);
+}
+
+void mds_attr_from_proto(const struct clf_proto_attr *p, struct mds_attr *a)
+{
+	*a = (struct mds_attr){
+		.ino = p->ino,
+		.mode = p->mode,
+		.uid = p->uid,
+		.gid = p->gid,
+		.nlink = p->nlink,
+		.size = p->size,
+		.atime = p->atime,
+		.mtime = p->mtime,
+		.ctime = p->ctime,
+		.has_layout = S_ISREG(p->mode),
+	};
+}
+
+void mds_attr_to_proto(const struct mds_attr *a, struct clf_proto_attr *p)
 {
 	*p = (struct clf_proto_attr){
 		.ino = a->ino,

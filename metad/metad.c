@@ -33,22 +33,26 @@
 #include "mds_replay.h"
 #include "mds_iods.h"
 #include "mds_lock.h"
+#include "mds_peer.h"
 #include "mds_server.h"
 
 struct metad_opts {
 	const char *config;	/* borrowed from argv; NULL: the default */
 	const char *log;	/* borrowed from argv; NULL: <dir>/metad.log */
 	int log_level;		/* -1: clf.conf's log_level */
+	uint32_t index;		/* -n: which of the configured metads */
 	bool foreground;
 	unsigned workers;	/* 0: clf.conf's daemon_workers */
 };
 
 static const char usage[] =
-	"usage: metad [-c CONFIG] [-f|--foreground] [--log FILE]\n"
+	"usage: metad [-c CONFIG] [-n|--index N] [-f|--foreground] [--log FILE]\n"
 	"             [--log-level error|warn|info|debug] [--workers N]\n"
 	"  -c, --config CONFIG  configuration file (default: $CLF_CONFIG,\n"
 	"                       else ./clf-data/clf.conf when it exists,\n"
 	"                       else " CLF_SYSCONFDIR "/clf/clf.conf)\n"
+	"  -n, --index N        serve as metad N of the configuration's\n"
+	"                       metads (default 0), its address and store\n"
 	"  -f, --foreground     do not become a daemon\n"
 	"      --log FILE       log here instead of <metad dir>/metad.log;\n"
 	"                       '-' for standard error\n"
@@ -62,6 +66,7 @@ static int parse_args(int argc, char **argv, struct metad_opts *o)
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "foreground", no_argument, NULL, 'f' },
+		{ "index", required_argument, NULL, 'n' },
 		{ "log", required_argument, NULL, 'L' },
 		{ "log-level", required_argument, NULL, 'l' },
 		{ "workers", required_argument, NULL, 'w' },
@@ -73,7 +78,7 @@ static int parse_args(int argc, char **argv, struct metad_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->log_level = -1;
-	while ((ch = getopt_long(argc, argv, "c:fh", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "c:fn:h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'c':
 			o->config = optarg;
@@ -81,6 +86,18 @@ static int parse_args(int argc, char **argv, struct metad_opts *o)
 		case 'f':
 			o->foreground = true;
 			break;
+		case 'n': {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (!*optarg || *end || v >= CLF_PROTO_MAX_METADS) {
+				fprintf(stderr, "metad: --index %s: not a number from 0 to %d\n",
+					optarg, CLF_PROTO_MAX_METADS - 1);
+				return -EINVAL;
+			}
+			o->index = (uint32_t)v;
+			break;
+		}
 		case 'L':
 			o->log = optarg;
 			break;
@@ -126,11 +143,12 @@ static int parse_args(int argc, char **argv, struct metad_opts *o)
 	return 0;
 }
 
-static int run(const struct clf_config *cfg, struct clf_daemon *d,
-	       const char *pid_path, unsigned workers)
+static int run(const struct clf_config *cfg, uint32_t index,
+	       struct clf_daemon *d, const char *pid_path, unsigned workers)
 {
 	const struct clf_transport_ops *t;
-	struct mds_ctx ctx = { .cfg = cfg, .start_ms = clf_now_ms() };
+	struct mds_ctx ctx = { .cfg = cfg, .index = index,
+			       .start_ms = clf_now_ms() };
 	struct mds_server *srv;
 	int err;
 
@@ -156,9 +174,15 @@ static int run(const struct clf_config *cfg, struct clf_daemon *d,
 			       cfg->metad.dir);
 	if (err)
 		return err;
+	err = mds_store_set_index(ctx.store, index, cfg->nmetads);
+	if (err)
+		goto close_store;
 	err = mds_iods_open(cfg, t, &ctx.iods);
 	if (err)
 		goto close_store;
+	err = mds_iods_open_metads(cfg, t, &ctx.peers);
+	if (err)
+		goto close_iods;
 	/* In memory only: locks do not survive metad (mds_lock.h). */
 	ctx.locks = mds_locks_new();
 	if (!ctx.locks) {
@@ -179,16 +203,20 @@ static int run(const struct clf_config *cfg, struct clf_daemon *d,
 	err = mds_replay_start(ctx.store, &ctx.replay);
 	if (err)
 		goto stop_gc;
-	err = mds_server_open(&ctx, t, cfg->metad.addr, workers, &srv);
+	/* Renames across metads left half done by a crash. */
+	err = mds_xrename_recover_start(&ctx);
 	if (err)
 		goto stop_replay;
+	err = mds_server_open(&ctx, t, cfg->metad.addr, workers, &srv);
+	if (err)
+		goto stop_recover;
 	err = clf_daemon_pid_write(d, pid_path);
 	if (err)
 		goto close_server;
 
-	mds_log("started: listening on %s, store '%s', %u iods, config %s",
-		cfg->metad.addr, cfg->metad.dir, cfg->niods,
-		cfg->source ? cfg->source : "(built in)");
+	mds_log("started: metad %u of %u, listening on %s, store '%s', %u iods, config %s",
+		index, cfg->nmetads, cfg->metad.addr, cfg->metad.dir,
+		cfg->niods, cfg->source ? cfg->source : "(built in)");
 	clf_daemon_ready(d);
 	err = mds_server_run(srv, d->stop_fd);
 	mds_log("stopped on %s: connections closed, store closed",
@@ -196,6 +224,8 @@ static int run(const struct clf_config *cfg, struct clf_daemon *d,
 	clf_daemon_pid_remove(d);
 close_server:
 	mds_server_close(srv);
+stop_recover:
+	mds_xrename_recover_stop();
 stop_replay:
 	mds_replay_stop(ctx.replay);
 stop_gc:
@@ -205,6 +235,7 @@ free_appends:
 free_locks:
 	mds_locks_free(ctx.locks);
 close_iods:
+	mds_iods_close(ctx.peers);
 	mds_iods_close(ctx.iods);
 close_store:
 	mds_store_close(ctx.store);
@@ -224,6 +255,9 @@ int main(int argc, char **argv)
 	clf_log_set_name("metad");
 	clf_daemon_init(&d, "metad");
 	err = clf_config_load(o.config, &cfg);
+	/* metad N serves the address and store of the Nth [metad]. */
+	if (!err)
+		err = clf_config_select_metad(cfg, o.index);
 	if (!err && !cfg->has_secret)
 		err = clf_fail(EINVAL,
 			       "metad: the configuration %s has no secret: add 'secret = <hex>' or 'secret_file = <path>' (clf up makes one)",
@@ -249,7 +283,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s\n", CLF_Last_error());
 		goto free_cfg;
 	}
-	err = run(cfg, &d, pid_path, o.workers);
+	err = run(cfg, o.index, &d, pid_path, o.workers);
 	if (err)
 		clf_daemon_failed(&d, CLF_Last_error());
 	clf_daemon_release(&d);

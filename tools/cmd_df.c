@@ -128,7 +128,7 @@ int cmd_df(const struct tool_opts *g, int argc, char **argv)
 		tool_print_row(DF_FMT, "IOD", "ADDRESS", w, "SIZE", w, "USED",
 			       w, "AVAIL", "USE%", "DETAIL");
 	/* ds[0] is metad, which stores no file data. */
-	for (size_t i = 1; i < n; i++) {
+	for (size_t i = 1; i < n && ds[i].role == DAEMON_IOD; i++) {
 		snprintf(index, sizeof(index), "%u", ds[i].index);
 		err = ask(cfg, &ds[i], &u);
 		if (err)

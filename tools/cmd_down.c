@@ -67,7 +67,7 @@ static void print_line(const struct tool_daemon *d, const char *state,
 
 	snprintf(index, sizeof(index), "%u", d->index);
 	printf("%-6s %-5s %-22s %-11s %s\n", daemon_program(d->role),
-	       d->role == DAEMON_METAD ? "-" : index, d->conf->addr, state,
+	       d->role == DAEMON_METAD && !d->index ? "-" : index, d->conf->addr, state,
 	       detail);
 }
 

@@ -220,7 +220,7 @@ int cmd_status(const struct tool_opts *g, int argc, char **argv)
 			continue;
 		}
 		tool_print_row(ROW_FMT, daemon_program(d->role),
-			       d->role == DAEMON_METAD ? "-" : index,
+			       d->role == DAEMON_METAD && !d->index ? "-" : index,
 			       r.addr[0] ? r.addr : d->conf->addr, r.state,
 			       r.uptime, r.conns,
 			       r.views, r.total, r.free, r.detail);

@@ -27,12 +27,14 @@
 struct up_opts {
 	const char *data;	/* --data DIR, or NULL */
 	long iods;		/* --iods N, or 0 */
+	long metads;		/* --metads N, or 0 */
 	long base_port;		/* --base-port P, or 0 */
 };
 
 static void up_help(void)
 {
-	printf("usage: clf [-c CONFIG] up [--data DIR] [--iods N] [--base-port P]\n"
+	printf("usage: clf [-c CONFIG] up [--data DIR] [--iods N] [--metads N]\n"
+	       "                          [--base-port P]\n"
 	       "\n"
 	       "Start the daemons of the configuration that live on this host\n"
 	       "(metad first, then the iods) and wait until each answers.\n"
@@ -45,6 +47,9 @@ static void up_help(void)
 	       "                   exists, else the built-in configuration\n"
 	       "                   with its data in DIR\n"
 	       "  --iods N         a new instance has N iods (default 4)\n"
+	       "  --metads N       a new instance spreads its namespace over N\n"
+	       "                   metads (default 1); metad i > 0 listens on\n"
+	       "                   P+N_iods+i\n"
 	       "  --base-port P    a new instance listens on ports P (metad),\n"
 	       "                   P+1... (iods); default $CLF_BASE_PORT or 7000\n"
 	       "\n"
@@ -73,6 +78,7 @@ static int parse_args(int argc, char **argv, struct up_opts *o)
 	static const struct option longopts[] = {
 		{ "data", required_argument, NULL, 'd' },
 		{ "iods", required_argument, NULL, 'n' },
+		{ "metads", required_argument, NULL, 'm' },
 		{ "base-port", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -92,6 +98,13 @@ static int parse_args(int argc, char **argv, struct up_opts *o)
 				return tool_usage("up",
 						  "--iods '%s': not a number from 1 to %d",
 						  optarg, CLF_CONFIG_MAX_IODS);
+			break;
+		case 'm':
+			if (parse_long(optarg, 1, CLF_CONFIG_MAX_METADS,
+				       &o->metads))
+				return tool_usage("up",
+						  "--metads '%s': not a number from 1 to %d",
+						  optarg, CLF_CONFIG_MAX_METADS);
 			break;
 		case 'p':
 			if (parse_long(optarg, 1, 65535, &o->base_port))
@@ -148,12 +161,15 @@ static int shape_default(struct clf_config *cfg, const struct up_opts *o)
 	char sub[32];
 	int err;
 
-	if (!o->iods && !o->base_port)
+	uint32_t nm = o->metads ? (uint32_t)o->metads : 1;
+	struct clf_config_daemon *metads;
+
+	if (!o->iods && !o->base_port && !o->metads)
 		return 0;
-	if (base + (long)n > 65535)
+	if (base + (long)n + (long)nm - 1 > 65535)
 		return clf_fail(EINVAL,
 				"clf: ports %ld to %ld: a port is at most 65535",
-				base, base + (long)n);
+				base, base + (long)n + (long)nm - 1);
 	for (uint32_t i = n; i < cfg->niods; i++) {
 		free(cfg->iods[i].addr);
 		free(cfg->iods[i].host);
@@ -177,6 +193,28 @@ static int shape_default(struct clf_config *cfg, const struct up_opts *o)
 		err = set_loopback(&cfg->iods[i], cfg->data_dir, sub,
 				   base + 1 + (long)i);
 	}
+	if (err)
+		return err;
+	/* Metad 0 as before; metad i > 0 after the iods, in meta<i>. */
+	metads = calloc(nm, sizeof(*metads));
+	if (!metads)
+		return clf_fail(ENOMEM, "clf: out of memory");
+	for (uint32_t i = 0; i < cfg->nmetads; i++) {
+		free(cfg->metads[i].addr);
+		free(cfg->metads[i].host);
+		free(cfg->metads[i].port);
+		free(cfg->metads[i].dir);
+	}
+	free(cfg->metads);
+	cfg->metads = metads;
+	cfg->nmetads = nm;
+	err = clf_config_daemon_copy(&metads[0], &cfg->metad) ?
+	      clf_fail(ENOMEM, "clf: out of memory") : 0;
+	for (uint32_t i = 1; !err && i < nm; i++) {
+		snprintf(sub, sizeof(sub), "meta%u", i);
+		err = set_loopback(&metads[i], cfg->data_dir, sub,
+				   base + (long)n + (long)i);
+	}
 	return err;
 }
 
@@ -189,6 +227,10 @@ static int check_file_matches(const struct clf_config *cfg,
 		return clf_fail(EINVAL,
 				"clf: %s has %u iods, not %ld: drop --iods, or remove the file to make a new instance",
 				cfg->source, cfg->niods, o->iods);
+	if (o->metads && cfg->nmetads != (uint32_t)o->metads)
+		return clf_fail(EINVAL,
+				"clf: %s has %u metads, not %ld: drop --metads, or remove the file to make a new instance",
+				cfg->source, cfg->nmetads, o->metads);
 	if (o->base_port && atol(cfg->metad.port) != o->base_port)
 		return clf_fail(EINVAL,
 				"clf: %s has metad on port %s, not %ld: drop --base-port, or remove the file to make a new instance",
@@ -354,7 +396,7 @@ static void print_line(const struct tool_daemon *d, const char *state,
 
 	snprintf(index, sizeof(index), "%u", d->index);
 	printf("%-6s %-5s %-22s %-8s %s\n", daemon_program(d->role),
-	       d->role == DAEMON_METAD ? "-" : index, d->conf->addr, state,
+	       d->role == DAEMON_METAD && !d->index ? "-" : index, d->conf->addr, state,
 	       detail);
 	fflush(stdout);
 }

@@ -123,8 +123,10 @@ static int daemon_init(struct tool_daemon *d, enum daemon_role role,
 	d->role = role;
 	d->index = index;
 	d->conf = conf;
-	if (role == DAEMON_METAD)
+	if (role == DAEMON_METAD && index == 0)
 		snprintf(d->name, sizeof(d->name), "metad");
+	else if (role == DAEMON_METAD)
+		snprintf(d->name, sizeof(d->name), "metad %u", index);
 	else
 		snprintf(d->name, sizeof(d->name), "iod %u", index);
 	n = snprintf(d->pidfile, sizeof(d->pidfile), "%s/%s.pid", conf->dir,
@@ -142,7 +144,7 @@ static int daemon_init(struct tool_daemon *d, enum daemon_role role,
 int daemons_list(const struct clf_config *cfg, struct tool_daemon **out,
 		 size_t *n)
 {
-	size_t count = 1 + (size_t)cfg->niods;
+	size_t count = (size_t)cfg->nmetads + (size_t)cfg->niods;
 	struct tool_daemon *ds = calloc(count, sizeof(*ds));
 	int err;
 
@@ -151,6 +153,11 @@ int daemons_list(const struct clf_config *cfg, struct tool_daemon **out,
 	err = daemon_init(&ds[0], DAEMON_METAD, 0, &cfg->metad);
 	for (uint32_t i = 0; !err && i < cfg->niods; i++)
 		err = daemon_init(&ds[1 + i], DAEMON_IOD, i, &cfg->iods[i]);
+	/* The other metads of a spread namespace come last, so that ds[0]
+	 * stays metad 0 and ds[1..niods] the iods. */
+	for (uint32_t i = 1; !err && i < cfg->nmetads; i++)
+		err = daemon_init(&ds[cfg->niods + i], DAEMON_METAD, i,
+				  &cfg->metads[i]);
 	if (err) {
 		free(ds);
 		return err;
@@ -591,7 +598,7 @@ int daemon_start(const struct clf_config *cfg, const struct tool_daemon *d,
 	argv[argc++] = (char *)program;
 	argv[argc++] = (char *)"-c";
 	argv[argc++] = (char *)conf_path;
-	if (d->role == DAEMON_IOD) {
+	if (d->role == DAEMON_IOD || d->index > 0) {
 		argv[argc++] = (char *)"-n";
 		argv[argc++] = index;
 	}

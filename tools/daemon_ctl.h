@@ -29,7 +29,7 @@ enum daemon_role { DAEMON_METAD, DAEMON_IOD };
 
 struct tool_daemon {
 	enum daemon_role role;
-	uint32_t index;			/* iod index; 0 for metad */
+	uint32_t index;			/* iod or metad index */
 	const struct clf_config_daemon *conf;	/* borrowed from cfg */
 	char name[24];			/* "metad", "iod 2", for messages */
 	char pidfile[PATH_MAX];		/* <conf->dir>/<program>.pid */
@@ -43,7 +43,8 @@ struct tool_daemon {
 const char *daemon_program(enum daemon_role role);
 
 /*
- * daemons_list - the daemons of cfg: metad first, then the iods by index
+ * daemons_list - the daemons of cfg: metad 0 first, then the iods by
+ * index, then metads 1, 2, ... of a namespace spread over several
  *
  * Decides for each whether it is local (daemon_host_is_local).  Returns
  * 0 with *out (n entries, borrowing from cfg; caller frees the array), or

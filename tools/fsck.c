@@ -378,6 +378,12 @@ int tool_fsck(const struct clf_config *cfg, bool repair)
 	size_t ninos = 0;
 	int err;
 
+	/* The iods' subfiles are checked against one store: with the
+	 * namespace over several, files of the others would look orphaned. */
+	if (cfg->nmetads > 1)
+		return clf_fail(EOPNOTSUPP,
+				"clf: fsck: the namespace is spread over %u metads; fsck checks a single metad's instance only",
+				cfg->nmetads);
 	err = mds_store_open_readonly(cfg->metad.dir, &f.s);
 	if (!err)
 		err = mds_store_verify(f.s);

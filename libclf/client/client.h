@@ -74,6 +74,11 @@ struct clf_client {
 	 * not hold up the process's other metadata calls.
 	 */
 	struct clf_peer metad_locks;
+	/* Metads 1, 2, ... of a spread namespace (cfg->nmetads - 1 each,
+	 * owned; NULL with one metad): requests go to the metad of the
+	 * inode they name (client_route.c). */
+	struct clf_peer *more_metads;
+	struct clf_peer *more_metad_locks;
 	/* cfg->niods * lanes, owned: lane k of iod i at i * lanes + k. */
 	struct clf_peer *iods;
 	unsigned lanes;		/* cfg->iod_connections */
@@ -94,6 +99,12 @@ extern struct clf_client *clf_client_instance;
 
 /* -EINVAL with a message when CLF_init() has not run. */
 int clf_client_get(struct clf_client **out);
+
+/* The peer of metad index (0 for one outside the configuration), of
+ * the metad of inode ino, and of the lock connection to ino's metad. */
+struct clf_peer *clf_client_metad(struct clf_client *cl, uint32_t index);
+struct clf_peer *clf_client_metad_of(struct clf_client *cl, uint64_t ino);
+struct clf_peer *clf_client_metad_locks(struct clf_client *cl, uint64_t ino);
 
 /* The peer of iod index i on the calling thread's lane, or NULL with a
  * message. */

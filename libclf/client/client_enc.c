@@ -76,6 +76,8 @@ int clf_meta_call(uint16_t op, clf_encode_fn enc, const void *msg,
 	err = clf_client_get(&cl);
 	if (err)
 		return err;
+	if (cl->cfg->nmetads > 1)
+		return clf_meta_route(cl, op, enc, msg, reply, rlen);
 	err = clf_encode(enc, msg, &buf, &len);
 	if (err)
 		return err;

@@ -97,6 +97,15 @@ int clf_meta_call(uint16_t op, clf_encode_fn enc, const void *msg,
 		  void **reply, uint32_t *rlen);
 
 /*
+ * clf_meta_call with several metads (client_route.c): to the metad of
+ * the inode or directory the request names, paths walked to the
+ * directory of their last name first, and a LOOKUP or CREATE of an
+ * entry whose inode lives elsewhere answered from that inode's metad.
+ */
+int clf_meta_route(struct clf_client *cl, uint16_t op, clf_encode_fn enc,
+		   const void *msg, void **reply, uint32_t *rlen);
+
+/*
  * metad calls.  Layouts come back decoded into types (caller frees with
  * clf_layout_free); a NULL layout pointer means "not wanted", and *layout
  * is NULL when the inode has none (a directory).

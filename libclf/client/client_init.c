@@ -137,6 +137,27 @@ int CLF_init(const char *config_path)
 	peer_init(&cl->metad, &cl->cfg->metad, CLF_ERROR_METAD, 0);
 	peer_init(&cl->metad_locks, &cl->cfg->metad, CLF_ERROR_METAD, 0);
 	cl->metad.acts_for = cl->metad_locks.acts_for = true;
+	if (cl->cfg->nmetads > 1) {
+		uint32_t n = cl->cfg->nmetads - 1;
+
+		cl->more_metads = calloc(n, sizeof(*cl->more_metads));
+		cl->more_metad_locks = calloc(n, sizeof(*cl->more_metad_locks));
+		if (!cl->more_metads || !cl->more_metad_locks) {
+			free(cl->more_metads);
+			free(cl->more_metad_locks);
+			err = clf_fail(ENOMEM, "clf: out of memory");
+			goto release_peers;
+		}
+		for (uint32_t i = 0; i < n; i++) {
+			peer_init(&cl->more_metads[i], &cl->cfg->metads[i + 1],
+				  CLF_ERROR_METAD, i + 1);
+			peer_init(&cl->more_metad_locks[i],
+				  &cl->cfg->metads[i + 1], CLF_ERROR_METAD,
+				  i + 1);
+			cl->more_metads[i].acts_for = true;
+			cl->more_metad_locks[i].acts_for = true;
+		}
+	}
 	test_act_as(cl);
 	if (url) {
 		clf_client_instance = cl;
@@ -190,6 +211,12 @@ int CLF_finalize(void)
 	clf_files_close_all(CLF_close);
 	peer_release(&cl->metad);
 	peer_release(&cl->metad_locks);
+	for (uint32_t i = 0; cl->more_metads && i + 1 < cl->cfg->nmetads; i++) {
+		peer_release(&cl->more_metads[i]);
+		peer_release(&cl->more_metad_locks[i]);
+	}
+	free(cl->more_metads);
+	free(cl->more_metad_locks);
 	for (uint32_t i = 0; i < cl->cfg->niods; i++) {
 		for (unsigned k = 0; k < cl->lanes; k++)
 			peer_release(&cl->iods[i * cl->lanes + k]);

@@ -53,7 +53,7 @@ static int meta_append(uint64_t ino, int64_t at, int64_t length,
 	err = clf_client_get(&cl);
 	if (err)
 		return err;
-	p = &cl->metad;
+	p = clf_client_metad_of(cl, ino);
 	err = clf_encode(enc_append, &req, &buf, &len);
 	if (err)
 		return err;

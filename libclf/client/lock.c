@@ -119,7 +119,9 @@ static int lock_call(uint16_t op, clf_encode_fn enc, const void *msg,
 	err = clf_client_get(&cl);
 	if (err)
 		return err;
-	p = &cl->metad_locks;
+	/* Every lock request starts with its inode (clf_proto_lock_req,
+	 * clf_proto_unlock_owner_req): its metad keeps its locks. */
+	p = clf_client_metad_locks(cl, *(const uint64_t *)msg);
 	err = clf_encode(enc, msg, &buf, &len);
 	if (err)
 		return err;

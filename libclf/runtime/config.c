@@ -100,6 +100,9 @@ struct parse {
 	char *data_dir;		/* as written */
 	bool has_metad;
 	struct raw_daemon metad;
+	/* metads after the first, in the order given: indexes 1, 2, ... */
+	struct raw_daemon *more_metads;
+	uint32_t nmore_metads, more_metad_cap;
 	struct raw_daemon *iods;
 	uint32_t niods, iod_cap;
 };
@@ -311,6 +314,38 @@ static struct raw_daemon *new_iod(struct parse *p, int line)
 	return &p->iods[p->niods++];
 }
 
+/*
+ * The next metad: the first fills p->metad, each later one (a namespace
+ * spread over several metads) is appended with the next index.
+ */
+static struct raw_daemon *new_metad(struct parse *p, int line)
+{
+	if (!p->has_metad) {
+		p->has_metad = true;
+		p->metad = (struct raw_daemon){ .line = line };
+		return &p->metad;
+	}
+	if (p->nmore_metads + 1 >= CLF_CONFIG_MAX_METADS) {
+		perr(p, line, E2BIG, "more than %d metads",
+		     CLF_CONFIG_MAX_METADS);
+		return NULL;
+	}
+	if (p->nmore_metads == p->more_metad_cap) {
+		uint32_t cap = p->more_metad_cap ? 2 * p->more_metad_cap : 4;
+		struct raw_daemon *n = realloc(p->more_metads,
+					       cap * sizeof(*n));
+
+		if (!n) {
+			perr(p, line, ENOMEM, "out of memory");
+			return NULL;
+		}
+		p->more_metads = n;
+		p->more_metad_cap = cap;
+	}
+	p->more_metads[p->nmore_metads] = (struct raw_daemon){ .line = line };
+	return &p->more_metads[p->nmore_metads++];
+}
+
 /* ------------------------------------------------------------------ */
 /* inih callbacks                                                      */
 /* ------------------------------------------------------------------ */
@@ -387,15 +422,9 @@ static int enter_section(struct parse *p, const char *section)
 	}
 	p->key_line[K_ADDRESS] = p->key_line[K_DIR] = 0;
 	if (strcmp(section, "metad") == 0) {
-		if (p->has_metad)
-			return perr(p, p->line, EINVAL,
-				    "second metad (first on line %d)",
-				    p->metad.line);
 		p->sec = SEC_METAD;
-		p->has_metad = true;
-		p->metad.line = p->sec_line;
-		p->daemon = &p->metad;
-		return 1;
+		p->daemon = new_metad(p, p->sec_line);
+		return p->daemon ? 1 : 0;
 	}
 	if (strcmp(section, "iod") == 0) {
 		p->sec = SEC_IOD;
@@ -582,13 +611,11 @@ static int global_key(struct parse *p, enum key k, const char *value)
 			return perr(p, p->line, EINVAL,
 				    "%s: '%s' is not yes or no", name, value);
 		return 1;
-	case K_METAD:
-		if (p->has_metad)
-			return perr(p, p->line, EINVAL,
-				    "second metad (first on line %d)",
-				    p->metad.line);
-		p->has_metad = true;
-		return set_address(p, &p->metad, value, true, name);
+	case K_METAD: {
+		struct raw_daemon *d = new_metad(p, p->line);
+
+		return d ? set_address(p, d, value, true, name) : 0;
+	}
 	default:
 		return perr(p, p->line, EINVAL, "'%s' belongs in [metad] or [iod]",
 			    name);
@@ -609,6 +636,10 @@ static int handler(void *user, const char *section, const char *name,
 		return 0;
 	if (p->sec == SEC_GLOBAL && strcmp(name, "iod") == 0) {
 		d = new_iod(p, p->line);
+		return d ? set_address(p, d, value, true, name) : 0;
+	}
+	if (p->sec == SEC_GLOBAL && strcmp(name, "metad") == 0) {
+		d = new_metad(p, p->line);
 		return d ? set_address(p, d, value, true, name) : 0;
 	}
 	k = find_key(name);
@@ -692,6 +723,25 @@ static int finish(struct parse *p)
 			    "no iod (add an [iod] section with an address)");
 	if (!take_daemon(p, &p->metad, "meta", &cfg->metad))
 		return 0;
+	cfg->metads = calloc(1 + p->nmore_metads, sizeof(*cfg->metads));
+	if (!cfg->metads || clf_config_daemon_copy(&cfg->metads[0],
+						   &cfg->metad))
+		return perr(p, 0, ENOMEM, "out of memory");
+	cfg->nmetads = 1;
+	for (uint32_t i = 0; i < p->nmore_metads; i++) {
+		snprintf(sub, sizeof(sub), "meta%u", i + 1);
+		if (!take_daemon(p, &p->more_metads[i], sub,
+				 &cfg->metads[i + 1]))
+			return 0;
+		cfg->nmetads = i + 2;
+		for (uint32_t j = 0; j <= i; j++)
+			if (strcmp(cfg->metads[i + 1].addr,
+				   cfg->metads[j].addr) == 0)
+				return perr(p, cfg->metads[i + 1].line, EINVAL,
+					    "address %s is metad %u's (line %d)",
+					    cfg->metads[j].addr, j,
+					    cfg->metads[j].line);
+	}
 	cfg->iods = calloc(p->niods, sizeof(*cfg->iods));
 	if (!cfg->iods)
 		return perr(p, 0, ENOMEM, "out of memory");
@@ -714,10 +764,11 @@ static int finish(struct parse *p)
 	for (uint32_t i = 0; i < cfg->niods; i++) {
 		const struct clf_config_daemon *d = &cfg->iods[i];
 
-		if (strcmp(d->addr, cfg->metad.addr) == 0)
-			return perr(p, d->line, EINVAL,
-				    "address %s is the metad's (line %d)",
-				    d->addr, cfg->metad.line);
+		for (uint32_t j = 0; j < cfg->nmetads; j++)
+			if (strcmp(d->addr, cfg->metads[j].addr) == 0)
+				return perr(p, d->line, EINVAL,
+					    "address %s is the metad's (line %d)",
+					    d->addr, cfg->metads[j].line);
 		for (uint32_t j = 0; j < i; j++)
 			if (strcmp(d->addr, cfg->iods[j].addr) == 0)
 				return perr(p, d->line, EINVAL,
@@ -764,6 +815,9 @@ void clf_config_free(struct clf_config *cfg)
 	free(cfg->secret_file);
 	free(cfg->data_dir);
 	daemon_release(&cfg->metad);
+	for (uint32_t i = 0; i < cfg->nmetads; i++)
+		daemon_release(&cfg->metads[i]);
+	free(cfg->metads);
 	for (uint32_t i = 0; i < cfg->niods; i++)
 		daemon_release(&cfg->iods[i]);
 	free(cfg->iods);
@@ -823,6 +877,9 @@ int clf_config_parse_file(const char *path, struct clf_config **out)
 	}
 release:
 	raw_daemon_release(&p.metad);
+	for (uint32_t i = 0; i < p.nmore_metads; i++)
+		raw_daemon_release(&p.more_metads[i]);
+	free(p.more_metads);
 	for (uint32_t i = 0; i < p.niods; i++)
 		raw_daemon_release(&p.iods[i]);
 	free(p.iods);
@@ -915,6 +972,13 @@ int clf_config_default(struct clf_config **out)
 	if (!err)
 		err = default_daemon(&cfg->metad, cfg->data_dir, "meta",
 				     (long)base);
+	if (!err) {
+		cfg->metads = calloc(1, sizeof(*cfg->metads));
+		err = cfg->metads ? clf_config_daemon_copy(&cfg->metads[0],
+							   &cfg->metad) :
+				    -ENOMEM;
+		cfg->nmetads = cfg->metads ? 1 : 0;
+	}
 	for (uint32_t i = 0; !err && i < CLF_CONFIG_DEFAULT_IODS; i++) {
 		snprintf(sub, sizeof(sub), "iod%u", i);
 		cfg->niods = i + 1;
@@ -1098,11 +1162,12 @@ static int write_body(FILE *f, const struct clf_config *cfg)
 		if (v)
 			err = put_line(f, key_names[k], text);
 	}
-	fprintf(f, "\n[metad]\n");
-	if (!err)
-		err = put_line(f, "address", cfg->metad.addr);
-	if (!err)
-		err = put_line(f, "dir", cfg->metad.dir);
+	for (uint32_t i = 0; !err && i < cfg->nmetads; i++) {
+		fprintf(f, "\n[metad] ; %u\n", i);
+		err = put_line(f, "address", cfg->metads[i].addr);
+		if (!err)
+			err = put_line(f, "dir", cfg->metads[i].dir);
+	}
 	for (uint32_t i = 0; !err && i < cfg->niods; i++) {
 		fprintf(f, "\n[iod] ; %u\n", i);
 		err = put_line(f, "address", cfg->iods[i].addr);
@@ -1166,4 +1231,37 @@ unlink_tmp:
 free_tmp:
 	free(tmp);
 	return err;
+}
+
+int clf_config_daemon_copy(struct clf_config_daemon *dst,
+			   const struct clf_config_daemon *src)
+{
+	struct clf_config_daemon d = { .line = src->line };
+
+	d.addr = strdup(src->addr);
+	d.host = strdup(src->host);
+	d.port = strdup(src->port);
+	d.dir = strdup(src->dir);
+	if (!d.addr || !d.host || !d.port || !d.dir) {
+		daemon_release(&d);
+		return -ENOMEM;
+	}
+	*dst = d;
+	return 0;
+}
+
+int clf_config_select_metad(struct clf_config *cfg, uint32_t index)
+{
+	struct clf_config_daemon d;
+
+	if (index >= cfg->nmetads)
+		return clf_fail(EINVAL,
+				"clf: metad %u: the configuration %s names %u metad%s",
+				index, cfg->source ? cfg->source : "(built in)",
+				cfg->nmetads, cfg->nmetads == 1 ? "" : "s");
+	if (clf_config_daemon_copy(&d, &cfg->metads[index]))
+		return clf_fail(ENOMEM, "clf: out of memory");
+	daemon_release(&cfg->metad);
+	cfg->metad = d;
+	return 0;
 }

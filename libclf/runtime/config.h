@@ -36,16 +36,20 @@
  *                             ; and the daemon's wins (seal.h)
  *   capability_lifetime = 300 ; seconds an iod honours what metad
  *                             ; granted at open (docs/security.md)
- *   metad = host:port[:dir]   ; instead of a [metad] section
+ *   metad = host:port[:dir]   ; instead of a [metad] section; repeatable:
+ *                             ; the namespace is then spread over the
+ *                             ; metads in this order (indexes 0, 1, ...;
+ *                             ; the root lives on metad 0)
  *   iod = host:port[:dir]     ; repeatable, instead of [iod] sections
  *   iod_view_memory = 256m    ; what each iod lends to clients' views and
  *   iod_view_min_share = 4m   ; request buffers, in all and at least per
  *   iod_buffer_memory = 1g    ; client (fair shares: iod/iod_share.h);
  *   iod_buffer_min_share = 64m ; default: from the iod's memory (iod --help)
  *
- *   [metad]
+ *   [metad]                   ; one per metad, like [iod]
  *   address = 127.0.0.1:7000  ; IPv6: [::1]:7000
- *   dir = ./clf-data/meta     ; default: <data_dir>/meta
+ *   dir = ./clf-data/meta     ; default: <data_dir>/meta, and
+ *                             ; <data_dir>/meta<index> after the first
  *
  *   [iod]                     ; one per iod; their order gives the
  *   address = 127.0.0.1:7001  ; iod indexes 0, 1, ...
@@ -71,6 +75,7 @@
 #define CLF_CONFIG_MAX_IODS CLF_PROTO_MAX_IODS
 /* daemon_workers at most (CLF_DAEMON_WORKERS_MAX). */
 #define CLF_CONFIG_WORKERS_MAX 1024
+#define CLF_CONFIG_MAX_METADS 64	/* inode numbers carry the index */
 #define CLF_CONFIG_DEFAULT_BASE_PORT 7000
 #define CLF_CONFIG_DEFAULT_IODS 4
 #define CLF_CONFIG_DEFAULT_STRIPE (64 * 1024)
@@ -125,7 +130,11 @@ struct clf_config {
 				   default */
 	int daemon_workers;	/* each daemon's pool; 0: 2 per core */
 	char *data_dir;		/* absolute; owned */
-	struct clf_config_daemon metad;
+	struct clf_config_daemon metad;	/* metad 0, or the one a metad
+					   runs as (clf_config_select_metad) */
+	uint32_t nmetads;	/* 1..CLF_CONFIG_MAX_METADS */
+	struct clf_config_daemon *metads; /* nmetads, by metad index: the
+					     namespace's partition; owned */
 	/* What each iod lends its clients, bytes; 0: the iod's default,
 	 * derived from its machine's memory (iod --help). */
 	int64_t iod_view_memory, iod_view_min_share;
@@ -199,6 +208,16 @@ void clf_config_set_secret(struct clf_config *cfg, const struct clf_secret *s);
  * errno.
  */
 int clf_config_write(const struct clf_config *cfg, const char *path);
+
+/* A deep copy of src into *dst: 0 or -ENOMEM (no message). */
+int clf_config_daemon_copy(struct clf_config_daemon *dst,
+			   const struct clf_config_daemon *src);
+
+/*
+ * Make metad index (of cfg->metads) the one cfg->metad names: what a
+ * metad started as that index serves.  0, or -EINVAL with a message.
+ */
+int clf_config_select_metad(struct clf_config *cfg, uint32_t index);
 
 /* Free cfg and wipe its secret; NULL ok. */
 void clf_config_free(struct clf_config *cfg);

@@ -86,6 +86,8 @@ const char *clf_proto_op_name(uint16_t op)
 	case CLF_PROTO_OP_MKNOD: return "MKNOD";
 	case CLF_PROTO_OP_CAP_GRANT: return "CAP_GRANT";
 	case CLF_PROTO_OP_INSTANCE: return "INSTANCE";
+	case CLF_PROTO_OP_RESOLVE: return "RESOLVE";
+	case CLF_PROTO_OP_MD_PEER: return "MD_PEER";
 	case CLF_PROTO_OP_CAP: return "CAP";
 	case CLF_PROTO_OP_SUB_READ: return "SUB_READ";
 	case CLF_PROTO_OP_SUB_WRITE: return "SUB_WRITE";

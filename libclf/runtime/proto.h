@@ -385,6 +385,46 @@ struct clf_proto_rename_req {
 	CLF_PROTO_RENAME_REQ(PROTO_MEMBER, _)
 };
 
+/* RESOLVE (1.12): the path is walked as far as this metad holds it. */
+#define CLF_PROTO_RESOLVE_REQ(X, T)					\
+	X(T, U64, dir)							\
+	X(T, STR, path, CLF_PROTO_PATH_MAX, PATH)
+struct clf_proto_resolve_req {
+	CLF_PROTO_RESOLVE_REQ(PROTO_MEMBER, _)
+};
+
+#define CLF_PROTO_RESOLVE_REP(X, T)					\
+	X(T, U64, ino)		/* the inode reached */			\
+	X(T, U32, done)		/* bytes of path consumed */
+struct clf_proto_resolve_rep {
+	CLF_PROTO_RESOLVE_REP(PROTO_MEMBER, _)
+};
+
+/*
+ * MD_PEER (1.12): what one metad asks another (metad/mds_peer.h says
+ * what each kind does with the fields).
+ */
+#define CLF_PROTO_PEER_REQ(X, T)					\
+	X(T, U32, kind)		/* MDS_PEER_* */			\
+	X(T, U64, txid)		/* a cross-metad rename; 0: none */	\
+	X(T, U64, ino)							\
+	X(T, U64, dir)							\
+	X(T, U32, mode)							\
+	X(T, U32, uid)							\
+	X(T, U32, gid)							\
+	X(T, U32, flags)						\
+	X(T, STR, name, CLF_PROTO_NAME_MAX, ANY)
+struct clf_proto_peer_req {
+	CLF_PROTO_PEER_REQ(PROTO_MEMBER, _)
+};
+
+#define CLF_PROTO_PEER_REP(X, T)					\
+	X(T, MSG, attr, attr)						\
+	X(T, U64, value)	/* a parent, a state, a count */
+struct clf_proto_peer_rep {
+	CLF_PROTO_PEER_REP(PROTO_MEMBER, _)
+};
+
 /* UNLINK and RMDIR requests. */
 #define CLF_PROTO_PATH_REQ(X, T)					\
 	X(T, U64, dir)							\
@@ -716,6 +756,11 @@ int clf_proto_sub_writev_req_encode_head(
 	  "READDIR reply", NULL)					\
 	M(rename_req, rename_req, CLF_PROTO_RENAME_REQ, "RENAME", NULL)	\
 	M(path_req, path_req, CLF_PROTO_PATH_REQ, "path request", NULL)	\
+	M(resolve_req, resolve_req, CLF_PROTO_RESOLVE_REQ, "RESOLVE", NULL) \
+	M(resolve_rep, resolve_rep, CLF_PROTO_RESOLVE_REP, "RESOLVE reply", \
+	  NULL)								\
+	M(peer_req, peer_req, CLF_PROTO_PEER_REQ, "MD_PEER", NULL)	\
+	M(peer_rep, peer_rep, CLF_PROTO_PEER_REP, "MD_PEER reply", NULL) \
 	M(setattr_req, setattr_req, CLF_PROTO_SETATTR_REQ, "SETATTR",	\
 	  proto_check_setattr_req)					\
 	M(set_layout_req, set_layout_req, CLF_PROTO_SET_LAYOUT_REQ,	\

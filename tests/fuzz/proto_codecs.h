@@ -148,6 +148,16 @@ static const struct clf_proto_rename_req s_rename_req = {
 	1, PSTR("a/b"), 5, PSTR("c"), CLF_PROTO_RENAME_NOREPLACE,
 };
 static const struct clf_proto_path_req s_path_req = { 9, PSTR("x/y") };
+static const struct clf_proto_resolve_req s_resolve_req = { 1, PSTR("a/b/c") };
+static const struct clf_proto_resolve_rep s_resolve_rep = {
+	(1ull << 56) | 7, 3,
+};
+static const struct clf_proto_peer_req s_peer_req = {
+	8, 0x1234, (2ull << 56) | 9, 42, 0100644, 1, 2, 1, PSTR("name"),
+};
+static const struct clf_proto_peer_rep s_peer_rep = {
+	{ 42, 040755, 0, 0, 2, 0, 1, 2, 3 }, 77,
+};
 static const struct clf_proto_setattr_req s_setattr_req = {
 	42, CLF_PROTO_SETATTR_MODE | CLF_PROTO_SETATTR_SIZE |
 	    CLF_PROTO_SETATTR_MTIME_NOW, 0600, 0, 0, -5, 7, 1 << 20,

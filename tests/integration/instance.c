@@ -106,6 +106,9 @@ static int write_config(struct instance *in, const char *const *iod_dirs)
 		fprintf(f, "transport = %s\n", getenv("CLF_TEST_TRANSPORT"));
 	fprintf(f, "[metad]\naddress = %s:%d\ndir = %s/meta\n", test_host(),
 		in->base_port, in->dir);
+	for (int m = 1; m < in->nmetads; m++)
+		fprintf(f, "[metad]\naddress = 127.0.0.1:%d\ndir = %s/meta%d\n",
+			in->base_port + in->niods + m, in->dir, m);
 	for (int i = 0; i < in->niods; i++) {
 		fprintf(f, "[iod]\naddress = %s:%d\n", test_host(),
 			in->base_port + 1 + i);
@@ -176,28 +179,86 @@ int instance_start_daemon(struct instance *in, int idx)
 	return -1;
 }
 
+int instance_start_metad(struct instance *in, int m)
+{
+	char prog[PATH_MAX + 32], index[16], log[PATH_MAX + 32];
+	int port = in->base_port + in->niods + m;
+	struct timespec ts = { 0, 20 * 1000 * 1000 };
+	pid_t pid;
+
+	if (m == 0)
+		return instance_start_daemon(in, -1);
+	snprintf(prog, sizeof(prog), "%s/metad/metad", in->bindir);
+	snprintf(log, sizeof(log), "%s/metad%d.log", in->dir, m);
+	snprintf(index, sizeof(index), "%d", m);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		execl(prog, "metad", "-c", in->conf, "-n", index, "-f",
+		      "--log", log, (char *)NULL);
+		_exit(127);
+	}
+	in->metads[m] = pid;
+	for (int i = 0; i < 500; i++) {	/* 10 s */
+		int status;
+
+		if (port_listening(port))
+			return 0;
+		if (waitpid(pid, &status, WNOHANG) == pid) {
+			fprintf(stderr, "instance: metad %d exited (status %d), log %s\n",
+				m, status, log);
+			in->metads[m] = 0;
+			return -1;
+		}
+		nanosleep(&ts, NULL);
+	}
+	fprintf(stderr, "instance: metad %d does not listen on %d\n", m, port);
+	return -1;
+}
+
+void instance_kill_metad(struct instance *in, int m, int sig)
+{
+	if (m == 0) {
+		instance_kill(in, -1, sig);
+		return;
+	}
+	if (in->metads[m] <= 0)
+		return;
+	kill(in->metads[m], sig);
+	waitpid(in->metads[m], NULL, 0);
+	in->metads[m] = 0;
+}
+
 int instance_start(struct instance *in, int niods, int timeout_ms,
 		   const char *const *iod_dirs)
 {
+	const char *env = getenv("CLF_TEST_METADS");
 	int err;
 
 	memset(in, 0, sizeof(*in));
 	err = find_bindir(in);
 	if (err)
 		return err;
+	in->nmetads = env && atoi(env) > 1 ? atoi(env) : 1;
+	if (in->nmetads > INSTANCE_MAX_METADS)
+		in->nmetads = INSTANCE_MAX_METADS;
 	in->niods = niods;
 	in->timeout_ms = timeout_ms;
 	snprintf(in->dir, sizeof(in->dir), "/tmp/clf-it-XXXXXX");
 	if (!mkdtemp(in->dir))
 		return -1;
 	snprintf(in->conf, sizeof(in->conf), "%s/clf.conf", in->dir);
-	in->base_port = pick_ports(niods);
+	in->base_port = pick_ports(niods + in->nmetads - 1);
 	if (in->base_port < 0 || write_config(in, iod_dirs))
 		return -1;
 	if (instance_start_daemon(in, -1))
 		return -1;
 	for (int i = 0; i < niods; i++)
 		if (instance_start_daemon(in, i))
+			return -1;
+	for (int m = 1; m < in->nmetads; m++)
+		if (instance_start_metad(in, m))
 			return -1;
 	setenv("CLF_CONFIG", in->conf, 1);
 	return 0;
@@ -247,6 +308,8 @@ void instance_stop(struct instance *in)
 
 	for (int i = 0; i < in->niods; i++)
 		instance_kill(in, i, SIGTERM);
+	for (int m = 1; m < in->nmetads; m++)
+		instance_kill_metad(in, m, SIGTERM);
 	instance_kill(in, -1, SIGTERM);
 	if (in->dir[0] && getenv("CLF_TEST_KEEP") == NULL) {
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", in->dir);

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #define INSTANCE_MAX_IODS 8
+#define INSTANCE_MAX_METADS 8
 
 struct instance {
 	char dir[PATH_MAX];	/* mkdtemp; removed by instance_stop */
@@ -19,8 +20,12 @@ struct instance {
 	char bindir[PATH_MAX];	/* where metad/metad and iod/iod are */
 	int base_port;		/* metad; iod i at base_port + 1 + i */
 	int niods;
+	int nmetads;		/* $CLF_TEST_METADS, else 1: the namespace
+				   over that many metads; metad m > 0 at
+				   base_port + niods + m */
 	int timeout_ms;
 	pid_t metad;		/* 0 when not running */
+	pid_t metads[INSTANCE_MAX_METADS];	/* [0] unused: metad above */
 	pid_t iods[INSTANCE_MAX_IODS];
 };
 
@@ -37,6 +42,10 @@ int instance_start_daemon(struct instance *in, int idx);
 
 /* Send sig to metad (idx -1) or iod idx and reap it. */
 void instance_kill(struct instance *in, int idx, int sig);
+
+/* The same for metad m of a spread namespace (0: the first). */
+int instance_start_metad(struct instance *in, int m);
+void instance_kill_metad(struct instance *in, int m, int sig);
 
 /* Put recovery_grace_s = seconds into the instance's clf.conf (before
  * CLF_init: the clients' wait for a restarting daemon). */

@@ -49,6 +49,16 @@ $(NATIVE_RECOVERY_TEST): $(NATIVE_RECOVERY_TEST_OBJS) $(O)/libclf.a
 	$(CC) -o $@ $(NATIVE_RECOVERY_TEST_OBJS) $(O)/libclf.a \
 		$(LIBCLF_EXTRA_LIBS) $(CHECK_LIBS) $(ALL_LDFLAGS)
 
+# A namespace over several metads (test_native_metads; run with the
+# namespace suites against 3 metads by test_native_metads.sh).
+NATIVE_METADS_TEST := $(O)/tests/integration/test_native_metads
+NATIVE_METADS_TEST_OBJS := $(O)/tests/integration/test_native_metads.o \
+	$(O)/tests/integration/instance.o
+
+$(NATIVE_METADS_TEST): $(NATIVE_METADS_TEST_OBJS) $(O)/libclf.a
+	$(CC) -o $@ $(NATIVE_METADS_TEST_OBJS) $(O)/libclf.a \
+		$(LIBCLF_EXTRA_LIBS) $(CHECK_LIBS) $(ALL_LDFLAGS)
+
 # The fsync recorder the durability test preloads into the daemons.
 NATIVE_FSYNC_LOG := $(O)/tests/integration/fsync_log.so
 $(NATIVE_FSYNC_LOG): tests/integration/fsync_log.c
@@ -86,9 +96,10 @@ $(NATIVE_COLL_TEST): $(NATIVE_COLL_TEST_OBJS) $(O)/libclf.a
 check-native: $(NATIVE_TEST) $(NATIVE_LOCK_TEST) $(NATIVE_APPEND_TEST) \
 		$(NATIVE_LINKS_TEST) $(NATIVE_CRASH_TEST) $(NATIVE_FSYNC_LOG) \
 		$(NATIVE_CRASH_SHIM) $(NATIVE_RECOVERY_TEST) $(NATIVE_COLL_TEST) \
-		$(PROGRAMS)
+		$(NATIVE_METADS_TEST) $(PROGRAMS)
 	@CLF_BUILD_DIR=$(O) scripts/run-tests.sh $(NATIVE_TEST) \
 		$(NATIVE_LOCK_TEST) $(NATIVE_APPEND_TEST) $(NATIVE_LINKS_TEST) \
-		$(NATIVE_CRASH_TEST) $(NATIVE_RECOVERY_TEST) $(NATIVE_COLL_TEST)
+		$(NATIVE_CRASH_TEST) $(NATIVE_RECOVERY_TEST) $(NATIVE_COLL_TEST) \
+		tests/integration/test_native_metads.sh
 
 CHECK_TARGETS += check-native

@@ -1789,6 +1789,12 @@ int main(void)
 	tcase_add_test(tc, test_namespace_calls_reach_metad);
 	tcase_add_test(tc, test_new_files_take_their_directory_default_layout);
 	tcase_add_test(tc, test_create_lays_out_only_the_file_it_makes);
+	/* CLF_TEST_METADS=3 (test_native_metads.sh): the namespace tests
+	 * above against a namespace spread over that many metads. */
+	if (getenv("CLF_TEST_METADS")) {
+		suite_add_tcase(s, tc);
+		return run_suite(s);
+	}
 	tcase_add_test(tc, test_random_layouts_written_by_processes_through_views);
 	tcase_add_test(tc, test_view_on_one_subfile_is_one_transfer);
 	tcase_add_test(tc, test_layout_period_is_the_largest_extent);

@@ -162,6 +162,30 @@ START_TEST(test_parses_daemon_specs_in_global)
 }
 END_TEST
 
+/* Several metads: their order gives their index; metad stays the
+ * first; a metad picks its own with clf_config_select_metad. */
+START_TEST(test_several_metads_spread_the_namespace_in_their_order)
+{
+	struct clf_config *cfg = parse_ok(
+		"metad = 127.0.0.1:7000:/meta\n"
+		"iod = 127.0.0.1:7001\n"
+		"[metad]\naddress = 127.0.0.1:7002\n"
+		"[metad]\naddress = 127.0.0.1:7003\ndir = /m2\n");
+
+	ck_assert_uint_eq(cfg->nmetads, 3);
+	ck_assert_str_eq(cfg->metad.addr, "127.0.0.1:7000");
+	ck_assert_str_eq(cfg->metads[0].dir, "/meta");
+	ck_assert_str_eq(cfg->metads[1].addr, "127.0.0.1:7002");
+	ck_assert_str_eq(cfg->metads[1].dir, in_dir("clf-data/meta1"));
+	ck_assert_str_eq(cfg->metads[2].dir, "/m2");
+	ck_assert_int_eq(clf_config_select_metad(cfg, 2), 0);
+	ck_assert_str_eq(cfg->metad.addr, "127.0.0.1:7003");
+	ck_assert_str_eq(cfg->metad.dir, "/m2");
+	ck_assert_int_eq(clf_config_select_metad(cfg, 3), -EINVAL);
+	clf_config_free(cfg);
+}
+END_TEST
+
 #define BASE "[metad]\naddress = 127.0.0.1:7000\n[iod]\naddress = 127.0.0.1:7001\n"
 
 START_TEST(test_errors_name_the_file_and_line)
@@ -210,8 +234,8 @@ START_TEST(test_errors_name_the_file_and_line)
 	parse_fails("recovery_grace_s = 601\n" BASE, -EINVAL,
 		    ":1: recovery_grace_s: '601' is not a whole number of seconds from 0 to 600");
 	parse_fails("[metad]\naddress = 127.0.0.1:7000\n[metad]\n"
-		    "address = 127.0.0.1:7005\n[iod]\naddress = 127.0.0.1:7001\n",
-		    -EINVAL, ":4: second metad (first on line 1)");
+		    "address = 127.0.0.1:7000\n[iod]\naddress = 127.0.0.1:7001\n",
+		    -EINVAL, ":3: address 127.0.0.1:7000 is metad 0's (line 1)");
 
 	p = malloc(400);
 	ck_assert_ptr_nonnull(p);
@@ -537,6 +561,7 @@ int main(void)
 	tcase_add_test(tc,
 		test_load_prefers_path_then_env_then_data_dir_then_sysconf);
 	tcase_add_test(tc, test_written_file_loads_back_and_is_private);
+	tcase_add_test(tc, test_several_metads_spread_the_namespace_in_their_order);
 	tcase_add_test(tc, test_parse_size_takes_binary_suffixes);
 	tcase_add_test(tc, test_url_names_metad_and_a_path);
 	tcase_add_test(tc,
