@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "error.h"
+#include "mds_peer.h"
 #include "mds_replay.h"
 
 /* An identity being served, on the stack of the thread serving it. */
@@ -181,7 +182,7 @@ static int replay(const struct mds_session *s, uint16_t op,
 	if (kind == MDS_REPLAY_EMPTY)
 		return mds_reply_empty(rep);
 	if (kind != MDS_REPLAY_LAYOUT)
-		err = mds_getattr(st, rec->ino, &a);
+		err = mds_attr_anywhere(s->ctx, rec->ino, &a);
 	if (!err && kind != MDS_REPLAY_ATTR)
 		err = mds_get_layout(st, rec->ino, &layout);
 	if (err == -ENOENT || err == -ENODATA)
