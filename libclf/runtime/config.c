@@ -1238,11 +1238,13 @@ int clf_config_daemon_copy(struct clf_config_daemon *dst,
 {
 	struct clf_config_daemon d = { .line = src->line };
 
-	d.addr = strdup(src->addr);
-	d.host = strdup(src->host);
-	d.port = strdup(src->port);
-	d.dir = strdup(src->dir);
-	if (!d.addr || !d.host || !d.port || !d.dir) {
+	/* A daemon known by address alone (config_url.c) has no dir. */
+	d.addr = src->addr ? strdup(src->addr) : NULL;
+	d.host = src->host ? strdup(src->host) : NULL;
+	d.port = src->port ? strdup(src->port) : NULL;
+	d.dir = src->dir ? strdup(src->dir) : NULL;
+	if ((src->addr && !d.addr) || (src->host && !d.host) ||
+	    (src->port && !d.port) || (src->dir && !d.dir)) {
 		daemon_release(&d);
 		return -ENOMEM;
 	}

@@ -125,6 +125,15 @@ int clf_config_for_metad(const char *addr, struct clf_config **out)
 	cfg->iod_connections = CLF_CONFIG_DEFAULT_IOD_CONNS;
 	cfg->log_level = CLF_LOG_INFO;
 	err = daemon_at(&cfg->metad, addr);
+	/* One metad known: a namespace spread over several is not
+	 * reachable by its address alone (INSTANCE names no metads). */
+	if (!err) {
+		cfg->metads = calloc(1, sizeof(*cfg->metads));
+		err = cfg->metads && !clf_config_daemon_copy(&cfg->metads[0],
+							     &cfg->metad) ?
+		      0 : clf_fail(ENOMEM, "clf: out of memory");
+		cfg->nmetads = !err;
+	}
 	if (!err)
 		err = url_secret(cfg);
 	if (err)
