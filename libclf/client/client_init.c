@@ -145,6 +145,7 @@ int CLF_init(const char *config_path)
 		if (!cl->more_metads || !cl->more_metad_locks) {
 			free(cl->more_metads);
 			free(cl->more_metad_locks);
+			cl->more_metads = cl->more_metad_locks = NULL;
 			err = clf_fail(ENOMEM, "clf: out of memory");
 			goto release_peers;
 		}
@@ -192,6 +193,12 @@ int CLF_init(const char *config_path)
 	clf_client_instance = cl;
 	return 0;
 release_peers:
+	for (uint32_t i = 0; cl->more_metads && i + 1 < cl->cfg->nmetads; i++) {
+		peer_release(&cl->more_metads[i]);
+		peer_release(&cl->more_metad_locks[i]);
+	}
+	free(cl->more_metads);
+	free(cl->more_metad_locks);
 	peer_release(&cl->metad);
 	peer_release(&cl->metad_locks);
 	pthread_mutex_destroy(&cl->reqid_lock);
