@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * iod_lock.c -- the extent lock manager of an iod (rules in the header).
+ *
+ * Every request that must wait -- a lock request or a lockless access --
+ * runs the same loop: scan for the other clients' locks that conflict
+ * with it; mark the granted ones revoking and ask their holders (without
+ * the mutex); evict the holders whose lease ran out; sleep until a lock
+ * goes or the nearest lease ends; scan again.  Once nothing conflicts, a
+ * lock request is granted under the same mutex hold, so no conflicting
+ * grant can slip in between.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "clock.h"
+#include "iod_lock.h"
+
+int iod_lockmgr_init(struct iod_lockmgr *m, const struct iod_lock_ops *ops,
+		     int64_t lease_ms)
+{
+	pthread_condattr_t ca;
+	int err;
+
+	if (lease_ms <= 0 || !ops || !ops->revoke)
+		return -EINVAL;
+	err = pthread_mutex_init(&m->mutex, NULL);
+	if (err)
+		return -err;
+	err = pthread_condattr_init(&ca);
+	if (err)
+		goto undo_mutex;
+	err = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	if (!err)
+		err = pthread_cond_init(&m->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	if (err)
+		goto undo_mutex;
+	m->locks = NULL;
+	atomic_init(&m->count, 0);
+	m->next_id = 1;
+	m->evictions = 0;
+	m->lease_ms = lease_ms;
+	m->ops = *ops;
+	return 0;
+
+undo_mutex:
+	pthread_mutex_destroy(&m->mutex);
+	return -err;
+}
+
+void iod_lockmgr_destroy(struct iod_lockmgr *m)
+{
+	struct iod_lock *l, *next;
+
+	for (l = m->locks; l; l = next) {
+		next = l->next;
+		free(l);
+	}
+	pthread_cond_destroy(&m->cond);
+	pthread_mutex_destroy(&m->mutex);
+}
+
+static bool conflicts(const struct iod_lock *l, uint64_t client,
+		      uint64_t file, uint32_t sub, int mode)
+{
+	return l->client != client && l->file == file && l->sub == sub &&
+	       (mode == IOD_LOCK_PW || l->mode == IOD_LOCK_PW);
+}
+
+static bool overlaps(const struct iod_lock *l, int64_t lo, int64_t hi)
+{
+	return l->lo < hi && lo < l->hi;
+}
+
+/* Unlink and free every lock of client; mutex held.  Returns the count. */
+static int drop_locked(struct iod_lockmgr *m, uint64_t client)
+{
+	struct iod_lock **pp = &m->locks, *l;
+	int n = 0;
+
+	while ((l = *pp)) {
+		if (l->client == client) {
+			*pp = l->next;
+			free(l);
+			n++;
+		} else {
+			pp = &l->next;
+		}
+	}
+	if (n) {
+		atomic_fetch_sub(&m->count, n);
+		pthread_cond_broadcast(&m->cond);
+	}
+	return n;
+}
+
+/* Evict client: its locks go, and the daemon hears of it.  Mutex held,
+ * and still held on return (dropped around ops.evicted). */
+static void evict_locked(struct iod_lockmgr *m, uint64_t client)
+{
+	drop_locked(m, client);
+	m->evictions++;
+	if (m->ops.evicted) {
+		pthread_mutex_unlock(&m->mutex);
+		m->ops.evicted(m->ops.arg, client);
+		pthread_mutex_lock(&m->mutex);
+	}
+}
+
+static void wait_until(struct iod_lockmgr *m, int64_t deadline_ms)
+{
+	struct timespec ts = {
+		.tv_sec = deadline_ms / 1000,
+		.tv_nsec = (deadline_ms % 1000) * 1000000,
+	};
+
+	pthread_cond_timedwait(&m->cond, &m->mutex, &ts);
+}
+
+/*
+ * Wait until no lock of another client conflicting with (client, mode)
+ * overlaps [lo, hi) of the subfile, revoking and evicting as needed.
+ * Mutex held on entry and on return.  Returns whether anything had to go
+ * (the range is contended).
+ */
+static bool clear_conflicts(struct iod_lockmgr *m, uint64_t client,
+			    uint64_t file, uint32_t sub, int mode,
+			    int64_t lo, int64_t hi)
+{
+	bool contended = false;
+
+	for (;;) {
+		int64_t now = clf_now_ms(), deadline = INT64_MAX;
+		struct iod_lock *l, *ask = NULL, *late = NULL;
+
+		for (l = m->locks; l; l = l->next) {
+			if (!conflicts(l, client, file, sub, mode) ||
+			    !overlaps(l, lo, hi))
+				continue;
+			if (!l->revoking) {
+				ask = l;
+				break;
+			}
+			if (now >= l->deadline_ms) {
+				late = l;
+				break;
+			}
+			if (l->deadline_ms < deadline)
+				deadline = l->deadline_ms;
+		}
+		if (ask || late || deadline != INT64_MAX)
+			contended = true;
+		if (ask) {
+			uint64_t c = ask->client, id = ask->id;
+			int64_t alo = ask->lo, ahi = ask->hi;
+			int err;
+
+			ask->revoking = 1;
+			ask->deadline_ms = now + m->lease_ms;
+			pthread_mutex_unlock(&m->mutex);
+			err = m->ops.revoke(m->ops.arg, c, id, alo, ahi);
+			pthread_mutex_lock(&m->mutex);
+			if (err)
+				evict_locked(m, c);
+			continue;
+		}
+		if (late) {
+			evict_locked(m, late->client);
+			continue;
+		}
+		if (deadline == INT64_MAX)
+			return contended;
+		wait_until(m, deadline);
+	}
+}
+
+/*
+ * The extent to grant for [lo, hi): the largest one that no conflicting
+ * lock of another client overlaps (up to the nearest such lock on each
+ * side), but where the range was contended only the request rounded out
+ * to IOD_LOCK_CONTENDED_ALIGN within those bounds.  Else two writers of
+ * disjoint regions would take the whole subfile from each other at every
+ * access; this way the second gets its block, and the first's next grant
+ * stops where that block starts.  Mutex held, and no such lock overlaps
+ * [lo, hi).
+ */
+static void expand(const struct iod_lockmgr *m, uint64_t client,
+		   uint64_t file, uint32_t sub, int mode, bool contended,
+		   int64_t *lo, int64_t *hi)
+{
+	int64_t elo = 0, ehi = IOD_LOCK_EOF;
+
+	for (const struct iod_lock *l = m->locks; l; l = l->next) {
+		if (!conflicts(l, client, file, sub, mode))
+			continue;
+		if (l->hi <= *lo && l->hi > elo)
+			elo = l->hi;
+		if (l->lo >= *hi && l->lo < ehi)
+			ehi = l->lo;
+	}
+	if (contended) {
+		int64_t a = IOD_LOCK_CONTENDED_ALIGN;
+		int64_t rlo = *lo / a * a;
+		int64_t rhi = *hi > IOD_LOCK_EOF - a ? IOD_LOCK_EOF :
+			      (*hi + a - 1) / a * a;
+
+		if (rlo > elo)
+			elo = rlo;
+		if (rhi < ehi)
+			ehi = rhi;
+	}
+	*lo = elo;
+	*hi = ehi;
+}
+
+int iod_lock_enqueue(struct iod_lockmgr *m, uint64_t client, uint64_t file,
+		     uint32_t sub, int mode, int64_t lo, int64_t hi,
+		     struct iod_lock_grant *out)
+{
+	struct iod_lock *l;
+	bool contended;
+
+	if (!client || (mode != IOD_LOCK_PR && mode != IOD_LOCK_PW) ||
+	    lo < 0 || lo >= hi)
+		return -EINVAL;
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	pthread_mutex_lock(&m->mutex);
+	if (atomic_load(&m->count) >= IOD_LOCK_MAX) {
+		pthread_mutex_unlock(&m->mutex);
+		free(l);
+		return -ENOLCK;
+	}
+	contended = clear_conflicts(m, client, file, sub, mode, lo, hi);
+	expand(m, client, file, sub, mode, contended, &lo, &hi);
+	l->id = m->next_id++;
+	l->client = client;
+	l->file = file;
+	l->sub = sub;
+	l->mode = mode;
+	l->lo = lo;
+	l->hi = hi;
+	l->next = m->locks;
+	m->locks = l;
+	atomic_fetch_add(&m->count, 1);
+	out->id = l->id;
+	out->lo = lo;
+	out->hi = hi;
+	pthread_mutex_unlock(&m->mutex);
+	return 0;
+}
+
+int iod_lock_release(struct iod_lockmgr *m, uint64_t client, uint64_t id)
+{
+	struct iod_lock **pp, *l;
+	int ret = -ENOENT;
+
+	pthread_mutex_lock(&m->mutex);
+	for (pp = &m->locks; (l = *pp); pp = &l->next) {
+		if (l->id == id && l->client == client) {
+			*pp = l->next;
+			free(l);
+			atomic_fetch_sub(&m->count, 1);
+			pthread_cond_broadcast(&m->cond);
+			ret = 0;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&m->mutex);
+	return ret;
+}
+
+void iod_lock_revoke_range(struct iod_lockmgr *m, uint64_t client,
+			   uint64_t file, uint32_t sub, int write,
+			   int64_t lo, int64_t hi)
+{
+	/* No lock anywhere: nothing can hold bytes back (see the header). */
+	if (!m || atomic_load(&m->count) == 0 || lo >= hi)
+		return;
+	pthread_mutex_lock(&m->mutex);
+	clear_conflicts(m, client, file, sub,
+			write ? IOD_LOCK_PW : IOD_LOCK_PR, lo, hi);
+	pthread_mutex_unlock(&m->mutex);
+}
+
+int iod_lock_drop_client(struct iod_lockmgr *m, uint64_t client)
+{
+	int n;
+
+	pthread_mutex_lock(&m->mutex);
+	n = drop_locked(m, client);
+	pthread_mutex_unlock(&m->mutex);
+	return n;
+}

@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * test_iod_lock.c -- the iod's extent lock manager: grants expand, a
+ * conflicting request or lockless access revokes and waits for the
+ * holder's release, a silent or gone holder is evicted after its lease.
+ *
+ * A holder is a thread standing for a client's callback thread: it
+ * takes the REVOKEs the manager sends, "flushes" (sets a flag), then
+ * releases -- or stays silent, as a killed client would.
+ */
+#include <check.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <time.h>
+
+#include "check_main.h"
+#include "clock.h"
+#include "iod_lock.h"
+
+#define MIB ((int64_t)1 << 20)
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
+
+	nanosleep(&ts, NULL);
+}
+
+/* The callback side of every client in a test. */
+struct callbacks {
+	struct iod_lockmgr *m;
+	pthread_mutex_t mutex;
+	pthread_cond_t cond;
+	int revokes;		/* REVOKEs sent so far */
+	uint64_t client, id;	/* the last one's holder and lock */
+	int answered;		/* REVOKEs the holder has answered */
+	int silent;		/* the holder does not answer */
+	int unreachable;	/* sending REVOKE fails */
+	atomic_int flushed;	/* the holder has sent its dirty bytes */
+	atomic_int evicted;	/* last client evicted */
+	int stop;
+};
+
+static int cb_revoke(void *arg, uint64_t client, uint64_t id, int64_t lo,
+		     int64_t hi)
+{
+	struct callbacks *cb = arg;
+
+	(void)lo;
+	(void)hi;
+	if (cb->unreachable)
+		return -EPIPE;
+	pthread_mutex_lock(&cb->mutex);
+	cb->revokes++;
+	cb->client = client;
+	cb->id = id;
+	pthread_cond_broadcast(&cb->cond);
+	pthread_mutex_unlock(&cb->mutex);
+	return 0;
+}
+
+static void cb_evicted(void *arg, uint64_t client)
+{
+	struct callbacks *cb = arg;
+
+	atomic_store(&cb->evicted, (int)client);
+}
+
+/* Serve REVOKEs as a client's callback thread would, until stop. */
+static void *holder(void *arg)
+{
+	struct callbacks *cb = arg;
+
+	uint64_t client, id;
+
+	pthread_mutex_lock(&cb->mutex);
+	for (;;) {
+		while (!cb->stop && cb->answered == cb->revokes)
+			pthread_cond_wait(&cb->cond, &cb->mutex);
+		if (cb->stop)
+			break;
+		client = cb->client;
+		id = cb->id;
+		cb->answered = cb->revokes;
+		pthread_mutex_unlock(&cb->mutex);
+		if (!cb->silent) {
+			sleep_ms(50);	/* the flush takes a while */
+			atomic_store(&cb->flushed, 1);
+			iod_lock_release(cb->m, client, id);
+		}
+		pthread_mutex_lock(&cb->mutex);
+	}
+	pthread_mutex_unlock(&cb->mutex);
+	return NULL;
+}
+
+struct fixture {
+	struct iod_lockmgr m;
+	struct callbacks cb;
+	pthread_t holder;
+};
+
+static void fixture_start(struct fixture *f, int64_t lease_ms)
+{
+	struct iod_lock_ops ops = {
+		.revoke = cb_revoke, .evicted = cb_evicted, .arg = &f->cb,
+	};
+
+	memset(&f->cb, 0, sizeof(f->cb));
+	f->cb.m = &f->m;
+	pthread_mutex_init(&f->cb.mutex, NULL);
+	pthread_cond_init(&f->cb.cond, NULL);
+	ck_assert_int_eq(iod_lockmgr_init(&f->m, &ops, lease_ms), 0);
+	ck_assert_int_eq(pthread_create(&f->holder, NULL, holder, &f->cb), 0);
+}
+
+static void fixture_stop(struct fixture *f)
+{
+	pthread_mutex_lock(&f->cb.mutex);
+	f->cb.stop = 1;
+	pthread_cond_broadcast(&f->cb.cond);
+	pthread_mutex_unlock(&f->cb.mutex);
+	pthread_join(f->holder, NULL);
+	iod_lockmgr_destroy(&f->m);
+	pthread_cond_destroy(&f->cb.cond);
+	pthread_mutex_destroy(&f->cb.mutex);
+}
+
+static int revokes(struct fixture *f)
+{
+	int n;
+
+	pthread_mutex_lock(&f->cb.mutex);
+	n = f->cb.revokes;
+	pthread_mutex_unlock(&f->cb.mutex);
+	return n;
+}
+
+START_TEST(test_lone_writer_is_granted_the_whole_subfile)
+{
+	struct fixture f;
+	struct iod_lock_grant g;
+
+	fixture_start(&f, 5000);
+	ck_assert_int_eq(iod_lock_enqueue(&f.m, 1, 7, 0, IOD_LOCK_PW,
+					  4096, 5120, &g), 0);
+	ck_assert_int_eq(g.lo, 0);
+	ck_assert_int_eq(g.hi, IOD_LOCK_EOF);
+	ck_assert_uint_ne(g.id, 0);
+	/* Its own further requests revoke nothing. */
+	ck_assert_int_eq(iod_lock_enqueue(&f.m, 1, 7, 0, IOD_LOCK_PR,
+					  0, 10, &g), 0);
+	iod_lock_revoke_range(&f.m, 1, 7, 0, 1, 0, IOD_LOCK_EOF);
+	ck_assert_int_eq(revokes(&f), 0);
+	fixture_stop(&f);
+}
+END_TEST
+
+START_TEST(test_readers_of_two_clients_share_without_revocation)
+{
+	struct fixture f;
+	struct iod_lock_grant a, b;
+
+	fixture_start(&f, 5000);
+	ck_assert_int_eq(iod_lock_enqueue(&f.m, 1, 7, 0, IOD_LOCK_PR,
+					  0, 10, &a), 0);
+	ck_assert_int_eq(iod_lock_enqueue(&f.m, 2, 7, 0, IOD_LOCK_PR,
+					  100, 110, &b), 0);
+	iod_lock_revoke_range(&f.m, 3, 7, 0, 0, 0, IOD_LOCK_EOF);
+	ck_assert_int_eq(revokes(&f), 0);
+	ck_assert_int_eq(b.lo, 0);
+	ck_assert_int_eq(b.hi, IOD_LOCK_EOF);
+	/* Another file and another subfile are other resources. */
+	ck_assert_int_eq(iod_lock_enqueue(&f.m, 2, 8, 0, IOD_LOCK_PW,
+					  0, 10, &b), 0);
+	ck_assert_int_eq(iod_lock_enqueue(&f.m, 2, 7, 1, IOD_LOCK_PW,
+					  0, 10, &b), 0);
+	ck_assert_int_eq(revokes(&f), 0);
+	fixture_stop(&f);
+}
+END_TEST
+
+START_TEST(test_conflicting_lock_waits_for_holders_flush_and_release)
+{
+	struct fixture f;
+	struct iod_lock_grant a, b;
+
+	fixture_start(&f, 5000);
+	ck_assert_int_eq(iod_lock_enqueue(&f.m, 1, 7, 0, IOD_LOCK_PW,
+					  0, 10, &a), 0);
+	ck_assert_int_eq(iod_lock_enqueue(&f.m, 2, 7, 0, IOD_LOCK_PR,
+					  5, 6, &b), 0);
+	/* Granted only after the holder flushed and released. */
+	ck_assert_int_eq(atomic_load(&f.cb.flushed), 1);
+	ck_assert_int_eq(revokes(&f), 1);
+	ck_assert_uint_eq(f.cb.client, 1);
+	ck_assert_uint_eq(f.cb.id, a.id);
+	ck_assert_int_eq(iod_lock_release(&f.m, 1, a.id), -ENOENT);
+	ck_assert_int_eq(iod_lock_release(&f.m, 2, b.id), 0);
+	fixture_stop(&f);
+}
+END_TEST
+
+START_TEST(test_contended_grant_is_a_block_and_the_neighbour_stops_at_it)
+{
+	struct fixture f;
+	struct iod_lock_grant a, b;
+
+	fixture_start(&f, 5000);
+	ck_assert_int_eq(iod_lock_enqueue(&f.m, 1, 7, 0, IOD_LOCK_PW,
+					  10, 20, &a), 0);
+	ck_assert_int_eq(iod_lock_enqueue(&f.m, 2, 7, 0, IOD_LOCK_PW,
+					  3 * MIB + 10, 3 * MIB + 20, &b), 0);
+	ck_assert_int_eq(revokes(&f), 1);
+	ck_assert_int_eq(b.lo, 3 * MIB);
+	ck_assert_int_eq(b.hi, 4 * MIB);
+	/* Client 1 comes back: no revocation, a grant up to client 2's. */
+	ck_assert_int_eq(iod_lock_enqueue(&f.m, 1, 7, 0, IOD_LOCK_PW,
+					  10, 20, &a), 0);
+	ck_assert_int_eq(a.lo, 0);
+	ck_assert_int_eq(a.hi, 3 * MIB);
+	ck_assert_int_eq(iod_lock_enqueue(&f.m, 1, 7, 0, IOD_LOCK_PW,
+					  5 * MIB, 5 * MIB + 1, &a), 0);
+	ck_assert_int_eq(a.lo, 4 * MIB);
+	ck_assert_int_eq(a.hi, IOD_LOCK_EOF);
+	/* Client 2's next access beyond its block neither. */
+	ck_assert_int_eq(iod_lock_enqueue(&f.m, 2, 7, 0, IOD_LOCK_PW,
+					  4 * MIB - 1, 4 * MIB, &b), 0);
+	ck_assert_int_eq(revokes(&f), 1);
+	fixture_stop(&f);
+}
+END_TEST
+
+START_TEST(test_lockless_read_revokes_writers_not_readers)
+{
+	struct fixture f;
+	struct iod_lock_grant a, b;
+
+	fixture_start(&f, 5000);
+	ck_assert_int_eq(iod_lock_enqueue(&f.m, 1, 7, 0, IOD_LOCK_PR,
+					  0, 10, &a), 0);
+	iod_lock_revoke_range(&f.m, 0, 7, 0, 0, 0, 10);
+	ck_assert_int_eq(revokes(&f), 0);
+	ck_assert_int_eq(iod_lock_release(&f.m, 1, a.id), 0);
+
+	ck_assert_int_eq(iod_lock_enqueue(&f.m, 2, 7, 0, IOD_LOCK_PW,
+					  0, 10, &b), 0);
+	iod_lock_revoke_range(&f.m, 0, 7, 0, 0, 100, 101);
+	ck_assert_int_eq(revokes(&f), 1);
+	ck_assert_int_eq(atomic_load(&f.cb.flushed), 1);
+	ck_assert_uint_eq(f.cb.id, b.id);
+	ck_assert_int_eq(atomic_load(&f.m.count), 0);
+	fixture_stop(&f);
+}
+END_TEST
+
+START_TEST(test_lockless_write_revokes_readers)
+{
+	struct fixture f;
+	struct iod_lock_grant a;
+
+	fixture_start(&f, 5000);
+	ck_assert_int_eq(iod_lock_enqueue(&f.m, 1, 7, 0, IOD_LOCK_PR,
+					  0, 10, &a), 0);
+	/* A range elsewhere on the subfile is still under the grant. */
+	iod_lock_revoke_range(&f.m, 0, 7, 0, 1, 1 << 30, IOD_LOCK_EOF);
+	ck_assert_int_eq(revokes(&f), 1);
+	ck_assert_int_eq(atomic_load(&f.cb.flushed), 1);
+	ck_assert_int_eq(atomic_load(&f.m.count), 0);
+	fixture_stop(&f);
+}
+END_TEST
+
+START_TEST(test_silent_holder_is_evicted_after_the_lease)
+{
+	struct fixture f;
+	struct iod_lock_grant a, b;
+	int64_t t0, dt;
+
+	fixture_start(&f, 200);
+	f.cb.silent = 1;
+	ck_assert_int_eq(iod_lock_enqueue(&f.m, 1, 7, 0, IOD_LOCK_PW,
+					  0, 10, &a), 0);
+	t0 = clf_now_ms();
+	ck_assert_int_eq(iod_lock_enqueue(&f.m, 2, 7, 0, IOD_LOCK_PW,
+					  0, 10, &b), 0);
+	dt = clf_now_ms() - t0;
+	ck_assert_int_ge(dt, 200);
+	ck_assert_int_lt(dt, 5000);
+	ck_assert_int_eq(atomic_load(&f.cb.evicted), 1);
+	ck_assert_int_eq(f.m.evictions, 1);
+	/* Its release comes too late: the lock is gone. */
+	ck_assert_int_eq(iod_lock_release(&f.m, 1, a.id), -ENOENT);
+	fixture_stop(&f);
+}
+END_TEST
+
+START_TEST(test_unreachable_holder_is_evicted_at_once)
+{
+	struct fixture f;
+	struct iod_lock_grant a, b;
+	int64_t t0;
+
+	fixture_start(&f, 10000);
+	ck_assert_int_eq(iod_lock_enqueue(&f.m, 1, 7, 0, IOD_LOCK_PW,
+					  0, 10, &a), 0);
+	f.cb.unreachable = 1;
+	t0 = clf_now_ms();
+	iod_lock_revoke_range(&f.m, 0, 7, 0, 0, 0, 10);
+	ck_assert_int_lt(clf_now_ms() - t0, 5000);
+	ck_assert_int_eq(atomic_load(&f.cb.evicted), 1);
+	ck_assert_int_eq(atomic_load(&f.m.count), 0);
+	ck_assert_int_eq(iod_lock_enqueue(&f.m, 2, 7, 0, IOD_LOCK_PW,
+					  0, 10, &b), 0);
+	fixture_stop(&f);
+}
+END_TEST
+
+struct enqueuer {
+	struct iod_lockmgr *m;
+	struct iod_lock_grant g;
+	atomic_int done;
+	int ret;
+};
+
+static void *enqueue_pw(void *arg)
+{
+	struct enqueuer *e = arg;
+
+	e->ret = iod_lock_enqueue(e->m, 2, 7, 0, IOD_LOCK_PW, 0, 10, &e->g);
+	atomic_store(&e->done, 1);
+	return NULL;
+}
+
+START_TEST(test_dropping_a_gone_client_lets_its_waiters_go)
+{
+	struct fixture f;
+	struct iod_lock_grant a;
+	struct enqueuer e = { .m = &f.m };
+	pthread_t t;
+	int64_t t0;
+
+	fixture_start(&f, 20000);
+	f.cb.silent = 1;
+	ck_assert_int_eq(iod_lock_enqueue(&f.m, 1, 7, 0, IOD_LOCK_PW,
+					  0, 10, &a), 0);
+	t0 = clf_now_ms();
+	ck_assert_int_eq(pthread_create(&t, NULL, enqueue_pw, &e), 0);
+	sleep_ms(100);
+	ck_assert_int_eq(atomic_load(&e.done), 0);
+	ck_assert_int_eq(iod_lock_drop_client(&f.m, 1), 1);
+	pthread_join(t, NULL);
+	ck_assert_int_eq(e.ret, 0);
+	ck_assert_int_lt(clf_now_ms() - t0, 10000);
+	fixture_stop(&f);
+}
+END_TEST
+
+START_TEST(test_bad_requests_are_refused)
+{
+	struct fixture f;
+	struct iod_lock_grant g = { 0 };
+
+	fixture_start(&f, 1000);
+	ck_assert_int_eq(iod_lock_enqueue(&f.m, 0, 7, 0, IOD_LOCK_PW, 0, 1, &g),
+			 -EINVAL);
+	ck_assert_int_eq(iod_lock_enqueue(&f.m, 1, 7, 0, 3, 0, 1, &g), -EINVAL);
+	ck_assert_int_eq(iod_lock_enqueue(&f.m, 1, 7, 0, IOD_LOCK_PR, 5, 5, &g),
+			 -EINVAL);
+	ck_assert_int_eq(iod_lock_enqueue(&f.m, 1, 7, 0, IOD_LOCK_PR, -1, 5, &g),
+			 -EINVAL);
+	ck_assert_uint_eq(g.id, 0);
+	ck_assert_int_eq(iod_lock_release(&f.m, 1, 99), -ENOENT);
+	fixture_stop(&f);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("iod_lock");
+	TCase *tc = tcase_create("lock");
+
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_lone_writer_is_granted_the_whole_subfile);
+	tcase_add_test(tc, test_readers_of_two_clients_share_without_revocation);
+	tcase_add_test(tc, test_conflicting_lock_waits_for_holders_flush_and_release);
+	tcase_add_test(tc, test_contended_grant_is_a_block_and_the_neighbour_stops_at_it);
+	tcase_add_test(tc, test_lockless_read_revokes_writers_not_readers);
+	tcase_add_test(tc, test_lockless_write_revokes_readers);
+	tcase_add_test(tc, test_silent_holder_is_evicted_after_the_lease);
+	tcase_add_test(tc, test_unreachable_holder_is_evicted_at_once);
+	tcase_add_test(tc, test_dropping_a_gone_client_lets_its_waiters_go);
+	tcase_add_test(tc, test_bad_requests_are_refused);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}
