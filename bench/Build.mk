@@ -113,3 +113,11 @@ BENCHES += $(O)/bench/wan_link
 
 $(O)/bench/wan_link: $(O)/bench/wan_link.o
 	$(CC) -o $@ $^ $(ALL_LDFLAGS)
+
+# CPU per byte and messages per second of a transport, TCP vs RDMA
+# (bench/rdma_cpu.sh runs it in the soft-RoCE guest).
+BENCHES += $(O)/bench/rdma_cpu
+
+$(O)/bench/rdma_cpu.o: ALL_CFLAGS += $(LIBCLF_INCLUDES)
+$(O)/bench/rdma_cpu: $(O)/bench/rdma_cpu.o $(O)/libclf.a
+	$(CC) -o $@ $^ $(LIBCLF_EXTRA_LIBS) $(ALL_LDFLAGS)
