@@ -6,7 +6,8 @@
 # iod killed with SIGKILL (status fails and names it, up restarts it), a
 # start that fails half-way (what it started is stopped again), a daemon
 # that cannot act on SIGTERM (down kills it), down, stale pid files,
-# --iods, and bad usage.
+# --iods, --metads (a namespace over three metads, files moved across
+# them with clf mv), and bad usage.
 #
 # usage: test_clf_cli.sh [BUILD_DIR]     (default: $CLF_BUILD_DIR or build)
 #
@@ -42,12 +43,13 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/clf-cli-test.XXXXXX")
 a=$tmp/a	# the instance under test
 b=$tmp/b	# one whose ports clash with a's
 c=$tmp/c	# one with two iods
+e=$tmp/e	# one over three metads
 
 cleanup() {
 	rc=$?
 	trap - EXIT INT TERM HUP
 	# Every local daemon of both instances, whatever state they are in.
-	for d in "$a" "$b" "$c"; do
+	for d in "$a" "$b" "$c" "$e"; do
 		[ -f "$d/clf.conf" ] || continue
 		if ! "$clf" down --data "$d" >"$tmp/down" 2>&1; then
 			echo "cleanup: clf down --data $d failed:" >&2
@@ -377,6 +379,39 @@ run "$clf" -c "$c/clf.conf" down
 expect_rc 0
 [ "$(count out ' stopped ')" -eq 3 ] || fail "not 3 daemons stopped"
 [ -z "$(pids "$c")" ] || fail "pid files left in c"
+
+step="up --metads spreads the namespace over several metads"
+run "$clf" up --data "$e" --iods 2 --metads 3 --base-port $((base + 20))
+expect_rc 0
+[ "$(count out ' started ')" -eq 5 ] || fail "not 5 daemons started"
+expect_line out "^metad +2 +127\.0\.0\.1:$((base + 24)) +started"
+[ "$(grep -c '^\[metad\]' "$e/clf.conf")" -eq 3 ] || fail "not 3 metads in clf.conf"
+run "$clf" -c "$e/clf.conf" status -H
+expect_rc 0
+[ "$(awk '$1 == "metad" && $4 == "reachable"' "$tmp/out" | wc -l)" -eq 3 ] ||
+	fail "not 3 reachable metads"
+echo "across metads" >"$tmp/f"
+for i in 0 1 2 3 4 5; do
+	run "$clf" -c "$e/clf.conf" mkdir "/d$i"
+	expect_rc 0
+done
+run "$clf" -c "$e/clf.conf" cp "$tmp/f" clf:/d0/f
+expect_rc 0
+for i in 1 2 3 4 5; do
+	run "$clf" -c "$e/clf.conf" mv "/d$((i - 1))/f" "/d$i/f"
+	expect_rc 0
+done
+run "$clf" -c "$e/clf.conf" mv /d0 /d5/d0
+expect_rc 0
+run "$clf" -c "$e/clf.conf" ls /
+expect_rc 0
+no_line out '^d0$'
+run "$clf" -c "$e/clf.conf" cp clf:/d5/f "$tmp/back"
+expect_rc 0
+cmp -s "$tmp/f" "$tmp/back" || fail "the file moved across metads lost its data"
+run "$clf" -c "$e/clf.conf" down
+expect_rc 0
+[ "$(count out ' stopped ')" -eq 5 ] || fail "not 5 daemons stopped"
 
 step="bad usage"
 run "$clf"
