@@ -32,6 +32,7 @@ struct verify {
 	uint32_t index, count;	/* the store's place in a spread namespace:
 				   its names may be of inodes elsewhere, its
 				   inodes named elsewhere (mds_remote.c) */
+	size_t nremote;		/* entries naming inodes of other metads */
 	uint64_t *named;	/* owned: inodes named by entries */
 	size_t nnamed, cap_named;
 	struct subdirs *dirs;	/* owned: by increasing dir */
@@ -140,6 +141,7 @@ static int check_entry(struct verify *v, const MDB_val *key,
 				   dir, name, (int)len);
 		if (S_ISDIR(mode))
 			v->group_subdirs++;
+		v->nremote++;
 		return check_cookie(v, dir, cookie, ino, name, len);
 	}
 	if (ino == MDS_ROOT_INO || ino >= v->sb.next_ino)
@@ -192,9 +194,9 @@ static int walk_entries(struct verify *v)
 	rc = mdb_stat(v->txn, v->s->cookies, &st);
 	if (rc)
 		return mds_lmdb_fail(rc, "verify the cookies");
-	if (st.ms_entries != v->nnamed)
+	if (st.ms_entries != v->nnamed + v->nremote)
 		return clf_fail(EIO, "mds: verify: %zu cookie entries for %zu entries",
-				st.ms_entries, v->nnamed);
+				st.ms_entries, v->nnamed + v->nremote);
 	return 0;
 }
 

@@ -87,6 +87,11 @@ TEST_OBJS_test_mds_namespace = $(MDS_STORE_OBJS)
 TEST_LIBS_test_mds_namespace = $(MDS_STORE_LIBS)
 TEST_OBJS_test_mds_crash = $(MDS_STORE_OBJS)
 TEST_LIBS_test_mds_crash = $(MDS_STORE_LIBS)
+# A store of a namespace over several metads (metad/mds_remote.c,
+# mds_intents.c).
+UNIT_TEST_NAMES += test_mds_remote
+TEST_OBJS_test_mds_remote = $(MDS_STORE_OBJS)
+TEST_LIBS_test_mds_remote = $(MDS_STORE_LIBS)
 # Group commit: concurrent callers of one store.
 UNIT_TEST_NAMES += test_mds_group
 TEST_OBJS_test_mds_group = $(MDS_STORE_OBJS)
