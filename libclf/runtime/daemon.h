@@ -209,6 +209,7 @@ struct clf_daemon_server {
 	unsigned nthreads;		/* workers alive; lock */
 	unsigned nwaiting;		/* of them, between wait_begin and
 					   wait_end; lock */
+	atomic_uint nidle;		/* of them, in epoll_wait */
 	unsigned nconns;		/* connections open; lock */
 	unsigned peak_threads;		/* most workers at once; lock */
 	struct clf_daemon_conn *conns;	/* every open one; lock */

@@ -47,9 +47,15 @@
 #define ACCEPT_BACKOFF_US (100 * 1000)
 /* Connections taken per listener event, so that others get a turn. */
 #define ACCEPT_BATCH 64
+/* Requests served in a row on one connection (serve_ready). */
+#define SERVE_BATCH 64
+/* How long a worker waits for a connection's next request while others
+ * are idle, ms. */
+#define LINGER_MS 1
 
 struct clf_daemon_conn {
 	void *state;			/* the daemon's (ops->open) */
+	struct clf_conn *c;		/* borrowed from it, until close */
 	int fd;				/* what epoll watches */
 	pthread_mutex_t mu;		/* held while served or idled */
 	int64_t since_ms;		/* accepted, or its last request
@@ -113,6 +119,7 @@ int clf_daemon_server_open(struct clf_daemon_server *srv, const char *name,
 	srv->workers = workers ? workers : clf_daemon_workers(0);
 	srv->conn_timeout_ms = conn_timeout_ms;
 	atomic_init(&srv->stopping, false);
+	atomic_init(&srv->nidle, 0);
 	raise_nofile();
 	srv->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (srv->epfd < 0)
@@ -197,10 +204,16 @@ static int spawn_locked(struct clf_daemon_server *srv)
 	return 0;
 }
 
-/* Workers free for new requests fewer than the pool's size?  lock. */
+/*
+ * Should a worker that begins to wait be replaced?  Only when fewer than
+ * the pool's size remain for new requests and none of them is idle: an
+ * idle one takes the next request as well, and a worker started for
+ * nothing would end a second later (with many workers and few clients,
+ * a start and an end per wait).  lock.
+ */
 static bool short_locked(const struct clf_daemon_server *srv)
 {
-	return srv->nthreads - srv->nwaiting < srv->workers;
+	return srv->nthreads - srv->nwaiting < srv->workers && !srv->nidle;
 }
 
 static bool surplus_locked(const struct clf_daemon_server *srv)
@@ -294,6 +307,7 @@ static void start_conn(struct clf_daemon_server *srv, struct clf_conn *c)
 		return;
 	}
 	dc->state = state;
+	dc->c = c;
 	dc->fd = fd;
 	dc->since_ms = clf_now_ms();
 	pthread_mutex_init(&dc->mu, NULL);
@@ -380,24 +394,37 @@ static bool header_ready(struct clf_daemon_conn *dc)
 	return true;
 }
 
-/* dc has bytes: serve one request, then re-arm it or close it. */
+/*
+ * dc has bytes: serve its requests, then re-arm it or close it.
+ *
+ * While another worker is idle, this one waits up to LINGER_MS on the
+ * connection it just answered, as a thread of its own would: a client in
+ * a loop of calls sends its next request within a round trip, and it is
+ * then served at once, by a thread that is awake and has the connection
+ * in its cache, rather than through epoll by the worker that waited
+ * longest (on a many-core machine, a cold core: 20-30% of the rate of
+ * small metadata calls at 16 clients).  With every worker busy it only
+ * looks (a request already there: a client with several in flight) and
+ * goes back to epoll.  SERVE_BATCH bounds a run on one connection.
+ */
 static void serve_ready(struct clf_daemon_server *srv,
 			struct clf_daemon_conn *dc)
 {
-	int rc, err;
+	int rc = 0, err;
 
 	pthread_mutex_lock(&dc->mu);
-	if (!header_ready(dc)) {
-		pthread_mutex_unlock(&dc->mu);
-		rc = 0;
-		goto rearm;
+	for (int n = 1; header_ready(dc); n++) {
+		rc = srv->ops->serve(srv->arg, dc->state);
+		dc->served = true;
+		dc->idled = false;
+		dc->since_ms = clf_now_ms();
+		if (rc || n >= SERVE_BATCH ||
+		    clf_daemon_server_stopping(srv) ||
+		    clf_conn_poll(dc->c, atomic_load(&srv->nidle) ? LINGER_MS
+								  : 0) <= 0)
+			break;
 	}
-	rc = srv->ops->serve(srv->arg, dc->state);
-	dc->served = true;
-	dc->idled = false;
-	dc->since_ms = clf_now_ms();
 	pthread_mutex_unlock(&dc->mu);
-rearm:
 	if (!rc && !clf_daemon_server_stopping(srv)) {
 		err = arm(srv, dc, EPOLL_CTL_MOD);
 		if (!err)
@@ -448,8 +475,10 @@ static void *worker_main(void *arg)
 		pthread_mutex_lock(&srv->lock);
 		surplus = surplus_locked(srv);
 		pthread_mutex_unlock(&srv->lock);
+		atomic_fetch_add(&srv->nidle, 1);
 		n = epoll_wait(srv->epfd, &ev, 1,
 			       surplus ? SURPLUS_IDLE_MS : WAIT_SLICE_MS);
+		atomic_fetch_sub(&srv->nidle, 1);
 		if (clf_daemon_server_stopping(srv))
 			break;
 		if (n < 0 && errno != EINTR) {
