@@ -64,6 +64,7 @@ struct clf_daemon_conn {
 	bool idled;			/* idle was called since; mu */
 	bool cut;			/* shut down, never served; mu */
 	bool lowat;			/* SO_RCVLOWAT raised to a header */
+	int64_t partial_ms;		/* when part of a header came; mu */
 	struct clf_daemon_conn *prev, *next;	/* srv->conns; srv->lock */
 };
 
@@ -367,8 +368,9 @@ static void accept_ready(struct clf_daemon_server *srv)
  * an error: serve then says so).  A peer that sent part of one would
  * hold a worker in the blocking receive until its timeout; instead the
  * socket's low-water mark is raised to a header, so that epoll reports
- * it only once the rest came, and lowered again before serving.  Not a
- * socket (another transport): serve.
+ * it only once the rest came, and lowered again before serving; a peer
+ * that does not send the rest within the connection's timeout is cut
+ * off by the sweep.  Not a socket (another transport): serve.
  */
 static bool header_ready(struct clf_daemon_conn *dc)
 {
@@ -381,6 +383,7 @@ static bool header_ready(struct clf_daemon_conn *dc)
 		    !setsockopt(dc->fd, SOL_SOCKET, SO_RCVLOWAT, &hdr,
 				sizeof(hdr))) {
 			dc->lowat = true;
+			dc->partial_ms = clf_now_ms();
 			return false;
 		}
 		/* Raised already, yet epoll woke us: let serve wait. */
@@ -437,12 +440,14 @@ static void serve_ready(struct clf_daemon_server *srv,
 
 /*
  * Once a second: a connection that said nothing within a handshake's
- * time is shut down (its worker then sees the end and closes it), and
- * one idle for ops->idle_ms lets go of what it keeps.
+ * time, or sent part of a header and nothing more within its timeout,
+ * is shut down (its worker then sees the end and closes it), and one
+ * idle for ops->idle_ms lets go of what it keeps.
  */
 static void sweep(struct clf_daemon_server *srv)
 {
 	int64_t now = clf_now_ms();
+	char why[96];
 
 	pthread_mutex_lock(&srv->lock);
 	for (struct clf_daemon_conn *dc = srv->conns; dc; dc = dc->next) {
@@ -450,8 +455,21 @@ static void sweep(struct clf_daemon_server *srv)
 			continue;	/* being served */
 		if (!dc->served && !dc->cut &&
 		    now - dc->since_ms > CLF_ADMIT_HANDSHAKE_MS) {
+			snprintf(why, sizeof(why),
+				 "no answer within %d ms (no handshake)",
+				 CLF_ADMIT_HANDSHAKE_MS);
+			clf_daemon_server_log_refusal(srv, clf_conn_peer(dc->c),
+						      why);
 			shutdown(dc->fd, SHUT_RDWR);
 			dc->cut = true;
+		} else if (dc->lowat && now - dc->partial_ms >
+			   clf_conn_timeout(dc->c)) {
+			/* The rest of a header did not come: the receive
+			 * then sees the end and the connection closes. */
+			clf_log(CLF_LOG_WARN, "closing the connection from %s: no answer within %d ms (part of a request header came)",
+				clf_conn_peer(dc->c), clf_conn_timeout(dc->c));
+			shutdown(dc->fd, SHUT_RDWR);
+			dc->partial_ms = INT64_MAX / 2;
 		} else if (dc->served && !dc->idled && srv->ops->idle &&
 			   now - dc->since_ms >= srv->ops->idle_ms) {
 			srv->ops->idle(srv->arg, dc->state);
