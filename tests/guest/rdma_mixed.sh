@@ -105,3 +105,12 @@ killed() {
 	"$CLF" -c $M/rdma.conf cp -q clf:/big $M/big.back || return 1
 	cmp $M/big $M/big.back || { echo "read back other bytes"; return 1; }
 }
+
+disconnects() { # CYCLES: clients that vanish mid-message; no leak at iod 0
+	t0=$(date +%s)
+	"$B/tests/guest/rdma_disconnect" $M/rdma.conf "$(cat $M/iod0.pid)" "$1" ||
+		return 1
+	echo "$1 cycles in $(( $(date +%s) - t0 )) s"
+	"$CLF" -c $M/rdma.conf status -H >/dev/null || {
+		echo "the instance does not answer after the disconnects"; return 1; }
+}
