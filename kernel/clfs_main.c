@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "clf.h"
+#include "clf_ll.h"
 #include "error.h"
 #include "clfs_fuse.h"
 #include "clfs_log.h"
@@ -74,6 +75,8 @@ static int connect_clf(const struct clfs_opts *o, char *msg, size_t len)
 			return err;
 		conf = tmp;
 	}
+	/* Several callers' files at once (docs/mount.md). */
+	clf_ll_default_iod_connections(4);
 	err = CLF_init(conf);
 	if (*tmp)
 		unlink(tmp);

@@ -55,6 +55,13 @@ struct clf_ll_owner {
  */
 void clf_ll_act_as(uid_t uid, gid_t gid);
 
+/*
+ * The connections to each iod (clf.conf iod_connections) when clf.conf
+ * does not say: 1 unless this is called before CLF_init.  The mount
+ * asks for 4, so that its callers' files are served at once.
+ */
+void clf_ll_default_iod_connections(unsigned n);
+
 int clf_ll_lookup(uint64_t dir, const char *name, struct clf_proto_attr *attr);
 /* LOOKUP, with the size as clf_ll_stat() gives it (one more round trip,
  * to the file's iods). */

@@ -793,7 +793,6 @@ static struct clf_config *config_new(void)
 	cfg->timeout_ms = CLF_CONN_DEFAULT_TIMEOUT_MS;
 	cfg->cap_lifetime_s = CLF_CAP_LIFETIME_DEFAULT_S;
 	cfg->recovery_grace_s = CLF_CONFIG_DEFAULT_GRACE_S;
-	cfg->iod_connections = CLF_CONFIG_DEFAULT_IOD_CONNS;
 	cfg->log_level = CLF_LOG_INFO;
 	return cfg;
 }
@@ -1146,7 +1145,7 @@ static int write_body(FILE *f, const struct clf_config *cfg)
 		cfg->stripe_count, cfg->first_iod, cfg->timeout_ms);
 	if (cfg->recovery_grace_s != CLF_CONFIG_DEFAULT_GRACE_S)
 		fprintf(f, "recovery_grace_s = %d\n", cfg->recovery_grace_s);
-	if (cfg->iod_connections != CLF_CONFIG_DEFAULT_IOD_CONNS)
+	if (cfg->iod_connections)
 		fprintf(f, "iod_connections = %d\n", cfg->iod_connections);
 	if (cfg->log_level != CLF_LOG_INFO)
 		fprintf(f, "log_level = %s\n",

@@ -22,8 +22,9 @@
  *                             ; holders of the secret (default: munge when
  *                             ; munged answers when a daemon starts)
  *   iod_connections = 4       ; a client's connections to each iod: its
- *                             ; open files take them in turn, so several
- *                             ; files are served at once (1..4096)
+ *                             ; open files spread over them, so several
+ *                             ; files are served at once (1..4096;
+ *                             ; default 1, the mount 4)
  *   log_level = info          ; error | warn | debug: the daemons' log
  *                             ; (debug adds a line per connection)
  *   daemon_workers = 0        ; threads serving requests in each daemon
@@ -80,7 +81,6 @@
 #define CLF_CONFIG_DEFAULT_IODS 4
 #define CLF_CONFIG_DEFAULT_STRIPE (64 * 1024)
 #define CLF_CONFIG_DEFAULT_GRACE_S 30
-#define CLF_CONFIG_DEFAULT_IOD_CONNS 4
 #define CLF_CONFIG_MAX_IOD_CONNS 4096
 #define CLF_CONFIG_DEFAULT_DATA_DIR "./clf-data"
 #define CLF_CONFIG_FILE_NAME "clf.conf"	/* in the data directory */
@@ -125,7 +125,8 @@ struct clf_config {
 	int recovery_grace_s;	/* >= 0: clients wait this long for a
 				   restarting daemon (client_grace.c) */
 	int iod_connections;	/* a client's connections to each iod,
-				   1..CLF_CONFIG_MAX_IOD_CONNS */
+				   1..CLF_CONFIG_MAX_IOD_CONNS; 0: the
+				   program's default (clf_ll.h) */
 	int log_level;		/* the daemons' (log.h), CLF_LOG_INFO by
 				   default */
 	int daemon_workers;	/* each daemon's pool; 0: 2 per core */

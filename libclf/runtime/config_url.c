@@ -122,7 +122,6 @@ int clf_config_for_metad(const char *addr, struct clf_config **out)
 	cfg->timeout_ms = CLF_CONN_DEFAULT_TIMEOUT_MS;
 	cfg->cap_lifetime_s = CLF_CAP_LIFETIME_DEFAULT_S;
 	cfg->recovery_grace_s = CLF_CONFIG_DEFAULT_GRACE_S;
-	cfg->iod_connections = CLF_CONFIG_DEFAULT_IOD_CONNS;
 	cfg->log_level = CLF_LOG_INFO;
 	err = daemon_at(&cfg->metad, addr);
 	/* One metad known: a namespace spread over several is not
