@@ -16,7 +16,9 @@
  *                             ; daemon that restarts (0: fail at once;
  *                             ; at most CLF_PROTO_REPLY_KEEP_S)
  *   data_dir = ./clf-data     ; default: $CLF_DATA_DIR, else ./clf-data
- *   transport = tcp
+ *   transport = tcp           ; rdma: verbs/rdma_cm (CONFIG_CLF_TRANSPORT_
+ *                             ; RDMA); daemons then listen on TCP too,
+ *                             ; clients without RDMA fall back to TCP
  *   auth = munge | secret     ; munge: users authenticate with MUNGE and
  *                             ; metad checks what they do; secret: only
  *                             ; holders of the secret (default: munge when
@@ -48,7 +50,8 @@
  *   iod_buffer_min_share = 64m ; default: from the iod's memory (iod --help)
  *
  *   [metad]                   ; one per metad, like [iod]
- *   address = 127.0.0.1:7000  ; IPv6: [::1]:7000
+ *   address = 127.0.0.1:7000  ; IPv6: [::1]:7000; rdma://host:port or
+ *                             ; tcp://host:port: this daemon's transport
  *   dir = ./clf-data/meta     ; default: <data_dir>/meta, and
  *                             ; <data_dir>/meta<index> after the first
  *
