@@ -15,7 +15,10 @@
  *   blocking   computation, then MPI_File_write_at, step after step;
  *   overlap    computation of step i while step i-1's MPI_File_iwrite_at
  *              is in flight (waited for before step i's is issued: two
- *              buffers), the last one waited for at the end.
+ *              buffers), the last one waited for at the end;
+ *   reads      the steps' data read back as input before each step's
+ *              computation: blocking, then each read issued a step ahead
+ *              with MPI_File_iread_at.
  * Prints the four times (the slowest process's), sum and max of the first
  * two, and how much of the transfer the overlap hid.
  */
@@ -58,7 +61,7 @@ static void check(int err, const char *what)
 
 int main(int argc, char **argv)
 {
-	double t, tc, tt, tb, to, secs;
+	double t, tc, tt, tb, to, trb, tro, secs;
 	int rank, nprocs, steps;
 	MPI_Offset step_bytes;
 	MPI_Request req = MPI_REQUEST_NULL;
@@ -79,7 +82,7 @@ int main(int argc, char **argv)
 	secs = atof(argv[4]) / 1000;
 	buf[0] = malloc(step_bytes);
 	buf[1] = malloc(step_bytes);
-	check(MPI_File_open(MPI_COMM_WORLD, argv[1], MPI_MODE_CREATE | MPI_MODE_WRONLY,
+	check(MPI_File_open(MPI_COMM_WORLD, argv[1], MPI_MODE_CREATE | MPI_MODE_RDWR,
 			    MPI_INFO_NULL, &fh), "open");
 #define AT(i) (((MPI_Offset)(i) * nprocs + rank) * step_bytes)
 
@@ -121,6 +124,33 @@ int main(int argc, char **argv)
 	}
 	check(MPI_Wait(&req, MPI_STATUS_IGNORE), "wait");
 	to = slowest(MPI_Wtime() - t);
+
+	/* Reading the results back as input: blocking, then each step's
+	 * read issued a step ahead (prefetch). */
+	MPI_Barrier(MPI_COMM_WORLD);
+	t = MPI_Wtime();
+	for (int i = 0; i < steps; i++) {
+		check(MPI_File_read_at(fh, AT(i), buf[0], (int)step_bytes, MPI_BYTE,
+				       MPI_STATUS_IGNORE), "read_at");
+		compute(secs, buf[1], 1);
+	}
+	trb = slowest(MPI_Wtime() - t);
+	MPI_Barrier(MPI_COMM_WORLD);
+	t = MPI_Wtime();
+	check(MPI_File_iread_at(fh, AT(0), buf[0], (int)step_bytes, MPI_BYTE, &req),
+	      "iread_at");
+	for (int i = 0; i < steps; i++) {
+		int done = 0;
+
+		check(MPI_Wait(&req, MPI_STATUS_IGNORE), "wait");
+		if (i + 1 < steps) {
+			check(MPI_File_iread_at(fh, AT(i + 1), buf[(i + 1) % 2],
+						(int)step_bytes, MPI_BYTE, &req), "iread_at");
+			MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+		}
+		compute(secs, buf[i % 2], 1);
+	}
+	tro = slowest(MPI_Wtime() - t);
 	check(MPI_File_close(&fh), "close");
 
 	if (!rank) {
@@ -135,6 +165,9 @@ int main(int argc, char **argv)
 		printf("  blocking writes %7.2f s  (%.0f%% of the sum)\n", tb, 100 * tb / sum);
 		printf("  nonblocking     %7.2f s  (%.0f%% of the max; %.0f%% of the transfer hidden)\n",
 		       to, 100 * to / max, 100 * (sum - to) / (sum - max > 0 ? sum - max : 1));
+		printf("  reading it back before each step's computation:\n");
+		printf("  blocking reads  %7.2f s\n", trb);
+		printf("  reads a step ahead (MPI_File_iread_at) %7.2f s\n", tro);
 	}
 	free(buf[0]);
 	free(buf[1]);
