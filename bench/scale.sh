@@ -9,6 +9,7 @@
 #   bench/scale.sh [--procs "1 2 4 8 16"] [--out DIR] [--quick]
 #                  [--coarse-iods 4] [--fine-iods 16] [--files 500]
 #                  [--base-port P] [--local DIR] [--only LIST]
+#                  [--metads N]
 #   bench/scale.sh --plot DIR/scale.csv DIR
 #
 # Phases (--only takes a comma list of them):
@@ -21,7 +22,8 @@
 #           collective, clf's path against ROMIO on a local file (us/call)
 #   md      md_mpi (MPI-IO, a directory per rank) and md_bench (native
 #           API, one shared directory): create, stat, open, remove ops/s
-#           against a local directory
+#           against a local directory; with --metads N the instance
+#           spreads its namespace over N metads (metrics md_*_mN)
 #   iod     iod_clients: 1..max(procs) native clients against ONE iod
 #
 # Programs come from $CLF_BUILD_DIR (default build/) or, when absent
@@ -43,6 +45,7 @@ files=500
 port=${CLF_BASE_PORT:-$((21000 + $$ % 9000))}
 local=${TMPDIR:-/tmp}
 only=coarse,fine,small,md,iod
+metads=1
 
 plot() {
 	local csv=$1 dir=$2 m
@@ -78,6 +81,7 @@ while [ $# -gt 0 ]; do
 	--base-port) port=$2; shift 2 ;;
 	--local) local=$2; shift 2 ;;
 	--only) only=$2; shift 2 ;;
+	--metads) metads=$2; shift 2 ;;
 	--plot) plot "$2" "$3"; exit ;;
 	*) sed -n '4,35p' "$0" >&2; exit 2 ;;
 	esac
@@ -100,11 +104,12 @@ lroot=$(mktemp -d "$local/clf-scale-local.XXXXXX")
 preload=()
 [ -n "${CLF_DRIVER:-}" ] && preload=(-genv LD_PRELOAD "$CLF_DRIVER")
 
-up() {
+up() {		# iods [metads]
 	"$clf" down --data "$data" >/dev/null 2>&1
 	rm -rf "$data"
-	"$clf" up --data "$data" --iods "$1" --base-port "$port" >/dev/null ||
-		{ echo "scale: clf up --iods $1 failed" >&2; return 1; }
+	"$clf" up --data "$data" --iods "$1" --metads "${2:-1}" \
+		--base-port "$port" >/dev/null ||
+		{ echo "scale: clf up --iods $1 --metads ${2:-1} failed" >&2; return 1; }
 	export CLF_CONFIG=$data/clf.conf
 }
 stop() {
@@ -178,7 +183,9 @@ if has small; then
 	done
 fi
 if has md; then
-	up "$fine_iods"
+	up "$fine_iods" "$metads"
+	sfx=
+	[ "$metads" -gt 1 ] && sfx=_m$metads
 	for p in $procs; do
 		dir=/md.$p
 		"$clf" mkdir "$dir" >/dev/null && mkdir -p "$lroot$dir"
@@ -192,10 +199,10 @@ if has md; then
 		timeout 300 "$(prog md_bench)" --local "$lroot" --procs "$p" \
 			--files "$files" --only shared >"$f" 2>&1
 		while read -r ph c l; do
-			row "md_mpi_${ph}_ops" "$p" "$c" "$l" 1
+			row "md_mpi_${ph}_ops$sfx" "$p" "$c" "$l" 1
 		done < <(awk '$1 == "mpiio" { print $3, $9, $12 }' "$out/md_mpi.p$p.log")
 		while read -r ph c l; do
-			row "md_native_${ph}_ops" "$p" "$c" "$l" 1
+			row "md_native_${ph}_ops$sfx" "$p" "$c" "$l" 1
 		done < <(awk '$1 == "shared" { print $2, $8, $11 }' "$f")
 	done
 fi
