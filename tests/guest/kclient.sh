@@ -10,7 +10,8 @@
 # mount.clf (which starts the upcall daemon) and one through mount(8)
 # without a helper (the same daemon serves it); cp/dd/cmp, tar, mkdir,
 # mv, rm -r, find, df, symlinks and hard links, random I/O against a
-# local reference, mmap, O_DIRECT, cache=none; bytes written through the
+# local reference, fsx with mmap (fsx_mmap.py), O_DIRECT, cache=none,
+# xattrs, the FUSE mount's POSIX suite; bytes written through the
 # module read back with the native API and the reverse; the daemon
 # killed during a write (the write and later calls fail with EIO, no
 # hang), restarted with -o reconnect (the mount works again); unmount,
@@ -195,6 +196,10 @@ with open(p, "rb") as f:
 EOF
 ok
 
+step="fsx: writes, reads, truncations, mmap writes and reads, against a model"
+python3 "$here/fsx_mmap.py" "$mnt/fsx" 1 1500 || fail "fsx_mmap.py"
+ok
+
 step="O_DIRECT"
 dd if="$loc/r" of="$mnt/direct" bs=1M oflag=direct 2>/dev/null || fail "dd oflag=direct"
 dd if="$mnt/direct" of="$loc/direct" bs=1M iflag=direct 2>/dev/null || fail "dd iflag=direct"
@@ -284,8 +289,8 @@ rmmod clf || fail "rmmod"
 grep -q clf_inode_cache /proc/slabinfo && fail "clf_inode_cache left after rmmod"
 ok
 
-step="mount, write, unmount, unload: 5 cycles"
-for i in 1 2 3 4 5; do
+step="mount, write, unmount, unload: 10 cycles"
+for i in $(seq 1 10); do
 	insmod "$ko" || fail "insmod, cycle $i"
 	kmount "$mnt"
 	daemon=$(daemon_pid) || fail "no daemon, cycle $i"

@@ -8,4 +8,4 @@ set -eu
 build=$(cd "${1:-${CLF_BUILD_DIR:-build}}" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 exec "$here/run-guest.sh" --build "$build" --out "$build/guest/kclient" \
-	--timeout 300 "$here/kclient.sh" "$build"
+	--timeout 480 "$here/kclient.sh" "$build"
