@@ -56,6 +56,8 @@
  *        below): RESOLVE walks a path as far as one metad holds it;
  *        MD_PEER carries what metads ask each other; status -EREMOTE
  *        says an entry's inode lives on another metad.
+ *   1.13 LOCK_CALLBACK, LOCK_ENQUEUE, LOCK_RELEASE and the iod's REVOKE:
+ *        extent locks for clients that cache (see "Extent locks").
  *
  * Version negotiation
  * -------------------
@@ -109,7 +111,7 @@
 
 #define CLF_PROTO_MAGIC 0x31464c43u /* "CLF1" as bytes on the wire */
 #define CLF_PROTO_VERSION_MAJOR 1
-#define CLF_PROTO_VERSION_MINOR 12
+#define CLF_PROTO_VERSION_MINOR 13
 
 /*
  * Message header, 32 bytes, every field little-endian:
@@ -331,6 +333,17 @@ enum clf_proto_op {
 	 * bytes32 data (the n ranges' bytes one after the other)
 	 * -> u32 count */
 	CLF_PROTO_OP_SUB_WRITEV = 526,
+	/* Since 1.13; see "Extent locks" below. */
+	/* u64 client -> empty; the connection then carries REVOKEs */
+	CLF_PROTO_OP_LOCK_CALLBACK = 530,
+	/* u64 client, u64 file, u32 subfile, u32 mode, i64 lo, i64 hi
+	 * -> u64 id, i64 lo, i64 hi (the granted extent) */
+	CLF_PROTO_OP_LOCK_ENQUEUE = 531,
+	/* u64 client, u64 id -> empty */
+	CLF_PROTO_OP_LOCK_RELEASE = 532,
+	/* iod to client, on its callback connection, no reply:
+	 * u64 id, u64 file, u32 subfile, i64 lo, i64 hi */
+	CLF_PROTO_OP_REVOKE = 533,
 };
 
 /* ------------------------------------------------------------------ */
@@ -681,6 +694,33 @@ enum clf_proto_layout_kind {
  */
 #define CLF_PROTO_SUB_VEC_MAX 256
 #define CLF_PROTO_SUB_VEC_DATA_MAX (1u << 20)
+
+/*
+ * Extent locks (1.13)
+ * -------------------
+ *   A client that caches (opt-in: clf_cache) names itself by a random
+ *   u64 client id, opens a callback connection to each iod and sends
+ *   LOCK_CALLBACK on it; from then on the iod sends on that connection
+ *   only REVOKE messages (a request header, seq 0, no reply expected)
+ *   and the client only reads it.  LOCK_ENQUEUE asks for a PR (shared,
+ *   cached reads) or PW (exclusive, cached writes) lock on [lo, hi) of a
+ *   subfile; the iod revokes the other clients' conflicting locks first
+ *   and answers with the granted extent, which covers [lo, hi) and may
+ *   be larger (to the end of the subfile: CLF_PROTO_LOCK_EOF).  On a
+ *   REVOKE the client sends its dirty bytes under the lock (plain
+ *   writes, on a connection that sent a LOCK_* request with its id, which
+ *   the lock does not hold back), drops its cached bytes and sends
+ *   LOCK_RELEASE.  Every access under no lock -- from any connection not
+ *   of the holder -- waits for the conflicting locks' release first, so
+ *   an acknowledged write stays visible to every later read.  A holder
+ *   that does not release within the iod's lease, or whose callback
+ *   connection closes, is evicted: its locks and held-back bytes are
+ *   gone, and its RELEASE then answers -ENOENT.  Peers of minor < 13
+ *   answer -ENOSYS; clients then do not cache.
+ */
+#define CLF_PROTO_LOCK_PR 1u
+#define CLF_PROTO_LOCK_PW 2u
+#define CLF_PROTO_LOCK_EOF INT64_MAX
 
 /* VIEW_READ / VIEW_WRITE flags */
 #define CLF_PROTO_VIEW_COLLECTIVE 0x1u	/* part of collective operation tag */

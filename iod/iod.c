@@ -221,6 +221,14 @@ int iod_hooks_from_env(struct iod_hooks *out)
 					s);
 		out->coll_pieces = (unsigned)v;
 	}
+	s = getenv("CLF_TEST_IOD_LOCK_LEASE_MS");
+	if (s && *s) {
+		if (parse_long(s, 1, 600000, &v))
+			return clf_fail(EINVAL,
+					"iod: CLF_TEST_IOD_LOCK_LEASE_MS='%s' is not 1 to 600000 ms",
+					s);
+		out->lock_lease_ms = (unsigned)v;
+	}
 	return 0;
 }
 

@@ -64,6 +64,9 @@ struct iod_conn {
 	size_t sieve_charged;		/* of the pool, the sieve window's */
 	struct iod_caps *caps;		/* owned; NULL: the peer holds the
 					   secret and needs none (iod_cap.h) */
+	uint64_t lock_client;		/* the caching client it speaks for
+					   (its LOCK_* requests); 0: none */
+	bool lock_callback;		/* it carries REVOKEs (LOCK_CALLBACK) */
 };
 
 /*

@@ -32,6 +32,7 @@
 #include "error.h"
 #include "iod_cap.h"
 #include "iod_dispatch.h"
+#include "iod_lock_ops.h"
 #include "iod_log.h"
 #include "iod_ops.h"
 #include "iod_stream.h"
@@ -85,6 +86,10 @@ static const struct iod_op {
 	{ CLF_PROTO_OP_SUB_LIST, 8 + 4 + 4, 0, iod_op_sub_list },
 	{ CLF_PROTO_OP_SUB_READV, SUB_READV_MAX, 0, iod_op_sub_readv },
 	{ CLF_PROTO_OP_SUB_WRITEV, SUB_WRITEV_MAX, 0, iod_op_sub_writev },
+	{ CLF_PROTO_OP_LOCK_CALLBACK, 8, 0, iod_op_lock_callback },
+	{ CLF_PROTO_OP_LOCK_ENQUEUE, 8 + 8 + 4 + 4 + 8 + 8, 0,
+	  iod_op_lock_enqueue },
+	{ CLF_PROTO_OP_LOCK_RELEASE, 8 + 8, 0, iod_op_lock_release },
 };
 
 _Static_assert(VIEW_REGISTER_MAX <= CLF_PROTO_PAYLOAD_MAX &&
@@ -259,11 +264,14 @@ int iod_serve(struct iod_conn *cn, const struct clf_proto_header *h)
 	rq.left = h->payload_len - want;
 
 	err = iod_cap_check(cn, h, body, want);
-	if (err)
+	if (err) {
 		iod_log("%s (%s): %s", clf_conn_peer(cn->c), cn->role,
 			last_error());
-	else
+	} else {
+		/* Bytes a caching client holds back come home first. */
+		iod_lock_guard(cn, h, body, want);
 		err = op->fn(cn, &rq, &rep);
+	}
 	if (rq.broken)
 		goto broken;
 	/* The data of a write refused before it was received. */

@@ -66,7 +66,8 @@ void iod_lockmgr_destroy(struct iod_lockmgr *m)
 static bool conflicts(const struct iod_lock *l, uint64_t client,
 		      uint64_t file, uint32_t sub, int mode)
 {
-	return l->client != client && l->file == file && l->sub == sub &&
+	return l->client != client && l->file == file &&
+	       (l->sub == sub || sub == IOD_LOCK_ALL_SUBFILES) &&
 	       (mode == IOD_LOCK_PW || l->mode == IOD_LOCK_PW);
 }
 
@@ -154,14 +155,15 @@ static bool clear_conflicts(struct iod_lockmgr *m, uint64_t client,
 		if (ask || late || deadline != INT64_MAX)
 			contended = true;
 		if (ask) {
-			uint64_t c = ask->client, id = ask->id;
+			uint64_t c = ask->client, id = ask->id, f = ask->file;
+			uint32_t s = ask->sub;
 			int64_t alo = ask->lo, ahi = ask->hi;
 			int err;
 
 			ask->revoking = 1;
 			ask->deadline_ms = now + m->lease_ms;
 			pthread_mutex_unlock(&m->mutex);
-			err = m->ops.revoke(m->ops.arg, c, id, alo, ahi);
+			err = m->ops.revoke(m->ops.arg, c, id, f, s, alo, ahi);
 			pthread_mutex_lock(&m->mutex);
 			if (err)
 				evict_locked(m, c);
@@ -223,7 +225,8 @@ int iod_lock_enqueue(struct iod_lockmgr *m, uint64_t client, uint64_t file,
 	struct iod_lock *l;
 	bool contended;
 
-	if (!client || (mode != IOD_LOCK_PR && mode != IOD_LOCK_PW) ||
+	if (!client || sub == IOD_LOCK_ALL_SUBFILES ||
+	    (mode != IOD_LOCK_PR && mode != IOD_LOCK_PW) ||
 	    lo < 0 || lo >= hi)
 		return -EINVAL;
 	l = calloc(1, sizeof(*l));

@@ -65,6 +65,9 @@ enum iod_lock_mode {
 /* Granularity of a grant on a contended range, in subfile bytes. */
 #define IOD_LOCK_CONTENDED_ALIGN ((int64_t)1 << 20)
 
+/* iod_lock_revoke_range's subfile for "every subfile of the file". */
+#define IOD_LOCK_ALL_SUBFILES UINT32_MAX
+
 /* End of the extent "to the end of the subfile". */
 #define IOD_LOCK_EOF INT64_MAX
 
@@ -75,8 +78,8 @@ struct iod_lock_ops {
 	 * negative errno when the client cannot be reached: then it is
 	 * evicted at once.  Must not wait for the release.
 	 */
-	int (*revoke)(void *arg, uint64_t client, uint64_t id,
-		      int64_t lo, int64_t hi);
+	int (*revoke)(void *arg, uint64_t client, uint64_t id, uint64_t file,
+		      uint32_t sub, int64_t lo, int64_t hi);
 	/* Optional: client was evicted and holds no lock any more. */
 	void (*evicted)(void *arg, uint64_t client);
 	void *arg;		   /* borrowed; passed to both */

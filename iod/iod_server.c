@@ -30,6 +30,7 @@
 #include "iod_collective.h"
 #include "iod_conn.h"
 #include "iod_dispatch.h"
+#include "iod_lock_ops.h"
 #include "iod_log.h"
 #include "iod_server.h"
 
@@ -156,6 +157,12 @@ int iod_server_open(struct iod_server *srv, const struct clf_config *cfg,
 	err = iod_colls_create(&srv->colls);
 	if (err)
 		goto free_views;
+	err = iod_locking_create(srv, hooks->lock_lease_ms);
+	if (err)
+		goto free_colls;
+	if (hooks->lock_lease_ms)
+		iod_log("test hook CLF_TEST_IOD_LOCK_LEASE_MS=%u is on",
+			hooks->lock_lease_ms);
 	snprintf(srv->name, sizeof(srv->name), "iod %u", index);
 	if (!workers)
 		workers = clf_daemon_workers(cfg->daemon_workers);
@@ -163,9 +170,11 @@ int iod_server_open(struct iod_server *srv, const struct clf_config *cfg,
 				     srv->max_conns, workers, 0,
 				     srv->timeout_ms, &iod_server_ops, srv);
 	if (err)
-		goto free_colls;
+		goto free_locking;
 	return 0;
 
+free_locking:
+	iod_locking_free(srv->locking);
 free_colls:
 	iod_colls_free(srv->colls);
 free_views:
@@ -182,6 +191,7 @@ destroy_mutex:
 void iod_server_close(struct iod_server *srv)
 {
 	clf_daemon_server_close(&srv->net);
+	iod_locking_free(srv->locking);
 	iod_colls_free(srv->colls);
 	iod_views_free(srv->views);
 	iod_store_free(srv->st);
@@ -376,6 +386,7 @@ static void conn_close(void *arg, void *conn)
 		clf_admit_handshake_done(&srv->net.admit, cn->ticket, false,
 					 why, sizeof(why));
 	} else if (cn->phase == IOD_CONN_SERVED) {
+		iod_lock_conn_closed(cn);
 		released = iod_view_release_owner(srv->views, cn->owner);
 		atomic_fetch_sub(&srv->connections, 1);
 		clf_admit_leave(&srv->net.admit);

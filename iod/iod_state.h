@@ -27,6 +27,7 @@
 #include "transport.h"
 
 struct iod_colls;
+struct iod_locking;
 
 /* Connections served at once unless -m says otherwise. */
 #define IOD_MAX_CONNS_DEFAULT 256u
@@ -45,6 +46,9 @@ struct iod_hooks {
 	/* CLF_TEST_IOD_COLL_PIECES: pieces per round of a collective
 	 * operation (iod_collective.c, rule 6a); 0: the built-in size. */
 	unsigned coll_pieces;
+	/* CLF_TEST_IOD_LOCK_LEASE_MS: how long a caching client has to
+	 * release a revoked extent lock (iod_lock.h); 0: timeout_ms / 2. */
+	unsigned lock_lease_ms;
 };
 
 /* Parse the CLF_TEST_IOD_* variables: 0, or -EINVAL with a message. */
@@ -103,6 +107,7 @@ struct iod_server {
 	struct iod_store *st;		/* owned */
 	struct iod_views *views;	/* owned */
 	struct iod_colls *colls;	/* owned: collective operations */
+	struct iod_locking *locking;	/* owned: extent locks, callbacks */
 	/* The listener, admission and connection threads (daemon.h). */
 	struct clf_daemon_server net;
 	struct iod_hooks hooks;

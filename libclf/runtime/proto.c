@@ -103,6 +103,10 @@ const char *clf_proto_op_name(uint16_t op)
 	case CLF_PROTO_OP_SUB_LIST: return "SUB_LIST";
 	case CLF_PROTO_OP_SUB_READV: return "SUB_READV";
 	case CLF_PROTO_OP_SUB_WRITEV: return "SUB_WRITEV";
+	case CLF_PROTO_OP_LOCK_CALLBACK: return "LOCK_CALLBACK";
+	case CLF_PROTO_OP_LOCK_ENQUEUE: return "LOCK_ENQUEUE";
+	case CLF_PROTO_OP_LOCK_RELEASE: return "LOCK_RELEASE";
+	case CLF_PROTO_OP_REVOKE: return "REVOKE";
 	}
 	return NULL;
 }

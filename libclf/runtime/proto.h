@@ -731,6 +731,49 @@ struct clf_proto_sub_vec_req {
 int clf_proto_sub_writev_req_encode_head(
 	struct wire_writer *w, const struct clf_proto_sub_vec_req *m);
 
+/*
+ * Extent locks (1.13, clf_proto.h "Extent locks"): a caching client's
+ * locks on subfile ranges, and the iod's REVOKE pushed on the client's
+ * callback connection.
+ */
+#define CLF_PROTO_LOCK_CALLBACK_REQ(X, T)				\
+	X(T, U64, client)
+struct clf_proto_lock_callback_req {
+	CLF_PROTO_LOCK_CALLBACK_REQ(PROTO_MEMBER, _)
+};
+#define CLF_PROTO_LOCK_ENQUEUE_REQ(X, T)				\
+	X(T, U64, client)						\
+	X(T, U64, file)							\
+	X(T, SUBFILE, subfile)						\
+	X(T, LIMIT, mode, CLF_PROTO_LOCK_PR, CLF_PROTO_LOCK_PW)		\
+	X(T, NONNEG, lo)						\
+	X(T, NONNEG, hi)
+struct clf_proto_lock_enqueue_req {
+	CLF_PROTO_LOCK_ENQUEUE_REQ(PROTO_MEMBER, _)
+};
+#define CLF_PROTO_LOCK_GRANT(X, T)					\
+	X(T, U64, id)							\
+	X(T, NONNEG, lo)						\
+	X(T, NONNEG, hi)
+struct clf_proto_lock_grant {
+	CLF_PROTO_LOCK_GRANT(PROTO_MEMBER, _)
+};
+#define CLF_PROTO_LOCK_RELEASE_REQ(X, T)				\
+	X(T, U64, client)						\
+	X(T, U64, id)
+struct clf_proto_lock_release_req {
+	CLF_PROTO_LOCK_RELEASE_REQ(PROTO_MEMBER, _)
+};
+#define CLF_PROTO_REVOKE(X, T)						\
+	X(T, U64, id)							\
+	X(T, U64, file)							\
+	X(T, SUBFILE, subfile)						\
+	X(T, NONNEG, lo)						\
+	X(T, NONNEG, hi)
+struct clf_proto_revoke {
+	CLF_PROTO_REVOKE(PROTO_MEMBER, _)
+};
+
 #define CLF_PROTO_MESSAGES(M)						\
 	M(hello, hello, CLF_PROTO_HELLO, "HELLO", proto_check_hello)	\
 	M(challenge, challenge, CLF_PROTO_CHALLENGE, "CHALLENGE",	\
@@ -810,7 +853,17 @@ int clf_proto_sub_writev_req_encode_head(
 	M(sub_readv_req, sub_vec_req, CLF_PROTO_SUB_READV_REQ,		\
 	  "SUB_READV", proto_check_sub_readv_req)			\
 	M(sub_writev_req, sub_vec_req, CLF_PROTO_SUB_WRITEV_REQ,	\
-	  "SUB_WRITEV", proto_check_sub_writev_req)
+	  "SUB_WRITEV", proto_check_sub_writev_req)			\
+	M(lock_callback_req, lock_callback_req,				\
+	  CLF_PROTO_LOCK_CALLBACK_REQ, "LOCK_CALLBACK",			\
+	  proto_check_lock_callback_req)				\
+	M(lock_enqueue_req, lock_enqueue_req, CLF_PROTO_LOCK_ENQUEUE_REQ, \
+	  "LOCK_ENQUEUE", proto_check_lock_enqueue_req)			\
+	M(lock_grant, lock_grant, CLF_PROTO_LOCK_GRANT,			\
+	  "LOCK_ENQUEUE reply", proto_check_lock_grant)			\
+	M(lock_release_req, lock_release_req, CLF_PROTO_LOCK_RELEASE_REQ, \
+	  "LOCK_RELEASE", proto_check_lock_release_req)			\
+	M(revoke, revoke, CLF_PROTO_REVOKE, "REVOKE", proto_check_revoke)
 
 /* Bodies that are parts of messages only: M as above. */
 #define CLF_PROTO_PARTS(M)						\

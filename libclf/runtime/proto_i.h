@@ -198,5 +198,10 @@ int proto_check_view_read_req(const void *m);
 int proto_check_view_write_req(const void *m);
 int proto_check_sub_readv_req(const void *m);
 int proto_check_sub_writev_req(const void *m);
+int proto_check_lock_callback_req(const void *m);
+int proto_check_lock_enqueue_req(const void *m);
+int proto_check_lock_grant(const void *m);
+int proto_check_lock_release_req(const void *m);
+int proto_check_revoke(const void *m);
 
 #endif /* CLF_PROTO_I_H */

@@ -114,3 +114,44 @@ int proto_check_sub_writev_req(const void *m)
 {
 	return check_vec(m, true);
 }
+
+/* Extent locks: a client id is never 0, an extent never empty. */
+int proto_check_lock_callback_req(const void *m)
+{
+	const struct clf_proto_lock_callback_req *r = m;
+
+	return r->client ? 0 :
+	       clf_fail(EPROTO, "proto: LOCK_CALLBACK: client id 0");
+}
+
+int proto_check_lock_enqueue_req(const void *m)
+{
+	const struct clf_proto_lock_enqueue_req *r = m;
+
+	return r->client && r->lo < r->hi ? 0 :
+	       clf_fail(EPROTO, "proto: LOCK_ENQUEUE: client 0 or empty extent");
+}
+
+int proto_check_lock_grant(const void *m)
+{
+	const struct clf_proto_lock_grant *r = m;
+
+	return r->id && r->lo < r->hi ? 0 :
+	       clf_fail(EPROTO, "proto: LOCK_ENQUEUE reply: lock 0 or empty extent");
+}
+
+int proto_check_lock_release_req(const void *m)
+{
+	const struct clf_proto_lock_release_req *r = m;
+
+	return r->client && r->id ? 0 :
+	       clf_fail(EPROTO, "proto: LOCK_RELEASE: client or lock id 0");
+}
+
+int proto_check_revoke(const void *m)
+{
+	const struct clf_proto_revoke *r = m;
+
+	return r->id && r->lo < r->hi ? 0 :
+	       clf_fail(EPROTO, "proto: REVOKE: lock 0 or empty extent");
+}

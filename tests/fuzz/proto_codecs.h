@@ -246,6 +246,21 @@ static const struct clf_proto_sub_vec_req s_sub_writev_req = {
 	42, 2, { 3, 1 }, { 100, 1ll << 33 }, { 10, 5 },
 	{ sample_bytes, sizeof(sample_bytes) },
 };
+static const struct clf_proto_lock_callback_req s_lock_callback_req = {
+	0x1122334455667788ull,
+};
+static const struct clf_proto_lock_enqueue_req s_lock_enqueue_req = {
+	0x1122334455667788ull, 42, 1, CLF_PROTO_LOCK_PW, 4096, 5120,
+};
+static const struct clf_proto_lock_grant s_lock_grant = {
+	7, 0, CLF_PROTO_LOCK_EOF,
+};
+static const struct clf_proto_lock_release_req s_lock_release_req = {
+	0x1122334455667788ull, 7,
+};
+static const struct clf_proto_revoke s_revoke = {
+	7, 42, 1, 1 << 20, 2 << 20,
+};
 
 #define PROTO_ENTRY(NAME, ...) \
 	{ #NAME, enc_##NAME, dec_##NAME, rel_##NAME, &s_##NAME },

@@ -43,11 +43,13 @@ struct callbacks {
 	int stop;
 };
 
-static int cb_revoke(void *arg, uint64_t client, uint64_t id, int64_t lo,
-		     int64_t hi)
+static int cb_revoke(void *arg, uint64_t client, uint64_t id, uint64_t file,
+		     uint32_t sub, int64_t lo, int64_t hi)
 {
 	struct callbacks *cb = arg;
 
+	(void)file;
+	(void)sub;
 	(void)lo;
 	(void)hi;
 	if (cb->unreachable)
@@ -264,8 +266,14 @@ START_TEST(test_lockless_write_revokes_readers)
 	fixture_start(&f, 5000);
 	ck_assert_int_eq(iod_lock_enqueue(&f.m, 1, 7, 0, IOD_LOCK_PR,
 					  0, 10, &a), 0);
-	/* A range elsewhere on the subfile is still under the grant. */
-	iod_lock_revoke_range(&f.m, 0, 7, 0, 1, 1 << 30, IOD_LOCK_EOF);
+	/* Another file's access revokes nothing. */
+	iod_lock_revoke_range(&f.m, 0, 8, IOD_LOCK_ALL_SUBFILES, 1, 0,
+			      IOD_LOCK_EOF);
+	ck_assert_int_eq(revokes(&f), 0);
+	/* A range elsewhere on the subfile is still under the grant, and
+	 * so is every subfile of the file. */
+	iod_lock_revoke_range(&f.m, 0, 7, IOD_LOCK_ALL_SUBFILES, 1, 1 << 30,
+			      IOD_LOCK_EOF);
 	ck_assert_int_eq(revokes(&f), 1);
 	ck_assert_int_eq(atomic_load(&f.cb.flushed), 1);
 	ck_assert_int_eq(atomic_load(&f.m.count), 0);
