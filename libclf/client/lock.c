@@ -35,17 +35,18 @@
  * meanwhile.  They are not taken again behind the holder's back (the
  * data they guarded may have changed under another holder): the
  * holder's next lock call fails once with -ENOLCK saying so (clf.h,
- * "Locks").  held: the (inode, owner) pairs that may hold locks, taken
- * on connection generation held_gen.
+ * "Locks").  held: the (inode, owner) pairs that may hold locks, each
+ * with the generation of the connection it was taken on: that of the
+ * inode's metad (client_route.c), one lock connection per metad.
  */
 struct held {
 	uint64_t ino, owner;
+	uint64_t gen;
 };
 
 static pthread_mutex_t held_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct held *held;	/* held_lock */
 static size_t nheld, held_cap;	/* held_lock */
-static uint64_t held_gen;	/* held_lock */
 static pid_t held_pid;		/* held_lock: a forked child holds none */
 
 static void held_reset_if_forked(void)
@@ -77,8 +78,7 @@ static void held_note(uint64_t ino, uint64_t owner, uint64_t gen, bool add)
 			held = n;
 			held_cap = cap;
 		}
-		held[nheld++] = (struct held){ ino, owner };
-		held_gen = gen;
+		held[nheld++] = (struct held){ ino, owner, gen };
 	}
 out:
 	pthread_mutex_unlock(&held_lock);
@@ -92,10 +92,16 @@ static int held_check(struct clf_peer *p, uint16_t op)
 
 	pthread_mutex_lock(&held_lock);
 	held_reset_if_forked();
-	if (nheld && held_gen != p->generation &&
-	    op != CLF_PROTO_OP_UNLOCK_OWNER) {
-		lost = nheld;
-		nheld = 0;
+	/* Only the locks kept by p's metad (p->src.index, the metad its
+	 * inode carries) went with an earlier connection of p. */
+	for (size_t i = 0; i < nheld && op != CLF_PROTO_OP_UNLOCK_OWNER;) {
+		if (held[i].gen != p->generation &&
+		    CLF_PROTO_INO_METAD(held[i].ino) == p->src.index) {
+			held[i] = held[--nheld];
+			lost++;
+		} else {
+			i++;
+		}
 	}
 	pthread_mutex_unlock(&held_lock);
 	if (!lost)
