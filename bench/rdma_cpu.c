@@ -31,9 +31,6 @@
 
 #include "error.h"
 #include "transport.h"
-#ifdef CLF_HAVE_RDMA
-#include "transport_rdma.h"
-#endif
 
 #define BIG ((size_t)1 << 20)
 #define SMALL_LEN 64

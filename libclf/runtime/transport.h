@@ -116,6 +116,10 @@ struct clf_transport_ops {
 extern const struct clf_transport_ops clf_transport_tcp;
 /* With CONFIG_CLF_TRANSPORT_RDMA (CLF_HAVE_RDMA): transport_rdma.c. */
 extern const struct clf_transport_ops clf_transport_rdma;
+/* Counts of this process's RDMA SENDs posted, receives completed and
+ * credit-only SENDs among the former (benchmarks); CLF_HAVE_RDMA only. */
+void clf_rdma_stats(unsigned long *sends, unsigned long *recvs,
+		    unsigned long *credit_sends);
 
 /* The transport called name ("tcp", "rdma" when built with
  * CONFIG_CLF_TRANSPORT_RDMA), or NULL with a message. */

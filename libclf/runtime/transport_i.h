@@ -41,6 +41,10 @@ struct clf_listener {
 void clf_conn_base_init(struct clf_conn *c, const struct clf_transport_ops *ops,
 			const char *peer);
 
+/* The length of addr's "name://" prefix (clf_addr_transport's), 0
+ * without one. */
+size_t clf_addr_scheme_len(const char *addr);
+
 /* Milliseconds until deadline, clamped to [0, INT_MAX]. */
 int clf_deadline_left(int64_t deadline);
 

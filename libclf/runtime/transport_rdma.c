@@ -46,7 +46,6 @@
 #include "error.h"
 #include "log.h"
 #include "transport_i.h"
-#include "transport_rdma.h"
 #include "transport_rdma_wire.h"
 
 #define CLF_RDMA_SENDS 8	/* send buffers per connection */
