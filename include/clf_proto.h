@@ -702,7 +702,8 @@ enum clf_proto_layout_kind {
  *   u64 client id, opens a callback connection to each iod and sends
  *   LOCK_CALLBACK on it; from then on the iod sends on that connection
  *   only REVOKE messages (a request header, seq 0, no reply expected)
- *   and the client only reads it.  LOCK_ENQUEUE asks for a PR (shared,
+ *   and the client only reads it (the iod closes a callback connection
+ *   that carries a request).  LOCK_ENQUEUE asks for a PR (shared,
  *   cached reads) or PW (exclusive, cached writes) lock on [lo, hi) of a
  *   subfile; the iod revokes the other clients' conflicting locks first
  *   and answers with the granted extent, which covers [lo, hi) and may

@@ -269,7 +269,9 @@ int iod_serve(struct iod_conn *cn, const struct clf_proto_header *h)
 			last_error());
 	} else {
 		/* Bytes a caching client holds back come home first. */
-		iod_lock_guard(cn, h, body, want);
+		err = iod_lock_guard(cn, h, body, want);
+		if (err)
+			goto broken;
 		err = op->fn(cn, &rq, &rep);
 	}
 	if (rq.broken)

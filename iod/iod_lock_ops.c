@@ -123,8 +123,8 @@ static uint64_t get_u64(const uint8_t *p)
 	return v;
 }
 
-void iod_lock_guard(struct iod_conn *cn, const struct clf_proto_header *h,
-		    const uint8_t *body, size_t len)
+int iod_lock_guard(struct iod_conn *cn, const struct clf_proto_header *h,
+		   const uint8_t *body, size_t len)
 {
 	struct iod_locking *lk = cn->srv->locking;
 	struct iod_view *v;
@@ -132,8 +132,12 @@ void iod_lock_guard(struct iod_conn *cn, const struct clf_proto_header *h,
 	uint32_t handle;
 	int write = 0;
 
+	if (cn->lock_callback)
+		return clf_fail(EPROTO,
+				"iod: %s on a callback connection, which carries REVOKEs only",
+				clf_proto_op_name(h->opcode));
 	if (!lk || atomic_load(&lk->mgr.count) == 0)
-		return;
+		return 0;
 	switch (h->opcode) {
 	case CLF_PROTO_OP_SUB_WRITE:
 	case CLF_PROTO_OP_SUB_WRITEV:
@@ -145,7 +149,7 @@ void iod_lock_guard(struct iod_conn *cn, const struct clf_proto_header *h,
 	case CLF_PROTO_OP_SUB_READV:
 	case CLF_PROTO_OP_SUB_SIZES:
 		if (len < 8)
-			return;	/* malformed: the handler refuses it */
+			return 0;	/* malformed: the handler refuses it */
 		file = get_u64(body);
 		break;
 	case CLF_PROTO_OP_VIEW_WRITE:
@@ -153,19 +157,20 @@ void iod_lock_guard(struct iod_conn *cn, const struct clf_proto_header *h,
 		/* fall through */
 	case CLF_PROTO_OP_VIEW_READ:
 		if (len < 4)
-			return;
+			return 0;
 		handle = body[0] | body[1] << 8 | body[2] << 16 |
 			 (uint32_t)body[3] << 24;
 		if (iod_view_lookup(cn->srv->views, handle, cn->owner, &v))
-			return;	/* the handler says there is no such view */
+			return 0;	/* the handler says there is no such view */
 		file = v->file;
 		iod_view_put(v);
 		break;
 	default:
-		return;
+		return 0;
 	}
 	iod_lock_revoke_range(&lk->mgr, cn->lock_client, file,
 			      IOD_LOCK_ALL_SUBFILES, write, 0, IOD_LOCK_EOF);
+	return 0;
 }
 
 void iod_lock_conn_closed(struct iod_conn *cn)
@@ -211,8 +216,6 @@ int iod_op_lock_callback(struct iod_conn *cn, struct iod_req *rq,
 
 	if (err)
 		return err;
-	if (cn->lock_callback)
-		return clf_fail(EEXIST, "iod: LOCK_CALLBACK twice on a connection");
 	err = bind_client(cn, m.client, "LOCK_CALLBACK");
 	if (err)
 		return err;

@@ -27,9 +27,11 @@ void iod_locking_free(struct iod_locking *lk);
  * reads or writes a file's bytes under no lock (SUB_*, VIEW_READ/WRITE,
  * SUB_SIZES, TRUNCATE, REMOVE), revoke the other clients' conflicting
  * locks on that file and wait for their release or eviction.  One atomic
- * load when no client holds a lock.
+ * load when no client holds a lock.  Returns 0, or -EPROTO for any
+ * request on a callback connection: REVOKEs are sent on it from other
+ * threads, so a reply there could interleave with one; close it.
  */
-void iod_lock_guard(struct iod_conn *cn, const struct clf_proto_header *h,
+int iod_lock_guard(struct iod_conn *cn, const struct clf_proto_header *h,
 		    const uint8_t *body, size_t len);
 
 /* The connection closes: a callback connection's client is evicted. */

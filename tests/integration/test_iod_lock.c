@@ -274,7 +274,7 @@ START_TEST(test_lock_requests_are_checked)
 {
 	struct iodh h;
 	struct clf_proto_lock_grant g;
-	struct clf_conn *c, *cb;
+	struct clf_conn *c, *cb, *cb2, *cb3;
 
 	iodh_init(&h, TIMEOUT_MS);
 	iodh_start(&h);
@@ -284,7 +284,15 @@ START_TEST(test_lock_requests_are_checked)
 				      &g), -ENOTCONN);
 	cb = iodh_connect(&h);
 	ck_assert_int_eq(lock_callback(cb, CLIENT_A), 0);
-	ck_assert_int_eq(lock_callback(cb, CLIENT_A), -EEXIST);
+	/* One callback connection per client. */
+	cb2 = iodh_connect(&h);
+	ck_assert_int_eq(lock_callback(cb2, CLIENT_A), -EEXIST);
+	clf_conn_close(cb2);
+	/* A callback connection carries nothing else: the iod closes it. */
+	cb3 = iodh_connect(&h);
+	ck_assert_int_eq(lock_callback(cb3, CLIENT_B), 0);
+	ck_assert_int_ne(cl_ping(cb3), 0);
+	clf_conn_close(cb3);
 	/* One connection speaks for one client. */
 	ck_assert_int_eq(lock_enqueue(c, CLIENT_A, CLF_PROTO_LOCK_PR, 0, 1,
 				      &g), 0);
