@@ -22,11 +22,6 @@
 
 #define WHAT_MAX 640
 
-bool mds_ino_local(const struct mds_store *s, uint64_t ino)
-{
-	return CLF_PROTO_INO_METAD(ino) == s->index;
-}
-
 /* The super database's record of the spread: u32 index, u32 count. */
 static int put_spread(struct mds_store *s, MDB_txn *txn, uint32_t index,
 		      uint32_t count)

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clf_proto.h"
 #include "durable.h"
 #include "error.h"
 #include "mds_store_i.h"
@@ -117,6 +118,13 @@ static int inode_get(struct mds_store *s, MDB_txn *txn, uint64_t ino,
 	out->layout_len = val.mv_size;
 	out->layout_stored = true;
 	return 0;
+}
+
+/* Here, beside the inode lookups, so that every file of the namespace
+ * and of the spread over metads can ask without calling each other. */
+bool mds_ino_local(const struct mds_store *s, uint64_t ino)
+{
+	return CLF_PROTO_INO_METAD(ino) == s->index;
 }
 
 int mds_inode_get(struct mds_store *s, MDB_txn *txn, uint64_t ino,

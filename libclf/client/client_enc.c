@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * client_enc.c -- the metad request encoders with one signature, for
- * clf_encode(), and the one-call helpers every namespace call uses.
+ * clf_encode() and clf_meta_call() (client_route.c).
  */
 #include <stdlib.h>
 
@@ -62,30 +62,4 @@ int clf_enc_empty(struct wire_writer *w, const void *m)
 	(void)w;
 	(void)m;
 	return 0;
-}
-
-int clf_meta_call(uint16_t op, clf_encode_fn enc, const void *msg,
-		  void **reply, uint32_t *rlen)
-{
-	struct clf_client *cl;
-	struct iovec iov;
-	void *buf;
-	size_t len;
-	int err;
-
-	err = clf_client_get(&cl);
-	if (err)
-		return err;
-	if (cl->cfg->nmetads > 1)
-		return clf_meta_route(cl, op, enc, msg, reply, rlen);
-	err = clf_encode(enc, msg, &buf, &len);
-	if (err)
-		return err;
-	iov = (struct iovec){ buf, len };
-	if (clf_op_has_reqid(op))
-		err = clf_peer_call_retry(&cl->metad, op, &iov, 1, reply, rlen);
-	else
-		err = clf_peer_call(&cl->metad, op, &iov, 1, reply, rlen);
-	free(buf);
-	return err;
 }

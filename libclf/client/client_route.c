@@ -15,6 +15,38 @@
 #include "client_i.h"
 #include "error.h"
 
+/*
+ * One metad request: with one metad straight to it, else to the metad
+ * that clf_meta_route picks.  Lives here, not among the encoders, so
+ * that the routing may use them without the two files calling each
+ * other.
+ */
+int clf_meta_call(uint16_t op, clf_encode_fn enc, const void *msg,
+		  void **reply, uint32_t *rlen)
+{
+	struct clf_client *cl;
+	struct iovec iov;
+	void *buf;
+	size_t len;
+	int err;
+
+	err = clf_client_get(&cl);
+	if (err)
+		return err;
+	if (cl->cfg->nmetads > 1)
+		return clf_meta_route(cl, op, enc, msg, reply, rlen);
+	err = clf_encode(enc, msg, &buf, &len);
+	if (err)
+		return err;
+	iov = (struct iovec){ buf, len };
+	if (clf_op_has_reqid(op))
+		err = clf_peer_call_retry(&cl->metad, op, &iov, 1, reply, rlen);
+	else
+		err = clf_peer_call(&cl->metad, op, &iov, 1, reply, rlen);
+	free(buf);
+	return err;
+}
+
 struct clf_peer *clf_client_metad(struct clf_client *cl, uint32_t index)
 {
 	if (index == 0 || index >= cl->cfg->nmetads)
