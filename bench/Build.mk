@@ -86,10 +86,12 @@ $(O)/bench/auth_bench.o: ALL_CFLAGS += $(LIBCLF_INCLUDES)
 $(O)/bench/auth_bench: $(O)/bench/auth_bench.o $(O)/libclf.a
 	$(CC) -o $@ $^ $(LIBCLF_EXTRA_LIBS) $(ALL_LDFLAGS)
 
-# mdtest-style create / stat / open / remove, native API against a local
-# directory in the same run (bench/md_scale.sh runs it at 1..P processes).
+# mdtest-style create / stat / ls -l / open / remove, native API (and the
+# low-level listing, clf_ll.h) against a local directory in the same run
+# (bench/md_scale.sh runs it at 1..P processes).
 BENCHES += $(O)/bench/md_bench
 
+$(O)/bench/md_bench.o: ALL_CFLAGS += $(LIBCLF_INCLUDES)
 $(O)/bench/md_bench: $(O)/bench/md_bench.o $(O)/libclf.a
 	$(CC) -o $@ $^ $(LIBCLF_EXTRA_LIBS) $(ALL_LDFLAGS)
 

@@ -4,10 +4,14 @@
  * with a local directory (ext4 on a usual machine) as the baseline in the
  * same run.
  *
- * P client processes each take N files through four phases, every process
+ * P client processes each take N files through five phases, every process
  * starting each phase together (mdtest's -F, files only):
  *   create  CLF_open(O_CREAT | O_EXCL | O_WRONLY) and CLF_close
  *   stat    CLF_stat
+ *   lsl     the process's directory listed with the attributes of every
+ *           entry, as `ls -l` does (clf: clf_ll_readdirplus pages with
+ *           sizes; local: readdir and a stat per entry); its rate counts
+ *           entries (in the shared arrangement each process lists them all)
  *   open    CLF_open(O_RDONLY) and CLF_close
  *   remove  CLF_unlink
  * in two arrangements: every process in one shared directory (mdtest's
@@ -36,12 +40,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clf.h"
+#include <dirent.h>
 
-enum { PH_CREATE, PH_STAT, PH_OPEN, PH_REMOVE, PH_COUNT };
+#include "clf.h"
+#include "clf_ll.h"
+
+enum { PH_CREATE, PH_STAT, PH_LIST, PH_OPEN, PH_REMOVE, PH_COUNT };
 
 static const char *const phase_name[PH_COUNT] = {
-	"create", "stat", "open", "remove",
+	"create", "stat", "lsl", "open", "remove",
 };
 
 struct target {
@@ -97,10 +104,57 @@ static int op_local(int ph, const char *path)
 	}
 }
 
+/* List dir with every entry's attributes; -1 on a failure, else 0. */
+static int list_clf(const char *dir)
+{
+	struct clf_ll_dirents_plus d;
+	uint64_t cookie = 0;
+	struct stat st;
+	bool eof = false;
+
+	if (CLF_stat(dir, &st))
+		return -1;
+	while (!eof) {
+		if (clf_ll_readdirplus(st.st_ino, cookie, CLF_PROTO_READDIR_MAX,
+				       CLF_LL_PLUS_SIZE, &d))
+			return -1;
+		if (d.count)
+			cookie = d.ents[d.count - 1].cookie;
+		eof = d.eof || !d.count;
+		clf_ll_dirents_plus_release(&d);
+	}
+	return 0;
+}
+
+static int list_local(const char *dir)
+{
+	char path[1024 + 256];
+	struct dirent *e;
+	struct stat st;
+	DIR *d = opendir(dir);
+	int err = d ? 0 : -1;
+
+	while (!err && d && (e = readdir(d))) {
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		err = lstat(path, &st);
+	}
+	if (d)
+		closedir(d);
+	return err;
+}
+
 static int run_phase(const struct target *t, int ph, const char *dir, int id,
 		     int n)
 {
 	char path[1024];
+
+	if (ph == PH_LIST) {
+		if ((t->clf ? list_clf(dir) : list_local(dir)) == 0)
+			return 0;
+		fprintf(stderr, "md_bench: %s lsl '%s': %s\n", t->name, dir,
+			t->clf ? CLF_Last_error() : strerror(errno));
+		return 1;
+	}
 
 	for (int i = 0; i < n; i++) {
 		snprintf(path, sizeof(path), "%s/p%d.f%d", dir, id, i);
@@ -227,7 +281,10 @@ static int run(const struct target *t, const char *cfg, bool unique,
 		for (int i = 0; i < procs && !bad; i++)
 			if (read(done[0], &c, 1) != 1 || c)
 				bad = 1;
-		rate[ph] = bad ? 0 : n * procs / (now_s() - t0);
+		/* lsl: each process lists its directory, all of it. */
+		rate[ph] = bad ? 0 : (double)n * procs *
+			   (ph == PH_LIST && !unique ? procs : 1) /
+			   (now_s() - t0);
 	}
 	for (int i = 0; i < procs; i++)
 		close(go[i][1]);

@@ -364,8 +364,9 @@ int CLF_Mapping_is_contiguous(const CLF_Mapping *m);
  * timeout (a daemon that hangs rather than restarts) is not waited for
  * beyond timeout_ms.  Only requests that are safe to send twice are sent
  * again after their connection broke with no reply:
- *   - reads (SUB_READ, VIEW_READ, SUB_SIZES, LOOKUP, GETATTR, READDIR,
- *     STATFS, GET_LAYOUT, READLINK): they change nothing;
+ *   - reads (SUB_READ, VIEW_READ, SUB_SIZES, SUB_SIZES_MANY, LOOKUP,
+ *     GETATTR, READDIR, READDIRPLUS, STATFS, GET_LAYOUT, READLINK): they
+ *     change nothing;
  *   - writes of data (SUB_WRITE, VIEW_WRITE): they put the same bytes at
  *     the same offsets, so a repeat leaves what one write leaves, even
  *     when part of the first was done (a write is not ordered against

@@ -58,6 +58,13 @@
  *        says an entry's inode lives on another metad.
  *   1.13 LOCK_CALLBACK, LOCK_ENQUEUE, LOCK_RELEASE and the iod's REVOKE:
  *        extent locks for clients that cache (see "Extent locks").
+ *   1.14 READDIRPLUS: directory entries with their attributes (and, when
+ *        asked, the layouts of regular files), so that `ls -l` costs one
+ *        round trip per page, not one per entry.
+ *   1.15 SUB_SIZES_MANY: the lengths of subfiles of many files in one
+ *        request, to derive the sizes of a READDIRPLUS page at once.
+ *   1.16 REMOVE_MANY: metad removes the subfiles of many removed files
+ *        from an iod in one request (its durable removal queue).
  *
  * Version negotiation
  * -------------------
@@ -111,7 +118,7 @@
 
 #define CLF_PROTO_MAGIC 0x31464c43u /* "CLF1" as bytes on the wire */
 #define CLF_PROTO_VERSION_MAJOR 1
-#define CLF_PROTO_VERSION_MINOR 13
+#define CLF_PROTO_VERSION_MINOR 16
 
 /*
  * Message header, 32 bytes, every field little-endian:
@@ -152,6 +159,11 @@ _Static_assert(4 + 2 + 2 + 2 + 2 + 8 + 4 + 4 + 4 == CLF_PROTO_HEADER_SIZE,
 					   of 253, brackets, ':', 5 digits) */
 #define CLF_PROTO_ERRMSG_MAX 1024	/* bytes in an error reply's message */
 #define CLF_PROTO_READDIR_MAX 1024	/* entries in one READDIR reply */
+/* Bytes of the entries of one READDIRPLUS reply: metad ends a page
+ * before the entry that would pass it (never before the first). */
+#define CLF_PROTO_READDIRPLUS_BYTES (1u << 20)
+/* (file, subfile) pairs in one SUB_SIZES_MANY, files in one REMOVE_MANY */
+#define CLF_PROTO_SUB_BATCH_MAX 1024
 #define CLF_PROTO_MAX_SUBFILES 1024	/* subfiles of one file */
 #define CLF_PROTO_MAX_IODS 1024		/* iod indexes: 0..MAX_IODS-1 */
 #define CLF_PROTO_STRIPE_MAX (1u << 30) /* round-robin stripe size, bytes */
@@ -286,6 +298,14 @@ enum clf_proto_op {
 	/* metad to metad, connections that hold the secret only:
 	 * peer req -> peer rep */
 	CLF_PROTO_OP_MD_PEER = 280,
+	/* Since 1.14: u64 dir, u64 cookie, u32 max, u32 flags
+	 * (CLF_PROTO_READDIRPLUS_*) -> u32 count, u8 eof, count x dirent
+	 * plus: READDIR's entries with metad's attr of each, and with the
+	 * LAYOUT flag the layout (explicit) of each regular file that has
+	 * one; at most CLF_PROTO_READDIRPLUS_BYTES of entries (past the
+	 * first).  The size in an attr is metad's: a client derives the
+	 * size of a regular file from its subfiles ("Size"). */
+	CLF_PROTO_OP_READDIRPLUS = 281,
 
 	/* iod.  Subfiles are named by (file id = inode, subfile index). */
 	/* u64 file, u32 subfile, i64 offset, u32 length -> bytes32 data
@@ -344,6 +364,15 @@ enum clf_proto_op {
 	/* iod to client, on its callback connection, no reply:
 	 * u64 id, u64 file, u32 subfile, i64 lo, i64 hi */
 	CLF_PROTO_OP_REVOKE = 533,
+	/* Since 1.15: u32 n (1..CLF_PROTO_SUB_BATCH_MAX), n x u64 file,
+	 * n x u32 subfile -> u32 n, n x i64 length: SUB_SIZES of subfiles
+	 * of several files (a READDIRPLUS page) in one request. */
+	CLF_PROTO_OP_SUB_SIZES_MANY = 527,
+	/* Since 1.16: u32 n (1..CLF_PROTO_SUB_BATCH_MAX), n x u64 file
+	 * -> u32 n, n x u32 status: REMOVE of every subfile of each file;
+	 * status 0 (removed, or there was none) or the errno number that
+	 * stopped that one.  For connections that hold the secret. */
+	CLF_PROTO_OP_REMOVE_MANY = 528,
 };
 
 /* ------------------------------------------------------------------ */
@@ -371,6 +400,12 @@ enum clf_proto_op {
  * dirent:
  *   u64 ino, u64 cookie (resume READDIR after this entry), u32 mode,
  *   str16 name
+ *
+ * dirent plus (READDIRPLUS):
+ *   u64 cookie, str16 name, u64 ino, u32 mode, u8 has_attr, [attr,
+ *   u8 has_layout, [layout (explicit), a regular file's, when
+ *   has_layout], when has_attr: without, the inode lives on another
+ *   metad, which the client asks]
  *
  * statfs:
  *   u64 bytes_total, u64 bytes_free, u64 bytes_avail, u64 files,
@@ -457,6 +492,9 @@ enum clf_proto_layout_kind {
 #define CLF_PROTO_CREATE_EXCL 0x1u	/* CREATE: fail with -EEXIST */
 #define CLF_PROTO_CREATE_FLAGS 0x7u
 #define CLF_PROTO_RENAME_NOREPLACE 0x1u /* RENAME: fail with -EEXIST */
+/* READDIRPLUS: also the layouts of regular files. */
+#define CLF_PROTO_READDIRPLUS_LAYOUT 0x1u
+#define CLF_PROTO_READDIRPLUS_FLAGS 0x1u
 #define CLF_PROTO_RENAME_FLAGS 0x1u
 
 /* SETATTR mask; *_NOW set the time to the server's clock. */
@@ -666,7 +704,7 @@ enum clf_proto_layout_kind {
  *   -EACCES, or -EKEYEXPIRED when the capability has expired (the client
  *   asks metad again and hands the new one over).  REMOVE and SUB_LIST
  *   are for connections that hold the secret (metad's collection, clf
- *   fsck).  SUB_SIZES,
+ *   fsck), and so is REMOVE_MANY; SUB_SIZES_MANY is as SUB_SIZES.  SUB_SIZES,
  *   SYNC, IOD_STATFS, STATUS and PING need none: sizes are what stat
  *   shows anyone, and the others touch no file's bytes.  A connection
  *   that holds the secret needs no capability: the secret is what signs

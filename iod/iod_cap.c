@@ -133,8 +133,10 @@ int iod_cap_check(struct iod_conn *cn, const struct clf_proto_header *h,
 			return 0;
 		break;
 	case CLF_PROTO_OP_REMOVE:
+	case CLF_PROTO_OP_REMOVE_MANY:
 		return clf_fail(EACCES,
-				"iod: REMOVE is metad's (when a file's last name goes)");
+				"iod: %s is metad's (when a file's last name goes)",
+				op);
 	case CLF_PROTO_OP_SUB_LIST:
 		return clf_fail(EACCES,
 				"iod: SUB_LIST is the administrator's (clf fsck, with the secret)");

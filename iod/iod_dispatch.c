@@ -90,6 +90,10 @@ static const struct iod_op {
 	{ CLF_PROTO_OP_LOCK_ENQUEUE, 8 + 8 + 4 + 4 + 8 + 8, 0,
 	  iod_op_lock_enqueue },
 	{ CLF_PROTO_OP_LOCK_RELEASE, 8 + 8, 0, iod_op_lock_release },
+	{ CLF_PROTO_OP_SUB_SIZES_MANY, 4 + 12 * CLF_PROTO_SUB_BATCH_MAX, 0,
+	  iod_op_sub_sizes_many },
+	{ CLF_PROTO_OP_REMOVE_MANY, 4 + 8 * CLF_PROTO_SUB_BATCH_MAX, 0,
+	  iod_op_remove_many },
 };
 
 _Static_assert(VIEW_REGISTER_MAX <= CLF_PROTO_PAYLOAD_MAX &&

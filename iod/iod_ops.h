@@ -59,6 +59,12 @@ int iod_op_cap(struct iod_conn *cn, struct iod_req *rq, struct iod_reply *rep);
 int iod_op_sub_list(struct iod_conn *cn, struct iod_req *rq,
 		    struct iod_reply *rep);
 
+/* iod_ops_many.c */
+int iod_op_sub_sizes_many(struct iod_conn *cn, struct iod_req *rq,
+			  struct iod_reply *rep);
+int iod_op_remove_many(struct iod_conn *cn, struct iod_req *rq,
+		       struct iod_reply *rep);
+
 /* iod_ops_io.c */
 int iod_op_sub_read(struct iod_conn *cn, struct iod_req *rq,
 		    struct iod_reply *rep);

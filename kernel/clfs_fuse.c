@@ -467,6 +467,50 @@ static void ll_readdir(fuse_req_t req, fuse_ino_t ino, size_t size,
 	free(d.buf);
 }
 
+static int fill_plus(void *arg, const char *name, const struct stat *st,
+		     bool counted, uint64_t next_off)
+{
+	struct dirbuf *d = arg;
+	struct fuse_entry_param e;
+	size_t n;
+
+	memset(&e, 0, sizeof(e));
+	e.attr = *st;
+	/* "." and "..": no inode for the kernel to count or cache. */
+	if (counted) {
+		e.ino = st->st_ino;
+		e.attr_timeout = cfs(d->req)->timeout;
+		e.entry_timeout = cfs(d->req)->timeout;
+	}
+	n = fuse_add_direntry_plus(d->req, d->buf + d->used, d->size - d->used,
+				   name, &e, (off_t)next_off);
+	if (n > d->size - d->used)
+		return 1;
+	d->used += n;
+	return 0;
+}
+
+static void ll_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size,
+			   off_t off, struct fuse_file_info *fi)
+{
+	struct dirbuf d = { req, malloc(size ? size : 1), size, 0 };
+	int err;
+
+	(void)fi;
+	if (!d.buf) {
+		reply_err(req, "readdirplus", ino, -ENOMEM);
+		return;
+	}
+	err = clfs_readdirplus(cfs(req)->fs, ino, (uint64_t)off, size,
+			       fill_plus, &d);
+	/* What fits is an answer even if the rest failed. */
+	if (err && !d.used)
+		reply_err(req, "readdirplus", ino, err);
+	else
+		fuse_reply_buf(req, d.buf, d.used);
+	free(d.buf);
+}
+
 static void ll_statfs(fuse_req_t req, fuse_ino_t ino)
 {
 	struct statvfs sv;
@@ -561,6 +605,7 @@ const struct fuse_lowlevel_ops clfs_fuse_ops = {
 	.setlk = ll_setlk,
 	.flock = ll_flock,
 	.readdir = ll_readdir,
+	.readdirplus = ll_readdirplus,
 	.statfs = ll_statfs,
 	.setxattr = ll_setxattr,
 	.getxattr = ll_getxattr,

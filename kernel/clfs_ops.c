@@ -342,6 +342,66 @@ int clfs_readdir(struct clfs *fs, uint64_t ino, uint64_t off,
 	return err;
 }
 
+/* Bytes of one FUSE readdirplus entry before its name (struct
+ * fuse_direntplus), to ask metad for about as many as the reply holds. */
+#define CLFS_DIRENTPLUS_BYTES 160
+
+int clfs_readdirplus(struct clfs *fs, uint64_t ino, uint64_t off,
+		     size_t room, clfs_fill_plus_fn fill, void *arg)
+{
+	struct clfs_inode *ip = clfs_ifind(&fs->itab, ino);
+	uint64_t parent = CLF_PROTO_ROOT_INO, cookie;
+	struct stat st = { .st_mode = S_IFDIR };
+	size_t want = room / CLFS_DIRENTPLUS_BYTES + 1;
+	bool eof = false;
+	int err = 0;
+
+	if (ip) {
+		pthread_mutex_lock(&ip->lock);
+		if (ip->parent)
+			parent = ip->parent;
+		pthread_mutex_unlock(&ip->lock);
+		clfs_iput(&fs->itab, ip);
+	}
+	st.st_ino = ino;
+	if (off == 0 && fill(arg, ".", &st, false, 1))
+		return 0;
+	st.st_ino = parent;
+	if (off <= 1 && fill(arg, "..", &st, false, 2))
+		return 0;
+	if (want > CLF_PROTO_READDIR_MAX)
+		want = CLF_PROTO_READDIR_MAX;
+	cookie = off <= 2 ? 0 : off - 2;
+	while (!eof && !err) {
+		struct clf_ll_dirents_plus d;
+
+		/* Sizes as a lookup gives them: what the subfiles hold. */
+		err = clf_ll_readdirplus(ino, cookie, (uint32_t)want,
+					 CLF_LL_PLUS_SIZE, &d);
+		if (err)
+			break;
+		eof = d.eof || !d.count;
+		for (uint32_t i = 0; i < d.count && !err; i++) {
+			const struct clf_ll_direntplus *e = &d.ents[i];
+
+			cookie = e->cookie;
+			if (clfs_reserved_name(e->name))
+				continue;
+			/* The kernel counts the entry as a lookup. */
+			err = clfs_entry(fs, ino, &e->attr, &st, NULL);
+			if (err)
+				break;
+			if (fill(arg, e->name, &st, true, e->cookie + 2)) {
+				clfs_forget(fs, e->attr.ino, 1);
+				eof = true;
+				break;
+			}
+		}
+		clf_ll_dirents_plus_release(&d);
+	}
+	return err;
+}
+
 int clfs_statfs(struct clfs *fs, struct statvfs *sv)
 {
 	struct clf_proto_statfs s;

@@ -126,6 +126,21 @@ typedef int (*clfs_fill_fn)(void *arg, const char *name, uint64_t ino,
 int clfs_readdir(struct clfs *fs, uint64_t ino, uint64_t off,
 		 clfs_fill_fn fill, void *arg);
 
+/*
+ * The same with the attributes of each entry, as a lookup gives them
+ * (READDIRPLUS: one round trip to metad per page and one to each iod
+ * for the sizes, not a lookup per entry); room: the bytes of the reply,
+ * to ask metad for about as many entries.  fill gets st (for "." and
+ * "..", only st_ino and st_mode; counted says whether the entry counts
+ * as a lookup of its inode, which this call took: it gives it back when
+ * fill has no room).
+ */
+typedef int (*clfs_fill_plus_fn)(void *arg, const char *name,
+				 const struct stat *st, bool counted,
+				 uint64_t next_off);
+int clfs_readdirplus(struct clfs *fs, uint64_t ino, uint64_t off,
+		     size_t room, clfs_fill_plus_fn fill, void *arg);
+
 int clfs_statfs(struct clfs *fs, struct statvfs *sv);
 
 /*

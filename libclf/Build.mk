@@ -81,7 +81,8 @@ LIBCLF_CLIENT_SRCS := libclf/client/client_instance.c \
 	libclf/client/view_cache.c libclf/client/client_init.c
 # The namespace by inode, for the mount client (clf_ll.h).
 LIBCLF_CLIENT_SRCS += libclf/client/client_ns.c libclf/client/client_link.c \
-	libclf/client/client_route.c
+	libclf/client/client_route.c \
+	libclf/client/client_dirplus.c
 # Byte-range locks kept by metad: by inode, and as POSIX struct flock.
 LIBCLF_CLIENT_SRCS += libclf/client/lock.c libclf/client/lock_posix.c
 # CLF_Layout_* / CLF_Type_* text calls on open files.

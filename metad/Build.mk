@@ -28,7 +28,7 @@ $(O)/metad/libmds_store.a: $(MDS_STORE_OBJS)
 # The daemon: the network program around the store.
 METAD_SRCS := metad/metad.c metad/mds_server.c metad/mds_dispatch.c \
 	metad/mds_ops.c \
-	metad/mds_ops_ns.c metad/mds_ops_attr.c metad/mds_ops_link.c metad/mds_ops_cap.c \
+	metad/mds_ops_ns.c metad/mds_ops_attr.c metad/mds_ops_link.c metad/mds_ops_cap.c metad/mds_ops_dirplus.c \
 	metad/mds_wire.c metad/mds_perm.c metad/mds_ops_perm.c \
 	metad/mds_data.c metad/mds_iods.c metad/mds_log.c metad/mds_fault.c \
 	metad/mds_gc.c metad/mds_replay.c

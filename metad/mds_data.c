@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "error.h"
 #include "mds.h"
@@ -89,6 +90,61 @@ int mds_data_remove_on(struct mds_iods *io, uint32_t iod, uint64_t ino)
 		err = call_empty(io, iod, CLF_PROTO_OP_REMOVE, &w);
 	/* The iod removes what it has: none is no error, but say so. */
 	return err == -ENOENT ? 0 : err;
+}
+
+/* An iod older than 1.16: one REMOVE per file. */
+static void remove_each(struct mds_iods *io, uint32_t iod,
+			const uint64_t *inos, uint32_t n, uint32_t *status)
+{
+	for (uint32_t i = 0; i < n; i++)
+		status[i] = (uint32_t)-mds_data_remove_on(io, iod, inos[i]);
+}
+
+int mds_data_remove_many(struct mds_iods *io, uint32_t iod,
+			 const uint64_t *inos, uint32_t n, uint32_t *status)
+{
+	struct clf_proto_remove_many_req *req = malloc(sizeof(*req));
+	struct clf_proto_remove_many_rep *rep = malloc(sizeof(*rep));
+	struct wire_writer w = { NULL, 0, 0 };
+	struct wire_reader r;
+	uint32_t len;
+	void *reply;
+	int err = req && rep ? 0 : clf_fail(ENOMEM, "metad: out of memory");
+
+	if (!err && (n == 0 || n > CLF_PROTO_SUB_BATCH_MAX))
+		err = clf_fail(EINVAL, "metad: REMOVE_MANY of %u files", n);
+	if (!err) {
+		req->n = n;
+		memcpy(req->file, inos, n * sizeof(*inos));
+		w.cap = 4 + 8 * (size_t)n;
+		w.buf = malloc(w.cap);
+		err = w.buf ? clf_proto_remove_many_req_encode(&w, req) :
+			      clf_fail(ENOMEM, "metad: out of memory");
+	}
+	if (!err)
+		err = mds_iods_call(io, iod, CLF_PROTO_OP_REMOVE_MANY, w.buf,
+				    w.pos, &reply, &len);
+	if (err == -ENOSYS) {
+		remove_each(io, iod, inos, n, status);
+		err = 0;
+		goto free_req;
+	}
+	if (!err) {
+		r = (struct wire_reader){ reply, len, 0, false };
+		err = clf_proto_remove_many_rep_decode(&r, rep);
+		free(reply);
+	}
+	if (!err && rep->n != n)
+		err = clf_fail(EPROTO,
+			       "iod %u (%s) answered %u removals for %u",
+			       iod, mds_iods_addr(io, iod), rep->n, n);
+	if (!err)
+		memcpy(status, rep->status, n * sizeof(*status));
+free_req:
+	free(w.buf);
+	free(req);
+	free(rep);
+	return err;
 }
 
 static void remove_on(struct mds_iods *io, uint32_t iod, uint64_t ino)

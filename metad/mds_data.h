@@ -44,6 +44,15 @@ void mds_data_remove(struct mds_iods *io, uint64_t ino,
 int mds_data_remove_on(struct mds_iods *io, uint32_t iod, uint64_t ino);
 
 /*
+ * The same for the n files inos[] (1..CLF_PROTO_SUB_BATCH_MAX) in one
+ * REMOVE_MANY (one REMOVE each on an iod older than 1.16).  Returns 0
+ * with status[i] 0 where the iod confirmed file i, else its errno number;
+ * or the error of the whole exchange as mds_data_remove_on.
+ */
+int mds_data_remove_many(struct mds_iods *io, uint32_t iod,
+			 const uint64_t *inos, uint32_t n, uint32_t *status);
+
+/*
  * Set each subfile of ino, and the bytes before the displacement, to its
  * length in a file of size bytes.  Returns 0, or the first failure with
  * the message "metad: cannot truncate 'ino N' on iod I (host:port): why"

@@ -70,6 +70,8 @@ static mds_op_fn *handler_of(uint16_t op)
 		return mds_op_resolve;
 	case CLF_PROTO_OP_MD_PEER:
 		return mds_op_peer;
+	case CLF_PROTO_OP_READDIRPLUS:
+		return mds_op_readdirplus;
 	default:
 		return NULL;
 	}

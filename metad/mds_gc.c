@@ -15,7 +15,7 @@
 #include "mds_data.h"
 #include "mds_gc.h"
 
-#define GC_BATCH 256
+#define GC_BATCH 1024
 #define GC_FLUSH_MS 1000	/* most a confirmed removal stays queued */
 /* Removals handed over by requests and not yet tried, at most: past it
  * they are left to a pass over the durable queue, which holds them too. */
@@ -212,41 +212,116 @@ void mds_gc_removed(struct mds_gc *gc, uint64_t ino,
 	pthread_mutex_unlock(&gc->lock);
 }
 
+static int cmp_iod(const void *a, const void *b)
+{
+	const struct mds_gc_entry *x = a, *y = b;
+
+	if (x->iod != y->iod)
+		return x->iod < y->iod ? -1 : 1;
+	return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+/*
+ * Removals e[0..n) of one iod (iod < gc->n), at most
+ * CLF_PROTO_SUB_BATCH_MAX, in one REMOVE_MANY: those confirmed are
+ * appended to ok (*nok); returns how many were not done.
+ */
+static uint32_t remove_run(struct mds_gc *gc, const struct mds_gc_entry *e,
+			   uint32_t n, struct mds_gc_entry *ok, uint32_t *nok)
+{
+	uint64_t inos[CLF_PROTO_SUB_BATCH_MAX];
+	uint32_t status[CLF_PROTO_SUB_BATCH_MAX], left = 0;
+	int err, first = 0;
+
+	if (n == 0 || n > CLF_PROTO_SUB_BATCH_MAX)
+		return n;
+	for (uint32_t i = 0; i < n; i++)
+		inos[i] = e[i].ino;
+	err = mds_data_remove_many(gc->io, e[0].iod, inos, n, status);
+	if (err) {
+		note(gc, e[0].iod, err);
+		return n;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		if (status[i]) {
+			if (!first)
+				first = -(int)status[i];
+			left++;
+			continue;
+		}
+		ok[(*nok)++] = e[i];
+	}
+	if (first)
+		clf_fail(-first, "iod %u could not remove the subfiles of %u of %u removed files: %s",
+			 e[0].iod, left, n, strerror(-first));
+	note(gc, e[0].iod, first);
+	return left;
+}
+
+/*
+ * Try the removals e[0..n) (sorted here by iod), one REMOVE_MANY per
+ * iod and CLF_PROTO_SUB_BATCH_MAX files: the confirmed go to ok (room
+ * for n), *nok of them.  Returns how many were not done; *unknown counts
+ * those on iods the configuration lacks, *next is lowered to the time
+ * an iod not ready is due.
+ */
+static uint64_t remove_batch(struct mds_gc *gc, struct mds_gc_entry *e,
+			     uint32_t n, struct mds_gc_entry *ok,
+			     uint32_t *nok, uint64_t *unknown, int64_t *next)
+{
+	uint64_t left = 0;
+	uint32_t i = 0;
+
+	qsort(e, n, sizeof(*e), cmp_iod);
+	while (i < n) {
+		uint32_t iod = e[i].iod, k = i;
+		bool stop;
+
+		while (k < n && e[k].iod == iod &&
+		       k - i < CLF_PROTO_SUB_BATCH_MAX)
+			k++;
+		pthread_mutex_lock(&gc->lock);
+		stop = gc->stop;
+		pthread_mutex_unlock(&gc->lock);
+		if (stop)
+			return left + (n - i);
+		if (iod >= gc->n)
+			*unknown += k - i;
+		else if (!iod_ready(gc, iod, clf_now_ms(), next))
+			left += k - i;
+		else {
+			uint32_t l = remove_run(gc, e + i, k - i, ok, nok);
+
+			if (l) {
+				iod_ready(gc, iod, clf_now_ms(), next);
+				left += l;
+			}
+		}
+		i = k;
+	}
+	return left;
+}
+
 /*
  * Try the removals requests handed over (todo, n, caller frees): those
  * confirmed leave the queue with the next flush; the others stay queued
  * for a pass.  *next: lowered to the time an iod not ready is due.
  */
-static void try_todo(struct mds_gc *gc, const struct mds_gc_entry *todo,
+static void try_todo(struct mds_gc *gc, struct mds_gc_entry *todo,
 		     uint32_t n, int64_t *next)
 {
-	struct mds_gc_entry ok[GC_BATCH];
+	struct mds_gc_entry *ok = malloc((n ? n : 1) * sizeof(*ok));
+	uint64_t unknown = 0;
 	uint32_t nok = 0;
 
-	for (uint32_t i = 0; i < n; i++) {
-		const struct mds_gc_entry *e = &todo[i];
-		int err;
-
-		if (e->iod >= gc->n) {
-			mds_log("subfiles of removed 'ino %llu' are on iod %u, which the configuration lacks: their removal stays queued",
-				(unsigned long long)e->ino, e->iod);
-			continue;
-		}
-		if (!iod_ready(gc, e->iod, clf_now_ms(), next))
-			continue;
-		err = mds_data_remove_on(gc->io, e->iod, e->ino);
-		note(gc, e->iod, err);
-		if (err) {
-			iod_ready(gc, e->iod, clf_now_ms(), next);
-			continue;
-		}
-		ok[nok++] = *e;
-		if (nok == GC_BATCH) {
-			defer_done(gc, ok, nok);
-			nok = 0;
-		}
-	}
+	if (!ok)
+		return;		/* still queued: the next pass does them */
+	remove_batch(gc, todo, n, ok, &nok, &unknown, next);
+	if (unknown)
+		mds_log("subfiles of %llu removed files are on iods the configuration lacks: their removal stays queued",
+			(unsigned long long)unknown);
 	defer_done(gc, ok, nok);
+	free(ok);
 }
 
 /*
@@ -256,46 +331,29 @@ static void try_todo(struct mds_gc *gc, const struct mds_gc_entry *todo,
 static int64_t drain(struct mds_gc *gc)
 {
 	struct mds_gc_entry ents[GC_BATCH], ok[GC_BATCH];
-	uint64_t ino = 0, unknown = 0;
+	uint64_t ino = 0, unknown = 0, left = 0;
 	int64_t next = INT64_MAX;
-	uint32_t iod = 0, left = 0;
+	uint32_t iod = 0;
 	int n;
 
 	for (;;) {
 		uint32_t nok = 0;
+		bool stop;
 
 		n = mds_gc_list(gc->st, ino, iod, ents, GC_BATCH);
 		if (n <= 0)
 			break;
-		for (int i = 0; i < n; i++) {
-			int err;
-
-			pthread_mutex_lock(&gc->lock);
-			err = gc->stop;
-			pthread_mutex_unlock(&gc->lock);
-			if (err)
-				break;
-			if (ents[i].iod >= gc->n) {
-				unknown++;
-				continue;
-			}
-			if (!iod_ready(gc, ents[i].iod, clf_now_ms(), &next)) {
-				left++;
-				continue;
-			}
-			err = mds_data_remove_on(gc->io, ents[i].iod,
-						 ents[i].ino);
-			note(gc, ents[i].iod, err);
-			if (err) {
-				iod_ready(gc, ents[i].iod, clf_now_ms(), &next);
-				left++;
-			} else {
-				ok[nok++] = ents[i];
-			}
-		}
-		done(gc, ok, nok);
+		/* Where the next page starts, before the sort. */
 		ino = ents[n - 1].ino;
 		iod = ents[n - 1].iod;
+		left += remove_batch(gc, ents, (uint32_t)n, ok, &nok, &unknown,
+				     &next);
+		done(gc, ok, nok);
+		pthread_mutex_lock(&gc->lock);
+		stop = gc->stop;
+		pthread_mutex_unlock(&gc->lock);
+		if (stop)
+			break;
 	}
 	if (n < 0) {
 		mds_log("%s (retried in %d s)", CLF_Last_error(),

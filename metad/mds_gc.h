@@ -16,8 +16,12 @@
  * MDS_GC_RETRY_MAX_MS and stays
  * there: retries never stop, but a down iod costs one connect attempt per
  * MDS_GC_RETRY_MAX_MS at most.  An entry leaves the queue only when its
- * iod answered the REMOVE with success (which includes "no such
- * subfile"); removals confirmed right after a commit leave it in one
+ * iod answered the removal with success (which includes "no such
+ * subfile").  Removals go to each iod in batches: one REMOVE_MANY (1.16)
+ * names up to CLF_PROTO_SUB_BATCH_MAX files, whatever the thread has
+ * gathered (the unlinks handed over since its last try, or a page of
+ * the queue), so a burst of unlinks costs an iod a few requests, not
+ * one per file.  Removals confirmed right after a commit leave it in one
  * transaction per GC_FLUSH_MS (1 s) or 256 entries, not one commit
  * each (a crash in between only repeats them).  Logged once per change of an iod's state (failing, back),
  * not per try; the queue's length is in the log at start and at each

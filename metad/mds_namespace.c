@@ -701,6 +701,7 @@ static int readdir_entry(struct mds_store *s, MDB_txn *txn,
 				what, ent->name) : err;
 		ent->ino = ino;
 		ent->cookie = mds_get_be64((const uint8_t *)key->mv_data + 8);
+		ent->has_attr = false;
 		return 0;
 	}
 	err = mds_inode_get(s, txn, ino, &in, what);
@@ -712,6 +713,8 @@ static int readdir_entry(struct mds_store *s, MDB_txn *txn,
 	ent->ino = ino;
 	ent->cookie = mds_get_be64((const uint8_t *)key->mv_data + 8);
 	ent->mode = in.attr.mode;
+	ent->attr = in.attr;
+	ent->has_attr = true;
 	return 0;
 }
 

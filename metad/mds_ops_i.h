@@ -33,6 +33,8 @@ mds_op_fn mds_op_symlink, mds_op_readlink, mds_op_link, mds_op_mknod;
 mds_op_fn mds_op_setlk, mds_op_getlk, mds_op_unlock_owner;
 /* O_APPEND ranges (mds_ops_append.c). */
 mds_op_fn mds_op_append;
+/* Entries with attributes (mds_ops_dirplus.c). */
+mds_op_fn mds_op_readdirplus;
 /* Capabilities for the iods (mds_ops_cap.c). */
 mds_op_fn mds_op_cap;
 /* A namespace over several metads (mds_ops_peer.c). */
@@ -145,6 +147,11 @@ int mds_reply_create(struct mds_reply *rep, const struct mds_attr *a,
 		     const struct mds_layout *l);
 int mds_reply_readdir(struct mds_reply *rep, const struct mds_dirent *ents,
 		      uint32_t n, bool eof);
+/* layouts[i]: entry i's layout or NULL (none sent). */
+int mds_reply_readdirplus(struct mds_reply *rep,
+			  const struct mds_dirent *ents,
+			  struct mds_layout *const *layouts, uint32_t n,
+			  bool eof);
 int mds_reply_statfs(struct mds_reply *rep, const struct clf_proto_statfs *m);
 int mds_reply_instance(struct mds_reply *rep,
 		       const struct clf_proto_instance *m);

@@ -139,6 +139,8 @@ struct mds_dirent {
 	uint64_t cookie;	/* mds_readdir resumes after this entry */
 	uint32_t mode;		/* the entry's mode, as in mds_attr */
 	char name[MDS_NAME_MAX + 1]; /* NUL-terminated */
+	bool has_attr;		/* the inode is this metad's: attr holds it */
+	struct mds_attr attr;	/* the entry's inode, read with it */
 };
 
 /*

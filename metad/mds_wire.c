@@ -312,6 +312,45 @@ int mds_reply_readdir(struct mds_reply *rep, const struct mds_dirent *ents,
 	return err;
 }
 
+int mds_reply_readdirplus(struct mds_reply *rep,
+			  const struct mds_dirent *ents,
+			  struct mds_layout *const *layouts, uint32_t n,
+			  bool eof)
+{
+	struct clf_proto_readdirplus_rep p = { .count = n, .eof = eof };
+	struct wire_writer w = { NULL, 0, 0 };
+	int err = 0;
+
+	p.ents = calloc(n ? n : 1, sizeof(*p.ents));
+	if (!p.ents)
+		return clf_fail(ENOMEM,
+				"metad: out of memory for %u directory entries",
+				n);
+	for (uint32_t i = 0; i < n && !err; i++) {
+		struct clf_proto_dirent_plus *e = &p.ents[i];
+
+		e->cookie = ents[i].cookie;
+		e->name = clf_proto_str_of(ents[i].name);
+		e->ino = ents[i].ino;
+		e->mode = ents[i].mode;
+		e->has_attr = ents[i].has_attr;
+		if (e->has_attr)
+			attr_to_proto(&ents[i].attr, &e->attr);
+		e->has_layout = e->has_attr && layouts[i] != NULL;
+		if (layouts[i])
+			err = layout_to_proto(layouts[i], &e->layout);
+	}
+	if (!err)
+		err = reply_buf(clf_proto_readdirplus_rep_encode(&w, &p), rep,
+				&w);
+	if (!err)
+		clf_proto_readdirplus_rep_encode(&w, &p);
+	for (uint32_t i = 0; i < n; i++)
+		free(p.ents[i].layout.subfiles);
+	free(p.ents);
+	return err;
+}
+
 int mds_reply_statfs(struct mds_reply *rep, const struct clf_proto_statfs *m)
 {
 	struct wire_writer w = { NULL, 0, 0 };

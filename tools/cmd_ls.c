@@ -2,7 +2,9 @@
 /*
  * cmd_ls.c -- `clf ls`: the entries of a clf directory (READDIR through
  * clf_ll.h), sorted by name; with -l their mode, size, time and a
- * short form of their layout (a directory's: its default layout).
+ * short form of their layout (a directory's: its default layout).  With
+ * -l the attributes come with the entries (READDIRPLUS: a round trip per
+ * page, not a stat per entry).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -105,6 +107,7 @@ struct ls_entry {
 	uint64_t ino;
 	/* With -l: */
 	struct clf_proto_attr attr;
+	bool has_attr;		/* attr came with the listing */
 	char *layout;		/* owned; NULL: "-" */
 	char *target;		/* owned: a symlink's; NULL for others */
 };
@@ -155,29 +158,36 @@ static int ls_add(struct ls_list *l, const char *name, size_t len,
 	return 0;
 }
 
-/* Every entry of directory ino, but dot names unless all. */
-static int read_dir(uint64_t ino, bool all, struct ls_list *l)
+/* Every entry of directory ino, but dot names unless all; with attrs,
+ * their attributes as stat gives them too. */
+static int read_dir(uint64_t ino, bool all, bool attrs, struct ls_list *l)
 {
-	struct clf_ll_dirents d;
+	struct clf_ll_dirents_plus d;
 	uint64_t cookie = 0;
 	bool eof = false;
 	int err = 0;
 
 	while (!eof && !err) {
-		err = clf_ll_readdir(ino, cookie, CLF_PROTO_READDIR_MAX, &d);
+		/* Sizes as stat gives them: what the subfiles hold counts. */
+		err = clf_ll_readdirplus(ino, cookie, CLF_PROTO_READDIR_MAX,
+					 attrs ? CLF_LL_PLUS_SIZE : 0, &d);
 		if (err)
 			break;
-		for (uint32_t i = 0; i < d.rep.count && !err; i++) {
-			const struct clf_proto_dirent *e = &d.rep.ents[i];
+		for (uint32_t i = 0; i < d.count && !err; i++) {
+			const struct clf_ll_direntplus *e = &d.ents[i];
 
 			cookie = e->cookie;
-			if (!all && e->name.len && e->name.ptr[0] == '.')
+			if (!all && e->name[0] == '.')
 				continue;
-			err = ls_add(l, e->name.ptr, e->name.len, e->ino);
+			err = ls_add(l, e->name, strlen(e->name), e->attr.ino);
+			if (!err && attrs) {
+				l->e[l->n - 1].attr = e->attr;
+				l->e[l->n - 1].has_attr = true;
+			}
 		}
 		/* No entry and no end: do not ask again forever. */
-		eof = d.rep.eof || d.rep.count == 0;
-		clf_ll_dirents_release(&d);
+		eof = d.eof || d.count == 0;
+		clf_ll_dirents_plus_release(&d);
 	}
 	return err;
 }
@@ -199,7 +209,7 @@ static void shorten(char *text, size_t width)
 static int ls_detail(struct ls_entry *e, bool cut)
 {
 	/* Sizes as stat gives them: what the subfiles hold counts. */
-	int err = clf_ll_stat(e->ino, &e->attr);
+	int err = e->has_attr ? 0 : clf_ll_stat(e->ino, &e->attr);
 
 	if (err)
 		return err;
@@ -331,7 +341,7 @@ int cmd_ls(const struct tool_opts *g, int argc, char **argv)
 		goto finalize;
 	}
 	if (S_ISDIR(st.st_mode))
-		err = read_dir(st.st_ino, o.all, &l);
+		err = read_dir(st.st_ino, o.all, o.lng || o.json, &l);
 	else
 		err = ls_add(&l, o.path, strlen(o.path), st.st_ino);
 	if (err) {

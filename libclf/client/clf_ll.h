@@ -138,6 +138,35 @@ int clf_ll_readdir(uint64_t dir, uint64_t cookie, uint32_t max,
 		   struct clf_ll_dirents *out);
 void clf_ll_dirents_release(struct clf_ll_dirents *d);
 
+/*
+ * Entries of dir after cookie (0: from the start) with their attributes,
+ * at most max (1..CLF_PROTO_READDIR_MAX; metad may send fewer, a page
+ * being at most CLF_PROTO_READDIRPLUS_BYTES): one READDIRPLUS round trip
+ * to metad (protocol 1.14) instead of a GETATTR per entry.  With
+ * CLF_LL_PLUS_SIZE the size of each regular file is what clf_ll_stat
+ * gives (derived from its subfiles, with one SUB_SIZES_MANY per iod for
+ * the whole page; an iod out of reach leaves metad's size, as CLF_stat);
+ * without it, metad's size.  Against a metad older than 1.14, READDIR
+ * and one clf_ll_stat (or clf_ll_getattr) per entry.  The next page
+ * starts after the last entry's cookie; eof says there is none.
+ */
+#define CLF_LL_PLUS_SIZE 0x1u
+struct clf_ll_direntplus {
+	uint64_t cookie;
+	const char *name;	/* NUL-terminated; borrows from the page */
+	struct clf_proto_attr attr;
+};
+struct clf_ll_dirents_plus {
+	uint32_t count;
+	bool eof;
+	struct clf_ll_direntplus *ents;	/* count, owned */
+	char *names;			/* owned */
+};
+int clf_ll_readdirplus(uint64_t dir, uint64_t cookie, uint32_t max,
+		       unsigned flags, struct clf_ll_dirents_plus *out);
+/* Free what a page holds; NULL ok. */
+void clf_ll_dirents_plus_release(struct clf_ll_dirents_plus *d);
+
 int clf_ll_statfs(struct clf_proto_statfs *st);
 
 /* The number of iods of the configuration (for placing subfiles). */

@@ -76,6 +76,7 @@ bool clf_op_replayable(uint16_t op)
 	switch (op) {
 	case CLF_PROTO_OP_LOOKUP:
 	case CLF_PROTO_OP_READDIR:
+	case CLF_PROTO_OP_READDIRPLUS:
 	case CLF_PROTO_OP_GETATTR:
 	case CLF_PROTO_OP_STATFS:
 	case CLF_PROTO_OP_INSTANCE:
@@ -83,6 +84,7 @@ bool clf_op_replayable(uint16_t op)
 	case CLF_PROTO_OP_READLINK:
 	case CLF_PROTO_OP_SUB_READ:
 	case CLF_PROTO_OP_SUB_SIZES:
+	case CLF_PROTO_OP_SUB_SIZES_MANY:
 	case CLF_PROTO_OP_IOD_STATFS:
 	case CLF_PROTO_OP_SUB_LIST:
 		return true;	/* reads */

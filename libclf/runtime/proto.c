@@ -88,6 +88,7 @@ const char *clf_proto_op_name(uint16_t op)
 	case CLF_PROTO_OP_INSTANCE: return "INSTANCE";
 	case CLF_PROTO_OP_RESOLVE: return "RESOLVE";
 	case CLF_PROTO_OP_MD_PEER: return "MD_PEER";
+	case CLF_PROTO_OP_READDIRPLUS: return "READDIRPLUS";
 	case CLF_PROTO_OP_CAP: return "CAP";
 	case CLF_PROTO_OP_SUB_READ: return "SUB_READ";
 	case CLF_PROTO_OP_SUB_WRITE: return "SUB_WRITE";
@@ -107,6 +108,8 @@ const char *clf_proto_op_name(uint16_t op)
 	case CLF_PROTO_OP_LOCK_ENQUEUE: return "LOCK_ENQUEUE";
 	case CLF_PROTO_OP_LOCK_RELEASE: return "LOCK_RELEASE";
 	case CLF_PROTO_OP_REVOKE: return "REVOKE";
+	case CLF_PROTO_OP_SUB_SIZES_MANY: return "SUB_SIZES_MANY";
+	case CLF_PROTO_OP_REMOVE_MANY: return "REMOVE_MANY";
 	}
 	return NULL;
 }

@@ -375,6 +375,44 @@ struct clf_proto_readdir_rep {
 	CLF_PROTO_READDIR_REP(PROTO_MEMBER, _)
 };
 
+/* READDIRPLUS (1.14) request. */
+#define CLF_PROTO_READDIRPLUS_REQ(X, T)					\
+	X(T, U64, dir)							\
+	X(T, U64, cookie)	/* 0: from the start; else an entry's */ \
+	X(T, LIMIT, max, 1, CLF_PROTO_READDIR_MAX)	/* entries wanted */ \
+	X(T, FLAGS, flags, CLF_PROTO_READDIRPLUS_FLAGS)
+struct clf_proto_readdirplus_req {
+	CLF_PROTO_READDIRPLUS_REQ(PROTO_MEMBER, _)
+};
+
+/* One READDIRPLUS entry.  has_attr false: the inode lives on another
+ * metad (several metads), which a client asks for its attributes; the
+ * layout, when has_layout, is EXPLICIT and the entry a regular file's. */
+#define CLF_PROTO_DIRENT_PLUS(X, T)					\
+	X(T, U64, cookie)	/* READDIRPLUS from here continues after it */ \
+	X(T, STR, name, CLF_PROTO_NAME_MAX, NAME)			\
+	X(T, U64, ino)							\
+	X(T, U32, mode)		/* type bits matter, as in READDIR */	\
+	X(T, BOOL, has_attr)						\
+	X(T, WHEN, has_attr, 1)						\
+	X(T, MSG, attr, attr)						\
+	X(T, BOOL, has_layout)						\
+	X(T, WHEN, has_layout, 1)					\
+	X(T, MSG, layout, layout)
+struct clf_proto_dirent_plus {
+	CLF_PROTO_DIRENT_PLUS(PROTO_MEMBER, _)
+};
+
+/* count entries; after decode OWNED (clf_proto_readdirplus_rep_release),
+ * for encode only read; eof: no entries after these. */
+#define CLF_PROTO_READDIRPLUS_REP(X, T)					\
+	X(T, U32, count)						\
+	X(T, BOOL, eof)							\
+	X(T, ARRAY, ents, count, dirent_plus, 0, CLF_PROTO_READDIR_MAX)
+struct clf_proto_readdirplus_rep {
+	CLF_PROTO_READDIRPLUS_REP(PROTO_MEMBER, _)
+};
+
 #define CLF_PROTO_RENAME_REQ(X, T)					\
 	X(T, U64, dir)							\
 	X(T, STR, path, CLF_PROTO_PATH_MAX, PATH)			\
@@ -730,6 +768,32 @@ struct clf_proto_sub_vec_req {
 /* Everything but the data bytes (send those from where they are). */
 int clf_proto_sub_writev_req_encode_head(
 	struct wire_writer *w, const struct clf_proto_sub_vec_req *m);
+/* SUB_SIZES_MANY request (1.15): subfile[i] of file[i]; the reply is a
+ * clf_proto_sub_sizes. */
+#define CLF_PROTO_SUB_SIZES_MANY_REQ(X, T)				\
+	X(T, LIMIT, n, 1, CLF_PROTO_SUB_BATCH_MAX)			\
+	X(T, VEC, file, n, U64, 1, CLF_PROTO_SUB_BATCH_MAX)		\
+	X(T, VEC, subfile, n, SUBFILE, 1, CLF_PROTO_SUB_BATCH_MAX)
+struct clf_proto_sub_sizes_many_req {
+	CLF_PROTO_SUB_SIZES_MANY_REQ(PROTO_MEMBER, _)
+};
+
+/* REMOVE_MANY request (1.16): every subfile of each file. */
+#define CLF_PROTO_REMOVE_MANY_REQ(X, T)					\
+	X(T, LIMIT, n, 1, CLF_PROTO_SUB_BATCH_MAX)			\
+	X(T, VEC, file, n, U64, 1, CLF_PROTO_SUB_BATCH_MAX)
+struct clf_proto_remove_many_req {
+	CLF_PROTO_REMOVE_MANY_REQ(PROTO_MEMBER, _)
+};
+
+/* REMOVE_MANY reply: as many statuses as files asked, in their order:
+ * 0 or an errno number. */
+#define CLF_PROTO_REMOVE_MANY_REP(X, T)					\
+	X(T, LIMIT, n, 1, CLF_PROTO_SUB_BATCH_MAX)			\
+	X(T, VEC, status, n, U32, 1, CLF_PROTO_SUB_BATCH_MAX)
+struct clf_proto_remove_many_rep {
+	CLF_PROTO_REMOVE_MANY_REP(PROTO_MEMBER, _)
+};
 
 /*
  * Extent locks (1.13, clf_proto.h "Extent locks"): a caching client's
@@ -863,13 +927,25 @@ struct clf_proto_revoke {
 	  "LOCK_ENQUEUE reply", proto_check_lock_grant)			\
 	M(lock_release_req, lock_release_req, CLF_PROTO_LOCK_RELEASE_REQ, \
 	  "LOCK_RELEASE", proto_check_lock_release_req)			\
-	M(revoke, revoke, CLF_PROTO_REVOKE, "REVOKE", proto_check_revoke)
+	M(revoke, revoke, CLF_PROTO_REVOKE, "REVOKE", proto_check_revoke) \
+	M(readdirplus_req, readdirplus_req, CLF_PROTO_READDIRPLUS_REQ,	\
+	  "READDIRPLUS", NULL)						\
+	M(readdirplus_rep, readdirplus_rep, CLF_PROTO_READDIRPLUS_REP,	\
+	  "READDIRPLUS reply", proto_check_readdirplus_rep)		\
+	M(sub_sizes_many_req, sub_sizes_many_req,			\
+	  CLF_PROTO_SUB_SIZES_MANY_REQ, "SUB_SIZES_MANY", NULL)		\
+	M(remove_many_req, remove_many_req, CLF_PROTO_REMOVE_MANY_REQ,	\
+	  "REMOVE_MANY", NULL)						\
+	M(remove_many_rep, remove_many_rep, CLF_PROTO_REMOVE_MANY_REP,	\
+	  "REMOVE_MANY reply", NULL)
 
 /* Bodies that are parts of messages only: M as above. */
 #define CLF_PROTO_PARTS(M)						\
 	M(subfile, subfile, CLF_PROTO_SUBFILE, "layout subfile", NULL)	\
 	M(dirent, dirent, CLF_PROTO_DIRENT, "READDIR reply", NULL)	\
-	M(iod_addr, iod_addr, CLF_PROTO_IOD_ADDR, "INSTANCE reply", NULL)
+	M(iod_addr, iod_addr, CLF_PROTO_IOD_ADDR, "INSTANCE reply", NULL) \
+	M(dirent_plus, dirent_plus, CLF_PROTO_DIRENT_PLUS,		\
+	  "READDIRPLUS reply", NULL)
 
 CLF_PROTO_MESSAGES(PROTO_PROTOTYPES)
 

@@ -185,6 +185,7 @@ int proto_check_challenge(const void *m);
 int proto_check_layout(const void *m);
 int proto_check_lookup_rep(const void *m);
 int proto_check_create_rep(const void *m);
+int proto_check_readdirplus_rep(const void *m);
 int proto_check_setattr_req(const void *m);
 int proto_check_append_req(const void *m);
 int proto_check_readlink_rep(const void *m);

@@ -6,6 +6,7 @@
  * decoding.
  */
 #include <errno.h>
+#include <sys/stat.h>
 
 #include "error.h"
 #include "proto_i.h"
@@ -58,6 +59,32 @@ int proto_check_lookup_rep(const void *msg)
 	const struct clf_proto_lookup_rep *m = msg;
 
 	return m->has_layout ? check_explicit(&m->layout, "LOOKUP reply") : 0;
+}
+
+int proto_check_readdirplus_rep(const void *msg)
+{
+	const struct clf_proto_readdirplus_rep *m = msg;
+
+	for (uint32_t i = 0; i < m->count; i++) {
+		const struct clf_proto_dirent_plus *e = &m->ents[i];
+		int err;
+
+		if (e->has_attr && e->attr.ino != e->ino)
+			return clf_fail(EPROTO,
+					"proto: READDIRPLUS reply: entry %u names inode %llu, its attributes %llu",
+					i, (unsigned long long)e->ino,
+					(unsigned long long)e->attr.ino);
+		if (!e->has_layout)
+			continue;
+		if (!e->has_attr || (e->attr.mode & S_IFMT) != S_IFREG)
+			return clf_fail(EPROTO,
+					"proto: READDIRPLUS reply: entry %u has a layout but is not a regular file",
+					i);
+		err = check_explicit(&e->layout, "READDIRPLUS reply");
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 int proto_check_create_rep(const void *msg)

@@ -261,6 +261,29 @@ static const struct clf_proto_lock_release_req s_lock_release_req = {
 static const struct clf_proto_revoke s_revoke = {
 	7, 42, 1, 1 << 20, 2 << 20,
 };
+static const struct clf_proto_readdirplus_req s_readdirplus_req = {
+	1, 77, 100, CLF_PROTO_READDIRPLUS_LAYOUT,
+};
+#define SAMPLE_DIR_ATTR { 2, 0040755, 0, 0, 2, 0, 1, 2, 3 }
+static const struct clf_proto_dirent_plus sample_dirents_plus[] = {
+	{ 10, PSTR("dir"), 2, 0040755, true, SAMPLE_DIR_ATTR, false, { 0 } },
+	{ 11, PSTR("a file"), 42, 0100644, true, SAMPLE_ATTR, true,
+	  SAMPLE_LAYOUT },
+	{ 12, PSTR("remote"), 0x0200000000000007ull, 0100600, false, { 0 },
+	  false, { 0 } },
+};
+static const struct clf_proto_readdirplus_rep s_readdirplus_rep = {
+	3, true, (struct clf_proto_dirent_plus *)sample_dirents_plus,
+};
+static const struct clf_proto_sub_sizes_many_req s_sub_sizes_many_req = {
+	3, { 42, 42, 0xdeadbeef }, { 0, CLF_PROTO_SUBFILE_HEAD, 1023 },
+};
+static const struct clf_proto_remove_many_req s_remove_many_req = {
+	2, { 42, 0xdeadbeefcafeull },
+};
+static const struct clf_proto_remove_many_rep s_remove_many_rep = {
+	2, { 0, EIO },
+};
 
 #define PROTO_ENTRY(NAME, ...) \
 	{ #NAME, enc_##NAME, dec_##NAME, rel_##NAME, &s_##NAME },

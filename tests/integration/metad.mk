@@ -9,7 +9,7 @@
 #                                       the same against an ASan metad
 
 METAD_ITEST_NAMES := test_metad_ops test_metad_robust test_metad_crash \
-	test_metad_replay test_metad_links \
+	test_metad_replay test_metad_links test_metad_dirplus \
 	test_metad_iods test_metad_scale
 METAD_ITESTS := $(METAD_ITEST_NAMES:%=$(O)/tests/integration/%)
 METAD_ITEST_HARNESS := $(O)/tests/integration/metad_harness.o

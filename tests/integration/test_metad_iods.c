@@ -426,6 +426,81 @@ START_TEST(test_new_layout_drops_unreported_bytes_of_the_old_one)
 }
 END_TEST
 
+/* Requests iod i has served since it started (its STATUS). */
+static uint64_t iod_requests(int i)
+{
+	struct clf_proto_status st;
+	struct mc *iod;
+	char addr[64];
+
+	snprintf(addr, sizeof(addr), "127.0.0.1:%d", H.port + 1 + i);
+	ck_assert_int_eq(mc_open_with(addr, &H.secret, MH_WAIT_MS, &iod), 0);
+	ck_assert_int_eq(mc_status(iod, &st), 0);
+	mc_close(iod);
+	return st.requests;
+}
+
+/* Subfiles in iod i's store (<dir>/<fan>/<file id>.<index>). */
+static int disk_files(int i)
+{
+	char cmd[MH_LONG + 64];
+	int n = -1;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd),
+		 "find '%s' -mindepth 2 -type f -name '*.*' | wc -l",
+		 H.iod_dir[i]);
+	f = popen(cmd, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fscanf(f, "%d", &n), 1);
+	pclose(f);
+	return n;
+}
+
+START_TEST(test_many_unlinks_drain_to_each_iod_in_batches)
+{
+	enum { N = 120 };
+	struct mc *m = mc_open(&H);
+	char name[32];
+
+	for (int i = 0; i < N; i++) {
+		snprintf(name, sizeof(name), "f%03d", i);
+		ck_assert_int_eq(mc_create(m, ROOT, name, 0644, 0, NULL, NULL),
+				 0);
+		ck_assert_int_eq(set_size(m, mc_ino(m, name), 300000), 0);
+	}
+	for (int j = 0; j < NIODS; j++)
+		ck_assert_int_eq(disk_files(j), N);
+	/* With the iods down the removals pile up in the queue ... */
+	for (int j = 0; j < NIODS; j++)
+		mh_stop_iod(&H, j, SIGKILL);
+	for (int i = 0; i < N; i++) {
+		snprintf(name, sizeof(name), "f%03d", i);
+		ck_assert_int_eq(mc_unlink(m, ROOT, name), 0);
+	}
+	for (int j = 0; j < NIODS; j++)
+		mh_start_iod(&H, j);
+	for (int j = 0; j < NIODS; j++) {
+		for (int t = 0; t < MH_WAIT_MS && disk_files(j); t += 50)
+			usleep(50 * 1000);
+		ck_assert_msg(disk_files(j) == 0,
+			      "iod %d keeps %d subfiles of unlinked files", j,
+			      disk_files(j));
+	}
+	/* ... and drain in batches: one REMOVE per file would be N
+	 * requests to each iod since it started (the STATUS asked now
+	 * counts too). */
+	for (int j = 0; j < NIODS; j++) {
+		uint64_t served = iod_requests(j);
+
+		ck_assert_msg(served < N / 4,
+			      "iod %d served %llu requests for %d removals", j,
+			      (unsigned long long)served, N);
+	}
+	mc_close(m);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("metad_iods");
@@ -445,6 +520,7 @@ static Suite *suite(void)
 		test_removals_cut_short_by_a_metad_crash_finish_at_restart);
 	tcase_add_test(tc,
 		       test_new_layout_drops_unreported_bytes_of_the_old_one);
+	tcase_add_test(tc, test_many_unlinks_drain_to_each_iod_in_batches);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1760,6 +1760,81 @@ START_TEST(test_views_over_the_iod_share_fail_with_a_clear_error)
 END_TEST
 
 /*
+ * clf_ll_readdirplus: every entry with clf_ll_stat's attributes, a page
+ * at a time, the size of a file being written (not reported to metad)
+ * derived from its subfiles with CLF_LL_PLUS_SIZE and metad's without.
+ */
+START_TEST(test_readdirplus_gives_stat_of_every_entry)
+{
+	enum { N = 40, GROW = 300000 };
+	static uint8_t buf[GROW];
+	struct clf_ll_dirents_plus d;
+	uint64_t dir, cookie = 0;
+	bool eof = false, grow_seen = false;
+	char path[64];
+	struct stat st;
+	int total = 0, fd, grow;
+
+	start(4, 5000);
+	ck_assert_int_eq(CLF_mkdir("/d", 0755), 0);
+	ck_assert_int_eq(CLF_mkdir("/d/sub", 0700), 0);
+	for (int i = 0; i < N; i++) {
+		snprintf(path, sizeof(path), "/d/f%02d", i);
+		fd = CLF_open(path, O_CREAT | O_WRONLY, 0600 + i % 8);
+		ck_assert_msg(fd >= 0, "%s", CLF_Last_error());
+		ck_assert_int_eq(CLF_write(fd, buf, i * 1000), i * 1000);
+		ck_assert_int_eq(CLF_close(fd), 0);
+	}
+	grow = CLF_open("/d/growing", O_CREAT | O_WRONLY, 0644);
+	ck_assert_msg(grow >= 0, "%s", CLF_Last_error());
+	ck_assert_int_eq(CLF_write(grow, buf, GROW), GROW);
+	ck_assert_int_eq(CLF_stat("/d", &st), 0);
+	dir = st.st_ino;
+	while (!eof) {
+		ck_assert_int_eq(clf_ll_readdirplus(dir, cookie, 7,
+						    CLF_LL_PLUS_SIZE, &d), 0);
+		ck_assert_uint_le(d.count, 7);
+		for (uint32_t i = 0; i < d.count; i++) {
+			const struct clf_ll_direntplus *e = &d.ents[i];
+			struct clf_proto_attr a;
+
+			ck_assert_int_eq(clf_ll_stat(e->attr.ino, &a), 0);
+			ck_assert_msg(!memcmp(&a, &e->attr, sizeof(a)),
+				      "%s: attributes differ from stat's (size %lld, stat %lld)",
+				      e->name, (long long)e->attr.size,
+				      (long long)a.size);
+			snprintf(path, sizeof(path), "/d/%s", e->name);
+			ck_assert_int_eq(CLF_stat(path, &st), 0);
+			ck_assert_int_eq(st.st_size, e->attr.size);
+			ck_assert_uint_eq(st.st_mode, e->attr.mode);
+			if (!strcmp(e->name, "growing")) {
+				ck_assert_int_eq(e->attr.size, GROW);
+				grow_seen = true;
+			}
+			cookie = e->cookie;
+			total++;
+		}
+		eof = d.eof;
+		clf_ll_dirents_plus_release(&d);
+	}
+	ck_assert_int_eq(total, N + 2);
+	ck_assert(grow_seen);
+	/* Without the flag: metad's size, which has not heard of it. */
+	ck_assert_int_eq(clf_ll_readdirplus(dir, 0, CLF_PROTO_READDIR_MAX, 0,
+					    &d), 0);
+	ck_assert_uint_eq(d.count, N + 2);
+	ck_assert(d.eof);
+	for (uint32_t i = 0; i < d.count; i++)
+		if (!strcmp(d.ents[i].name, "growing"))
+			ck_assert_int_eq(d.ents[i].attr.size, 0);
+	clf_ll_dirents_plus_release(&d);
+	ck_assert_int_eq(clf_ll_readdirplus(dir, 0, 0, 0, &d), -EINVAL);
+	ck_assert_int_eq(CLF_close(grow), 0);
+	stop();
+}
+END_TEST
+
+/*
  * CLF_TEST_ONLY=name,name...: only those tests (the RDMA guest runs the
  * quick ones under emulation, tests/guest/rdma_tests.sh).
  */
@@ -1787,6 +1862,7 @@ int main(void)
 	tcase_set_timeout(tc, 240);
 	tcase_add_test(tc, test_default_view_round_trips_a_file);
 	tcase_add_test(tc, test_namespace_calls_reach_metad);
+	tcase_add_test(tc, test_readdirplus_gives_stat_of_every_entry);
 	tcase_add_test(tc, test_new_files_take_their_directory_default_layout);
 	tcase_add_test(tc, test_create_lays_out_only_the_file_it_makes);
 	/* CLF_TEST_METADS=3 (test_native_metads.sh): the namespace tests
