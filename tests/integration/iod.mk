@@ -9,7 +9,7 @@
 
 IOD_ITEST_NAMES := test_iod_daemon test_iod_io test_iod_collective \
 	test_iod_faults test_iod_enospc test_iod_memory test_iod_scale \
-	test_iod_lock
+	test_iod_lock test_iod_many
 IOD_ITESTS := $(IOD_ITEST_NAMES:%=$(O)/tests/integration/%)
 IOD_ITEST_HARNESS := $(O)/tests/integration/iod_harness.o
 IOD_ITEST_OBJS := $(IOD_ITESTS:%=%.o) $(IOD_ITEST_HARNESS)
