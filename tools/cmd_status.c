@@ -60,6 +60,7 @@ struct row {
 	char addr[CLF_ADDR_MAX + 8];
 	/* The same as numbers for --json; -1: unknown. */
 	int64_t uptime_ms, conns_n, views_n, total_b, avail_b;
+	int64_t requests;	/* served since the daemon started */
 };
 
 #define ROW_FMT "%-6s %-5s %-22s %-12s %-8s %-6s %-6s %-8s %-8s %s\n"
@@ -98,7 +99,7 @@ static int ask(const struct clf_config *cfg, const struct tool_daemon *d,
 			   .transport = "-",
 			   .views = "-", .total = "-", .free = "-",
 			   .uptime_ms = -1, .conns_n = -1, .views_n = -1,
-			   .total_b = -1, .avail_b = -1 };
+			   .total_b = -1, .avail_b = -1, .requests = -1 };
 	err = probe_open(cfg, d->conf->addr, cfg->timeout_ms, &c);
 	if (err) {
 		tool_fmt_reason(err, why, sizeof(why));
@@ -118,6 +119,7 @@ static int ask(const struct clf_config *cfg, const struct tool_daemon *d,
 	if (!err) {
 		tool_fmt_duration(st.uptime_ms, r->uptime, sizeof(r->uptime));
 		r->uptime_ms = (int64_t)st.uptime_ms;
+		r->requests = (int64_t)st.requests;
 		r->conns_n = st.connections ? st.connections - 1 : 0;
 		if (d->role == DAEMON_IOD)
 			r->views_n = st.views;
@@ -169,6 +171,7 @@ static void json_row(const struct tool_daemon *d, const struct row *r)
 	printf(",\"transport\":\"%s\"", r->transport);
 	json_num("uptime_ms", r->uptime_ms);
 	json_num("connections", r->conns_n);
+	json_num("requests", r->requests);
 	json_num("views", r->views_n);
 	json_num("total", r->total_b);
 	json_num("avail", r->avail_b);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "metad_harness.h"
 
@@ -180,7 +181,7 @@ END_TEST
 struct churn {
 	uint64_t dir;
 	volatile bool stop;
-	int made, err;
+	volatile int made, err;
 };
 
 /* New names come and old ones go while a listing pages through. */
@@ -254,6 +255,10 @@ START_TEST(test_readdirplus_under_creates_and_unlinks_lists_each_once)
 		}
 		eof = rep.eof;
 		clf_proto_readdirplus_rep_release(&rep);
+		/* Some change between every two pages. */
+		for (int made = c.made, ms = 0; c.made == made && !c.err &&
+		     ms < 5000; ms += 5)
+			usleep(5000);
 	}
 	c.stop = true;
 	pthread_join(t, NULL);

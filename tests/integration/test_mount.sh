@@ -386,6 +386,47 @@ awk -v m="$mnt" '$6 == m && $2 > 0 && $4 > 0 { f = 1 } END { exit !f }' \
 run df -i "$mnt"
 expect_rc 0
 
+step="ls -l: attributes with the entries, as stat gives them"
+# metad's requests served so far (clf status --json).
+metad_requests() {
+	"$clf" status --data "$data" --json |
+		python3 -c 'import json, sys
+print([d for d in json.load(sys.stdin)["daemons"] if d["role"] == "metad"][0]["requests"])'
+}
+mkdir "$mnt/lsl"
+i=0
+while [ $i -lt 120 ]; do
+	printf "%${i}s" "" >"$mnt/lsl/f$i"
+	i=$((i + 1))
+done
+mkdir "$mnt/lsl/sub"
+# A file being written through the first mount: metad has not been told
+# its size, the iods have its bytes.
+python3 -c 'import os, sys, time
+fd = os.open(sys.argv[1], os.O_CREAT | os.O_WRONLY, 0o644)
+os.write(fd, b"g" * 300000)
+time.sleep(10)
+os.close(fd)' "$mnt/lsl/grow" &
+grower=$!
+sleep 3
+before=$(metad_requests)
+ls -ln --time-style=+%s "$mnt2/lsl" >"$tmp/lsl.raw" || fail "ls -l"
+after=$(metad_requests)
+awk 'NR > 1 { print $1, $3, $4, $5, $6, $7 }' "$tmp/lsl.raw" | sort -k6 \
+	>"$tmp/lsl"
+(cd "$mnt2/lsl" && stat -c '%A %u %g %s %Y %n' -- *) | sort -k6 \
+	>"$tmp/lsl.stat"
+cmp -s "$tmp/lsl" "$tmp/lsl.stat" ||
+	fail "ls -l differs from stat: $(diff "$tmp/lsl" "$tmp/lsl.stat" | head -5)"
+grep -q '^-rw-r--r-- [0-9]* [0-9]* 300000 [0-9]* grow$' "$tmp/lsl" ||
+	fail "ls -l: the size of a file being written: $(grep grow "$tmp/lsl")"
+[ "$(wc -l <"$tmp/lsl")" -eq 122 ] || fail "ls -l: $(wc -l <"$tmp/lsl") entries"
+# READDIRPLUS pages, not a LOOKUP and a GETATTR per entry (the status
+# requests themselves count too).
+[ $((after - before)) -lt 40 ] ||
+	fail "ls -l of 122 entries cost metad $((after - before)) requests"
+wait "$grower"
+
 step="O_APPEND and truncate from the shell"
 printf a >"$mnt/app"
 printf b >>"$mnt/app"
