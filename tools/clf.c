@@ -26,6 +26,8 @@ static const struct tool_cmd commands[] = {
 	{ "up", "start the daemons of this host and wait until they answer",
 	  cmd_up },
 	{ "down", "stop the daemons of this host", cmd_down },
+	{ "adhoc", "an instance for one job, started by its launcher (mpiexec)",
+	  cmd_adhoc },
 	{ "status", "show every daemon: reachable, uptime, load, capacity",
 	  cmd_status },
 	{ "df", "show the capacity and use of every iod", cmd_df },

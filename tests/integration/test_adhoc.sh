@@ -1,0 +1,149 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# test_adhoc.sh -- clf adhoc: an instance started by the job's launcher.
+# mpiexec (hydra, on loopback) runs `clf adhoc start` as 3 ranks with 2
+# iods per host: rank 0 runs metad and iod 0, rank 1 iod 1, rank 2
+# nothing.
+#
+#  1. `clf adhoc wait` returns the configuration; a client step writes a
+#     file striped over both iods and reads it back, bytes compared;
+#  2. `clf adhoc stop` stages clf:/out out to a directory (the file is
+#     there, same bytes), the step ends with status 0, and no daemon of
+#     the instance is left;
+#  3. started again in the same directory, SIGTERM to mpiexec stops the
+#     instance: a file written since is staged out, no daemon is left;
+#  4. started again, the ranks killed outright (SIGKILL): their daemons
+#     die with them (no orphans).
+#
+# usage: test_adhoc.sh [BUILD_DIR]   (default: $CLF_BUILD_DIR or build)
+
+set -eu
+
+if [ -z "${CLF_ADHOC_TIMED:-}" ]; then
+	export CLF_ADHOC_TIMED=1
+	exec timeout -k 10 240 bash "$0" "$@"
+fi
+
+build=${1:-${CLF_BUILD_DIR:-build}}
+if ! build=$(cd "$build" 2>/dev/null && pwd); then
+	echo "SKIP: no build directory"
+	exit 77
+fi
+clf=$build/tools/clf
+for b in "$build/metad/metad" "$build/iod/iod" "$clf"; do
+	[ -x "$b" ] || { echo "FAIL: $b not built" >&2; exit 1; }
+done
+if ! command -v mpiexec >/dev/null; then
+	echo "SKIP: no mpiexec"
+	exit 77
+fi
+unset CLF_CONFIG CLF_DATA_DIR CLF_BASE_PORT CLF_SECRET_FILE || true
+export CLF_ADHOC_HOST=127.0.0.1
+
+tmp=$(mktemp -d /tmp/clf-adhoc.XXXXXX)
+data=$tmp/inst
+launcher=
+
+daemons() {
+	pgrep -f -- "-c $data/clf.conf" || true
+}
+
+cleanup() {
+	trap - EXIT INT TERM
+	set +e
+	[ -n "$launcher" ] && kill -KILL "$launcher" 2>/dev/null
+	for p in $(daemons); do kill -KILL "$p"; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT INT TERM
+
+step=
+fail() {
+	echo "FAIL: $step: $*" >&2
+	for f in "$tmp"/start*.log "$data"/meta/*.log "$data"/iod*/*.log; do
+		[ -s "$f" ] || continue
+		echo "--- $f" >&2
+		tail -15 "$f" >&2
+	done
+	exit 1
+}
+
+# start N: the step in the background, then wait until it answers.
+start() {
+	local try
+	for try in 1 2 3; do
+		port=$((21000 + RANDOM % 8000))
+		mpiexec -n "$1" "$clf" adhoc start --data "$data" \
+			--iods-per-host 2 --base-port "$port" \
+			--stage-out "clf:/out=$tmp/staged" \
+			>"$tmp/start$try.log" 2>&1 &
+		launcher=$!
+		if "$clf" adhoc wait --data "$data" --timeout 90 \
+			>"$tmp/wait.out" 2>&1; then
+			return 0
+		fi
+		grep -q "in use" "$tmp/start$try.log" || break
+		wait "$launcher" || true
+		launcher=
+	done
+	fail "the instance did not come up: $(cat "$tmp/wait.out")"
+}
+
+# gone: no daemon of the instance within 20 s.
+gone() {
+	local i
+	for i in $(seq 200); do
+		[ -z "$(daemons)" ] && return 0
+		sleep 0.1
+	done
+	fail "daemons left: $(daemons | tr '\n' ' ')"
+}
+
+step="start"
+start 3
+[ "$(cat "$tmp/wait.out")" = "$data/clf.conf" ] ||
+	fail "wait printed '$(cat "$tmp/wait.out")'"
+export CLF_CONFIG=$data/clf.conf
+[ "$(daemons | wc -l)" = 3 ] || fail "want metad and 2 iods: $(daemons)"
+
+step="client step"
+head -c 300000 /dev/urandom >"$tmp/in"
+"$clf" mkdir clf:/out >/dev/null || fail "mkdir"
+"$clf" cp "$tmp/in" clf:/out/f >/dev/null || fail "cp in"
+"$clf" getlayout clf:/out/f >"$tmp/layout" || fail "getlayout"
+grep -q "iod 1" "$tmp/layout" || grep -q "127.0.0.1:$((port + 2))" "$tmp/layout" ||
+	fail "the file is not on both iods: $(cat "$tmp/layout")"
+"$clf" cp clf:/out/f "$tmp/back" >/dev/null || fail "cp out"
+cmp "$tmp/in" "$tmp/back" || fail "read back differs"
+
+step="stop with stage-out"
+"$clf" adhoc stop --data "$data" --timeout 60 || fail "stop failed"
+rc=0
+wait "$launcher" || rc=$?
+launcher=
+[ "$rc" = 0 ] || fail "the step ended with status $rc"
+cmp "$tmp/in" "$tmp/staged/out/f" || fail "staged-out file differs"
+grep -q "staged out clf:/out" "$tmp"/start*.log || fail "no stage-out line"
+gone
+
+step="SIGTERM to the launcher"
+start 2
+[ -n "$(daemons)" ] || fail "no daemons"
+"$clf" cp "$tmp/in" clf:/out/g >/dev/null || fail "cp in"
+kill -TERM "$launcher"
+wait "$launcher" || true
+launcher=
+cmp "$tmp/in" "$tmp/staged/out/g" || fail "not staged out on SIGTERM"
+gone
+
+step="ranks killed outright"
+start 2
+[ -n "$(daemons)" ] || fail "no daemons"
+ranks=$(pgrep -f -- "adhoc start --data $data") || fail "no ranks to kill"
+kill -KILL $ranks
+wait "$launcher" || true
+launcher=
+gone
+
+echo "PASS: clf adhoc (start, client step, stage-out, stop; SIGTERM; SIGKILL)"
