@@ -2,11 +2,13 @@
 # each iod in a network namespace of its own, reached over a veth pair,
 # and drives multihost_client (native API) against them.  Needs root
 # (ip netns); skips (77) without it.
+# test_adhoc_hosts.sh: clf adhoc placed by hydra on two namespace "hosts".
 #
 #   make check-multihost
 
 MULTIHOST_CLIENT := $(O)/tests/integration/multihost_client
-MULTIHOST_TEST := tests/integration/test_multihost.sh
+MULTIHOST_TEST := tests/integration/test_multihost.sh \
+	tests/integration/test_adhoc_hosts.sh
 
 $(O)/tests/integration/multihost_client.o: tests/integration/multihost_client.c
 	@mkdir -p $(dir $@)

@@ -120,7 +120,7 @@ cmp "$tmp/in" "$tmp/back" || fail "read back differs"
 step="stop with stage-out"
 "$clf" adhoc stop --data "$data" --timeout 60 || fail "stop failed"
 rc=0
-wait "$launcher" || rc=$?
+wait "$launcher" 2>/dev/null || rc=$?
 launcher=
 [ "$rc" = 0 ] || fail "the step ended with status $rc"
 cmp "$tmp/in" "$tmp/staged/out/f" || fail "staged-out file differs"
@@ -132,7 +132,7 @@ start 2
 [ -n "$(daemons)" ] || fail "no daemons"
 "$clf" cp "$tmp/in" clf:/out/g >/dev/null || fail "cp in"
 kill -TERM "$launcher"
-wait "$launcher" || true
+wait "$launcher" 2>/dev/null || true
 launcher=
 cmp "$tmp/in" "$tmp/staged/out/g" || fail "not staged out on SIGTERM"
 gone
@@ -142,7 +142,7 @@ start 2
 [ -n "$(daemons)" ] || fail "no daemons"
 ranks=$(pgrep -f -- "adhoc start --data $data") || fail "no ranks to kill"
 kill -KILL $ranks
-wait "$launcher" || true
+wait "$launcher" 2>/dev/null || true
 launcher=
 gone
 
