@@ -550,6 +550,32 @@ static void clear_state(const struct adhoc_opts *o)
 	closedir(d);
 }
 
+/* Whether the metad of DIR/clf.conf answers: an instance runs there. */
+static bool instance_answers(const struct adhoc_opts *o)
+{
+	struct clf_config *cfg = NULL;
+	char conf[PATH_MAX];
+	bool up;
+
+	snprintf(conf, sizeof(conf), "%s/%s", o->data, CLF_CONFIG_FILE_NAME);
+	if (access(conf, R_OK) || clf_config_parse_file(conf, &cfg))
+		return false;
+	up = probe_ping_addr(cfg, cfg->metad.addr, 1000) == 0;
+	clf_config_free(cfg);
+	return up;
+}
+
+/*
+ * Whether DIR/adhoc holds what an earlier instance left: it stopped
+ * (down), failed, or was killed outright (conf, and nobody answers).
+ */
+static bool state_stale(const struct adhoc_opts *o)
+{
+	if (state_has(o, "down") || state_has(o, "failed"))
+		return true;
+	return state_has(o, "conf") && !instance_answers(o);
+}
+
 /* Until stop is asked or something ends the instance. */
 static void serve(const struct adhoc_opts *o, struct adhoc_daemon *a,
 		  size_t na)
@@ -602,10 +628,27 @@ static int adhoc_start(struct adhoc_opts *o)
 	signal(SIGHUP, on_signal);
 
 	/* A finished instance's files go (rank 0) before anyone meets. */
-	if (me.rank == 0 && state_has(o, "down"))
+	/* What an earlier instance left goes (rank 0) before anyone
+	 * meets; a live one is not replaced. */
+	if (me.rank == 0 && state_has(o, "conf") && !state_has(o, "down") &&
+	    instance_answers(o)) {
+		clf_fail(EBUSY, "clf adhoc: an instance runs in %s already: clf adhoc stop --data %s first",
+			 o->data, o->data);
+		return tool_fail();
+	}
+	if (me.rank == 0 && (state_has(o, "down") || state_has(o, "failed") ||
+			     state_has(o, "conf")))
 		clear_state(o);
-	while (me.rank && state_has(o, "down") && !adhoc_signal)
+	for (time_t end = time(NULL) + ADHOC_MEET_TIMEOUT_S;
+	     me.rank && (state_has(o, "down") || state_has(o, "conf") ||
+			 state_has(o, "failed"));) {
+		if (adhoc_signal || time(NULL) >= end) {
+			fprintf(stderr, "clf adhoc: rank %ld: %s/adhoc still holds an earlier instance\n",
+				me.rank, o->data);
+			return CLF_EXIT_FAIL;
+		}
 		sleep_poll();
+	}
 	state_path(o, NULL, dir, sizeof(dir));
 	if (daemon_mkdirs(dir, 0700))
 		return tool_fail();
@@ -798,22 +841,37 @@ int cmd_adhoc(const struct tool_opts *g, int argc, char **argv)
 		if (!state_has(&o, "down") && state_put(&o, "stop", "stop\n"))
 			return tool_fail();
 	}
-	what = !strcmp(what, "stop") ? "down" : "ready";
-	while (time(NULL) < end) {
-		/* A ready of the last instance, down since, is not ours. */
-		if (state_has(&o, what) &&
-		    (strcmp(what, "ready") || !state_has(&o, "down"))) {
-			if (!strcmp(what, "ready") &&
-			    !state_get(&o, "ready", v, sizeof(v)))
+	if (!strcmp(what, "stop")) {
+		while (time(NULL) < end) {
+			if (state_has(&o, "down"))
+				return CLF_EXIT_OK;
+			sleep_poll();
+		}
+		what = "down";
+	} else {
+		/* What an earlier instance left is not an answer: wait
+		 * until the new rank 0 clears it. */
+		bool stale = state_stale(&o);
+
+		while (time(NULL) < end) {
+			if (stale && !state_has(&o, "conf") &&
+			    !state_has(&o, "down") && !state_has(&o, "failed"))
+				stale = false;
+			if (!stale && state_has(&o, "ready") &&
+			    instance_answers(&o) &&
+			    !state_get(&o, "ready", v, sizeof(v))) {
 				printf("%s\n", v);
-			return CLF_EXIT_OK;
+				return CLF_EXIT_OK;
+			}
+			if (!stale &&
+			    state_get(&o, "failed", v, sizeof(v)) == 0) {
+				fprintf(stderr, "clf adhoc: the instance failed: %s\n",
+					v);
+				return CLF_EXIT_FAIL;
+			}
+			sleep_poll();
 		}
-		if (state_get(&o, "failed", v, sizeof(v)) == 0 &&
-		    !state_has(&o, "down")) {
-			fprintf(stderr, "clf adhoc: the instance failed: %s\n", v);
-			return CLF_EXIT_FAIL;
-		}
-		sleep_poll();
+		what = "ready";
 	}
 	fprintf(stderr, "clf adhoc: no %s in %s/adhoc within the timeout\n",
 		what, o.data);

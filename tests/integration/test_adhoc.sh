@@ -14,7 +14,11 @@
 #  3. started again in the same directory, SIGTERM to mpiexec stops the
 #     instance: a file written since is staged out, no daemon is left;
 #  4. started again, the ranks killed outright (SIGKILL): their daemons
-#     die with them (no orphans).
+#     die with them (no orphans);
+#  5. started again over what the killed ranks left: wait does not take
+#     the dead instance's files for an answer, the data is still there;
+#  6. a start that cannot start an iod: wait says it failed, the step
+#     ends non-zero, no daemon is left.
 #
 # usage: test_adhoc.sh [BUILD_DIR]   (default: $CLF_BUILD_DIR or build)
 
@@ -144,6 +148,30 @@ ranks=$(pgrep -f -- "adhoc start --data $data") || fail "no ranks to kill"
 kill -KILL $ranks
 wait "$launcher" 2>/dev/null || true
 launcher=
+gone
+
+step="started again over what the killed ranks left"
+start 2
+[ "$(daemons | wc -l)" = 3 ] || fail "want metad and 2 iods: $(daemons)"
+"$clf" cp clf:/out/f "$tmp/back2" >/dev/null || fail "cp out"
+cmp "$tmp/in" "$tmp/back2" || fail "the data dir's file differs"
+"$clf" adhoc stop --data "$data" --timeout 60 || fail "stop failed"
+wait "$launcher" 2>/dev/null || fail "the step failed"
+launcher=
+gone
+
+step="a start that fails is reported"
+mpiexec -n 1 "$clf" adhoc start --data "$data" --local /proc/clf-none \
+	--base-port "$port" >"$tmp/start-bad.log" 2>&1 &
+launcher=$!
+if "$clf" adhoc wait --data "$data" --timeout 60 >"$tmp/wait.out" 2>&1; then
+	fail "wait said ready"
+fi
+grep -q "failed" "$tmp/wait.out" || fail "wait said: $(cat "$tmp/wait.out")"
+rc=0
+wait "$launcher" 2>/dev/null || rc=$?
+launcher=
+[ "$rc" != 0 ] || fail "the failed step ended with status 0"
 gone
 
 echo "PASS: clf adhoc (start, client step, stage-out, stop; SIGTERM; SIGKILL)"
