@@ -567,13 +567,14 @@ static bool instance_answers(const struct adhoc_opts *o)
 
 /*
  * Whether DIR/adhoc holds what an earlier instance left: it stopped
- * (down), failed, or was killed outright (conf, and nobody answers).
+ * (down), failed, or was killed outright (ready, and nobody answers).
+ * One that is starting has conf and no ready yet: not stale.
  */
 static bool state_stale(const struct adhoc_opts *o)
 {
 	if (state_has(o, "down") || state_has(o, "failed"))
 		return true;
-	return state_has(o, "conf") && !instance_answers(o);
+	return state_has(o, "ready") && !instance_answers(o);
 }
 
 /* Until stop is asked or something ends the instance. */
@@ -854,7 +855,7 @@ int cmd_adhoc(const struct tool_opts *g, int argc, char **argv)
 		bool stale = state_stale(&o);
 
 		while (time(NULL) < end) {
-			if (stale && !state_has(&o, "conf") &&
+			if (stale && !state_has(&o, "ready") &&
 			    !state_has(&o, "down") && !state_has(&o, "failed"))
 				stale = false;
 			if (!stale && state_has(&o, "ready") &&

@@ -6,7 +6,8 @@
 # iods per host: rank 0 runs metad and iod 0, rank 1 iod 1, rank 2
 # nothing.
 #
-#  1. `clf adhoc wait` returns the configuration; a client step writes a
+#  1. `clf adhoc wait` returns the configuration (also in --config-out);
+#     a client step writes a
 #     file striped over both iods and reads it back, bytes compared;
 #  2. `clf adhoc stop` stages clf:/out out to a directory (the file is
 #     there, same bytes), the step ends with status 0, and no daemon of
@@ -81,6 +82,7 @@ start() {
 		mpiexec -n "$1" "$clf" adhoc start --data "$data" \
 			--iods-per-host 2 --base-port "$port" \
 			--stage-out "clf:/out=$tmp/staged" \
+			--config-out "$tmp/job.conf" \
 			>"$tmp/start$try.log" 2>&1 &
 		launcher=$!
 		if "$clf" adhoc wait --data "$data" --timeout 90 \
@@ -108,7 +110,8 @@ step="start"
 start 3
 [ "$(cat "$tmp/wait.out")" = "$data/clf.conf" ] ||
 	fail "wait printed '$(cat "$tmp/wait.out")'"
-export CLF_CONFIG=$data/clf.conf
+cmp "$data/clf.conf" "$tmp/job.conf" || fail "--config-out differs"
+export CLF_CONFIG=$tmp/job.conf
 [ "$(daemons | wc -l)" = 3 ] || fail "want metad and 2 iods: $(daemons)"
 
 step="client step"
