@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "clock.h"
+#include "daemon.h"
 #include "iod_lock.h"
 
 int iod_lockmgr_init(struct iod_lockmgr *m, const struct iod_lock_ops *ops,
@@ -118,7 +119,10 @@ static void wait_until(struct iod_lockmgr *m, int64_t deadline_ms)
 		.tv_nsec = (deadline_ms % 1000) * 1000000,
 	};
 
+	/* The holders' flushes and releases need workers (daemon.h). */
+	clf_daemon_wait_begin();
 	pthread_cond_timedwait(&m->cond, &m->mutex, &ts);
+	clf_daemon_wait_end();
 }
 
 /*
