@@ -24,7 +24,7 @@
 
 #include <linux/types.h>
 
-#define CLF_UP_VERSION		2
+#define CLF_UP_VERSION		3
 #define CLF_UP_DEVICE		"/dev/clf"
 
 /* Data moved by one READ or WRITE, and the largest message. */
@@ -62,6 +62,10 @@ enum clf_up_op {
 	CLF_UP_SETXATTR,	/* flags; name, then the value's bytes */
 	CLF_UP_LISTXATTR,	/* arg: size (0: ask); out: names */
 	CLF_UP_REMOVEXATTR,	/* name */
+	CLF_UP_GETLK,		/* fh; struct clf_up_lock; out: clf_up_lock */
+	CLF_UP_SETLK,		/* fh; struct clf_up_lock */
+	CLF_UP_UNLOCK_OWNER,	/* fh; arg: the owner whose locks go */
+	CLF_UP_INTERRUPT,	/* no reply; arg: unique of a sleeping SETLK */
 	CLF_UP_OP_MAX
 };
 
@@ -136,6 +140,26 @@ struct clf_up_dirent {
 struct clf_up_statfs {
 	__u64 blocks, bfree, bavail, files, ffree;
 	__u32 bsize, namelen;
+};
+
+/*
+ * Byte-range locks, kept by metad (fcntl, OFD and flock locks alike).
+ * owner: the kernel's lock owner (a files_struct or a struct file),
+ * unique on this host while it holds locks.  end is inclusive,
+ * CLF_UP_LOCK_EOF: to the end of the file.  A SETLK with sleep waits
+ * for the lock until it is granted or a CLF_UP_INTERRUPT naming it
+ * comes (then -EINTR, nothing held); the module resends the interrupt
+ * each second until the SETLK is answered.
+ */
+#define CLF_UP_LOCK_EOF		(~0ull)
+
+struct clf_up_lock {
+	__u64 owner;
+	__u64 start, end;
+	__u32 type;		/* F_RDLCK, F_WRLCK, F_UNLCK */
+	__u32 pid;		/* of the holder (GETLK's answer) */
+	__u32 sleep;		/* SETLK: wait for it */
+	__u32 pad;
 };
 
 #endif /* CLF_UPCALL_H */

@@ -9,6 +9,8 @@
  * The daemon ends when the module says the last clf mount is gone.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +35,15 @@ struct server {
 	pthread_cond_t done_cond;
 	bool done;
 	int status;
+	struct lock_wait *waits;	/* sleeping SETLKs; under lock */
+};
+
+/* A sleeping SETLK, until it ends: CLF_UP_INTERRUPT finds it here. */
+struct lock_wait {
+	struct lock_wait *next;
+	struct server *sv;
+	uint64_t unique;
+	bool interrupted;
 };
 
 /* One thread's buffers: a request and its reply. */
@@ -268,6 +279,86 @@ static int do_mount(struct worker *w, const struct clf_up_in *in,
 	return reply_attr(w, &st, clfs_getattr(w->sv->fs, in->ino, &st));
 }
 
+static bool lock_interrupted(void *arg)
+{
+	struct lock_wait *lw = arg;
+	bool v;
+
+	pthread_mutex_lock(&lw->sv->lock);
+	v = lw->interrupted;
+	pthread_mutex_unlock(&lw->sv->lock);
+	return v;
+}
+
+/* A SETLK waiting for unique gives up; none (answered, or not yet
+ * taken in): the module asks again each second while it waits. */
+static void lock_interrupt(struct server *sv, uint64_t unique)
+{
+	struct lock_wait *lw;
+
+	pthread_mutex_lock(&sv->lock);
+	for (lw = sv->waits; lw; lw = lw->next)
+		if (lw->unique == unique)
+			lw->interrupted = true;
+	pthread_mutex_unlock(&sv->lock);
+}
+
+static int sleeping_setlk(struct worker *w, const struct clf_up_in *in,
+			  uint64_t owner, const struct flock *fl)
+{
+	struct server *sv = w->sv;
+	struct lock_wait lw = { .sv = sv, .unique = in->unique }, **pp;
+	int err;
+
+	pthread_mutex_lock(&sv->lock);
+	lw.next = sv->waits;
+	sv->waits = &lw;
+	pthread_mutex_unlock(&sv->lock);
+	err = clfs_setlk(sv->fs, in->fh, owner, fl, true, lock_interrupted,
+			 &lw);
+	pthread_mutex_lock(&sv->lock);
+	for (pp = &sv->waits; *pp != &lw; pp = &(*pp)->next)
+		;
+	*pp = lw.next;
+	pthread_mutex_unlock(&sv->lock);
+	return err;
+}
+
+/* GETLK, SETLK: struct clf_up_lock both ways. */
+static int do_lock(struct worker *w, const struct clf_up_in *in)
+{
+	const struct clf_up_lock *ul = (const void *)(in + 1);
+	struct clf_up_lock *out = (struct clf_up_lock *)w->out;
+	struct flock fl = { .l_whence = SEEK_SET };
+	int err;
+
+	if (in->len < sizeof(*in) + sizeof(*ul) || ul->start > INT64_MAX ||
+	    (ul->end != CLF_UP_LOCK_EOF && ul->end < ul->start))
+		return -EINVAL;
+	fl.l_type = (short)ul->type;
+	fl.l_start = (off_t)ul->start;
+	fl.l_len = ul->end == CLF_UP_LOCK_EOF ? 0 :
+		   (off_t)(ul->end - ul->start + 1);
+	fl.l_pid = (pid_t)ul->pid;
+	if (in->op == CLF_UP_SETLK)
+		return ul->sleep ? sleeping_setlk(w, in, ul->owner, &fl) :
+		       clfs_setlk(w->sv->fs, in->fh, ul->owner, &fl, false,
+				  NULL, NULL);
+	err = clfs_getlk(w->sv->fs, in->fh, ul->owner, &fl);
+	if (err)
+		return err;
+	memset(out, 0, sizeof(*out));
+	out->type = (uint32_t)fl.l_type;
+	if (fl.l_type != F_UNLCK) {
+		out->start = (uint64_t)fl.l_start;
+		out->end = fl.l_len ? (uint64_t)(fl.l_start + fl.l_len - 1) :
+			   CLF_UP_LOCK_EOF;
+		out->pid = (uint32_t)fl.l_pid;
+	}
+	w->out_len = sizeof(*out);
+	return 0;
+}
+
 /* Handle w->in; a reply wanted unless *noreply. */
 static int handle(struct worker *w, bool *noreply)
 {
@@ -398,6 +489,15 @@ static int handle(struct worker *w, bool *noreply)
 		return clfs_flush(fs, in->fh);
 	case CLF_UP_FSYNC:
 		return clfs_fsync(fs, in->fh);
+	case CLF_UP_GETLK:
+	case CLF_UP_SETLK:
+		return do_lock(w, in);
+	case CLF_UP_UNLOCK_OWNER:
+		return clfs_unlock_owner(fs, in->fh, in->arg);
+	case CLF_UP_INTERRUPT:
+		*noreply = true;
+		lock_interrupt(w->sv, in->arg);
+		return 0;
 	default:
 		return -ENOSYS;
 	}
@@ -419,6 +519,8 @@ static const char *op_name(uint32_t op)
 		[CLF_UP_MKNOD] = "mknod", [CLF_UP_GETXATTR] = "getxattr",
 		[CLF_UP_SETXATTR] = "setxattr", [CLF_UP_LISTXATTR] = "listxattr",
 		[CLF_UP_REMOVEXATTR] = "removexattr",
+		[CLF_UP_GETLK] = "getlk", [CLF_UP_SETLK] = "setlk",
+		[CLF_UP_UNLOCK_OWNER] = "unlock", [CLF_UP_INTERRUPT] = "interrupt",
 	};
 
 	return op < CLF_UP_OP_MAX && names_of[op] ? names_of[op] : "request";
@@ -448,7 +550,9 @@ static void *work(void *arg)
 				 "the clf module speaks version %u, this daemon %u",
 				 in->version, CLF_UP_VERSION);
 			err = -EPROTO;
-			noreply = in->op == CLF_UP_FORGET || in->op == CLF_UP_UMOUNT;
+			noreply = in->op == CLF_UP_FORGET ||
+				  in->op == CLF_UP_UMOUNT ||
+				  in->op == CLF_UP_INTERRUPT;
 			w->out_len = 0;
 			w->arg = 0;
 		} else {

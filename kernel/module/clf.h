@@ -35,6 +35,7 @@ struct clf_inode_info {
 	u64 nlookup;			/* daemon lookup references */
 	unsigned long attr_time;	/* jiffies of the last attributes */
 	atomic_t wseq;			/* writes the daemon has been sent */
+	bool locked;			/* a lock was asked for: closes release */
 	/* The handle create opened, for the open(2) that follows it. */
 	bool created;
 	u64 created_fh;
@@ -73,6 +74,8 @@ struct clf_call {
 };
 
 int clf_call(struct clf_call *c);
+/* A signal makes the daemon give up (CLF_UP_INTERRUPT): sleeping locks. */
+int clf_call_interruptible(struct clf_call *c);
 /* c and its data live until done(c, error) is called (maybe at once). */
 typedef void (*clf_done_fn)(struct clf_call *c, int error);
 void clf_call_async(struct clf_call *c, clf_done_fn done);
@@ -103,6 +106,11 @@ extern const struct dentry_operations clf_dentry_ops;
 /* xattr.c */
 extern const struct xattr_handler *clf_xattr_handlers[];
 ssize_t clf_listxattr(struct dentry *dentry, char *list, size_t size);
+
+/* lock.c */
+int clf_lock(struct file *file, int cmd, struct file_lock *fl);
+int clf_flock(struct file *file, int cmd, struct file_lock *fl);
+void clf_unlock_owner(struct file *file, fl_owner_t owner);
 
 /* file.c */
 extern const struct file_operations clf_file_fops;

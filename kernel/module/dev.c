@@ -96,28 +96,32 @@ static int queue_locked(struct clf_req *r)
 	return 0;
 }
 
-int clf_call(struct clf_call *c)
+/* A new request for c, queued; NULL and *err if not. */
+static struct clf_req *call_start(struct clf_call *c, int *err)
 {
 	struct clf_req *r;
-	int err;
 
+	*err = -E2BIG;
 	if (c->len1 + c->len2 > CLF_UP_BUF_MAX - sizeof(c->in))
-		return -E2BIG;
+		return NULL;
+	*err = -ENOMEM;
 	r = req_new(&c->in, c->data1, c->len1, c->data2, c->len2);
 	if (!r)
-		return -ENOMEM;
+		return NULL;
 	r->call = c;
 	spin_lock(&chan_lock);
-	err = queue_locked(r);
+	*err = queue_locked(r);
 	spin_unlock(&chan_lock);
-	if (err)
-		goto out;
-	/*
-	 * Killable, not interruptible: a signal must not fail a write
-	 * that the daemon may be doing.
-	 */
-	err = wait_event_killable(chan_callers,
-				  READ_ONCE(r->state) == DONE);
+	if (*err) {
+		req_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+/* The caller goes: r's answer, else err (r is taken out). */
+static int call_end(struct clf_req *r, int err)
+{
 	spin_lock(&chan_lock);
 	while (r->state == READING || r->state == REPLYING) {
 		spin_unlock(&chan_lock);
@@ -135,6 +139,72 @@ int clf_call(struct clf_call *c)
 out:
 	req_free(r);
 	return err;
+}
+
+int clf_call(struct clf_call *c)
+{
+	struct clf_req *r;
+	int err;
+
+	r = call_start(c, &err);
+	if (!r)
+		return err;
+	/*
+	 * Killable, not interruptible: a signal must not fail a write
+	 * that the daemon may be doing.
+	 */
+	err = wait_event_killable(chan_callers,
+				  READ_ONCE(r->state) == DONE);
+	return call_end(r, err);
+}
+
+/*
+ * A signal while the daemon has r: ask it to give up, each second (its
+ * thread may not have taken r in yet), and wait for its answer, even
+ * killed: a lock granted meanwhile is then the caller's, released when
+ * its files close.  Bounded: a daemon that does not answer is left.
+ */
+static void call_interrupt(struct clf_req *r)
+{
+	int tries;
+
+	for (tries = 0; tries < 30; tries++) {
+		struct clf_up_in in = { .op = CLF_UP_INTERRUPT };
+
+		in.arg = r->in.unique;
+		if (clf_call_noreply(&in))
+			return;
+		if (wait_event_timeout(chan_callers,
+				       READ_ONCE(r->state) == DONE, HZ))
+			return;
+	}
+}
+
+int clf_call_interruptible(struct clf_call *c)
+{
+	struct clf_req *r;
+	int err;
+
+	r = call_start(c, &err);
+	if (!r)
+		return err;
+	err = wait_event_interruptible(chan_callers,
+				       READ_ONCE(r->state) == DONE);
+	if (err) {
+		spin_lock(&chan_lock);
+		if (r->state == PENDING) {
+			/* Not read: the daemon never hears of it. */
+			list_del(&r->list);
+			spin_unlock(&chan_lock);
+			req_free(r);
+			return err;
+		}
+		spin_unlock(&chan_lock);
+		call_interrupt(r);
+		/* Answered: the answer says what happened. */
+		err = -EINTR;
+	}
+	return call_end(r, err);
 }
 
 int clf_call_noreply(struct clf_up_in *in)

@@ -135,6 +135,8 @@ static int clf_release(struct inode *inode, struct file *file)
 	spin_lock(&ci->lock);
 	list_del(&cf->node);
 	spin_unlock(&ci->lock);
+	/* The last close: the open file's own locks (flock, OFD) go. */
+	clf_unlock_owner(file, file);
 	clf_fh_call(file, CLF_UP_RELEASE);
 	file->private_data = NULL;
 	kfree(cf);
@@ -147,6 +149,8 @@ static int clf_flush(struct file *file, fl_owner_t id)
 	struct inode *inode = file_inode(file);
 	int err, err2;
 
+	/* POSIX: any close of the file drops the process's locks on it. */
+	clf_unlock_owner(file, id);
 	if (!(file->f_mode & FMODE_WRITE))
 		return 0;
 	err = filemap_write_and_wait(inode->i_mapping);
@@ -330,6 +334,8 @@ const struct file_operations clf_file_fops = {
 	.read_iter	= clf_read_iter,
 	.write_iter	= clf_write_iter,
 	.mmap		= generic_file_mmap,
+	.lock		= clf_lock,
+	.flock		= clf_flock,
 	.splice_read	= generic_file_splice_read,
 	.splice_write	= iter_file_splice_write,
 };

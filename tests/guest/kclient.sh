@@ -11,7 +11,9 @@
 # without a helper (the same daemon serves it); cp/dd/cmp, tar, mkdir,
 # mv, rm -r, find, df, symlinks and hard links, random I/O against a
 # local reference, fsx with mmap (fsx_mmap.py), O_DIRECT, cache=none,
-# xattrs, the FUSE mount's POSIX suite; bytes written through the
+# xattrs, the FUSE mount's POSIX suite; fcntl and flock locks contended
+# by two mounts and a native client (EAGAIN, F_SETLKW waits and a
+# signal ends it, a killed holder's lock goes); bytes written through the
 # module read back with the native API and the reverse; the daemon
 # killed during a write (the write and later calls fail with EIO, no
 # hang), restarted with -o reconnect (the mount works again); unmount,
@@ -252,6 +254,114 @@ if command -v sqlite3 > /dev/null; then
 	[ "$(sqlite3 "$mnt/db" 'select count(*) from t')" = 2 ] || fail "sqlite3 select"
 fi
 ok
+step="fcntl and flock locks reach metad: two mounts and a native client contend"
+python3 - "$mnt/lk" "$mnt2/lk" "$helper" "$conf" <<'EOF' || fail "locks"
+import errno, fcntl, os, signal, struct, subprocess, sys, time
+a, b, helper, conf = sys.argv[1:]
+open(a, "w").close()
+
+class Alarm(Exception):
+    pass
+
+def on_alarm(sig, frame):
+    raise Alarm()
+
+signal.signal(signal.SIGALRM, on_alarm)
+
+def holder(path, how, release_after):
+    """A child locking path on its own fd: "l" on the pipe; it closes
+    the fd release_after s after a byte comes (None: never)."""
+    r, w = os.pipe()
+    r2, w2 = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        fd = os.open(path, os.O_RDWR)
+        how(fd)
+        os.write(w, b"l")
+        os.read(r2, 1)
+        if release_after is None:
+            time.sleep(3600)
+        time.sleep(release_after)
+        os.close(fd)
+        time.sleep(0.5)
+        os._exit(0)
+    if os.read(r, 1) != b"l":
+        sys.exit("the holder did not lock")
+    return pid, w2
+
+def busy(fd, what, lock=fcntl.lockf):
+    try:
+        lock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as e:
+        if e.errno not in (errno.EAGAIN, errno.EACCES):
+            raise
+        return
+    sys.exit(what + ": the lock was granted while another client holds it")
+
+def waited(fd, at_least, lock=fcntl.lockf):
+    t = time.monotonic()
+    signal.alarm(20)
+    lock(fd, fcntl.LOCK_EX)
+    signal.alarm(0)
+    dt = time.monotonic() - t
+    if dt < at_least:
+        sys.exit("the wait returned after %.2f s, before the release" % dt)
+    lock(fd, fcntl.LOCK_UN)
+
+fb = os.open(b, os.O_RDWR)
+
+# Held through the first mount: the second sees it (F_SETLK, F_GETLK).
+pid, go = holder(a, lambda fd: fcntl.lockf(fd, fcntl.LOCK_EX), 1.5)
+busy(fb, "F_SETLK")
+got = fcntl.fcntl(fb, fcntl.F_GETLK,
+                  struct.pack("hhqqi4x", fcntl.F_WRLCK, 0, 0, 0, 0))
+if struct.unpack("hhqqi4x", got)[0] != fcntl.F_WRLCK:
+    sys.exit("F_GETLK does not see the other mount's lock")
+
+# A signal ends a waiting F_SETLKW (EINTR), and the wait takes nothing.
+t = time.monotonic()
+signal.setitimer(signal.ITIMER_REAL, 1.0)
+try:
+    fcntl.lockf(fb, fcntl.LOCK_EX)
+    sys.exit("F_SETLKW granted while the holder holds it")
+except Alarm:
+    pass
+if time.monotonic() - t > 5:
+    sys.exit("the interrupted F_SETLKW took %.1f s" % (time.monotonic() - t))
+busy(fb, "F_SETLK after the interrupted wait")
+
+# F_SETLKW waits for the holder's close (which releases its lock).
+os.write(go, b"g")
+waited(fb, 1.0)
+os.waitpid(pid, 0)
+
+# A holder killed with SIGKILL: its lock goes with it.
+pid, go = holder(a, lambda fd: fcntl.lockf(fd, fcntl.LOCK_EX), None)
+busy(fb, "F_SETLK against a live holder")
+os.kill(pid, signal.SIGKILL)
+os.waitpid(pid, 0)
+fcntl.lockf(fb, fcntl.LOCK_EX | fcntl.LOCK_NB)
+fcntl.lockf(fb, fcntl.LOCK_UN)
+
+# flock(2): the same, whole file; released at the holder's close.
+pid, go = holder(a, lambda fd: fcntl.flock(fd, fcntl.LOCK_EX), 1.0)
+busy(fb, "flock LOCK_NB", fcntl.flock)
+os.write(go, b"g")
+waited(fb, 0.5, fcntl.flock)
+os.waitpid(pid, 0)
+
+# A native client's lock (libclf, its own metad connection).
+n = subprocess.Popen([helper, "lock", conf, "/lk", "1500"],
+                     stdout=subprocess.PIPE, text=True)
+if n.stdout.readline().strip() != "locked":
+    sys.exit("mount_helper lock")
+busy(fb, "F_SETLK against the native client")
+waited(fb, 0.5)
+n.wait()
+os.close(fb)
+EOF
+ok
+
 check_dmesg
 
 # ---------------------------------------------------------------------
