@@ -65,6 +65,9 @@
  *        request, to derive the sizes of a READDIRPLUS page at once.
  *   1.16 REMOVE_MANY: metad removes the subfiles of many removed files
  *        from an iod in one request (its durable removal queue).
+ *   1.17 the INSTANCE reply ends with the answering metad's index and the
+ *        addresses of the instance's metads by index, so that a client
+ *        named by clf://HOST:PORT reaches a namespace over several.
  *
  * Version negotiation
  * -------------------
@@ -118,7 +121,7 @@
 
 #define CLF_PROTO_MAGIC 0x31464c43u /* "CLF1" as bytes on the wire */
 #define CLF_PROTO_VERSION_MAJOR 1
-#define CLF_PROTO_VERSION_MINOR 16
+#define CLF_PROTO_VERSION_MINOR 17
 
 /*
  * Message header, 32 bytes, every field little-endian:
@@ -290,7 +293,9 @@ enum clf_proto_op {
 	 * empty -> u64 stripe_size, u32 stripe_count, u32 first_iod,
 	 * u32 timeout_ms, u32 recovery_grace_s, u32 niods
 	 * (1..CLF_PROTO_MAX_IODS), niods x str16 address ("host:port",
-	 * 1..CLF_PROTO_ADDR_MAX bytes) by iod index */
+	 * 1..CLF_PROTO_ADDR_MAX bytes) by iod index; since 1.17, to a
+	 * peer of 1.17 or later: u32 metad_index, u32 nmetads
+	 * (1..CLF_PROTO_MAX_METADS), nmetads x str16 address by index */
 	CLF_PROTO_OP_INSTANCE = 278,
 	/* Since 1.12; see "Several metads" below. */
 	/* u64 dir, str16 path -> u64 ino, u32 done */

@@ -112,7 +112,22 @@ int mds_op_instance(const struct mds_session *s, struct wire_reader *r,
 		return mds_fail_ctx(-ENOMEM, "metad: out of memory");
 	for (uint32_t i = 0; i < cfg->niods; i++)
 		m.iods[i].addr = clf_proto_str_of(cfg->iods[i].addr);
+	/* The metads too (1.17), for a namespace over several; a client of
+	 * 1.16 or older would refuse the bytes it does not expect. */
+	if (s->minor >= 17) {
+		m.metads = calloc(cfg->nmetads, sizeof(*m.metads));
+		if (!m.metads) {
+			free(m.iods);
+			return mds_fail_ctx(-ENOMEM, "metad: out of memory");
+		}
+		m.has_metads = true;
+		m.metad_index = s->ctx->index;
+		m.nmetads = cfg->nmetads;
+		for (uint32_t i = 0; i < cfg->nmetads; i++)
+			m.metads[i].addr = clf_proto_str_of(cfg->metads[i].addr);
+	}
 	err = mds_reply_instance(rep, &m);
+	free(m.metads);
 	free(m.iods);
 	return err;
 }

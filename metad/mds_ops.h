@@ -30,6 +30,7 @@ struct mds_session {
 	bool trusted;		/* the peer holds the secret: the owner
 				   fields of CREATE and MKDIR count */
 	uint32_t auth_uid;	/* of its MUNGE credential; 0: secret */
+	uint16_t minor;		/* the protocol minor negotiated */
 };
 
 /* An encoded reply body. */

@@ -339,6 +339,7 @@ static int handshake(struct mds_conn *mc)
 		.conn_id = mc->id, .cred = &mds_cred_root,
 		.trusted = mc->auth.method == CLF_AUTH_SECRET,
 		.auth_uid = mc->auth.method == CLF_AUTH_MUNGE ? mc->auth.uid : 0,
+		.minor = clf_conn_minor(mc->c),
 	};
 	atomic_fetch_add(&ctx->connections, 1);
 	return 0;

@@ -55,6 +55,10 @@ static bool fwd_allowed(const char *addr)
 	for (uint32_t i = 0; i < fwd_cfg->niods; i++)
 		if (!strcmp(addr, fwd_cfg->iods[i].addr))
 			return true;
+	/* The other metads of a namespace over several (INSTANCE, 1.17). */
+	for (uint32_t i = 0; i < fwd_cfg->nmetads; i++)
+		if (!strcmp(addr, fwd_cfg->metads[i].addr))
+			return true;
 	return false;
 }
 

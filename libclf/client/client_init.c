@@ -151,6 +151,15 @@ int CLF_init(const char *config_path)
 	peer_init(&cl->metad, &cl->cfg->metad, CLF_ERROR_METAD, 0);
 	peer_init(&cl->metad_locks, &cl->cfg->metad, CLF_ERROR_METAD, 0);
 	cl->metad.acts_for = cl->metad_locks.acts_for = true;
+	test_act_as(cl);
+	if (url) {
+		clf_client_instance = cl;
+		err = learn_instance(cl);
+		clf_client_instance = NULL;
+		if (err)
+			goto release_peers;
+	}
+	/* After INSTANCE, which names the metads of a client named by URL. */
 	if (cl->cfg->nmetads > 1) {
 		uint32_t n = cl->cfg->nmetads - 1;
 
@@ -172,14 +181,6 @@ int CLF_init(const char *config_path)
 			cl->more_metads[i].acts_for = true;
 			cl->more_metad_locks[i].acts_for = true;
 		}
-	}
-	test_act_as(cl);
-	if (url) {
-		clf_client_instance = cl;
-		err = learn_instance(cl);
-		clf_client_instance = NULL;
-		if (err)
-			goto release_peers;
 	}
 	cl->lanes = cl->cfg->iod_connections > 0
 			    ? (unsigned)cl->cfg->iod_connections

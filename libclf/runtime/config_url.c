@@ -71,7 +71,7 @@ static int daemon_at(struct clf_config_daemon *d, const char *addr)
 
 	if (clf_addr_split(addr, host, sizeof(host), port, sizeof(port)) ||
 	    !host[0] || !port[0])
-		return clf_fail(EPROTO, "clf: metad named an iod at '%s', which is no address",
+		return clf_fail(EPROTO, "clf: metad named a daemon at '%s', which is no address",
 				addr);
 	d->addr = strdup(addr);
 	d->host = strdup(host);
@@ -124,8 +124,7 @@ int clf_config_for_metad(const char *addr, struct clf_config **out)
 	cfg->recovery_grace_s = CLF_CONFIG_DEFAULT_GRACE_S;
 	cfg->log_level = CLF_LOG_INFO;
 	err = daemon_at(&cfg->metad, addr);
-	/* One metad known: a namespace spread over several is not
-	 * reachable by its address alone (INSTANCE names no metads). */
+	/* One metad known until INSTANCE names the others (1.17). */
 	if (!err) {
 		cfg->metads = calloc(1, sizeof(*cfg->metads));
 		err = cfg->metads && !clf_config_daemon_copy(&cfg->metads[0],
@@ -144,6 +143,64 @@ free_cfg:
 	return err;
 }
 
+static void daemons_free(struct clf_config_daemon *d, uint32_t n)
+{
+	for (uint32_t i = 0; d && i < n; i++) {
+		free(d[i].addr);
+		free(d[i].host);
+		free(d[i].port);
+		free(d[i].dir);
+	}
+	free(d);
+}
+
+/*
+ * The metads of a namespace over several, which INSTANCE names (1.17):
+ * metad 0 keeps the address the client was named by (the one it
+ * reaches, which may not be the one the instance is configured with);
+ * the others are as metad names them.  A reply without them (a metad of
+ * 1.16 or older) leaves the one metad.
+ */
+static int take_metads(struct clf_config *cfg,
+		       const struct clf_proto_instance *m)
+{
+	struct clf_config_daemon *metads;
+	char addr[CLF_PROTO_ADDR_MAX + 1];
+	int err = 0;
+
+	if (!m->has_metads || m->nmetads <= 1)
+		return 0;
+	if (m->metad_index != 0)
+		return clf_fail(EINVAL,
+			"clf: %s is metad %u of its instance; name metad 0 (%.*s), which holds the root, in the clf:// name",
+			cfg->metad.addr, m->metad_index,
+			m->metad_index < m->nmetads ?
+			(int)m->metads[0].addr.len : 0,
+			m->metad_index < m->nmetads ?
+			m->metads[0].addr.ptr : "");
+	if (m->nmetads > CLF_CONFIG_MAX_METADS)
+		return clf_fail(EPROTO, "clf: metad %s named %u metads",
+				cfg->metad.addr, m->nmetads);
+	metads = calloc(m->nmetads, sizeof(*metads));
+	if (!metads)
+		return clf_fail(ENOMEM, "clf: out of memory");
+	err = clf_config_daemon_copy(&metads[0], &cfg->metad) ?
+	      clf_fail(ENOMEM, "clf: out of memory") : 0;
+	for (uint32_t i = 1; i < m->nmetads && !err; i++) {
+		snprintf(addr, sizeof(addr), "%.*s", (int)m->metads[i].addr.len,
+			 m->metads[i].addr.ptr);
+		err = daemon_at(&metads[i], addr);
+	}
+	if (err) {
+		daemons_free(metads, m->nmetads);
+		return err;
+	}
+	daemons_free(cfg->metads, cfg->nmetads);
+	cfg->metads = metads;
+	cfg->nmetads = m->nmetads;
+	return 0;
+}
+
 int clf_config_set_instance(struct clf_config *cfg,
 			    const struct clf_proto_instance *m)
 {
@@ -156,6 +213,9 @@ int clf_config_set_instance(struct clf_config *cfg,
 	    m->stripe_size > CLF_PROTO_STRIPE_MAX)
 		return clf_fail(EPROTO, "clf: metad %s described its instance inconsistently (%u iods)",
 				cfg->metad.addr, m->niods);
+	err = take_metads(cfg, m);
+	if (err)
+		return err;
 	iods = calloc(m->niods, sizeof(*iods));
 	if (!iods)
 		return clf_fail(ENOMEM, "clf: out of memory");

@@ -733,7 +733,8 @@ struct clf_proto_sub_list {
 };
 
 /* INSTANCE reply (1.10): how to reach the instance, for a client with no
- * configuration file (clf://HOST:PORT names). */
+ * configuration file (clf://HOST:PORT names); since 1.17 (has_metads)
+ * its metads too, by index, for a namespace spread over several. */
 #define CLF_PROTO_IOD_ADDR(X, T)					\
 	X(T, STR, addr, CLF_PROTO_ADDR_MAX, NONEMPTY)	/* "host:port" */
 struct clf_proto_iod_addr {
@@ -746,7 +747,11 @@ struct clf_proto_iod_addr {
 	X(T, U32, timeout_ms)	/* what the instance's clients use */	\
 	X(T, U32, recovery_grace_s)					\
 	X(T, U32, niods)						\
-	X(T, ARRAY, iods, niods, iod_addr, 1, CLF_PROTO_MAX_IODS)
+	X(T, ARRAY, iods, niods, iod_addr, 1, CLF_PROTO_MAX_IODS)	\
+	X(T, TAIL, has_metads)	/* since 1.17 */			\
+	X(T, U32, metad_index)	/* the answering metad's */		\
+	X(T, U32, nmetads)						\
+	X(T, ARRAY, metads, nmetads, iod_addr, 1, CLF_PROTO_MAX_METADS)
 /* After decode OWNED (clf_proto_instance_release); encode only reads. */
 struct clf_proto_instance {
 	CLF_PROTO_INSTANCE(PROTO_MEMBER, _)

@@ -237,6 +237,7 @@ static const struct clf_proto_iod_addr sample_iod_addrs[] = {
 };
 static const struct clf_proto_instance s_instance = {
 	65536, 2, 0, 5000, 30, 2, (struct clf_proto_iod_addr *)sample_iod_addrs,
+	false, 0, 0, NULL,	/* as 1.16 (the metads: a golden variant) */
 };
 static const struct clf_proto_sub_vec_req s_sub_readv_req = {
 	42, 2, { 0, CLF_PROTO_SUBFILE_HEAD }, { 4096, 0 }, { 1000, 24 },

@@ -12,6 +12,12 @@
  *       -EXDEV, and so is a malformed URL, with -EINVAL.
  *   remote_client URL N PATH
  *       only write the pattern to URL/PATH (for the other paths to check)
+ *   remote_client URL N --metads M
+ *       a namespace over M metads, which INSTANCE names: CLF_mkdir of
+ *       URL/spread/d0..d23 lands directories on each of the M metads
+ *       (inode numbers name theirs); N bytes written in a directory of
+ *       one metad, renamed into one of another, read back there; all
+ *       removed again.
  *
  * Exits 0 when every check passed, 1 with a message on stderr.
  */
@@ -23,6 +29,7 @@
 #include <sys/stat.h>
 
 #include "clf.h"
+#include "clf_proto.h"
 
 static int failures;
 
@@ -59,6 +66,82 @@ static int write_file(const char *name, long n)
 	return ok ? 0 : -1;
 }
 
+/* Read name back: n pattern bytes. */
+static void read_back(const char *name, long n)
+{
+	unsigned char *buf = calloc(1, n ? n : 1);
+	int fd = CLF_open(name, O_RDONLY);
+
+	check(fd >= 0, "CLF_open O_RDONLY of a clf:// name");
+	if (fd >= 0) {
+		long bad = -1;
+
+		check(CLF_read(fd, buf, (size_t)n) == n, "CLF_read");
+		for (long i = 0; i < n && bad < 0; i++)
+			if (buf[i] != pattern(i))
+				bad = i;
+		if (bad >= 0)
+			fprintf(stderr, "FAIL: byte %ld of %s read back differs\n",
+				bad, name);
+		failures += bad >= 0;
+		CLF_close(fd);
+	}
+	free(buf);
+}
+
+#define SPREAD_DIRS 24
+
+/* The namespace over m metads (see the head of the file). */
+static int spread(const char *url, long n, unsigned m)
+{
+	char dir[SPREAD_DIRS][1024], top[960], from[1100], to[1100];
+	unsigned on[SPREAD_DIRS], seen = 0, nseen = 0;
+	int a = -1, b = -1;
+	struct stat st;
+
+	snprintf(top, sizeof(top), "%s/spread", url);
+	check(CLF_mkdir(top, 0755) == 0, "CLF_mkdir URL/spread");
+	for (int i = 0; i < SPREAD_DIRS; i++) {
+		snprintf(dir[i], sizeof(dir[i]), "%s/d%d", top, i);
+		check(CLF_mkdir(dir[i], 0755) == 0, "CLF_mkdir URL/spread/dI");
+		check(CLF_stat(dir[i], &st) == 0 && S_ISDIR(st.st_mode),
+		      "CLF_stat of a directory on any metad");
+		on[i] = CLF_PROTO_INO_METAD((uint64_t)st.st_ino);
+		if (on[i] < 32 && !(seen & (1u << on[i]))) {
+			seen |= 1u << on[i];
+			nseen++;
+		}
+		if (a < 0)
+			a = i;
+		else if (b < 0 && on[i] != on[a])
+			b = i;
+	}
+	if (nseen != m) {
+		fprintf(stderr, "FAIL: %d directories landed on %u metads, not %u\n",
+			SPREAD_DIRS, nseen, m);
+		return 1;
+	}
+	if (b < 0)
+		return 1;
+	snprintf(from, sizeof(from), "%s/f", dir[a]);
+	snprintf(to, sizeof(to), "%s/g", dir[b]);
+	write_file(from, n);
+	check(CLF_rename(from, to) == 0, "CLF_rename across metads");
+	check(CLF_stat(from, &st) == -ENOENT, "the old name is gone");
+	check(CLF_stat(to, &st) == 0 && st.st_size == n,
+	      "CLF_stat of the renamed file gives the size written");
+	read_back(to, n);
+	check(CLF_unlink(to) == 0, "CLF_unlink of the renamed file");
+	for (int i = 0; i < SPREAD_DIRS; i++)
+		check(CLF_rmdir(dir[i]) == 0, "CLF_rmdir of a directory on any metad");
+	check(CLF_rmdir(top) == 0, "CLF_rmdir URL/spread");
+	check(CLF_finalize() == 0, "CLF_finalize");
+	if (!failures)
+		printf("native API on %s: %d directories on all %u metads, %ld bytes renamed from metad %u to metad %u and read back\n",
+		       url, SPREAD_DIRS, m, n, on[a], on[b]);
+	return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	char name[1024], other[1024], moved[1024], dir[1024];
@@ -68,8 +151,8 @@ int main(int argc, char **argv)
 	long n;
 	int fd;
 
-	if (argc != 3 && argc != 4) {
-		fprintf(stderr, "usage: remote_client URL N [PATH]\n");
+	if (argc != 3 && argc != 4 && argc != 5) {
+		fprintf(stderr, "usage: remote_client URL N [PATH | --metads M]\n");
 		return 2;
 	}
 	url = argv[1];
@@ -78,6 +161,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "FAIL: CLF_init(%s): %s\n", url, CLF_Last_error());
 		return 1;
 	}
+	if (argc == 5)
+		return spread(url, n, (unsigned)atoi(argv[4]));
 	if (argc == 4) {
 		snprintf(name, sizeof(name), "%s/%s", url, argv[3]);
 		write_file(name, n);

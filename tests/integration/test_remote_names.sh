@@ -14,6 +14,9 @@
 #  1. native API (remote_client): CLF_init("clf://A.2:PORT") learns the
 #     iods from metad; mkdir, create, write, stat, read back, rename,
 #     unlink, rmdir on clf:// names; another instance's name is EXDEV;
+#     a namespace over 3 metads (a second instance, its metads named by
+#     INSTANCE): directories land on all 3, a file renamed across them
+#     reads back (remote_client --metads 3);
 #  2. the clf command: mkdir, cp both ways, ls, stat, getlayout, rm on
 #     clf:// names, bytes compared;
 #     clf stage-in and stage-out -j 3 of a tree, bytes and a layout that
@@ -81,8 +84,12 @@ cleanup() {
 	if [ -n "$tmp" ] && [ -f "$tmp/srv/clf.conf" ]; then
 		ip netns exec "$ns" "$clf" down -c "$tmp/srv/clf.conf" >/dev/null 2>&1
 	fi
+	if [ -n "$tmp" ] && [ -f "$tmp/srv3/clf.conf" ]; then
+		ip netns exec "$ns" "$clf" down -c "$tmp/srv3/clf.conf" >/dev/null 2>&1
+	fi
 	if [ "$rc" != 0 ] && [ "$rc" != 77 ] && [ -n "$tmp" ]; then
-		for l in "$tmp"/srv/*.log "$tmp"/srv/*/*.log "$tmp/out" "$tmp/mnt.log"; do
+		for l in "$tmp"/srv/*.log "$tmp"/srv/*/*.log "$tmp"/srv3/*/*.log \
+			"$tmp/out" "$tmp/mnt.log"; do
 			[ -s "$l" ] || continue
 			echo "--- $l (last lines)" >&2
 			tail -n 15 "$l" >&2
@@ -166,6 +173,29 @@ url=clf://$net.2:$port
 step="native API on clf:// names"
 "$client" "$url" 1000003 >"$tmp/out" 2>&1 || fail "remote_client"
 cat "$tmp/out"
+
+step="a namespace over 3 metads on clf:// names"
+# The same secret, ports of their own: 3 metads, one iod.
+p3=$((port + 10))
+mkdir -p "$tmp/srv3"
+{
+	echo "[global]"
+	echo "secret_file = $tmp/srv/secret"
+	echo "auth = secret"
+	for i in 0 1 2; do
+		echo "metad = $net.2:$((p3 + i)):$tmp/srv3/meta$i"
+	done
+	echo "iod = $net.2:$((p3 + 3)):$tmp/srv3/iod0"
+} >"$tmp/srv3/clf.conf"
+chmod 600 "$tmp/srv3/clf.conf"
+ip netns exec "$ns" "$clf" up -c "$tmp/srv3/clf.conf" >"$tmp/out" 2>&1 ||
+	fail "clf up (3 metads)"
+"$client" "clf://$net.2:$p3" 200003 --metads 3 >"$tmp/out" 2>&1 ||
+	fail "remote_client --metads 3"
+cat "$tmp/out"
+ip netns exec "$ns" "$clf" down -c "$tmp/srv3/clf.conf" >"$tmp/out" 2>&1 ||
+	fail "clf down (3 metads)"
+rm -f "$tmp/srv3/clf.conf"
 
 step="a client without the secret is refused"
 if env -u CLF_SECRET_FILE "$clf" ls "$url/" >"$tmp/out" 2>&1; then

@@ -542,6 +542,50 @@ START_TEST(test_config_for_metad_reads_the_secret_of_clf_secret_file)
 }
 END_TEST
 
+/* INSTANCE of 1.17 names the metads: metad 0 keeps the address the
+ * client was named by; a reply from another metad than 0 is refused. */
+START_TEST(test_set_instance_takes_the_metads_instance_names)
+{
+	static const struct clf_proto_iod_addr iods[] = {
+		{ { "10.0.0.9:7001", 13 } },
+	};
+	static const struct clf_proto_iod_addr metads[] = {
+		{ { "192.168.1.5:7000", 16 } }, { { "10.0.0.7:7010", 13 } },
+		{ { "[::1]:7011", 10 } },
+	};
+	struct clf_proto_instance m = {
+		65536, 1, 0, 5000, 30, 1, (struct clf_proto_iod_addr *)iods,
+		true, 0, 3, (struct clf_proto_iod_addr *)metads,
+	};
+	struct clf_config *cfg;
+
+	unsetenv("CLF_SECRET_FILE");
+	ck_assert_int_eq(clf_config_for_metad("10.0.0.2:7000", &cfg), 0);
+	ck_assert_int_eq(clf_config_set_instance(cfg, &m), 0);
+	ck_assert_uint_eq(cfg->nmetads, 3);
+	ck_assert_str_eq(cfg->metads[0].addr, "10.0.0.2:7000");
+	ck_assert_str_eq(cfg->metads[1].addr, "10.0.0.7:7010");
+	ck_assert_str_eq(cfg->metads[2].host, "::1");
+	ck_assert_str_eq(cfg->metads[2].port, "7011");
+	ck_assert_uint_eq(cfg->niods, 1);
+	clf_config_free(cfg);
+
+	/* A 1.16 reply: the one metad. */
+	m.has_metads = false;
+	ck_assert_int_eq(clf_config_for_metad("10.0.0.2:7000", &cfg), 0);
+	ck_assert_int_eq(clf_config_set_instance(cfg, &m), 0);
+	ck_assert_uint_eq(cfg->nmetads, 1);
+	clf_config_free(cfg);
+
+	m.has_metads = true;
+	m.metad_index = 1;
+	ck_assert_int_eq(clf_config_for_metad("10.0.0.7:7010", &cfg), 0);
+	ck_assert_int_eq(clf_config_set_instance(cfg, &m), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(CLF_Last_error(), "192.168.1.5:7000"));
+	clf_config_free(cfg);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("config");
@@ -549,6 +593,7 @@ int main(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_parses_a_complete_file_with_sections);
+	tcase_add_test(tc, test_set_instance_takes_the_metads_instance_names);
 	tcase_add_test(tc, test_parses_daemon_specs_in_global);
 	tcase_add_test(tc, test_errors_name_the_file_and_line);
 	tcase_add_test(tc, test_secret_file_is_relative_to_the_config_file);

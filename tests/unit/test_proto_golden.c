@@ -227,6 +227,7 @@ GOLD_ENC(create_req, clf_proto_create_req, clf_proto_create_req_encode)
 GOLD_ENC(setlk_req, clf_proto_lock_req, clf_proto_setlk_req_encode)
 GOLD_ENC(sub_sizes_req, clf_proto_sub_sizes_req,
 	 clf_proto_sub_sizes_req_encode)
+GOLD_ENC(instance, clf_proto_instance, clf_proto_instance_encode)
 
 static const struct clf_proto_hello v_hello_kx = {
 	.major = 1, .minor = 8, .role = PSTR("iod"), .has_kx = true,
@@ -282,6 +283,16 @@ static const struct clf_proto_lock_req v_setlk_unlock = {
 static const struct clf_proto_sub_sizes_req v_sub_sizes_one = {
 	43, 1, { 1023 },
 };
+/* 1.17: the metads follow the iods (here the same two addresses). */
+static const struct clf_proto_instance v_instance_metads = {
+	65536, 2, 0, 5000, 30, 2, (struct clf_proto_iod_addr *)sample_iod_addrs,
+	true, 0, 2, (struct clf_proto_iod_addr *)sample_iod_addrs,
+};
+#define INSTANCE_METADS_HEX						\
+	"00000100000000000200000000000000881300001e000000020000000d003130" \
+	"2e302e302e323a373030310a005b3a3a315d3a37303032"			\
+	"00000000020000000d0031302e302e302e323a373030310a005b3a3a315d3a" \
+	"37303032"
 
 struct golden_variant {
 	const char *name;
@@ -345,6 +356,8 @@ static const struct golden_variant golden_variants[] = {
 	  "03000000000000000000000063000000" },
 	{ "sub_sizes_req_one", gold_sub_sizes_req, &v_sub_sizes_one,
 	  "2b0000000000000001000000ff030000" },
+	{ "instance_with_metads", gold_instance, &v_instance_metads,
+	  INSTANCE_METADS_HEX },
 };
 
 static char *to_hex(const uint8_t *p, size_t n)
@@ -448,6 +461,37 @@ START_TEST(test_every_variant_encodes_to_its_golden_bytes)
 }
 END_TEST
 
+/* A 1.17 INSTANCE reply names the metads; a 1.16 one (the codec's
+ * golden bytes) decodes without them, so either side may be older. */
+START_TEST(test_instance_reply_names_metads_only_when_they_follow)
+{
+	static const char hex[] = INSTANCE_METADS_HEX;
+	uint8_t buf[sizeof(hex) / 2];
+	struct clf_proto_instance m;
+	struct wire_reader r;
+
+	for (size_t j = 0; j < sizeof(buf); j++) {
+		unsigned v;
+
+		ck_assert_int_eq(sscanf(hex + 2 * j, "%2x", &v), 1);
+		buf[j] = (uint8_t)v;
+	}
+	r = (struct wire_reader){ buf, sizeof(buf), 0, false };
+	ck_assert_int_eq(clf_proto_instance_decode(&r, &m), 0);
+	ck_assert(m.has_metads);
+	ck_assert_uint_eq(m.metad_index, 0);
+	ck_assert_uint_eq(m.nmetads, 2);
+	ck_assert(clf_proto_str_eq(m.metads[1].addr, "[::1]:7002"));
+	clf_proto_instance_release(&m);
+	/* Cut where 1.16 ends: no metads, no error. */
+	r = (struct wire_reader){ buf, sizeof(buf) - 8 - 15 - 12, 0, false };
+	ck_assert_int_eq(clf_proto_instance_decode(&r, &m), 0);
+	ck_assert(!m.has_metads);
+	ck_assert_uint_eq(m.niods, 2);
+	clf_proto_instance_release(&m);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("proto_golden");
@@ -456,6 +500,7 @@ int main(void)
 	tcase_add_test(tc, test_every_codec_sample_encodes_to_its_golden_bytes);
 	tcase_add_test(tc, test_golden_bytes_decode_and_encode_back);
 	tcase_add_test(tc, test_every_variant_encodes_to_its_golden_bytes);
+	tcase_add_test(tc, test_instance_reply_names_metads_only_when_they_follow);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
