@@ -62,7 +62,7 @@ enum clf_up_op {
 	CLF_UP_SETXATTR,	/* flags; name, then the value's bytes */
 	CLF_UP_LISTXATTR,	/* arg: size (0: ask); out: names */
 	CLF_UP_REMOVEXATTR,	/* name */
-	CLF_UP_GETLK,		/* fh; struct clf_up_lock; out: clf_up_lock */
+	CLF_UP_GETLK,		/* fh; struct clf_up_lock; out: the same */
 	CLF_UP_SETLK,		/* fh; struct clf_up_lock */
 	CLF_UP_UNLOCK_OWNER,	/* fh; arg: the owner whose locks go */
 	CLF_UP_INTERRUPT,	/* no reply; arg: unique of a sleeping SETLK */

@@ -35,7 +35,7 @@ struct clf_inode_info {
 	u64 nlookup;			/* daemon lookup references */
 	unsigned long attr_time;	/* jiffies of the last attributes */
 	atomic_t wseq;			/* writes the daemon has been sent */
-	bool locked;			/* a lock was asked for: closes release */
+	bool locked;			/* locks asked for: closes release */
 	/* The handle create opened, for the open(2) that follows it. */
 	bool created;
 	u64 created_fh;
