@@ -71,7 +71,8 @@ install: $(LIBS) $(INSTALL_PROGRAMS) $(MAN_PAGES)
 		$(DESTDIR)$(includedir)/
 	sed -e 's|@prefix@|$(prefix)|' -e 's|@libdir@|$(libdir)|' \
 		-e 's|@includedir@|$(includedir)|' \
-		-e 's|@version@|$(LIBCLF_VERSION)|' libclf/clf.pc.in \
+		-e 's|@version@|$(LIBCLF_VERSION)|' \
+		-e 's|@rdma_libs@|$(LIBCLF_RDMA_LIBS)|' libclf/clf.pc.in \
 		>$(DESTDIR)$(pkgconfigdir)/clf.pc
 	chmod 644 $(DESTDIR)$(pkgconfigdir)/clf.pc
 	@if [ -n "$(filter %/mount.clf,$(PROGRAMS))" ]; then \

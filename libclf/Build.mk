@@ -65,9 +65,13 @@ $(O)/libclf/runtime/transport.o $(O)/tests/unit/test_transport.o: $(RDMA_STAMP)
 LIBCLF_EXTRA_LIBS :=
 LIBCLF_EXTRA_LIBS += $(shell pkg-config --libs libsodium inih 2>/dev/null || \
 	echo -lsodium -linih) -lmunge -pthread
+# The RDMA transport's libraries: also in clf.pc's Libs.private, for
+# programs that link libclf.a (pkg-config --static).
+LIBCLF_RDMA_LIBS :=
 ifeq ($(CONFIG_CLF_TRANSPORT_RDMA),y)
-LIBCLF_EXTRA_LIBS += -lrdmacm -libverbs
+LIBCLF_RDMA_LIBS := -lrdmacm -libverbs
 endif
+LIBCLF_EXTRA_LIBS += $(LIBCLF_RDMA_LIBS)
 
 # The native client API: connections, files, views.
 LIBCLF_CLIENT_SRCS := libclf/client/client_instance.c \

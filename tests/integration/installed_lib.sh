@@ -84,7 +84,10 @@ no_build_path() {
 	if readelf -d "$1" 2>/dev/null | grep -Eq 'RUNPATH|RPATH'; then
 		fail "$1 has a RUNPATH/RPATH: $(readelf -d "$1" | grep PATH)"
 	fi
-	if LC_ALL=C ldd "$1" 2>/dev/null | grep -qF "$srcdir"; then
+	# The source tree holds the build tree (build/ or O=), so one test
+	# covers both; it must be set: an unset one made the check vanish.
+	src=$(cd "$here/../.." && pwd)
+	if LC_ALL=C ldd "$1" 2>/dev/null | grep -qF "$src/"; then
 		fail "$1 loads a library from the source tree: $(ldd "$1")"
 	fi
 }
