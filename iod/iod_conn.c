@@ -6,13 +6,57 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
 
 #include "clf.h"
+#include "daemon.h"
 #include "error.h"
 #include "iod_conn.h"
 
 /* Scratch for skipping a payload, on the stack. */
 #define DRAIN_CHUNK (16u << 10)
+
+/*
+ * Whether receiving len payload bytes from c may wait on its sender: not
+ * all of them are in the socket yet (or the transport cannot say).  Such
+ * a receive counts as a wait (daemon.h), so that clients that announce a
+ * body and stall cannot hold every worker of the pool until their
+ * timeout; a body already there is read as it is, at no cost.
+ */
+static bool may_wait(struct clf_conn *c, size_t len)
+{
+	int avail;
+
+	return ioctl(clf_conn_fd(c), FIONREAD, &avail) ||
+	       (size_t)avail < len;
+}
+
+int iod_recv_payload(struct clf_conn *c, void *buf, size_t len)
+{
+	int err;
+
+	if (!may_wait(c, len))
+		return clf_conn_recv_payload(c, buf, len);
+	clf_daemon_wait_begin();
+	err = clf_conn_recv_payload(c, buf, len);
+	clf_daemon_wait_end();
+	return err;
+}
+
+int iod_recv_payload_to_file(struct clf_conn *c, int fd, int64_t off,
+			     size_t len, int *file_err, size_t *written)
+{
+	int err;
+
+	if (!may_wait(c, len))
+		return clf_conn_recv_payload_to_file(c, fd, off, len, file_err,
+						     written);
+	clf_daemon_wait_begin();
+	err = clf_conn_recv_payload_to_file(c, fd, off, len, file_err,
+					    written);
+	clf_daemon_wait_end();
+	return err;
+}
 
 int iod_conn_recv(struct iod_conn *cn, uint8_t *dst, size_t len,
 		  size_t piece, bool fill, iod_piece_fn put, void *arg,
@@ -26,7 +70,7 @@ int iod_conn_recv(struct iod_conn *cn, uint8_t *dst, size_t len,
 		size_t n = len - off < piece ? len - off : piece;
 		uint8_t *at = fill ? dst + off : dst;
 
-		err = clf_conn_recv_payload(cn->c, at, n);
+		err = iod_recv_payload(cn->c, at, n);
 		if (err) {
 			*broken = true;
 			return err;

@@ -100,6 +100,15 @@ void iod_conn_free_buffers(struct iod_conn *cn);
 struct iod_sieve iod_conn_sieve_begin(struct iod_conn *cn);
 void iod_conn_sieve_end(struct iod_conn *cn);
 
+/*
+ * clf_conn_recv_payload and clf_conn_recv_payload_to_file for a worker
+ * of the iod: a receive that has to wait for its sender gives the
+ * worker's place to another meanwhile (clf_daemon_wait_begin).
+ */
+int iod_recv_payload(struct clf_conn *c, void *buf, size_t len);
+int iod_recv_payload_to_file(struct clf_conn *c, int fd, int64_t off,
+			     size_t len, int *file_err, size_t *written);
+
 /* What iod_conn_recv hands each piece to: 0 or a negative errno. */
 typedef int (*iod_piece_fn)(void *arg, const uint8_t *piece, size_t n);
 

@@ -261,7 +261,7 @@ int iod_serve(struct iod_conn *cn, const struct clf_proto_header *h)
 		}
 		body = cn->buf;
 	}
-	err = clf_conn_recv_payload(cn->c, body, want);
+	err = iod_recv_payload(cn->c, body, want);
 	if (err)
 		goto broken;
 	rq.r = (struct wire_reader){ body, want, 0, false };

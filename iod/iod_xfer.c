@@ -154,8 +154,7 @@ void iod_xfer_done(struct iod_xfer *x)
 static int from_conn(void *arg, int fd, int64_t off, size_t len,
 		     int *file_err, size_t *written)
 {
-	return clf_conn_recv_payload_to_file(arg, fd, off, len, file_err,
-					     written);
+	return iod_recv_payload_to_file(arg, fd, off, len, file_err, written);
 }
 
 /* Splice len bytes from the connection into x's run, under a range

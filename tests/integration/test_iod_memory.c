@@ -191,6 +191,10 @@ START_TEST(test_big_writes_announced_without_their_data_do_not_grow_the_iod)
 
 	layout_init(&l);
 	iodh_init(&h, 20000);
+	/* Fewer workers than stalled senders: each body that does not come
+	 * must give its worker's place up, or the next client waits for
+	 * the 20 s timeout of the first ones. */
+	h.conf_global = "daemon_workers = 2\n";
 	iodh_start(&h);
 	before = iodh_rss(&h);
 	for (int i = 0; i < BOGUS + REAL; i++) {
