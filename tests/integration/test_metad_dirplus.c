@@ -180,18 +180,27 @@ END_TEST
 
 struct churn {
 	uint64_t dir;
-	volatile bool stop;
+	volatile bool stop, done;
 	volatile int made, err;
 };
 
-/* New names come and old ones go while a listing pages through. */
+/*
+ * New names come and old ones go while a listing pages through.  Bounded:
+ * the new names sort after the kept ones, so a churn faster than the
+ * listing (a loaded machine) would otherwise keep it going without end.
+ */
+enum { CHURN_MAX = 3000 };
+
+/* Room for every name the listing can meet, as "/name/". */
+#define SEEN_MAX ((size_t)(400 + CHURN_MAX) * 24)
+
 static void *churn_main(void *arg)
 {
 	struct churn *c = arg;
 	struct mc *m = mc_open(&H);
 	char name[32];
 
-	for (int i = 0; !c->stop && !c->err && i < 100000; i++) {
+	for (int i = 0; !c->stop && !c->err && i < CHURN_MAX; i++) {
 		snprintf(name, sizeof(name), "d/new%05d", i);
 		c->err = mc_create(m, ROOT, name, 0644, 0, NULL, NULL);
 		if (!c->err && i % 2 == 0) {
@@ -202,6 +211,7 @@ static void *churn_main(void *arg)
 		}
 		c->made++;
 	}
+	c->done = true;
 	mc_close(m);
 	return NULL;
 }
@@ -212,7 +222,7 @@ START_TEST(test_readdirplus_under_creates_and_unlinks_lists_each_once)
 	struct mc *m = mc_open(&H);
 	struct churn c = { 0 };
 	static bool keep_seen[KEEP];
-	char name[32], *seen_names = calloc(400000, 1);
+	char name[32], *seen_names = calloc(SEEN_MAX, 1);
 	size_t at = 0;
 	uint64_t cookie = 0;
 	pthread_t t;
@@ -243,7 +253,7 @@ START_TEST(test_readdirplus_under_creates_and_unlinks_lists_each_once)
 				 e->name.ptr);
 			ck_assert_msg(!strstr(seen_names, one),
 				      "%s listed twice", one);
-			ck_assert(at + strlen(one) < 400000);
+			ck_assert(at + strlen(one) < SEEN_MAX);
 			strcpy(seen_names + at, one);
 			at += strlen(one) - 1;
 			if (sscanf(e->name.ptr, "keep%5d", &k) == 1) {
@@ -257,7 +267,7 @@ START_TEST(test_readdirplus_under_creates_and_unlinks_lists_each_once)
 		clf_proto_readdirplus_rep_release(&rep);
 		/* Some change between every two pages. */
 		for (int made = c.made, ms = 0; c.made == made && !c.err &&
-		     ms < 5000; ms += 5)
+		     !c.done && ms < 5000; ms += 5)
 			usleep(5000);
 	}
 	c.stop = true;
