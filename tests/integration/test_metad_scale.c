@@ -107,6 +107,8 @@ static void *busy_main(void *arg)
 				NULL, &rep);
 		if (err)
 			busy_fail(b, err, "create", name);
+		else
+			clf_proto_create_rep_release(&rep);
 	}
 	for (unsigned i = 0; i < n && !b->err; i++) {
 		struct clf_proto_lookup_rep rep;
