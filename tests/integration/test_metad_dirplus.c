@@ -9,6 +9,7 @@
 #include <check.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,8 +181,8 @@ END_TEST
 
 struct churn {
 	uint64_t dir;
-	volatile bool stop, done;
-	volatile int made, err;
+	atomic_bool stop, done;	/* shared with the churn thread */
+	atomic_int made, err;
 };
 
 /*
