@@ -21,6 +21,7 @@ ROMIO_LIB := $(O)/romio-clf/libromio-clf.so
 ROMIO_SKIP := test -f $(ROMIO_WORK)/UNAVAILABLE ||
 
 ROMIO_CLF_SRCS := romio-clf/glue.c romio-clf/ad_clf/ad_clf.c romio-clf/ad_clf/ad_clf_async.c \
+	romio-clf/ad_clf/ad_clf_cache.c \
 	romio-clf/ad_clf/ad_clf_close.c romio-clf/ad_clf/ad_clf_coll.c \
 	romio-clf/ad_clf/ad_clf_common.c \
 	romio-clf/ad_clf/ad_clf_delete.c romio-clf/ad_clf/ad_clf_dtype.c \

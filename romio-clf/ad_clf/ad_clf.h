@@ -79,6 +79,13 @@ typedef struct {
     int profile;
     double io_time;             /* seconds */
     long long io_calls;
+
+    /* Hint clf_cache (ad_clf_cache.c): the file's copy on local disk,
+     * which fd->fd_sys is while it is open. */
+    char *cache_dir;            /* the hint's directory, owned; NULL: no cache */
+    char *cache_name;           /* the copy's path, owned */
+    int cache_fd;               /* -1: none */
+    int cache_dirty;            /* this process wrote since the open */
 } ADIOI_CLF_fs;
 
 /* The memory side of an access (ad_clf_io_strided.c). */
@@ -187,6 +194,9 @@ void ADIOI_CLF_Win_free(ADIO_File fd);
  * F_RDLCK or F_WRLCK, waiting; 0 or a negative errno. */
 int ADIOI_CLF_Lock(ADIO_File fd, int type, ADIO_Offset start, ADIO_Offset len);
 int ADIOI_CLF_Unlock(ADIO_File fd);
+
+/* ad_clf_cache.c: collective, at the end of OpenColl */
+void ADIOI_CLF_Cache_open(ADIO_File fd, int *error_code);
 
 /* ad_clf_hints.c */
 void ADIOI_CLF_Report_layout(ADIO_File fd, int created);

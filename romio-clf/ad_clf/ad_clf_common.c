@@ -214,6 +214,7 @@ ADIOI_CLF_fs *ADIOI_CLF_Fs_get(ADIO_File fd, int *error_code)
         fs->lin_fd = fs->view_fd = -1;
         fs->win = MPI_WIN_NULL;
         fs->start_iodevice = -1;
+        fs->cache_fd = -1;
         fd->fs_ptr = fs;
     }
     return fs;
@@ -234,6 +235,8 @@ void ADIOI_CLF_Fs_free(ADIO_File fd)
         ADIOI_Free(fs->clf_path);
     if (fs->layout_hint)
         ADIOI_Free(fs->layout_hint);
+    if (fs->cache_dir)
+        ADIOI_Free(fs->cache_dir);
     ADIOI_Free(fs);
     fd->fs_ptr = NULL;
 }

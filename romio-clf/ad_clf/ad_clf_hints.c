@@ -17,6 +17,10 @@
  *                            reports clf_io_time and clf_io_calls, the
  *                            seconds spent in clf's data calls and their
  *                            number since the open (ad_clf_common.c)
+ *   clf_cache                DIR: the file is copied into DIR (local disk,
+ *                            seen by every process) at the open, read and
+ *                            written there, and written back at the close
+ *                            (ad_clf_cache.c)
  *
  * A malformed hint, or an unknown one whose name starts with clf_, makes
  * MPI_File_open fail on every process with a message saying what is
@@ -80,7 +84,7 @@ static void ADIOI_CLF_Int_hint(ADIOI_CLF_fs * fs, MPI_Info info, const char *key
 /* The clf_ hints this driver knows; clf_io_* are what get_info reports
  * with clf_profile, so that a file's info can open another file. */
 static const char *const ADIOI_CLF_Known_hints[] = {
-    "clf_layout", "clf_profile", "clf_io_time", "clf_io_calls", NULL
+    "clf_layout", "clf_profile", "clf_io_time", "clf_io_calls", "clf_cache", NULL
 };
 
 /* An unknown key that starts with clf_ is a mistake, not another MPI's. */
@@ -96,7 +100,7 @@ static void ADIOI_CLF_Unknown_hints(ADIOI_CLF_fs * fs, MPI_Info info)
         for (k = 0; ADIOI_CLF_Known_hints[k] && strcmp(key, ADIOI_CLF_Known_hints[k]); k++);
         if (!ADIOI_CLF_Known_hints[k])
             ADIOI_CLF_Hint_error(fs, MPI_ERR_INFO_KEY, "hint %s: no such clf hint (clf's are "
-                                 "clf_layout and clf_profile)", key);
+                                 "clf_layout, clf_profile and clf_cache)", key);
     }
 }
 
@@ -165,6 +169,12 @@ void ADIOI_CLF_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
             ADIOI_Info_get(users_info, "clf_layout", MPI_MAX_INFO_VAL, value, &flag);
             if (flag)
                 ADIOI_CLF_Layout_hint(fs, value);
+            ADIOI_Info_get(users_info, "clf_cache", MPI_MAX_INFO_VAL, value, &flag);
+            if (flag && value[0])
+                fs->cache_dir = ADIOI_Strdup(value);
+            else if (flag)
+                ADIOI_CLF_Hint_error(fs, MPI_ERR_INFO_VALUE,
+                                     "hint clf_cache='': give a local directory");
             ADIOI_CLF_Int_hint(fs, users_info, "striping_unit", 1, &fs->striping_unit, value);
             ADIOI_CLF_Int_hint(fs, users_info, "striping_factor", 1, &fs->striping_factor,
                                value);

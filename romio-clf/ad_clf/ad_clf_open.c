@@ -166,6 +166,14 @@ void ADIOI_CLF_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_code
                                       "cannot create the MPI window for the shared file pointer");
         ok = 0;
     }
+    /* With clf_cache, every access from here on is on a local copy. */
+    if (all_ok && ok && fs->cache_dir) {
+        ADIOI_CLF_Cache_open(fd, error_code);
+        if (*error_code != MPI_SUCCESS) {
+            ADIOI_CLF_Win_free(fd);
+            ok = 0;
+        }
+    }
     if (!all_ok || !ok) {
         if (fs->lin_fd >= 0)
             CLF_close(fs->lin_fd);

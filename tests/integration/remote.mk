@@ -3,7 +3,7 @@
 # namespace and uses it from the root namespace through the native API
 # (remote_client), the clf command, the mount and MPI-IO, and then, with
 # its iods slowed down, nonblocking MPI-IO overlapping computation
-# (romio_async).  test_forward.sh: clients in a namespace that reaches the
+# (romio_async), and the hint clf_cache (romio_cache).  test_forward.sh: clients in a namespace that reaches the
 # instance only through `clf forward`.  Needs root
 # (ip netns); skips (77) without it.
 #
@@ -26,6 +26,13 @@ REMOTE_ASYNC :=
 ifneq ($(ROMIO_LIB),)
 REMOTE_ASYNC := $(ROMIO_TEST_DIR)/romio_async
 $(REMOTE_ASYNC): tests/integration/romio/romio_async.c $(ROMIO_LIB) \
+		romio-clf/mpicc-clf
+	@mkdir -p $(dir $@)
+	@$(ROMIO_SKIP) { echo "  CCLD    $@"; CLF_BUILD_DIR=$(O) \
+		romio-clf/mpicc-clf -std=gnu11 $(WARNINGS) $(CFLAGS) -o $@ $<; }
+# The hint clf_cache: a local copy, written back at the close.
+REMOTE_ASYNC += $(ROMIO_TEST_DIR)/romio_cache
+$(ROMIO_TEST_DIR)/romio_cache: tests/integration/romio/romio_cache.c $(ROMIO_LIB) \
 		romio-clf/mpicc-clf
 	@mkdir -p $(dir $@)
 	@$(ROMIO_SKIP) { echo "  CCLD    $@"; CLF_BUILD_DIR=$(O) \

@@ -27,7 +27,11 @@
 #  4. MPI-IO: mpiexec -n 2 romio_xfer on "clf://A.2:PORT/..." names (the
 #     clf driver by prefix): written collectively, checked through MPI-IO
 #     and clf cp (skipped without MPICH or libromio-clf.so);
-#  5. nonblocking MPI-IO (romio_async) with iods that delay every reply by
+#  5. MPI-IO through a local cache (romio_cache, hint clf_cache=DIR):
+#     written back at the close and not before, read back by a second
+#     reader and through the cache, two cached writers: the last close
+#     wins;
+#  6. nonblocking MPI-IO (romio_async) with iods that delay every reply by
 #     DELAY_MS: MPI_File_iwrite_at returns at once and overlaps with the
 #     computation that follows; iread_at, iread, iwrite, Waitall, bytes.
 #
@@ -295,6 +299,17 @@ if [ -x "$xfer" ] && command -v mpiexec >/dev/null 2>&1; then
 	echo "MPI-IO (2 processes) on $url/...: written and read, both hint values"
 else
 	echo "MPI-IO part skipped: no mpiexec or romio_xfer"
+fi
+
+step="MPI-IO through a local cache (clf_cache)"
+cache=$build/tests/integration/romio/romio_cache
+if [ -x "$cache" ] && command -v mpiexec >/dev/null 2>&1; then
+	mkdir -p "$tmp/cache"
+	mpiexec -n 2 "$cache" "$url/cached" "$tmp/cache" >"$tmp/out" 2>&1 </dev/null ||
+		{ cat "$tmp/out" >&2; fail "romio_cache"; }
+	cat "$tmp/out"
+else
+	echo "cache part skipped: no mpiexec or romio_cache"
 fi
 
 step="nonblocking MPI-IO overlaps with computation"
