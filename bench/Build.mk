@@ -49,9 +49,11 @@ $(BENCH_MPI_PROGS): $(O)/bench/%: bench/%.c bench/mpi_bench.c \
 #   md_mpi     mdtest-style create / stat / open / remove through MPI-IO,
 #              clf: against ufs: in the same run (bench/md_scale.sh);
 #   mpi_rio    RIO's experiment: computation alternating with nonblocking
-#              writes (bench/wan.sh runs it over an emulated link).
+#              writes (bench/wan.sh runs it over an emulated link);
+#   mpi_cache  MPI-IO/L's comparison: part or all of a file read once or
+#              more, directly, through clf_cache or staged (bench/wan.sh).
 BENCH_MPI_ONE := $(O)/bench/mpi_small $(O)/bench/mpi_fine $(O)/bench/md_mpi \
-	$(O)/bench/mpi_rio
+	$(O)/bench/mpi_rio $(O)/bench/mpi_cache
 BENCHES += $(BENCH_MPI_ONE)
 
 $(BENCH_MPI_ONE): $(O)/bench/%: bench/%.c $(O)/romio-clf/libromio-clf.so \

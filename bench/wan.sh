@@ -20,15 +20,23 @@
 #      time against compute alone and transfer alone, and what the sum
 #      and the max of those would be.
 #
+#   4. MPI-IO/L's comparison (bench/mpi_cache): one CACHE_MB MiB file read
+#      10% once, all once, all three times: directly, through the hint
+#      clf_cache, and staged to local disk first (staging timed too).
+#
 #   bench/wan.sh [MB=256]
 #
 # Environment: RTT_MS (50), RATE_MBIT (100), LOSS_PCT (0.1), NIODS (4),
-# STEPS (8), STEP_MB (8), COMPUTE_MS (800).  Needs root (ip netns, tc);
-# build first (make -j2 && make build/bench/mpi_rio).  Not a test: the
-# figures depend on the machine; docs/performance.md keeps a run's.
+# STEPS (8), STEP_MB (8), COMPUTE_MS (800), CACHE_MB (64), CACHE_NP (1),
+# PARTS ("1 2 3 4": which of the parts above to run).  Needs root (ip
+# netns, tc); build first (make -j2 && make build/bench/mpi_rio
+# build/bench/mpi_cache).  Not a test: the figures depend on the
+# machine; docs/performance.md keeps a run's.
 set -eu
 
 mb=${1:-256}
+parts=" ${PARTS:-1 2 3 4} "
+part() { case $parts in *" $1 "*) return 0 ;; esac; return 1; }
 rtt=${RTT_MS:-50}
 rate=${RATE_MBIT:-100}
 loss=${LOSS_PCT:-0.1}
@@ -140,6 +148,7 @@ mibs() {
 		'BEGIN { m = b / 1048576 / s; printf "%.2f MiB/s, %.0f%% of the link", m, 100 * m / l }'
 }
 
+if part 1; then
 # 1. One TCP stream alone.
 ip netns exec "$nss" python3 -c '
 import socket, sys
@@ -159,7 +168,9 @@ s.shutdown(socket.SHUT_WR); s.recv(1); print("%.3f" % (time.time() - t))
 ' "$net.2" "$tcp_mb")
 wait "$sink" 2>/dev/null || true
 echo "one TCP stream, $tcp_mb MiB: $t s, $(mibs $((tcp_mb << 20)) "$t")"
+fi
 
+if part 2; then
 # 2. clf cp, both ways.
 head -c $((mb << 20)) /dev/urandom >"$tmp/cl/big"
 t0=$(date +%s.%N)
@@ -182,7 +193,9 @@ t1=$(date +%s.%N)
 r=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
 echo "clf cp from clf to /dev/null (no local disk), $mb MiB: $r s, $(mibs $((mb << 20)) "$r")"
 rm -f "$tmp/cl/big" "$tmp/cl/back"
+fi
 
+if part 3; then
 # 3. RIO's experiment.
 if [ -x "$rio" ] && command -v mpiexec >/dev/null; then
 	ip netns exec "$nsc" env CLF_SECRET_FILE="$CLF_SECRET_FILE" \
@@ -190,4 +203,46 @@ if [ -x "$rio" ] && command -v mpiexec >/dev/null; then
 		"$step_mb" "$compute_ms" </dev/null
 else
 	echo "RIO's experiment skipped: build/bench/mpi_rio or mpiexec missing"
+fi
+fi
+
+# 4. MPI-IO/L's comparison: one CACHE_MB MiB file at the far end read by
+# bench/mpi_cache (CACHE_NP processes) -- 10% of it once, all of it
+# once, all of it three times -- directly (clf:// name), through the hint
+# clf_cache (a copy on local disk, fetched at the open), and staged (clf
+# stage-out to local disk first, timed, then the program on the copy
+# through ROMIO's ufs driver).
+if part 4; then
+	cache=$build/bench/mpi_cache
+	if [ -x "$cache" ] && command -v mpiexec >/dev/null; then
+		cmb=${CACHE_MB:-64}
+		cnp=${CACHE_NP:-1}
+		head -c $((cmb << 20)) /dev/urandom >"$tmp/cl/cf"
+		ip netns exec "$nsc" env CLF_SECRET_FILE="$CLF_SECRET_FILE" \
+			"$clf" cp -q "$tmp/cl/cf" "$url/cf"
+		rm -f "$tmp/cl/cf"
+		mkdir -p "$tmp/cl/cache" "$tmp/cl/stage"
+		runc() {
+			ip netns exec "$nsc" env CLF_SECRET_FILE="$CLF_SECRET_FILE" \
+				UCX_NET_DEVICES=lo mpiexec -n "$cnp" "$cache" "$@" </dev/null |
+				awk '{ print $1 }'
+		}
+		echo "MPI-IO/L's comparison, one $cmb MiB file, $cnp process(es), seconds from open to close:"
+		printf "  %-22s %10s %10s %10s\n" "" direct clf_cache staged
+		for w in "10 1" "100 1" "100 3"; do
+			set -- $w
+			d=$(runc "$url/cf" "$1" "$2")
+			c=$(runc "$url/cf" "$1" "$2" "$tmp/cl/cache")
+			rm -f "$tmp/cl/stage/cf"
+			t0=$(date +%s.%N)
+			ip netns exec "$nsc" env CLF_SECRET_FILE="$CLF_SECRET_FILE" \
+				"$clf" stage-out -q "$url/cf" "$tmp/cl/stage/cf"
+			t1=$(date +%s.%N)
+			p=$(runc "ufs:$tmp/cl/stage/cf" "$1" "$2")
+			s=$(awk -v a="$t0" -v b="$t1" -v p="$p" 'BEGIN { printf "%.3f", b - a + p }')
+			printf "  %-22s %10s %10s %10s\n" "$1% of it, $2 time(s)" "$d" "$c" "$s"
+		done
+	else
+		echo "MPI-IO/L's comparison skipped: build/bench/mpi_cache or mpiexec missing"
+	fi
 fi
