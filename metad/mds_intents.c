@@ -210,8 +210,7 @@ int mds_xr_decide(struct mds_store *s, struct mds_intent *in)
 {
 	char what[WHAT_MAX];
 	struct mds_inode sdir;
-	uint64_t ino, cookie;
-	uint32_t mode;
+	struct mds_entry e;
 	int64_t now = clf_wall_ns();
 	MDB_txn *txn;
 	int err;
@@ -221,16 +220,12 @@ int mds_xr_decide(struct mds_store *s, struct mds_intent *in)
 	err = mds_txn_begin(s, true, &txn, what);
 	if (err)
 		return err;
-	err = mds_dir_get(s, txn, in->src_dir, &sdir, what);
-	if (!err)
-		err = mds_entry_read(s, txn, in->src_dir, in->src_name, &ino,
-				     &cookie, &mode, what);
-	if (!err && ino != in->ino)
-		err = -ENOENT;
-	if (err == -ENOENT)
+	err = mds_entry_find(s, txn, in->src_dir, in->src_name, &sdir, &e,
+			     "it is gone", what);
+	if (!err && e.ino != in->ino)
 		err = clf_fail(ENOENT, "mds: cannot %s: it is gone", what);
 	if (!err)
-		err = mds_entry_del(s, txn, in->src_dir, in->src_name, cookie,
+		err = mds_entry_del(s, txn, in->src_dir, in->src_name, e.cookie,
 				    what);
 	if (!err)
 		err = mds_dir_changed(s, txn, &sdir,

@@ -58,26 +58,6 @@ static int dirent_get(struct mds_store *s, MDB_txn *txn, uint64_t dir,
 	return mds_entry_read(s, txn, dir, name, ino, cookie, &mode, what);
 }
 
-int mds_entry_read(struct mds_store *s, MDB_txn *txn, uint64_t dir,
-		   const char *name, uint64_t *ino, uint64_t *cookie,
-		   uint32_t *mode, const char *what)
-{
-	uint8_t kbuf[MDS_DIRENT_KEY_MAX];
-	MDB_val key, val;
-	int rc;
-
-	mds_dirent_key(kbuf, dir, name, strlen(name), &key);
-	rc = mdb_get(txn, s->dirents, &key, &val);
-	if (rc == MDB_NOTFOUND)
-		return -ENOENT;
-	if (rc)
-		return mds_lmdb_fail(rc, what);
-	if (mds_dirent_decode_mode(&val, ino, cookie, mode))
-		return clf_fail(EIO, "mds: cannot %s: corrupt directory entry",
-				what);
-	return 0;
-}
-
 /* An entry that names an inode of another metad: -EREMOTE, with a
  * message the client never shows (it asks the inode's metad). */
 static int remote_entry(uint64_t ino, const char *what)
@@ -198,21 +178,16 @@ static int lookup_in(struct mds_store *s, MDB_txn *txn, uint64_t dir,
 		     const char *name, struct mds_inode *out, const char *what)
 {
 	struct mds_inode parent;
-	uint64_t ino, cookie;
+	struct mds_entry e;
 	int err;
 
-	err = mds_dir_get(s, txn, dir, &parent, what);
+	err = mds_entry_find(s, txn, dir, name, &parent, &e,
+			     "no such file or directory", what);
 	if (err)
 		return err;
-	err = dirent_get(s, txn, dir, name, &ino, &cookie, what);
-	if (err == -ENOENT)
-		return clf_fail(ENOENT, "mds: cannot %s: no such file or directory",
-				what);
-	if (err)
-		return err;
-	if (!mds_ino_local(s, ino))
-		return remote_entry(ino, what);
-	return dangling(mds_inode_get(s, txn, ino, out, what), ino, what);
+	if (!mds_ino_local(s, e.ino))
+		return remote_entry(e.ino, what);
+	return dangling(mds_inode_get(s, txn, e.ino, out, what), e.ino, what);
 }
 
 int mds_lookup(struct mds_store *s, uint64_t dir, const char *name,
@@ -225,10 +200,7 @@ int mds_lookup(struct mds_store *s, uint64_t dir, const char *name,
 	int err;
 
 	what_entry(what, "look up", name, dir);
-	err = mds_name_check(name, what);
-	if (err)
-		return err;
-	err = mds_txn_begin(s, false, &txn, what);
+	err = mds_entry_begin(s, false, name, &txn, what);
 	if (err)
 		return err;
 	err = lookup_in(s, txn, dir, name, &in, what);
@@ -410,7 +382,6 @@ static int make_entry(struct mds_store *s, uint64_t dir, const char *name,
 	bool is_dir = S_ISDIR(in->attr.mode);
 	struct mds_inode parent;
 	struct mds_super sb;
-	uint64_t ino, cookie;
 	MDB_txn *txn;
 	int64_t now;
 	int err;
@@ -418,13 +389,8 @@ static int make_entry(struct mds_store *s, uint64_t dir, const char *name,
 	err = mds_txn_begin(s, true, &txn, what);
 	if (err)
 		return err;
-	err = mds_dir_get(s, txn, dir, &parent, what);
+	err = mds_entry_check_new(s, txn, dir, name, &parent, what);
 	if (err)
-		goto abort;
-	err = dirent_get(s, txn, dir, name, &ino, &cookie, what);
-	if (!err)
-		err = clf_fail(EEXIST, "mds: cannot %s: file exists", what);
-	if (err != -ENOENT)
 		goto abort;
 	if (is_dir && parent.attr.nlink == UINT32_MAX) {
 		err = clf_fail(EMLINK, "mds: cannot %s: too many subdirectories",
@@ -584,7 +550,6 @@ int mds_link(struct mds_store *s, uint64_t ino, uint64_t dir,
 	char what[WHAT_MAX];
 	struct mds_inode parent, in;
 	struct mds_super sb;
-	uint64_t eino, cookie;
 	MDB_txn *txn;
 	int64_t now;
 	int err;
@@ -592,10 +557,7 @@ int mds_link(struct mds_store *s, uint64_t ino, uint64_t dir,
 	snprintf(what, sizeof(what), "link inode %llu as '%.255s' in directory %llu",
 		 (unsigned long long)ino, name ? name : "",
 		 (unsigned long long)dir);
-	err = mds_name_check(name, what);
-	if (err)
-		return err;
-	err = mds_txn_begin(s, true, &txn, what);
+	err = mds_entry_begin(s, true, name, &txn, what);
 	if (err)
 		return err;
 	err = mds_inode_get(s, txn, ino, &in, what);
@@ -605,15 +567,9 @@ int mds_link(struct mds_store *s, uint64_t ino, uint64_t dir,
 		err = clf_fail(EMLINK, "mds: cannot %s: it has %u names already",
 			       what, in.attr.nlink);
 	if (!err)
-		err = mds_dir_get(s, txn, dir, &parent, what);
-	if (err)
-		goto abort;
-	err = dirent_get(s, txn, dir, name, &eino, &cookie, what);
+		err = mds_entry_check_new(s, txn, dir, name, &parent, what);
 	if (!err)
-		err = clf_fail(EEXIST, "mds: cannot %s: file exists", what);
-	if (err != -ENOENT)
-		goto abort;
-	err = mds_super_get(s, txn, &sb);
+		err = mds_super_get(s, txn, &sb);
 	if (err)
 		goto abort;
 	now = clf_wall_ns();
@@ -1035,37 +991,30 @@ int mds_unlink(struct mds_store *s, uint64_t dir, const char *name,
 	char what[WHAT_MAX];
 	struct mds_removed gone = { 0 };
 	struct mds_inode parent, in;
-	uint64_t ino, cookie;
+	struct mds_entry e;
 	int64_t now = clf_wall_ns();
 	MDB_txn *txn;
 	int err;
 
 	what_entry(what, "unlink", name, dir);
-	err = mds_name_check(name, what);
+	err = mds_entry_begin(s, true, name, &txn, what);
 	if (err)
 		return err;
-	err = mds_txn_begin(s, true, &txn, what);
-	if (err)
-		return err;
-	err = mds_dir_get(s, txn, dir, &parent, what);
-	if (err)
-		goto abort;
-	err = dirent_get(s, txn, dir, name, &ino, &cookie, what);
-	if (err == -ENOENT)
-		err = clf_fail(ENOENT, "mds: cannot %s: no such file", what);
-	if (!err && !mds_ino_local(s, ino))
-		err = remote_entry(ino, what);
+	err = mds_entry_find(s, txn, dir, name, &parent, &e, "no such file",
+			     what);
+	if (!err && !mds_ino_local(s, e.ino))
+		err = remote_entry(e.ino, what);
 	if (!err)
-		err = mds_inode_get(s, txn, ino, &in, what);
+		err = mds_inode_get(s, txn, e.ino, &in, what);
 	if (!err && S_ISDIR(in.attr.mode))
 		err = clf_fail(EISDIR, "mds: cannot %s: is a directory", what);
 	if (err)
 		goto abort;
 	if (in.attr.nlink > 1) {
 		/* Other names keep the inode and its data. */
-		err = entry_del(s, txn, dir, name, cookie, what);
+		err = entry_del(s, txn, dir, name, e.cookie, what);
 		if (!err)
-			err = drop_link(s, txn, ino, now, what);
+			err = drop_link(s, txn, e.ino, now, what);
 		goto changed;
 	}
 	gone.attr = in.attr;
@@ -1075,9 +1024,9 @@ int mds_unlink(struct mds_store *s, uint64_t dir, const char *name,
 	if (!err)
 		err = mds_gc_queue(s, txn, &in, what);
 	if (!err)
-		err = entry_del(s, txn, dir, name, cookie, what);
+		err = entry_del(s, txn, dir, name, e.cookie, what);
 	if (!err)
-		err = mds_inode_del(s, txn, ino, what);
+		err = mds_inode_del(s, txn, e.ino, what);
 changed:
 	if (!err)
 		err = dir_changed(s, txn, &parent, 0, now, what);
@@ -1100,39 +1049,32 @@ int mds_rmdir(struct mds_store *s, uint64_t dir, const char *name)
 {
 	char what[WHAT_MAX];
 	struct mds_inode parent, in;
-	uint64_t ino, cookie;
+	struct mds_entry e;
 	MDB_txn *txn;
 	int err;
 
 	what_entry(what, "remove directory", name, dir);
-	err = mds_name_check(name, what);
+	err = mds_entry_begin(s, true, name, &txn, what);
 	if (err)
 		return err;
-	err = mds_txn_begin(s, true, &txn, what);
-	if (err)
-		return err;
-	err = mds_dir_get(s, txn, dir, &parent, what);
-	if (err)
-		goto abort;
-	err = dirent_get(s, txn, dir, name, &ino, &cookie, what);
-	if (err == -ENOENT)
-		err = clf_fail(ENOENT, "mds: cannot %s: no such directory", what);
-	if (!err && !mds_ino_local(s, ino))
-		err = remote_entry(ino, what);
+	err = mds_entry_find(s, txn, dir, name, &parent, &e, "no such directory",
+			     what);
+	if (!err && !mds_ino_local(s, e.ino))
+		err = remote_entry(e.ino, what);
 	if (!err)
-		err = mds_inode_get(s, txn, ino, &in, what);
+		err = mds_inode_get(s, txn, e.ino, &in, what);
 	if (!err && !S_ISDIR(in.attr.mode))
 		err = clf_fail(ENOTDIR, "mds: cannot %s: not a directory", what);
 	if (!err) {
-		err = mds_dir_has_entries(s, txn, ino, what);
+		err = mds_dir_has_entries(s, txn, e.ino, what);
 		if (err > 0)
 			err = clf_fail(ENOTEMPTY,
 				       "mds: cannot %s: directory not empty", what);
 	}
 	if (!err)
-		err = entry_del(s, txn, dir, name, cookie, what);
+		err = entry_del(s, txn, dir, name, e.cookie, what);
 	if (!err)
-		err = mds_inode_del(s, txn, ino, what);
+		err = mds_inode_del(s, txn, e.ino, what);
 	if (!err)
 		err = dir_changed(s, txn, &parent, -1, clf_wall_ns(), what);
 	if (err)

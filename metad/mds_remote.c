@@ -108,34 +108,26 @@ int mds_entry_lookup(struct mds_store *s, uint64_t dir, const char *name,
 {
 	char what[WHAT_MAX];
 	struct mds_inode parent, in;
-	uint64_t i, cookie;
-	uint32_t m;
+	struct mds_entry e;
 	MDB_txn *txn;
 	int err;
 
 	snprintf(what, sizeof(what), "look up '%.255s' in directory %llu",
 		 name, (unsigned long long)dir);
-	err = mds_name_check(name, what);
+	err = mds_entry_begin(s, false, name, &txn, what);
 	if (err)
 		return err;
-	err = mds_txn_begin(s, false, &txn, what);
-	if (err)
-		return err;
-	err = mds_dir_get(s, txn, dir, &parent, what);
-	if (!err)
-		err = mds_entry_read(s, txn, dir, name, &i, &cookie, &m, what);
-	if (err == -ENOENT)
-		err = clf_fail(ENOENT, "mds: cannot %s: no such file or directory",
-			       what);
-	if (!err && mds_ino_local(s, i)) {
-		err = mds_inode_get(s, txn, i, &in, what);
-		m = in.attr.mode;
+	err = mds_entry_find(s, txn, dir, name, &parent, &e,
+			     "no such file or directory", what);
+	if (!err && mds_ino_local(s, e.ino)) {
+		err = mds_inode_get(s, txn, e.ino, &in, what);
+		e.mode = in.attr.mode;
 	}
 	mdb_txn_abort(txn);
 	if (err)
 		return err;
-	*ino = i;
-	*mode = m;
+	*ino = e.ino;
+	*mode = e.mode;
 	return 0;
 }
 
@@ -184,8 +176,6 @@ int mds_entry_add_remote(struct mds_store *s, uint64_t dir, const char *name,
 	char what[WHAT_MAX];
 	struct mds_inode parent;
 	struct mds_super sb;
-	uint64_t eino, cookie;
-	uint32_t emode;
 	MDB_txn *txn;
 	int err;
 
@@ -200,15 +190,9 @@ int mds_entry_add_remote(struct mds_store *s, uint64_t dir, const char *name,
 	err = mds_txn_begin(s, true, &txn, what);
 	if (err)
 		return err;
-	err = mds_dir_get(s, txn, dir, &parent, what);
-	if (err)
-		goto abort;
-	err = mds_entry_read(s, txn, dir, name, &eino, &cookie, &emode, what);
+	err = mds_entry_check_new(s, txn, dir, name, &parent, what);
 	if (!err)
-		err = clf_fail(EEXIST, "mds: cannot %s: file exists", what);
-	if (err != -ENOENT)
-		goto abort;
-	err = mds_super_get(s, txn, &sb);
+		err = mds_super_get(s, txn, &sb);
 	if (!err)
 		err = mds_entry_add(s, txn, &sb, dir, name, ino, mode, what);
 	if (!err)
@@ -229,37 +213,30 @@ int mds_entry_del_remote(struct mds_store *s, uint64_t dir, const char *name,
 {
 	char what[WHAT_MAX];
 	struct mds_inode parent;
-	uint64_t eino, cookie;
-	uint32_t emode;
+	struct mds_entry e;
 	MDB_txn *txn;
 	int err;
 
 	snprintf(what, sizeof(what), "remove '%.255s' from directory %llu",
 		 name, (unsigned long long)dir);
-	err = mds_name_check(name, what);
+	err = mds_entry_begin(s, true, name, &txn, what);
 	if (err)
 		return err;
-	err = mds_txn_begin(s, true, &txn, what);
-	if (err)
-		return err;
-	err = mds_dir_get(s, txn, dir, &parent, what);
-	if (!err)
-		err = mds_entry_read(s, txn, dir, name, &eino, &cookie, &emode,
-				     what);
-	if (!err && eino != ino)
-		err = -ENOENT;
-	if (err == -ENOENT)
+	err = mds_entry_find(s, txn, dir, name, &parent, &e, "no such entry",
+			     what);
+	if (!err && e.ino != ino)
 		err = clf_fail(ENOENT, "mds: cannot %s: no such entry", what);
 	if (!err)
-		err = mds_entry_del(s, txn, dir, name, cookie, what);
+		err = mds_entry_del(s, txn, dir, name, e.cookie, what);
 	if (!err)
-		err = mds_dir_changed(s, txn, &parent, S_ISDIR(emode) ? -1 : 0,
-				      clf_wall_ns(), what);
+		err = mds_dir_changed(s, txn, &parent,
+				      S_ISDIR(e.mode) ? -1 : 0, clf_wall_ns(),
+				      what);
 	if (err)
 		goto abort;
 	err = mds_txn_commit(txn, what);
 	if (!err)
-		*mode = emode;
+		*mode = e.mode;
 	return err;
 abort:
 	mdb_txn_abort(txn);

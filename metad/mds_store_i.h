@@ -203,6 +203,28 @@ int mds_entry_del(struct mds_store *s, MDB_txn *txn, uint64_t dir,
 		  const char *name, uint64_t cookie, const char *what);
 int mds_dir_changed(struct mds_store *s, MDB_txn *txn, struct mds_inode *dir,
 		    int delta, int64_t now, const char *what);
+
+/* An entry as its directory holds it. */
+struct mds_entry {
+	uint64_t ino;
+	uint64_t cookie;
+	uint32_t mode;		/* kept for a remote inode; 0 for a local one */
+};
+
+/* Check name, then begin a transaction for an operation on it. */
+int mds_entry_begin(struct mds_store *s, bool write, const char *name,
+		    MDB_txn **txn, const char *what);
+/*
+ * Directory dir into *parent and its entry name into *e (mds_entry.c).
+ * A missing name: -ENOENT, "mds: cannot WHAT: MISSING".
+ */
+int mds_entry_find(struct mds_store *s, MDB_txn *txn, uint64_t dir,
+		   const char *name, struct mds_inode *parent,
+		   struct mds_entry *e, const char *missing, const char *what);
+/* Directory dir into *parent, and name not in it yet (else -EEXIST). */
+int mds_entry_check_new(struct mds_store *s, MDB_txn *txn, uint64_t dir,
+			const char *name, struct mds_inode *parent,
+			const char *what);
 /* The store's place in a spread namespace (index 0 of 1 when alone). */
 int mds_store_spread(struct mds_store *s, MDB_txn *txn, uint32_t *index,
 		     uint32_t *count);
