@@ -189,25 +189,6 @@ int iod_op_cap(struct iod_conn *cn, struct iod_req *rq,
 }
 
 /*
- * A reply body encoded (with err) into w's buffer, allocated for it: the
- * reply takes the buffer, or it is freed on an error.  0 or the error.
- */
-static int reply_owned(struct iod_reply *rep, struct wire_writer *w, int err)
-{
-	if (!err && w->pos > w->cap)
-		err = clf_fail(EOVERFLOW, "iod: reply body of %zu bytes",
-			       w->pos);
-	if (err) {
-		free(w->buf);
-		return err;
-	}
-	rep->owned = w->buf;
-	rep->data = w->buf;
-	rep->data_len = w->pos;
-	return 0;
-}
-
-/*
  * The lengths of the subfiles asked for: what clients derive the file
  * size from (clf_proto.h, "Size").  A write is answered only once its
  * bytes are in the subfile, so every write answered before this request
@@ -218,7 +199,6 @@ int iod_op_sub_sizes(struct iod_conn *cn, struct iod_req *rq,
 {
 	struct clf_proto_sub_sizes_req *req = malloc(sizeof(*req));
 	struct clf_proto_sub_sizes *m = malloc(sizeof(*m));
-	struct wire_writer w = { NULL, 0, 0 };
 	int err = req && m ? 0 : clf_fail(ENOMEM, "iod: out of memory");
 
 	if (!err)
@@ -226,19 +206,24 @@ int iod_op_sub_sizes(struct iod_conn *cn, struct iod_req *rq,
 	for (uint32_t i = 0; !err && i < req->n; i++)
 		err = iod_store_size(cn->srv->st, req->file, req->subfile[i],
 				     &m->length[i]);
-	if (!err) {
-		m->n = req->n;
-		w.cap = 4 + 8 * (size_t)m->n;
-		w.buf = malloc(w.cap);
-		if (!w.buf)
-			err = clf_fail(ENOMEM, "iod: out of memory");
-	}
 	if (!err)
-		err = clf_proto_sub_sizes_encode(&w, m);
-	err = reply_owned(rep, &w, err);
+		m->n = req->n;
+	err = iod_reply_sub_sizes(rep, m, err);
 	free(req);
 	free(m);
 	return err;
+}
+
+int iod_reply_sub_sizes(struct iod_reply *rep,
+			const struct clf_proto_sub_sizes *m, int err)
+{
+	struct wire_writer w = { NULL, 0, 0 };
+
+	if (!err)
+		err = iod_reply_alloc(&w, 4 + 8 * (size_t)m->n);
+	if (!err)
+		err = clf_proto_sub_sizes_encode(&w, m);
+	return iod_reply_owned(rep, &w, err);
 }
 
 /*
@@ -265,14 +250,11 @@ int iod_op_sub_list(struct iod_conn *cn, struct iod_req *rq,
 		memcpy(m->file, l->file, l->n * sizeof(m->file[0]));
 		memcpy(m->subfile, l->subfile, l->n * sizeof(m->subfile[0]));
 		memcpy(m->length, l->length, l->n * sizeof(m->length[0]));
-		w.cap = 1 + 4 + 20 * (size_t)m->n;
-		w.buf = malloc(w.cap);
-		if (!w.buf)
-			err = clf_fail(ENOMEM, "iod: out of memory");
+		err = iod_reply_alloc(&w, 1 + 4 + 20 * (size_t)m->n);
 	}
 	if (!err)
 		err = clf_proto_sub_list_encode(&w, m);
-	err = reply_owned(rep, &w, err);
+	err = iod_reply_owned(rep, &w, err);
 	free(l);
 	free(m);
 	return err;

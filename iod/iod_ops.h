@@ -55,6 +55,10 @@ int iod_op_statfs(struct iod_conn *cn, struct iod_req *rq,
 		  struct iod_reply *rep);
 int iod_op_sub_sizes(struct iod_conn *cn, struct iod_req *rq,
 		     struct iod_reply *rep);
+/* SUB_SIZES' reply, for SUB_SIZES_MANY too: m's lengths (m->n set), or
+ * err. */
+int iod_reply_sub_sizes(struct iod_reply *rep,
+			const struct clf_proto_sub_sizes *m, int err);
 int iod_op_cap(struct iod_conn *cn, struct iod_req *rq, struct iod_reply *rep);
 int iod_op_sub_list(struct iod_conn *cn, struct iod_req *rq,
 		    struct iod_reply *rep);

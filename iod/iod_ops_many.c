@@ -19,31 +19,11 @@
 #include "iod_server.h"
 #include "iod_store.h"
 
-/*
- * A reply body encoded (with err) into w's buffer, allocated for it: the
- * reply takes the buffer, or it is freed on an error.  0 or the error.
- */
-static int reply_owned(struct iod_reply *rep, struct wire_writer *w, int err)
-{
-	if (!err && w->pos > w->cap)
-		err = clf_fail(EOVERFLOW, "iod: reply body of %zu bytes",
-			       w->pos);
-	if (err) {
-		free(w->buf);
-		return err;
-	}
-	rep->owned = w->buf;
-	rep->data = w->buf;
-	rep->data_len = w->pos;
-	return 0;
-}
-
 int iod_op_sub_sizes_many(struct iod_conn *cn, struct iod_req *rq,
 			  struct iod_reply *rep)
 {
 	struct clf_proto_sub_sizes_many_req *req = malloc(sizeof(*req));
 	struct clf_proto_sub_sizes *m = malloc(sizeof(*m));
-	struct wire_writer w = { NULL, 0, 0 };
 	int err = req && m ? 0 : clf_fail(ENOMEM, "iod: out of memory");
 
 	_Static_assert(CLF_PROTO_SUB_BATCH_MAX <= CLF_PROTO_SUB_SIZES_MAX,
@@ -53,16 +33,9 @@ int iod_op_sub_sizes_many(struct iod_conn *cn, struct iod_req *rq,
 	for (uint32_t i = 0; !err && i < req->n; i++)
 		err = iod_store_size(cn->srv->st, req->file[i],
 				     req->subfile[i], &m->length[i]);
-	if (!err) {
-		m->n = req->n;
-		w.cap = 4 + 8 * (size_t)m->n;
-		w.buf = malloc(w.cap);
-		if (!w.buf)
-			err = clf_fail(ENOMEM, "iod: out of memory");
-	}
 	if (!err)
-		err = clf_proto_sub_sizes_encode(&w, m);
-	err = reply_owned(rep, &w, err);
+		m->n = req->n;
+	err = iod_reply_sub_sizes(rep, m, err);
 	free(req);
 	free(m);
 	return err;
@@ -90,14 +63,11 @@ int iod_op_remove_many(struct iod_conn *cn, struct iod_req *rq,
 	}
 	if (!err) {
 		m->n = req->n;
-		w.cap = 4 + 4 * (size_t)m->n;
-		w.buf = malloc(w.cap);
-		if (!w.buf)
-			err = clf_fail(ENOMEM, "iod: out of memory");
+		err = iod_reply_alloc(&w, 4 + 4 * (size_t)m->n);
 	}
 	if (!err)
 		err = clf_proto_remove_many_rep_encode(&w, m);
-	err = reply_owned(rep, &w, err);
+	err = iod_reply_owned(rep, &w, err);
 	free(req);
 	free(m);
 	return err;

@@ -6,6 +6,7 @@
  * "_encode_head" form): a buffer, a subfile's pages, or a stream.
  */
 #include <errno.h>
+#include <stdlib.h>
 
 #include "error.h"
 #include "iod_reply.h"
@@ -77,5 +78,26 @@ int iod_reply_stream(struct iod_reply *rep, struct iod_stream *s, size_t len)
 		return err;
 	rep->data_len = len;
 	rep->stream = s;
+	return 0;
+}
+
+int iod_reply_alloc(struct wire_writer *w, size_t cap)
+{
+	*w = (struct wire_writer){ malloc(cap), cap, 0 };
+	return w->buf ? 0 : clf_fail(ENOMEM, "iod: out of memory");
+}
+
+int iod_reply_owned(struct iod_reply *rep, struct wire_writer *w, int err)
+{
+	if (!err && w->pos > w->cap)
+		err = clf_fail(EOVERFLOW, "iod: reply body of %zu bytes",
+			       w->pos);
+	if (err) {
+		free(w->buf);
+		return err;
+	}
+	rep->owned = w->buf;
+	rep->data = w->buf;
+	rep->data_len = w->pos;
 	return 0;
 }

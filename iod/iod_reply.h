@@ -41,6 +41,15 @@ struct wire_writer iod_reply_writer(struct iod_reply *rep);
 int iod_reply_done(struct iod_reply *rep, const struct wire_writer *w,
 		   int err);
 
+/* A writer onto a new buffer of cap bytes, for a body larger than the
+ * head; iod_reply_owned then takes or frees it.  0 or -ENOMEM. */
+int iod_reply_alloc(struct wire_writer *w, size_t cap);
+
+/* After an encoder ran on iod_reply_alloc's w (returning err): the reply
+ * takes the buffer as its data, or it is freed.  0 or the error
+ * (-EOVERFLOW when the body did not fit). */
+int iod_reply_owned(struct iod_reply *rep, struct wire_writer *w, int err);
+
 /* A reply whose body is one u32 (a write's count): 0 or -errno. */
 int iod_reply_u32(struct iod_reply *rep, uint32_t v);
 
