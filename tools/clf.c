@@ -119,6 +119,19 @@ int tool_bad_option(const char *cmd, int c, char **argv)
 	return tool_usage(cmd, "unknown option '%s'", arg);
 }
 
+int tool_parse_long(const char *s, long min, long max, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
 int tool_fail(void)
 {
 	fprintf(stderr, "%s\n", CLF_Last_error());

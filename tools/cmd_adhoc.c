@@ -104,19 +104,6 @@ static void adhoc_help(void)
 	       "Exit status: 0 done, 1 failure, 2 bad usage.\n");
 }
 
-static int parse_num(const char *s, long min, long max, long *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < min || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
 static int parse_args(int argc, char **argv, struct adhoc_opts *o)
 {
 	static const struct option longopts[] = {
@@ -154,18 +141,18 @@ static int parse_args(int argc, char **argv, struct adhoc_opts *o)
 			o->stage[o->nstage++] = optarg;
 			break;
 		case 'k':
-			if (parse_num(optarg, 1, 64, &o->per_host))
+			if (tool_parse_long(optarg, 1, 64, &o->per_host))
 				return tool_usage("adhoc",
 						  "--iods-per-host '%s': not a number from 1 to 64",
 						  optarg);
 			break;
 		case 'p':
-			if (parse_num(optarg, 1, 65535, &o->base_port))
+			if (tool_parse_long(optarg, 1, 65535, &o->base_port))
 				return tool_usage("adhoc",
 						  "--base-port '%s': not a port", optarg);
 			break;
 		case 't':
-			if (parse_num(optarg, 1, 86400, &o->timeout_s))
+			if (tool_parse_long(optarg, 1, 86400, &o->timeout_s))
 				return tool_usage("adhoc",
 						  "--timeout '%s': not seconds from 1 to 86400",
 						  optarg);
@@ -302,7 +289,7 @@ static int env_num(const char *const names[], long *out)
 	for (int i = 0; names[i]; i++) {
 		const char *v = getenv(names[i]);
 
-		if (v && !parse_num(v, 0, 1L << 30, out))
+		if (v && !tool_parse_long(v, 0, 1L << 30, out))
 			return 0;
 	}
 	return -ENOENT;
@@ -618,7 +605,7 @@ static int adhoc_start(struct adhoc_opts *o)
 		const char *b = getenv("CLF_BASE_PORT");
 
 		o->base_port = 7000;
-		if (b && parse_num(b, 1, 65535, &o->base_port))
+		if (b && tool_parse_long(b, 1, 65535, &o->base_port))
 			return tool_usage("adhoc", "CLF_BASE_PORT '%s': not a port", b);
 	}
 	if (!o->local)

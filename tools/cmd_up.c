@@ -59,20 +59,6 @@ static void up_help(void)
 	       "this call started is stopped again), 2 bad usage.\n");
 }
 
-/* A whole decimal number within [min, max] (for options). */
-static int parse_long(const char *s, long min, long max, long *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < min || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
 static int parse_args(int argc, char **argv, struct up_opts *o)
 {
 	static const struct option longopts[] = {
@@ -93,21 +79,21 @@ static int parse_args(int argc, char **argv, struct up_opts *o)
 			o->data = optarg;
 			break;
 		case 'n':
-			if (parse_long(optarg, 1, CLF_CONFIG_MAX_IODS,
+			if (tool_parse_long(optarg, 1, CLF_CONFIG_MAX_IODS,
 				       &o->iods))
 				return tool_usage("up",
 						  "--iods '%s': not a number from 1 to %d",
 						  optarg, CLF_CONFIG_MAX_IODS);
 			break;
 		case 'm':
-			if (parse_long(optarg, 1, CLF_CONFIG_MAX_METADS,
+			if (tool_parse_long(optarg, 1, CLF_CONFIG_MAX_METADS,
 				       &o->metads))
 				return tool_usage("up",
 						  "--metads '%s': not a number from 1 to %d",
 						  optarg, CLF_CONFIG_MAX_METADS);
 			break;
 		case 'p':
-			if (parse_long(optarg, 1, 65535, &o->base_port))
+			if (tool_parse_long(optarg, 1, 65535, &o->base_port))
 				return tool_usage("up",
 						  "--base-port '%s': not a port from 1 to 65535",
 						  optarg);

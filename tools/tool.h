@@ -76,6 +76,10 @@ int tool_usage(const char *cmd, const char *fmt, ...)
  */
 int tool_bad_option(const char *cmd, int c, char **argv);
 
+/* A whole decimal number s within [min, max] into *out (for options and
+ * environment variables): 0, or -EINVAL without a message. */
+int tool_parse_long(const char *s, long min, long max, long *out);
+
 /* Print CLF_Last_error() on stderr; returns CLF_EXIT_FAIL. */
 int tool_fail(void);
 
