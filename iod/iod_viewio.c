@@ -151,7 +151,12 @@ static int copy_extent(const struct extent *e, void *arg)
 	return 0;
 }
 
-static int sieve_group(struct viewio *w)
+/*
+ * Sieve the group [glo, ghi): read it whole into w->buf, let copy move
+ * the data between w->buf and the request's buffer, and for a write put
+ * it back, all under the range lock.
+ */
+static int sieve_span(struct viewio *w, int (*copy)(struct viewio *w))
 {
 	int64_t span = w->ghi - w->glo;
 	struct iod_range r;
@@ -170,8 +175,7 @@ static int sieve_group(struct viewio *w)
 		iod_rangelock_lock(&w->sf->lock, &r, w->glo, w->ghi);
 	err = read_zero_filled(w->sf, w->buf, span, w->glo);
 	if (!err)
-		err = for_each_extent(w->map, w->gvlo, w->gvhi, w->gdata,
-				      copy_extent, w);
+		err = copy(w);
 	if (!err && w->write) {
 		n = iod_subfile_pwrite(w->sf, w->buf, (size_t)span, w->glo);
 		err = n < 0 ? (int)n : 0;
@@ -179,6 +183,17 @@ static int sieve_group(struct viewio *w)
 	if (w->write)
 		iod_rangelock_unlock(&w->sf->lock, &r);
 	return err;
+}
+
+static int copy_extents(struct viewio *w)
+{
+	return for_each_extent(w->map, w->gvlo, w->gvhi, w->gdata,
+			       copy_extent, w);
+}
+
+static int sieve_group(struct viewio *w)
+{
+	return sieve_span(w, copy_extents);
 }
 
 /* Is the group better sieved?  (n - k) * call_cost > k * span. */
@@ -277,12 +292,16 @@ static int prog_copy(const struct clf_prog *p, void *arg)
 	return 0;
 }
 
+static int copy_progs(struct viewio *w)
+{
+	return clf_mapping_progs(w->map, w->lo, w->hi, CLF_PROG_SUB,
+				 (int64_t)w->gdata, (int64_t)w->gend,
+				 prog_copy, w);
+}
+
 static int prog_flush_group(struct viewio *w)
 {
-	int64_t span = w->ghi - w->glo;
-	struct iod_range r;
-	ssize_t n;
-	int err, sieve;
+	int sieve;
 
 	if (!w->ngroup)
 		return 0;
@@ -292,28 +311,7 @@ static int prog_flush_group(struct viewio *w)
 		return clf_mapping_progs(w->map, w->lo, w->hi, CLF_PROG_SUB,
 					 (int64_t)w->gdata, (int64_t)w->gend,
 					 prog_direct, w);
-	if ((size_t)span > w->bufcap) {
-		char *bigger = realloc(w->buf, (size_t)span);
-
-		if (!bigger)
-			return clf_fail(ENOMEM, "iod: out of memory");
-		w->buf = bigger;
-		w->bufcap = (size_t)span;
-	}
-	if (w->write)
-		iod_rangelock_lock(&w->sf->lock, &r, w->glo, w->ghi);
-	err = read_zero_filled(w->sf, w->buf, span, w->glo);
-	if (!err)
-		err = clf_mapping_progs(w->map, w->lo, w->hi, CLF_PROG_SUB,
-					(int64_t)w->gdata, (int64_t)w->gend,
-					prog_copy, w);
-	if (!err && w->write) {
-		n = iod_subfile_pwrite(w->sf, w->buf, (size_t)span, w->glo);
-		err = n < 0 ? (int)n : 0;
-	}
-	if (w->write)
-		iod_rangelock_unlock(&w->sf->lock, &r);
-	return err;
+	return sieve_span(w, copy_progs);
 }
 
 /* Run i of p joins the group, or closes it and starts the next. */
