@@ -30,19 +30,8 @@ if [ -z "${CLF_ADHOC_TIMED:-}" ]; then
 	exec timeout -k 10 240 bash "$0" "$@"
 fi
 
-build=${1:-${CLF_BUILD_DIR:-build}}
-if ! build=$(cd "$build" 2>/dev/null && pwd); then
-	echo "SKIP: no build directory"
-	exit 77
-fi
-clf=$build/tools/clf
-for b in "$build/metad/metad" "$build/iod/iod" "$clf"; do
-	[ -x "$b" ] || { echo "FAIL: $b not built" >&2; exit 1; }
-done
-if ! command -v mpiexec >/dev/null; then
-	echo "SKIP: no mpiexec"
-	exit 77
-fi
+. "$(dirname "$0")/adhoc_lib.sh"
+adhoc_find_build "$@"
 unset CLF_CONFIG CLF_DATA_DIR CLF_BASE_PORT CLF_SECRET_FILE || true
 export CLF_ADHOC_HOST=127.0.0.1
 
@@ -50,60 +39,22 @@ tmp=$(mktemp -d /tmp/clf-adhoc.XXXXXX)
 data=$tmp/inst
 launcher=
 
-daemons() {
-	pgrep -f -- "-c $data/clf.conf" || true
-}
-
 cleanup() {
 	trap - EXIT INT TERM
 	set +e
-	[ -n "$launcher" ] && kill -KILL "$launcher" 2>/dev/null
-	for p in $(daemons); do kill -KILL "$p"; done
+	adhoc_kill_all
 	rm -rf "$tmp"
 }
 trap cleanup EXIT INT TERM
 
 step=
-fail() {
-	echo "FAIL: $step: $*" >&2
-	for f in "$tmp"/start*.log "$data"/meta/*.log "$data"/iod*/*.log; do
-		[ -s "$f" ] || continue
-		echo "--- $f" >&2
-		tail -15 "$f" >&2
-	done
-	exit 1
-}
 
-# start N: the step in the background, then wait until it answers.
-start() {
-	local try
-	for try in 1 2 3; do
-		port=$((21000 + RANDOM % 8000))
-		mpiexec -n "$1" "$clf" adhoc start --data "$data" \
-			--iods-per-host 2 --base-port "$port" \
-			--stage-out "clf:/out=$tmp/staged" \
-			--config-out "$tmp/job.conf" \
-			>"$tmp/start$try.log" 2>&1 &
-		launcher=$!
-		if "$clf" adhoc wait --data "$data" --timeout 90 \
-			>"$tmp/wait.out" 2>&1; then
-			return 0
-		fi
-		grep -q "in use" "$tmp/start$try.log" || break
-		wait "$launcher" || true
-		launcher=
-	done
-	fail "the instance did not come up: $(cat "$tmp/wait.out")"
-}
-
-# gone: no daemon of the instance within 20 s.
-gone() {
-	local i
-	for i in $(seq 200); do
-		[ -z "$(daemons)" ] && return 0
-		sleep 0.1
-	done
-	fail "daemons left: $(daemons | tr '\n' ' ')"
+# launch N: the step as N ranks (start N runs it).
+launch() {
+	exec mpiexec -n "$1" "$clf" adhoc start --data "$data" \
+		--iods-per-host 2 --base-port "$port" \
+		--stage-out "clf:/out=$tmp/staged" \
+		--config-out "$tmp/job.conf"
 }
 
 step="start"
@@ -125,12 +76,7 @@ grep -q "iod 1" "$tmp/layout" || grep -q "127.0.0.1:$((port + 2))" "$tmp/layout"
 cmp "$tmp/in" "$tmp/back" || fail "read back differs"
 
 step="stop with stage-out"
-"$clf" adhoc stop --data "$data" --timeout 60 || fail "stop failed"
-rc=0
-wait "$launcher" 2>/dev/null || rc=$?
-launcher=
-[ "$rc" = 0 ] || fail "the step ended with status $rc"
-cmp "$tmp/in" "$tmp/staged/out/f" || fail "staged-out file differs"
+stop_staged
 grep -q "staged out clf:/out" "$tmp"/start*.log || fail "no stage-out line"
 gone
 

@@ -28,16 +28,8 @@ if [ -z "${CLF_ADHOC_HOSTS_TIMED:-}" ]; then
 	exec timeout -k 10 180 bash "$0" "$@"
 fi
 
-build=${1:-${CLF_BUILD_DIR:-build}}
-if ! build=$(cd "$build" 2>/dev/null && pwd); then
-	echo "SKIP: no build directory"
-	exit 77
-fi
-clf=$build/tools/clf
-for b in "$build/metad/metad" "$build/iod/iod" "$clf"; do
-	[ -x "$b" ] || { echo "FAIL: $b not built" >&2; exit 1; }
-done
-command -v mpiexec >/dev/null || { echo "SKIP: no mpiexec"; exit 77; }
+. "$(dirname "$0")/adhoc_lib.sh"
+adhoc_find_build "$@"
 unset CLF_CONFIG CLF_DATA_DIR CLF_BASE_PORT CLF_SECRET_FILE CLF_ADHOC_HOST || true
 
 tag=$$
@@ -48,15 +40,10 @@ data=$tmp/inst
 launcher=
 made=
 
-daemons() {
-	pgrep -f -- "-c $data/clf.conf" || true
-}
-
 cleanup() {
 	trap - EXIT INT TERM
 	set +e
-	[ -n "$launcher" ] && kill -KILL "$launcher" 2>/dev/null
-	for p in $(daemons); do kill -KILL "$p"; done
+	adhoc_kill_all
 	for h in $made; do ip netns del "clfah$tag-$h"; done
 	ip link del "$br" 2>/dev/null
 	rm -rf "$tmp"
@@ -92,15 +79,6 @@ EOF
 chmod +x "$tmp/nsssh"
 
 step=
-fail() {
-	echo "FAIL: $step: $*" >&2
-	for f in "$tmp"/start*.log "$data"/meta/*.log "$data"/iod*/*.log; do
-		[ -s "$f" ] || continue
-		echo "--- $f" >&2
-		tail -15 "$f" >&2
-	done
-	exit 1
-}
 
 on() {
 	local h=$1
@@ -108,34 +86,11 @@ on() {
 	ip netns exec "clfah$tag-$h" "$@"
 }
 
-start() {
-	local try
-	for try in 1 2 3; do
-		port=$((21000 + RANDOM % 8000))
-		mpiexec -launcher ssh -launcher-exec "$tmp/nsssh" \
-			-localhost "${net}254" -hosts h1,h2 -n 3 \
-			"$clf" adhoc start --data "$data" --base-port "$port" \
-			--stage-out "clf:/out=$tmp/staged" \
-			>"$tmp/start$try.log" 2>&1 &
-		launcher=$!
-		if "$clf" adhoc wait --data "$data" --timeout 90 \
-			>"$tmp/wait.out" 2>&1; then
-			return 0
-		fi
-		grep -q "in use" "$tmp/start$try.log" || break
-		wait "$launcher" || true
-		launcher=
-	done
-	fail "the instance did not come up: $(cat "$tmp/wait.out")"
-}
-
-gone() {
-	local i
-	for i in $(seq 200); do
-		[ -z "$(daemons)" ] && return 0
-		sleep 0.1
-	done
-	fail "daemons left: $(daemons | tr '\n' ' ')"
+launch() {
+	exec mpiexec -launcher ssh -launcher-exec "$tmp/nsssh" \
+		-localhost "${net}254" -hosts h1,h2 -n 3 \
+		"$clf" adhoc start --data "$data" --base-port "$port" \
+		--stage-out "clf:/out=$tmp/staged"
 }
 
 step="start over two hosts"
@@ -155,12 +110,7 @@ on h2 "$clf" cp clf:/out/f "$tmp/back" >/dev/null || fail "cp out on h2"
 cmp "$tmp/in" "$tmp/back" || fail "read back differs"
 
 step="stop with stage-out"
-"$clf" adhoc stop --data "$data" --timeout 60 || fail "stop failed"
-rc=0
-wait "$launcher" 2>/dev/null || rc=$?
-launcher=
-[ "$rc" = 0 ] || fail "the step ended with status $rc"
-cmp "$tmp/in" "$tmp/staged/out/f" || fail "staged-out file differs"
+stop_staged
 gone
 
 step="SIGTERM to the launcher"
