@@ -68,6 +68,11 @@
  *   1.17 the INSTANCE reply ends with the answering metad's index and the
  *        addresses of the instance's metads by index, so that a client
  *        named by clf://HOST:PORT reaches a namespace over several.
+ *   1.18 FENCE: the mover of `clf iod remove` stops writes (then reads)
+ *        of a file at the iod its subfiles leave; clients see -ESTALE
+ *        and ask metad for the layout again.
+ *   1.19 SUB_MOVE: metad records a subfile's move between iods (a
+ *        durable intent) and names its new iod (the commit).
  *
  * Version negotiation
  * -------------------
@@ -121,7 +126,7 @@
 
 #define CLF_PROTO_MAGIC 0x31464c43u /* "CLF1" as bytes on the wire */
 #define CLF_PROTO_VERSION_MAJOR 1
-#define CLF_PROTO_VERSION_MINOR 17
+#define CLF_PROTO_VERSION_MINOR 19
 
 /*
  * Message header, 32 bytes, every field little-endian:
@@ -311,6 +316,12 @@ enum clf_proto_op {
 	 * first).  The size in an attr is metad's: a client derives the
 	 * size of a regular file from its subfiles ("Size"). */
 	CLF_PROTO_OP_READDIRPLUS = 281,
+	/* Since 1.19: u64 ino, u32 subfile, u32 from, u32 to, u32 phase
+	 * (CLF_PROTO_MOVE_*) -> empty.  For connections that hold the
+	 * secret.  BEGIN keeps a durable intent (the move of subfile from
+	 * iod from to iod to); COMMIT names iod to in the layout and drops
+	 * the intent in one transaction (again: nothing); ABORT drops it. */
+	CLF_PROTO_OP_SUB_MOVE = 282,
 
 	/* iod.  Subfiles are named by (file id = inode, subfile index). */
 	/* u64 file, u32 subfile, i64 offset, u32 length -> bytes32 data
@@ -378,6 +389,13 @@ enum clf_proto_op {
 	 * status 0 (removed, or there was none) or the errno number that
 	 * stopped that one.  For connections that hold the secret. */
 	CLF_PROTO_OP_REMOVE_MANY = 528,
+	/* Since 1.18: u64 file, u32 mode (CLF_PROTO_FENCE_*) -> empty.  For
+	 * connections that hold the secret (the mover of `clf iod
+	 * remove`).  MOVING: writes of the file are refused with -ESTALE
+	 * (except on this connection) once the reply comes, and none is
+	 * still being served; the fence goes with the connection.  GONE:
+	 * reads too, until the iod stops.  LIFT: no fence. */
+	CLF_PROTO_OP_FENCE = 534,
 };
 
 /* ------------------------------------------------------------------ */
@@ -480,6 +498,12 @@ enum clf_proto_op {
 #define CLF_PROTO_FILE_ALL 0ull		/* SYNC: every file of the iod */
 #define CLF_PROTO_SUBFILE_HEAD 0xffffffffu /* bytes before the displacement */
 #define CLF_PROTO_SUBFILE_ALL 0xfffffffeu  /* REMOVE: every subfile */
+#define CLF_PROTO_FENCE_LIFT 0
+#define CLF_PROTO_FENCE_MOVING 1
+#define CLF_PROTO_FENCE_GONE 2
+#define CLF_PROTO_MOVE_BEGIN 1
+#define CLF_PROTO_MOVE_COMMIT 2
+#define CLF_PROTO_MOVE_ABORT 3
 #define CLF_PROTO_IOD_DEFAULT 0xffffffffu  /* round robin: configured first */
 
 enum clf_proto_layout_kind {

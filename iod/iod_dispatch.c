@@ -32,6 +32,7 @@
 #include "error.h"
 #include "iod_cap.h"
 #include "iod_dispatch.h"
+#include "iod_fence.h"
 #include "iod_lock_ops.h"
 #include "iod_log.h"
 #include "iod_ops.h"
@@ -94,6 +95,7 @@ static const struct iod_op {
 	  iod_op_sub_sizes_many },
 	{ CLF_PROTO_OP_REMOVE_MANY, 4 + 8 * CLF_PROTO_SUB_BATCH_MAX, 0,
 	  iod_op_remove_many },
+	{ CLF_PROTO_OP_FENCE, 8 + 4, 0, iod_op_fence },
 };
 
 _Static_assert(VIEW_REGISTER_MAX <= CLF_PROTO_PAYLOAD_MAX &&
@@ -241,6 +243,7 @@ int iod_serve(struct iod_conn *cn, const struct clf_proto_header *h)
 	const struct iod_op *op;
 	uint8_t *body = head;
 	size_t want;
+	int fenced = -1;
 	int err = 0;
 
 	atomic_fetch_add(&cn->srv->requests, 1);
@@ -268,15 +271,21 @@ int iod_serve(struct iod_conn *cn, const struct clf_proto_header *h)
 	rq.left = h->payload_len - want;
 
 	err = iod_cap_check(cn, h, body, want);
+	if (!err)
+		err = iod_fence_enter(&cn->srv->fences, cn->srv->views,
+				      cn->owner, h, body, want, &fenced);
 	if (err) {
 		iod_log("%s (%s): %s", clf_conn_peer(cn->c), cn->role,
 			last_error());
 	} else {
 		/* Bytes a caching client holds back come home first. */
 		err = iod_lock_guard(cn, h, body, want);
-		if (err)
+		if (err) {
+			iod_fence_leave(&cn->srv->fences, fenced);
 			goto broken;
+		}
 		err = op->fn(cn, &rq, &rep);
+		iod_fence_leave(&cn->srv->fences, fenced);
 	}
 	if (rq.broken)
 		goto broken;

@@ -13,6 +13,8 @@
 #include "clf.h"
 #include "error.h"
 #include "iod_cap.h"
+#include "iod_fence.h"
+#include "iod_log.h"
 #include "iod_ops.h"
 
 /* ------------------------------------------------------------------ */
@@ -155,6 +157,28 @@ int iod_op_remove(struct iod_conn *cn, struct iod_req *rq,
 	else
 		err = iod_store_remove(cn->srv->st, m.file, m.subfile);
 	return err < 0 ? err : 0;
+}
+
+int iod_op_fence(struct iod_conn *cn, struct iod_req *rq,
+		 struct iod_reply *rep)
+{
+	struct clf_proto_fence_req m;
+	int err = clf_proto_fence_req_decode(&rq->r, &m);
+
+	(void)rep;
+	if (err)
+		return err;
+	if (cn->caps)
+		return clf_fail(EACCES,
+				"iod: FENCE is the mover's (clf iod remove, with the secret)");
+	if (m.mode > CLF_PROTO_FENCE_GONE || !m.file)
+		return clf_fail(EINVAL, "iod: FENCE of file %" PRIu64
+				" with mode %" PRIu32, m.file, m.mode);
+	if (m.mode != CLF_PROTO_FENCE_LIFT)
+		iod_log("file %" PRIu64 " fenced (%s) by %s", m.file,
+			m.mode == CLF_PROTO_FENCE_GONE ? "gone" : "moving",
+			clf_conn_peer(cn->c));
+	return iod_fence_set(&cn->srv->fences, m.file, m.mode, cn->owner);
 }
 
 int iod_op_statfs(struct iod_conn *cn, struct iod_req *rq,

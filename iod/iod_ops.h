@@ -49,6 +49,9 @@ int iod_op_view_release(struct iod_conn *cn, struct iod_req *rq,
 int iod_op_sync(struct iod_conn *cn, struct iod_req *rq, struct iod_reply *rep);
 int iod_op_truncate(struct iod_conn *cn, struct iod_req *rq,
 		    struct iod_reply *rep);
+/* FENCE: a file's subfiles leave this iod (iod_fence.h). */
+int iod_op_fence(struct iod_conn *cn, struct iod_req *rq,
+		 struct iod_reply *rep);
 int iod_op_remove(struct iod_conn *cn, struct iod_req *rq,
 		  struct iod_reply *rep);
 int iod_op_statfs(struct iod_conn *cn, struct iod_req *rq,

@@ -31,6 +31,7 @@
 #include "iod_conn.h"
 #include "iod_dispatch.h"
 #include "iod_lock_ops.h"
+#include "iod_fence.h"
 #include "iod_log.h"
 #include "iod_server.h"
 
@@ -157,9 +158,12 @@ int iod_server_open(struct iod_server *srv, const struct clf_config *cfg,
 	err = iod_colls_create(&srv->colls);
 	if (err)
 		goto free_views;
-	err = iod_locking_create(srv, hooks->lock_lease_ms);
+	err = iod_fences_init(&srv->fences);
 	if (err)
 		goto free_colls;
+	err = iod_locking_create(srv, hooks->lock_lease_ms);
+	if (err)
+		goto destroy_fences;
 	if (hooks->lock_lease_ms)
 		iod_log("test hook CLF_TEST_IOD_LOCK_LEASE_MS=%u is on",
 			hooks->lock_lease_ms);
@@ -175,6 +179,8 @@ int iod_server_open(struct iod_server *srv, const struct clf_config *cfg,
 
 free_locking:
 	iod_locking_free(srv->locking);
+destroy_fences:
+	iod_fences_destroy(&srv->fences);
 free_colls:
 	iod_colls_free(srv->colls);
 free_views:
@@ -192,6 +198,7 @@ void iod_server_close(struct iod_server *srv)
 {
 	clf_daemon_server_close(&srv->net);
 	iod_locking_free(srv->locking);
+	iod_fences_destroy(&srv->fences);
 	iod_colls_free(srv->colls);
 	iod_views_free(srv->views);
 	iod_store_free(srv->st);
@@ -387,6 +394,7 @@ static void conn_close(void *arg, void *conn)
 					 why, sizeof(why));
 	} else if (cn->phase == IOD_CONN_SERVED) {
 		iod_lock_conn_closed(cn);
+		iod_fence_owner_closed(&srv->fences, cn->owner);
 		released = iod_view_release_owner(srv->views, cn->owner);
 		atomic_fetch_sub(&srv->connections, 1);
 		clf_admit_leave(&srv->net.admit);

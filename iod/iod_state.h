@@ -21,6 +21,7 @@
 #include "admission.h"
 #include "config.h"
 #include "daemon.h"
+#include "iod_fence.h"
 #include "iod_share.h"
 #include "iod_store.h"
 #include "iod_view.h"
@@ -108,6 +109,7 @@ struct iod_server {
 	struct iod_views *views;	/* owned */
 	struct iod_colls *colls;	/* owned: collective operations */
 	struct iod_locking *locking;	/* owned: extent locks, callbacks */
+	struct iod_fences fences;	/* files leaving (iod_fence.h) */
 	/* The listener, admission and connection threads (daemon.h). */
 	struct clf_daemon_server net;
 	struct iod_hooks hooks;

@@ -72,6 +72,8 @@ static mds_op_fn *handler_of(uint16_t op)
 		return mds_op_peer;
 	case CLF_PROTO_OP_READDIRPLUS:
 		return mds_op_readdirplus;
+	case CLF_PROTO_OP_SUB_MOVE:
+		return mds_op_sub_move;
 	default:
 		return NULL;
 	}

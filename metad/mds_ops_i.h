@@ -35,6 +35,7 @@ mds_op_fn mds_op_setlk, mds_op_getlk, mds_op_unlock_owner;
 mds_op_fn mds_op_append;
 /* Entries with attributes (mds_ops_dirplus.c). */
 mds_op_fn mds_op_readdirplus;
+mds_op_fn mds_op_sub_move;	/* mds_move.c */
 /* Capabilities for the iods (mds_ops_cap.c). */
 mds_op_fn mds_op_cap;
 /* A namespace over several metads (mds_ops_peer.c). */

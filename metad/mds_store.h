@@ -707,6 +707,10 @@ struct mds_intent {
 
 /* Write (or replace) intent in; read one (-ENOENT); remove one (gone
  * already is fine); list up to max (returns how many).  -EIO, -ENOSPC. */
+/* Log the moves of subfiles between iods that began and did not commit
+ * (mds_move.c); their count in *n.  Returns 0, -EIO. */
+int mds_move_pending(struct mds_store *s, uint32_t *n);
+
 int mds_intent_put(struct mds_store *s, const struct mds_intent *in);
 int mds_intent_get(struct mds_store *s, uint64_t txid, struct mds_intent *out);
 int mds_intent_del(struct mds_store *s, uint64_t txid);

@@ -150,6 +150,7 @@ static int run(const struct clf_config *cfg, uint32_t index,
 	struct mds_ctx ctx = { .cfg = cfg, .index = index,
 			       .start_ms = clf_now_ms() };
 	struct mds_server *srv;
+	uint32_t pending;
 	int err;
 
 	t = clf_transport_find(cfg->transport);
@@ -175,6 +176,8 @@ static int run(const struct clf_config *cfg, uint32_t index,
 	if (err)
 		return err;
 	err = mds_store_set_index(ctx.store, index, cfg->nmetads);
+	if (!err)
+		err = mds_move_pending(ctx.store, &pending);
 	if (err)
 		goto close_store;
 	err = mds_iods_open(cfg, t, &ctx.iods);

@@ -28,6 +28,8 @@ static const struct tool_cmd commands[] = {
 	{ "down", "stop the daemons of this host", cmd_down },
 	{ "adhoc", "an instance for one job, started by its launcher (mpiexec)",
 	  cmd_adhoc },
+	{ "iod", "empty an iod into the others, clients running (remove N)",
+	  cmd_iod },
 	{ "status", "show every daemon: reachable, uptime, load, capacity",
 	  cmd_status },
 	{ "df", "show the capacity and use of every iod", cmd_df },

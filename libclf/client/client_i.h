@@ -78,6 +78,19 @@ struct clf_file {
 int clf_file_cap_ensure(struct clf_file *f, struct clf_peer *p);
 
 /*
+ * An independent access that failed with err goes again when a subfile
+ * of f moved between iods (io_retry.c): clf_move_again asks metad for
+ * f's layout, takes the new iods and says true; while the move is still
+ * copying it waits a little and says true, for a bounded time.
+ */
+struct clf_move_wait {
+	int64_t start_ms;	/* clf_now_ms() at the first failure */
+	long pause_ms;		/* before the next try */
+};
+void clf_move_wait_begin(struct clf_move_wait *w);
+bool clf_move_again(struct clf_file *f, struct clf_move_wait *w, int err);
+
+/*
  * Encoders of metad request bodies with clf_encode()'s signature (msg is
  * the matching struct clf_proto_*_req), and one metad call with such a
  * body: the reply payload (caller frees) and its length.

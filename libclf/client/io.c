@@ -886,6 +886,14 @@ int64_t clf_file_io_v(struct clf_file *f, int64_t lo, int64_t n, void *buf,
 		return err;
 	err = access_io(f, lo, lo + n, lo, buf, &mem, write, tag, participants,
 			per_sub);
+	if (err && !participants && !per_sub) {
+		struct clf_move_wait w;
+
+		clf_move_wait_begin(&w);
+		while (clf_move_again(f, &w, err))
+			err = access_io(f, lo, lo + n, lo, buf, &mem, write,
+					tag, participants, per_sub);
+	}
 	done = err ? 0 : n;
 	clf_memlayout_release(&mem);
 	if (write && done > 0 &&

@@ -110,6 +110,8 @@ const char *clf_proto_op_name(uint16_t op)
 	case CLF_PROTO_OP_REVOKE: return "REVOKE";
 	case CLF_PROTO_OP_SUB_SIZES_MANY: return "SUB_SIZES_MANY";
 	case CLF_PROTO_OP_REMOVE_MANY: return "REMOVE_MANY";
+	case CLF_PROTO_OP_FENCE: return "FENCE";
+	case CLF_PROTO_OP_SUB_MOVE: return "SUB_MOVE";
 	}
 	return NULL;
 }

@@ -684,6 +684,25 @@ struct clf_proto_remove_req {
 	CLF_PROTO_REMOVE_REQ(PROTO_MEMBER, _)
 };
 
+/* FENCE (1.18): a file's subfiles leave this iod. */
+#define CLF_PROTO_FENCE_REQ(X, T)					\
+	X(T, U64, file)							\
+	X(T, U32, mode)
+struct clf_proto_fence_req {
+	CLF_PROTO_FENCE_REQ(PROTO_MEMBER, _)
+};
+
+/* SUB_MOVE (1.19): a subfile's move between iods, at metad. */
+#define CLF_PROTO_SUB_MOVE_REQ(X, T)					\
+	X(T, U64, ino)							\
+	X(T, U32, subfile)						\
+	X(T, U32, from)							\
+	X(T, U32, to)							\
+	X(T, U32, phase)
+struct clf_proto_sub_move_req {
+	CLF_PROTO_SUB_MOVE_REQ(PROTO_MEMBER, _)
+};
+
 /* SUB_SIZES: the lengths of n subfiles of one file (or SUBFILE_HEAD). */
 #define CLF_PROTO_SUB_SIZES_REQ(X, T)					\
 	X(T, U64, file)							\
@@ -903,6 +922,9 @@ struct clf_proto_revoke {
 	M(truncate_req, truncate_req, CLF_PROTO_TRUNCATE_REQ, "TRUNCATE", \
 	  NULL)								\
 	M(remove_req, remove_req, CLF_PROTO_REMOVE_REQ, "REMOVE", NULL)	\
+	M(fence_req, fence_req, CLF_PROTO_FENCE_REQ, "FENCE", NULL)	\
+	M(sub_move_req, sub_move_req, CLF_PROTO_SUB_MOVE_REQ, "SUB_MOVE", \
+	  NULL)								\
 	M(sub_sizes_req, sub_sizes_req, CLF_PROTO_SUB_SIZES_REQ,	\
 	  "SUB_SIZES", NULL)						\
 	M(sub_sizes, sub_sizes, CLF_PROTO_SUB_SIZES, "SUB_SIZES reply", NULL) \

@@ -1,0 +1,91 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# test_elastic.sh -- `clf iod remove N` under load: zero bytes lost.
+#
+#  1. an instance of 4 iods; two clients (elastic_client) fill a file
+#     each, striped over the 4, then keep rewriting random blocks with
+#     new generations and reading others back, compared;
+#  2. `clf iod remove 1` while they run: it says the iod was emptied,
+#     and iod 1's store holds no subfile any more;
+#  3. iod 1 stopped, the clients go on a while, then stop: each reads
+#     its whole file back at the end, every byte the last generation it
+#     wrote, and no call failed (exit 0);
+#  4. metad's layouts name iod 1 nowhere (clf getlayout);
+#  5. again: nothing left to move.
+#
+# usage: test_elastic.sh [BUILD_DIR]   (default: $CLF_BUILD_DIR or build)
+
+set -eu
+
+if [ -z "${CLF_ELASTIC_TIMED:-}" ]; then
+	CLF_ELASTIC_TIMED=1
+	export CLF_ELASTIC_TIMED
+	exec timeout -k 10 240 /bin/sh "$0" "$@"
+fi
+
+. "$(dirname "$0")/cli_lib.sh"
+. "$(dirname "$0")/instance_lib.sh"
+instance_test_begin elastic "${1:-${CLF_BUILD_DIR:-build}}"
+client=$build/tests/integration/elastic_client
+[ -x "$client" ] || { echo "FAIL: $client not built" >&2; exit 1; }
+step=
+
+# subfiles DIR: how many subfiles an iod's store holds.
+subfiles() {
+	find "$1" -type f | grep -Ec '/[0-9a-f]{2}/[0-9a-f]{16}\.[0-9]+$' || true
+}
+
+step="up, 4 iods"
+instance_up "$clf" "$data" "$tmp/up.log" --iods 4 || fail "clf up"
+
+step="two clients fill their files and keep writing and checking"
+pids=
+for f in e1 e2; do
+	"$client" "$conf" "/$f" 8 "$tmp/$f.ready" "$tmp/stop" \
+		>"$tmp/$f.out" 2>&1 &
+	pids="$pids $!"
+done
+i=0
+while [ ! -f "$tmp/e1.ready" ] || [ ! -f "$tmp/e2.ready" ]; do
+	i=$((i + 1))
+	[ "$i" -lt 600 ] || fail "the clients did not fill their files: $(cat "$tmp"/e*.out)"
+	sleep 0.1
+done
+before=$(subfiles "$data/iod1")
+[ "$before" -ge 2 ] || fail "iod 1 holds $before subfiles before the remove"
+
+step="clf iod remove 1 while they run"
+run "$clf" iod remove 1 --data "$data"
+[ "$rc" -eq 0 ] || fail "exit status $rc"
+grep -q "^iod 1 emptied: [0-9]* subfiles of 2 files, [0-9]* bytes moved in " \
+	"$tmp/out" || fail "no summary"
+cat "$tmp/out"
+left=$(subfiles "$data/iod1")
+[ "$left" -eq 0 ] || fail "iod 1 still holds $left subfiles"
+
+step="iod 1 stopped, the clients go on, then check their whole files"
+kill "$(cat "$data/iod1/iod.pid")"
+sleep 1
+touch "$tmp/stop"
+for p in $pids; do
+	wait "$p" || fail "a client failed: $(cat "$tmp"/e*.out)"
+done
+cat "$tmp/e1.out" "$tmp/e2.out"
+grep -q "ok$" "$tmp/e1.out" && grep -q "ok$" "$tmp/e2.out" ||
+	fail "a client did not check its file"
+
+step="metad's layouts name iod 1 nowhere"
+for f in e1 e2; do
+	run "$clf" -c "$conf" getlayout "clf:/$f"
+	[ "$rc" -eq 0 ] || fail "getlayout $f: exit status $rc"
+	if grep -Eq '(^|[^0-9])iod 1([^0-9]|$)|on 1$' "$tmp/out"; then
+		fail "the layout of $f still names iod 1"
+	fi
+done
+
+step="a second remove finds nothing to move"
+run "$clf" iod remove 1 --data "$data"
+[ "$rc" -ne 0 ] || grep -q "emptied: 0 subfiles" "$tmp/out" ||
+	fail "a second remove moved something: $(cat "$tmp/out")"
+echo "PASS: test_elastic"
