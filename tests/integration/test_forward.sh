@@ -29,20 +29,8 @@ if [ -z "${CLF_FORWARD_TIMED:-}" ]; then
 	exec timeout -k 10 "$TIME_LIMIT" bash "$0" "$@"
 fi
 
-build=${1:-${CLF_BUILD_DIR:-build}}
-if ! build=$(cd "$build" 2>/dev/null && pwd); then
-	echo "SKIP: no build directory ${1:-${CLF_BUILD_DIR:-build}}"
-	exit 77
-fi
-clf=$build/tools/clf
-client=$build/tests/integration/remote_client
-xfer=$build/tests/integration/romio/romio_xfer
-for b in "$build/metad/metad" "$build/iod/iod" "$clf" "$client"; do
-	if [ ! -x "$b" ]; then
-		echo "FAIL: $b not built" >&2
-		exit 1
-	fi
-done
+. "$(dirname "$0")/netns_lib.sh"
+netns_find_build "$@"
 unset CLF_CONFIG CLF_DATA_DIR CLF_BASE_PORT CLF_SECRET_FILE CLF_FORWARDER \
 	ROMIO_HINTS ROMIO_FSTYPE_FORCE || true
 
@@ -84,18 +72,7 @@ fail() {
 	exit 1
 }
 
-if ! command -v ip >/dev/null; then
-	echo "SKIP: no ip command (iproute2)"
-	exit 77
-fi
-if ! why=$(ip netns add "$cl" 2>&1); then
-	case $why in
-	*"not permitted"* | *"ermission denied"*)
-		echo "SKIP: ip netns add is not permitted here: $why"
-		exit 77 ;;
-	esac
-	fail "ip netns add $cl: $why"
-fi
+netns_add_first "$cl"
 made+=("$cl")
 ip netns add "$fw" || fail "ip netns add $fw"
 made+=("$fw")
@@ -124,24 +101,9 @@ ip netns exec "$fw" sh -c 'echo 0 > /proc/sys/net/ipv4/ip_forward'
 
 port=7000
 mkdir -p "$tmp/srv" "$tmp/cl" "$tmp/loc"
-{
-	echo "[global]"
-	echo "secret_file = $tmp/srv/secret"
-	echo "auth = secret"
-	echo "timeout_ms = 2000"
-	echo "recovery_grace_s = 0"
-	echo "metad = $net.6:$port:$tmp/srv/meta"
-	echo "iod = $net.6:$((port + 1)):$tmp/srv/iod0"
-	echo "iod = $net.6:$((port + 2)):$tmp/srv/iod1"
-} >"$tmp/srv/clf.conf"
-od -An -tx1 -N32 /dev/urandom | tr -d ' \n' >"$tmp/srv/secret"
-chmod 600 "$tmp/srv/clf.conf" "$tmp/srv/secret"
-ip netns exec "$sv" "$clf" up -c "$tmp/srv/clf.conf" >"$tmp/out" 2>&1 ||
-	fail "clf up"
-cp "$tmp/srv/secret" "$tmp/cl/secret"
-chmod 600 "$tmp/cl/secret"
-export CLF_SECRET_FILE=$tmp/cl/secret CLF_TEST_SYSCONFDIR=$tmp/cl
-cd "$tmp/cl"
+netns_instance_up "$sv" "$net.6" "$port" "$tmp/srv" "timeout_ms = 2000" \
+	"recovery_grace_s = 0"
+netns_remote_user "$tmp/srv/secret" "$tmp/cl" "$tmp/cl"
 url=clf://$net.6:$port
 
 step="the forwarder starts"

@@ -157,18 +157,8 @@ say() {
 
 # --- the hosts -------------------------------------------------------
 
-if ! command -v ip >/dev/null; then
-	echo "SKIP: no ip command (iproute2)"
-	exit 77
-fi
-if ! why=$(ip netns add "${ns[0]}" 2>&1); then
-	case $why in
-	*"not permitted"* | *"ermission denied"*)
-		echo "SKIP: ip netns add is not permitted here: $why"
-		exit 77 ;;
-	esac
-	fail "ip netns add ${ns[0]}: $why"
-fi
+. "$(dirname "$0")/netns_lib.sh"
+netns_add_first "${ns[0]}"
 made_ns+=("${ns[0]}")
 ip netns add "${ns[1]}" || fail "ip netns add ${ns[1]}"
 made_ns+=("${ns[1]}")

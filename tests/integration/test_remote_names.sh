@@ -50,21 +50,9 @@ if [ -z "${CLF_REMOTE_NAMES_TIMED:-}" ]; then
 	exec timeout -k 10 "$TIME_LIMIT" bash "$0" "$@"
 fi
 
-build=${1:-${CLF_BUILD_DIR:-build}}
-if ! build=$(cd "$build" 2>/dev/null && pwd); then
-	echo "SKIP: no build directory ${1:-${CLF_BUILD_DIR:-build}}"
-	exit 77
-fi
-clf=$build/tools/clf
-client=$build/tests/integration/remote_client
+. "$(dirname "$0")/netns_lib.sh"
+netns_find_build "$@"
 mountclf=$build/kernel/mount.clf
-xfer=$build/tests/integration/romio/romio_xfer
-for b in "$build/metad/metad" "$build/iod/iod" "$clf" "$client"; do
-	if [ ! -x "$b" ]; then
-		echo "FAIL: $b not built" >&2
-		exit 1
-	fi
-done
 unset CLF_CONFIG CLF_DATA_DIR CLF_BASE_PORT CLF_SECRET_FILE ROMIO_HINTS \
 	ROMIO_FSTYPE_FORCE || true
 
@@ -113,18 +101,7 @@ fail() {
 	exit 1
 }
 
-if ! command -v ip >/dev/null; then
-	echo "SKIP: no ip command (iproute2)"
-	exit 77
-fi
-if ! why=$(ip netns add "$ns" 2>&1); then
-	case $why in
-	*"not permitted"* | *"ermission denied"*)
-		echo "SKIP: ip netns add is not permitted here: $why"
-		exit 77 ;;
-	esac
-	fail "ip netns add $ns: $why"
-fi
+netns_add_first "$ns"
 made_ns=1
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/clf-remote-names.XXXXXX")
 
@@ -152,26 +129,9 @@ ip -n "$ns" link set "$vn" up
 # The namespace has its ports to itself.
 port=$(( 20000 + ($$ * 37) % 20000 ))
 mkdir -p "$tmp/srv" "$tmp/cl" "$tmp/etc" "$tmp/loc"
-{
-	echo "[global]"
-	echo "secret_file = $tmp/srv/secret"
-	echo "auth = secret"
-	echo "stripe_size = 64k"
-	echo "metad = $net.2:$port:$tmp/srv/meta"
-	echo "iod = $net.2:$((port + 1)):$tmp/srv/iod0"
-	echo "iod = $net.2:$((port + 2)):$tmp/srv/iod1"
-} >"$tmp/srv/clf.conf"
-od -An -tx1 -N32 /dev/urandom | tr -d ' \n' >"$tmp/srv/secret"
-chmod 600 "$tmp/srv/clf.conf" "$tmp/srv/secret"
 step="clf up in the namespace"
-ip netns exec "$ns" "$clf" up -c "$tmp/srv/clf.conf" >"$tmp/out" 2>&1 ||
-	fail "clf up"
-
-# The remote user: a copy of the secret, nothing else.
-cp "$tmp/srv/secret" "$tmp/cl/secret"
-chmod 600 "$tmp/cl/secret"
-export CLF_SECRET_FILE=$tmp/cl/secret CLF_TEST_SYSCONFDIR=$tmp/etc
-cd "$tmp/cl"
+netns_instance_up "$ns" "$net.2" "$port" "$tmp/srv" "stripe_size = 64k"
+netns_remote_user "$tmp/srv/secret" "$tmp/cl" "$tmp/etc"
 url=clf://$net.2:$port
 
 step="native API on clf:// names"
