@@ -330,6 +330,16 @@ int CLF_Mapping_is_contiguous(const CLF_Mapping *m);
  * reported to metad (writes count from their writer's close or sync);
  * reads and SEEK_END fail with -EHOSTDOWN or -ETIMEDOUT.
  *
+ * Client cache (client_cache in clf.conf, off by default; clf.conf(5)):
+ * small accesses are kept at the client under extent locks the iods
+ * grant, and the rule above stands -- any conflicting access of another
+ * process has the iod call the lock back, and this client sends the
+ * bytes first.  What changes is what a process that dies loses: written
+ * bytes it kept back (those not sent yet by a revocation, CLF_sync(),
+ * CLF_close(), the cache's bound or a second's age) are lost with it,
+ * as a process's stdio buffers are.  No other process saw them: they
+ * were sent before any other process could read them, or never.
+ *
  * O_APPEND: each write of a descriptor opened with O_APPEND lands at the
  * end of file, and appends never overlap, whatever process, host or
  * mount they come from (as on Lustre and GPFS): many writers may append

@@ -777,7 +777,8 @@ enum clf_proto_layout_kind {
  *   be larger (to the end of the subfile: CLF_PROTO_LOCK_EOF).  On a
  *   REVOKE the client sends its dirty bytes under the lock (plain
  *   writes, on a connection that sent a LOCK_* request with its id, which
- *   the lock does not hold back), drops its cached bytes and sends
+ *   no lock holds back: a LOCK_RELEASE of lock 0, which no lock has,
+ *   only says that a connection is the client's), drops its cached bytes and sends
  *   LOCK_RELEASE.  Every access under no lock -- from any connection not
  *   of the holder -- waits for the conflicting locks' release first, so
  *   an acknowledged write stays visible to every later read.  A holder

@@ -138,6 +138,14 @@ int iod_lock_guard(struct iod_conn *cn, const struct clf_proto_header *h,
 				clf_proto_op_name(h->opcode));
 	if (!lk || atomic_load(&lk->mgr.count) == 0)
 		return 0;
+	/*
+	 * A caching client's own connections (bound by a LOCK_* request)
+	 * access only under its locks, which no other client's conflicting
+	 * lock overlaps: revoking would only make two flushing clients wait
+	 * on each other's locks elsewhere in the file until the lease.
+	 */
+	if (cn->lock_client)
+		return 0;
 	switch (h->opcode) {
 	case CLF_PROTO_OP_SUB_WRITE:
 	case CLF_PROTO_OP_SUB_WRITEV:
@@ -280,8 +288,8 @@ int iod_op_lock_release(struct iod_conn *cn, struct iod_req *rq,
 	if (err)
 		return err;
 	err = bind_client(cn, m.client, "LOCK_RELEASE");
-	if (err)
-		return err;
+	if (err || m.id == 0)
+		return err;	/* lock 0 is none: the request only binds */
 	err = iod_lock_release(&lk->mgr, m.client, m.id);
 	if (err)
 		return clf_fail_neg(err, "iod: LOCK_RELEASE of lock %" PRIu64

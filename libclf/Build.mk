@@ -81,7 +81,7 @@ LIBCLF_CLIENT_SRCS := libclf/client/client_instance.c \
 	libclf/client/file_close.c libclf/client/file.c \
 	libclf/client/file_cap.c libclf/client/file_size.c \
 	libclf/client/file_append.c libclf/client/io.c libclf/client/io_retry.c libclf/client/io_coll.c \
-	libclf/client/io_small.c \
+	libclf/client/io_small.c libclf/client/xcache.c \
 	libclf/client/view_cache.c libclf/client/client_init.c
 # The namespace by inode, for the mount client (clf_ll.h).
 LIBCLF_CLIENT_SRCS += libclf/client/client_ns.c libclf/client/client_link.c \

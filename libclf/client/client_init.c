@@ -12,6 +12,7 @@
 #include "client_i.h"
 #include "clf_ll.h"
 #include "error.h"
+#include "xcache.h"
 
 static void peer_init(struct clf_peer *p, const struct clf_config_daemon *d,
 		      enum clf_error_kind kind, uint32_t index)
@@ -232,6 +233,7 @@ int CLF_finalize(void)
 	if (!cl)
 		return clf_fail(EINVAL, "clf: not initialised");
 	clf_files_close_all(CLF_close);
+	clf_xcache_shutdown();
 	peer_release(&cl->metad);
 	peer_release(&cl->metad_locks);
 	for (uint32_t i = 0; cl->more_metads && i + 1 < cl->cfg->nmetads; i++) {

@@ -10,24 +10,29 @@
 #include "client_i.h"
 #include "error.h"
 #include "lock.h"
+#include "xcache.h"
 
 int CLF_close(int fd)
 {
 	struct clf_file *f;
 	uint64_t ino;
-	int err;
+	int err, cerr;
 
 	err = clf_file_get(fd, &f);
 	if (err)
 		return err;
 	clf_file_detach(fd, f);
 	f->closed = true;
+	/* Kept bytes out before the size goes to metad. */
+	cerr = clf_xcache_close_file(f);
 	err = clf_file_flush_size(f);
 	/* Removed while open (another process's unlink, or rank 0 of an MPI
 	 * job deleting a file its other ranks still close): no size to keep,
 	 * and a close succeeds on it, as POSIX has it. */
 	if (err == -ENOENT)
 		err = 0;
+	if (!err)
+		err = cerr;
 	clf_file_release_views(f);
 	clf_view_cache_clear(f);
 	ino = f->ino;

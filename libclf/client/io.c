@@ -21,6 +21,7 @@
 #include "arith.h"
 #include "client_i.h"
 #include "error.h"
+#include "xcache.h"
 #include "mapping_prog.h"
 #include "type.h"
 
@@ -1025,7 +1026,10 @@ int CLF_sync(int fd)
 	err = clf_file_get(fd, &f);
 	if (err)
 		return err;
-	err = clf_file_flush_size(f);
+	/* Kept bytes first: SYNC makes durable what the iods hold. */
+	err = clf_xcache_flush_file(f);
+	if (!err)
+		err = clf_file_flush_size(f);
 	done = calloc(cl->cfg->niods, sizeof(*done));
 	if (!done && !err)
 		err = clf_fail(ENOMEM, "clf: out of memory");

@@ -30,6 +30,7 @@
 #include "arith.h"
 #include "client_i.h"
 #include "error.h"
+#include "xcache.h"
 
 #define SMALL_BYTES (64 << 10)
 #define SMALL_PIECES 64
@@ -46,6 +47,7 @@ _Static_assert(SMALL_PIECES <= CLF_PROTO_SUB_VEC_MAX &&
 
 struct small_piece {
 	int sub;		/* subfile j, or CLF_HEAD */
+	uint32_t iod;		/* its index */
 	struct clf_peer *peer;
 	int64_t soff, len;	/* subfile range */
 	int64_t at;		/* offset in the packed view bytes */
@@ -138,9 +140,8 @@ static int add_file_run(struct small *s, int64_t off, int64_t len, int64_t at)
 		p = &s->p[s->n++];
 		*p = (struct small_piece){ .sub = j, .soff = soff, .len = plen,
 					   .at = at };
-		p->peer = clf_client_iod_lane(cl, j == CLF_HEAD(l) ? l->head_iod
-								   : l->iods[j],
-					      s->f->lane);
+		p->iod = j == CLF_HEAD(l) ? l->head_iod : l->iods[j];
+		p->peer = clf_client_iod_lane(cl, p->iod, s->f->lane);
 		if (!p->peer)
 			return -EINVAL;
 		off += plen;
@@ -391,6 +392,22 @@ static int exchange(struct small *s, bool *stale)
 	return err;
 }
 
+/* Under extent locks, at the client (xcache.h): *done when served. */
+static int cached(struct small *s, bool *done)
+{
+	struct clf_xc_piece x[SMALL_PIECES];
+
+	*done = false;
+	if (!clf_xcache_wanted(s->f))
+		return 0;
+	for (int k = 0; k < s->n; k++)
+		x[k] = (struct clf_xc_piece){ s->p[k].iod,
+					      wire_sub(s, &s->p[k]),
+					      s->p[k].soff, s->p[k].len,
+					      s->packed + s->p[k].at };
+	return clf_xcache_io(s->f, x, s->n, s->write, done);
+}
+
 /* Memory runs of the user buffer <-> the packed view bytes. */
 struct mem_copy {
 	uint8_t *user, *packed;
@@ -423,6 +440,7 @@ int clf_small_io(struct clf_file *f, int64_t lo, int64_t hi, int64_t base,
 		 bool *done)
 {
 	struct small *s;
+	bool hit = false;
 	int err;
 
 	if (hi - lo > SMALL_BYTES) {
@@ -453,7 +471,9 @@ int clf_small_io(struct clf_file *f, int64_t lo, int64_t hi, int64_t base,
 	/* An iod restarted since our last request, or while it served
 	 * this one: again through the restart (client.h, Grace); plain
 	 * reads and writes of these bytes at these offsets. */
-	if (!err) {
+	if (!err)
+		err = cached(s, &hit);
+	if (!err && !hit) {
 		struct clf_grace g;
 		bool stale;
 

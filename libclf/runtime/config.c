@@ -34,7 +34,7 @@ enum key {
 	K_TIMEOUT, K_DATA_DIR, K_TRANSPORT, K_METAD,
 	K_IOD_VIEW_MEM, K_IOD_VIEW_SHARE, K_IOD_BUF_MEM, K_IOD_BUF_SHARE,
 	K_AUTH, K_ROOT_SQUASH, K_PROTECTION, K_CAP_LIFETIME, K_GRACE,
-	K_LOG_LEVEL, K_IOD_CONNS, K_WORKERS,
+	K_LOG_LEVEL, K_IOD_CONNS, K_WORKERS, K_CLIENT_CACHE,
 	K_ADDRESS, K_DIR,	/* in [metad] and [iod] */
 	K_NR
 };
@@ -54,6 +54,7 @@ static const char *const key_names[K_NR] = {
 	[K_GRACE] = "recovery_grace_s", [K_LOG_LEVEL] = "log_level",
 	[K_IOD_CONNS] = "iod_connections",
 	[K_WORKERS] = "daemon_workers",
+	[K_CLIENT_CACHE] = "client_cache",
 };
 
 /* Where the [global] iod memory keys go in a config. */
@@ -529,6 +530,14 @@ static int global_key(struct parse *p, enum key k, const char *value)
 				    "%s: '%s' is not a whole number from 1 to %d",
 				    name, value, CLF_CONFIG_MAX_IOD_CONNS);
 		cfg->iod_connections = (int)v;
+		return 1;
+	case K_CLIENT_CACHE:
+		err = clf_parse_size(value, &size);
+		if (err || size < 0 || size > ((int64_t)1 << 40))
+			return perr(p, p->line, EINVAL,
+				    "%s: '%s' is not a size from 0 (off) to 1t (a number with an optional k, m or g suffix)",
+				    name, value);
+		cfg->client_cache = size;
 		return 1;
 	case K_LOG_LEVEL:
 		if (clf_log_level_parse(value) < 0)
@@ -1147,6 +1156,8 @@ static int write_body(FILE *f, const struct clf_config *cfg)
 		fprintf(f, "recovery_grace_s = %d\n", cfg->recovery_grace_s);
 	if (cfg->iod_connections)
 		fprintf(f, "iod_connections = %d\n", cfg->iod_connections);
+	if (cfg->client_cache)
+		fprintf(f, "client_cache = %lld\n", (long long)cfg->client_cache);
 	if (cfg->log_level != CLF_LOG_INFO)
 		fprintf(f, "log_level = %s\n",
 			clf_log_level_name(cfg->log_level));

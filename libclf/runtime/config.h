@@ -23,6 +23,9 @@
  *                             ; metad checks what they do; secret: only
  *                             ; holders of the secret (default: munge when
  *                             ; munged answers when a daemon starts)
+ *   client_cache = 1m         ; small accesses kept at the client under
+ *                             ; the iods' extent locks, up to this many
+ *                             ; bytes (default 0: off; docs/small-io.md)
  *   iod_connections = 4       ; a client's connections to each iod: its
  *                             ; open files spread over them, so several
  *                             ; files are served at once (1..4096;
@@ -127,6 +130,8 @@ struct clf_config {
 	int timeout_ms;		/* > 0 */
 	int recovery_grace_s;	/* >= 0: clients wait this long for a
 				   restarting daemon (client_grace.c) */
+	int64_t client_cache;	/* bytes a client keeps under extent
+				   locks (xcache.h); 0: no caching */
 	int iod_connections;	/* a client's connections to each iod,
 				   1..CLF_CONFIG_MAX_IOD_CONNS; 0: the
 				   program's default (clf_ll.h) */

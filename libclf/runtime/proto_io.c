@@ -144,8 +144,9 @@ int proto_check_lock_release_req(const void *m)
 {
 	const struct clf_proto_lock_release_req *r = m;
 
-	return r->client && r->id ? 0 :
-	       clf_fail(EPROTO, "proto: LOCK_RELEASE: client or lock id 0");
+	/* Lock 0 (no lock has it) only binds the connection. */
+	return r->client ? 0 :
+	       clf_fail(EPROTO, "proto: LOCK_RELEASE: client 0");
 }
 
 int proto_check_revoke(const void *m)

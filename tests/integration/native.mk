@@ -96,10 +96,20 @@ $(NATIVE_COLL_TEST): $(NATIVE_COLL_TEST_OBJS) $(O)/libclf.a
 check-native: $(NATIVE_TEST) $(NATIVE_LOCK_TEST) $(NATIVE_APPEND_TEST) \
 		$(NATIVE_LINKS_TEST) $(NATIVE_CRASH_TEST) $(NATIVE_FSYNC_LOG) \
 		$(NATIVE_CRASH_SHIM) $(NATIVE_RECOVERY_TEST) $(NATIVE_COLL_TEST) \
-		$(NATIVE_METADS_TEST) $(PROGRAMS)
+		$(NATIVE_METADS_TEST) $(NATIVE_CACHE_TEST) $(PROGRAMS)
 	@CLF_BUILD_DIR=$(O) scripts/run-tests.sh $(NATIVE_TEST) \
 		$(NATIVE_LOCK_TEST) $(NATIVE_APPEND_TEST) $(NATIVE_LINKS_TEST) \
+		$(NATIVE_CACHE_TEST) \
 		$(NATIVE_CRASH_TEST) $(NATIVE_RECOVERY_TEST) $(NATIVE_COLL_TEST) \
 		tests/integration/test_native_metads.sh
 
 CHECK_TARGETS += check-native
+
+# Small accesses cached under the iods' extent locks (test_native_cache).
+NATIVE_CACHE_TEST := $(O)/tests/integration/test_native_cache
+NATIVE_CACHE_TEST_OBJS := $(O)/tests/integration/test_native_cache.o \
+	$(O)/tests/integration/instance.o
+
+$(NATIVE_CACHE_TEST): $(NATIVE_CACHE_TEST_OBJS) $(O)/libclf.a
+	$(CC) -o $@ $(NATIVE_CACHE_TEST_OBJS) $(O)/libclf.a \
+		$(LIBCLF_EXTRA_LIBS) $(CHECK_LIBS) $(ALL_LDFLAGS)

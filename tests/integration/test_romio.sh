@@ -88,7 +88,7 @@ fi
 for p in "$clf" "$bin/dtype_test" "$bin/romio_io" "$bin/romio_io_plain" \
 	"$bin/romio_coll" "$bin/romio_types" "$bin/romio_native" \
 	"$bin/romio_lock" "$bin/romio_life" "$bin/romio_cost" \
-	"$bin/romio_typemap" "$bin/romio_recovery"; do
+	"$bin/romio_typemap" "$bin/romio_recovery" "$bin/romio_xcache"; do
 	if [ ! -x "$p" ]; then
 		echo "FAIL: $p not built" >&2
 		exit 1
@@ -205,6 +205,14 @@ for hint in false true; do
 	run "datatypes ($hint): MPI reads" mpiexec -n 2 "$bin/romio_types" \
 		read "$hint" "$d" 1234
 done
+
+# Small independent accesses kept at the clients under the iods' extent
+# locks (client_cache): two processes see each other's writes of the
+# same and neighbouring bytes at once, with no sync.
+(umask 077 && sed 's/^\[global\]$/[global]\nclient_cache = 1m/' \
+	"$inst/clf.conf" >"$tmp/cache.conf")
+run "cached small accesses, 2 processes" env CLF_CONFIG="$tmp/cache.conf" \
+	mpiexec -n 2 "$bin/romio_xcache" clf:/cached 12
 
 # Locks reach beyond the job: a native process write-locks 4 KiB and
 # holds them 3 s; an atomic-mode MPI write into them ends after the

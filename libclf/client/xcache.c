@@ -1,0 +1,991 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * xcache.c -- the client's cache under extent locks (xcache.h says what
+ * it promises; iod/iod_lock.h how the iod grants and revokes).
+ *
+ * Connections, per iod, opened at the first lock asked of it:
+ *   - lk: LOCK_ENQUEUE only, sent without the cache's mutex (a request
+ *     may wait at the iod until another client released a lock);
+ *   - fl: everything else of the cache -- flushes, reads of missing
+ *     bytes, LOCK_RELEASE -- always under the cache's mutex, and never
+ *     waiting for another client: the iod lets a caching client's own
+ *     connections pass (they access only under its locks);
+ *   - cb: the callback connection, read by the cache's thread.
+ * So a thread waiting in an ENQUEUE holds nothing the cache thread needs
+ * to answer a REVOKE, and two clients that each want the other's lock
+ * both get it.
+ *
+ * Kept bytes are extents per (file, subfile), sorted and apart; written
+ * ones are dirty.  A revocation flushes and drops the subfile's extents
+ * whatever the lock's range: more than needed, never less.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "arith.h"
+#include "client_i.h"
+#include "clock.h"
+#include "error.h"
+#include "log.h"
+#include "transport.h"
+#include "xcache.h"
+
+/* The first protocol minor with extent locks. */
+#define LOCK_PROTO_MINOR 13
+/* Kept written bytes go out at the latest this long after the first
+ * (CLF_TEST_CACHE_FLUSH_MS in tests). */
+#define FLUSH_AFTER_MS 1000
+/* A read that misses reads this much around it, within the lock. */
+#define READ_AHEAD (64 << 10)
+
+struct ext {
+	int64_t off, len, cap;
+	uint8_t *data;
+	bool dirty;
+};
+
+struct xlock {
+	uint64_t id;
+	int mode;
+	int64_t lo, hi;
+	struct xlock *next;
+};
+
+struct obj {			/* one subfile of one open file */
+	struct clf_file *f;	/* borrowed: objects go at its close */
+	uint64_t file;
+	uint32_t iod, sub;
+	struct xlock *locks;
+	struct ext *ext;
+	int n, cap;
+	int64_t dirty_since;	/* clf_now_ms of the oldest dirty; 0: none */
+	struct obj *next;
+};
+
+struct xiod {
+	struct clf_peer lk, fl;
+	uint64_t fl_bound;	/* fl's generation that is bound */
+	struct clf_conn *cb;	/* owned by the thread once set */
+	bool up, off;		/* callback set up; no caching here */
+};
+
+static struct {
+	pthread_mutex_t mu;	/* everything below */
+	pthread_mutex_t setup;	/* one iod set up at a time */
+	struct clf_client *cl;
+	struct xiod *iods;
+	struct obj *objs;
+	int64_t bytes;		/* in extents */
+	uint64_t client;
+	uint64_t gone[64];	/* revoked before their grant was kept */
+	unsigned ngone;
+	bool thread;
+	pthread_t thr;
+	int wake[2];
+	bool stop;
+	int64_t flush_after_ms;
+	pid_t pid;		/* the process that started it */
+} xc = { .mu = PTHREAD_MUTEX_INITIALIZER,
+	 .setup = PTHREAD_MUTEX_INITIALIZER, .wake = { -1, -1 } };
+
+/*
+ * A forked child has the parent's cache but not its thread, and shares
+ * its connections: it forgets them all (the parent's bytes are the
+ * parent's to send) and starts afresh.
+ */
+static bool forget_after_fork(void)
+{
+	if (!xc.iods || xc.pid == getpid())
+		return false;
+	xc.iods = NULL;
+	xc.objs = NULL;
+	xc.bytes = 0;
+	xc.ngone = 0;
+	xc.thread = false;
+	xc.wake[0] = xc.wake[1] = -1;
+	xc.client = 0;
+	pthread_mutex_init(&xc.mu, NULL);
+	pthread_mutex_init(&xc.setup, NULL);
+	return true;
+}
+
+bool clf_xcache_wanted(const struct clf_file *f)
+{
+	struct clf_client *cl = clf_client_instance;
+
+	return cl && cl->cfg->client_cache > 0;
+}
+
+/* ---- extents ---------------------------------------------------- */
+
+static void ext_free(struct obj *o, int i)
+{
+	xc.bytes -= o->ext[i].len;
+	free(o->ext[i].data);
+	memmove(&o->ext[i], &o->ext[i + 1], (o->n - i - 1) * sizeof(*o->ext));
+	o->n--;
+}
+
+static void drop_all(struct obj *o)
+{
+	while (o->n)
+		ext_free(o, o->n - 1);
+	o->dirty_since = 0;
+}
+
+static int ext_insert_at(struct obj *o, int i, struct ext e)
+{
+	if (o->n == o->cap) {
+		int cap = o->cap ? 2 * o->cap : 8;
+		struct ext *ne = realloc(o->ext, cap * sizeof(*ne));
+
+		if (!ne)
+			return clf_fail(ENOMEM, "clf: out of memory");
+		o->ext = ne;
+		o->cap = cap;
+	}
+	memmove(&o->ext[i + 1], &o->ext[i], (o->n - i) * sizeof(*o->ext));
+	o->ext[i] = e;
+	o->n++;
+	xc.bytes += e.len;
+	return 0;
+}
+
+/* Append bytes to extent e (they follow it). */
+static int ext_append(struct ext *e, const uint8_t *src, int64_t len)
+{
+	if (e->len + len > e->cap) {
+		int64_t cap = max64(2 * e->cap, e->len + len);
+		uint8_t *nd = realloc(e->data, cap);
+
+		if (!nd)
+			return clf_fail(ENOMEM, "clf: out of memory");
+		e->data = nd;
+		e->cap = cap;
+	}
+	memcpy(e->data + e->len, src, len);
+	e->len += len;
+	xc.bytes += len;
+	return 0;
+}
+
+/* Keep [off, off + len) from src, over whatever was kept there. */
+static int ext_put(struct obj *o, int64_t off, int64_t len,
+		   const uint8_t *src, bool dirty)
+{
+	int64_t end = off + len;
+	struct ext e;
+	int i, err;
+
+	/* Cut what overlaps. */
+	for (i = 0; i < o->n;) {
+		struct ext *x = &o->ext[i];
+		int64_t xend = x->off + x->len;
+
+		if (xend <= off || x->off >= end) {
+			i++;
+			continue;
+		}
+		if (x->off < off && xend > end) {
+			/* The new bytes fall inside: split off the tail. */
+			struct ext t = { end, xend - end, xend - end,
+					 malloc(xend - end), x->dirty };
+
+			if (!t.data)
+				return clf_fail(ENOMEM, "clf: out of memory");
+			memcpy(t.data, x->data + (end - x->off), t.len);
+			xc.bytes -= xend - off;
+			x->len = off - x->off;
+			err = ext_insert_at(o, i + 1, t);
+			if (err) {
+				free(t.data);
+				return err;
+			}
+			i++;
+		} else if (x->off < off) {
+			xc.bytes -= xend - off;
+			x->len = off - x->off;
+			i++;
+		} else if (xend > end) {
+			int64_t cut = end - x->off;
+
+			memmove(x->data, x->data + cut, x->len - cut);
+			x->off = end;
+			x->len -= cut;
+			xc.bytes -= cut;
+			i++;
+		} else {
+			ext_free(o, i);
+		}
+	}
+	for (i = 0; i < o->n && o->ext[i].off < off; i++)
+		;
+	/* Grow the one before when it ends here. */
+	if (i > 0 && o->ext[i - 1].off + o->ext[i - 1].len == off &&
+	    o->ext[i - 1].dirty == dirty)
+		return ext_append(&o->ext[i - 1], src, len);
+	e = (struct ext){ off, len, max64(len, 4096), NULL, dirty };
+	e.data = malloc(e.cap);
+	if (!e.data)
+		return clf_fail(ENOMEM, "clf: out of memory");
+	memcpy(e.data, src, len);
+	err = ext_insert_at(o, i, e);
+	if (err)
+		free(e.data);
+	return err;
+}
+
+/* Copy [off, off + len) into dst if the extents hold all of it. */
+static bool ext_get(const struct obj *o, int64_t off, int64_t len,
+		    uint8_t *dst)
+{
+	int64_t at = off, end = off + len;
+
+	for (int i = 0; i < o->n && at < end; i++) {
+		const struct ext *x = &o->ext[i];
+		int64_t xend = x->off + x->len, k;
+
+		if (xend <= at)
+			continue;
+		if (x->off > at)
+			return false;
+		k = min64(xend, end) - at;
+		memcpy(dst + (at - off), x->data + (at - x->off), k);
+		at += k;
+	}
+	return at == end;
+}
+
+/* Lay the dirty extents over [off, off + len) read into dst; true when
+ * one overlapped. */
+static bool ext_overlay_dirty(const struct obj *o, int64_t off, int64_t len,
+			      uint8_t *dst)
+{
+	bool any = false;
+
+	for (int i = 0; i < o->n; i++) {
+		const struct ext *x = &o->ext[i];
+		int64_t lo = max64(off, x->off);
+		int64_t hi = min64(off + len, x->off + x->len);
+
+		if (!x->dirty || lo >= hi)
+			continue;
+		memcpy(dst + (lo - off), x->data + (lo - x->off), hi - lo);
+		any = true;
+	}
+	return any;
+}
+
+/* ---- the fl connection (under xc.mu) ---------------------------- */
+
+static int enc_release(uint64_t id, uint8_t *buf, size_t cap, size_t *len)
+{
+	struct clf_proto_lock_release_req m = { xc.client, id };
+	struct wire_writer w = { buf, cap, 0 };
+	int err = clf_proto_lock_release_req_encode(&w, &m);
+
+	*len = w.pos;
+	return err;
+}
+
+/* One request on locked p and its reply (freed). */
+static int call_locked(struct clf_peer *p, uint16_t op,
+		       const struct iovec *iov, int n)
+{
+	void *reply = NULL;
+	uint32_t rlen;
+	uint64_t id;
+	int err = clf_peer_send(p, op, iov, n, &id);
+
+	if (!err)
+		err = clf_peer_recv(p, op, id, &reply, &rlen);
+	free(reply);
+	return err;
+}
+
+/*
+ * Lock fl of iod i, connected and bound to this client (LOCK_RELEASE of
+ * lock 0, which no lock has, tells the iod the connection is ours).
+ */
+static int fl_lock(struct xiod *x)
+{
+	uint8_t body[32];
+	struct iovec iov;
+	size_t len;
+	int err = clf_peer_lock(&x->fl);
+
+	if (err || x->fl_bound == x->fl.generation)
+		return err;
+	err = enc_release(0, body, sizeof(body), &len);
+	iov = (struct iovec){ body, len };
+	if (!err)
+		err = call_locked(&x->fl, CLF_PROTO_OP_LOCK_RELEASE, &iov, 1);
+	if (err) {
+		clf_peer_unlock(&x->fl);
+		return err;
+	}
+	x->fl_bound = x->fl.generation;
+	return 0;
+}
+
+/* Send o's dirty extents, in vectors of what one request takes. */
+static int flush_obj(struct obj *o)
+{
+	struct xiod *x = &xc.iods[o->iod];
+	struct clf_proto_sub_vec_req *m;
+	struct iovec iov[1 + CLF_CONN_MAX_IOV];
+	uint8_t *head;
+	int err = 0, i = 0;
+	bool locked;
+	int64_t part = 0;	/* of extent i already sent */
+
+	if (!o->dirty_since)
+		return 0;
+	m = malloc(sizeof(*m));
+	head = malloc(16 + 16 * CLF_PROTO_SUB_VEC_MAX);
+	if (!m || !head) {
+		free(m);
+		free(head);
+		return clf_fail(ENOMEM, "clf: out of memory");
+	}
+	err = fl_lock(x);
+	locked = !err;
+	if (!err)
+		err = clf_file_cap_ensure(o->f, &x->fl);
+	while (!err) {
+		struct wire_writer w = { head, 16 + 16 * CLF_PROTO_SUB_VEC_MAX, 0 };
+		int64_t bytes = 0;
+		int niov = 1;
+
+		m->file = o->file;
+		m->n = 0;
+		for (; i < o->n && m->n < CLF_PROTO_SUB_VEC_MAX &&
+		       niov < CLF_CONN_MAX_IOV - 2 &&
+		       bytes < CLF_PROTO_SUB_VEC_DATA_MAX; ) {
+			struct ext *e = &o->ext[i];
+			int64_t k;
+
+			if (!e->dirty) {
+				i++;
+				continue;
+			}
+			k = min64(e->len - part,
+				  CLF_PROTO_SUB_VEC_DATA_MAX - bytes);
+			m->subfile[m->n] = o->sub;
+			m->offset[m->n] = e->off + part;
+			m->length[m->n] = (uint32_t)k;
+			m->n++;
+			iov[niov++] = (struct iovec){ e->data + part, k };
+			bytes += k;
+			part += k;
+			if (part == e->len) {
+				part = 0;
+				i++;
+			}
+		}
+		if (!m->n)
+			break;
+		m->data = (struct clf_proto_bytes){ head, (uint32_t)bytes };
+		err = clf_proto_sub_writev_req_encode_head(&w, m);
+		iov[0] = (struct iovec){ head, w.pos };
+		if (!err)
+			err = call_locked(&x->fl, CLF_PROTO_OP_SUB_WRITEV, iov,
+					  niov);
+	}
+	if (locked)
+		clf_peer_unlock(&x->fl);
+	if (!err) {
+		for (i = 0; i < o->n; i++)
+			o->ext[i].dirty = false;
+		o->dirty_since = 0;
+	}
+	free(m);
+	free(head);
+	return err;
+}
+
+static int release_lock(struct obj *o, uint64_t id)
+{
+	struct xiod *x = &xc.iods[o->iod];
+	uint8_t body[32];
+	struct iovec iov;
+	size_t len;
+	int err = enc_release(id, body, sizeof(body), &len);
+
+	if (!err)
+		err = fl_lock(x);
+	if (err)
+		return err;
+	iov = (struct iovec){ body, len };
+	err = call_locked(&x->fl, CLF_PROTO_OP_LOCK_RELEASE, &iov, 1);
+	clf_peer_unlock(&x->fl);
+	/* Evicted already: the iod dropped it, which is what we wanted. */
+	return err == -ENOENT ? 0 : err;
+}
+
+/* Read [off, off + len) of o at its iod into dst, on fl. */
+static int read_range(struct obj *o, int64_t off, int64_t len, uint8_t *dst)
+{
+	struct xiod *x = &xc.iods[o->iod];
+	struct clf_proto_sub_read_req req = { .file = o->file,
+					      .subfile = o->sub,
+					      .offset = off,
+					      .length = (uint32_t)len };
+	uint8_t head[64];
+	struct wire_writer w = { head, sizeof(head), 0 };
+	struct iovec iov;
+	uint32_t got = 0;
+	uint64_t id;
+	int err = clf_proto_sub_read_req_encode(&w, &req);
+
+	if (!err)
+		err = fl_lock(x);
+	if (err)
+		return err;
+	err = clf_file_cap_ensure(o->f, &x->fl);
+	iov = (struct iovec){ head, w.pos };
+	if (!err)
+		err = clf_peer_send(&x->fl, CLF_PROTO_OP_SUB_READ, &iov, 1, &id);
+	if (!err)
+		err = clf_peer_recv_data_upto(&x->fl, CLF_PROTO_OP_SUB_READ, id,
+					      dst, (uint32_t)len, &got);
+	clf_peer_unlock(&x->fl);
+	if (!err)
+		memset(dst + got, 0, len - got);
+	return err;
+}
+
+/* Flush every object's kept bytes and drop them (the bound). */
+static int flush_drop_all(void)
+{
+	int err = 0;
+
+	for (struct obj *o = xc.objs; o; o = o->next) {
+		int e = flush_obj(o);
+
+		if (!err)
+			err = e;
+		if (!e)
+			drop_all(o);
+	}
+	return err;
+}
+
+/* ---- revocations (the cache's thread) --------------------------- */
+
+static struct obj *find_obj(uint32_t iod, uint64_t file, uint32_t sub)
+{
+	for (struct obj *o = xc.objs; o; o = o->next)
+		if (o->iod == iod && o->file == file && o->sub == sub)
+			return o;
+	return NULL;
+}
+
+static void unlink_lock(struct obj *o, uint64_t id)
+{
+	for (struct xlock **pp = &o->locks; *pp; pp = &(*pp)->next) {
+		if ((*pp)->id == id) {
+			struct xlock *l = *pp;
+
+			*pp = l->next;
+			free(l);
+			return;
+		}
+	}
+}
+
+static void on_revoke(uint32_t iod, const struct clf_proto_revoke *m)
+{
+	struct obj *o;
+	int err = 0;
+
+	pthread_mutex_lock(&xc.mu);
+	o = find_obj(iod, m->file, m->subfile);
+	if (o) {
+		bool held = false;
+
+		for (struct xlock *l = o->locks; l; l = l->next)
+			held |= l->id == m->id;
+		if (held) {
+			err = flush_obj(o);
+			drop_all(o);
+			unlink_lock(o, m->id);
+		} else {
+			o = NULL;
+		}
+	}
+	if (!o) {
+		/* Granted to a thread that has not kept it yet: it keeps
+		 * nothing under it, and will not. */
+		xc.gone[xc.ngone++ % 64] = m->id;
+	}
+	{
+		struct obj tmp = { .iod = iod };
+
+		if (release_lock(&tmp, m->id) && !err)
+			err = -EIO;
+	}
+	pthread_mutex_unlock(&xc.mu);
+	if (err)
+		clf_log(CLF_LOG_WARN,
+			"clf: cache: answering a revocation of iod %u failed: %s",
+			iod, clf_error_reason());
+}
+
+/* The callback connection of iod i broke: the iod dropped our locks. */
+static void on_lost(uint32_t i)
+{
+	pthread_mutex_lock(&xc.mu);
+	clf_conn_close(xc.iods[i].cb);
+	xc.iods[i].cb = NULL;
+	xc.iods[i].off = true;
+	for (struct obj *o = xc.objs; o; o = o->next) {
+		if (o->iod != i)
+			continue;
+		/* Late, but better there than lost. */
+		(void)flush_obj(o);
+		drop_all(o);
+		while (o->locks)
+			unlink_lock(o, o->locks->id);
+	}
+	pthread_mutex_unlock(&xc.mu);
+}
+
+static void read_callback(uint32_t i)
+{
+	struct clf_proto_header h;
+	struct clf_proto_revoke m;
+	struct wire_reader r;
+	void *body = NULL;
+	int err = clf_conn_recv(xc.iods[i].cb, &h, &body);
+
+	if (!err && h.opcode == CLF_PROTO_OP_REVOKE) {
+		r = (struct wire_reader){ .buf = body, .len = h.payload_len };
+		err = clf_proto_revoke_decode(&r, &m);
+		if (!err)
+			on_revoke(i, &m);
+	}
+	free(body);
+	if (err)
+		on_lost(i);
+}
+
+static void flush_old(void)
+{
+	int64_t now = clf_now_ms();
+
+	pthread_mutex_lock(&xc.mu);
+	for (struct obj *o = xc.objs; o; o = o->next)
+		if (o->dirty_since && now - o->dirty_since >= xc.flush_after_ms)
+			(void)flush_obj(o);
+	pthread_mutex_unlock(&xc.mu);
+}
+
+static void *thread_main(void *arg)
+{
+	uint32_t niods = xc.cl->cfg->niods;
+	struct pollfd *pf = calloc(niods + 1, sizeof(*pf));
+	uint32_t *which = calloc(niods + 1, sizeof(*which));
+
+	if (!pf || !which)
+		goto out;
+	for (;;) {
+		int n = 1;
+
+		pf[0] = (struct pollfd){ .fd = xc.wake[0], .events = POLLIN };
+		pthread_mutex_lock(&xc.mu);
+		if (xc.stop) {
+			pthread_mutex_unlock(&xc.mu);
+			break;
+		}
+		for (uint32_t i = 0; i < niods; i++) {
+			if (!xc.iods[i].cb)
+				continue;
+			which[n] = i;
+			pf[n++] = (struct pollfd){ .fd = clf_conn_fd(xc.iods[i].cb),
+						   .events = POLLIN };
+		}
+		pthread_mutex_unlock(&xc.mu);
+		if (poll(pf, n, (int)min64(xc.flush_after_ms / 2, 1000)) < 0)
+			continue;
+		if (pf[0].revents) {
+			char c[16];
+
+			(void)!read(xc.wake[0], c, sizeof(c));
+		}
+		for (int k = 1; k < n; k++)
+			if (pf[k].revents)
+				read_callback(which[k]);
+		flush_old();
+	}
+out:
+	free(pf);
+	free(which);
+	return NULL;
+}
+
+/* ---- setting up an iod ------------------------------------------ */
+
+static void peer_setup(struct clf_peer *p, uint32_t i)
+{
+	struct clf_client *cl = xc.cl;
+
+	pthread_mutex_init(&p->lock, NULL);
+	p->d = &cl->cfg->iods[i];
+	p->src = (struct clf_error_source){ .kind = CLF_ERROR_IOD, .index = i };
+	snprintf(p->src.addr, sizeof(p->src.addr), "%s", p->d->addr);
+	p->connecting = &cl->iod_connecting[i];
+}
+
+static int start(struct clf_client *cl)
+{
+	const char *t = getenv("CLF_TEST_CACHE_FLUSH_MS");
+
+	if (xc.iods)
+		return 0;
+	xc.flush_after_ms = t && atoll(t) > 0 ? atoll(t) : FLUSH_AFTER_MS;
+	xc.pid = getpid();
+	xc.iods = calloc(cl->cfg->niods, sizeof(*xc.iods));
+	if (!xc.iods)
+		return clf_fail(ENOMEM, "clf: out of memory");
+	xc.cl = cl;
+	while (!xc.client)
+		if (getrandom(&xc.client, sizeof(xc.client), 0) !=
+		    sizeof(xc.client))
+			return clf_fail(errno, "clf: cache: no random client id");
+	for (uint32_t i = 0; i < cl->cfg->niods; i++) {
+		peer_setup(&xc.iods[i].lk, i);
+		peer_setup(&xc.iods[i].fl, i);
+	}
+	if (pipe2(xc.wake, O_CLOEXEC | O_NONBLOCK) < 0)
+		return clf_fail(errno, "clf: cache: cannot make a pipe");
+	if (pthread_create(&xc.thr, NULL, thread_main, NULL))
+		return clf_fail(EAGAIN, "clf: cache: cannot start its thread");
+	xc.thread = true;
+	return 0;
+}
+
+/* The callback connection of iod i; x->off when the iod cannot lock. */
+static int setup_iod(uint32_t i)
+{
+	struct xiod *x = &xc.iods[i];
+	struct clf_peer cbp = { 0 };
+	struct clf_proto_lock_callback_req m = { xc.client };
+	uint8_t body[16];
+	struct wire_writer w = { body, sizeof(body), 0 };
+	struct iovec iov;
+	int err;
+
+	peer_setup(&cbp, i);
+	err = clf_peer_lock(&cbp);
+	if (err)
+		goto out;
+	if (clf_conn_minor(cbp.conn) < LOCK_PROTO_MINOR) {
+		x->off = true;
+		clf_peer_unlock(&cbp);
+		goto out;
+	}
+	err = clf_proto_lock_callback_req_encode(&w, &m);
+	iov = (struct iovec){ body, w.pos };
+	if (!err)
+		err = call_locked(&cbp, CLF_PROTO_OP_LOCK_CALLBACK, &iov, 1);
+	if (!err) {
+		pthread_mutex_lock(&xc.mu);
+		x->cb = cbp.conn;
+		x->up = true;
+		pthread_mutex_unlock(&xc.mu);
+		cbp.conn = NULL;
+		(void)!write(xc.wake[1], "", 1);
+	}
+	clf_peer_unlock(&cbp);
+out:
+	clf_conn_close(cbp.conn);
+	pthread_mutex_destroy(&cbp.lock);
+	return err;
+}
+
+/* ---- the accesses ----------------------------------------------- */
+
+static struct obj *get_obj(struct clf_file *f, uint32_t iod, uint32_t sub)
+{
+	struct obj *o = find_obj(iod, f->ino, sub);
+
+	if (o)
+		return o;
+	o = calloc(1, sizeof(*o));
+	if (!o)
+		return NULL;
+	*o = (struct obj){ .f = f, .file = f->ino, .iod = iod, .sub = sub,
+			   .next = xc.objs };
+	xc.objs = o;
+	return o;
+}
+
+static bool covered(const struct obj *o, bool write, int64_t lo, int64_t hi)
+{
+	for (const struct xlock *l = o->locks; l; l = l->next)
+		if ((!write || l->mode == CLF_PROTO_LOCK_PW) && l->lo <= lo &&
+		    hi <= l->hi)
+			return true;
+	return false;
+}
+
+/* Ask iod p->iod for a lock over p's range; kept unless revoked first. */
+static int enqueue(struct clf_file *f, const struct clf_xc_piece *p,
+		   bool write)
+{
+	struct xiod *x = &xc.iods[p->iod];
+	struct clf_proto_lock_enqueue_req m = {
+		xc.client, f->ino, p->sub,
+		write ? CLF_PROTO_LOCK_PW : CLF_PROTO_LOCK_PR,
+		p->soff, p->soff + p->len };
+	struct clf_proto_lock_grant g;
+	uint8_t body[64];
+	struct wire_writer w = { body, sizeof(body), 0 };
+	struct wire_reader r;
+	struct iovec iov;
+	struct xlock *l;
+	struct obj *o;
+	void *reply = NULL;
+	uint32_t rlen;
+	uint64_t id;
+	bool gone = false;
+	int err = clf_proto_lock_enqueue_req_encode(&w, &m);
+
+	if (err)
+		return err;
+	iov = (struct iovec){ body, w.pos };
+	err = clf_peer_lock(&x->lk);
+	if (err)
+		return err;
+	err = clf_peer_send(&x->lk, CLF_PROTO_OP_LOCK_ENQUEUE, &iov, 1, &id);
+	if (!err)
+		err = clf_peer_recv(&x->lk, CLF_PROTO_OP_LOCK_ENQUEUE, id,
+				    &reply, &rlen);
+	clf_peer_unlock(&x->lk);
+	if (err)
+		return err;
+	r = (struct wire_reader){ .buf = reply, .len = rlen };
+	err = clf_proto_lock_grant_decode(&r, &g);
+	free(reply);
+	if (err)
+		return err;
+	l = malloc(sizeof(*l));
+	pthread_mutex_lock(&xc.mu);
+	for (unsigned k = 0; k < 64 && k < xc.ngone; k++)
+		gone |= xc.gone[k] == g.id;
+	o = gone || !l ? NULL : get_obj(f, p->iod, p->sub);
+	if (o) {
+		*l = (struct xlock){ g.id, (int)m.mode, g.lo, g.hi, o->locks };
+		o->locks = l;
+		l = NULL;
+	}
+	pthread_mutex_unlock(&xc.mu);
+	free(l);
+	return o || gone ? 0 : clf_fail(ENOMEM, "clf: out of memory");
+}
+
+/* Under xc.mu, every piece under a lock: serve them. */
+static int serve(struct clf_file *f, const struct clf_xc_piece *p, int n,
+		 bool write)
+{
+	int err = 0;
+
+	for (int k = 0; k < n && !err; k++) {
+		struct obj *o = find_obj(p[k].iod, f->ino, p[k].sub);
+		int64_t lo, hi;
+		uint8_t *tmp;
+
+		if (write) {
+			err = ext_put(o, p[k].soff, p[k].len, p[k].buf, true);
+			if (!err && !o->dirty_since)
+				o->dirty_since = clf_now_ms();
+			continue;
+		}
+		if (ext_get(o, p[k].soff, p[k].len, p[k].buf))
+			continue;
+		/* A miss: read around it, within a lock that covers it. */
+		lo = p[k].soff / READ_AHEAD * READ_AHEAD;
+		hi = lo + READ_AHEAD;
+		while (hi < p[k].soff + p[k].len)
+			hi += READ_AHEAD;
+		for (struct xlock *l = o->locks; l; l = l->next) {
+			if (l->lo <= p[k].soff && p[k].soff + p[k].len <= l->hi) {
+				lo = max64(lo, l->lo);
+				hi = min64(hi, l->hi);
+				break;
+			}
+		}
+		tmp = malloc(hi - lo);
+		if (!tmp)
+			return clf_fail(ENOMEM, "clf: out of memory");
+		err = read_range(o, lo, hi - lo, tmp);
+		if (!err) {
+			bool mixed = ext_overlay_dirty(o, lo, hi - lo, tmp);
+
+			memcpy(p[k].buf, tmp + (p[k].soff - lo), p[k].len);
+			if (!mixed)
+				err = ext_put(o, lo, hi - lo, tmp, false);
+		}
+		free(tmp);
+	}
+	if (!err && xc.bytes > xc.cl->cfg->client_cache)
+		err = flush_drop_all();
+	return err;
+}
+
+int clf_xcache_io(struct clf_file *f, const struct clf_xc_piece *p, int n,
+		  bool write, bool *done)
+{
+	struct clf_client *cl = clf_client_instance;
+	int err = 0;
+
+	*done = false;
+	if (!clf_xcache_wanted(f) || n == 0)
+		return 0;
+	forget_after_fork();
+	pthread_mutex_lock(&xc.setup);
+	err = start(cl);
+	for (int k = 0; k < n && !err; k++) {
+		struct xiod *x = &xc.iods[p[k].iod];
+
+		if (x->off) {
+			pthread_mutex_unlock(&xc.setup);
+			return 0;
+		}
+		if (!x->up)
+			err = setup_iod(p[k].iod);
+		if (x->off) {
+			pthread_mutex_unlock(&xc.setup);
+			return err;
+		}
+	}
+	pthread_mutex_unlock(&xc.setup);
+	if (err)
+		return err;
+	/* A lock revoked between its grant and its use is asked again;
+	 * twice lost, the access goes lockless this time. */
+	for (int round = 0; round < 3; round++) {
+		int missing = -1;
+
+		pthread_mutex_lock(&xc.mu);
+		for (int k = 0; k < n && missing < 0; k++) {
+			struct obj *o = get_obj(f, p[k].iod, p[k].sub);
+
+			if (!o) {
+				pthread_mutex_unlock(&xc.mu);
+				return clf_fail(ENOMEM, "clf: out of memory");
+			}
+			if (!covered(o, write, p[k].soff, p[k].soff + p[k].len))
+				missing = k;
+		}
+		if (missing < 0) {
+			err = serve(f, p, n, write);
+			pthread_mutex_unlock(&xc.mu);
+			*done = !err;
+			return err;
+		}
+		pthread_mutex_unlock(&xc.mu);
+		err = enqueue(f, &p[missing], write);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* ---- sync, close, finalize -------------------------------------- */
+
+int clf_xcache_flush_file(struct clf_file *f)
+{
+	int err = 0;
+
+	forget_after_fork();
+
+	if (!xc.iods)
+		return 0;
+	pthread_mutex_lock(&xc.mu);
+	for (struct obj *o = xc.objs; o; o = o->next) {
+		if (o->f != f)
+			continue;
+		int e = flush_obj(o);
+
+		if (!err)
+			err = e;
+	}
+	pthread_mutex_unlock(&xc.mu);
+	return err;
+}
+
+int clf_xcache_close_file(struct clf_file *f)
+{
+	int err = 0;
+
+	forget_after_fork();
+
+	if (!xc.iods)
+		return 0;
+	pthread_mutex_lock(&xc.mu);
+	for (struct obj **pp = &xc.objs; *pp;) {
+		struct obj *o = *pp;
+		int e;
+
+		if (o->f != f) {
+			pp = &o->next;
+			continue;
+		}
+		e = flush_obj(o);
+		if (!err)
+			err = e;
+		drop_all(o);
+		while (o->locks) {
+			e = release_lock(o, o->locks->id);
+			if (!err)
+				err = e;
+			unlink_lock(o, o->locks->id);
+		}
+		*pp = o->next;
+		free(o->ext);
+		free(o);
+	}
+	pthread_mutex_unlock(&xc.mu);
+	return err;
+}
+
+void clf_xcache_shutdown(void)
+{
+	forget_after_fork();
+	if (!xc.iods)
+		return;
+	pthread_mutex_lock(&xc.mu);
+	xc.stop = true;
+	pthread_mutex_unlock(&xc.mu);
+	if (xc.thread) {
+		(void)!write(xc.wake[1], "", 1);
+		pthread_join(xc.thr, NULL);
+	}
+	for (uint32_t i = 0; i < xc.cl->cfg->niods; i++) {
+		struct xiod *x = &xc.iods[i];
+
+		clf_conn_close(x->cb);
+		clf_conn_close(x->lk.conn);
+		clf_conn_close(x->fl.conn);
+		pthread_mutex_destroy(&x->lk.lock);
+		pthread_mutex_destroy(&x->fl.lock);
+	}
+	free(xc.iods);
+	xc.iods = NULL;
+	close(xc.wake[0]);
+	close(xc.wake[1]);
+	xc.wake[0] = xc.wake[1] = -1;
+	xc.thread = false;
+	xc.stop = false;
+	xc.ngone = 0;
+}

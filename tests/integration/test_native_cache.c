@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * test_native_cache.c -- small accesses kept at the client under the
+ * iods' extent locks (client_cache, libclf/client/xcache.h), between two
+ * processes that both cache, against real daemons: each sees the other's
+ * acknowledged writes of the same and neighbouring bytes at once; a
+ * holder that idles answers the revocation; a holder killed with its
+ * bytes kept back loses them and holds nobody up; sync and close send
+ * them; the cache's bound sends them.
+ *
+ * The other process is a forked child with its own CLF_init, driven over
+ * pipes, one command at a time.
+ */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check_main.h"
+#include "clf.h"
+#include "clock.h"
+#include "instance.h"
+
+#define MAXLEN 47008
+#define LEASE_MS 2500		/* half the instance's timeout */
+
+static struct instance inst;
+
+enum op { OP_OPEN, OP_WRITE, OP_READ, OP_SYNC, OP_CLOSE };
+
+struct cmd {
+	enum op op;
+	int64_t off, len;
+	int fill;
+	char path[32];
+};
+
+struct answer {
+	int64_t result;
+	uint8_t data[MAXLEN];
+};
+
+struct child {
+	pid_t pid;
+	int to, from;
+	const char *path;
+};
+
+static char small_conf[PATH_MAX + 32];
+
+/* One instance for every test (each its own file), started once: a
+ * start takes seconds on a loaded machine.  The bound's test reads a
+ * copy of the configuration with a small client_cache. */
+static void setup(void)
+{
+	char line[512];
+	FILE *in, *out;
+	int err = instance_start(&inst, 2, 5000, NULL);
+
+	if (err == 77) {
+		fprintf(stderr, "SKIP: daemons not built\n");
+		exit(77);
+	}
+	ck_assert_int_eq(err, 0);
+	ck_assert_int_eq(instance_add_global(&inst, "client_cache = 1m"), 0);
+	snprintf(small_conf, sizeof(small_conf), "%s.small", inst.conf);
+	in = fopen(inst.conf, "r");
+	out = fopen(small_conf, "w");
+	ck_assert(out && fchmod(fileno(out), 0600) == 0);
+	ck_assert(in && out);
+	while (fgets(line, sizeof(line), in))
+		fputs(strncmp(line, "client_cache", 12) ? line
+			: "client_cache = 4k\n", out);
+	fclose(in);
+	ck_assert_int_eq(fclose(out), 0);
+	/* Kept bytes go out at the bound, close, sync or a revocation
+	 * only: not a second after (xcache.c), which a loaded machine
+	 * could reach between a write and a kill. */
+	setenv("CLF_TEST_CACHE_FLUSH_MS", "600000", 1);
+}
+
+static void teardown(void)
+{
+	instance_stop(&inst);
+}
+
+static int full(int fd, void *buf, size_t len, bool rd)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = rd ? read(fd, (char *)buf + done, len - done)
+			       : write(fd, (char *)buf + done, len - done);
+
+		if (n <= 0)
+			return -1;
+		done += n;
+	}
+	return 0;
+}
+
+static int64_t pwr(int fd, const void *b, int64_t len, int64_t off)
+{
+	int64_t r = CLF_lseek(fd, off, SEEK_SET);
+
+	return r < 0 ? r : CLF_write(fd, b, len);
+}
+
+static int64_t prd(int fd, void *b, int64_t len, int64_t off)
+{
+	int64_t r = CLF_lseek(fd, off, SEEK_SET);
+
+	return r < 0 ? r : CLF_read(fd, b, len);
+}
+
+static int64_t run(int *fd, const struct cmd *c, struct answer *a)
+{
+	uint8_t buf[MAXLEN];
+
+	switch (c->op) {
+	case OP_OPEN:
+		return *fd = CLF_open(c->path, O_CREAT | O_RDWR, 0644);
+	case OP_WRITE:
+		memset(buf, c->fill, c->len);
+		return pwr(*fd, buf, c->len, c->off);
+	case OP_READ:
+		return prd(*fd, a->data, c->len, c->off);
+	case OP_SYNC:
+		return CLF_sync(*fd);
+	case OP_CLOSE:
+		return CLF_close(*fd);
+	}
+	return -ENOSYS;
+}
+
+static void child_main(int in, int out)
+{
+	static struct answer a;
+	struct cmd c;
+	int fd = -1;
+
+	if (CLF_init(NULL))
+		_exit(10);
+	while (full(in, &c, sizeof(c), true) == 0) {
+		a.result = run(&fd, &c, &a);
+		if (a.result < 0)
+			fprintf(stderr, "child: %s\n", CLF_Last_error());
+		if (full(out, &a, sizeof(a), false))
+			_exit(11);
+	}
+	CLF_finalize();
+	_exit(0);
+}
+
+/* Fork the other process first: it must not inherit our client. */
+static struct child child_start(void)
+{
+	int to[2], from[2];
+	struct child ch;
+
+	ck_assert_int_eq(pipe(to), 0);
+	ck_assert_int_eq(pipe(from), 0);
+	ch.pid = fork();
+	ck_assert_int_ge(ch.pid, 0);
+	if (ch.pid == 0) {
+		close(to[1]);
+		close(from[0]);
+		child_main(to[0], from[1]);
+	}
+	close(to[0]);
+	close(from[1]);
+	ch.to = to[1];
+	ch.from = from[0];
+	return ch;
+}
+
+static struct answer *child_do(struct child *ch, enum op op, int64_t off,
+			       int64_t len, int fill)
+{
+	static struct answer a;
+	struct cmd c = { op, off, len, fill, "" };
+
+	snprintf(c.path, sizeof(c.path), "%s", ch->path);
+	ck_assert_int_eq(full(ch->to, &c, sizeof(c), false), 0);
+	ck_assert_int_eq(full(ch->from, &a, sizeof(a), true), 0);
+	return &a;
+}
+
+static void child_stop(struct child *ch)
+{
+	int status;
+
+	close(ch->to);
+	close(ch->from);
+	ck_assert_int_eq(waitpid(ch->pid, &status, 0), ch->pid);
+}
+
+static void child_kill(struct child *ch)
+{
+	int status;
+
+	kill(ch->pid, SIGKILL);
+	ck_assert_int_eq(waitpid(ch->pid, &status, 0), ch->pid);
+	close(ch->to);
+	close(ch->from);
+}
+
+/* Both processes with path open; we write it whole first. */
+static struct child pair(const char *path, int *fd, int64_t size)
+{
+	static uint8_t zero[4 * MAXLEN];
+	struct child ch = child_start();
+
+	ch.path = path;
+	ck_assert_msg(CLF_init(NULL) == 0, "%s", CLF_Last_error());
+	*fd = CLF_open(path, O_CREAT | O_RDWR, 0644);
+	ck_assert_msg(*fd >= 0, "%s", CLF_Last_error());
+	ck_assert_int_eq(pwr(*fd, zero, size, 0), size);
+	ck_assert_int_eq(CLF_sync(*fd), 0);
+	ck_assert_int_ge(child_do(&ch, OP_OPEN, 0, 0, 0)->result, 0);
+	return ch;
+}
+
+static void expect(const uint8_t *b, int64_t len, int fill, const char *what)
+{
+	for (int64_t i = 0; i < len; i++)
+		ck_assert_msg(b[i] == fill, "%s: byte %lld is %d, not %d", what,
+			      (long long)i, b[i], fill);
+}
+
+static void our_read(int fd, int64_t off, int64_t len, int fill,
+		     const char *what)
+{
+	static uint8_t b[MAXLEN];
+
+	ck_assert_int_eq(prd(fd, b, len, off), len);
+	expect(b, len, fill, what);
+}
+
+static void our_write(int fd, int64_t off, int64_t len, int fill)
+{
+	static uint8_t b[MAXLEN];
+
+	memset(b, fill, len);
+	ck_assert_int_eq(pwr(fd, b, len, off), len);
+}
+
+static void their_read(struct child *ch, int64_t off, int64_t len, int fill,
+		       const char *what)
+{
+	struct answer *a = child_do(ch, OP_READ, off, len, 0);
+
+	ck_assert_int_eq(a->result, len);
+	expect(a->data, len, fill, what);
+}
+
+/* Same and neighbouring bytes, 1 KiB and 47008-byte accesses, in turn:
+ * every read sees the write acknowledged before it, from either side. */
+START_TEST(test_interleaved_small_writes_are_seen_by_the_other_process)
+{
+	int64_t sizes[] = { 1024, MAXLEN };
+	int fd;
+	struct child ch = pair("/interleaved", &fd, 4 * MAXLEN);
+
+	for (int s = 0; s < 2; s++) {
+		int64_t n = sizes[s];
+
+		for (int k = 0; k < 6; k++) {
+			int64_t off = k * n;
+			int a = 1 + 4 * k + s, b = a + 1, c = a + 2;
+
+			ck_assert_int_eq(child_do(&ch, OP_WRITE, off, n, a)->result, n);
+			our_read(fd, off, n, a, "their write");
+			our_write(fd, off + n, n, b);	/* the neighbour */
+			their_read(&ch, off + n, n, b, "our neighbouring write");
+			their_read(&ch, off, n, a, "their own write");
+			our_write(fd, off, n, c);	/* the same bytes */
+			their_read(&ch, off, n, c, "our write over theirs");
+			our_read(fd, off + n, n, b, "our own write");
+		}
+	}
+	ck_assert_int_eq(child_do(&ch, OP_CLOSE, 0, 0, 0)->result, 0);
+	child_stop(&ch);
+	ck_assert_int_eq(CLF_close(fd), 0);
+	CLF_finalize();
+}
+END_TEST
+
+/* The child keeps its write back and waits for its next command: its
+ * cache's thread answers our read's revocation, well within the lease. */
+START_TEST(test_an_idle_holder_answers_the_revocation)
+{
+	int fd;
+	struct child ch = pair("/idle", &fd, 8192);
+	int64_t t0;
+
+	ck_assert_int_eq(child_do(&ch, OP_WRITE, 1000, 1024, 7)->result, 1024);
+	t0 = clf_now_ms();
+	our_read(fd, 1000, 1024, 7, "an idle holder's write");
+	ck_assert_msg(clf_now_ms() - t0 < LEASE_MS,
+		      "the read waited %lld ms: the holder was evicted, not asked",
+		      (long long)(clf_now_ms() - t0));
+	child_stop(&ch);
+	ck_assert_int_eq(CLF_close(fd), 0);
+	CLF_finalize();
+}
+END_TEST
+
+/* A holder killed with its write kept back: the write is lost (the
+ * process died before anyone saw it), and nobody waits for it. */
+START_TEST(test_a_killed_holder_loses_its_kept_bytes_and_holds_nobody_up)
+{
+	int fd;
+	struct child ch = pair("/killed", &fd, 8192);
+	int64_t t0;
+
+	ck_assert_int_eq(child_do(&ch, OP_WRITE, 0, 1024, 9)->result, 1024);
+	child_kill(&ch);
+	t0 = clf_now_ms();
+	our_read(fd, 0, 1024, 0, "a killed holder's unsent write");
+	our_write(fd, 0, 1024, 3);
+	our_read(fd, 0, 1024, 3, "our write after the kill");
+	ck_assert_msg(clf_now_ms() - t0 < 2 * LEASE_MS, "waited %lld ms",
+		      (long long)(clf_now_ms() - t0));
+	ck_assert_int_eq(CLF_close(fd), 0);
+	CLF_finalize();
+}
+END_TEST
+
+/* CLF_sync and CLF_close send the kept bytes: a kill after them loses
+ * nothing. */
+START_TEST(test_sync_and_close_send_the_kept_bytes)
+{
+	int fd;
+	struct child ch = pair("/synced", &fd, 8192);
+
+	ck_assert_int_eq(child_do(&ch, OP_WRITE, 0, 1024, 5)->result, 1024);
+	ck_assert_int_eq(child_do(&ch, OP_SYNC, 0, 0, 0)->result, 0);
+	ck_assert_int_eq(child_do(&ch, OP_WRITE, 4096, 1024, 6)->result, 1024);
+	ck_assert_int_eq(child_do(&ch, OP_CLOSE, 0, 0, 0)->result, 0);
+	child_kill(&ch);
+	our_read(fd, 0, 1024, 5, "a synced write");
+	our_read(fd, 4096, 1024, 6, "a write before close");
+	ck_assert_int_eq(CLF_close(fd), 0);
+	CLF_finalize();
+}
+END_TEST
+
+/* client_cache = 4k: the fifth 1 KiB write goes over it and sends all
+ * five; the three after it are kept, and die with the process. */
+START_TEST(test_the_bound_sends_the_kept_bytes)
+{
+	int fd;
+	struct child ch;
+
+	setenv("CLF_CONFIG", small_conf, 1);
+	ch = pair("/bound", &fd, 8192);
+
+	for (int k = 0; k < 8; k++)
+		ck_assert_int_eq(child_do(&ch, OP_WRITE, k * 1024, 1024,
+					  k + 1)->result, 1024);
+	child_kill(&ch);
+	for (int k = 0; k < 8; k++)
+		our_read(fd, k * 1024, 1024, k < 5 ? k + 1 : 0,
+			 k < 5 ? "a write sent at the bound"
+			       : "a write kept under the bound");
+	ck_assert_int_eq(CLF_close(fd), 0);
+	CLF_finalize();
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("native_cache");
+	TCase *tc = tcase_create("cache");
+
+	tcase_add_unchecked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_interleaved_small_writes_are_seen_by_the_other_process);
+	tcase_add_test(tc, test_an_idle_holder_answers_the_revocation);
+	tcase_add_test(tc, test_a_killed_holder_loses_its_kept_bytes_and_holds_nobody_up);
+	tcase_add_test(tc, test_sync_and_close_send_the_kept_bytes);
+	tcase_add_test(tc, test_the_bound_sends_the_kept_bytes);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(suite());
+}
