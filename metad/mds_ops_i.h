@@ -163,5 +163,8 @@ int mds_reply_lock_holder(struct mds_reply *rep,
 			  const struct clf_proto_lock_holder *m);
 int mds_reply_append(struct mds_reply *rep,
 		     const struct clf_proto_append_rep *m);
+int mds_reply_resolve(struct mds_reply *rep,
+		      const struct clf_proto_resolve_rep *m);
+int mds_reply_peer(struct mds_reply *rep, const struct clf_proto_peer_rep *m);
 
 #endif /* MDS_OPS_I_H */

@@ -17,17 +17,8 @@
 static int reply_resolve(struct mds_reply *rep, uint64_t ino, uint32_t done)
 {
 	struct clf_proto_resolve_rep m = { .ino = ino, .done = done };
-	struct wire_writer w = { NULL, 0, 0 };
-	int err = clf_proto_resolve_rep_encode(&w, &m);
 
-	if (err)
-		return err;
-	rep->buf = malloc(w.pos);
-	if (!rep->buf)
-		return clf_fail(ENOMEM, "metad: out of memory");
-	rep->len = w.pos;
-	w = (struct wire_writer){ rep->buf, rep->len, 0 };
-	return clf_proto_resolve_rep_encode(&w, &m);
+	return mds_reply_resolve(rep, &m);
 }
 
 int mds_op_resolve(const struct mds_session *s, struct wire_reader *r,
@@ -53,20 +44,10 @@ static int reply_peer(struct mds_reply *rep, const struct mds_attr *a,
 		      uint64_t value)
 {
 	struct clf_proto_peer_rep m = { .value = value };
-	struct wire_writer w = { NULL, 0, 0 };
-	int err;
 
 	if (a)
 		mds_attr_to_proto(a, &m.attr);
-	err = clf_proto_peer_rep_encode(&w, &m);
-	if (err)
-		return err;
-	rep->buf = malloc(w.pos);
-	if (!rep->buf)
-		return clf_fail(ENOMEM, "metad: out of memory");
-	rep->len = w.pos;
-	w = (struct wire_writer){ rep->buf, rep->len, 0 };
-	return clf_proto_peer_rep_encode(&w, &m);
+	return mds_reply_peer(rep, &m);
 }
 
 /* One name less for a local inode named elsewhere; its data goes with

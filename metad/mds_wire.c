@@ -414,3 +414,24 @@ int mds_reply_readlink(struct mds_reply *rep,
 		clf_proto_readlink_rep_encode(&w, m);
 	return err;
 }
+
+int mds_reply_resolve(struct mds_reply *rep,
+		      const struct clf_proto_resolve_rep *m)
+{
+	struct wire_writer w = { NULL, 0, 0 };
+	int err = reply_buf(clf_proto_resolve_rep_encode(&w, m), rep, &w);
+
+	if (!err)
+		clf_proto_resolve_rep_encode(&w, m);
+	return err;
+}
+
+int mds_reply_peer(struct mds_reply *rep, const struct clf_proto_peer_rep *m)
+{
+	struct wire_writer w = { NULL, 0, 0 };
+	int err = reply_buf(clf_proto_peer_rep_encode(&w, m), rep, &w);
+
+	if (!err)
+		clf_proto_peer_rep_encode(&w, m);
+	return err;
+}
