@@ -394,8 +394,9 @@ int CLF_Mapping_is_contiguous(const CLF_Mapping *m);
  *     process sends its request again only to the iods whose part of the
  *     operation did not end for it; the others lost the same iod and do
  *     the same, so the restarted iod sees every participant again.  If
- *     the iod died after answering some participants and not others, the
- *     late ones wait in vain and fail with -ETIMEDOUT after timeout_ms;
+ *     the iod died after answering some participants and not others, it
+ *     serves each late one alone once it is back (it notes every
+ *     operation it runs where its successor finds it);
  *   - O_APPEND: the range is never replayed: metad keeps reservations in
  *     memory and a restarted one lost them, so the writer measures the
  *     end again and reserves anew (nothing was written into the lost

@@ -73,6 +73,9 @@
  *        and ask metad for the layout again.
  *   1.19 SUB_MOVE: metad records a subfile's move between iods (a
  *        durable intent) and names its new iod (the commit).
+ *   1.20 CLF_PROTO_VIEW_AGAIN: a collective request sent again after its
+ *        iod broke off; a restarted iod serves it alone when its
+ *        operation already ran (the others had their replies).
  *
  * Version negotiation
  * -------------------
@@ -126,7 +129,7 @@
 
 #define CLF_PROTO_MAGIC 0x31464c43u /* "CLF1" as bytes on the wire */
 #define CLF_PROTO_VERSION_MAJOR 1
-#define CLF_PROTO_VERSION_MINOR 19
+#define CLF_PROTO_VERSION_MINOR 20
 
 /*
  * Message header, 32 bytes, every field little-endian:
@@ -458,7 +461,9 @@ enum clf_proto_op {
  *   for at this subfile -- every process of the access (each sending an
  *   empty range where it has no bytes), or, in a planned access
  *   (libclf/client/io_coll.c), only those whose pieces merge there: the iods
- *   of every minor count requests per subfile, so this is no new rule
+ *   of every minor count requests per subfile, so this is no new rule.
+ *   AGAIN (1.20, with COLLECTIVE only): the client sends this request
+ *   again after the iod broke off; iod/iod_collective.c, rule 10.
  */
 
 #define CLF_PROTO_ROOT_INO 1ull
@@ -793,6 +798,8 @@ enum clf_proto_layout_kind {
 
 /* VIEW_READ / VIEW_WRITE flags */
 #define CLF_PROTO_VIEW_COLLECTIVE 0x1u	/* part of collective operation tag */
-#define CLF_PROTO_VIEW_FLAGS 0x1u
+#define CLF_PROTO_VIEW_AGAIN 0x2u	/* since 1.20: sent again after the
+					   iod broke off (COLLECTIVE only) */
+#define CLF_PROTO_VIEW_FLAGS 0x3u
 
 #endif /* CLF_PROTO_H */

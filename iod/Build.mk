@@ -27,8 +27,9 @@ $(IOD_CORE_OBJS): ALL_CFLAGS += $(LIBCLF_INCLUDES)
 IOD_DAEMON_SRCS := iod/iod.c iod/iod_server.c iod/iod_dispatch.c \
 	iod/iod_ops.c iod/iod_ops_io.c iod/iod_ops_vec.c iod/iod_ops_many.c \
 	iod/iod_xfer.c iod/iod_stream.c \
-	iod/iod_conn.c iod/iod_reply.c iod/iod_collective.c iod/iod_hooks.c \
-	iod/iod_log.c iod/iod_cap.c iod/iod_lock_ops.c iod/iod_fence.c
+	iod/iod_conn.c iod/iod_reply.c iod/iod_collective.c iod/iod_coll_done.c \
+	iod/iod_hooks.c iod/iod_log.c iod/iod_cap.c iod/iod_lock_ops.c \
+	iod/iod_fence.c
 IOD_DAEMON_OBJS := $(IOD_DAEMON_SRCS:%.c=$(O)/%.o)
 
 $(IOD_DAEMON_OBJS): ALL_CFLAGS += $(LIBCLF_INCLUDES)

@@ -229,6 +229,14 @@ int iod_hooks_from_env(struct iod_hooks *out)
 					s);
 		out->lock_lease_ms = (unsigned)v;
 	}
+	s = getenv("CLF_TEST_IOD_COLL_EXIT");
+	if (s && *s) {
+		if (strcmp(s, "0") && strcmp(s, "1"))
+			return clf_fail(EINVAL,
+					"iod: CLF_TEST_IOD_COLL_EXIT='%s' is not 0 or 1",
+					s);
+		out->coll_exit = !strcmp(s, "1");
+	}
 	return 0;
 }
 

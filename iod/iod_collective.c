@@ -86,6 +86,14 @@
  *  9. Tags are the clients' choice; a tag must not name two operations in
  *     progress on the same subfile, and may be reused once one ended.
  *
+ * 10. A request sent again after its iod broke off (the flag
+ *     CLF_PROTO_VIEW_AGAIN) joins its operation as any other -- unless
+ *     none of its tag is gathering and one of its (tag, file, subfile)
+ *     started its I/O before this iod restarted, within
+ *     IOD_COLL_DONE_KEEP_S (iod_coll_done.c): then every participant
+ *     had come, the others had their replies and are gone, and this one
+ *     is served alone, as a collective of one.
+ *
  * Memory: each participant's buffer (and view) belongs to its connection
  * thread, which stays inside iod_coll_join until the operation ended, so
  * the pieces never outlive what they point to.  The operation itself is
@@ -107,7 +115,9 @@
 #include "clf.h"
 #include "daemon.h"
 #include "error.h"
+#include "iod_coll_done.h"
 #include "iod_collective.h"
+#include "iod_log.h"
 #include "iod_merge.h"
 #include "iod_viewio.h"
 
@@ -169,17 +179,31 @@ struct iod_colls {
 	pthread_mutex_t mutex;
 	/* Protected by mutex. */
 	struct coll_op *gathering;	/* operations waiting for requests */
+	struct iod_coll_done *done;	/* those whose I/O started */
 };
 
-int iod_colls_create(struct iod_colls **out)
+int iod_colls_create(const char *dir, struct iod_colls **out)
 {
 	struct iod_colls *cs = calloc(1, sizeof(*cs));
+	char path[4096];
 	int err;
 
 	if (!cs)
 		return clf_fail(ENOMEM, "iod: out of memory");
+	if (snprintf(path, sizeof(path), "%s/collectives", dir) >=
+	    (int)sizeof(path)) {
+		free(cs);
+		return clf_fail(ENAMETOOLONG, "iod: the path '%s' is too long",
+				dir);
+	}
+	err = iod_coll_done_open(path, &cs->done);
+	if (err) {
+		free(cs);
+		return err;
+	}
 	err = -pthread_mutex_init(&cs->mutex, NULL);
 	if (err) {
+		iod_coll_done_close(cs->done);
 		free(cs);
 		return clf_fail_neg(err, "iod: cannot create a mutex");
 	}
@@ -191,6 +215,7 @@ void iod_colls_free(struct iod_colls *cs)
 {
 	if (!cs)
 		return;
+	iod_coll_done_close(cs->done);
 	pthread_mutex_destroy(&cs->mutex);
 	free(cs);
 }
@@ -546,7 +571,8 @@ static int op_enter(struct iod_server *srv, const struct iod_view *v,
 
 int64_t iod_coll_join(struct iod_server *srv, const struct iod_view *v,
 		      uint64_t tag, uint32_t participants, int write,
-		      int64_t lo, int64_t hi, void *data, size_t len)
+		      bool again, int64_t lo, int64_t hi, void *data,
+		      size_t len)
 {
 	struct iod_colls *cs = srv->colls;
 	struct coll_op *op = NULL;	/* shared; freed by the last to leave */
@@ -561,6 +587,14 @@ int64_t iod_coll_join(struct iod_server *srv, const struct iod_view *v,
 	if (err)
 		return err;
 	pthread_mutex_lock(&cs->mutex);
+	/* A late participant of an operation that ran before this iod
+	 * restarted: the others are gone; served alone (iod_coll_done.c). */
+	if (again && !op_find(cs, tag, v->file, v->subfile) &&
+	    iod_coll_done_seen(cs->done, v->file, v->subfile, tag)) {
+		iod_log("collective operation 0x%" PRIx64 " on subfile %" PRIu32 " of file 0x%" PRIx64 " ran before this iod restarted: its late participant is served alone",
+			tag, v->subfile, v->file);
+		participants = 1;
+	}
 	err = op_enter(srv, v, tag, participants, write, &op);
 	if (err) {
 		pthread_mutex_unlock(&cs->mutex);
@@ -573,8 +607,10 @@ int64_t iod_coll_join(struct iod_server *srv, const struct iod_view *v,
 	if (op->joined == op->participants) {
 		op_unlink(cs, op);
 		op->state = COLL_RUNNING;
+		iod_coll_done_note(cs->done, op->file, op->subfile, op->tag);
 		pthread_mutex_unlock(&cs->mutex);
 		op_perform(srv, op);
+		iod_hook_after_coll(srv);
 		pthread_mutex_lock(&cs->mutex);
 	} else {
 		/* Waiting for the others frees this worker's place for

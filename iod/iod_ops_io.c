@@ -40,6 +40,13 @@ static bool not_taken(int64_t err)
 	       err == -E2BIG;
 }
 
+/* Whether the client sends this collective request again, after its
+ * iod broke off (iod_coll_join). */
+static bool coll_again(const struct clf_proto_view_io_req *m)
+{
+	return m->flags & CLF_PROTO_VIEW_AGAIN;
+}
+
 /* How many packed bytes [lo, hi) of v holds in its subfile. */
 static int64_t view_count(const struct iod_view *v, int64_t lo, int64_t hi)
 {
@@ -123,8 +130,8 @@ int iod_op_view_read(struct iod_conn *cn, struct iod_req *rq,
 		 * its piece is read once every participant came. */
 		if (x.mode == IOD_XFER_MEMORY) {
 			n = iod_coll_join(cn->srv, v, m.coll_tag,
-					  m.participants, 0, m.lo, m.hi, x.buf,
-					  (size_t)count);
+					  m.participants, 0, coll_again(&m),
+					  m.lo, m.hi, x.buf, (size_t)count);
 			err = n < 0 ? (int)n :
 			      iod_reply_data(rep, x.buf, (size_t)count);
 			if (!err)
@@ -133,7 +140,7 @@ int iod_op_view_read(struct iod_conn *cn, struct iod_req *rq,
 			goto done;
 		}
 		n = iod_coll_join(cn->srv, v, m.coll_tag, m.participants, 0,
-				  m.lo, m.lo, NULL, 0);
+				  coll_again(&m), m.lo, m.lo, NULL, 0);
 		if (n < 0) {
 			err = (int)n;
 			goto done;
@@ -164,7 +171,7 @@ static int64_t write_held(struct iod_conn *cn, struct iod_req *rq,
 	if (err)
 		return err;
 	n = iod_coll_join(cn->srv, d->v, m->coll_tag, m->participants, 1,
-			  m->lo, m->hi, x->buf, m->data.len);
+			  coll_again(m), m->lo, m->hi, x->buf, m->data.len);
 	if (n >= 0)
 		atomic_fetch_add(&cn->srv->bytes_written, (uint64_t)n);
 	if (!not_taken(n))
@@ -215,7 +222,8 @@ int iod_op_view_write(struct iod_conn *cn, struct iod_req *rq,
 			/* The others wait for this participant, even after a
 			 * failed write; its own error wins over theirs. */
 			joined = iod_coll_join(cn->srv, v, m.coll_tag,
-					       m.participants, 1, m.lo, m.lo,
+					       m.participants, 1,
+					       coll_again(&m), m.lo, m.lo,
 					       NULL, 0);
 			if (n >= 0 && joined < 0)
 				n = joined;

@@ -147,6 +147,8 @@ int iod_server_open(struct iod_server *srv, const struct clf_config *cfg,
 	if (hooks->delay_ms)
 		iod_log("test hook CLF_TEST_IOD_DELAY_MS=%u is on",
 			hooks->delay_ms);
+	if (hooks->coll_exit)
+		iod_log("test hook CLF_TEST_IOD_COLL_EXIT=1 is on");
 	if (hooks->coll_pieces)
 		iod_log("test hook CLF_TEST_IOD_COLL_PIECES=%u is on",
 			hooks->coll_pieces);
@@ -155,7 +157,7 @@ int iod_server_open(struct iod_server *srv, const struct clf_config *cfg,
 	err = iod_views_create(&vl, &srv->views);
 	if (err)
 		goto free_store;
-	err = iod_colls_create(&srv->colls);
+	err = iod_colls_create(dir, &srv->colls);
 	if (err)
 		goto free_views;
 	err = iod_fences_init(&srv->fences);

@@ -50,6 +50,11 @@ struct iod_hooks {
 	/* CLF_TEST_IOD_LOCK_LEASE_MS: how long a caching client has to
 	 * release a revoked extent lock (iod_lock.h); 0: timeout_ms / 2. */
 	unsigned lock_lease_ms;
+	/* CLF_TEST_IOD_COLL_EXIT=1: after the I/O of the first collective
+	 * operation, let the participants that waited have their replies,
+	 * then exit (137) before the last one's: an iod that dies between
+	 * an operation's replies (iod_coll_done.c). */
+	bool coll_exit;
 };
 
 /* Parse the CLF_TEST_IOD_* variables: 0, or -EINVAL with a message. */
@@ -68,6 +73,10 @@ void iod_hook_before_write(struct iod_server *srv, size_t len);
 
 /* The delay hook: sleep before a reply (iod_hooks.c). */
 void iod_hook_before_reply(const struct iod_server *srv);
+
+/* The exit hook: called by the participant that did an operation's I/O,
+ * the others woken (iod_hooks.c). */
+void iod_hook_after_coll(const struct iod_server *srv);
 
 /*
  * What the iod lends its clients (clf.conf keys of the same names; 0 in

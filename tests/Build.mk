@@ -73,6 +73,9 @@ TEST_LIBS_test_iod_viewio := -lpthread
 TEST_OBJS_test_iod_merge := $(O)/iod/iod_merge.o $(O)/iod/iod_view.o $(O)/iod/iod_share.o \
 	$(O)/iod/iod_store.o $(O)/iod/iod_store_io.o $(O)/iod/iod_rangelock.o
 TEST_LIBS_test_iod_merge := -lpthread
+# The record of collective operations an iod ran (iod/iod_coll_done.h).
+UNIT_TEST_NAMES += test_iod_coll_done
+TEST_OBJS_test_iod_coll_done := $(O)/iod/iod_coll_done.o
 # The capability table of a connection (iod/iod_cap.h).
 UNIT_TEST_NAMES += test_iod_cap
 TEST_OBJS_test_iod_cap := $(O)/iod/iod_cap.o $(O)/iod/iod_view.o $(O)/iod/iod_share.o

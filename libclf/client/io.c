@@ -205,6 +205,8 @@ static int head_io(struct clf_file *f, int64_t lo, int64_t hi, uint8_t *packed,
  */
 #define PIECE_BYTES (8 << 20)
 #define PIPELINE_DEPTH 4
+/* The first protocol minor whose iods know CLF_PROTO_VIEW_AGAIN. */
+#define VIEW_AGAIN_PROTO_MINOR 20
 
 /*
  * An access whose view falls on a subfile contiguously but whose memory
@@ -257,6 +259,7 @@ struct access {
 	/* Collective operations: one piece, tagged. */
 	uint64_t tag;
 	uint32_t participants;	/* at every subfile (roll call); 0: none */
+	bool again;		/* a try after an iod broke off */
 	const uint32_t *per_sub; /* or per subfile, where ours merge
 				    (io_coll.c); borrowed, NULL: none */
 };
@@ -294,6 +297,9 @@ static int send_share(struct access *a, const struct target *t,
 		req.flags = CLF_PROTO_VIEW_COLLECTIVE;
 		req.coll_tag = a->tag;
 		req.participants = t->coll;
+		if (a->again && t->peer->conn &&
+		    clf_conn_minor(t->peer->conn) >= VIEW_AGAIN_PROTO_MINOR)
+			req.flags |= CLF_PROTO_VIEW_AGAIN;
 	}
 	err = a->write ? clf_proto_view_write_req_encode_head(&w, &req)
 		       : clf_proto_view_read_req_encode(&w, &req);
@@ -805,16 +811,19 @@ static int access_io(struct clf_file *f, int64_t lo, int64_t hi, int64_t base,
 	 * Reads are idempotent; so are writes of these bytes to these
 	 * offsets.  A collective one goes again only to the subfiles whose
 	 * operation did not end for us (target.done): the other
-	 * participants lost the same iod, and come again there too.
+	 * participants lost the same iod, and come again there too -- or
+	 * had their replies before it broke off, and a restarted iod then
+	 * serves us alone (CLF_PROTO_VIEW_AGAIN, iod_collective.c rule 10).
 	 */
 	if (!err && a.ntargets) {
 		struct clf_grace g;
 		bool stale;
 
 		clf_grace_begin(&g);
-		do
+		do {
 			err = stream(&a, lo, hi, &stale);
-		while (clf_grace_again(&g, err, stale));
+			a.again = true;
+		} while (clf_grace_again(&g, err, stale));
 	}
 	for (int i = 0; i < PIPELINE_DEPTH; i++)
 		free(a.ring[i].shares);

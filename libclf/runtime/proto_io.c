@@ -59,7 +59,8 @@ static int check_view_io(const struct clf_proto_view_io_req *m, bool write)
 			return clf_fail(EPROTO,
 					"proto: %s: collective with no participants",
 					what);
-	} else if (m->coll_tag || m->participants) {
+	} else if (m->coll_tag || m->participants ||
+		   (m->flags & CLF_PROTO_VIEW_AGAIN)) {
 		return clf_fail(EPROTO,
 				"proto: %s: collective fields without the flag",
 				what);

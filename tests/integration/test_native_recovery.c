@@ -263,6 +263,111 @@ START_TEST(test_locks_lost_with_metad_fail_the_holders_next_lock_call)
 }
 END_TEST
 
+/* ---- collectives ---- */
+
+#define COLL_BLOCK 4096
+#define COLL_BYTES (64 * COLL_BLOCK)	/* each participant's: both iods */
+
+struct coll_part {
+	int p;
+	pthread_barrier_t *ready;
+	ssize_t wrote;
+	char why[1024];
+};
+
+static uint8_t coll_byte(int64_t f)
+{
+	return (uint8_t)((f * 7 + (f >> 12) * 13) % 251 + 1);
+}
+
+/* Participant p of 2: blocks p, p + 2, ... of the file, one
+ * collective write of all of them. */
+static void *coll_participant(void *arg)
+{
+	struct coll_part *pt = arg;
+	CLF_Datatype t = CLF_Type_vector(pt->p * COLL_BLOCK,
+					 (pt->p + 1) * COLL_BLOCK - 1,
+					 2 * COLL_BLOCK, 1, CLF_BYTE);
+	CLF_Datatype mem = CLF_Type_vector(0, COLL_BYTES - 1, COLL_BYTES, 1,
+					   CLF_BYTE);
+	uint8_t *buf = malloc(COLL_BYTES);
+	struct clf_view v = { 0, t };
+	int fd = CLF_open("/coll", O_RDWR);
+
+	pt->wrote = -1;
+	if (fd < 0 || !buf || CLF_fcntl(fd, CLF_FCNTL_SETVIEW, &v)) {
+		snprintf(pt->why, sizeof(pt->why), "open: %s", CLF_Last_error());
+		pthread_barrier_wait(pt->ready);
+		goto out;
+	}
+	for (int64_t w = 0; w < COLL_BYTES; w++) {
+		int64_t f;
+
+		CLF_Type_unmap(t, 0, w, &f);
+		buf[w] = coll_byte(f);
+	}
+	pthread_barrier_wait(pt->ready);
+	pt->wrote = CLF_ncwrite_at_all(fd, 0, buf, mem, 5, 2);
+	if (pt->wrote != COLL_BYTES)
+		snprintf(pt->why, sizeof(pt->why), "write_at_all: %zd: %s",
+			 pt->wrote, CLF_Last_error());
+out:
+	if (fd >= 0)
+		CLF_close(fd);
+	CLF_Type_free(&t);
+	CLF_Type_free(&mem);
+	free(buf);
+	return NULL;
+}
+
+/*
+ * iod 1 does a collective write's I/O, answers the participant that
+ * waited, and dies before answering the other (the test hook
+ * CLF_TEST_IOD_COLL_EXIT).  The first goes on; the other sends its
+ * request again to the restarted iod, which must serve it alone rather
+ * than wait timeout_ms for a partner that is gone (iod_coll_done.c).
+ */
+START_TEST(test_a_collective_whose_iod_died_between_replies_completes)
+{
+	struct coll_part pts[2];
+	pthread_barrier_t ready;
+	pthread_t th[2];
+	static uint8_t all[2 * COLL_BYTES];
+	int fd;
+
+	ck_assert_int_eq(instance_start(&inst, 2, 2000, NULL), 0);
+	ck_assert_int_eq(instance_add_global(&inst, "iod_connections = 2"), 0);
+	instance_kill(&inst, 1, SIGTERM);
+	setenv("CLF_TEST_IOD_COLL_EXIT", "1", 1);
+	ck_assert_int_eq(instance_start_daemon(&inst, 1), 0);
+	unsetenv("CLF_TEST_IOD_COLL_EXIT");
+	ck_assert_msg(CLF_init(inst.conf) == 0, "%s", CLF_Last_error());
+	fd = CLF_open("/coll", O_CREAT | O_RDWR, 0644);
+	ck_assert_int_ge(fd, 0);
+
+	pthread_barrier_init(&ready, NULL, 2);
+	for (int p = 0; p < 2; p++) {
+		pts[p] = (struct coll_part){ .p = p, .ready = &ready };
+		ck_assert_int_eq(pthread_create(&th[p], NULL, coll_participant,
+						&pts[p]), 0);
+	}
+	instance_kill(&inst, 1, 0);	/* reaps it when the hook exits */
+	ck_assert_int_eq(instance_start_daemon(&inst, 1), 0);
+	for (int p = 0; p < 2; p++) {
+		pthread_join(th[p], NULL);
+		ck_assert_msg(pts[p].wrote == COLL_BYTES, "participant %d: %s",
+			      p, pts[p].why);
+	}
+	pthread_barrier_destroy(&ready);
+	ck_assert_int_eq(CLF_read(fd, all, sizeof(all)), (ssize_t)sizeof(all));
+	for (int64_t f = 0; f < (int64_t)sizeof(all); f++)
+		ck_assert_msg(all[f] == coll_byte(f), "byte %lld: %u, want %u",
+			      (long long)f, all[f], coll_byte(f));
+	ck_assert_int_eq(CLF_close(fd), 0);
+	stop();
+}
+END_TEST
+
 /* ---- beyond the grace ---- */
 
 static void assert_gives_up(int idx, int grace_s)
@@ -326,6 +431,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_load_goes_on_through_a_metad_restart);
 	tcase_add_test(tc, test_load_goes_on_through_restarts_of_every_iod);
 	tcase_add_test(tc, test_locks_lost_with_metad_fail_the_holders_next_lock_call);
+	tcase_add_test(tc, test_a_collective_whose_iod_died_between_replies_completes);
 	tcase_add_test(tc, test_an_iod_down_past_the_grace_fails_naming_it);
 	tcase_add_test(tc, test_metad_down_past_the_grace_fails_naming_it);
 	suite_add_tcase(s, tc);

@@ -83,9 +83,9 @@ int main(int argc, char **argv)
 			       "native", info);
 	if (rc != MPI_SUCCESS)
 		return fail("set_view", rc);
-	for (round = 0; !bad; round++) {
+	for (round = 0;; round++) {
 		double t0 = now_s(), took;
-		int stop = 0;
+		int agree[2];	/* stop (rank 0's word), anyone failed */
 
 		for (long long i = 0; i < BLOCK * BLOCKS; i++) {
 			long long off = (i / BLOCK * nprocs + rank) * BLOCK +
@@ -95,22 +95,23 @@ int main(int argc, char **argv)
 		}
 		rc = MPI_File_write_at_all(fh, 0, buf, BLOCK * BLOCKS,
 					   MPI_BYTE, MPI_STATUS_IGNORE);
-		if (rc != MPI_SUCCESS) {
+		if (rc != MPI_SUCCESS)
 			bad = fail("write_at_all", rc);
+		/* Nobody goes on to a collective call that another skips:
+		 * it would hang rather than fail. */
+		MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX,
+			      MPI_COMM_WORLD);
+		if (bad)
 			break;
-		}
 		memset(back, 0, BLOCK * BLOCKS);
 		rc = MPI_File_read_at_all(fh, 0, back, BLOCK * BLOCKS,
 					  MPI_BYTE, MPI_STATUS_IGNORE);
-		if (rc != MPI_SUCCESS) {
+		if (rc != MPI_SUCCESS)
 			bad = fail("read_at_all", rc);
-			break;
-		}
-		if (memcmp(buf, back, BLOCK * BLOCKS)) {
+		if (!bad && memcmp(buf, back, BLOCK * BLOCKS)) {
 			fprintf(stderr, "FAIL rank %d: round %d read back other bytes\n",
 				rank, round);
 			bad = 1;
-			break;
 		}
 		took = now_s() - t0;
 		if (took > worst)
@@ -121,11 +122,15 @@ int main(int argc, char **argv)
 			if (f)
 				fclose(f);
 		}
-		/* Everyone stops after the same round. */
-		if (rank == 0)
-			stop = access(argv[3], F_OK) == 0;
-		MPI_Bcast(&stop, 1, MPI_INT, 0, MPI_COMM_WORLD);
-		if (stop && after < 0)
+		/* Everyone stops after the same round, and at once when one
+		 * failed. */
+		agree[0] = rank == 0 && access(argv[3], F_OK) == 0;
+		agree[1] = bad;
+		MPI_Allreduce(MPI_IN_PLACE, agree, 2, MPI_INT, MPI_MAX,
+			      MPI_COMM_WORLD);
+		if (agree[1])
+			break;
+		if (agree[0] && after < 0)
 			after = round;
 		if (after >= 0 && round >= after + AFTER)
 			break;
