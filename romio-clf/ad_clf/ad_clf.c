@@ -7,11 +7,11 @@
  * clf's own.  Strided and collective accesses are clf's own too unless
  * the file's use_romio_optimizations hint is true; they then call ROMIO's
  * generic data sieving and two-phase code on top of the contiguous
- * operations (see ad_clf_io_strided.c).  Nonblocking contiguous accesses
- * run in an I/O thread and overlap with the caller's computation
- * (ad_clf_async.c); the strided and collective ones complete at once
- * (reads through ad_clf_io_strided.c, which counts a read cut short inside
- * an element; writes through ROMIO's FAKE variants).
+ * operations (see ad_clf_io_strided.c).  Nonblocking accesses, contiguous,
+ * strided and collective, run in an I/O thread and overlap with the
+ * caller's computation (ad_clf_async.c); with use_romio_optimizations,
+ * in atomic mode, and for collective accesses of more than 64 MiB per
+ * process they complete before they return.
  */
 
 #include "ad_clf.h"
@@ -36,7 +36,7 @@ struct ADIOI_Fns_struct ADIO_CLF_operations = {
     ADIOI_FAKE_IOComplete,      /* ReadComplete */
     ADIOI_FAKE_IOComplete,      /* WriteComplete */
     ADIOI_CLF_IreadStrided,     /* IreadStrided */
-    ADIOI_FAKE_IwriteStrided,   /* IwriteStrided */
+    ADIOI_CLF_IwriteStrided,    /* IwriteStrided */
     ADIOI_CLF_Flush,    /* Flush */
     ADIOI_CLF_Resize,   /* Resize */
     ADIOI_CLF_Delete,   /* Delete */

@@ -134,6 +134,20 @@ void ADIOI_CLF_IreadStridedColl(ADIO_File fd, void *buf, int count,
 void ADIOI_CLF_IwriteStridedColl(ADIO_File fd, const void *buf, int count,
                                  MPI_Datatype datatype, int file_ptr_type,
                                  ADIO_Offset offset, ADIO_Request * request, int *error_code);
+void ADIOI_CLF_IwriteStrided(ADIO_File fd, const void *buf, int count, MPI_Datatype datatype,
+                             int file_ptr_type, ADIO_Offset offset, ADIO_Request * request,
+                             int *error_code);
+/* A collective access's own request, for the I/O thread. */
+struct ADIOI_CLF_Allv {
+    int64_t len;                /* view bytes */
+    uint64_t tag;
+    uint32_t *merge;            /* per subfile; owned */
+};
+void ADIOI_CLF_Async_start(ADIO_File fd, int cfd, ADIO_Offset at, struct ADIOI_CLF_Mem *mem,
+                           void *buf, MPI_Datatype datatype, int write,
+                           struct ADIOI_CLF_Allv *allv, MPI_Request * request);
+void ADIOI_CLF_Complete(ADIO_File fd, MPI_Datatype datatype, ADIO_Status * status,
+                        ADIO_Request * request, int *error_code);
 void ADIOI_CLF_Fcntl(ADIO_File fd, int flag, ADIO_Fcntl_t * fcntl_struct, int *error_code);
 void ADIOI_CLF_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code);
 void ADIOI_CLF_Flush(ADIO_File fd, int *error_code);
@@ -170,6 +184,11 @@ void ADIOI_CLF_Done(ADIO_File fd, int file_ptr_type, int linear, ADIO_Offset vby
 void ADIOI_CLF_Coll_access(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
                            int file_ptr_type, ADIO_Offset offset, ADIO_Status * status,
                            int write, int *error_code);
+/* Nonblocking: the clf call in the I/O thread where the access is one
+ * request per process (the planned path), else done before it returns. */
+void ADIOI_CLF_Coll_iaccess(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
+                            int file_ptr_type, ADIO_Offset offset, MPI_Request * request,
+                            int write, int *error_code);
 
 /* ad_clf_common.c */
 int ADIOI_CLF_Init(const char *myname, const char *config, int *error_code);

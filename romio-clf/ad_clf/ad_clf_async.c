@@ -1,14 +1,16 @@
 /*
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * ad_clf_async.c -- nonblocking contiguous accesses that overlap with
- * computation (MPI_File_iwrite_at, _iread_at, _iwrite, _iread on a
- * contiguous view), as RIO's asynchronous operations hide a wide-area
- * link's round trips: the access is handed to this process's I/O thread,
- * which makes the same blocking clf call as the blocking access, and the
- * request is an MPICH generalized request whose poll and wait functions
- * complete it from the thread that tests or waits (MPI itself is never
- * called from the I/O thread, so any thread level works).
+ * ad_clf_async.c -- nonblocking accesses that overlap with computation
+ * (MPI_File_iwrite_at, _iread_at, _iwrite, _iread on any view, and the
+ * _all forms: ad_clf_io_strided.c and ad_clf_coll.c prepare those and
+ * call ADIOI_CLF_Async_start), as RIO's asynchronous operations hide a
+ * wide-area link's round trips: the access is handed to this process's
+ * I/O thread, which makes the same blocking clf call as the blocking
+ * access, and the request is an MPICH generalized request whose poll and
+ * wait functions complete it from the thread that tests or waits (MPI
+ * itself is never called from the I/O thread, so any thread level works;
+ * a read into a packed copy is unpacked there too).
  *
  * The I/O thread takes accesses in the order they were issued, one at a
  * time: clf's client pipelines the pieces of each (libclf/client/io.c),
@@ -26,11 +28,23 @@
 
 typedef struct ADIOI_CLF_Job {
     struct ADIOI_CLF_Job *next; /* in the queue; guarded by lock */
-    int cfd;                    /* clf descriptor, byte view */
-    void *buf;                  /* the user's, until completion */
+    int cfd;                    /* clf descriptor: byte view, or the MPI view */
+    void *buf;                  /* where the clf memory type's offsets start */
     ADIO_Offset offset;
-    CLF_Datatype mem;           /* len bytes; owned */
+    CLF_Datatype mem;           /* the memory type; owned */
     int write;
+    /* A strided access (ADIOI_CLF_Async_start): its memory side, owned,
+     * and for a read into a packed copy the file, the user's buffer and a
+     * duplicate of the datatype, to unpack at completion in MPI's thread. */
+    struct ADIOI_CLF_Mem m;
+    ADIO_File fd;
+    void *user_buf;
+    MPI_Datatype unpack_type;   /* MPI_DATATYPE_NULL: nothing to unpack */
+    /* A collective access's own request (planned path): merge owned. */
+    int allv;
+    int64_t allv_len;
+    uint64_t tag;
+    uint32_t *merge;
     /* Written by the I/O thread before done, read after it: */
     ssize_t n;                  /* bytes moved, or a negative errno */
     char msg[256];              /* CLF_Last_error() of a failure */
@@ -44,6 +58,23 @@ static pthread_cond_t ADIOI_CLF_Async_cond = PTHREAD_COND_INITIALIZER;  /* queue
 static ADIOI_CLF_Job *ADIOI_CLF_Queue_head, *ADIOI_CLF_Queue_tail;     /* guarded by lock */
 static int ADIOI_CLF_Thread_started;    /* guarded by lock */
 static MPIX_Grequest_class ADIOI_CLF_Greq_class;
+
+/* The blocking clf call of the access, in the I/O thread. */
+static void ADIOI_CLF_Job_run(ADIOI_CLF_Job * job)
+{
+    if (job->allv && job->write)
+        job->n = CLF_ncwrite_at_allv(job->cfd, job->offset, job->buf, job->mem, job->allv_len,
+                                     job->tag, job->merge);
+    else if (job->allv)
+        job->n = CLF_ncread_at_allv(job->cfd, job->offset, job->buf, job->mem, job->allv_len,
+                                    job->tag, job->merge);
+    else if (job->write)
+        job->n = CLF_ncwrite_at(job->cfd, job->offset, job->buf, job->mem);
+    else
+        job->n = CLF_ncread_at(job->cfd, job->offset, job->buf, job->mem);
+    if (job->n < 0)
+        MPL_snprintf(job->msg, sizeof(job->msg), "%s", CLF_Last_error());
+}
 
 static void *ADIOI_CLF_Io_thread(void *arg)
 {
@@ -60,10 +91,7 @@ static void *ADIOI_CLF_Io_thread(void *arg)
             ADIOI_CLF_Queue_tail = NULL;
         pthread_mutex_unlock(&ADIOI_CLF_Async_lock);
 
-        job->n = job->write ? CLF_ncwrite_at(job->cfd, job->offset, job->buf, job->mem)
-            : CLF_ncread_at(job->cfd, job->offset, job->buf, job->mem);
-        if (job->n < 0)
-            MPL_snprintf(job->msg, sizeof(job->msg), "%s", CLF_Last_error());
+        ADIOI_CLF_Job_run(job);
 
         pthread_mutex_lock(&ADIOI_CLF_Async_lock);
         job->done = 1;
@@ -88,6 +116,10 @@ static int ADIOI_CLF_Job_complete(ADIOI_CLF_Job * job)
     if (job->completed)
         return MPI_SUCCESS;
     job->completed = 1;
+    if (job->unpack_type != MPI_DATATYPE_NULL) {
+        ADIOI_CLF_Mem_unpack(job->fd, &job->m, job->user_buf, job->unpack_type, job->n);
+        MPI_Type_free(&job->unpack_type);
+    }
     return MPI_Grequest_complete(job->req);
 }
 
@@ -109,7 +141,14 @@ static int ADIOI_CLF_Free_fn(void *extra_state)
 {
     ADIOI_CLF_Job *job = extra_state;
 
+    if (job->m.type == job->mem)
+        job->mem = NULL;        /* the Mem's, released below */
     CLF_Type_free(&job->mem);
+    ADIOI_CLF_Mem_release(&job->m);
+    if (job->merge)
+        ADIOI_Free(job->merge);
+    if (job->unpack_type != MPI_DATATYPE_NULL)
+        MPI_Type_free(&job->unpack_type);
     ADIOI_Free(job);
     return MPI_SUCCESS;
 }
@@ -175,6 +214,62 @@ static int ADIOI_CLF_Enqueue(ADIOI_CLF_Job * job)
     return err;
 }
 
+/* The job's generalized request, and the job to the I/O thread; without
+ * a thread, the access now and the request complete. */
+static void ADIOI_CLF_Job_submit(ADIOI_CLF_Job * job, MPI_Request * request)
+{
+    if (!ADIOI_CLF_Greq_class)
+        MPIX_Grequest_class_create(ADIOI_CLF_Query_fn, ADIOI_CLF_Free_fn,
+                                   ADIOI_CLF_Cancel_fn, ADIOI_CLF_Poll_fn,
+                                   ADIOI_CLF_Wait_fn, &ADIOI_CLF_Greq_class);
+    MPIX_Grequest_class_allocate(ADIOI_CLF_Greq_class, job, request);
+    job->req = *request;
+    if (ADIOI_CLF_Enqueue(job)) {
+        ADIOI_CLF_Job_run(job);
+        job->done = 1;
+        ADIOI_CLF_Job_complete(job);
+    }
+}
+
+/*
+ * A strided or collective access prepared by the caller, to the I/O
+ * thread: cfd at clf offset at, the memory side *mem (taken over: *mem is
+ * emptied), buf and datatype the user's (a read into a packed copy is
+ * unpacked into buf at completion); allv: a collective access's own
+ * request of allv->len view bytes with its tag and merge counts (merge
+ * taken over), else NULL.  The caller moves the file pointer.
+ */
+void ADIOI_CLF_Async_start(ADIO_File fd, int cfd, ADIO_Offset at, struct ADIOI_CLF_Mem *mem,
+                           void *buf, MPI_Datatype datatype, int write,
+                           struct ADIOI_CLF_Allv *allv, MPI_Request * request)
+{
+    ADIOI_CLF_Job *job = ADIOI_Calloc(1, sizeof(*job));
+
+    job->cfd = cfd;
+    job->offset = at;
+    job->write = write;
+    job->m = *mem;
+    memset(mem, 0, sizeof(*mem));
+    job->mem = job->m.type;
+    job->buf = job->m.ptr;
+    job->fd = fd;
+    job->user_buf = buf;
+    job->unpack_type = MPI_DATATYPE_NULL;
+    /* MPI lets the caller free its datatype before the wait. */
+    if (!write && job->m.packed)
+        MPI_Type_dup(datatype, &job->unpack_type);
+    if (allv) {
+        job->allv = 1;
+        job->allv_len = allv->len;
+        job->tag = allv->tag;
+        job->merge = allv->merge;
+        allv->merge = NULL;
+    }
+    if (write)
+        fd->dirty_write = 1;
+    ADIOI_CLF_Job_submit(job, request);
+}
+
 /* A nonblocking contiguous access; the blocking one where it cannot be. */
 static void ADIOI_CLF_Icontig(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
                               int file_ptr_type, ADIO_Offset offset, MPI_Request * request,
@@ -185,7 +280,6 @@ static void ADIOI_CLF_Icontig(ADIO_File fd, void *buf, int count, MPI_Datatype d
     MPI_Count datatype_size;
     ADIOI_CLF_Job *job;
     ADIO_Offset len;
-    int err;
 
     *error_code = MPI_SUCCESS;
     MPI_Type_size_x(datatype, &datatype_size);
@@ -207,22 +301,8 @@ static void ADIOI_CLF_Icontig(ADIO_File fd, void *buf, int count, MPI_Datatype d
         *error_code = ADIOI_CLF_Error(myname, -ENOMEM, NULL);
         return;
     }
-    if (!ADIOI_CLF_Greq_class)
-        MPIX_Grequest_class_create(ADIOI_CLF_Query_fn, ADIOI_CLF_Free_fn,
-                                   ADIOI_CLF_Cancel_fn, ADIOI_CLF_Poll_fn,
-                                   ADIOI_CLF_Wait_fn, &ADIOI_CLF_Greq_class);
-    MPIX_Grequest_class_allocate(ADIOI_CLF_Greq_class, job, request);
-    job->req = *request;
-    err = ADIOI_CLF_Enqueue(job);
-    if (err) {
-        /* No thread: the access now, and the request done. */
-        job->n = write ? CLF_ncwrite_at(job->cfd, offset, buf, job->mem)
-            : CLF_ncread_at(job->cfd, offset, buf, job->mem);
-        if (job->n < 0)
-            MPL_snprintf(job->msg, sizeof(job->msg), "%s", CLF_Last_error());
-        job->done = 1;
-        ADIOI_CLF_Job_complete(job);
-    }
+    job->unpack_type = MPI_DATATYPE_NULL;
+    ADIOI_CLF_Job_submit(job, request);
     if (write)
         fd->dirty_write = 1;
     fd->fp_sys_posn = -1;       /* not known until it is done */

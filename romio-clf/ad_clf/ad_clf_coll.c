@@ -221,7 +221,8 @@ static void ADIOI_CLF_Coll_rounds(ADIO_File fd, void *buf, int count, MPI_Dataty
  */
 static int ADIOI_CLF_Coll_planned(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
                                   int file_ptr_type, ADIO_Offset offset, ADIO_Status * status,
-                                  int write, int *error_code)
+                                  int write, MPI_Request * request, int *started,
+                                  int *error_code)
 {
     static char myname[] = "ADIOI_CLF_COLL_ACCESS";
     ADIOI_CLF_fs *fs = fd->fs_ptr;
@@ -287,7 +288,20 @@ static int ADIOI_CLF_Coll_planned(ADIO_File fd, void *buf, int count, MPI_Dataty
 
         for (int j = 0; j < nsub; j++)
             merge[j] = (uint32_t) sum[j];
-        if (n > 0) {
+        if (request && n > 0) {
+            /* Nonblocking: the plan is everyone's; the request flies. */
+            struct ADIOI_CLF_Allv allv = { n, tag, merge };
+
+            ADIOI_CLF_Done(fd, file_ptr_type, linear, vbyte, n, datatype, NULL);
+            ADIOI_CLF_Async_start(fd, cfd, at, &mem, buf, datatype, write, &allv, request);
+            merge = allv.merge;
+            *started = 1;
+        } else if (request) {
+            /* Nothing of this process's to move (every process of the
+             * planned path returns without waiting for the others). */
+            MPIO_Completed_request_create(&fd, 0, error_code, request);
+            *started = 1;
+        } else if (n > 0) {
             double t0 = ADIOI_CLF_Prof_start(fd);
 
             if (write)
@@ -304,12 +318,13 @@ static int ADIOI_CLF_Coll_planned(ADIO_File fd, void *buf, int count, MPI_Dataty
             ADIOI_CLF_Wrote(fd, cfd, linear, vbyte, done);
         if (!write)
             ADIOI_CLF_Mem_unpack(fd, &mem, buf, datatype, done);
-        if (*error_code == MPI_SUCCESS)
+        if (*error_code == MPI_SUCCESS && !*started)
             ADIOI_CLF_Done(fd, file_ptr_type, linear, vbyte, done, datatype, status);
     }
     ADIOI_CLF_Mem_release(&mem);
     ADIOI_Free(sum);
-    ADIOI_Free(merge);
+    if (merge)
+        ADIOI_Free(merge);
     return 0;
 }
 
@@ -317,8 +332,38 @@ void ADIOI_CLF_Coll_access(ADIO_File fd, void *buf, int count, MPI_Datatype data
                            int file_ptr_type, ADIO_Offset offset, ADIO_Status * status,
                            int write, int *error_code)
 {
+    int started = 0;
+
     if (ADIOI_CLF_Coll_planned(fd, buf, count, datatype, file_ptr_type, offset, status, write,
-                               error_code) < 0)
+                               NULL, &started, error_code) < 0)
         ADIOI_CLF_Coll_rounds(fd, buf, count, datatype, file_ptr_type, offset, status, write,
                               error_code);
+}
+
+/*
+ * The planning (one MPI_Allreduce, between the processes, not across the
+ * link) happens here, in MPI's thread; each process's request then goes
+ * to the I/O thread and the call returns.  The tag comes from the
+ * counter every process increments alike at issue, so requests issued
+ * in the same order on every process, as MPI asks of collectives, meet
+ * at the iods whatever each one's I/O thread is doing.
+ */
+void ADIOI_CLF_Coll_iaccess(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
+                            int file_ptr_type, ADIO_Offset offset, MPI_Request * request,
+                            int write, int *error_code)
+{
+    ADIO_Status status;
+    int started = 0;
+
+    if (ADIOI_CLF_Coll_planned(fd, buf, count, datatype, file_ptr_type, offset, &status, write,
+                               request, &started, error_code) < 0)
+        ADIOI_CLF_Coll_rounds(fd, buf, count, datatype, file_ptr_type, offset, &status, write,
+                              error_code);
+    if (started)
+        return;
+    /* Done at once on every process (several rounds, or a process that
+     * could not prepare): as the blocking write, bytes visible on return. */
+    if (write)
+        MPI_Barrier(fd->comm);
+    ADIOI_CLF_Complete(fd, datatype, &status, request, error_code);
 }

@@ -415,14 +415,15 @@ void ADIOI_CLF_WriteStridedColl(ADIO_File fd, const void *buf, int count,
 }
 
 /*
- * Nonblocking accesses: done at once, like ADIOI_FAKE_I*, with the bytes
- * moved counted in bytes: a read that the end of the file cuts inside an
+ * Nonblocking accesses done at once (atomic mode, ROMIO's optimisations,
+ * accesses too large for one collective request), with the bytes moved
+ * counted in bytes: a read that the end of the file cuts inside an
  * element has no count of elements (MPI_Get_count is MPI_UNDEFINED), and
  * ROMIO's FAKE variants then complete the request with a negative size,
  * which aborts the job.
  */
-static void ADIOI_CLF_Complete(ADIO_File fd, MPI_Datatype datatype, ADIO_Status * status,
-                               ADIO_Request * request, int *error_code)
+void ADIOI_CLF_Complete(ADIO_File fd, MPI_Datatype datatype, ADIO_Status * status,
+                        ADIO_Request * request, int *error_code)
 {
     MPI_Count nbytes = 0;
 
@@ -431,15 +432,93 @@ static void ADIOI_CLF_Complete(ADIO_File fd, MPI_Datatype datatype, ADIO_Status 
     MPIO_Completed_request_create(&fd, nbytes, error_code, request);
 }
 
+/*
+ * One nonblocking access of this process through the MPI view: prepared
+ * here, moved by the I/O thread (ad_clf_async.c) while the caller goes
+ * on; the file pointer moves at issue.  Atomic mode holds a lock across
+ * the access: done at once.
+ */
+static void ADIOI_CLF_Iaccess(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
+                              int file_ptr_type, ADIO_Offset offset, ADIO_Request * request,
+                              int write, int *error_code)
+{
+    static char myname[] = "ADIOI_CLF_IACCESS";
+    struct ADIOI_CLF_Mem mem;
+    ADIO_Status status;
+    ADIO_Offset vbyte, at;
+    int cfd, linear, err;
+
+    *error_code = MPI_SUCCESS;
+    if (fd->atomicity) {
+        ADIOI_CLF_Access(fd, buf, count, datatype, file_ptr_type, offset, &status, write,
+                         error_code);
+        ADIOI_CLF_Complete(fd, datatype, &status, request, error_code);
+        return;
+    }
+    if (ADIOI_CLF_Target(fd, &cfd, &linear, error_code))
+        return;
+    vbyte = ADIOI_CLF_Start(fd, file_ptr_type, offset, linear);
+    at = linear ? fd->disp + vbyte : vbyte;
+    err = ADIOI_CLF_Mem_init(fd, &mem, buf, count, datatype, write, 0);
+    if (err) {
+        *error_code = ADIOI_CLF_Error(myname, err, "out of memory");
+        ADIOI_CLF_Mem_release(&mem);
+        return;
+    }
+    ADIOI_CLF_Done(fd, file_ptr_type, linear, vbyte, mem.bytes, datatype, NULL);
+    if (mem.bytes == 0) {
+        ADIOI_CLF_Mem_release(&mem);
+        MPIO_Completed_request_create(&fd, 0, error_code, request);
+        return;
+    }
+    ADIOI_CLF_Async_start(fd, cfd, at, &mem, buf, datatype, write, NULL, request);
+}
+
 void ADIOI_CLF_IreadStrided(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
                             int file_ptr_type, ADIO_Offset offset, ADIO_Request * request,
                             int *error_code)
 {
+    ADIOI_CLF_fs *fs = fd->fs_ptr;
     ADIO_Status status;
 
+    if (!fs->romio_opt) {
+        ADIOI_CLF_Iaccess(fd, buf, count, datatype, file_ptr_type, offset, request, 0,
+                          error_code);
+        return;
+    }
     ADIOI_CLF_ReadStrided(fd, buf, count, datatype, file_ptr_type, offset, &status,
                           error_code);
     ADIOI_CLF_Complete(fd, datatype, &status, request, error_code);
+}
+
+void ADIOI_CLF_IwriteStrided(ADIO_File fd, const void *buf, int count, MPI_Datatype datatype,
+                             int file_ptr_type, ADIO_Offset offset, ADIO_Request * request,
+                             int *error_code)
+{
+    ADIOI_CLF_fs *fs = fd->fs_ptr;
+
+    if (!fs->romio_opt)
+        ADIOI_CLF_Iaccess(fd, (void *) buf, count, datatype, file_ptr_type, offset, request,
+                          1, error_code);
+    else
+        ADIOI_FAKE_IwriteStrided(fd, buf, count, datatype, file_ptr_type, offset, request,
+                                 error_code);
+}
+
+/* The nonblocking forms of ADIOI_CLF_Access_all. */
+static void ADIOI_CLF_Iaccess_all(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
+                                  int file_ptr_type, ADIO_Offset offset,
+                                  ADIO_Request * request, int write, int *error_code)
+{
+    int nprocs;
+
+    MPI_Comm_size(fd->comm, &nprocs);
+    if (fd->atomicity || nprocs == 1)
+        ADIOI_CLF_Iaccess(fd, buf, count, datatype, file_ptr_type, offset, request, write,
+                          error_code);
+    else
+        ADIOI_CLF_Coll_iaccess(fd, buf, count, datatype, file_ptr_type, offset, request, write,
+                               error_code);
 }
 
 void ADIOI_CLF_IreadStridedColl(ADIO_File fd, void *buf, int count,
@@ -447,29 +526,36 @@ void ADIOI_CLF_IreadStridedColl(ADIO_File fd, void *buf, int count,
                                 ADIO_Offset offset, ADIO_Request * request, int *error_code)
 {
     ADIOI_CLF_fs *fs = fd->fs_ptr;
-    ADIO_Status status;
 
     if (fs->romio_opt) {
         ADIOI_GEN_IreadStridedColl(fd, buf, count, datatype, file_ptr_type, offset, request,
                                    error_code);
         return;
     }
-    ADIOI_CLF_ReadStridedColl(fd, buf, count, datatype, file_ptr_type, offset, &status,
-                              error_code);
-    ADIOI_CLF_Complete(fd, datatype, &status, request, error_code);
+    ADIOI_CLF_Iaccess_all(fd, buf, count, datatype, file_ptr_type, offset, request, 0,
+                          error_code);
 }
 
 /*
- * With use_romio_optimizations too: ROMIO's nonblocking two-phase write
- * would complete on a process before the aggregators have reported the
- * size of what they wrote for it, and its next read would stop short.
+ * With use_romio_optimizations, done at once: ROMIO's nonblocking
+ * two-phase write would complete on a process before the aggregators
+ * have reported the size of what they wrote for it, and its next read
+ * would stop short.  Without: each process's bytes are in the file when
+ * its request completes; another process sees them after both completed
+ * and synchronised, as MPI's consistency rules ask.
  */
 void ADIOI_CLF_IwriteStridedColl(ADIO_File fd, const void *buf, int count,
                                  MPI_Datatype datatype, int file_ptr_type,
                                  ADIO_Offset offset, ADIO_Request * request, int *error_code)
 {
+    ADIOI_CLF_fs *fs = fd->fs_ptr;
     ADIO_Status status;
 
+    if (!fs->romio_opt) {
+        ADIOI_CLF_Iaccess_all(fd, (void *) buf, count, datatype, file_ptr_type, offset,
+                              request, 1, error_code);
+        return;
+    }
     ADIOI_CLF_WriteStridedColl(fd, buf, count, datatype, file_ptr_type, offset, &status,
                                error_code);
     ADIOI_CLF_Complete(fd, datatype, &status, request, error_code);

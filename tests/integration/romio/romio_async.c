@@ -16,7 +16,12 @@
  *   - MPI_File_iread_at polled with MPI_Test to completion reads the
  *     bytes back; an iread_at past the end of the file counts the bytes
  *     there are;
- *   - MPI_File_iwrite / iread through the individual file pointer.
+ *   - MPI_File_iwrite / iread through the individual file pointer;
+ *   - through a vector view: MPI_File_iwrite_all and iwrite_at return
+ *     within half a blocking write_at_all and overlap alike, iread_at_all
+ *     returns at once and reads the bytes back, iread_at into an
+ *     out-of-order memory type (packed, unpacked at completion; the type
+ *     freed before the wait) too.
  * Exits 0 when every check passed.
  */
 #include <mpi.h>
@@ -26,6 +31,7 @@
 #include <string.h>
 
 #define SIZE (4 << 20)
+#define BLOCK 65536
 
 static int rank, nprocs, failures;
 
@@ -86,6 +92,115 @@ static void count_is(MPI_Status *st, int want, const char *what)
 	MPI_Get_count(st, MPI_BYTE, &n);
 	if (n != want)
 		fail("%s: status counts %d bytes, not %d", what, n, want);
+}
+
+/* File byte of view byte v: every nprocs-th BLOCK from base. */
+static MPI_Offset view_byte(MPI_Offset base, MPI_Offset v)
+{
+	return base + ((v / BLOCK) * nprocs + rank) * BLOCK + v % BLOCK;
+}
+
+static void fill_view(char *b, MPI_Offset base)
+{
+	for (MPI_Offset k = 0; k < SIZE / BLOCK; k++)
+		fill(b + k * BLOCK, view_byte(base, k * BLOCK), BLOCK);
+}
+
+static void expect_view(const char *b, MPI_Offset base, const char *what)
+{
+	for (MPI_Offset k = 0; k < SIZE / BLOCK; k++)
+		expect(b + k * BLOCK, view_byte(base, k * BLOCK), BLOCK, what);
+}
+
+/* issue and total of a nonblocking access against blocking: the checks
+ * of the contiguous iwrite_at above. */
+static void overlapped(const char *what, double issue, double total, double compute,
+		       double blocking)
+{
+	if (issue > blocking / 2)
+		fail("%s took %.0f ms to return (blocking %.0f ms): it blocks", what,
+		     issue * 1000, blocking * 1000);
+	if (total > compute + blocking / 2)
+		fail("%s + %.0f ms of computation + wait took %.0f ms (blocking %.0f ms): less than half of it hidden",
+		     what, compute * 1000, total * 1000, blocking * 1000);
+	printf("rank %d: blocking %.0f ms; %s returned in %.1f ms, and with %.0f ms of computation done in %.0f ms\n",
+	       rank, blocking * 1000, what, issue * 1000, compute * 1000, total * 1000);
+}
+
+/*
+ * Non-contiguous views and the _all forms: a vector view (every
+ * nprocs-th BLOCK from base, this process's first), written with
+ * MPI_File_iwrite_all and MPI_File_iwrite_at, read with iread_all and
+ * with iread_at into an out-of-order memory type (MPI packs it: the
+ * bytes are unpacked at completion).
+ */
+static void strided(MPI_File fh, MPI_Offset base, double delay, char *w, char *r)
+{
+	MPI_Datatype vec, ftype, swap, mtype;
+	int lens[2] = { BLOCK, BLOCK };
+	MPI_Aint displs[2] = { BLOCK, 0 };
+	double t0, issue, total, blocking, compute;
+	MPI_Request req;
+	MPI_Status st;
+
+	MPI_Type_vector(SIZE / BLOCK, BLOCK, BLOCK * nprocs, MPI_BYTE, &vec);
+	MPI_Type_create_resized(vec, 0, (MPI_Aint)SIZE * nprocs, &ftype);
+	MPI_Type_commit(&ftype);
+	ok(MPI_File_set_view(fh, base + (MPI_Offset)rank * BLOCK, MPI_BYTE, ftype, "native",
+			     MPI_INFO_NULL), "set_view");
+	MPI_Type_free(&vec);
+	MPI_Type_free(&ftype);
+	fill_view(w, base);
+
+	ok(MPI_File_write_at_all(fh, 0, w, SIZE, MPI_BYTE, &st), "write_at_all");
+	t0 = MPI_Wtime();
+	ok(MPI_File_write_at_all(fh, 0, w, SIZE, MPI_BYTE, &st), "write_at_all");
+	blocking = MPI_Wtime() - t0;
+	compute = blocking > 2 * delay ? blocking : 2 * delay;
+
+	t0 = MPI_Wtime();
+	ok(MPI_File_iwrite_all(fh, w, SIZE, MPI_BYTE, &req), "iwrite_all");
+	issue = MPI_Wtime() - t0;
+	spin(compute);
+	ok(MPI_Wait(&req, &st), "wait");
+	total = MPI_Wtime() - t0;
+	count_is(&st, SIZE, "iwrite_all");
+	overlapped("MPI_File_iwrite_all", issue, total, compute, blocking);
+	MPI_Barrier(MPI_COMM_WORLD);
+
+	memset(r, 0, SIZE);
+	t0 = MPI_Wtime();
+	ok(MPI_File_iread_at_all(fh, 0, r, SIZE, MPI_BYTE, &req), "iread_at_all");
+	issue = MPI_Wtime() - t0;
+	ok(MPI_Wait(&req, &st), "wait");
+	count_is(&st, SIZE, "iread_at_all");
+	expect_view(r, base, "iread_at_all");
+	if (issue > blocking / 2)
+		fail("MPI_File_iread_at_all took %.0f ms to return: it blocks", issue * 1000);
+
+	/* Independent, through the view. */
+	t0 = MPI_Wtime();
+	ok(MPI_File_iwrite_at(fh, 0, w, SIZE, MPI_BYTE, &req), "iwrite_at (view)");
+	issue = MPI_Wtime() - t0;
+	spin(compute);
+	ok(MPI_Wait(&req, &st), "wait");
+	total = MPI_Wtime() - t0;
+	count_is(&st, SIZE, "iwrite_at (view)");
+	overlapped("MPI_File_iwrite_at through a vector view", issue, total, compute, blocking);
+
+	MPI_Type_create_hindexed(2, lens, displs, MPI_BYTE, &swap);
+	MPI_Type_create_resized(swap, 0, 2 * BLOCK, &mtype);
+	MPI_Type_commit(&mtype);
+	MPI_Type_free(&swap);
+	memset(r, 0, SIZE);
+	ok(MPI_File_iread_at(fh, 0, r, SIZE / (2 * BLOCK), mtype, &req), "iread_at (swapped)");
+	/* Freed before the wait, as MPI allows. */
+	MPI_Type_free(&mtype);
+	ok(MPI_Wait(&req, &st), "wait");
+	for (MPI_Offset k = 0; k < SIZE / BLOCK; k++)
+		expect(r + (k ^ 1) * BLOCK, view_byte(base, k * BLOCK), BLOCK,
+		       "iread_at into an out-of-order memory type");
+	ok(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL), "set_view");
 }
 
 int main(int argc, char **argv)
@@ -172,6 +287,8 @@ int main(int argc, char **argv)
 	ok(MPI_File_iread(fh, r + SIZE / 2, SIZE / 2, MPI_BYTE, &req[1]), "iread 2/2");
 	ok(MPI_Waitall(2, req, st), "waitall");
 	expect(r, at, SIZE, "iread through the file pointer");
+
+	strided(fh, end, delay, w, r);
 
 	ok(MPI_File_close(&fh), "close");
 	free(w);
