@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * cmd_iod.c -- `clf iod remove N`: move every subfile off iod N to the
+ * cmd_iod.c -- `clf iod add`: a new iod joins a running instance; and
+ * `clf iod remove N`: move every subfile off iod N to the
  * other iods while clients go on reading and writing (docs/elastic.md).
  *
  * For each file with subfiles on iod N, one at a time:
@@ -20,15 +21,19 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include "clf.h"
 #include "clf_proto.h"
 #include "config.h"
 #include "error.h"
+#include "daemon_ctl.h"
 #include "probe.h"
 #include "proto.h"
 #include "tool.h"
@@ -380,11 +385,183 @@ static int drain_iod(struct mover *m)
 	return err;
 }
 
+/* ------------------------------------------------------------------ */
+/* clf iod add                                                         */
+/* ------------------------------------------------------------------ */
+
+/* The port of "host:port", or 0. */
+static unsigned port_of(const char *addr)
+{
+	const char *c = strrchr(addr, ':');
+
+	return c ? (unsigned)strtoul(c + 1, NULL, 10) : 0;
+}
+
+/* The new [iod] section for iod n, and stripe_count raised with the
+ * number of iods when it named them all, appended to / changed in the
+ * configuration file path. */
+static int add_section(const struct clf_config *cfg, const char *path,
+		       const char *addr, const char *dir)
+{
+	uint32_t n = cfg->niods;
+	char *text = NULL, old[64], *at;
+	size_t len = 0;
+	FILE *f = fopen(path, "r");
+	int err = 0;
+
+	if (!f)
+		return clf_fail(errno, "clf: cannot read %s: %s", path,
+				strerror(errno));
+	if (getdelim(&text, &len, '\0', f) < 0)
+		err = clf_fail(EIO, "clf: cannot read %s", path);
+	fclose(f);
+	if (err)
+		goto out;
+	f = fopen(path, "w");
+	if (!f) {
+		err = clf_fail(errno, "clf: cannot write %s: %s", path,
+			       strerror(errno));
+		goto out;
+	}
+	snprintf(old, sizeof(old), "stripe_count = %u\n", n);
+	at = cfg->stripe_count == n ? strstr(text, old) : NULL;
+	if (at) {
+		fwrite(text, 1, (size_t)(at - text), f);
+		fprintf(f, "stripe_count = %u\n", n + 1);
+		fputs(at + strlen(old), f);
+	} else {
+		fputs(text, f);
+	}
+	fprintf(f, "\n[iod] ; %u, by clf iod add\naddress = %s\ndir = %s\n",
+		n, addr, dir);
+	if (fclose(f))
+		err = clf_fail(EIO, "clf: cannot write %s", path);
+out:
+	free(text);
+	return err;
+}
+
+/* Start daemon d of cfg from the configuration file conf. */
+static int start(const struct clf_config *cfg, const struct tool_daemon *d,
+		 const char *conf)
+{
+	char program[PATH_MAX];
+	pid_t pid;
+	int err = daemon_find_program(daemon_program(d->role), program,
+				      sizeof(program));
+
+	return err ? err : daemon_start(cfg, d, program, conf,
+					DAEMON_START_TIMEOUT_MS, &pid);
+}
+
+/* Stop metad 0 (its pid file) and start it again on cfg: it reads the
+ * iods anew.  Clients retry their metad requests through the restart. */
+static int restart_metad(const struct clf_config *cfg,
+			 const struct tool_daemon *md, const char *conf)
+{
+	struct daemon_stop st = { .prog = daemon_program(DAEMON_METAD) };
+	int state = daemon_pid_check(md, &st.pid);
+
+	if (state < 0)
+		return state;
+	if (state == DAEMON_PID_ALIVE) {
+		daemons_stop(&st, 1, DAEMON_TERM_TIMEOUT_MS,
+			     DAEMON_KILL_TIMEOUT_MS);
+		if (st.result < 0)
+			return clf_fail_neg(st.result,
+					    "clf: cannot stop metad (pid %d)",
+					    (int)st.pid);
+	}
+	unlink(md->pidfile);
+	return start(cfg, md, conf);
+}
+
+static int do_add(const struct tool_opts *g, const char *data,
+		  const char *addr_opt, const char *dir_opt)
+{
+	struct clf_config *cfg = NULL, *now = NULL;
+	struct tool_daemon *ds = NULL;
+	char addr[300], dir[PATH_MAX], conf[PATH_MAX];
+	unsigned port = 0;
+	size_t nd = 0;
+	uint32_t n;
+	int err;
+
+	if (tool_config_open(g, data, &cfg) || tool_config_need_secret(cfg))
+		goto fail;
+	if (!cfg->source) {
+		clf_fail(EINVAL, "clf iod add: the built-in configuration has no file to add the iod to");
+		goto fail;
+	}
+	n = cfg->niods;
+	snprintf(conf, sizeof(conf), "%s", cfg->source);
+	if (addr_opt) {
+		snprintf(addr, sizeof(addr), "%s", addr_opt);
+	} else {
+		const char *last = cfg->iods[n - 1].addr;
+		const char *c = strrchr(last, ':');
+
+		port = port_of(cfg->metad.addr);
+		for (uint32_t i = 0; i < n; i++)
+			if (port_of(cfg->iods[i].addr) > port)
+				port = port_of(cfg->iods[i].addr);
+		snprintf(addr, sizeof(addr), "%.*s:%u",
+			 (int)(c ? c - last : (long)strlen(last)), last,
+			 port + 1);
+	}
+	if (dir_opt)
+		snprintf(dir, sizeof(dir), "%s", dir_opt);
+	else
+		snprintf(dir, sizeof(dir), "%s/iod%u", cfg->data_dir, n);
+	err = add_section(cfg, conf, addr, dir);
+	if (!err)
+		err = clf_config_load(conf, &now);
+	if (!err && now->niods != n + 1)
+		err = clf_fail(EINVAL, "clf iod add: %s has %u iods after the addition, not %u",
+			       conf, now->niods, n + 1);
+	if (!err)
+		err = daemons_list(now, &ds, &nd);
+	if (err)
+		goto fail;
+	/* daemons_list: metad 0 first, then the iods by index. */
+	if (ds[1 + n].local == 1)
+		err = start(now, &ds[1 + n], conf);
+	if (!err && ds[0].local == 1)
+		err = restart_metad(now, &ds[0], conf);
+	else if (!err)
+		fprintf(stderr, "clf iod add: metad runs on another host: restart it there (clf up) so that it knows iod %u\n",
+			n);
+	if (err)
+		goto fail;
+	printf("iod %u added: %s, storage %s; %s now has %u iods\n", n, addr,
+	       dir, conf, n + 1);
+	err = 0;
+	goto out;
+fail:
+	err = -1;
+	tool_fail();
+out:
+	free(ds);
+	clf_config_free(now);
+	clf_config_free(cfg);
+	return err ? CLF_EXIT_FAIL : CLF_EXIT_OK;
+}
+
 static void iod_help(FILE *f)
 {
 	fprintf(f,
-		"usage: clf iod remove N [--data DIR]\n"
+		"usage: clf iod add [--data DIR] [--address HOST:PORT] [--dir D]\n"
+		"       clf iod remove N [--data DIR]\n"
 		"\n"
+		"add: a new iod joins the running instance: its [iod] section\n"
+		"is added to the configuration (stripe_count raised with it when\n"
+		"it named every iod), it is started (on this host), and metad\n"
+		"is restarted to know it; clients started from then on place\n"
+		"new files on it too.  Default address: the host of the last\n"
+		"iod, the port after the highest in use; default storage:\n"
+		"<data_dir>/iodN.\n"
+		"\n"
+		"remove:\n"
 		"Move every subfile off iod N (its index in the configuration)\n"
 		"to the other iods, while clients go on reading and writing:\n"
 		"each file's writes at iod N pause while its subfiles are\n"
@@ -395,6 +572,8 @@ static void iod_help(FILE *f)
 		"\n"
 		"Options:\n"
 		"  --data DIR  the instance whose configuration is DIR/clf.conf\n"
+		"  --address HOST:PORT, --dir D\n"
+		"              add: where the new iod listens and stores\n"
 		"  -h, --help  this text\n");
 }
 
@@ -449,16 +628,21 @@ int cmd_iod(const struct tool_opts *g, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "data", required_argument, NULL, 'd' },
+		{ "address", required_argument, NULL, 'a' },
+		{ "dir", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *data = NULL;
+	const char *data = NULL, *addr = NULL, *dir = NULL;
+	bool add = false;
 	char *end;
 	unsigned long n;
 	int c;
 
 	/* `clf iod remove N [--data DIR]`: the options after the verb. */
-	if (argc >= 2 && !strcmp(argv[1], "remove")) {
+	if (argc >= 2 && (!strcmp(argv[1], "remove") ||
+			  !strcmp(argv[1], "add"))) {
+		add = !strcmp(argv[1], "add");
 		argc--;
 		argv++;
 	} else if (argc < 2 || (strcmp(argv[1], "-h") &&
@@ -471,6 +655,12 @@ int cmd_iod(const struct tool_opts *g, int argc, char **argv)
 		case 'd':
 			data = optarg;
 			break;
+		case 'a':
+			addr = optarg;
+			break;
+		case 'D':
+			dir = optarg;
+			break;
 		case 'h':
 			iod_help(stdout);
 			return CLF_EXIT_OK;
@@ -478,8 +668,11 @@ int cmd_iod(const struct tool_opts *g, int argc, char **argv)
 			return tool_bad_option("iod", c, argv);
 		}
 	}
-	if (optind + 1 != argc)
-		return tool_usage("iod", "say 'remove N'");
+	if (add && optind == argc)
+		return do_add(g, data, addr, dir);
+	if (add || optind + 1 != argc)
+		return tool_usage("iod", add ? "add takes no operand" :
+				  "say 'remove N'");
 	n = strtoul(argv[optind], &end, 10);
 	if (*end || end == argv[optind] || n >= CLF_PROTO_MAX_IODS)
 		return tool_usage("iod", "'%s' is not an iod index",

@@ -79,10 +79,20 @@ struct clf_client {
 	 * inode they name (client_route.c). */
 	struct clf_peer *more_metads;
 	struct clf_peer *more_metad_locks;
-	/* cfg->niods * lanes, owned: lane k of iod i at i * lanes + k. */
+	/* (cfg->niods + CLF_CLIENT_IOD_SPARE) * lanes, owned: lane k of
+	 * iod i at i * lanes + k; those from niods on not made yet. */
 	struct clf_peer *iods;
 	unsigned lanes;		/* cfg->iod_connections */
-	pthread_mutex_t *iod_connecting;	/* cfg->niods, owned */
+	pthread_mutex_t *iod_connecting;	/* as many as iods, owned */
+	/*
+	 * iods that joined after init (`clf iod add`): a layout that names
+	 * an iod past the configuration makes the client read its
+	 * configuration file again (clf_client_iod_join).  niods only
+	 * grows, under joining, after the peers below it are made.
+	 */
+	atomic_uint niods;			/* iods known */
+	struct clf_config_daemon *joined;	/* CLF_CLIENT_IOD_SPARE, owned */
+	pthread_mutex_t joining;
 	atomic_uint *lane_files;	/* lanes, owned: open files on each */
 	atomic_uint next_thread_lane;	/* and the next thread (apart, so
 					   that files take every lane) */
@@ -105,6 +115,21 @@ int clf_client_get(struct clf_client **out);
 struct clf_peer *clf_client_metad(struct clf_client *cl, uint32_t index);
 struct clf_peer *clf_client_metad_of(struct clf_client *cl, uint64_t ino);
 struct clf_peer *clf_client_metad_locks(struct clf_client *cl, uint64_t ino);
+
+/* How many iods may join a client after it started. */
+#define CLF_CLIENT_IOD_SPARE 16
+
+/* A peer of daemon d (borrowed; outlives it), not connected: kind and
+ * index name it in errors.  The peers (one per lane) of iod i at d. */
+void clf_peer_init(struct clf_peer *p, const struct clf_config_daemon *d,
+		   enum clf_error_kind kind, uint32_t index);
+void clf_client_iod_peers_init(struct clf_client *cl, uint32_t i,
+			       const struct clf_config_daemon *d);
+
+/* Make the peers of the iods up to index i that joined after init, from
+ * the configuration file read again: 0, or -EINVAL with a message when
+ * it has no iod i (or i is past the spare ones, or there is no file). */
+int clf_client_iod_join(struct clf_client *cl, uint32_t i);
 
 /* The peer of iod index i on the calling thread's lane, or NULL with a
  * message. */

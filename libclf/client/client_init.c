@@ -14,17 +14,6 @@
 #include "error.h"
 #include "xcache.h"
 
-static void peer_init(struct clf_peer *p, const struct clf_config_daemon *d,
-		      enum clf_error_kind kind, uint32_t index)
-{
-	pthread_mutex_init(&p->lock, NULL);
-	p->d = d;
-	p->src = (struct clf_error_source){ .kind = kind, .index = index };
-	snprintf(p->src.addr, sizeof(p->src.addr), "%s", d->addr);
-	p->conn = NULL;
-	p->generation = 0;
-}
-
 static void peer_release(struct clf_peer *p)
 {
 	clf_conn_close(p->conn);
@@ -124,6 +113,7 @@ void clf_ll_default_iod_connections(unsigned n)
 
 int CLF_init(const char *config_path)
 {
+	uint32_t spare;
 	struct clf_client *cl;
 	bool url;
 	int err;
@@ -149,8 +139,8 @@ int CLF_init(const char *config_path)
 		goto free_cfg;
 	}
 	pthread_mutex_init(&cl->reqid_lock, NULL);
-	peer_init(&cl->metad, &cl->cfg->metad, CLF_ERROR_METAD, 0);
-	peer_init(&cl->metad_locks, &cl->cfg->metad, CLF_ERROR_METAD, 0);
+	clf_peer_init(&cl->metad, &cl->cfg->metad, CLF_ERROR_METAD, 0);
+	clf_peer_init(&cl->metad_locks, &cl->cfg->metad, CLF_ERROR_METAD, 0);
 	cl->metad.acts_for = cl->metad_locks.acts_for = true;
 	test_act_as(cl);
 	if (url) {
@@ -174,9 +164,9 @@ int CLF_init(const char *config_path)
 			goto release_peers;
 		}
 		for (uint32_t i = 0; i < n; i++) {
-			peer_init(&cl->more_metads[i], &cl->cfg->metads[i + 1],
+			clf_peer_init(&cl->more_metads[i], &cl->cfg->metads[i + 1],
 				  CLF_ERROR_METAD, i + 1);
-			peer_init(&cl->more_metad_locks[i],
+			clf_peer_init(&cl->more_metad_locks[i],
 				  &cl->cfg->metads[i + 1], CLF_ERROR_METAD,
 				  i + 1);
 			cl->more_metads[i].acts_for = true;
@@ -186,27 +176,26 @@ int CLF_init(const char *config_path)
 	cl->lanes = cl->cfg->iod_connections > 0
 			    ? (unsigned)cl->cfg->iod_connections
 			    : default_lanes;
-	cl->iods = calloc((size_t)cl->cfg->niods * cl->lanes,
-			  sizeof(*cl->iods));
-	cl->iod_connecting = calloc(cl->cfg->niods,
-				    sizeof(*cl->iod_connecting));
+	spare = cl->cfg->niods + CLF_CLIENT_IOD_SPARE;
+	cl->iods = calloc((size_t)spare * cl->lanes, sizeof(*cl->iods));
+	cl->iod_connecting = calloc(spare, sizeof(*cl->iod_connecting));
+	cl->joined = calloc(CLF_CLIENT_IOD_SPARE, sizeof(*cl->joined));
 	cl->lane_files = calloc(cl->lanes, sizeof(*cl->lane_files));
-	if (!cl->iods || !cl->iod_connecting || !cl->lane_files) {
+	if (!cl->iods || !cl->iod_connecting || !cl->lane_files ||
+	    !cl->joined) {
 		free(cl->iods);
 		free(cl->iod_connecting);
+		free(cl->joined);
 		free(cl->lane_files);
 		err = clf_fail(ENOMEM, "clf: out of memory");
 		goto release_peers;
 	}
-	for (uint32_t i = 0; i < cl->cfg->niods; i++) {
+	for (uint32_t i = 0; i < spare; i++)
 		pthread_mutex_init(&cl->iod_connecting[i], NULL);
-		for (unsigned k = 0; k < cl->lanes; k++) {
-			struct clf_peer *p = &cl->iods[i * cl->lanes + k];
-
-			peer_init(p, &cl->cfg->iods[i], CLF_ERROR_IOD, i);
-			p->connecting = &cl->iod_connecting[i];
-		}
-	}
+	for (uint32_t i = 0; i < cl->cfg->niods; i++)
+		clf_client_iod_peers_init(cl, i, &cl->cfg->iods[i]);
+	atomic_init(&cl->niods, cl->cfg->niods);
+	pthread_mutex_init(&cl->joining, NULL);
 	clf_client_instance = cl;
 	return 0;
 release_peers:
@@ -242,11 +231,16 @@ int CLF_finalize(void)
 	}
 	free(cl->more_metads);
 	free(cl->more_metad_locks);
-	for (uint32_t i = 0; i < cl->cfg->niods; i++) {
-		for (unsigned k = 0; k < cl->lanes; k++)
+	for (uint32_t i = 0; i < cl->cfg->niods + CLF_CLIENT_IOD_SPARE; i++) {
+		for (unsigned k = 0; i < atomic_load(&cl->niods) &&
+				     k < cl->lanes; k++)
 			peer_release(&cl->iods[i * cl->lanes + k]);
 		pthread_mutex_destroy(&cl->iod_connecting[i]);
 	}
+	for (uint32_t i = 0; i < CLF_CLIENT_IOD_SPARE; i++)
+		free(cl->joined[i].addr);
+	free(cl->joined);
+	pthread_mutex_destroy(&cl->joining);
 	free(cl->iods);
 	free(cl->iod_connecting);
 	free(cl->lane_files);

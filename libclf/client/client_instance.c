@@ -6,6 +6,9 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "client_i.h"
 #include "error.h"
@@ -46,14 +49,65 @@ void clf_client_give_lane(struct clf_client *cl, unsigned lane)
 	atomic_fetch_sub(&cl->lane_files[lane % cl->lanes], 1);
 }
 
+void clf_peer_init(struct clf_peer *p, const struct clf_config_daemon *d,
+		      enum clf_error_kind kind, uint32_t index)
+{
+	pthread_mutex_init(&p->lock, NULL);
+	p->d = d;
+	p->src = (struct clf_error_source){ .kind = kind, .index = index };
+	snprintf(p->src.addr, sizeof(p->src.addr), "%s", d->addr);
+	p->conn = NULL;
+	p->generation = 0;
+}
+
+void clf_client_iod_peers_init(struct clf_client *cl, uint32_t i,
+			   const struct clf_config_daemon *d)
+{
+	for (unsigned k = 0; k < cl->lanes; k++) {
+		struct clf_peer *p = &cl->iods[i * cl->lanes + k];
+
+		clf_peer_init(p, d, CLF_ERROR_IOD, i);
+		p->connecting = &cl->iod_connecting[i];
+	}
+}
+
+int clf_client_iod_join(struct clf_client *cl, uint32_t i)
+{
+	uint32_t base = cl->cfg->niods, n;
+	struct clf_config *now = NULL;
+	int err = 0;
+
+	if (i >= base + CLF_CLIENT_IOD_SPARE || !cl->cfg->source)
+		return clf_fail(EINVAL, "clf: the layout names iod %u, the configuration has %u",
+				i, base);
+	pthread_mutex_lock(&cl->joining);
+	n = atomic_load(&cl->niods);
+	if (i >= n)
+		err = clf_config_load(cl->cfg->source, &now);
+	for (; !err && n <= i && n < now->niods; n++) {
+		struct clf_config_daemon *d = &cl->joined[n - base];
+
+		d->addr = strdup(now->iods[n].addr);
+		if (!d->addr) {
+			err = clf_fail(ENOMEM, "clf: out of memory");
+			break;
+		}
+		clf_client_iod_peers_init(cl, n, d);
+		atomic_store(&cl->niods, n + 1);
+	}
+	if (!err && i >= n)
+		err = clf_fail(EINVAL, "clf: the layout names iod %u, %s has %u",
+			       i, cl->cfg->source, n);
+	pthread_mutex_unlock(&cl->joining);
+	clf_config_free(now);
+	return err;
+}
+
 struct clf_peer *clf_client_iod_lane(struct clf_client *cl, uint32_t i,
 				     unsigned lane)
 {
-	if (i >= cl->cfg->niods) {
-		clf_fail(EINVAL, "clf: the layout names iod %u, the configuration has %u",
-			 i, cl->cfg->niods);
+	if (i >= atomic_load(&cl->niods) && clf_client_iod_join(cl, i))
 		return NULL;
-	}
 	return &cl->iods[(size_t)i * cl->lanes + lane % cl->lanes];
 }
 
@@ -68,7 +122,8 @@ void clf_client_follow_lane(unsigned lane)
 struct clf_peer *clf_client_iod_of_gen(struct clf_client *cl, uint32_t i,
 				       uint64_t gen)
 {
-	for (unsigned k = 0; gen && i < cl->cfg->niods && k < cl->lanes; k++)
+	for (unsigned k = 0; gen && i < atomic_load(&cl->niods) &&
+			     k < cl->lanes; k++)
 		if (cl->iods[(size_t)i * cl->lanes + k].generation == gen)
 			return &cl->iods[(size_t)i * cl->lanes + k];
 	return NULL;

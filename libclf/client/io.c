@@ -1039,7 +1039,7 @@ int CLF_sync(int fd)
 	err = clf_xcache_flush_file(f);
 	if (!err)
 		err = clf_file_flush_size(f);
-	done = calloc(cl->cfg->niods, sizeof(*done));
+	done = calloc(CLF_PROTO_MAX_IODS, sizeof(*done));
 	if (!done && !err)
 		err = clf_fail(ENOMEM, "clf: out of memory");
 	for (int j = 0; j <= f->layout->nsub && !err; j++) {

@@ -1,18 +1,22 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# test_elastic.sh -- `clf iod remove N` under load: zero bytes lost.
+# test_elastic.sh -- `clf iod add` and `clf iod remove N` under load:
+# zero bytes lost.
 #
 #  1. an instance of 4 iods; two clients (elastic_client) fill a file
 #     each, striped over the 4, then keep rewriting random blocks with
 #     new generations and reading others back, compared;
-#  2. `clf iod remove 1` while they run: it says the iod was emptied,
-#     and iod 1's store holds no subfile any more;
-#  3. iod 1 stopped, the clients go on a while, then stop: each reads
+#  2. `clf iod add` while they run: iod 4 joins (metad restarted under
+#     them); a third client started then stripes its new file over the 5
+#     iods: iod 4's store holds its subfile;
+#  3. `clf iod remove 1` while the three run: it says the iod was
+#     emptied, and iod 1's store holds no subfile any more;
+#  4. iod 1 stopped, the clients go on a while, then stop: each reads
 #     its whole file back at the end, every byte the last generation it
 #     wrote, and no call failed (exit 0);
-#  4. metad's layouts name iod 1 nowhere (clf getlayout);
-#  5. again: nothing left to move.
+#  5. metad's layouts name iod 1 nowhere (clf getlayout);
+#  6. again: nothing left to move.
 #
 # usage: test_elastic.sh [BUILD_DIR]   (default: $CLF_BUILD_DIR or build)
 
@@ -52,13 +56,30 @@ while [ ! -f "$tmp/e1.ready" ] || [ ! -f "$tmp/e2.ready" ]; do
 	[ "$i" -lt 600 ] || fail "the clients did not fill their files: $(cat "$tmp"/e*.out)"
 	sleep 0.1
 done
+
+step="clf iod add while they run; a new client's file uses iod 4"
+run "$clf" iod add --data "$data"
+[ "$rc" -eq 0 ] || fail "exit status $rc"
+grep -q "^iod 4 added: 127.0.0.1:[0-9]*, storage $data/iod4; .* now has 5 iods" \
+	"$tmp/out" || fail "no summary"
+cat "$tmp/out"
+grep -q "^stripe_count = 5" "$conf" || fail "stripe_count not raised"
+"$client" "$conf" "/e3" 8 "$tmp/e3.ready" "$tmp/stop" >"$tmp/e3.out" 2>&1 &
+pids="$pids $!"
+i=0
+while [ ! -f "$tmp/e3.ready" ]; do
+	i=$((i + 1))
+	[ "$i" -lt 600 ] || fail "the third client did not fill its file: $(cat "$tmp"/e3.out)"
+	sleep 0.1
+done
+[ "$(subfiles "$data/iod4")" -eq 1 ] || fail "iod 4 holds no subfile of /e3"
 before=$(subfiles "$data/iod1")
-[ "$before" -ge 2 ] || fail "iod 1 holds $before subfiles before the remove"
+[ "$before" -ge 3 ] || fail "iod 1 holds $before subfiles before the remove"
 
 step="clf iod remove 1 while they run"
 run "$clf" iod remove 1 --data "$data"
 [ "$rc" -eq 0 ] || fail "exit status $rc"
-grep -q "^iod 1 emptied: [0-9]* subfiles of 2 files, [0-9]* bytes moved in " \
+grep -q "^iod 1 emptied: [0-9]* subfiles of 3 files, [0-9]* bytes moved in " \
 	"$tmp/out" || fail "no summary"
 cat "$tmp/out"
 left=$(subfiles "$data/iod1")
@@ -71,12 +92,13 @@ touch "$tmp/stop"
 for p in $pids; do
 	wait "$p" || fail "a client failed: $(cat "$tmp"/e*.out)"
 done
-cat "$tmp/e1.out" "$tmp/e2.out"
-grep -q "ok$" "$tmp/e1.out" && grep -q "ok$" "$tmp/e2.out" ||
-	fail "a client did not check its file"
+cat "$tmp/e1.out" "$tmp/e2.out" "$tmp/e3.out"
+for f in e1 e2 e3; do
+	grep -q "ok$" "$tmp/$f.out" || fail "$f's client did not check its file"
+done
 
 step="metad's layouts name iod 1 nowhere"
-for f in e1 e2; do
+for f in e1 e2 e3; do
 	run "$clf" -c "$conf" getlayout "clf:/$f"
 	[ "$rc" -eq 0 ] || fail "getlayout $f: exit status $rc"
 	if grep -Eq '(^|[^0-9])iod 1([^0-9]|$)|on 1$' "$tmp/out"; then
