@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -24,7 +25,7 @@
 
 int iod_fences_init(struct iod_fences *fs)
 {
-	memset(fs->fences, 0, sizeof(fs->fences));
+	memset(fs->chains, 0, sizeof(fs->chains));
 	atomic_init(&fs->nfences, 0);
 	for (int i = 0; i < IOD_FENCE_BUCKETS; i++)
 		atomic_init(&fs->inflight[i], 0);
@@ -33,6 +34,14 @@ int iod_fences_init(struct iod_fences *fs)
 
 void iod_fences_destroy(struct iod_fences *fs)
 {
+	for (int i = 0; i < IOD_FENCE_BUCKETS; i++) {
+		while (fs->chains[i]) {
+			struct iod_fence *f = fs->chains[i];
+
+			fs->chains[i] = f->next;
+			free(f);
+		}
+	}
 	pthread_mutex_destroy(&fs->lock);
 }
 
@@ -93,13 +102,14 @@ static bool file_of(struct iod_views *views, uint64_t owner,
 	}
 }
 
-/* The slot fencing file, or NULL; fs->lock held. */
-static struct iod_fence *find(struct iod_fences *fs, uint64_t file)
+/* The link to the fence of file (*link NULL: none); fs->lock held. */
+static struct iod_fence **find(struct iod_fences *fs, uint64_t file)
 {
-	for (int i = 0; i < IOD_FENCE_MAX; i++)
-		if (fs->fences[i].file == file)
-			return &fs->fences[i];
-	return NULL;
+	struct iod_fence **link = &fs->chains[bucket_of(file)];
+
+	while (*link && (*link)->file != file)
+		link = &(*link)->next;
+	return link;
 }
 
 int iod_fence_enter(struct iod_fences *fs, struct iod_views *views,
@@ -118,7 +128,7 @@ int iod_fence_enter(struct iod_fences *fs, struct iod_views *views,
 	atomic_fetch_add(&fs->inflight[b], 1);
 	if (atomic_load(&fs->nfences)) {
 		pthread_mutex_lock(&fs->lock);
-		f = find(fs, file);
+		f = *find(fs, file);
 		refuse = f && f->owner != owner &&
 			 (write || f->mode == CLF_PROTO_FENCE_GONE);
 		pthread_mutex_unlock(&fs->lock);
@@ -144,13 +154,18 @@ void iod_fence_owner_closed(struct iod_fences *fs, uint64_t owner)
 	if (!atomic_load(&fs->nfences))
 		return;
 	pthread_mutex_lock(&fs->lock);
-	for (int i = 0; i < IOD_FENCE_MAX; i++) {
-		struct iod_fence *f = &fs->fences[i];
+	for (int i = 0; i < IOD_FENCE_BUCKETS; i++) {
+		struct iod_fence **link = &fs->chains[i], *f;
 
-		if (f->file && f->mode == CLF_PROTO_FENCE_MOVING &&
-		    f->owner == owner) {
-			f->file = 0;
-			atomic_fetch_sub(&fs->nfences, 1);
+		while ((f = *link)) {
+			if (f->mode == CLF_PROTO_FENCE_MOVING &&
+			    f->owner == owner) {
+				*link = f->next;
+				free(f);
+				atomic_fetch_sub(&fs->nfences, 1);
+			} else {
+				link = &f->next;
+			}
 		}
 	}
 	pthread_mutex_unlock(&fs->lock);
@@ -160,24 +175,30 @@ void iod_fence_owner_closed(struct iod_fences *fs, uint64_t owner)
 static int set(struct iod_fences *fs, uint64_t file, uint32_t mode,
 	       uint64_t owner)
 {
-	struct iod_fence *f = find(fs, file);
+	struct iod_fence **link = find(fs, file), *f = *link;
 
 	if (mode == CLF_PROTO_FENCE_LIFT) {
 		if (f) {
-			f->file = 0;
+			*link = f->next;
+			free(f);
 			atomic_fetch_sub(&fs->nfences, 1);
 		}
 		return 0;
 	}
 	if (!f) {
-		f = find(fs, 0);
-		if (!f)
+		if (atomic_load(&fs->nfences) >= IOD_FENCE_MAX)
 			return clf_fail(EBUSY,
-					"iod: %d files are fenced already; finish a move first",
+					"iod: %u files are fenced already; stop this iod, it has been emptied",
 					IOD_FENCE_MAX);
+		f = calloc(1, sizeof(*f));
+		if (!f)
+			return clf_fail(ENOMEM, "iod: out of memory for a fence");
+		*link = f;
 		atomic_fetch_add(&fs->nfences, 1);
 	}
-	*f = (struct iod_fence){ file, mode, owner };
+	f->file = file;
+	f->mode = mode;
+	f->owner = owner;
 	return 0;
 }
 

@@ -26,19 +26,23 @@
 
 #include "proto.h"
 
-#define IOD_FENCE_MAX 64	/* files fenced at once */
-#define IOD_FENCE_BUCKETS 1024	/* in-flight counters, by file hash */
+/* Files fenced at once: every file an emptied iod held stays GONE
+ * (40 bytes each) until the iod stops. */
+#define IOD_FENCE_MAX (1u << 22)
+#define IOD_FENCE_BUCKETS 1024	/* fence chains and in-flight counters,
+				   by file hash */
 
 struct iod_fence {
-	uint64_t file;		/* 0: a free slot */
+	uint64_t file;
 	uint32_t mode;		/* CLF_PROTO_FENCE_MOVING or _GONE */
 	uint64_t owner;		/* the mover's connection (MOVING) */
+	struct iod_fence *next;	/* in its bucket's chain */
 };
 
 struct iod_fences {
-	pthread_mutex_t lock;			/* of fences */
-	struct iod_fence fences[IOD_FENCE_MAX];	/* lock */
-	atomic_uint nfences;			/* slots in use */
+	pthread_mutex_t lock;			/* of the chains */
+	struct iod_fence *chains[IOD_FENCE_BUCKETS];	/* owned; lock */
+	atomic_uint nfences;			/* fences in the chains */
 	atomic_uint inflight[IOD_FENCE_BUCKETS]; /* data requests being
 						    served, by file hash */
 };
@@ -69,7 +73,7 @@ void iod_fence_leave(struct iod_fences *fs, int slot);
  * iod_fence_set - fence file (mode CLF_PROTO_FENCE_*) for all but owner
  *
  * MOVING and GONE return once no request of the file is being served:
- * 0, or -ETIMEDOUT after 30 s; -EBUSY when IOD_FENCE_MAX files are
+ * 0, or -ETIMEDOUT after 30 s; -ENOMEM; -EBUSY when IOD_FENCE_MAX files are
  * fenced already.  LIFT takes the fence away.
  */
 int iod_fence_set(struct iod_fences *fs, uint64_t file, uint32_t mode,

@@ -10,13 +10,15 @@
 #  2. `clf iod add` while they run: iod 4 joins (metad restarted under
 #     them); a third client started then stripes its new file over the 5
 #     iods: iod 4's store holds its subfile;
-#  3. `clf iod remove 1` while the three run: it says the iod was
-#     emptied, and iod 1's store holds no subfile any more;
+#  3. 100 small files more (clf stage-in), then `clf iod remove 1`
+#     while the three clients run: it says the iod was emptied, and iod
+#     1's store holds no subfile any more;
 #  4. iod 1 stopped, the clients go on a while, then stop: each reads
 #     its whole file back at the end, every byte the last generation it
 #     wrote, and no call failed (exit 0);
 #  5. metad's layouts name iod 1 nowhere (clf getlayout);
-#  6. again: nothing left to move.
+#  6. the small files staged out again are the same bytes;
+#  7. again: nothing left to move.
 #
 # usage: test_elastic.sh [BUILD_DIR]   (default: $CLF_BUILD_DIR or build)
 
@@ -73,13 +75,19 @@ while [ ! -f "$tmp/e3.ready" ]; do
 	sleep 0.1
 done
 [ "$(subfiles "$data/iod4")" -eq 1 ] || fail "iod 4 holds no subfile of /e3"
+mkdir "$tmp/small"
+for i in $(seq 1 100); do
+	head -c $((70000 + i * 97)) /dev/urandom >"$tmp/small/f$i"
+done
+run "$clf" stage-in -q --data "$data" "$tmp/small" clf:/small
+[ "$rc" -eq 0 ] || fail "stage-in of 100 small files: exit status $rc"
 before=$(subfiles "$data/iod1")
-[ "$before" -ge 3 ] || fail "iod 1 holds $before subfiles before the remove"
+[ "$before" -ge 103 ] || fail "iod 1 holds $before subfiles before the remove"
 
 step="clf iod remove 1 while they run"
 run "$clf" iod remove 1 --data "$data"
 [ "$rc" -eq 0 ] || fail "exit status $rc"
-grep -q "^iod 1 emptied: [0-9]* subfiles of 3 files, [0-9]* bytes moved in " \
+grep -q "^iod 1 emptied: [0-9]* subfiles of 103 files, [0-9]* bytes moved in " \
 	"$tmp/out" || fail "no summary"
 cat "$tmp/out"
 left=$(subfiles "$data/iod1")
@@ -105,6 +113,11 @@ for f in e1 e2 e3; do
 		fail "the layout of $f still names iod 1"
 	fi
 done
+
+step="the small files are the same bytes"
+run "$clf" stage-out -q --data "$data" clf:/small "$tmp/back"
+[ "$rc" -eq 0 ] || fail "stage-out: exit status $rc"
+diff -r "$tmp/small" "$tmp/back" >/dev/null || fail "a small file differs"
 
 step="a second remove finds nothing to move"
 run "$clf" iod remove 1 --data "$data"
