@@ -76,6 +76,9 @@
  *   1.20 CLF_PROTO_VIEW_AGAIN: a collective request sent again after its
  *        iod broke off; a restarted iod serves it alone when its
  *        operation already ran (the others had their replies).
+ *   1.21 CREATE flag CLF_PROTO_CREATE_PLAIN: create only in a directory
+ *        without a default layout, so that a create costs one round trip
+ *        where the client had to look the directory's default up after it.
  *
  * Version negotiation
  * -------------------
@@ -129,7 +132,7 @@
 
 #define CLF_PROTO_MAGIC 0x31464c43u /* "CLF1" as bytes on the wire */
 #define CLF_PROTO_VERSION_MAJOR 1
-#define CLF_PROTO_VERSION_MINOR 20
+#define CLF_PROTO_VERSION_MINOR 21
 
 /*
  * Message header, 32 bytes, every field little-endian:
@@ -524,7 +527,14 @@ enum clf_proto_layout_kind {
 #define CLF_PROTO_OPEN_WRITE 0x4u
 #define CLF_PROTO_LOOKUP_FLAGS 0x7u
 #define CLF_PROTO_CREATE_EXCL 0x1u	/* CREATE: fail with -EEXIST */
-#define CLF_PROTO_CREATE_FLAGS 0x7u
+/* Since 1.21, CREATE: the caller would give the new file its directory's
+ * default layout (the entry CLF_PROTO_DIR_DEFAULT_NAME of the directory,
+ * libclf/client/clf_ll.h).  metad creates the file only where the
+ * directory has no such entry, else fails with -EAGAIN and creates
+ * nothing: the caller then creates and lays the file out as before. */
+#define CLF_PROTO_CREATE_PLAIN 0x8u
+#define CLF_PROTO_CREATE_FLAGS 0xfu
+#define CLF_PROTO_DIR_DEFAULT_NAME ".clf-default-layout"
 #define CLF_PROTO_RENAME_NOREPLACE 0x1u /* RENAME: fail with -EEXIST */
 /* READDIRPLUS: also the layouts of regular files. */
 #define CLF_PROTO_READDIRPLUS_LAYOUT 0x1u

@@ -195,8 +195,16 @@ int mds_group_begin(struct mds_group *g, MDB_txn **txn)
 
 	pthread_mutex_lock(&g->mu);
 	g->waiting++;
-	while (!may_enter(g))
-		pthread_cond_wait(&g->enter_cv, &g->mu);
+	if (!may_enter(g)) {
+		/* Waiting for the group that syncs, or for the child slot:
+		 * this worker's place goes to the next request meanwhile,
+		 * else the pool's size would bound the next group (with 4
+		 * workers, 16 clients made groups of 4 at most). */
+		clf_daemon_wait_begin();
+		while (!may_enter(g))
+			pthread_cond_wait(&g->enter_cv, &g->mu);
+		clf_daemon_wait_end();
+	}
 	g->waiting--;
 	if (g->state == GROUP_IDLE)
 		rc = open_group(g);

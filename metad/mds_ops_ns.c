@@ -113,6 +113,28 @@ free_layout:
 	return err;
 }
 
+/*
+ * CLF_PROTO_CREATE_PLAIN: -EAGAIN where p's directory has a default
+ * layout, which its client gives the file itself (after the create and a
+ * look at the directory: two more round trips that most creates, in a
+ * directory without one, need not pay).
+ */
+static int plain_dir(const struct mds_session *s, const struct mds_path *p)
+{
+	uint64_t ino;
+	uint32_t mode;
+	int err = mds_entry_lookup(s->ctx->store, p->dir,
+				   CLF_PROTO_DIR_DEFAULT_NAME, &ino, &mode);
+
+	if (err == -ENOENT)
+		return 0;
+	if (err)
+		return err;
+	return clf_fail(EAGAIN,
+			"metad: directory %llu has a default layout: its client lays '%s' out",
+			(unsigned long long)p->dir, p->name);
+}
+
 int mds_op_create(const struct mds_session *s, struct wire_reader *r,
 		  struct mds_reply *rep)
 {
@@ -140,6 +162,8 @@ int mds_op_create(const struct mds_session *s, struct wire_reader *r,
 		err = mds_perm_dir_change(s->cred, &p.dir_attr,
 					  mds_path_dir_name(&p), "create",
 					  p.name);
+	if (!err && (req.flags & CLF_PROTO_CREATE_PLAIN))
+		err = plain_dir(s, &p);
 	if (!err)
 		err = mds_create(s->ctx->store, p.dir, p.name, req.mode, uid,
 				 gid, layout.use, &a);

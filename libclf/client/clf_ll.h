@@ -279,7 +279,7 @@ int clf_ll_unlock_owner(uint64_t ino, uint64_t owner);
  * file in the directory without a layout of its own should give it this
  * one; the mount and `clf cp` do.
  */
-#define CLF_LL_DEFAULT_LAYOUT_NAME ".clf-default-layout"
+#define CLF_LL_DEFAULT_LAYOUT_NAME CLF_PROTO_DIR_DEFAULT_NAME
 /* The longest default layout text read back, in bytes. */
 #define CLF_LL_DEFAULT_LAYOUT_MAX 65536
 

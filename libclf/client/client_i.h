@@ -128,10 +128,15 @@ int clf_meta_lookup(const char *rel, struct clf_proto_attr *attr,
 /* The same for open(2) flags (-1: no open): metad checks the access. */
 int clf_meta_lookup_open(const char *rel, int flags,
 			 struct clf_proto_attr *attr, struct clf_layout **layout);
-/* want: the new file's layout; NULL: the configured round robin. */
-int clf_meta_create(const char *rel, mode_t mode, bool excl,
+/* want: the new file's layout; NULL: the configured round robin.
+ * plain: only where the directory has no default layout, else -EAGAIN
+ * (CLF_PROTO_CREATE_PLAIN; ignored by a metad older than 1.21, see
+ * clf_meta_knows_plain). */
+int clf_meta_create(const char *rel, mode_t mode, bool excl, bool plain,
 		    const struct clf_proto_layout *want,
 		    struct clf_proto_attr *attr, struct clf_layout **layout);
+/* Whether metad takes CLF_PROTO_CREATE_PLAIN (protocol 1.21). */
+bool clf_meta_knows_plain(void);
 int clf_meta_getattr(uint64_t ino, struct clf_proto_attr *attr);
 int clf_meta_truncate(uint64_t ino, int64_t size, struct clf_proto_attr *attr);
 int clf_meta_update_size(uint64_t ino, int64_t end,

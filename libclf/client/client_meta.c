@@ -202,7 +202,23 @@ int clf_meta_lookup_open(const char *rel, int flags,
 	return take_reply(payload, len, false, attr, layout);
 }
 
-int clf_meta_create(const char *rel, mode_t mode, bool excl,
+/* The first protocol minor with CLF_PROTO_CREATE_PLAIN. */
+#define CREATE_PLAIN_MINOR 21
+
+bool clf_meta_knows_plain(void)
+{
+	struct clf_client *cl;
+	bool knows;
+
+	if (clf_client_get(&cl) || clf_peer_lock(&cl->metad))
+		return false;
+	knows = cl->metad.conn &&
+		clf_conn_minor(cl->metad.conn) >= CREATE_PLAIN_MINOR;
+	clf_peer_unlock(&cl->metad);
+	return knows;
+}
+
+int clf_meta_create(const char *rel, mode_t mode, bool excl, bool plain,
 		    const struct clf_proto_layout *want,
 		    struct clf_proto_attr *attr, struct clf_layout **layout)
 {
@@ -212,7 +228,8 @@ int clf_meta_create(const char *rel, mode_t mode, bool excl,
 		.mode = mode & CLF_PROTO_MODE_PERM,
 		.uid = geteuid(),
 		.gid = getegid(),
-		.flags = excl ? CLF_PROTO_CREATE_EXCL : 0,
+		.flags = (excl ? CLF_PROTO_CREATE_EXCL : 0) |
+			 (plain ? CLF_PROTO_CREATE_PLAIN : 0),
 		.layout = {
 			.kind = CLF_PROTO_LAYOUT_ROUND_ROBIN,
 			.first_iod = CLF_PROTO_IOD_DEFAULT,

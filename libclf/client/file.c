@@ -63,12 +63,16 @@ out:
  * mount, `clf cp`, a native program or MPI-IO made it.  Without O_EXCL
  * the file is looked up first and created exclusively, which tells
  * whether this call made it (*created; a lost race finds the winner's).
+ * A create that would take its directory's default asks metad to create
+ * only where there is none (most directories): one round trip, where the
+ * look at the directory after the create took two more.
  */
 static int create_inode(const char *rel, mode_t mode, int flags,
 			const struct clf_proto_layout *want,
 			struct clf_proto_attr *attr, struct clf_layout **layout,
 			bool *created)
 {
+	bool plain;
 	int err;
 
 	*created = false;
@@ -77,11 +81,17 @@ static int create_inode(const char *rel, mode_t mode, int flags,
 		if (err != -ENOENT)
 			return err;
 	}
-	err = clf_meta_create(rel, mode, true, want, attr, layout);
+	plain = !want && clf_meta_knows_plain();
+	err = clf_meta_create(rel, mode, true, plain, want, attr, layout);
+	if (err == -EAGAIN && plain) {
+		plain = false;
+		err = clf_meta_create(rel, mode, true, false, want, attr,
+				      layout);
+	}
 	if (err == -EEXIST && !(flags & O_EXCL))
 		return clf_meta_lookup_open(rel, flags, attr, layout);
 	*created = !err;
-	if (!err && *layout && !want)
+	if (!err && *layout && !want && !plain)
 		apply_dir_default(rel, attr->ino, attr, layout);
 	return err;
 }

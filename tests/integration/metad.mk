@@ -10,7 +10,7 @@
 
 METAD_ITEST_NAMES := test_metad_ops test_metad_robust test_metad_crash \
 	test_metad_replay test_metad_links test_metad_dirplus \
-	test_metad_iods test_metad_scale
+	test_metad_iods test_metad_scale test_metad_crash_group
 METAD_ITESTS := $(METAD_ITEST_NAMES:%=$(O)/tests/integration/%)
 METAD_ITEST_HARNESS := $(O)/tests/integration/metad_harness.o
 METAD_ITEST_OBJS := $(METAD_ITESTS:%=%.o) $(METAD_ITEST_HARNESS)

@@ -91,6 +91,28 @@ END_TEST
 /* Namespace                                                           */
 /* ------------------------------------------------------------------ */
 
+/* CLF_PROTO_CREATE_PLAIN (1.21): one round trip for a create that would
+ * take its directory's default layout, when the directory has none. */
+START_TEST(test_create_plain_is_refused_where_the_directory_has_a_default)
+{
+	struct mc *m = mc_open(&H);
+
+	ck_assert_int_eq(mc_mkdir(m, ROOT, "d", 0755, NULL), 0);
+	ck_assert_int_eq(mc_create(m, ROOT, "d/a", 0644,
+				   CLF_PROTO_CREATE_EXCL | CLF_PROTO_CREATE_PLAIN,
+				   NULL, NULL), 0);
+	ck_assert_int_eq(mc_create(m, ROOT, "d/" CLF_PROTO_DIR_DEFAULT_NAME,
+				   0644, CLF_PROTO_CREATE_EXCL, NULL, NULL), 0);
+	ck_assert_int_eq(mc_create(m, ROOT, "d/b", 0644,
+				   CLF_PROTO_CREATE_EXCL | CLF_PROTO_CREATE_PLAIN,
+				   NULL, NULL), -EAGAIN);
+	ck_assert_int_eq(mc_lookup(m, ROOT, "d/b", 0, NULL), -ENOENT);
+	ck_assert_int_eq(mc_create(m, ROOT, "d/b", 0644, CLF_PROTO_CREATE_EXCL,
+				   NULL, NULL), 0);
+	mc_close(m);
+}
+END_TEST
+
 START_TEST(test_create_round_robin_uses_the_configured_defaults)
 {
 	struct mc *m = mc_open(&H);
@@ -684,6 +706,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_daemon_mode_reports_ready_and_stops_on_sigterm);
 	tcase_add_test(tc, test_daemon_mode_reports_a_failure_to_start);
 	tcase_add_test(tc, test_config_without_secret_is_refused);
+	tcase_add_test(tc,
+		test_create_plain_is_refused_where_the_directory_has_a_default);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * test_metad_crash_group.c -- kill -9 metad while many clients create or
+ * unlink at once, so that their requests share group commits (metad/
+ * mds_group.c), and check that a restart finds every acknowledged change:
+ * a member of a group is answered only once the group is durable, so no
+ * kill, wherever it falls in a group, may lose what a client was told.
+ */
+#include <check.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "metad_harness.h"
+
+#define ROOT CLF_PROTO_ROOT_INO
+#define WRITERS 8
+#define MAX_OPS 20000		/* per writer; the kill comes long before */
+
+static struct mh H;
+
+static void setup(void)
+{
+	mh_init(&H, 2, 5000);
+	mh_start(&H);
+}
+
+static void teardown(void)
+{
+	mh_cleanup(&H);
+}
+
+enum burst_op { BURST_CREATE, BURST_UNLINK };
+
+struct burst {
+	enum burst_op op;
+	int first[WRITERS];	/* unlink: writer w's first name */
+	int acked[WRITERS];	/* acknowledged operations per writer */
+	bool other_error[WRITERS];	/* a failure not from the kill */
+	char error[WRITERS][160];
+	int kill_after;		/* acknowledged operations, all writers */
+	atomic_int total;	/* acknowledged, all writers */
+};
+
+struct writer {
+	struct burst *b;
+	int w;
+};
+
+static void *writer_main(void *arg)
+{
+	struct writer *wr = arg;
+	struct burst *b = wr->b;
+	int w = wr->w;
+	struct mc *m = mc_open(&H);
+
+	for (int i = 0; i < MAX_OPS; i++) {
+		char name[64];
+		int err;
+
+		snprintf(name, sizeof(name), "burst/w%d-%d", w,
+			 b->first[w] + i);
+		err = b->op == BURST_CREATE ?
+			mc_create(m, ROOT, name, 0644, CLF_PROTO_CREATE_EXCL,
+				  NULL, NULL) :
+			mc_unlink(m, ROOT, name);
+		if (err) {
+			/* Only the kill may stop the burst. */
+			if (!clf_conn_broken(m->c)) {
+				b->other_error[w] = true;
+				snprintf(b->error[w], sizeof(b->error[w]),
+					 "%s: %s", name, CLF_Last_error());
+			}
+			break;
+		}
+		b->acked[w]++;
+		atomic_fetch_add(&b->total, 1);
+	}
+	mc_close(m);
+	return NULL;
+}
+
+/* Run the burst with WRITERS connections; kill -9 metad once
+ * b->kill_after operations were acknowledged (plus up to 20 ms), and
+ * restart it. */
+static void burst_and_kill(struct burst *b)
+{
+	struct writer wr[WRITERS];
+	pthread_t t[WRITERS];
+	unsigned seed = (unsigned)getpid();
+	struct timespec ts = { 0, 1000000L };
+
+	atomic_init(&b->total, 0);
+	for (int w = 0; w < WRITERS; w++) {
+		wr[w] = (struct writer){ b, w };
+		b->acked[w] = 0;
+		b->other_error[w] = false;
+		ck_assert_int_eq(pthread_create(&t[w], NULL, writer_main,
+						&wr[w]), 0);
+	}
+	for (int i = 0; i < 60000 && atomic_load(&b->total) < b->kill_after; i++)
+		nanosleep(&ts, NULL);
+	ts.tv_nsec = (long)(rand_r(&seed) % 20) * 1000000L;
+	nanosleep(&ts, NULL);
+	mh_kill9(&H);
+	for (int w = 0; w < WRITERS; w++)
+		pthread_join(t[w], NULL);
+	for (int w = 0; w < WRITERS; w++) {
+		ck_assert_msg(!b->other_error[w], "writer %d: %s", w,
+			      b->error[w]);
+		ck_assert_msg(b->acked[w] < MAX_OPS,
+			      "the kill did not interrupt writer %d", w);
+	}
+	ck_assert_int_ge(atomic_load(&b->total), b->kill_after);
+	mh_start(&H);
+}
+
+/* Whether burst/w<w>-<i> exists now (asserts no other failure). */
+static bool exists(struct mc *m, int w, int i)
+{
+	char name[64];
+	int err;
+
+	snprintf(name, sizeof(name), "burst/w%d-%d", w, i);
+	err = mc_lookup(m, ROOT, name, 0, NULL);
+	ck_assert_msg(err == 0 || err == -ENOENT, "lookup %s: %s", name,
+		      CLF_Last_error());
+	return err == 0;
+}
+
+START_TEST(test_kill9_during_concurrent_creates_keeps_every_acknowledged_one)
+{
+	struct burst b = { .op = BURST_CREATE, .kill_after = 200 };
+	struct mc *m = mc_open(&H);
+
+	ck_assert_int_eq(mc_mkdir(m, ROOT, "burst", 0755, NULL), 0);
+	mc_close(m);
+	burst_and_kill(&b);
+	m = mc_open(&H);
+	for (int w = 0; w < WRITERS; w++) {
+		for (int i = 0; i < b.acked[w]; i++)
+			ck_assert_msg(exists(m, w, i),
+				      "acknowledged create w%d-%d lost", w, i);
+		/* Beyond the one in flight, nothing was ever asked for. */
+		ck_assert(!exists(m, w, b.acked[w] + 1));
+	}
+	mc_close(m);
+}
+END_TEST
+
+START_TEST(test_kill9_during_concurrent_unlinks_keeps_every_acknowledged_one)
+{
+	enum { PER_WRITER = 120 };
+	struct burst b = { .op = BURST_UNLINK, .kill_after = 80 };
+	struct mc *m = mc_open(&H);
+
+	ck_assert_int_eq(mc_mkdir(m, ROOT, "burst", 0755, NULL), 0);
+	for (int w = 0; w < WRITERS; w++) {
+		for (int i = 0; i < PER_WRITER; i++) {
+			char name[64];
+
+			snprintf(name, sizeof(name), "burst/w%d-%d", w, i);
+			ck_assert_int_eq(mc_create(m, ROOT, name, 0644,
+						   CLF_PROTO_CREATE_EXCL, NULL,
+						   NULL), 0);
+		}
+	}
+	mc_close(m);
+	burst_and_kill(&b);
+	m = mc_open(&H);
+	for (int w = 0; w < WRITERS; w++) {
+		ck_assert_msg(b.acked[w] < PER_WRITER,
+			      "writer %d ran out of files before the kill", w);
+		for (int i = 0; i < b.acked[w]; i++)
+			ck_assert_msg(!exists(m, w, i),
+				      "acknowledged unlink w%d-%d undone", w, i);
+		/* Beyond the one in flight, nothing was unlinked. */
+		for (int i = b.acked[w] + 1; i < PER_WRITER; i++)
+			ck_assert_msg(exists(m, w, i), "w%d-%d vanished", w, i);
+	}
+	mc_close(m);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("metad_crash_group");
+	TCase *tc = tcase_create("crash_group");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 240);
+	tcase_add_test(tc,
+		test_kill9_during_concurrent_creates_keeps_every_acknowledged_one);
+	tcase_add_test(tc,
+		test_kill9_during_concurrent_unlinks_keeps_every_acknowledged_one);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return mh_main(suite());
+}
