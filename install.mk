@@ -16,6 +16,10 @@
 #   $(mandir)/man{1,3,5,8}/...             the manual pages (man/)
 #   $(systemdunitdir)/clf-metad.service,   systemd units of the daemons
 #                     clf-iod@.service     (systemd/), not enabled
+#   $(moduledir)/clf.ko                    the kernel client, when built
+#                                          (for the headers' kernel KVER);
+#                                          depmod when installed as root
+#                                          without DESTDIR
 #
 # The configuration is looked up in $(sysconfdir)/clf/clf.conf (default
 # /etc), compiled into libclf (libclf/Build.mk); nothing is installed
@@ -40,6 +44,9 @@ romiodir ?= $(libdir)/clf
 # is in its search path for /usr and /usr/local alike).
 systemdunitdir ?= $(prefix)/lib/systemd/system
 
+# The kernel module: updates/ is searched before the kernel's own.
+moduledir ?= /lib/modules/$(KVER)/updates
+
 INSTALL ?= install
 INSTALL_PROGRAM ?= $(INSTALL) -m 755
 INSTALL_DATA ?= $(INSTALL) -m 644
@@ -48,13 +55,17 @@ INSTALL_DATA ?= $(INSTALL) -m 644
 # installing for real as root.
 LDCONFIG ?= $(if $(DESTDIR),true,$(shell [ "$$(id -u)" = 0 ] && \
 	command -v ldconfig || echo true))
+# The same for depmod (a package runs it from its postinst).
+DEPMOD ?= $(if $(DESTDIR),true,$(shell [ "$$(id -u)" = 0 ] && \
+	command -v depmod || echo true))
+KMODULE := $(filter %/clf.ko,$(PROGRAMS))
 
 INSTALL_PROGRAMS := $(O)/tools/clf $(O)/metad/metad $(O)/iod/iod \
 	$(filter %/mount.clf,$(PROGRAMS))
 
 .PHONY: install install-mount uninstall
 
-install: $(LIBS) $(INSTALL_PROGRAMS) $(MAN_PAGES)
+install: $(LIBS) $(INSTALL_PROGRAMS) $(MAN_PAGES) $(KMODULE)
 	$(INSTALL) -d $(DESTDIR)$(bindir) $(DESTDIR)$(sbindir) \
 		$(DESTDIR)$(libdir) $(DESTDIR)$(includedir) \
 		$(DESTDIR)$(pkgconfigdir)
@@ -101,6 +112,10 @@ install: $(LIBS) $(INSTALL_PROGRAMS) $(MAN_PAGES)
 			>$(DESTDIR)$(systemdunitdir)/$${u##*/} && \
 		chmod 644 $(DESTDIR)$(systemdunitdir)/$${u##*/} || exit 1; \
 	done
+ifneq ($(KMODULE),)
+	$(INSTALL) -D -m 644 $(KMODULE) $(DESTDIR)$(moduledir)/clf.ko
+	$(DEPMOD) -a $(KVER)
+endif
 	$(LDCONFIG)
 
 # The mount client alone (docs/mount.md).
@@ -121,11 +136,15 @@ uninstall:
 		$(addprefix $(DESTDIR)$(mandir)/,$(foreach p,$(MAN_PAGES),man$(subst .,,$(suffix $(p)))/$(notdir $(p))))
 	-rmdir $(DESTDIR)$(romiodir) 2>/dev/null
 	$(LDCONFIG)
+ifneq ($(KMODULE),)
+	rm -f $(DESTDIR)$(moduledir)/clf.ko
+	$(DEPMOD) -a $(KVER)
+endif
 
 # test_install.sh: make install into a DESTDIR, then everything from the
 # installed files only (tests/integration/installed_lib.sh).
 .PHONY: check-install
-check-install: $(LIBS) $(INSTALL_PROGRAMS) $(MAN_PAGES)
+check-install: $(LIBS) $(INSTALL_PROGRAMS) $(MAN_PAGES) $(KMODULE)
 	@CLF_BUILD_DIR=$(O) scripts/run-tests.sh tests/integration/test_install.sh
 
 CHECK_TARGETS += check-install

@@ -52,7 +52,8 @@ endif
 # The kernel module clf.ko (kernel/module/), built out of tree against
 # Debian's linux-headers of the guest kernel (tests/guest/), in a copy
 # under $(O) so that no build output lands in the source tree.  Kbuild
-# gets a clean environment: our make's O= and -j are not its own.
+# gets a clean environment: our make's O= and -j are not its own, nor
+# the CFLAGS and LDFLAGS of a user-space build (debian/rules').
 ifeq ($(CONFIG_CLF_KERNEL_MODULE),y)
 
 KVER ?= $(notdir $(patsubst %/,%,$(lastword $(sort $(dir $(wildcard \
@@ -67,7 +68,8 @@ PROGRAMS += $(O)/kernel/module/clf.ko
 $(O)/kernel/module/clf.ko: $(KMOD_SRCS)
 	@mkdir -p $(@D)
 	cp $(KMOD_SRCS) $(@D)/
-	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C $(KDIR) \
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u CFLAGS -u LDFLAGS \
+		make -s -C $(KDIR) \
 		M=$(abspath $(@D)) W=1 modules
 else
 $(warning clf: no linux-headers in $(KDIR): the kernel module is not built (scripts/install-deps.sh installs them))

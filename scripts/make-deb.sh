@@ -17,11 +17,16 @@ for d in romio romio-src; do
 		cp -a "$o/$d" "$bo/$d"
 	fi
 done
+DH_OPTIONS=
 if [ ! -f "$o/romio-clf/libromio-clf.so" ]; then
 	DH_OPTIONS="-Nromio-clf"
-	export DH_OPTIONS
 	echo "make-deb: no libromio-clf.so in $o: romio-clf left out"
 fi
+if [ ! -f "$o/kernel/module/clf.ko" ]; then
+	DH_OPTIONS="$DH_OPTIONS -Nclf-modules"
+	echo "make-deb: no clf.ko in $o (linux-headers): clf-modules left out"
+fi
+export DH_OPTIONS
 # No -dbgsym packages: the tests and users want the five.
 DEB_BUILD_OPTIONS="${DEB_BUILD_OPTIONS:-} noddebs"
 export DEB_BUILD_OPTIONS

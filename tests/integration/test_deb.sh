@@ -7,7 +7,8 @@
 # its own (--root: the machine's /sbin/mount.clf and /usr are shared
 # with other tests and users), where an instance runs from the packaged
 # files only, a program builds with pkg-config and mpicc-clf links the
-# packaged libromio-clf.so (installed_lib.sh); then dpkg --purge leaves
+# packaged libromio-clf.so (installed_lib.sh), clf-modules' clf.ko is
+# the module; then dpkg --purge leaves
 # no file behind.
 #
 # usage: test_deb.sh [BUILD_DIR]     (default: $CLF_BUILD_DIR or build)
@@ -68,9 +69,20 @@ n=$(dpkg_root -l | grep -c '^ii ')
 
 ( check_installed "$root" "/usr/lib/$multiarch" "$romiodir" ) || exit 1
 
+# The kernel client, where clf.ko was built: under the headers' kernel.
+modules=
+if echo "$debs" | grep -q '/clf-modules_'; then
+	modules=clf-modules
+	ko=$(find "$root/lib/modules" -path '*/updates/clf.ko')
+	[ -n "$ko" ] || fail "clf-modules installed no lib/modules/*/updates/clf.ko"
+	modinfo -F name "$ko" | grep -qx clf || fail "$ko: not the clf module"
+elif [ -f "$build/kernel/module/clf.ko" ]; then
+	fail "clf.ko built, but no clf-modules package"
+fi
+
 # shellcheck disable=SC2086
 dpkg_root --purge clf-server clf-client libclf-dev libclf0 \
-	$( [ -n "$romiodir" ] && echo romio-clf ) >"$tmp/dpkg.log" 2>&1 ||
+	$( [ -n "$romiodir" ] && echo romio-clf ) $modules >"$tmp/dpkg.log" 2>&1 ||
 	fail "dpkg --purge: $(cat "$tmp/dpkg.log")"
 left=$(find "$root" \( -type f -o -type l \) ! -path "$root/var/lib/dpkg/*")
 [ -z "$left" ] || fail "dpkg --purge left: $left"

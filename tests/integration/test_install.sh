@@ -5,7 +5,8 @@
 # file where it belongs (installed_lib.sh says which and checks them):
 # an instance runs from the installed programs alone, a program built
 # with `pkg-config --cflags --libs clf` (and --static) runs against the
-# installed library, mpicc-clf finds the installed libromio-clf.so; then
+# installed library, mpicc-clf finds the installed libromio-clf.so, the
+# kernel module (when built) is in lib/modules/KVER/updates; then
 # the README's build-tree link line works as written, and `make
 # uninstall` leaves nothing behind.
 #
@@ -30,6 +31,12 @@ make -s --no-print-directory O="$build" install DESTDIR="$tmp/root" \
 romiodir=
 [ -f "$build/romio-clf/libromio-clf.so" ] && romiodir=/usr/lib/clf
 ( check_installed "$tmp/root" /usr/lib "$romiodir" ) || exit 1
+# The kernel client, where it was built (no depmod: DESTDIR).
+if [ -f "$build/kernel/module/clf.ko" ]; then
+	ko=$(find "$tmp/root/lib/modules" -path '*/updates/clf.ko' 2>/dev/null)
+	[ -n "$ko" ] || fail "make install put no lib/modules/*/updates/clf.ko"
+	cmp "$build/kernel/module/clf.ko" "$ko" || fail "$ko is not the built clf.ko"
+fi
 for u in clf-metad.service clf-iod@.service; do
 	grep -q "^ExecStart=/usr/sbin/" "$tmp/root/usr/lib/systemd/system/$u" ||
 		fail "$u is not installed with the installed daemons' path"
