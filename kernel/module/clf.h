@@ -30,7 +30,7 @@ struct clf_sb_info {
 
 struct clf_inode_info {
 	struct inode vfs_inode;
-	spinlock_t lock;		/* files, nlookup */
+	spinlock_t lock;		/* files, nlookup, size, attributes */
 	struct list_head files;		/* open struct clf_file, for writeback */
 	u64 nlookup;			/* daemon lookup references */
 	unsigned long attr_time;	/* jiffies of the last attributes */
@@ -91,6 +91,8 @@ struct inode *clf_iget(struct super_block *sb, const struct clf_up_attr *a);
 void clf_update_inode(struct inode *inode, const struct clf_up_attr *a);
 void clf_update_since(struct inode *inode, const struct clf_up_attr *a,
 		      int wseq);
+void clf_grow_size(struct inode *inode, loff_t pos);
+void clf_drop_nlink(struct inode *inode);
 int clf_refresh(struct inode *inode, bool force);
 int clf_getattr(struct user_namespace *mnt_userns, const struct path *path,
 		struct kstat *stat, u32 request_mask, unsigned int flags);
@@ -113,6 +115,8 @@ int clf_flock(struct file *file, int cmd, struct file_lock *fl);
 void clf_unlock_owner(struct file *file, fl_owner_t owner);
 
 /* file.c */
+int clf_file_cache_init(void);
+void clf_file_cache_exit(void);
 extern const struct file_operations clf_file_fops;
 extern const struct address_space_operations clf_aops;
 

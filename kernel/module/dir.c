@@ -91,8 +91,13 @@ static int clf_d_revalidate(struct dentry *dentry, unsigned int flags)
 	inode = d_inode(dentry);
 	err = clf_do_lookup(dir, &dentry->d_name, &a);
 	dput(parent);
-	if (err == -ENOENT)
-		return 0;
+	if (err == -ENOENT) {
+		if (inode)
+			return 0;
+		/* Still no such name: the negative dentry stands. */
+		clf_set_time(dentry);
+		return 1;
+	}
 	if (err)
 		return err;
 	if (!inode || inode->i_ino != a.ino ||
@@ -276,11 +281,7 @@ static int clf_remove(struct inode *dir, struct dentry *dentry, u32 op)
 		err = clf_call(&c);
 	if (err)
 		return err;
-	if (op == CLF_UP_RMDIR)
-		clear_nlink(inode);
-	else
-		drop_nlink(inode);
-	CLF_I(inode)->attr_time = 0;
+	clf_drop_nlink(inode);
 	CLF_I(dir)->attr_time = 0;
 	return 0;
 }
@@ -318,15 +319,8 @@ static int clf_rename(struct user_namespace *mnt_userns,
 	err = clf_call(&c);
 	if (err)
 		return err;
-	if (d_really_is_positive(new)) {
-		struct inode *victim = d_inode(new);
-
-		if (S_ISDIR(victim->i_mode))
-			clear_nlink(victim);
-		else
-			drop_nlink(victim);
-		CLF_I(victim)->attr_time = 0;
-	}
+	if (d_really_is_positive(new))
+		clf_drop_nlink(d_inode(new));
 	CLF_I(old_dir)->attr_time = 0;
 	CLF_I(new_dir)->attr_time = 0;
 	CLF_I(d_inode(old))->attr_time = 0;

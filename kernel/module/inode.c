@@ -33,13 +33,18 @@ static bool has_local_writes(struct inode *inode)
 	       mapping_tagged(m, PAGECACHE_TAG_WRITEBACK);
 }
 
-/* a, asked for when the inode's wseq was wseq. */
+/*
+ * a, asked for when the inode's wseq was wseq.  Under ci->lock, as the
+ * writers' size changes are (clf_grow_size): a size read here and
+ * written back must not undo one made in between.
+ */
 void clf_update_since(struct inode *inode, const struct clf_up_attr *a,
 		      int wseq)
 {
+	struct clf_inode_info *ci = CLF_I(inode);
 	loff_t size = a->size;
-	bool newer = atomic_read(&CLF_I(inode)->wseq) != wseq;
 
+	spin_lock(&ci->lock);
 	inode->i_mode = (inode->i_mode & S_IFMT) | (a->mode & ~S_IFMT);
 	i_uid_write(inode, a->uid);
 	i_gid_write(inode, a->gid);
@@ -51,11 +56,44 @@ void clf_update_since(struct inode *inode, const struct clf_up_attr *a,
 	inode->i_ctime.tv_sec = a->ctime;
 	inode->i_ctime.tv_nsec = a->ctime_ns;
 	inode->i_blocks = a->blocks;
-	if (S_ISREG(inode->i_mode) && (newer || has_local_writes(inode)) &&
-	    size < i_size_read(inode))
-		size = i_size_read(inode);
+	if (S_ISREG(inode->i_mode)) {
+		/*
+		 * Sent a write or a truncation since it was asked: the
+		 * answer may predate it, ours does not.  Pages it has
+		 * not seen yet only grow the file.
+		 */
+		if (atomic_read(&ci->wseq) != wseq ||
+		    (has_local_writes(inode) && size < i_size_read(inode)))
+			size = i_size_read(inode);
+	}
 	i_size_write(inode, size);
-	CLF_I(inode)->attr_time = jiffies;
+	ci->attr_time = jiffies;
+	spin_unlock(&ci->lock);
+}
+
+/* Written up to pos here: the size, if that is past it. */
+void clf_grow_size(struct inode *inode, loff_t pos)
+{
+	struct clf_inode_info *ci = CLF_I(inode);
+
+	spin_lock(&ci->lock);
+	if (pos > i_size_read(inode))
+		i_size_write(inode, pos);
+	spin_unlock(&ci->lock);
+}
+
+/* The name of inode is gone: one link less (attributes may have it). */
+void clf_drop_nlink(struct inode *inode)
+{
+	struct clf_inode_info *ci = CLF_I(inode);
+
+	spin_lock(&ci->lock);
+	if (S_ISDIR(inode->i_mode))
+		clear_nlink(inode);
+	else if (inode->i_nlink)
+		drop_nlink(inode);
+	ci->attr_time = 0;
+	spin_unlock(&ci->lock);
 }
 
 void clf_update_inode(struct inode *inode, const struct clf_up_attr *a)
@@ -217,6 +255,8 @@ int clf_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 		err = filemap_write_and_wait(inode->i_mapping);
 		if (err)
 			return err;
+		/* Sizes asked for before now are older than this one. */
+		atomic_inc(&CLF_I(inode)->wseq);
 		sa.valid |= CLF_UP_SET_SIZE;
 		sa.size = attr->ia_size;
 		if (!(valid & ATTR_MTIME))
@@ -230,8 +270,17 @@ int clf_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 		return err;
 	if (c.out_len != sizeof(a))
 		return -EIO;
-	if (valid & ATTR_SIZE)
-		truncate_setsize(inode, attr->ia_size);
+	if (valid & ATTR_SIZE) {
+		loff_t old = i_size_read(inode);
+
+		spin_lock(&CLF_I(inode)->lock);
+		i_size_write(inode, attr->ia_size);
+		spin_unlock(&CLF_I(inode)->lock);
+		/* truncate_setsize(), the size set under ci->lock. */
+		if (attr->ia_size > old)
+			pagecache_isize_extended(inode, old, attr->ia_size);
+		truncate_pagecache(inode, attr->ia_size);
+	}
 	clf_update_inode(inode, &a);
 	return 0;
 }

@@ -251,15 +251,20 @@ static int __init clf_init(void)
 					     clf_inode_once);
 	if (!clf_inode_cachep)
 		return -ENOMEM;
-	err = clf_dev_init();
+	err = clf_file_cache_init();
 	if (err)
 		goto free_cache;
+	err = clf_dev_init();
+	if (err)
+		goto free_files;
 	err = register_filesystem(&clf_fs_type);
 	if (err)
 		goto dev_exit;
 	return 0;
 dev_exit:
 	clf_dev_exit();
+free_files:
+	clf_file_cache_exit();
 free_cache:
 	kmem_cache_destroy(clf_inode_cachep);
 	return err;
@@ -269,6 +274,7 @@ static void __exit clf_exit(void)
 {
 	unregister_filesystem(&clf_fs_type);
 	clf_dev_exit();
+	clf_file_cache_exit();
 	/* Inodes are freed after an RCU grace period. */
 	rcu_barrier();
 	kmem_cache_destroy(clf_inode_cachep);

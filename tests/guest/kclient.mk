@@ -1,6 +1,6 @@
 # The kernel client (kernel/module/, CONFIG_CLF_KERNEL_MODULE) in a qemu
 # guest booting Debian's kernel (tests/guest/run-guest.sh, the recipe of
-# shared/GUEST.md; about 40 s on 2 cores under TCG):
+# shared/GUEST.md; about 8 minutes on 2 cores under TCG, 14 when loaded):
 #
 #   make check-kclient
 #   make bench-kclient     bench/kclient_vs_fuse.sh in the guest

@@ -60,6 +60,7 @@ if [ ! -s "$vmlinux" ] || [ "/boot/vmlinuz-$KVER" -nt "$vmlinux" ]; then
 	mv "$vmlinux.tmp" "$vmlinux"
 fi
 
+# CLF_GUEST_APPEND: more of the kernel's command line ("WORD ... ").
 # Stage 1: busybox, the modules to mount 9p, an init that switch_roots.
 stage1=$gdir/stage1-$KVER.cpio.gz
 if [ ! -s "$stage1" ] || [ "$here/stage1-init" -nt "$stage1" ]; then
@@ -102,7 +103,7 @@ set +e
 timeout -k 5 "$tmo" qemu-system-x86_64 $accel -m 1024 -smp 2 -nographic \
 	-no-reboot -nodefaults -serial stdio \
 	-kernel "$vmlinux" -initrd "$stage1" \
-	-append "console=ttyS0 panic=-1 quiet clfinit=$here/guest-init.sh clftest=$script clfargs=$(echo "$*" | tr ' ' ',')" \
+	-append "console=ttyS0 panic=-1 quiet ${CLF_GUEST_APPEND:-}clfinit=$here/guest-init.sh clftest=$script clfargs=$(echo "$*" | tr ' ' ',')" \
 	-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
 	-fsdev local,id=r,path=/,security_model=none,readonly=on,multidevs=remap \
 	-device virtio-9p-pci,fsdev=r,mount_tag=hostroot \
