@@ -294,6 +294,39 @@ static int first_run_after(const struct clf_mapping *m, int64_t r)
 }
 
 /*
+ * Runs i... of one stretch of the table, the stretch at view offset bv
+ * and subfile offset bs, clipped to [lo, view_hi); *past is set at the
+ * first run that starts at or past view_hi.  0 or the emitter's value
+ * (the segment function's, which may be positive).
+ */
+static int emit_runs(const struct clf_mapping *m, int64_t bv, int64_t bs,
+		     int i, int64_t lo, int64_t view_hi, struct map_emit *e,
+		     bool *past)
+{
+	for (; i < m->ntable; i++) {
+		const struct map_run *t = &m->table[i];
+		int64_t v = bv + t->v, s = bs + t->s, len = t->len;
+		int err;
+
+		if (v >= view_hi) {
+			*past = true;
+			return 0;
+		}
+		if (v < lo) {
+			len -= lo - v;
+			s += lo - v;
+			v = lo;
+		}
+		if (len > view_hi - v)
+			len = view_hi - v;
+		err = map_emit_run(e, v, s, len);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
  * The table walk when the table's stretch does not divide the period:
  * in each period, tk stretches from the table, then the tail by cursors.
  */
@@ -303,6 +336,7 @@ static int walk_with_tails(const struct clf_mapping *m, int64_t lo,
 	/* Periods p < pend lie wholly below INT64_MAX. */
 	int64_t pend = (INT64_MAX - m->origin) / m->period;
 	int64_t p = (lo - m->v0) / m->vper, r, k, first, last;
+	bool past = false;
 	int i = 0, err;
 
 	if (p >= pend)
@@ -327,26 +361,10 @@ static int walk_with_tails(const struct clf_mapping *m, int64_t lo,
 		bv = m->v0 + p * m->vper;
 		bs = m->s0 + p * m->sper;
 		for (; k < m->tk; k++, i = 0) {
-			int64_t kv = bv + k * m->tvper, ks = bs + k * m->tsper;
-
-			for (; i < m->ntable; i++) {
-				const struct map_run *t = &m->table[i];
-				int64_t v = kv + t->v, s = ks + t->s;
-				int64_t len = t->len;
-
-				if (v >= view_hi)
-					return 0;
-				if (v < lo) {
-					len -= lo - v;
-					s += lo - v;
-					v = lo;
-				}
-				if (len > view_hi - v)
-					len = view_hi - v;
-				err = map_emit_run(e, v, s, len);
-				if (err)
-					return err;
-			}
+			err = emit_runs(m, bv + k * m->tvper, bs + k * m->tsper,
+					i, lo, view_hi, e, &past);
+			if (err || past)
+				return err;
 		}
 		/* The tail: file bytes [a, z] of this period. */
 		a = max64(bf + m->tk * m->tper, first);
@@ -365,7 +383,8 @@ int map_walk_table(const struct clf_mapping *m, int64_t view_lo,
 	/* Periods k < kend lie wholly below INT64_MAX. */
 	int64_t kend = (INT64_MAX - m->origin) / m->tper;
 	int64_t lo = max64(view_lo, m->v0), k;
-	int i;
+	bool past = false;
+	int i, err;
 
 	if (lo >= view_hi)
 		return 0;
@@ -384,23 +403,8 @@ int map_walk_table(const struct clf_mapping *m, int64_t view_lo,
 					     view_hi, e);
 		bv = m->v0 + k * m->tvper;
 		bs = m->s0 + k * m->tsper;
-		for (; i < m->ntable; i++) {
-			const struct map_run *t = &m->table[i];
-			int64_t v = bv + t->v, s = bs + t->s, len = t->len;
-			int err;
-
-			if (v >= view_hi)
-				return 0;
-			if (v < lo) {
-				len -= lo - v;
-				s += lo - v;
-				v = lo;
-			}
-			if (len > view_hi - v)
-				len = view_hi - v;
-			err = map_emit_run(e, v, s, len);
-			if (err)
-				return err;
-		}
+		err = emit_runs(m, bv, bs, i, lo, view_hi, e, &past);
+		if (err || past)
+			return err;
 	}
 }
