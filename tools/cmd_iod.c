@@ -287,6 +287,10 @@ static int move_file(struct mover *m, uint64_t file, const uint32_t *subs,
 	for (uint32_t k = 0; k < mine && !err; k++)
 		err = copy_sub(m, file, sub_of[k],
 			       target_of(m, file, sub_of[k]));
+	/* Test hook, off unless set: a mover that dies between its copy
+	 * and the commit (test_elastic.sh). */
+	if (!err && getenv("CLF_TEST_MOVER_DIE"))
+		_exit(3);
 	for (uint32_t k = 0; k < mine && !err; k++)
 		err = sub_move(m, file, sub_of[k], target_of(m, file, sub_of[k]),
 			       CLF_PROTO_MOVE_COMMIT);

@@ -5,7 +5,8 @@
  *
  * usage: elastic_client CONFIG PATH MIB READY STOP
  *
- * Fills PATH (MIB MiB, 64 KiB blocks), creates READY, then until STOP
+ * Fills PATH (MIB MiB, 64 KiB blocks), creates READY (and writes the
+ * number of writes done into it every 50, a heartbeat), then until STOP
  * exists rewrites a random block with its next generation's bytes and
  * reads another random block back, compared with the generation it must
  * hold.  At the end every block is read back and compared.  Prints the
@@ -64,6 +65,20 @@ static int check(int fd, long block, unsigned gen, unsigned char *buf)
 	return 0;
 }
 
+static void heartbeat(const char *path, long writes)
+{
+	char tmp[4096];
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f)
+		return;
+	fprintf(f, "%ld\n", writes);
+	fclose(f);
+	rename(tmp, path);
+}
+
 int main(int argc, char **argv)
 {
 	unsigned char *buf = malloc(BLOCK);
@@ -96,7 +111,8 @@ int main(int argc, char **argv)
 
 		if (put(fd, w, ++gen[w], buf))
 			goto out;
-		writes++;
+		if (++writes % 50 == 0)
+			heartbeat(argv[4], writes);
 		if (check(fd, r, gen[r], buf))
 			goto out;
 		reads++;

@@ -7,18 +7,22 @@
 #  1. an instance of 4 iods; two clients (elastic_client) fill a file
 #     each, striped over the 4, then keep rewriting random blocks with
 #     new generations and reading others back, compared;
-#  2. `clf iod add` while they run: iod 4 joins (metad restarted under
+#  2. a remove whose mover dies between copy and commit (test hook
+#     CLF_TEST_MOVER_DIE): the clients go on (the fence went with the
+#     mover's connection; the layout never changed);
+#  3. `clf iod add` while they run: iod 4 joins (metad restarted under
 #     them); a third client started then stripes its new file over the 5
-#     iods: iod 4's store holds its subfile;
-#  3. 100 small files more (clf stage-in), then `clf iod remove 1`
+#     iods: iod 4's store holds its subfile; metad, restarted by the add,
+#     logs the move that did not finish;
+#  4. 100 small files more (clf stage-in), then `clf iod remove 1`
 #     while the three clients run: it says the iod was emptied, and iod
 #     1's store holds no subfile any more;
-#  4. iod 1 stopped, the clients go on a while, then stop: each reads
+#  5. iod 1 stopped, the clients go on a while, then stop: each reads
 #     its whole file back at the end, every byte the last generation it
 #     wrote, and no call failed (exit 0);
-#  5. metad's layouts name iod 1 nowhere (clf getlayout);
-#  6. the small files staged out again are the same bytes;
-#  7. again: nothing left to move.
+#  6. metad's layouts name iod 1 nowhere (clf getlayout);
+#  7. the small files staged out again are the same bytes;
+#  8. again: nothing left to move.
 #
 # usage: test_elastic.sh [BUILD_DIR]   (default: $CLF_BUILD_DIR or build)
 
@@ -59,6 +63,25 @@ while [ ! -f "$tmp/e1.ready" ] || [ ! -f "$tmp/e2.ready" ]; do
 	sleep 0.1
 done
 
+step="a remove whose mover dies before its commit"
+CLF_TEST_MOVER_DIE=1 run "$clf" iod remove 1 --data "$data"
+[ "$rc" -eq 3 ] || fail "exit status $rc, not the hook's 3"
+grep -q "move from iod 1 to iod [0-9] begins" "$data/meta/metad.log" ||
+	fail "metad logged no intent"
+if grep -q "move from iod 1 to iod [0-9] committed" "$data/meta/metad.log"; then
+	fail "metad committed a move of a mover that died"
+fi
+# Both clients write on: neither waits on a fence left behind.
+for f in e1 e2; do
+	was=$(cat "$tmp/$f.ready")
+	i=0
+	while [ "$(cat "$tmp/$f.ready")" = "$was" ]; do
+		i=$((i + 1))
+		[ "$i" -lt 100 ] || fail "$f's client writes no more: $(cat "$tmp/$f.out")"
+		sleep 0.1
+	done
+done
+
 step="clf iod add while they run; a new client's file uses iod 4"
 run "$clf" iod add --data "$data"
 [ "$rc" -eq 0 ] || fail "exit status $rc"
@@ -66,6 +89,8 @@ grep -q "^iod 4 added: 127.0.0.1:[0-9]*, storage $data/iod4; .* now has 5 iods" 
 	"$tmp/out" || fail "no summary"
 cat "$tmp/out"
 grep -q "^stripe_count = 5" "$conf" || fail "stripe_count not raised"
+grep -q "a move of a subfile did not finish" "$data/meta/metad.log" ||
+	fail "the restarted metad did not log the unfinished move"
 "$client" "$conf" "/e3" 8 "$tmp/e3.ready" "$tmp/stop" >"$tmp/e3.out" 2>&1 &
 pids="$pids $!"
 i=0
