@@ -85,18 +85,13 @@ int mds_op_readdirplus(const struct mds_session *s, struct wire_reader *r,
 	struct clf_proto_readdirplus_req req;
 	struct mds_layout **layouts = NULL;
 	struct mds_dirent *ents;
-	struct mds_attr dir;
-	char name[64];
 	bool eof = false, cut = false;
 	uint32_t n = 0;
 	int got, err = clf_proto_readdirplus_req_decode(r, &req);
 
 	if (err)
 		return mds_bad_request(s, CLF_PROTO_OP_READDIRPLUS, err);
-	err = mds_attr_of(s, req.dir, &dir, name, sizeof(name));
-	if (!err && S_ISDIR(dir.mode))
-		err = mds_perm_readdir(s->cred, &dir,
-				       req.dir == CLF_PROTO_ROOT_INO ? "/" : name);
+	err = mds_may_readdir(s, req.dir);
 	if (err)
 		return err;
 	/* max is 1..CLF_PROTO_READDIR_MAX after decoding. */

@@ -110,6 +110,10 @@ void mds_new_owner(const struct mds_session *s, const struct mds_path *p,
 int mds_attr_of(const struct mds_session *s, uint64_t ino,
 		struct mds_attr *a, char *name, size_t len);
 
+/* May the session list directory dir?  (Not a directory: the store
+ * says so when it reads it.)  0 or a negative errno. */
+int mds_may_readdir(const struct mds_session *s, uint64_t dir);
+
 /* ------------------------------------------------------------------ */
 /* Layouts from requests (mds_wire.c)                                  */
 /* ------------------------------------------------------------------ */

@@ -86,6 +86,18 @@ int mds_attr_of(const struct mds_session *s, uint64_t ino,
 	return mds_getattr(s->ctx->store, ino, a);
 }
 
+int mds_may_readdir(const struct mds_session *s, uint64_t dir)
+{
+	struct mds_attr a;
+	char name[64];
+	int err = mds_attr_of(s, dir, &a, name, sizeof(name));
+
+	if (!err && S_ISDIR(a.mode))
+		err = mds_perm_readdir(s->cred, &a,
+				       dir == CLF_PROTO_ROOT_INO ? "/" : name);
+	return err;
+}
+
 void mds_new_owner(const struct mds_session *s, const struct mds_path *p,
 		   uint32_t req_uid, uint32_t req_gid, uint32_t *mode,
 		   bool is_dir, uint32_t *uid, uint32_t *gid)
