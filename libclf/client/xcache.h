@@ -3,7 +3,8 @@
  * xcache.h -- small independent accesses kept at the client under the
  * iods' extent locks (docs/small-io.md, "Client caching under locks").
  *
- * With client_cache (clf.conf) above 0, a small access (io_small.c) whose
+ * With client_cache (clf.conf) above 0, an access of at most 16 KiB
+ * through the small path (io_small.c) whose
  * pieces all lie under extent locks this process holds is served here
  * without a round trip: a write's bytes are kept back (write-back, PW),
  * a read is copied from bytes kept or read before (PR or PW).  Pieces
