@@ -140,6 +140,14 @@ int iod_cap_check(struct iod_conn *cn, const struct clf_proto_header *h,
 	case CLF_PROTO_OP_SUB_LIST:
 		return clf_fail(EACCES,
 				"iod: SUB_LIST is the administrator's (clf fsck, with the secret)");
+	case CLF_PROTO_OP_LOCK_ENQUEUE:
+		/* u64 client, u64 file, u32 subfile, u32 mode: a lock holds
+		 * up others' accesses, so it takes the right it caches for. */
+		if (len < 24)
+			return 0;
+		file = get_u64(body + 8);
+		return need(cn, file, body[20] == CLF_PROTO_LOCK_PR
+					      ? CLF_CAP_READ : CLF_CAP_WRITE, op);
 	default:
 		return 0;
 	}

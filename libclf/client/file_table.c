@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "client_i.h"
+#include "xcache.h"
 #include "error.h"
 
 static pthread_mutex_t files_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -60,6 +61,9 @@ void clf_file_free(struct clf_file *f)
 {
 	if (!f)
 		return;
+	/* The mount's files (clf_ll.h) end here without CLF_close: what
+	 * the cache kept of them goes out, their locks go back. */
+	(void)clf_xcache_close_file(f);
 	clf_viewmap_free(f->view);
 	clf_layout_free(f->layout);
 	CLF_Type_free(&f->view_type);

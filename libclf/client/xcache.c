@@ -775,7 +775,11 @@ static int enqueue(struct clf_file *f, const struct clf_xc_piece *p,
 	err = clf_peer_lock(&x->lk);
 	if (err)
 		return err;
-	err = clf_peer_send(&x->lk, CLF_PROTO_OP_LOCK_ENQUEUE, &iov, 1, &id);
+	/* The iod asks the right the lock caches for (iod_cap.c). */
+	err = clf_file_cap_ensure(f, &x->lk);
+	if (!err)
+		err = clf_peer_send(&x->lk, CLF_PROTO_OP_LOCK_ENQUEUE, &iov, 1,
+				    &id);
 	if (!err)
 		err = clf_peer_recv(&x->lk, CLF_PROTO_OP_LOCK_ENQUEUE, id,
 				    &reply, &rlen);

@@ -110,6 +110,7 @@ mine=/u/mine
 
 out=$(as_user "$cc" nocap /root-file)
 expect "write: ERR EACCES" "$(step write "$out")"
+expect "lock: ERR EACCES" "$(step lock "$out")"
 expect "ping: OK" "$(as_user "$cc" ping)"
 
 out=$(as_user "$cc" forged /root-file)

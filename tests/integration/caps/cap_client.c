@@ -6,7 +6,8 @@
  * subfile 0 with no, a forged, an expired or another file's capability.
  * Prints one line per step: "OK" or "ERR <errno name> <message>".
  *
- *   cap_client nocap    FILE          SUB_WRITE with no CAP
+ *   cap_client nocap    FILE          SUB_WRITE and a PW LOCK_ENQUEUE
+ *                                     with no CAP
  *   cap_client forged   FILE          a read capability turned into write
  *   cap_client other    MINE FILE     MINE's write capability, FILE's data
  *   cap_client expired  MINE SECONDS  a capability kept SECONDS, then used
@@ -107,6 +108,22 @@ static int sub_write(struct clf_conn *c, uint64_t ino)
 	return call(c, CLF_PROTO_OP_SUB_WRITE, buf, w.pos);
 }
 
+/* A PW extent lock on bytes [0, 4) of subfile 0 (iod_cap.c checks the
+ * file's write right before the lock manager sees it). */
+static int lock_enqueue(struct clf_conn *c, uint64_t ino)
+{
+	uint8_t buf[64];
+	struct wire_writer w = { buf, sizeof(buf), 0 };
+
+	wire_put_u64(&w, 0x1234);	/* client id */
+	wire_put_u64(&w, ino);
+	wire_put_u32(&w, 0);
+	wire_put_u32(&w, CLF_PROTO_LOCK_PW);
+	wire_put_i64(&w, 0);
+	wire_put_i64(&w, 4);
+	return call(c, CLF_PROTO_OP_LOCK_ENQUEUE, buf, w.pos);
+}
+
 /* ino of path, opened through metad with flags (checked there). */
 static uint64_t ino_of(const char *path, int flags)
 {
@@ -178,6 +195,7 @@ int main(int argc, char **argv)
 
 		c = iod0();
 		say("write", sub_write(c, ino));
+		say("lock", lock_enqueue(c, ino));
 	} else if (!strcmp(mode, "forged") && argc == 3) {
 		uint64_t ino = ino_of(argv[2], O_RDONLY);
 
