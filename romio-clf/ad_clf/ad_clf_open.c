@@ -41,13 +41,14 @@ static mode_t ADIOI_CLF_Perm(ADIO_File fd)
  * This process's own open, of the byte-view descriptor: the view
  * descriptor is opened at the first non-contiguous access.
  */
+static void ADIOI_CLF_Adopt(ADIO_File fd, int cfd, int flags, int *error_code);
+
 void ADIOI_CLF_Open(ADIO_File fd, int *error_code)
 {
     static char myname[] = "ADIOI_CLF_OPEN";
     ADIOI_CLF_fs *fs = ADIOI_CLF_Fs_get(fd, error_code);
     const char *path = fs->clf_path;
     int flags, cfd;
-    int64_t end;
 
     *error_code = MPI_SUCCESS;
     flags = ADIOI_CLF_Flags(fd->access_mode);
@@ -66,6 +67,16 @@ void ADIOI_CLF_Open(ADIO_File fd, int *error_code)
         *error_code = ADIOI_CLF_Error(myname, cfd, NULL);
         return;
     }
+    ADIOI_CLF_Adopt(fd, cfd, flags, error_code);
+}
+
+/* cfd, opened with flags, becomes fd's byte-view descriptor. */
+static void ADIOI_CLF_Adopt(ADIO_File fd, int cfd, int flags, int *error_code)
+{
+    static char myname[] = "ADIOI_CLF_OPEN";
+    ADIOI_CLF_fs *fs = fd->fs_ptr;
+    int64_t end;
+
     fs->lin_fd = cfd;
     fs->clf_flags = flags & ~(O_CREAT | O_EXCL | O_TRUNC);
     if (fd->access_mode & ADIO_APPEND) {
@@ -84,17 +95,32 @@ void ADIOI_CLF_Open(ADIO_File fd, int *error_code)
  * Create the file on rank 0, with the layout the hints ask for, then
  * open it everywhere.  Returns 0, or a negative errno with msg set;
  * *created tells whether this call made the file (and its layout).
+ * A file opened for writing keeps the create's descriptor, read-write
+ * as ADIOI_CLF_Open would open it (*kept: it is fd's now): opening it
+ * again cost metad a second round trip per MPI_File_open(CREATE).
  */
-static int ADIOI_CLF_Create(ADIO_File fd, int access_mode, int *created, char *msg, int msglen)
+static int ADIOI_CLF_Create(ADIO_File fd, int access_mode, int *created, int *kept,
+                            char *msg, int msglen)
 {
     ADIOI_CLF_fs *fs = fd->fs_ptr;
-    int cfd, flags;
+    int cfd, flags, err;
 
+    *kept = 0;
     flags = O_RDWR | O_CREAT | ((access_mode & ADIO_EXCL) ? O_EXCL : 0);
     cfd = ADIOI_CLF_Create_with_layout(fd, fs->clf_path, flags, ADIOI_CLF_Perm(fd), created, msg,
                                        msglen);
     if (cfd < 0)
         return cfd;
+    if (access_mode & (ADIO_WRONLY | ADIO_RDWR)) {
+        err = MPI_SUCCESS;
+        ADIOI_CLF_Adopt(fd, cfd, O_RDWR, &err);
+        *kept = err == MPI_SUCCESS;
+        if (!*kept) {
+            MPL_snprintf(msg, msglen, "%s", CLF_Last_error());
+            return -EIO;
+        }
+        return 0;
+    }
     if (CLF_close(cfd) < 0) {
         MPL_snprintf(msg, msglen, "%s", CLF_Last_error());
         return -EIO;
@@ -113,7 +139,7 @@ void ADIOI_CLF_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_code
     static char myname[] = "ADIOI_CLF_OPENCOLL";
     ADIOI_CLF_fs *fs = ADIOI_CLF_Fs_get(fd, error_code);
     struct ADIOI_CLF_Outcome made = { 0 };
-    int ok, all_ok, orig_mode = access_mode;
+    int ok, all_ok, kept = 0, orig_mode = access_mode;
     char path[PATH_MAX + 2], config[PATH_MAX + 2];
 
     *error_code = MPI_SUCCESS;
@@ -139,8 +165,8 @@ void ADIOI_CLF_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_code
     if (access_mode & ADIO_CREATE) {
         if (rank == 0) {
             if (*error_code == MPI_SUCCESS)
-                made.err = ADIOI_CLF_Create(fd, access_mode, &made.created, made.msg,
-                                            sizeof(made.msg));
+                made.err = ADIOI_CLF_Create(fd, access_mode, &made.created, &kept,
+                                            made.msg, sizeof(made.msg));
             else
                 made.err = -ECANCELED;
         }
@@ -152,7 +178,7 @@ void ADIOI_CLF_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_code
         access_mode &= ~(ADIO_CREATE | ADIO_EXCL);
     }
 
-    if (*error_code == MPI_SUCCESS) {
+    if (*error_code == MPI_SUCCESS && !kept) {
         fd->access_mode = access_mode;
         ADIOI_CLF_Open(fd, error_code);
         fd->access_mode = orig_mode;
