@@ -74,6 +74,9 @@ typedef struct {
     uint64_t coll_base;
     uint64_t coll_seq;
     int coll_base_set;
+    /* Nonblocking collective accesses of this file queued or running in
+     * the I/O thread (ad_clf_async.c); guarded by its lock. */
+    int async_colls;
 
     /* Hint clf_profile: time in clf's data calls since the open. */
     int profile;
@@ -143,6 +146,10 @@ struct ADIOI_CLF_Allv {
     uint64_t tag;
     uint32_t *merge;            /* per subfile; owned */
 };
+/* Wait until the nonblocking collective accesses of fd issued before
+ * are done (ad_clf_async.c): a blocking one must not reach the iods
+ * first. */
+void ADIOI_CLF_Async_drain_colls(ADIO_File fd);
 void ADIOI_CLF_Async_start(ADIO_File fd, int cfd, ADIO_Offset at, struct ADIOI_CLF_Mem *mem,
                            void *buf, MPI_Datatype datatype, int write,
                            struct ADIOI_CLF_Allv *allv, MPI_Request * request);

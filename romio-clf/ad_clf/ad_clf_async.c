@@ -17,6 +17,14 @@
  * which is what fills a long link, and a later access never overtakes an
  * earlier one of the same process.  The file pointer moves at issue, by
  * the whole length, as ROMIO's own nonblocking accesses do.
+ *
+ * A blocking collective access waits for the nonblocking collective
+ * ones of its file issued before it (ADIOI_CLF_Async_drain_colls): both
+ * use the file's connections, and a connection carries one request at
+ * a time.  Were the blocking one first on a connection, waiting at the
+ * iod for the other processes, while another process's earlier
+ * nonblocking one waited there for this process's, each would wait for
+ * the other until the iods' timeout.
  */
 
 #include "ad_clf.h"
@@ -25,6 +33,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef struct ADIOI_CLF_Job {
     struct ADIOI_CLF_Job *next; /* in the queue; guarded by lock */
@@ -76,6 +85,39 @@ static void ADIOI_CLF_Job_run(ADIOI_CLF_Job * job)
         MPL_snprintf(job->msg, sizeof(job->msg), "%s", CLF_Last_error());
 }
 
+/* The job ran; the lock held. */
+static void ADIOI_CLF_Job_finished(ADIOI_CLF_Job * job)
+{
+    job->done = 1;
+    if (job->allv)
+        ((ADIOI_CLF_fs *) job->fd->fs_ptr)->async_colls--;
+}
+
+void ADIOI_CLF_Async_drain_colls(ADIO_File fd)
+{
+    ADIOI_CLF_fs *fs = fd->fs_ptr;
+
+    pthread_mutex_lock(&ADIOI_CLF_Async_lock);
+    while (fs->async_colls > 0)
+        pthread_cond_wait(&ADIOI_CLF_Async_cond, &ADIOI_CLF_Async_lock);
+    pthread_mutex_unlock(&ADIOI_CLF_Async_lock);
+}
+
+/* The test hook CLF_TEST_ROMIO_ASYNC_DELAY_MS: the I/O thread sleeps
+ * this long before each access (romio_async_order). */
+static void ADIOI_CLF_Test_delay(void)
+{
+    const char *s = getenv("CLF_TEST_ROMIO_ASYNC_DELAY_MS");
+    long ms = s ? strtol(s, NULL, 10) : 0;
+    struct timespec ts;
+
+    if (ms <= 0 || ms > 60000)
+        return;
+    ts.tv_sec = ms / 1000;
+    ts.tv_nsec = (ms % 1000) * 1000000L;
+    nanosleep(&ts, NULL);
+}
+
 static void *ADIOI_CLF_Io_thread(void *arg)
 {
     (void) arg;
@@ -91,10 +133,11 @@ static void *ADIOI_CLF_Io_thread(void *arg)
             ADIOI_CLF_Queue_tail = NULL;
         pthread_mutex_unlock(&ADIOI_CLF_Async_lock);
 
+        ADIOI_CLF_Test_delay();
         ADIOI_CLF_Job_run(job);
 
         pthread_mutex_lock(&ADIOI_CLF_Async_lock);
-        job->done = 1;
+        ADIOI_CLF_Job_finished(job);
         pthread_cond_broadcast(&ADIOI_CLF_Async_cond);
         pthread_mutex_unlock(&ADIOI_CLF_Async_lock);
     }
@@ -226,7 +269,9 @@ static void ADIOI_CLF_Job_submit(ADIOI_CLF_Job * job, MPI_Request * request)
     job->req = *request;
     if (ADIOI_CLF_Enqueue(job)) {
         ADIOI_CLF_Job_run(job);
-        job->done = 1;
+        pthread_mutex_lock(&ADIOI_CLF_Async_lock);
+        ADIOI_CLF_Job_finished(job);
+        pthread_mutex_unlock(&ADIOI_CLF_Async_lock);
         ADIOI_CLF_Job_complete(job);
     }
 }
@@ -259,6 +304,9 @@ void ADIOI_CLF_Async_start(ADIO_File fd, int cfd, ADIO_Offset at, struct ADIOI_C
     if (!write && job->m.packed)
         MPI_Type_dup(datatype, &job->unpack_type);
     if (allv) {
+        pthread_mutex_lock(&ADIOI_CLF_Async_lock);
+        ((ADIOI_CLF_fs *) fd->fs_ptr)->async_colls++;
+        pthread_mutex_unlock(&ADIOI_CLF_Async_lock);
         job->allv = 1;
         job->allv_len = allv->len;
         job->tag = allv->tag;

@@ -155,6 +155,7 @@ static void ADIOI_CLF_Coll_rounds(ADIO_File fd, void *buf, int count, MPI_Dataty
         goto release;
     }
 
+    ADIOI_CLF_Async_drain_colls(fd);
     for (r = 0; r < max_rounds; r++) {
         uint64_t tag = fs->coll_base | (fs->coll_seq++ & 0xffffffffULL);
         int participants = 0;
@@ -302,7 +303,10 @@ static int ADIOI_CLF_Coll_planned(ADIO_File fd, void *buf, int count, MPI_Dataty
             MPIO_Completed_request_create(&fd, 0, error_code, request);
             *started = 1;
         } else if (n > 0) {
-            double t0 = ADIOI_CLF_Prof_start(fd);
+            double t0;
+
+            ADIOI_CLF_Async_drain_colls(fd);
+            t0 = ADIOI_CLF_Prof_start(fd);
 
             if (write)
                 done = CLF_ncwrite_at_allv(cfd, at, mem.ptr, mem.type, n, tag, merge);

@@ -88,7 +88,8 @@ fi
 for p in "$clf" "$bin/dtype_test" "$bin/romio_io" "$bin/romio_io_plain" \
 	"$bin/romio_coll" "$bin/romio_types" "$bin/romio_native" \
 	"$bin/romio_lock" "$bin/romio_life" "$bin/romio_cost" \
-	"$bin/romio_typemap" "$bin/romio_recovery" "$bin/romio_xcache"; do
+	"$bin/romio_typemap" "$bin/romio_recovery" "$bin/romio_xcache" \
+	"$bin/romio_async_order"; do
 	if [ ! -x "$p" ]; then
 		echo "FAIL: $p not built" >&2
 		exit 1
@@ -213,6 +214,15 @@ done
 	"$inst/clf.conf" >"$tmp/cache.conf")
 run "cached small accesses, 2 processes" env CLF_CONFIG="$tmp/cache.conf" \
 	mpiexec -n 2 "$bin/romio_xcache" clf:/cached 12
+
+# A blocking collective after a nonblocking one of the same file, with
+# rank 1's I/O thread slowed: it does not overtake the nonblocking one
+# at the iods (each process would wait for the other's until the
+# timeout).
+run "a blocking collective after a nonblocking one" \
+	mpiexec -n 1 "$bin/romio_async_order" clf:/ordered : \
+	-n 1 -env CLF_TEST_ROMIO_ASYNC_DELAY_MS 500 \
+	"$bin/romio_async_order" clf:/ordered
 
 # Locks reach beyond the job: a native process write-locks 4 KiB and
 # holds them 3 s; an atomic-mode MPI write into them ends after the
