@@ -285,6 +285,12 @@ static const struct clf_proto_remove_many_req s_remove_many_req = {
 static const struct clf_proto_remove_many_rep s_remove_many_rep = {
 	2, { 0, EIO },
 };
+static const struct clf_proto_fence_req s_fence_req = {
+	0x0100000000000042ull, CLF_PROTO_FENCE_MOVING,
+};
+static const struct clf_proto_sub_move_req s_sub_move_req = {
+	42, 3, 1, 2, CLF_PROTO_MOVE_COMMIT,
+};
 
 #define PROTO_ENTRY(NAME, ...) \
 	{ #NAME, enc_##NAME, dec_##NAME, rel_##NAME, &s_##NAME },

@@ -193,6 +193,9 @@ static const struct golden golden_codecs[] = {
 	  "020000002a00000000000000fecaefbeadde0000" },
 	{ "remove_many_rep",
 	  "020000000000000005000000" },
+	{ "fence_req", "420000000000000101000000" },
+	{ "sub_move_req",
+	  "2a00000000000000030000000100000002000000" "02000000" },
 };
 
 /* Variants: optional parts absent or present, heads, other kinds. */
