@@ -92,6 +92,15 @@ $(NATIVE_COLL_TEST): $(NATIVE_COLL_TEST_OBJS) $(O)/libclf.a
 	$(CC) -o $@ $(NATIVE_COLL_TEST_OBJS) $(O)/libclf.a \
 		$(LIBCLF_EXTRA_LIBS) $(CHECK_LIBS) $(ALL_LDFLAGS)
 
+# Small accesses cached under the iods' extent locks (test_native_cache).
+NATIVE_CACHE_TEST := $(O)/tests/integration/test_native_cache
+NATIVE_CACHE_TEST_OBJS := $(O)/tests/integration/test_native_cache.o \
+	$(O)/tests/integration/instance.o
+
+$(NATIVE_CACHE_TEST): $(NATIVE_CACHE_TEST_OBJS) $(O)/libclf.a
+	$(CC) -o $@ $(NATIVE_CACHE_TEST_OBJS) $(O)/libclf.a \
+		$(LIBCLF_EXTRA_LIBS) $(CHECK_LIBS) $(ALL_LDFLAGS)
+
 .PHONY: check-native
 check-native: $(NATIVE_TEST) $(NATIVE_LOCK_TEST) $(NATIVE_APPEND_TEST) \
 		$(NATIVE_LINKS_TEST) $(NATIVE_CRASH_TEST) $(NATIVE_FSYNC_LOG) \
@@ -104,12 +113,3 @@ check-native: $(NATIVE_TEST) $(NATIVE_LOCK_TEST) $(NATIVE_APPEND_TEST) \
 		tests/integration/test_native_metads.sh
 
 CHECK_TARGETS += check-native
-
-# Small accesses cached under the iods' extent locks (test_native_cache).
-NATIVE_CACHE_TEST := $(O)/tests/integration/test_native_cache
-NATIVE_CACHE_TEST_OBJS := $(O)/tests/integration/test_native_cache.o \
-	$(O)/tests/integration/instance.o
-
-$(NATIVE_CACHE_TEST): $(NATIVE_CACHE_TEST_OBJS) $(O)/libclf.a
-	$(CC) -o $@ $(NATIVE_CACHE_TEST_OBJS) $(O)/libclf.a \
-		$(LIBCLF_EXTRA_LIBS) $(CHECK_LIBS) $(ALL_LDFLAGS)
