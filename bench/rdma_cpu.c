@@ -15,7 +15,11 @@
  *               (messages per second, one in flight).
  * Prints one line per phase: wall s, MB/s (messages/s for small), client
  * and server CPU ns, user and system apart, per byte moved (per round
- * trip for small), and for rdma the client's SENDs posted.
+ * trip for small), and for rdma the client's SENDs posted, the MB moved
+ * by RDMA READ/WRITE and the registration cache's hit rate (%, client
+ * and server together).  CLF_RDMA_DIRECT_MIN=0 in the environment makes
+ * rdma carry everything in SENDs through its bounce buffers: the row is
+ * then named "rdma-bounce".
  * Under qemu TCG with soft-RoCE the absolute figures mean little; the
  * TCP/RDMA ratio of CPU per byte is what carries over (docs/performance.md).
  */
@@ -71,6 +75,35 @@ static double now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* What went by RDMA READ/WRITE, and the registration cache's work. */
+struct direct {
+	unsigned long bytes, hits, misses;
+};
+
+static struct direct direct_now(void)
+{
+	struct direct d = { 0 };
+#ifdef CLF_HAVE_RDMA
+	unsigned long ops;
+
+	clf_rdma_direct_stats(&ops, &d.bytes, &d.hits, &d.misses);
+#endif
+	return d;
+}
+
+static struct direct direct_since(struct direct a)
+{
+	struct direct b = direct_now();
+
+	return (struct direct){ b.bytes - a.bytes, b.hits - a.hits,
+				b.misses - a.misses };
+}
+
+struct phase_cost {
+	struct cpu cpu;
+	struct direct dir;
+};
+
 static void die(const char *what)
 {
 	fprintf(stderr, "rdma_cpu: %s: %s\n", what, CLF_Last_error());
@@ -101,13 +134,14 @@ static void serve(struct clf_listener *l, int pipe_w)
 	struct clf_conn *c;
 	char *buf = malloc(BIG);
 	long n[3];
-	struct cpu cpu[3];
+	struct phase_cost cost[3];
 
 	if (clf_listener_accept(l, TIMEOUT_MS, TIMEOUT_MS, &c))
 		die("accept");
 	recv_msg(c, n, sizeof(n));
 	for (int p = 0; p < 3; p++) {
 		struct cpu c0 = cpu_now();
+		struct direct d0 = direct_now();
 
 		for (long i = 0; i < n[p]; i++) {
 			recv_msg(c, buf, BIG);
@@ -118,9 +152,10 @@ static void serve(struct clf_listener *l, int pipe_w)
 			else
 				send_msg(c, buf, SMALL_LEN);
 		}
-		cpu[p] = cpu_since(c0);
+		cost[p].cpu = cpu_since(c0);
+		cost[p].dir = direct_since(d0);
 	}
-	if (write(pipe_w, cpu, sizeof(cpu)) != sizeof(cpu))
+	if (write(pipe_w, cost, sizeof(cost)) != sizeof(cost))
 		exit(1);
 	recv_msg(c, buf, BIG);	/* the client's goodbye */
 	clf_conn_close(c);
@@ -133,7 +168,10 @@ int main(int argc, char **argv)
 	struct clf_listener *l;
 	struct clf_conn *c;
 	long n[3];
-	struct cpu scpu[3];
+	struct phase_cost scost[3];
+	struct direct cdir[3];
+	const char *dm = getenv("CLF_RDMA_DIRECT_MIN");
+	const char *name;
 	int fds[2], status;
 	char *buf, buf0[1];
 	pid_t pid;
@@ -164,9 +202,12 @@ int main(int argc, char **argv)
 	buf = calloc(1, BIG);
 	if (clf_conn_connect(t, argv[2], TIMEOUT_MS, &c))
 		die("connect");
-	printf("%-5s %-10s %6s %7s %7s %10s %10s %10s %10s %6s\n", "TRANS",
-	       "PHASE", "COUNT", "WALL_S", "MB/S", "CLI_USR", "CLI_SYS",
-	       "SRV_USR", "SRV_SYS", "SENDS");
+	name = strcmp(t->name, "rdma") == 0 && dm && *dm &&
+		strtoul(dm, NULL, 0) == 0
+		? "rdma-bounce" : t->name;
+	printf("%-11s %-10s %6s %7s %7s %10s %10s %10s %10s %6s %7s %5s\n",
+	       "TRANS", "PHASE", "COUNT", "WALL_S", "MB/S", "CLI_USR",
+	       "CLI_SYS", "SRV_USR", "SRV_SYS", "SENDS", "RDMA_MB", "HIT%");
 	send_msg(c, n, sizeof(n));
 	struct cpu ccpu[3];
 	double wall[3];
@@ -174,6 +215,7 @@ int main(int argc, char **argv)
 
 	for (int p = 0; p < 3; p++) {
 		struct cpu c0 = cpu_now();
+		struct direct d0 = direct_now();
 		double w0 = now_s();
 #ifdef CLF_HAVE_RDMA
 		unsigned long s0, r, k;
@@ -193,26 +235,33 @@ int main(int argc, char **argv)
 			}
 		}
 		ccpu[p] = cpu_since(c0);
+		cdir[p] = direct_since(d0);
 		wall[p] = now_s() - w0;
 #ifdef CLF_HAVE_RDMA
 		clf_rdma_stats(&sends[p], &r, &k);
 		sends[p] -= s0;
 #endif
 	}
-	if (read(fds[0], scpu, sizeof(scpu)) != sizeof(scpu))
+	if (read(fds[0], scost, sizeof(scost)) != sizeof(scost))
 		die("server");
 	send_msg(c, buf, 1);
 	waitpid(pid, &status, 0);
 	for (int p = 0; p < 3; p++) {
 		/* Bulk: per byte of payload moved; small: per round trip. */
 		double units = p == SMALL ? (double)n[p] : (double)n[p] * BIG;
+		struct cpu *s = &scost[p].cpu;
+		/* Each side counts the bytes its NIC moved: the server's
+		 * READs/WRITEs, the client's descriptors; one of them. */
+		unsigned long mb = scost[p].dir.bytes;
+		unsigned long h = cdir[p].hits + scost[p].dir.hits;
+		unsigned long m = cdir[p].misses + scost[p].dir.misses;
 
-		printf("%-5s %-10s %6ld %7.2f %7.1f %10.2f %10.2f %10.2f %10.2f %6lu\n",
-		       t->name, phase_name[p], n[p], wall[p],
+		printf("%-11s %-10s %6ld %7.2f %7.1f %10.2f %10.2f %10.2f %10.2f %6lu %7.1f %5.1f\n",
+		       name, phase_name[p], n[p], wall[p],
 		       p == SMALL ? n[p] / wall[p] : n[p] * (BIG / 1e6) / wall[p],
 		       ccpu[p].s[0] * 1e9 / units, ccpu[p].s[1] * 1e9 / units,
-		       scpu[p].s[0] * 1e9 / units, scpu[p].s[1] * 1e9 / units,
-		       sends[p]);
+		       s->s[0] * 1e9 / units, s->s[1] * 1e9 / units,
+		       sends[p], mb / 1e6, h + m ? 100.0 * h / (h + m) : 0.0);
 	}
 	clf_conn_close(c);
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;

@@ -19,8 +19,11 @@ if [ $guest = 0 ]; then
 		--in-guest "$B" "$MB" "$SMALL"
 fi
 . "$here/../tests/guest/rdma_setup.sh"
-for t in tcp rdma; do
+# rdma twice: through the bounce buffers only, then server-directed.
+for t in tcp rdma-bounce rdma; do
 	port=$((24000 + $(od -An -N2 -tu2 /dev/urandom) % 20000))
-	"$B/bench/rdma_cpu" $t "$RDMA_HOST:$port" "$MB" "$SMALL" |
+	dm=; [ $t = rdma-bounce ] && dm=0
+	CLF_RDMA_DIRECT_MIN=$dm "$B/bench/rdma_cpu" ${t%-bounce} \
+		"$RDMA_HOST:$port" "$MB" "$SMALL" |
 		if [ $t = tcp ]; then cat; else tail -n +2; fi
 done

@@ -52,8 +52,10 @@ LIBCLF_RUNTIME_SRCS += libclf/runtime/hash.c
 # The RDMA transport's SEND framing and credits (pure; unit-tested
 # everywhere); the transport itself with CONFIG_CLF_TRANSPORT_RDMA=y.
 LIBCLF_RUNTIME_SRCS += libclf/runtime/transport_rdma_wire.c
+LIBCLF_RUNTIME_SRCS += libclf/runtime/transport_rdma_regcache.c
 ifeq ($(CONFIG_CLF_TRANSPORT_RDMA),y)
 LIBCLF_RUNTIME_SRCS += libclf/runtime/transport_rdma.c
+LIBCLF_RUNTIME_SRCS += libclf/runtime/transport_rdma_memhooks.c
 ALL_CFLAGS += -DCLF_HAVE_RDMA
 endif
 # What CLF_HAVE_RDMA changes is rebuilt when the option changes.

@@ -37,6 +37,8 @@ UNIT_TEST_NAMES += test_proto_lock
 UNIT_TEST_NAMES += test_proto_link
 # The RDMA transport's SEND header and credits, without a device.
 UNIT_TEST_NAMES += test_rdma_wire
+# The RDMA registration cache's rules, without a device.
+UNIT_TEST_NAMES += test_rdma_regcache
 UNIT_TEST_LIBS = $(LIBCLF_EXTRA_LIBS)
 
 TEST_MODEL_OBJ := $(O)/tests/unit/model.o $(O)/tests/unit/partition.o

@@ -120,6 +120,10 @@ extern const struct clf_transport_ops clf_transport_rdma;
  * credit-only SENDs among the former (benchmarks); CLF_HAVE_RDMA only. */
 void clf_rdma_stats(unsigned long *sends, unsigned long *recvs,
 		    unsigned long *credit_sends);
+/* This process's RDMA READs and WRITEs, the bytes they moved, and the
+ * registration cache's hits and misses; CLF_HAVE_RDMA only. */
+void clf_rdma_direct_stats(unsigned long *rdma_ops, unsigned long *bytes,
+			   unsigned long *cache_hits, unsigned long *cache_misses);
 
 /* The transport called name ("tcp", "rdma" when built with
  * CONFIG_CLF_TRANSPORT_RDMA), or NULL with a message. */

@@ -5,12 +5,26 @@
  *
  * Each connection registers one block of CLF_RDMA_RECVS receive buffers
  * and CLF_RDMA_SENDS send buffers, all posted or free from the start;
- * a send copies the caller's bytes into free send buffers and a receive
- * copies them out of filled receive buffers, so user memory is never
- * registered and nothing can be sent from a buffer the caller freed.
- * Bulk data goes the same way, in SENDs of one buffer each: the
- * server-directed RDMA READ/WRITE of registered user memory (issue 16)
- * is not done yet.
+ * small messages are copied into free send buffers and out of filled
+ * receive buffers.
+ *
+ * Bulk data (a piece of at least CLF_RDMA_DIRECT_MIN bytes in one iovec)
+ * is moved by the server -- the side that accepted -- with RDMA, as
+ * Lustre and OrangeFS do, so a daemon's memory is never open to clients:
+ *   client sends:  RDESC {addr, rkey, len} in the stream; the server's
+ *                  receive READs those bytes straight into its buffer
+ *                  and answers DONE, which releases the client's send;
+ *   server sends:  RTS {len} in the stream; the client's receive answers
+ *                  CTS {addr, rkey, n} naming its own buffer, the server
+ *                  WRITEs n bytes there and answers DONE; again until len.
+ * The client's buffers are registered through a cache
+ * (transport_rdma_regcache.h, safety in transport_rdma_memhooks.c), the
+ * server's too, with local access only.  A client that cannot register
+ * (memlock limit, read-only memory) sends those bytes inline instead, and
+ * answers an RTS with CTS {len 0}: "send them inline", which the server
+ * then does after the RTS.  A client waiting in a send for DONE answers
+ * every RTS that arrives so, since it has no buffer to name yet: two
+ * peers never wait on each other's rendezvous.
  *
  * Completions are taken by a thread per connection that sleeps on the
  * completion channel and the connection's rdma_cm event channel: it
@@ -46,11 +60,25 @@
 #include "error.h"
 #include "log.h"
 #include "transport_i.h"
+#include "transport_rdma_memhooks.h"
+#include "transport_rdma_regcache.h"
 #include "transport_rdma_wire.h"
+#include <sys/resource.h>
 
 #define CLF_RDMA_SENDS 8	/* send buffers per connection */
 #define SLOTS (CLF_RDMA_RECVS + CLF_RDMA_SENDS)
 #define BACKLOG 64
+/* The largest piece one descriptor names. */
+#define DIRECT_PIECE ((size_t)16 << 20)
+/* Big pieces moved one after another without waiting in between. */
+#define RUN_MAX 16
+/* wr_id of RDMA READ/WRITE work requests (others are buffer numbers). */
+#define WR_RDMA (1ULL << 62)
+/* The registration cache of one connection. */
+#define CACHE_ENTRIES 32
+#define CACHE_BYTES ((size_t)64 << 20)
+/* Registered around a miss when mapped: a pool's neighbours then hit. */
+#define CACHE_BLOCK ((size_t)1 << 20)
 /* rdma_cm's own limit for resolving an address or a route. */
 #define RESOLVE_MS 2000
 
@@ -68,12 +96,25 @@ struct rdma_conn {
 	pthread_t thread;
 	bool has_thread;
 	bool connected;		/* rdma_disconnect on close */
+	bool server;		/* accepted: moves the bulk data */
+	struct clf_regcache cache;	/* buffers this side registered */
+	bool has_cache;
 
 	pthread_mutex_t mu;	/* everything below */
 	pthread_cond_t cv;
 	struct clf_rdma_credits cr;
 	int rxq[CLF_RDMA_RECVS];	/* filled receive buffers, in order */
-	uint32_t rxlen[SLOTS];	/* data bytes of each */
+	uint32_t rxlen[SLOTS];	/* data bytes of each; RDESC/RTS: all */
+	uint8_t rxtype[SLOTS];	/* DATA, RDESC or RTS */
+	struct clf_rdma_desc rxdesc[SLOTS];	/* RDESC/RTS: what is left */
+	bool rxinline[SLOTS];	/* RTS answered CTS {0}: DATA follows */
+	bool cts_ready;		/* server: a CTS came, in cts[0..ncts) */
+	struct clf_rdma_desc cts[CLF_RDMA_CTS_MAX];
+	int ncts;
+	uint64_t done_bytes;	/* client: bytes DONE told of, ever */
+	uint64_t done_owed;	/* server: bytes READ, DONE not yet sent */
+	int rdma_pending;	/* READs/WRITEs posted, not completed */
+	unsigned long direct_ops, direct_bytes;	/* server: for the log */
 	int rxhead, rxcount;
 	size_t rxpos;		/* bytes of rxq[rxhead] consumed */
 	int txfree[CLF_RDMA_SENDS];
@@ -92,6 +133,8 @@ struct rdma_listener {
 };
 
 static _Atomic unsigned long stat_sends, stat_recvs, stat_credit_sends;
+static _Atomic unsigned long stat_rdma_ops, stat_direct_bytes, stat_hits,
+	stat_misses;
 
 static struct rdma_conn *rc_of(const struct clf_conn *c)
 {
@@ -114,6 +157,29 @@ void clf_rdma_stats(unsigned long *sends, unsigned long *recvs,
 	*sends = atomic_load(&stat_sends);
 	*recvs = atomic_load(&stat_recvs);
 	*credit_sends = atomic_load(&stat_credit_sends);
+}
+
+void clf_rdma_direct_stats(unsigned long *rdma_ops, unsigned long *bytes,
+			   unsigned long *cache_hits, unsigned long *cache_misses)
+{
+	*rdma_ops = atomic_load(&stat_rdma_ops);
+	*bytes = atomic_load(&stat_direct_bytes);
+	*cache_hits = atomic_load(&stat_hits);
+	*cache_misses = atomic_load(&stat_misses);
+}
+
+/* Pieces from this size on go by RDMA READ/WRITE; CLF_RDMA_DIRECT_MIN
+ * in the environment changes it, 0 turns it off (benchmarks). */
+static size_t direct_min(void)
+{
+	static size_t v = (size_t)-1;
+
+	if (v == (size_t)-1) {
+		const char *e = getenv("CLF_RDMA_DIRECT_MIN");
+
+		v = e && *e ? strtoull(e, NULL, 0) : CLF_RDMA_DIRECT_MIN;
+	}
+	return v;
 }
 
 /* ------------------------------------------------------------------ */
@@ -209,6 +275,10 @@ static void complete_locked(struct rdma_conn *r, const struct ibv_wc *wc)
 	struct clf_rdma_pkt p;
 	int i = (int)wc->wr_id;
 
+	if (wc->wr_id & WR_RDMA) {
+		r->rdma_pending--;
+		pthread_cond_broadcast(&r->cv);
+	}
 	if (wc->status != IBV_WC_SUCCESS) {
 		char why[160];
 
@@ -219,6 +289,8 @@ static void complete_locked(struct rdma_conn *r, const struct ibv_wc *wc)
 			       ? -EHOSTDOWN : -ECONNRESET, why);
 		return;
 	}
+	if (wc->wr_id & WR_RDMA)
+		return;
 	if (!(wc->opcode & IBV_WC_RECV)) {
 		r->txfree[r->ntxfree++] = i;
 		send_credits_locked(r);
@@ -231,7 +303,35 @@ static void complete_locked(struct rdma_conn *r, const struct ibv_wc *wc)
 		fail_locked(r, -EPROTO, clf_error_reason());
 		return;
 	}
-	if (p.type == CLF_RDMA_PKT_CREDIT || p.len == 0) {
+	if (p.type >= CLF_RDMA_PKT_RDESC) {
+		struct clf_rdma_desc d;
+		/* Each kind comes from one side only. */
+		bool from_client = p.type == CLF_RDMA_PKT_RDESC ||
+				   p.type == CLF_RDMA_PKT_CTS;
+
+		clf_rdma_desc_decode(slot(r, i) + CLF_RDMA_PKT_HEADER, &d);
+		if (from_client != r->server ||
+		    (clf_rdma_pkt_in_stream(p.type) && d.len == 0)) {
+			fail_locked(r, -EPROTO, "a rendezvous message out of turn");
+			return;
+		}
+		if (p.type == CLF_RDMA_PKT_CTS) {
+			r->ncts = (int)(p.len / CLF_RDMA_DESC_SIZE);
+			for (int k = 0; k < r->ncts; k++)
+				clf_rdma_desc_decode(slot(r, i) +
+						     CLF_RDMA_PKT_HEADER +
+						     k * CLF_RDMA_DESC_SIZE,
+						     &r->cts[k]);
+			r->cts_ready = true;
+		} else if (p.type == CLF_RDMA_PKT_DONE) {
+			r->done_bytes += d.len;
+		} else {
+			r->rxdesc[i] = d;
+			r->rxinline[i] = false;
+		}
+		p.len = d.len;
+	}
+	if (!clf_rdma_pkt_in_stream(p.type) || p.len == 0) {
 		/* Outside the window: back at once, owing nothing. */
 		if (post_recv(r, i))
 			fail_locked(r, -ECONNRESET, "cannot post a receive");
@@ -240,6 +340,7 @@ static void complete_locked(struct rdma_conn *r, const struct ibv_wc *wc)
 	} else {
 		r->rxq[(r->rxhead + r->rxcount) % CLF_RDMA_RECVS] = i;
 		r->rxlen[i] = p.len;
+		r->rxtype[i] = p.type;
 		r->rxcount++;
 		set_readable_locked(r);
 	}
@@ -360,20 +461,69 @@ static int wait_cm(struct rdma_event_channel *ech, enum rdma_cm_event_type want,
 	}
 }
 
+/* Registration for the cache: clients open theirs to the server's READs
+ * and WRITEs, servers only to their own NIC. */
+static void *mr_reg(void *arg, uintptr_t start, size_t len)
+{
+	struct rdma_conn *r = arg;
+	int access = IBV_ACCESS_LOCAL_WRITE;
+
+	if (!r->server)
+		access |= IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE;
+	return ibv_reg_mr(r->pd, (void *)start, len, access);
+}
+
+static void mr_dereg(void *arg, void *mr)
+{
+	(void)arg;
+	ibv_dereg_mr(mr);
+}
+
+/* Pinned bytes one connection's cache may hold: within a quarter of the
+ * memlock limit, which registrations count against (root has none). */
+static size_t cache_bytes(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) || rl.rlim_cur == RLIM_INFINITY ||
+	    geteuid() == 0)
+		return CACHE_BYTES;
+	return rl.rlim_cur / 4 < CACHE_BYTES ? rl.rlim_cur / 4 : CACHE_BYTES;
+}
+
+static int cache_init(struct rdma_conn *r)
+{
+	struct clf_regcache_ops ops = { mr_reg, mr_dereg, r };
+	int err;
+
+	if (!direct_min())
+		return 0;
+	clf_rdma_mem_hold();
+	err = clf_regcache_init(&r->cache, CACHE_ENTRIES, cache_bytes(), &ops,
+				clf_rdma_mem_generation());
+	r->has_cache = !err;
+	/* Blocks on the server only: a client opens no more of its memory
+	 * to the server than the pages of its buffers. */
+	if (!err && r->server)
+		clf_regcache_set_align(&r->cache, CACHE_BLOCK);
+	return err;
+}
+
 /* Memory, queues and the posted receives of a connection whose id is
  * resolved (client) or requested (server). */
 static int setup_qp(struct rdma_conn *r)
 {
 	struct ibv_qp_init_attr qa = {
 		.qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = CLF_RDMA_SENDS,
+		.cap = { .max_send_wr = CLF_RDMA_SENDS + 2 * RUN_MAX + 2,
 			 .max_recv_wr = CLF_RDMA_RECVS,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
 
 	r->pd = ibv_alloc_pd(r->id->verbs);
 	r->cch = r->pd ? ibv_create_comp_channel(r->id->verbs) : NULL;
-	r->cq = r->cch ? ibv_create_cq(r->id->verbs, SLOTS, r, r->cch, 0)
+	r->cq = r->cch ? ibv_create_cq(r->id->verbs, SLOTS + 2 * RUN_MAX + 2, r,
+					 r->cch, 0)
 		       : NULL;
 	r->mem = r->cq ? aligned_alloc(4096, (size_t)SLOTS * CLF_RDMA_SLOT)
 		       : NULL;
@@ -396,7 +546,7 @@ static int setup_qp(struct rdma_conn *r)
 	for (int i = 0; i < CLF_RDMA_SENDS; i++)
 		r->txfree[i] = CLF_RDMA_RECVS + i;
 	r->ntxfree = CLF_RDMA_SENDS;
-	return 0;
+	return cache_init(r);
 }
 
 static struct rdma_conn *conn_alloc(const char *peer)
@@ -422,6 +572,11 @@ static struct rdma_conn *conn_alloc(const char *peer)
 
 static void conn_free(struct rdma_conn *r)
 {
+	if (r->direct_ops)
+		clf_log(CLF_LOG_INFO, "rdma: %s: %lu bytes moved by %lu RDMA READs/WRITEs; registration cache %lu hits, %lu misses, %lu dropped",
+			r->base.peer, r->direct_bytes, r->direct_ops,
+			r->cache.st.hits, r->cache.st.misses,
+			r->cache.st.invalidations + r->cache.st.evictions);
 	if (r->has_thread) {
 		if (write(r->stop[1], "x", 1) < 0)
 			clf_log(CLF_LOG_WARN, "rdma: cannot stop a thread");
@@ -433,6 +588,8 @@ static void conn_free(struct rdma_conn *r)
 		rdma_destroy_qp(r->id);
 	if (r->mr)
 		ibv_dereg_mr(r->mr);
+	if (r->has_cache)
+		clf_regcache_destroy(&r->cache);
 	free(r->mem);
 	if (r->cq)
 		ibv_destroy_cq(r->cq);
@@ -521,7 +678,9 @@ static int rdma_connect_(const char *host, const char *port, int timeout_ms,
 				  .ai_socktype = SOCK_STREAM,
 				  .ai_flags = AI_NUMERICSERV }, *ai;
 	char peer[CLF_ADDR_MAX];
-	struct rdma_conn_param cp = { .retry_count = 7, .rnr_retry_count = 7 };
+	struct rdma_conn_param cp = { .retry_count = 7, .rnr_retry_count = 7,
+				      .responder_resources = 4,
+				      .initiator_depth = 4 };
 	struct rdma_conn *r;
 	int err, st = 0, rc;
 
@@ -647,7 +806,9 @@ fail:
 static int accept_request(struct rdma_listener *l, struct rdma_cm_id *id,
 			  int timeout_ms, struct clf_conn **out)
 {
-	struct rdma_conn_param cp = { .retry_count = 7, .rnr_retry_count = 7 };
+	struct rdma_conn_param cp = { .retry_count = 7, .rnr_retry_count = 7,
+				      .responder_resources = 4,
+				      .initiator_depth = 4 };
 	struct sockaddr *sa = rdma_get_peer_addr(id);
 	char host[NI_MAXHOST], port[NI_MAXSERV], peer[CLF_ADDR_MAX];
 	struct rdma_conn *r;
@@ -674,6 +835,7 @@ static int accept_request(struct rdma_listener *l, struct rdma_cm_id *id,
 		goto fail;
 	}
 	r->id = id;
+	r->server = true;
 	id->context = r;
 	set_nonblock(r->ech->fd);
 	err = setup_qp(r);
@@ -757,15 +919,391 @@ static int error_locked(struct rdma_conn *r, const char *what)
 			    : strerror(-r->err));
 }
 
+/* Stop the NIC from touching our memory: the queue pair to the error
+ * state, then wait (bounded) for the READs and WRITEs in flight to be
+ * flushed.  Under mu. */
+static void kill_qp_locked(struct rdma_conn *r)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+	int64_t deadline = clf_deadline_after(5000);
+
+	(void)ibv_modify_qp(r->id->qp, &a, IBV_QP_STATE);
+	while (r->rdma_pending > 0 && wait_locked(r, deadline) == 0)
+		;
+}
+
+/* A transfer ran out of time: the connection is done for (the peer may
+ * still be moving bytes), and the call says why.  Under mu. */
+static int timeout_locked(struct rdma_conn *r, const char *what)
+{
+	fail_locked(r, -ETIMEDOUT, "a transfer timed out");
+	kill_qp_locked(r);
+	return clf_fail(ETIMEDOUT, "clf: %s %s: timed out after %d ms", what,
+			r->base.peer, r->base.timeout_ms);
+}
+
+/* Send a rendezvous message; those of the stream spend a credit.  Under
+ * mu; waits for a send buffer (and credit) until the deadline. */
+static int post_descs_locked(struct rdma_conn *r, uint8_t type,
+			     const struct clf_rdma_desc *d, int nd,
+			     int64_t deadline, const char *what)
+{
+	bool in_stream = clf_rdma_pkt_in_stream(type);
+	uint16_t credits;
+	int i;
+
+	for (;;) {
+		if (r->err)
+			return error_locked(r, what);
+		if ((!in_stream || clf_rdma_credits_can_send(&r->cr)) &&
+		    r->ntxfree > 0)
+			break;
+		if (wait_locked(r, deadline))
+			return timeout_locked(r, what);
+	}
+	i = r->txfree[--r->ntxfree];
+	for (int k = 0; k < nd; k++)
+		clf_rdma_desc_encode(slot(r, i) + CLF_RDMA_PKT_HEADER +
+				     k * CLF_RDMA_DESC_SIZE, &d[k]);
+	credits = in_stream ? clf_rdma_credits_spend(&r->cr)
+			    : clf_rdma_credits_take_owed(&r->cr);
+	if (post_send(r, i, type, credits,
+		      (uint32_t)(nd * CLF_RDMA_DESC_SIZE))) {
+		fail_locked(r, -ECONNRESET, "cannot post a SEND");
+		return error_locked(r, what);
+	}
+	return 0;
+}
+
+static int post_desc_locked(struct rdma_conn *r, uint8_t type,
+			    const struct clf_rdma_desc *d, int64_t deadline,
+			    const char *what)
+{
+	return post_descs_locked(r, type, d, 1, deadline, what);
+}
+
+/* A cached registration of [p, p + n), NULL when none can be had (the
+ * caller then goes through its buffers).  Outside mu: registering may
+ * take long. */
+static struct clf_regcache_entry *cache_get(struct rdma_conn *r,
+					    const void *p, size_t n)
+{
+	struct clf_regcache_entry *e;
+	unsigned long hits;
+	int err;
+
+	if (!r->has_cache)
+		return NULL;
+	hits = r->cache.st.hits;
+	e = clf_regcache_get(&r->cache, p, n, clf_rdma_mem_generation(), &err);
+	atomic_fetch_add(r->cache.st.hits != hits ? &stat_hits : &stat_misses,
+			 1);
+	return e;
+}
+
+static void cache_put_unlocked(struct rdma_conn *r,
+			       struct clf_regcache_entry *e)
+{
+	pthread_mutex_unlock(&r->mu);
+	clf_regcache_put(&r->cache, e);
+	pthread_mutex_lock(&r->mu);
+}
+
+/* Wait until the READs and WRITEs posted completed.  Under mu. */
+static int wait_rdma_locked(struct rdma_conn *r, int64_t deadline,
+			    const char *what)
+{
+	while (r->rdma_pending > 0) {
+		if (r->err) {
+			kill_qp_locked(r);
+			return error_locked(r, what);
+		}
+		if (wait_locked(r, deadline))
+			return timeout_locked(r, what);
+	}
+	return r->err ? error_locked(r, what) : 0;
+}
+
+/*
+ * The server's side of a transfer: READ (op IBV_WR_RDMA_READ) n bytes
+ * of the client's memory at raddr into local, or WRITE them from local.
+ * local is registered through the cache, or, when it cannot be, the
+ * bytes go through a send buffer a slot at a time.  Under mu.
+ */
+static int rdma_op_locked(struct rdma_conn *r, enum ibv_wr_opcode op,
+			  uint8_t *local, size_t n, uint64_t raddr,
+			  uint32_t rkey, int64_t deadline, const char *what)
+{
+	struct clf_regcache_entry *e;
+	size_t done = 0;
+	int err = 0;
+
+	pthread_mutex_unlock(&r->mu);
+	e = cache_get(r, local, n);
+	pthread_mutex_lock(&r->mu);
+	while (done < n && !err) {
+		size_t k = n - done;
+		struct ibv_sge sge = { .addr = (uintptr_t)(local + done) };
+		struct ibv_send_wr wr = {
+			.wr_id = WR_RDMA, .sg_list = &sge, .num_sge = 1,
+			.opcode = op, .send_flags = IBV_SEND_SIGNALED,
+			.wr.rdma = { .remote_addr = raddr + done, .rkey = rkey },
+		}, *bad;
+		int ti = -1;
+
+		if (e) {
+			sge.lkey = ((struct ibv_mr *)e->handle)->lkey;
+		} else {
+			while (!r->err && r->ntxfree == 0)
+				if (wait_locked(r, deadline)) {
+					err = timeout_locked(r, what);
+					break;
+				}
+			if (err || r->err)
+				break;
+			ti = r->txfree[--r->ntxfree];
+			if (k > CLF_RDMA_SLOT)
+				k = CLF_RDMA_SLOT;
+			if (op == IBV_WR_RDMA_WRITE)
+				memcpy(slot(r, ti), local + done, k);
+			sge.addr = (uintptr_t)slot(r, ti);
+			sge.lkey = r->mr->lkey;
+		}
+		sge.length = (uint32_t)k;
+		if (ibv_post_send(r->id->qp, &wr, &bad)) {
+			fail_locked(r, -ECONNRESET, "cannot post an RDMA request");
+		} else {
+			r->rdma_pending++;
+			err = wait_rdma_locked(r, deadline, what);
+		}
+		if (!err && ti >= 0 && op == IBV_WR_RDMA_READ)
+			memcpy(local + done, slot(r, ti), k);
+		if (ti >= 0)
+			r->txfree[r->ntxfree++] = ti;
+		done += k;
+	}
+	if (!err && r->err)
+		err = error_locked(r, what);
+	if (!err) {
+		atomic_fetch_add(&stat_rdma_ops, 1);
+		atomic_fetch_add(&stat_direct_bytes, n);
+		r->direct_ops++;
+		r->direct_bytes += n;
+	}
+	if (e)
+		cache_put_unlocked(r, e);
+	return err;
+}
+
+/* Client, waiting for its own rendezvous: every RTS it has not answered
+ * is answered "inline", so that the server's send goes on.  Under mu. */
+static void answer_rts_inline_locked(struct rdma_conn *r, int64_t deadline)
+{
+	struct clf_rdma_desc none = { 0 };
+
+	for (int k = 0; k < r->rxcount && !r->err; k++) {
+		int i = r->rxq[(r->rxhead + k) % CLF_RDMA_RECVS];
+
+		if (r->rxtype[i] != CLF_RDMA_PKT_RTS || r->rxinline[i])
+			continue;
+		r->rxinline[i] = true;
+		(void)post_desc_locked(r, CLF_RDMA_PKT_CTS, &none, deadline,
+				       "send to");
+	}
+}
+
+/* Client: wait until DONE told of every byte up to until, answering the
+ * server's RTSs meanwhile.  Under mu. */
+static int wait_done_locked(struct rdma_conn *r, uint64_t until,
+			    int64_t deadline)
+{
+	while (r->done_bytes < until) {
+		answer_rts_inline_locked(r, deadline);
+		if (r->err)
+			return error_locked(r, "send to");
+		if (wait_locked(r, deadline))
+			return timeout_locked(r, "send to");
+	}
+	return 0;
+}
+
+/* Put back registrations held by a transfer.  Under mu. */
+static void put_all_locked(struct rdma_conn *r, struct clf_regcache_entry **e,
+			   int *n)
+{
+	if (!*n)
+		return;
+	pthread_mutex_unlock(&r->mu);
+	while (*n)
+		clf_regcache_put(&r->cache, e[--*n]);
+	pthread_mutex_lock(&r->mu);
+}
+
+/*
+ * Server: WRITE len bytes of the iovec from (*kp, *offp) on to the
+ * client's memory at raddr, every piece's WRITE posted before waiting
+ * for any; advances (*kp, *offp).  Under mu.
+ */
+static int write_run_locked(struct rdma_conn *r, const struct iovec *iov,
+			    int *kp, size_t *offp, size_t len, uint64_t raddr,
+			    uint32_t rkey, int64_t deadline,
+			    struct clf_regcache_entry **held, int *nheldp)
+{
+	int nheld = *nheldp, err = 0;
+	size_t done = 0;
+
+	while (done < len && !err) {
+		uint8_t *p = (uint8_t *)iov[*kp].iov_base + *offp;
+		size_t n = iov[*kp].iov_len - *offp;
+		struct clf_regcache_entry *e = NULL;
+
+		if (n > len - done)
+			n = len - done;
+		if (nheld == RUN_MAX) {
+			/* Room for more: wait for those in flight. */
+			err = wait_rdma_locked(r, deadline, "send to");
+			put_all_locked(r, held, &nheld);
+			if (err)
+				break;
+		}
+		pthread_mutex_unlock(&r->mu);
+		e = cache_get(r, p, n);
+		pthread_mutex_lock(&r->mu);
+		if (!e) {
+			err = wait_rdma_locked(r, deadline, "send to");
+			if (!err)
+				err = rdma_op_locked(r, IBV_WR_RDMA_WRITE, p, n,
+						     raddr + done, rkey, deadline,
+						     "send to");
+		} else {
+			struct ibv_sge sge = {
+				.addr = (uintptr_t)p, .length = (uint32_t)n,
+				.lkey = ((struct ibv_mr *)e->handle)->lkey,
+			};
+			struct ibv_send_wr wr = {
+				.wr_id = WR_RDMA, .sg_list = &sge, .num_sge = 1,
+				.opcode = IBV_WR_RDMA_WRITE,
+				.send_flags = IBV_SEND_SIGNALED,
+				.wr.rdma = { .remote_addr = raddr + done,
+					     .rkey = rkey },
+			}, *bad;
+
+			held[nheld++] = e;
+			if (r->err || ibv_post_send(r->id->qp, &wr, &bad)) {
+				fail_locked(r, -ECONNRESET,
+					    "cannot post an RDMA request");
+				err = error_locked(r, "send to");
+			} else {
+				r->rdma_pending++;
+				atomic_fetch_add(&stat_rdma_ops, 1);
+				atomic_fetch_add(&stat_direct_bytes, n);
+				r->direct_ops++;
+				r->direct_bytes += n;
+			}
+		}
+		done += n;
+		*offp += n;
+		if (*offp == iov[*kp].iov_len) {
+			(*kp)++;
+			*offp = 0;
+		}
+	}
+	*nheldp = nheld;
+	return err;
+}
+
+/*
+ * Server: one RTS for the run of total bytes from (*kp, *offp) -- big
+ * pieces one after another -- then the WRITEs each CTS asks for, each
+ * answered DONE.  *inline_left: bytes of the run the client asked to
+ * get inline (CTS {0}).  Under mu.
+ */
+static int send_rts_locked(struct rdma_conn *r, const struct iovec *iov,
+			   int *kp, size_t *offp, size_t total,
+			   int64_t deadline, size_t *inline_left)
+{
+	struct clf_rdma_desc d = { 0, 0, (uint32_t)total };
+	size_t done = 0;
+	int err;
+
+	*inline_left = 0;
+	err = post_desc_locked(r, CLF_RDMA_PKT_RTS, &d, deadline, "send to");
+	while (!err && done < total) {
+		struct clf_regcache_entry *held[RUN_MAX];
+		int nheld = 0, werr;
+		size_t asked = 0;
+
+		if (!r->cts_ready) {
+			if (r->err)
+				err = error_locked(r, "send to");
+			else if (wait_locked(r, deadline))
+				err = timeout_locked(r, "send to");
+			continue;
+		}
+		r->cts_ready = false;
+		for (int q = 0; q < r->ncts; q++)
+			asked += r->cts[q].len;
+		if (asked == 0) {
+			*inline_left = total - done;
+			return 0;
+		}
+		if (asked > total - done) {
+			fail_locked(r, -EPROTO, "a CTS for more than was offered");
+			return error_locked(r, "send to");
+		}
+		/* Every place's WRITEs posted, then one wait. */
+		for (int q = 0; q < r->ncts && !err; q++)
+			err = write_run_locked(r, iov, kp, offp, r->cts[q].len,
+					       r->cts[q].addr, r->cts[q].rkey,
+					       deadline, held, &nheld);
+		werr = r->rdma_pending ? wait_rdma_locked(r, deadline, "send to")
+				       : 0;
+		put_all_locked(r, held, &nheld);
+		if (!err)
+			err = werr;
+		d.len = (uint32_t)asked;
+		if (!err)
+			err = post_desc_locked(r, CLF_RDMA_PKT_DONE, &d, deadline,
+					       "send to");
+		done += asked;
+	}
+	return err;
+}
+
+/* The run of big pieces from (k, off): its bytes, at most DIRECT_PIECE
+ * and RUN_MAX pieces (a piece longer than DIRECT_PIECE is cut). */
+static size_t run_length(const struct iovec *iov, int iovcnt, int k,
+			 size_t off, size_t dmin)
+{
+	size_t total = 0;
+
+	for (int m = 0; k < iovcnt && m < RUN_MAX; k++, m++, off = 0) {
+		size_t n = iov[k].iov_len - off;
+
+		if (n < dmin)
+			break;
+		if (n > DIRECT_PIECE - total)
+			return total ? total : DIRECT_PIECE;
+		total += n;
+	}
+	return total;
+}
+
 static int rdma_send(struct clf_conn *c, const struct iovec *iov, int iovcnt,
 		     int64_t deadline)
 {
 	struct rdma_conn *r = rc_of(c);
+	size_t dmin = r->has_cache ? direct_min() : 0;
+	size_t inline_left = 0;	/* from (k, off): bytes to send inline */
+	struct clf_regcache_entry *held[RUN_MAX];	/* client: RDESCs' */
+	int nheld = 0;
+	uint64_t until;
 	int k = 0;
 	size_t off = 0;
 	int err = 0;
 
 	pthread_mutex_lock(&r->mu);
+	until = r->done_bytes;
 	while (k < iovcnt && !err) {
 		uint8_t *dst;
 		size_t room = CLF_RDMA_PKT_DATA_MAX, n = 0;
@@ -774,6 +1312,52 @@ static int rdma_send(struct clf_conn *c, const struct iovec *iov, int iovcnt,
 		if (r->err) {
 			err = error_locked(r, "send to");
 			break;
+		}
+		if (dmin && !inline_left && iov[k].iov_len - off >= dmin &&
+		    r->server) {
+			size_t len = run_length(iov, iovcnt, k, off, dmin);
+
+			err = send_rts_locked(r, iov, &k, &off, len, deadline,
+					      &inline_left);
+			continue;
+		}
+		if (dmin && !inline_left && iov[k].iov_len - off >= dmin) {
+			/* Client: an RDESC, not waited for until the end. */
+			const uint8_t *p = (const uint8_t *)iov[k].iov_base + off;
+			size_t len = iov[k].iov_len - off;
+			struct clf_regcache_entry *e = NULL;
+			struct clf_rdma_desc d;
+
+			if (len > DIRECT_PIECE)
+				len = DIRECT_PIECE;
+			if (nheld == RUN_MAX) {
+				err = wait_done_locked(r, until, deadline);
+				put_all_locked(r, held, &nheld);
+				if (err)
+					break;
+			}
+			pthread_mutex_unlock(&r->mu);
+			e = cache_get(r, p, len);
+			pthread_mutex_lock(&r->mu);
+			if (!e) {
+				inline_left = len;
+				continue;
+			}
+			held[nheld++] = e;
+			d = (struct clf_rdma_desc){
+				(uintptr_t)p,
+				((struct ibv_mr *)e->handle)->rkey,
+				(uint32_t)len };
+			err = post_desc_locked(r, CLF_RDMA_PKT_RDESC, &d,
+					       deadline, "send to");
+			until += len;
+			atomic_fetch_add(&stat_direct_bytes, len);
+			off += len;
+			if (off == iov[k].iov_len) {
+				k++;
+				off = 0;
+			}
+			continue;
 		}
 		if (!clf_rdma_credits_can_send(&r->cr) || r->ntxfree == 0) {
 			if (wait_locked(r, deadline))
@@ -784,16 +1368,25 @@ static int rdma_send(struct clf_conn *c, const struct iovec *iov, int iovcnt,
 		}
 		i = r->txfree[--r->ntxfree];
 		dst = slot(r, i) + CLF_RDMA_PKT_HEADER;
-		/* Gather as much as one buffer holds. */
+		/* Gather as much as one buffer holds, up to the next piece
+		 * that goes by RDMA. */
 		while (k < iovcnt && n < room) {
 			size_t take = iov[k].iov_len - off;
 
+			if (inline_left) {
+				if (take > inline_left)
+					take = inline_left;
+			} else if (dmin && take >= dmin) {
+				break;
+			}
 			if (take > room - n)
 				take = room - n;
 			memcpy(dst + n, (const char *)iov[k].iov_base + off,
 			       take);
 			n += take;
 			off += take;
+			if (inline_left)
+				inline_left -= take;
 			if (off == iov[k].iov_len) {
 				k++;
 				off = 0;
@@ -801,7 +1394,7 @@ static int rdma_send(struct clf_conn *c, const struct iovec *iov, int iovcnt,
 		}
 		if (n == 0) {
 			r->txfree[r->ntxfree++] = i;
-			break;
+			continue;
 		}
 		if (post_send(r, i, CLF_RDMA_PKT_DATA,
 			      clf_rdma_credits_spend(&r->cr), (uint32_t)n)) {
@@ -809,16 +1402,44 @@ static int rdma_send(struct clf_conn *c, const struct iovec *iov, int iovcnt,
 			err = error_locked(r, "send to");
 		}
 	}
+	/* The client's memory is the server's to READ until DONE. */
+	if (!err && nheld)
+		err = wait_done_locked(r, until, deadline);
+	put_all_locked(r, held, &nheld);
 	pthread_mutex_unlock(&r->mu);
 	return err;
 }
 
-/* Copy up to len waiting bytes into buf; returns the count; under mu. */
+/* The buffer at the head of the receive queue is used up: repost it and
+ * owe its credit.  Under mu. */
+static void pop_head_locked(struct rdma_conn *r)
+{
+	int i = r->rxq[r->rxhead];
+
+	r->rxpos = 0;
+	r->rxhead = (r->rxhead + 1) % CLF_RDMA_RECVS;
+	r->rxcount--;
+	if (post_recv(r, i)) {
+		fail_locked(r, -ECONNRESET, "cannot post a receive");
+		return;
+	}
+	clf_rdma_credits_consumed(&r->cr);
+	send_credits_locked(r);
+}
+
+static bool head_is_data(const struct rdma_conn *r)
+{
+	return r->rxcount &&
+	       r->rxtype[r->rxq[r->rxhead]] == CLF_RDMA_PKT_DATA;
+}
+
+/* Copy up to len waiting bytes into buf, up to a rendezvous message;
+ * returns the count; under mu. */
 static size_t take_locked(struct rdma_conn *r, uint8_t *buf, size_t len)
 {
 	size_t got = 0;
 
-	while (got < len && r->rxcount) {
+	while (got < len && head_is_data(r) && !r->err) {
 		int i = r->rxq[r->rxhead];
 		size_t avail = r->rxlen[i] - r->rxpos;
 		size_t n = avail < len - got ? avail : len - got;
@@ -829,18 +1450,175 @@ static size_t take_locked(struct rdma_conn *r, uint8_t *buf, size_t len)
 		r->rxpos += n;
 		if (r->rxpos < r->rxlen[i])
 			break;
-		r->rxpos = 0;
-		r->rxhead = (r->rxhead + 1) % CLF_RDMA_RECVS;
-		r->rxcount--;
-		if (post_recv(r, i)) {
-			fail_locked(r, -ECONNRESET, "cannot post a receive");
-			break;
-		}
-		clf_rdma_credits_consumed(&r->cr);
-		send_credits_locked(r);
+		pop_head_locked(r);
 	}
 	set_readable_locked(r);
 	return got;
+}
+
+/*
+ * Server, an RDESC at the head: READ the bytes of the RDESCs queued
+ * there, as far as buf goes, all posted before waiting for any.  DONE
+ * waits while another RDESC is queued at the head (the client waits for
+ * all of its own at the end of its send).  *got: bytes now in buf.
+ */
+static int read_run_locked(struct rdma_conn *r, uint8_t *buf, size_t want,
+			   size_t *got, int64_t deadline)
+{
+	struct clf_regcache_entry *e;
+	size_t total = 0, left;
+	int m = 0, err = 0;
+
+	for (; m < r->rxcount && m < RUN_MAX && total < want; m++) {
+		int i = r->rxq[(r->rxhead + m) % CLF_RDMA_RECVS];
+		size_t n = r->rxdesc[i].len;
+
+		if (r->rxtype[i] != CLF_RDMA_PKT_RDESC)
+			break;
+		total += n < want - total ? n : want - total;
+	}
+	pthread_mutex_unlock(&r->mu);
+	e = cache_get(r, buf, total);
+	pthread_mutex_lock(&r->mu);
+	if (!e) {
+		/* Through a buffer of ours, the head's bytes only. */
+		struct clf_rdma_desc *d = &r->rxdesc[r->rxq[r->rxhead]];
+
+		total = want < d->len ? want : d->len;
+		err = rdma_op_locked(r, IBV_WR_RDMA_READ, buf, total, d->addr,
+				     d->rkey, deadline, "receive from");
+	} else {
+		size_t off = 0;
+
+		for (int q = 0; q < m && off < total && !err; q++) {
+			int i = r->rxq[(r->rxhead + q) % CLF_RDMA_RECVS];
+			struct clf_rdma_desc *d = &r->rxdesc[i];
+			size_t n = d->len < total - off ? d->len : total - off;
+			struct ibv_sge sge = {
+				.addr = (uintptr_t)(buf + off),
+				.length = (uint32_t)n,
+				.lkey = ((struct ibv_mr *)e->handle)->lkey,
+			};
+			struct ibv_send_wr wr = {
+				.wr_id = WR_RDMA, .sg_list = &sge, .num_sge = 1,
+				.opcode = IBV_WR_RDMA_READ,
+				.send_flags = IBV_SEND_SIGNALED,
+				.wr.rdma = { .remote_addr = d->addr,
+					     .rkey = d->rkey },
+			}, *bad;
+
+			if (r->err || ibv_post_send(r->id->qp, &wr, &bad)) {
+				fail_locked(r, -ECONNRESET,
+					    "cannot post an RDMA request");
+				err = error_locked(r, "receive from");
+				break;
+			}
+			r->rdma_pending++;
+			r->direct_ops++;
+			atomic_fetch_add(&stat_rdma_ops, 1);
+			off += n;
+		}
+		if (r->rdma_pending) {
+			int werr = wait_rdma_locked(r, deadline, "receive from");
+
+			if (!err)
+				err = werr;
+		}
+		if (!err) {
+			r->direct_bytes += total;
+			atomic_fetch_add(&stat_direct_bytes, total);
+		}
+		cache_put_unlocked(r, e);
+	}
+	if (err)
+		return err;
+	for (left = total; left;) {
+		int i = r->rxq[r->rxhead];
+		struct clf_rdma_desc *d = &r->rxdesc[i];
+		size_t n = d->len < left ? d->len : left;
+
+		d->addr += n;
+		d->len -= (uint32_t)n;
+		left -= n;
+		if (d->len == 0) {
+			r->done_owed += r->rxlen[i];
+			pop_head_locked(r);
+		}
+	}
+	*got = total;
+	set_readable_locked(r);
+	if (r->done_owed && !(r->rxcount &&
+			      r->rxtype[r->rxq[r->rxhead]] == CLF_RDMA_PKT_RDESC)) {
+		struct clf_rdma_desc d = { 0, 0, (uint32_t)r->done_owed };
+
+		r->done_owed = 0;
+		return post_desc_locked(r, CLF_RDMA_PKT_DONE, &d, deadline,
+					"receive from");
+	}
+	return 0;
+}
+
+/*
+ * The head of the receive queue is an RDESC (server: READ the bytes) or
+ * an RTS (client: name buf for the server's WRITE, or ask for the bytes
+ * inline when buf is small or cannot be registered).  *got: bytes now in
+ * buf.  Under mu.
+ */
+static int recv_direct_locked(struct rdma_conn *r, uint8_t *buf, size_t want,
+			      size_t *got, int64_t deadline)
+{
+	int i = r->rxq[r->rxhead];
+	struct clf_rdma_desc *d = &r->rxdesc[i];
+	struct clf_regcache_entry *e = NULL;
+	size_t n = want < d->len ? want : d->len;
+	struct clf_rdma_desc cts = { 0 };
+	uint64_t until;
+	int err;
+
+	*got = 0;
+	if (n > DIRECT_PIECE)
+		n = DIRECT_PIECE;
+	if (r->rxtype[i] == CLF_RDMA_PKT_RDESC)
+		return read_run_locked(r, buf, want, got, deadline);
+	if (!r->rxinline[i] && n >= direct_min()) {
+		pthread_mutex_unlock(&r->mu);
+		e = cache_get(r, buf, n);
+		pthread_mutex_lock(&r->mu);
+	}
+	if (!e) {
+		/* What is left of it comes inline, after it. */
+		if (!r->rxinline[i])
+			err = post_desc_locked(r, CLF_RDMA_PKT_CTS, &cts, deadline,
+					       "receive from");
+		else
+			err = 0;
+		pop_head_locked(r);
+		set_readable_locked(r);
+		return err;
+	}
+	cts = (struct clf_rdma_desc){ (uintptr_t)buf,
+				      ((struct ibv_mr *)e->handle)->rkey,
+				      (uint32_t)n };
+	until = r->done_bytes + n;
+	err = post_desc_locked(r, CLF_RDMA_PKT_CTS, &cts, deadline,
+			       "receive from");
+	while (!err && r->done_bytes < until) {
+		if (r->err)
+			err = error_locked(r, "receive from");
+		else if (wait_locked(r, deadline))
+			err = timeout_locked(r, "receive from");
+	}
+	cache_put_unlocked(r, e);
+	if (err)
+		return err;
+	atomic_fetch_add(&stat_direct_bytes, n);
+	d->len -= (uint32_t)n;
+	*got = n;
+	if (!d->len) {
+		pop_head_locked(r);
+		set_readable_locked(r);
+	}
+	return 0;
 }
 
 static int rdma_recv(struct clf_conn *c, void *buf, size_t len,
@@ -852,6 +1630,16 @@ static int rdma_recv(struct clf_conn *c, void *buf, size_t len,
 
 	pthread_mutex_lock(&r->mu);
 	while (got < len) {
+		if (r->rxcount && !head_is_data(r) && !r->err) {
+			size_t n;
+
+			err = recv_direct_locked(r, (uint8_t *)buf + got,
+						 len - got, &n, deadline);
+			if (err)
+				break;
+			got += n;
+			continue;
+		}
 		got += take_locked(r, (uint8_t *)buf + got, len - got);
 		if (got == len)
 			break;
@@ -859,6 +1647,8 @@ static int rdma_recv(struct clf_conn *c, void *buf, size_t len,
 			err = error_locked(r, "receive from");
 			break;
 		}
+		if (r->rxcount)
+			continue;
 		if (wait_locked(r, deadline)) {
 			err = clf_fail(ETIMEDOUT,
 				       "clf: receive from %s: no answer within %d ms",
@@ -868,6 +1658,121 @@ static int rdma_recv(struct clf_conn *c, void *buf, size_t len,
 	}
 	pthread_mutex_unlock(&r->mu);
 	return err;
+}
+
+/*
+ * Client, an RTS at the head and the iovec's pieces from (*kp, *offp) to
+ * fill: one CTS naming up to CLF_RDMA_CTS_MAX of them, for the server to
+ * WRITE in one go.  Under mu.
+ */
+static int recv_rts_iov_locked(struct rdma_conn *r, const struct iovec *iov,
+			       int iovcnt, int *kp, size_t *offp,
+			       int64_t deadline)
+{
+	int i = r->rxq[r->rxhead];
+	struct clf_rdma_desc *d = &r->rxdesc[i];
+	struct clf_regcache_entry *held[CLF_RDMA_CTS_MAX];
+	struct clf_rdma_desc cts[CLF_RDMA_CTS_MAX];
+	int nd = 0, k = *kp, err;
+	size_t off = *offp, sum = 0;
+	uint64_t until;
+
+	while (k < iovcnt && nd < CLF_RDMA_CTS_MAX && sum < d->len) {
+		uint8_t *p = (uint8_t *)iov[k].iov_base + off;
+		size_t n = iov[k].iov_len - off;
+		struct clf_regcache_entry *e;
+
+		if (n > d->len - sum)
+			n = d->len - sum;
+		if (n == 0) {
+			k++;
+			off = 0;
+			continue;
+		}
+		pthread_mutex_unlock(&r->mu);
+		e = cache_get(r, p, n);
+		pthread_mutex_lock(&r->mu);
+		if (!e)
+			break;
+		held[nd] = e;
+		cts[nd++] = (struct clf_rdma_desc){
+			(uintptr_t)p, ((struct ibv_mr *)e->handle)->rkey,
+			(uint32_t)n };
+		sum += n;
+		off += n;
+		if (off == iov[k].iov_len) {
+			k++;
+			off = 0;
+		}
+	}
+	if (nd == 0) {
+		/* Nothing registered: the rest comes inline, after it. */
+		struct clf_rdma_desc none = { 0 };
+
+		err = post_desc_locked(r, CLF_RDMA_PKT_CTS, &none, deadline,
+				       "receive from");
+		pop_head_locked(r);
+		set_readable_locked(r);
+		return err;
+	}
+	until = r->done_bytes + sum;
+	err = post_descs_locked(r, CLF_RDMA_PKT_CTS, cts, nd, deadline,
+				"receive from");
+	while (!err && r->done_bytes < until) {
+		if (r->err)
+			err = error_locked(r, "receive from");
+		else if (wait_locked(r, deadline))
+			err = timeout_locked(r, "receive from");
+	}
+	put_all_locked(r, held, &nd);
+	if (err)
+		return err;
+	atomic_fetch_add(&stat_direct_bytes, sum);
+	*kp = k;
+	*offp = off;
+	d->len -= (uint32_t)sum;
+	if (!d->len) {
+		pop_head_locked(r);
+		set_readable_locked(r);
+	}
+	return 0;
+}
+
+static int rdma_recvv(struct clf_conn *c, const struct iovec *iov, int iovcnt,
+		      int64_t deadline)
+{
+	struct rdma_conn *r = rc_of(c);
+	int k = 0;
+	size_t off = 0;
+
+	while (k < iovcnt) {
+		bool rts;
+		int err;
+
+		if (off == iov[k].iov_len) {
+			k++;
+			off = 0;
+			continue;
+		}
+		pthread_mutex_lock(&r->mu);
+		rts = !r->server && r->has_cache && r->rxcount &&
+		      !head_is_data(r) && !r->err &&
+		      !r->rxinline[r->rxq[r->rxhead]];
+		err = rts ? recv_rts_iov_locked(r, iov, iovcnt, &k, &off,
+						deadline) : 0;
+		pthread_mutex_unlock(&r->mu);
+		if (err)
+			return err;
+		if (rts)
+			continue;
+		err = rdma_recv(c, (uint8_t *)iov[k].iov_base + off,
+				iov[k].iov_len - off, deadline);
+		if (err)
+			return err;
+		k++;
+		off = 0;
+	}
+	return 0;
 }
 
 static int rdma_poll(struct clf_conn *c, int timeout_ms)
@@ -922,6 +1827,7 @@ const struct clf_transport_ops clf_transport_rdma = {
 	.accept = rdma_accept_,
 	.send = rdma_send,
 	.recv = rdma_recv,
+	.recvv = rdma_recvv,
 	.poll = rdma_poll,
 	.conn_fd = rdma_conn_fd,
 	.close = rdma_close,

@@ -35,7 +35,7 @@ int clf_rdma_pkt_decode(const uint8_t *buf, size_t got,
 	p.len = 0;
 	for (int i = 0; i < 4; i++)
 		p.len |= (uint32_t)buf[4 + i] << (8 * i);
-	if (p.type != CLF_RDMA_PKT_DATA && p.type != CLF_RDMA_PKT_CREDIT)
+	if (p.type < CLF_RDMA_PKT_DATA || p.type > CLF_RDMA_PKT_DONE)
 		return clf_fail(EPROTO, "clf: rdma: a SEND of unknown type %u",
 				p.type);
 	if (p.len != got - CLF_RDMA_PKT_HEADER)
@@ -44,6 +44,15 @@ int clf_rdma_pkt_decode(const uint8_t *buf, size_t got,
 	if (p.type == CLF_RDMA_PKT_CREDIT && (p.len || !p.credits))
 		return clf_fail(EPROTO, "clf: rdma: a credit SEND with %u bytes and %u credits",
 				p.len, p.credits);
+	if (p.type == CLF_RDMA_PKT_CTS &&
+	    (p.len == 0 || p.len % CLF_RDMA_DESC_SIZE ||
+	     p.len > CLF_RDMA_CTS_MAX * CLF_RDMA_DESC_SIZE))
+		return clf_fail(EPROTO, "clf: rdma: a CTS of %u bytes, not 1 to %d descriptors",
+				p.len, CLF_RDMA_CTS_MAX);
+	if (p.type >= CLF_RDMA_PKT_RDESC && p.type != CLF_RDMA_PKT_CTS &&
+	    p.len != CLF_RDMA_DESC_SIZE)
+		return clf_fail(EPROTO, "clf: rdma: a rendezvous SEND of %u bytes, not %d",
+				p.len, CLF_RDMA_DESC_SIZE);
 	*out = p;
 	return 0;
 }
@@ -95,4 +104,41 @@ uint16_t clf_rdma_credits_take_owed(struct clf_rdma_credits *c)
 
 	c->owed = 0;
 	return owed;
+}
+
+static void put_le(uint8_t *out, uint64_t v, int n)
+{
+	for (int i = 0; i < n; i++)
+		out[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t get_le(const uint8_t *in, int n)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < n; i++)
+		v |= (uint64_t)in[i] << (8 * i);
+	return v;
+}
+
+void clf_rdma_desc_encode(uint8_t out[CLF_RDMA_DESC_SIZE],
+			  const struct clf_rdma_desc *d)
+{
+	put_le(out, d->addr, 8);
+	put_le(out + 8, d->rkey, 4);
+	put_le(out + 12, d->len, 4);
+}
+
+void clf_rdma_desc_decode(const uint8_t in[CLF_RDMA_DESC_SIZE],
+			  struct clf_rdma_desc *d)
+{
+	d->addr = get_le(in, 8);
+	d->rkey = (uint32_t)get_le(in + 8, 4);
+	d->len = (uint32_t)get_le(in + 12, 4);
+}
+
+bool clf_rdma_pkt_in_stream(uint8_t type)
+{
+	return type == CLF_RDMA_PKT_DATA || type == CLF_RDMA_PKT_RDESC ||
+	       type == CLF_RDMA_PKT_RTS;
 }

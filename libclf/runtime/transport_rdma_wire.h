@@ -35,14 +35,49 @@
 #define CLF_RDMA_SLOT ((size_t)32768)	/* one receive buffer, header too */
 #define CLF_RDMA_PKT_DATA_MAX (CLF_RDMA_SLOT - CLF_RDMA_PKT_HEADER)
 #define CLF_RDMA_WINDOW 16		/* credits: data SENDs in flight */
+/* Pieces from this size on move by RDMA READ/WRITE, not in SENDs. */
+#define CLF_RDMA_DIRECT_MIN ((size_t)65536)
 #define CLF_RDMA_CREDIT_BATCH 4		/* owed before a credit-only SEND */
-#define CLF_RDMA_EXTRA_RECVS (CLF_RDMA_WINDOW / CLF_RDMA_CREDIT_BATCH + 1)
+/* Beyond the credit-only messages: the rendezvous' control messages (CTS,
+ * DONE), of which each side has at most one unanswered at a time. */
+#define CLF_RDMA_CTRL_RECVS 2
+#define CLF_RDMA_EXTRA_RECVS (CLF_RDMA_WINDOW / CLF_RDMA_CREDIT_BATCH + 1 + \
+			      CLF_RDMA_CTRL_RECVS)
 #define CLF_RDMA_RECVS (CLF_RDMA_WINDOW + CLF_RDMA_EXTRA_RECVS)
 
 enum clf_rdma_pkt_type {
 	CLF_RDMA_PKT_DATA = 1,		/* stream bytes (and credits) */
 	CLF_RDMA_PKT_CREDIT = 2,	/* credits only, no data */
+	/*
+	 * Bulk data moved by the server (the side that accepted), never by
+	 * the client: so a daemon's memory is never open to its clients.
+	 * RDESC and RTS stand in the stream for desc.len bytes and spend a
+	 * credit like DATA; CTS and DONE answer them, outside the window.
+	 */
+	CLF_RDMA_PKT_RDESC = 3,	/* client: READ these bytes from me */
+	CLF_RDMA_PKT_RTS = 4,	/* server: desc.len bytes follow, say where */
+	CLF_RDMA_PKT_CTS = 5,	/* client: WRITE up to desc.len of them here */
+	CLF_RDMA_PKT_DONE = 6,	/* server: desc.len bytes read or written */
 };
+
+/* The body of RDESC, RTS and DONE: one descriptor of 16 bytes,
+ * little-endian; of a CTS: 1 to CLF_RDMA_CTS_MAX of them, the places
+ * (in order) where the client wants the next bytes. */
+#define CLF_RDMA_DESC_SIZE 16
+#define CLF_RDMA_CTS_MAX 16
+struct clf_rdma_desc {
+	uint64_t addr;		/* in the client's address space */
+	uint32_t rkey;		/* of the client's registration */
+	uint32_t len;		/* bytes */
+};
+
+void clf_rdma_desc_encode(uint8_t out[CLF_RDMA_DESC_SIZE],
+			  const struct clf_rdma_desc *d);
+void clf_rdma_desc_decode(const uint8_t in[CLF_RDMA_DESC_SIZE],
+			  struct clf_rdma_desc *d);
+
+/* Whether a packet of this type spends a credit and joins the stream. */
+bool clf_rdma_pkt_in_stream(uint8_t type);
 
 /* A SEND's header, little-endian: magic, type, credits (u16), len (u32). */
 struct clf_rdma_pkt {
@@ -58,7 +93,8 @@ void clf_rdma_pkt_encode(uint8_t out[CLF_RDMA_PKT_HEADER],
  * Decode the header of a SEND of got bytes (the completion's byte_len).
  * -EPROTO, with a clf_fail message, when it is shorter than a header,
  * has another magic or type, announces another length than arrived, or
- * is a credit message that carries data or no credits.
+ * is a credit message that carries data or no credits, or a rendezvous
+ * message whose body is not one descriptor.
  */
 int clf_rdma_pkt_decode(const uint8_t *buf, size_t got,
 			struct clf_rdma_pkt *out);

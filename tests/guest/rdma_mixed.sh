@@ -4,7 +4,8 @@
 # command, for
 #   mixed:  a client over RDMA and one over TCP (a configuration naming
 #           tcp://) on the same file, each reading what the other wrote,
-#           and `clf status` naming the transport of each;
+#           the RDMA client's stripes moved by the iods' RDMA READs and
+#           WRITEs, and `clf status` naming the transport of each;
 #   killed: an iod killed with SIGKILL in the middle of a client's large
 #           write over RDMA: the write fails within the timeout, and after
 #           the iod restarts the same client command succeeds.
@@ -72,6 +73,16 @@ mixed() {
 	cmp $M/b $M/b.rdma || { echo "RDMA client read other bytes"; return 1; }
 	echo "RDMA client's 3 MB write: $rdma RoCE packets"
 	[ $rdma -gt 1000 ] || { echo "the RDMA client did not use RDMA"; return 1; }
+	# The stripes (64 KiB) went by the iods' RDMA READs and WRITEs, not
+	# through the bounce buffers: each iod says so as the clients leave.
+	for _ in $(seq 25); do
+		[ "$(cat $M/iod0.log $M/iod1.log | grep -c 'moved by')" -ge 2 ] &&
+			break
+		sleep 0.2
+	done
+	grep -h "moved by" $M/iod0.log $M/iod1.log
+	[ "$(cat $M/iod0.log $M/iod1.log | grep -c 'moved by')" -ge 2 ] ||
+		{ echo "no bulk data moved by RDMA READ/WRITE"; return 1; }
 	"$CLF" -c $M/rdma.conf status > $M/st.rdma || return 1
 	"$CLF" -c $M/tcp.conf status > $M/st.tcp || return 1
 	cat $M/st.rdma $M/st.tcp

@@ -66,6 +66,51 @@ START_TEST(test_malformed_headers_are_refused)
 }
 END_TEST
 
+START_TEST(test_rendezvous_descriptors_round_trip)
+{
+	uint8_t buf[CLF_RDMA_PKT_HEADER + CLF_RDMA_DESC_SIZE];
+	struct clf_rdma_desc d = { 0x7f0012345678ULL, 0xdeadbeef, 1 << 20 }, e;
+	struct clf_rdma_pkt p = { CLF_RDMA_PKT_RDESC, 2, CLF_RDMA_DESC_SIZE }, q;
+
+	clf_rdma_pkt_encode(buf, &p);
+	clf_rdma_desc_encode(buf + CLF_RDMA_PKT_HEADER, &d);
+	ck_assert_int_eq(clf_rdma_pkt_decode(buf, sizeof(buf), &q), 0);
+	clf_rdma_desc_decode(buf + CLF_RDMA_PKT_HEADER, &e);
+	ck_assert_uint_eq(e.addr, d.addr);
+	ck_assert_uint_eq(e.rkey, d.rkey);
+	ck_assert_uint_eq(e.len, d.len);
+	ck_assert_uint_eq(buf[CLF_RDMA_PKT_HEADER], 0x78);
+	/* A rendezvous message is one descriptor, nothing else. */
+	ck_assert_int_eq(clf_rdma_pkt_decode(buf, sizeof(buf) - 1, &q),
+			 -EPROTO);
+	p.len = CLF_RDMA_DESC_SIZE - 1;
+	clf_rdma_pkt_encode(buf, &p);
+	ck_assert_int_eq(clf_rdma_pkt_decode(buf, sizeof(buf) - 1, &q),
+			 -EPROTO);
+	/* A CTS names 1 to CLF_RDMA_CTS_MAX places. */
+	{
+		uint8_t big[CLF_RDMA_PKT_HEADER +
+			    (CLF_RDMA_CTS_MAX + 1) * CLF_RDMA_DESC_SIZE] = { 0 };
+		struct clf_rdma_pkt cts = { CLF_RDMA_PKT_CTS, 0,
+					    2 * CLF_RDMA_DESC_SIZE };
+
+		clf_rdma_pkt_encode(big, &cts);
+		ck_assert_int_eq(clf_rdma_pkt_decode(big, CLF_RDMA_PKT_HEADER +
+						     cts.len, &q), 0);
+		cts.len = (CLF_RDMA_CTS_MAX + 1) * CLF_RDMA_DESC_SIZE;
+		clf_rdma_pkt_encode(big, &cts);
+		ck_assert_int_eq(clf_rdma_pkt_decode(big, sizeof(big), &q),
+				 -EPROTO);
+	}
+	/* Descriptors of the stream spend credits; their answers do not. */
+	ck_assert(clf_rdma_pkt_in_stream(CLF_RDMA_PKT_RDESC));
+	ck_assert(clf_rdma_pkt_in_stream(CLF_RDMA_PKT_RTS));
+	ck_assert(!clf_rdma_pkt_in_stream(CLF_RDMA_PKT_CTS));
+	ck_assert(!clf_rdma_pkt_in_stream(CLF_RDMA_PKT_DONE));
+	ck_assert(!clf_rdma_pkt_in_stream(CLF_RDMA_PKT_CREDIT));
+}
+END_TEST
+
 START_TEST(test_credits_are_spent_owed_and_returned)
 {
 	struct clf_rdma_credits c;
@@ -231,6 +276,7 @@ static Suite *rdma_wire_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_header_round_trips);
 	tcase_add_test(tc, test_malformed_headers_are_refused);
+	tcase_add_test(tc, test_rendezvous_descriptors_round_trip);
 	tcase_add_test(tc, test_credits_are_spent_owed_and_returned);
 	tcase_add_loop_test(tc, test_one_way_stream_never_overruns_buffers, 0, 4);
 	tcase_add_loop_test(tc, test_slow_reader_never_overruns_buffers, 0, 4);

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * transport_rdma_memhooks.c -- the memory generation that keeps the
+ * registration cache (transport_rdma_regcache.h) from using a
+ * registration whose pages were unmapped.
+ *
+ * Policy, conservative on purpose: any munmap, mremap or page-dropping
+ * madvise anywhere in the process starts a new generation, and a new
+ * generation empties every registration cache (lazily, at its next
+ * lookup).  We see those calls by defining them here: the application's
+ * and other libraries' calls resolve to these before libc's (ELF symbol
+ * interposition) and reach the kernel through syscall(2).  What we cannot
+ * see is glibc's malloc unmapping or trimming through its internal
+ * aliases; so the first registration in a process tells malloc never to
+ * do that (mmap'd chunks off, trimming only beyond 2 GiB of free top):
+ * memory that free() returns stays mapped, with its pages, for malloc to
+ * hand out again -- which is also what makes a reused buffer hit.  A
+ * sanitizer's runtime, loaded first, takes these symbols before us and the
+ * cache then still empties on our own unmaps only: sanitizer builds are
+ * not run over RDMA.
+ */
+#define _GNU_SOURCE
+#include <limits.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "transport_rdma_memhooks.h"
+
+static _Atomic uint64_t generation = 1;
+
+uint64_t clf_rdma_mem_generation(void)
+{
+	return atomic_load_explicit(&generation, memory_order_acquire);
+}
+
+static void bump(void)
+{
+	atomic_fetch_add_explicit(&generation, 1, memory_order_release);
+}
+
+static pthread_once_t held = PTHREAD_ONCE_INIT;
+
+static void hold_once(void)
+{
+	(void)mallopt(M_MMAP_MAX, 0);
+	(void)mallopt(M_TRIM_THRESHOLD, INT_MAX);
+	bump();	/* what malloc unmapped before is behind us */
+}
+
+void clf_rdma_mem_hold(void)
+{
+	pthread_once(&held, hold_once);
+}
+
+int munmap(void *addr, size_t len)
+{
+	bump();
+	return (int)syscall(SYS_munmap, addr, len);
+}
+
+void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
+{
+	void *new_addr = NULL;
+	long r;
+
+	if (flags & MREMAP_FIXED) {
+		va_list ap;
+
+		va_start(ap, flags);
+		new_addr = va_arg(ap, void *);
+		va_end(ap);
+	}
+	bump();
+	r = syscall(SYS_mremap, old, old_len, new_len, flags, new_addr);
+	return r == -1 ? MAP_FAILED : (void *)r;
+}
+
+int madvise(void *addr, size_t len, int advice)
+{
+	if (advice == MADV_DONTNEED || advice == MADV_FREE ||
+	    advice == MADV_REMOVE)
+		bump();
+	return (int)syscall(SYS_madvise, addr, len, advice);
+}

@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * test_rdma_regcache.c -- the RDMA registration cache
+ * (libclf/runtime/transport_rdma_regcache.h) without a device: the
+ * "registrations" are counted records, so each test can tell what was
+ * registered, reused and deregistered, and that nothing leaks.
+ */
+#include <check.h>
+#include <errno.h>
+#include <stdlib.h>
+
+#include "check_main.h"
+#include "transport_rdma_regcache.h"
+
+#define PG 4096
+
+struct fake {
+	int live, regs, deregs;
+	bool fail;
+	uintptr_t mapped_end;	/* 0, or what lies past it is unmapped */
+};
+
+struct fake_mr {
+	uintptr_t start;
+	size_t len;
+};
+
+static void *fake_reg(void *arg, uintptr_t start, size_t len)
+{
+	struct fake *f = arg;
+	struct fake_mr *m;
+
+	if (f->fail || (f->mapped_end && start + len > f->mapped_end)) {
+		errno = EFAULT;
+		return NULL;
+	}
+	m = malloc(sizeof(*m));
+	m->start = start;
+	m->len = len;
+	f->live++;
+	f->regs++;
+	return m;
+}
+
+static void fake_dereg(void *arg, void *h)
+{
+	struct fake *f = arg;
+
+	f->live--;
+	f->deregs++;
+	free(h);
+}
+
+static struct fake f;
+static struct clf_regcache c;
+
+static void setup(size_t entries, size_t bytes)
+{
+	struct clf_regcache_ops ops = { fake_reg, fake_dereg, &f };
+
+	f = (struct fake){ 0 };
+	ck_assert_int_eq(clf_regcache_init(&c, entries, bytes, &ops, 1), 0);
+}
+
+static void teardown(void)
+{
+	clf_regcache_destroy(&c);
+	ck_assert_int_eq(f.live, 0);
+}
+
+/* Fake addresses: nothing is touched. */
+static const void *at(uintptr_t page)
+{
+	return (const void *)(page * PG);
+}
+
+START_TEST(test_a_buffer_used_again_is_registered_once)
+{
+	struct clf_regcache_entry *e1, *e2;
+	int err;
+
+	setup(8, 1 << 20);
+	e1 = clf_regcache_get(&c, (const char *)at(10) + 100, 3 * PG, 1, &err);
+	ck_assert_ptr_nonnull(e1);
+	/* Whole pages around the bytes asked for. */
+	ck_assert_uint_eq(e1->start, 10 * PG);
+	ck_assert_uint_eq(e1->len, 4 * PG);
+	clf_regcache_put(&c, e1);
+	e2 = clf_regcache_get(&c, (const char *)at(10) + 100, 3 * PG, 1, &err);
+	ck_assert_ptr_eq(e2, e1);
+	clf_regcache_put(&c, e2);
+	/* A part of the range is covered too. */
+	e2 = clf_regcache_get(&c, at(11), PG, 1, &err);
+	ck_assert_ptr_eq(e2, e1);
+	clf_regcache_put(&c, e2);
+	ck_assert_int_eq(f.regs, 1);
+	ck_assert_uint_eq(c.st.hits, 2);
+	ck_assert_uint_eq(c.st.misses, 1);
+	teardown();
+}
+END_TEST
+
+START_TEST(test_a_range_past_the_entry_is_a_miss)
+{
+	struct clf_regcache_entry *e1, *e2;
+	int err;
+
+	setup(8, 1 << 20);
+	e1 = clf_regcache_get(&c, at(10), 2 * PG, 1, &err);
+	clf_regcache_put(&c, e1);
+	e2 = clf_regcache_get(&c, at(11), 2 * PG, 1, &err);
+	ck_assert_ptr_ne(e2, e1);
+	clf_regcache_put(&c, e2);
+	ck_assert_int_eq(f.regs, 2);
+	teardown();
+}
+END_TEST
+
+START_TEST(test_a_new_generation_drops_every_entry)
+{
+	struct clf_regcache_entry *e1, *e2;
+	int err;
+
+	setup(8, 1 << 20);
+	e1 = clf_regcache_get(&c, at(10), PG, 1, &err);
+	clf_regcache_put(&c, e1);
+	/* The same address after an munmap may be other pages. */
+	e2 = clf_regcache_get(&c, at(10), PG, 2, &err);
+	ck_assert_int_eq(f.regs, 2);
+	ck_assert_int_eq(f.deregs, 1);
+	ck_assert_int_eq(f.live, 1);
+	clf_regcache_put(&c, e2);
+	teardown();
+}
+END_TEST
+
+START_TEST(test_an_entry_in_use_is_freed_by_its_last_put)
+{
+	struct clf_regcache_entry *e1, *e2;
+	int err;
+
+	setup(8, 1 << 20);
+	e1 = clf_regcache_get(&c, at(10), PG, 1, &err);
+	e2 = clf_regcache_get(&c, at(40), PG, 2, &err);	/* drops e1 */
+	/* The NIC may still be moving e1's bytes: not deregistered yet. */
+	ck_assert_int_eq(f.deregs, 0);
+	clf_regcache_put(&c, e1);
+	ck_assert_int_eq(f.deregs, 1);
+	clf_regcache_put(&c, e2);
+	teardown();
+}
+END_TEST
+
+START_TEST(test_invalidating_a_range_drops_what_overlaps_it)
+{
+	struct clf_regcache_entry *e;
+	int err;
+
+	setup(8, 1 << 20);
+	for (int i = 0; i < 3; i++) {
+		e = clf_regcache_get(&c, at(10 + 10 * i), 2 * PG, 1, &err);
+		clf_regcache_put(&c, e);
+	}
+	/* The last byte of the first, the first of the second. */
+	clf_regcache_invalidate(&c, (const char *)at(12) - 1, 10 * PG);
+	ck_assert_int_eq(f.deregs, 2);
+	ck_assert_uint_eq(c.n, 1);
+	e = clf_regcache_get(&c, at(30), PG, 1, &err);
+	ck_assert_int_eq(f.regs, 3);	/* the third was kept */
+	clf_regcache_put(&c, e);
+	teardown();
+}
+END_TEST
+
+START_TEST(test_the_least_recently_used_goes_when_entries_run_out)
+{
+	struct clf_regcache_entry *e;
+	int err;
+
+	setup(2, 1 << 20);
+	e = clf_regcache_get(&c, at(10), PG, 1, &err);
+	clf_regcache_put(&c, e);
+	e = clf_regcache_get(&c, at(20), PG, 1, &err);
+	clf_regcache_put(&c, e);
+	e = clf_regcache_get(&c, at(10), PG, 1, &err);	/* 10 is fresher */
+	clf_regcache_put(&c, e);
+	e = clf_regcache_get(&c, at(30), PG, 1, &err);	/* evicts 20 */
+	clf_regcache_put(&c, e);
+	ck_assert_uint_eq(c.st.evictions, 1);
+	e = clf_regcache_get(&c, at(10), PG, 1, &err);
+	clf_regcache_put(&c, e);
+	ck_assert_int_eq(f.regs, 3);
+	e = clf_regcache_get(&c, at(20), PG, 1, &err);
+	clf_regcache_put(&c, e);
+	ck_assert_int_eq(f.regs, 4);
+	teardown();
+}
+END_TEST
+
+START_TEST(test_pinned_bytes_stay_within_the_bound)
+{
+	struct clf_regcache_entry *e, *held;
+	int err;
+
+	setup(64, 8 * PG);
+	held = clf_regcache_get(&c, at(100), 4 * PG, 1, &err);
+	for (int i = 0; i < 20; i++) {
+		e = clf_regcache_get(&c, at(10 * i), 3 * PG, 1, &err);
+		ck_assert_ptr_nonnull(e);
+		ck_assert_uint_le(c.pinned, 8 * PG);
+		clf_regcache_put(&c, e);
+	}
+	/* The entry in use was never evicted. */
+	e = clf_regcache_get(&c, at(100), PG, 1, &err);
+	ck_assert_ptr_eq(e, held);
+	clf_regcache_put(&c, e);
+	clf_regcache_put(&c, held);
+	teardown();
+}
+END_TEST
+
+START_TEST(test_a_buffer_beyond_the_bound_is_registered_for_one_use)
+{
+	struct clf_regcache_entry *e;
+	int err;
+
+	setup(8, 4 * PG);
+	e = clf_regcache_get(&c, at(10), 16 * PG, 1, &err);
+	ck_assert_ptr_nonnull(e);
+	ck_assert_uint_eq(c.n, 0);
+	ck_assert_int_eq(f.live, 1);
+	clf_regcache_put(&c, e);
+	ck_assert_int_eq(f.live, 0);
+	ck_assert_uint_eq(c.st.uncached, 1);
+	/* Likewise when every entry is held. */
+	setup(1, 1 << 20);
+	{
+		struct clf_regcache_entry *a, *b;
+
+		a = clf_regcache_get(&c, at(10), PG, 1, &err);
+		b = clf_regcache_get(&c, at(20), PG, 1, &err);
+		ck_assert(b->once);
+		clf_regcache_put(&c, b);
+		ck_assert_int_eq(f.live, 1);
+		clf_regcache_put(&c, a);
+	}
+	teardown();
+}
+END_TEST
+
+START_TEST(test_a_failed_registration_is_reported_and_not_cached)
+{
+	int err = 0;
+
+	setup(8, 1 << 20);
+	f.fail = true;
+	ck_assert_ptr_null(clf_regcache_get(&c, at(10), PG, 1, &err));
+	ck_assert_int_eq(err, -EFAULT);
+	ck_assert_uint_eq(c.n, 0);
+	f.fail = false;
+	teardown();
+}
+END_TEST
+
+START_TEST(test_neighbours_in_one_aligned_block_hit)
+{
+	struct clf_regcache_entry *e1, *e2;
+	int err;
+
+	setup(8, 1 << 20);
+	clf_regcache_set_align(&c, 16 * PG);
+	e1 = clf_regcache_get(&c, at(17), PG, 1, &err);
+	ck_assert_uint_eq(e1->start, 16 * PG);
+	ck_assert_uint_eq(e1->len, 16 * PG);
+	clf_regcache_put(&c, e1);
+	/* The next piece of the pool: no registration. */
+	e2 = clf_regcache_get(&c, at(20), 4 * PG, 1, &err);
+	ck_assert_ptr_eq(e2, e1);
+	clf_regcache_put(&c, e2);
+	ck_assert_int_eq(f.regs, 1);
+	teardown();
+}
+END_TEST
+
+START_TEST(test_a_block_past_the_mapping_falls_back_to_the_pages)
+{
+	struct clf_regcache_entry *e;
+	int err;
+
+	setup(8, 1 << 20);
+	clf_regcache_set_align(&c, 16 * PG);
+	f.mapped_end = 20 * PG;
+	e = clf_regcache_get(&c, at(17), PG, 1, &err);
+	ck_assert_ptr_nonnull(e);
+	ck_assert_uint_eq(e->start, 17 * PG);
+	ck_assert_uint_eq(e->len, PG);
+	clf_regcache_put(&c, e);
+	teardown();
+}
+END_TEST
+
+static Suite *regcache_suite(void)
+{
+	Suite *s = suite_create("rdma_regcache");
+	TCase *tc = tcase_create("regcache");
+
+	tcase_add_test(tc, test_a_buffer_used_again_is_registered_once);
+	tcase_add_test(tc, test_a_range_past_the_entry_is_a_miss);
+	tcase_add_test(tc, test_a_new_generation_drops_every_entry);
+	tcase_add_test(tc, test_an_entry_in_use_is_freed_by_its_last_put);
+	tcase_add_test(tc, test_invalidating_a_range_drops_what_overlaps_it);
+	tcase_add_test(tc, test_the_least_recently_used_goes_when_entries_run_out);
+	tcase_add_test(tc, test_pinned_bytes_stay_within_the_bound);
+	tcase_add_test(tc, test_a_buffer_beyond_the_bound_is_registered_for_one_use);
+	tcase_add_test(tc, test_a_failed_registration_is_reported_and_not_cached);
+	tcase_add_test(tc, test_neighbours_in_one_aligned_block_hit);
+	tcase_add_test(tc, test_a_block_past_the_mapping_falls_back_to_the_pages);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(regcache_suite());
+}
