@@ -287,8 +287,8 @@ static int prog_copy(const struct clf_prog *p, void *arg)
 {
 	struct viewio *w = arg;
 
-	clf_prog_copy(p, (uint8_t *)w->data, (uint8_t *)w->buf, w->glo,
-		      !w->write);
+	clf_prog_copy_owned(p, (uint8_t *)w->data, (uint8_t *)w->buf, w->glo,
+			    !w->write);
 	return 0;
 }
 
@@ -498,13 +498,15 @@ static int coll_copy_prog(const struct clf_prog *p, void *arg)
 	xl = p->x + (nin - 1) * p->dx;
 	q.n = xl + p->len > cc->wend ? nin - 1 : nin;
 	if (q.n)
-		clf_prog_copy(&q, cc->data, cc->stage, cc->a, cc->to_packed);
+		clf_prog_copy_owned(&q, cc->data, cc->stage, cc->a,
+				    cc->to_packed);
 	if (q.n < nin) {
 		/* The last run crosses the window's end: its head. */
 		struct clf_prog h = { p->c + q.n * p->len, xl, cc->wend - xl,
 				      0, 1 };
 
-		clf_prog_copy(&h, cc->data, cc->stage, cc->a, cc->to_packed);
+		clf_prog_copy_owned(&h, cc->data, cc->stage, cc->a,
+				    cc->to_packed);
 		cc->end = cc->wend;
 		cc->stop = h.c + h.len;
 		return COLL_STOP;

@@ -20,7 +20,7 @@ LIBCLF_ENGINE_SRCS := libclf/engine/error.c libclf/engine/falls.c \
 	libclf/engine/mapping.c libclf/engine/mapping_walk.c \
 	libclf/engine/mapping_table.c libclf/engine/mapping_tiles.c \
 	libclf/engine/mapping_mem.c libclf/engine/mapping_prog.c \
-	libclf/engine/mapping_prog_build.c
+	libclf/engine/mapping_prog_build.c libclf/engine/mapping_copy.c
 # Long block lists found compact (CLF_Blocklist_*, CLF_Type_struct).
 LIBCLF_ENGINE_SRCS += libclf/engine/falls_compact.c libclf/engine/type_compact.c
 # Layouts and the views declared on them (layout.h).

@@ -13,6 +13,8 @@ UNIT_TEST_NAMES := test_type test_map test_pattern test_mapping test_codec \
 	test_falls_cursor \
 	test_layout \
 	test_random test_compact
+# The copy loops of progressions (libclf/engine/mapping_copy.c).
+UNIT_TEST_NAMES += test_prog_copy
 # Layouts as text (libclf/engine/layout_text.h).
 UNIT_TEST_NAMES += test_layout_text
 # Network layer: protocol codec, TCP transport, authentication, config.

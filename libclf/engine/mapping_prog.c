@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * mapping_prog.c -- runs as progressions, and their copy loops
- * (mapping_prog.h).
+ * mapping_prog.c -- runs as progressions (mapping_prog.h); their copy
+ * loops are in mapping_copy.c.
  *
  * With a table, a walk of view range [lo, hi) turns the range into the
  * common bytes it holds -- [C0, C0 + count), I's bytes being in file
@@ -12,7 +12,6 @@
  */
 #include <errno.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "arith.h"
 #include "error.h"
@@ -330,91 +329,4 @@ int clf_mapping_cut(const CLF_Mapping *m, int64_t lo, int64_t hi,
 		return err;
 	*at = err == CUT_DONE ? c.at : hi;
 	return 0;
-}
-
-/* ------------------------------------------------------------------ */
-/* Copying                                                             */
-/* ------------------------------------------------------------------ */
-
-/*
- * n runs of a fixed len: with len a constant the compiler turns each
- * memcpy into one or two moves.
- */
-static inline void gather_fixed(uint8_t *dst, const uint8_t *src, int64_t n,
-				int64_t dx, size_t len)
-{
-	for (int64_t i = 0; i < n; i++)
-		memcpy(dst + i * (int64_t)len, src + i * dx, len);
-}
-
-static inline void scatter_fixed(uint8_t *dst, const uint8_t *src, int64_t n,
-				 int64_t dx, size_t len)
-{
-	for (int64_t i = 0; i < n; i++)
-		memcpy(dst + i * dx, src + i * (int64_t)len, len);
-}
-
-static void gather(uint8_t *dst, const uint8_t *src, int64_t n, int64_t dx,
-		   int64_t len)
-{
-	switch (len) {
-	case 1:
-		gather_fixed(dst, src, n, dx, 1);
-		break;
-	case 2:
-		gather_fixed(dst, src, n, dx, 2);
-		break;
-	case 4:
-		gather_fixed(dst, src, n, dx, 4);
-		break;
-	case 8:
-		gather_fixed(dst, src, n, dx, 8);
-		break;
-	case 16:
-		gather_fixed(dst, src, n, dx, 16);
-		break;
-	default:
-		gather_fixed(dst, src, n, dx, (size_t)len);
-	}
-}
-
-static void scatter(uint8_t *dst, const uint8_t *src, int64_t n, int64_t dx,
-		    int64_t len)
-{
-	switch (len) {
-	case 1:
-		scatter_fixed(dst, src, n, dx, 1);
-		break;
-	case 2:
-		scatter_fixed(dst, src, n, dx, 2);
-		break;
-	case 4:
-		scatter_fixed(dst, src, n, dx, 4);
-		break;
-	case 8:
-		scatter_fixed(dst, src, n, dx, 8);
-		break;
-	case 16:
-		scatter_fixed(dst, src, n, dx, 16);
-		break;
-	default:
-		scatter_fixed(dst, src, n, dx, (size_t)len);
-	}
-}
-
-void clf_prog_copy(const struct clf_prog *p, uint8_t *packed, uint8_t *side,
-		   int64_t side_off, bool to_packed)
-{
-	uint8_t *a = packed + p->c, *b = side + (p->x - side_off);
-
-	if (p->n == 1 || p->dx == p->len) {
-		if (to_packed)
-			memcpy(a, b, (size_t)(p->n * p->len));
-		else
-			memcpy(b, a, (size_t)(p->n * p->len));
-	} else if (to_packed) {
-		gather(a, b, p->n, p->dx, p->len);
-	} else {
-		scatter(b, a, p->n, p->dx, p->len);
-	}
 }

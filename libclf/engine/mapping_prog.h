@@ -92,4 +92,13 @@ int clf_mapping_cut(const CLF_Mapping *m, int64_t lo, int64_t hi,
 void clf_prog_copy(const struct clf_prog *p, uint8_t *packed, uint8_t *side,
 		   int64_t side_off, bool to_packed);
 
+/*
+ * clf_prog_copy_owned - the same, where no one else touches side's bytes
+ * while it runs (a daemon's staging buffer): a scatter may then store the
+ * bytes between runs again with their own values, which lets it move 16
+ * packed bytes a step (mapping_copy.c).
+ */
+void clf_prog_copy_owned(const struct clf_prog *p, uint8_t *packed,
+			 uint8_t *side, int64_t side_off, bool to_packed);
+
 #endif /* CLF_MAPPING_PROG_H */
