@@ -16,7 +16,7 @@ ifeq ($(CONFIG_CLF_TRANSPORT_RDMA),y)
 CHECK_TARGETS += check-rdma-guest
 check-rdma-guest: $(NATIVE_TEST) $(PROGRAMS) $(RDMA_DISCONNECT)
 	@tests/guest/run-guest.sh --build $(O) --out $(O)/guest/rdma \
-		--timeout 420 $(CURDIR)/tests/guest/rdma_tests.sh $(abspath $(O))
+		--timeout 540 $(CURDIR)/tests/guest/rdma_tests.sh $(abspath $(O))
 else
 check-rdma-guest:
 	@echo "FAIL: check-rdma-guest: built without CONFIG_CLF_TRANSPORT_RDMA (make deps installs rdma-core's headers)" >&2; exit 1
