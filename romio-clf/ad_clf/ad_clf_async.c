@@ -330,6 +330,16 @@ static void ADIOI_CLF_Icontig(ADIO_File fd, void *buf, int count, MPI_Datatype d
     ADIO_Offset len;
 
     *error_code = MPI_SUCCESS;
+    if (!write && file_ptr_type == ADIO_INDIVIDUAL) {
+        /* The pointer ends after the last byte read, which a read past
+         * the end makes less than asked: only the read itself knows. */
+        ADIO_Status status;
+
+        ADIOI_CLF_ReadContig(fd, buf, count, datatype, file_ptr_type, offset, &status,
+                             error_code);
+        ADIOI_CLF_Complete(fd, datatype, &status, request, error_code);
+        return;
+    }
     MPI_Type_size_x(datatype, &datatype_size);
     len = (ADIO_Offset) datatype_size *(ADIO_Offset) count;
     if (file_ptr_type == ADIO_INDIVIDUAL)

@@ -436,7 +436,9 @@ void ADIOI_CLF_Complete(ADIO_File fd, MPI_Datatype datatype, ADIO_Status * statu
  * One nonblocking access of this process through the MPI view: prepared
  * here, moved by the I/O thread (ad_clf_async.c) while the caller goes
  * on; the file pointer moves at issue.  Atomic mode holds a lock across
- * the access: done at once.
+ * the access, and a read through the individual pointer leaves it after
+ * the last byte read, which a read past the end makes less than asked
+ * (ADIOI_CLF_Done): both are done at once.
  */
 static void ADIOI_CLF_Iaccess(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
                               int file_ptr_type, ADIO_Offset offset, ADIO_Request * request,
@@ -449,7 +451,7 @@ static void ADIOI_CLF_Iaccess(ADIO_File fd, void *buf, int count, MPI_Datatype d
     int cfd, linear, err;
 
     *error_code = MPI_SUCCESS;
-    if (fd->atomicity) {
+    if (fd->atomicity || (!write && file_ptr_type == ADIO_INDIVIDUAL)) {
         ADIOI_CLF_Access(fd, buf, count, datatype, file_ptr_type, offset, &status, write,
                          error_code);
         ADIOI_CLF_Complete(fd, datatype, &status, request, error_code);
@@ -510,9 +512,17 @@ static void ADIOI_CLF_Iaccess_all(ADIO_File fd, void *buf, int count, MPI_Dataty
                                   int file_ptr_type, ADIO_Offset offset,
                                   ADIO_Request * request, int write, int *error_code)
 {
+    ADIO_Status status;
     int nprocs;
 
     MPI_Comm_size(fd->comm, &nprocs);
+    if (!write && file_ptr_type == ADIO_INDIVIDUAL) {
+        /* As ADIOI_CLF_Iaccess: the pointer depends on what is read. */
+        ADIOI_CLF_Access_all(fd, buf, count, datatype, file_ptr_type, offset, &status, 0,
+                             error_code);
+        ADIOI_CLF_Complete(fd, datatype, &status, request, error_code);
+        return;
+    }
     if (fd->atomicity || nprocs == 1)
         ADIOI_CLF_Iaccess(fd, buf, count, datatype, file_ptr_type, offset, request, write,
                           error_code);
