@@ -123,3 +123,9 @@ soak-types: $(ROMIO_PROPS_PROG) $(O)/tools/clf \
 		$(if $(SEED),--seed $(SEED)) $(if $(CASES),--cases $(CASES))
 
 CHECK_TARGETS += check-romio-props
+
+# The kernel client's guest test runs romio_xfer on its mount
+# (tests/guest/kclient.sh); kclient.mk is read before this file.
+ifeq ($(CONFIG_CLF_KERNEL_MODULE),y)
+check-kclient: $(filter %/romio_xfer,$(ROMIO_TEST_PROGS))
+endif
