@@ -95,15 +95,16 @@ static void ADIOI_CLF_Adopt(ADIO_File fd, int cfd, int flags, int *error_code)
  * Create the file on rank 0, with the layout the hints ask for, then
  * open it everywhere.  Returns 0, or a negative errno with msg set;
  * *created tells whether this call made the file (and its layout).
- * A file opened for writing keeps the create's descriptor, read-write
- * as ADIOI_CLF_Open would open it (*kept: it is fd's now): opening it
- * again cost metad a second round trip per MPI_File_open(CREATE).
+ * The create's descriptor is closed, not kept for process 0's open:
+ * kept, it left MPICH's rdwrord and rdwrzero (MPI_MODE_DELETE_ON_CLOSE,
+ * ordered accesses) hanging in MPI_File_close with
+ * use_romio_optimizations=false; *kept stays 0 until that is understood.
  */
 static int ADIOI_CLF_Create(ADIO_File fd, int access_mode, int *created, int *kept,
                             char *msg, int msglen)
 {
     ADIOI_CLF_fs *fs = fd->fs_ptr;
-    int cfd, flags, err;
+    int cfd, flags;
 
     *kept = 0;
     flags = O_RDWR | O_CREAT | ((access_mode & ADIO_EXCL) ? O_EXCL : 0);
@@ -111,16 +112,6 @@ static int ADIOI_CLF_Create(ADIO_File fd, int access_mode, int *created, int *ke
                                        msglen);
     if (cfd < 0)
         return cfd;
-    if (access_mode & (ADIO_WRONLY | ADIO_RDWR)) {
-        err = MPI_SUCCESS;
-        ADIOI_CLF_Adopt(fd, cfd, O_RDWR, &err);
-        *kept = err == MPI_SUCCESS;
-        if (!*kept) {
-            MPL_snprintf(msg, msglen, "%s", CLF_Last_error());
-            return -EIO;
-        }
-        return 0;
-    }
     if (CLF_close(cfd) < 0) {
         MPL_snprintf(msg, msglen, "%s", CLF_Last_error());
         return -EIO;
