@@ -232,6 +232,7 @@ START_TEST(test_a_buffer_beyond_the_bound_is_registered_for_one_use)
 	clf_regcache_put(&c, e);
 	ck_assert_int_eq(f.live, 0);
 	ck_assert_uint_eq(c.st.uncached, 1);
+	teardown();
 	/* Likewise when every entry is held. */
 	setup(1, 1 << 20);
 	{
