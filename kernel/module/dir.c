@@ -4,7 +4,10 @@
  * link, unlink, rmdir, rename), their listing, and the revalidation of
  * cached names: a dentry older than CLF_ATTR_TIMEOUT (any, with
  * cache=none) is looked up again, and dropped if the name is gone or
- * names another inode now.
+ * names another inode now.  A negative dentry is never trusted: other
+ * clients (libclf, MPI-IO, other nodes) create names without this
+ * kernel knowing, and a program that opens a file another one has just
+ * created must find it (the FUSE client does not cache misses either).
  */
 #include <linux/fs.h>
 #include <linux/namei.h>
@@ -20,7 +23,8 @@ static void clf_set_time(struct dentry *dentry)
 
 static bool clf_name_fresh(struct dentry *dentry)
 {
-	return !CLF_SB(dentry->d_sb)->cache_none &&
+	return d_really_is_positive(dentry) &&
+	       !CLF_SB(dentry->d_sb)->cache_none &&
 	       time_before(jiffies, dentry->d_time + CLF_ATTR_TIMEOUT);
 }
 

@@ -227,6 +227,9 @@ step="the native API reads what the module wrote, and the reverse"
 "$helper" get "$conf" /r > "$loc/r.native" || fail "mount_helper get"
 cmp "$loc/r" "$loc/r.native" || fail "native read of the module's bytes"
 head -c 300000 /dev/urandom > "$loc/n"
+# The miss just looked up must not hide the name another client makes
+# (the module does not cache negative dentries).
+[ ! -e "$mnt/native" ] || fail "$mnt/native exists before its put"
 "$helper" put "$conf" /native < "$loc/n" || fail "mount_helper put"
 cmp "$loc/n" "$mnt/native" || fail "the module's read of native bytes"
 ok
