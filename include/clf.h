@@ -339,6 +339,11 @@ int CLF_Mapping_is_contiguous(const CLF_Mapping *m);
  * CLF_close(), the cache's bound or a second's age) are lost with it,
  * as a process's stdio buffers are.  No other process saw them: they
  * were sent before any other process could read them, or never.
+ * CLF_fcntl(fd, CLF_FCNTL_SETCACHE, &on) turns it on (1) or off (0) for
+ * one descriptor, whatever clf.conf says (MPI-IO: the clf_client_cache
+ * hint); on with client_cache at 0, the process keeps at most
+ * CLF_CLIENT_CACHE_DEFAULT bytes.  Turning it off sends the kept bytes
+ * and releases the descriptor's locks first.
  *
  * O_APPEND: each write of a descriptor opened with O_APPEND lands at the
  * end of file, and appends never overlap, whatever process, host or
@@ -438,6 +443,9 @@ int CLF_finalize(void);
 int CLF_open(const char *path, int flags, ...);
 int CLF_close(int fd);
 
+/* Bytes the client cache keeps when only CLF_FCNTL_SETCACHE turned it on. */
+#define CLF_CLIENT_CACHE_DEFAULT (1 << 20)
+
 /* CLF_fcntl commands. */
 #define CLF_FCNTL_SUBFILES 1	/* const struct clf_subfiles * */
 #define CLF_FCNTL_SETVIEW 2	/* const struct clf_view * */
@@ -445,6 +453,8 @@ int CLF_close(int fd);
 #define CLF_FCNTL_SETLK 4	/* struct flock *: lock, or fail at once */
 #define CLF_FCNTL_SETLKW 5	/* struct flock *: lock, waiting */
 #define CLF_FCNTL_GETLK 6	/* struct flock * (in and out) */
+#define CLF_FCNTL_SETCACHE 7	/* const int *: client cache for this file */
+#define CLF_FCNTL_GETCACHE 8	/* int * (out): whether it is on */
 
 /*
  * Byte-range locks (CLF_FCNTL_SETLK, _SETLKW, _GETLK): POSIX record locks

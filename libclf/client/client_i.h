@@ -66,6 +66,7 @@ struct clf_file {
 	uint64_t view_clock;	/* ticks at each switch of views */
 	struct clf_cap cap;	/* from metad, for the iods (file_cap.c) */
 	int64_t cap_renew_ms;	/* clf_now_ms() to ask again; 0: none */
+	int cache;		/* CLF_FCNTL_SETCACHE (xcache.h); atomic */
 };
 
 /*

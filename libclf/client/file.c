@@ -18,6 +18,7 @@
 #include "layout_text.h"
 #include "lock.h"
 #include "type.h"
+#include "xcache.h"
 
 /*
  * Give the file ino that this process just created at rel the default
@@ -351,6 +352,21 @@ static int fcntl_getlayout(struct clf_file *f, struct clf_layout_info *info)
 	return 0;
 }
 
+static int fcntl_setcache(struct clf_file *f, const int *on)
+{
+	if (!on || (*on != 0 && *on != 1))
+		return clf_fail(EINVAL, "clf: fcntl SETCACHE: give 1 (on) or 0 (off)");
+	return clf_xcache_choose(f, *on);
+}
+
+static int fcntl_getcache(struct clf_file *f, int *on)
+{
+	if (!on)
+		return clf_fail(EINVAL, "clf: fcntl GETCACHE: no int to answer in");
+	*on = clf_xcache_wanted(f);
+	return 0;
+}
+
 int CLF_fcntl(int fd, int cmd, ...)
 {
 	struct clf_file *f;
@@ -377,6 +393,12 @@ int CLF_fcntl(int fd, int cmd, ...)
 		break;
 	case CLF_FCNTL_GETLAYOUT:
 		err = fcntl_getlayout(f, arg);
+		break;
+	case CLF_FCNTL_SETCACHE:
+		err = fcntl_setcache(f, arg);
+		break;
+	case CLF_FCNTL_GETCACHE:
+		err = fcntl_getcache(f, arg);
 		break;
 	default:
 		err = clf_fail(EINVAL, "clf: fcntl: unknown command %d", cmd);

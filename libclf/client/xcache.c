@@ -130,7 +130,23 @@ bool clf_xcache_wanted(const struct clf_file *f)
 {
 	struct clf_client *cl = clf_client_instance;
 
-	return cl && cl->cfg->client_cache > 0;
+	switch (__atomic_load_n(&f->cache, __ATOMIC_RELAXED)) {
+	case CLF_XCACHE_ON:
+		return cl != NULL;
+	case CLF_XCACHE_OFF:
+		return false;
+	default:
+		return cl && cl->cfg->client_cache > 0;
+	}
+}
+
+/* The bytes kept at most: clf.conf's, or the default when a descriptor
+ * alone turned the cache on. */
+static int64_t cache_bound(void)
+{
+	int64_t n = xc.cl->cfg->client_cache;
+
+	return n > 0 ? n : CLF_CLIENT_CACHE_DEFAULT;
 }
 
 /* ---- extents ---------------------------------------------------- */
@@ -850,7 +866,7 @@ static int serve(struct clf_file *f, const struct clf_xc_piece *p, int n,
 		}
 		free(tmp);
 	}
-	if (!err && xc.bytes > xc.cl->cfg->client_cache)
+	if (!err && xc.bytes > cache_bound())
 		err = flush_drop_all();
 	return err;
 }
@@ -973,6 +989,17 @@ int clf_xcache_close_file(struct clf_file *f)
 		free(o);
 	}
 	pthread_mutex_unlock(&xc.mu);
+	return err;
+}
+
+int clf_xcache_choose(struct clf_file *f, bool on)
+{
+	int err = 0;
+
+	if (!on)
+		err = clf_xcache_close_file(f);
+	__atomic_store_n(&f->cache, on ? CLF_XCACHE_ON : CLF_XCACHE_OFF,
+			 __ATOMIC_RELAXED);
 	return err;
 }
 

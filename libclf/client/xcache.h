@@ -50,8 +50,18 @@ struct clf_xc_piece {
 int clf_xcache_io(struct clf_file *f, const struct clf_xc_piece *p, int n,
 		  bool write, bool *done);
 
+/* f->cache: what CLF_FCNTL_SETCACHE chose; calloc's 0 is clf.conf's. */
+enum clf_xcache_choice {
+	CLF_XCACHE_CONFIG = 0,	/* on when client_cache > 0 */
+	CLF_XCACHE_ON,
+	CLF_XCACHE_OFF,
+};
+
 /* Is the cache on for f? */
 bool clf_xcache_wanted(const struct clf_file *f);
+
+/* CLF_FCNTL_SETCACHE: on or off for f; off sends and releases first. */
+int clf_xcache_choose(struct clf_file *f, bool on);
 
 /* Send f's kept bytes to the iods (CLF_sync): 0 or a negative errno. */
 int clf_xcache_flush_file(struct clf_file *f);

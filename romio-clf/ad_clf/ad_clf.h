@@ -80,6 +80,9 @@ typedef struct {
 
     /* Hint clf_profile: time in clf's data calls since the open. */
     int profile;
+    /* Hint clf_client_cache: 1 or 0 for both descriptors
+     * (CLF_FCNTL_SETCACHE); -1: clf.conf's client_cache decides. */
+    int client_cache;
     double io_time;             /* seconds */
     long long io_calls;
 
@@ -157,6 +160,8 @@ void ADIOI_CLF_Complete(ADIO_File fd, MPI_Datatype datatype, ADIO_Status * statu
                         ADIO_Request * request, int *error_code);
 void ADIOI_CLF_Fcntl(ADIO_File fd, int flag, ADIO_Fcntl_t * fcntl_struct, int *error_code);
 void ADIOI_CLF_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code);
+/* The clf_client_cache hint on descriptor cfd: 0 or a negative errno. */
+int ADIOI_CLF_Client_cache(ADIOI_CLF_fs * fs, int cfd);
 void ADIOI_CLF_Flush(ADIO_File fd, int *error_code);
 void ADIOI_CLF_Resize(ADIO_File fd, ADIO_Offset size, int *error_code);
 void ADIOI_CLF_Delete(const char *filename, int *error_code);

@@ -215,6 +215,7 @@ ADIOI_CLF_fs *ADIOI_CLF_Fs_get(ADIO_File fd, int *error_code)
         fs->win = MPI_WIN_NULL;
         fs->start_iodevice = -1;
         fs->cache_fd = -1;
+        fs->client_cache = -1;
         fd->fs_ptr = fs;
     }
     return fs;

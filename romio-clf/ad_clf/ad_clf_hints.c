@@ -84,7 +84,8 @@ static void ADIOI_CLF_Int_hint(ADIOI_CLF_fs * fs, MPI_Info info, const char *key
 /* The clf_ hints this driver knows; clf_io_* are what get_info reports
  * with clf_profile, so that a file's info can open another file. */
 static const char *const ADIOI_CLF_Known_hints[] = {
-    "clf_layout", "clf_profile", "clf_io_time", "clf_io_calls", "clf_cache", NULL
+    "clf_layout", "clf_profile", "clf_io_time", "clf_io_calls", "clf_cache",
+    "clf_client_cache", NULL
 };
 
 /* An unknown key that starts with clf_ is a mistake, not another MPI's. */
@@ -100,7 +101,8 @@ static void ADIOI_CLF_Unknown_hints(ADIOI_CLF_fs * fs, MPI_Info info)
         for (k = 0; ADIOI_CLF_Known_hints[k] && strcmp(key, ADIOI_CLF_Known_hints[k]); k++);
         if (!ADIOI_CLF_Known_hints[k])
             ADIOI_CLF_Hint_error(fs, MPI_ERR_INFO_KEY, "hint %s: no such clf hint (clf's are "
-                                 "clf_layout, clf_profile and clf_cache)", key);
+                                 "clf_layout, clf_profile, clf_cache and "
+                                 "clf_client_cache)", key);
     }
 }
 
@@ -119,6 +121,34 @@ static void ADIOI_CLF_Layout_hint(ADIOI_CLF_fs * fs, const char *text)
     if (fs->subfile_hint)
         ADIOI_CLF_Hint_error(fs, MPI_ERR_INFO_VALUE, "hints clf_layout and subfile_datatypes "
                              "both give the layout: give one");
+}
+
+int ADIOI_CLF_Client_cache(ADIOI_CLF_fs * fs, int cfd)
+{
+    if (fs->client_cache < 0 || cfd < 0)
+        return 0;
+    return CLF_fcntl(cfd, CLF_FCNTL_SETCACHE, &fs->client_cache);
+}
+
+/* clf_client_cache, at the open or later: both descriptors follow. */
+static void ADIOI_CLF_Client_cache_hint(ADIOI_CLF_fs * fs, MPI_Info info, ADIO_File fd,
+                                        char *value)
+{
+    int flag, b;
+
+    ADIOI_Info_get(info, "clf_client_cache", MPI_MAX_INFO_VAL, value, &flag);
+    if (!flag)
+        return;
+    b = ADIOI_CLF_Parse_bool(value);
+    if (b < 0) {
+        ADIOI_CLF_Hint_error(fs, MPI_ERR_INFO_VALUE,
+                             "hint clf_client_cache='%s': not true or false", value);
+        return;
+    }
+    fs->client_cache = b;
+    ADIOI_Info_set(fd->info, "clf_client_cache", b ? "true" : "false");
+    if (ADIOI_CLF_Client_cache(fs, fs->lin_fd) || ADIOI_CLF_Client_cache(fs, fs->view_fd))
+        ADIOI_CLF_Hint_error(fs, MPI_ERR_IO, "hint clf_client_cache: %s", CLF_Last_error());
 }
 
 void ADIOI_CLF_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
@@ -161,6 +191,7 @@ void ADIOI_CLF_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
             if (fs->profile)
                 ADIOI_CLF_Prof_publish(fd);
         }
+        ADIOI_CLF_Client_cache_hint(fs, users_info, fd, value);
         /* The layout hints only matter when the file is created. */
         if (opening) {
             ADIOI_Info_get(users_info, "subfile_datatypes", MPI_MAX_INFO_VAL, value, &flag);

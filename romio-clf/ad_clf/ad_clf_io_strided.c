@@ -109,6 +109,11 @@ int ADIOI_CLF_Target(ADIO_File fd, int *cfd, int *linear, int *error_code)
             fs->view_fd = -1;
             return -1;
         }
+        err = ADIOI_CLF_Client_cache(fs, fs->view_fd);
+        if (err) {
+            *error_code = ADIOI_CLF_Error(myname, err, NULL);
+            return -1;
+        }
     }
     view.disp = fs->view_disp;
     view.type = fs->view_type;

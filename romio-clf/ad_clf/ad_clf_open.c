@@ -76,9 +76,21 @@ static void ADIOI_CLF_Adopt(ADIO_File fd, int cfd, int flags, int *error_code)
     static char myname[] = "ADIOI_CLF_OPEN";
     ADIOI_CLF_fs *fs = fd->fs_ptr;
     int64_t end;
+    int err, on = 0;
 
     fs->lin_fd = cfd;
     fs->clf_flags = flags & ~(O_CREAT | O_EXCL | O_TRUNC);
+    err = ADIOI_CLF_Client_cache(fs, cfd);
+    if (!err)
+        err = CLF_fcntl(cfd, CLF_FCNTL_GETCACHE, &on);
+    if (err) {
+        *error_code = ADIOI_CLF_Error(myname, err, NULL);
+        CLF_close(cfd);
+        fs->lin_fd = -1;
+        return;
+    }
+    /* What is in force, from the hint or clf.conf's client_cache. */
+    ADIOI_Info_set(fd->info, "clf_client_cache", on ? "true" : "false");
     if (fd->access_mode & ADIO_APPEND) {
         end = CLF_lseek(cfd, 0, SEEK_END);
         if (end < 0) {

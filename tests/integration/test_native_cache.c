@@ -33,7 +33,7 @@
 
 static struct instance inst;
 
-enum op { OP_OPEN, OP_WRITE, OP_READ, OP_SYNC, OP_CLOSE };
+enum op { OP_OPEN, OP_WRITE, OP_READ, OP_SYNC, OP_CLOSE, OP_CACHE };
 
 struct cmd {
 	enum op op;
@@ -53,15 +53,31 @@ struct child {
 	const char *path;
 };
 
-static char small_conf[PATH_MAX + 32];
+static char small_conf[PATH_MAX + 32], none_conf[PATH_MAX + 32];
+
+/* A copy of the configuration with its client_cache line replaced. */
+static void conf_copy(char *dst, size_t cap, const char *suffix,
+		      const char *cache_line)
+{
+	char line[512];
+	FILE *in, *out;
+
+	snprintf(dst, cap, "%s.%s", inst.conf, suffix);
+	in = fopen(inst.conf, "r");
+	out = fopen(dst, "w");
+	ck_assert(out && fchmod(fileno(out), 0600) == 0);
+	ck_assert(in && out);
+	while (fgets(line, sizeof(line), in))
+		fputs(strncmp(line, "client_cache", 12) ? line : cache_line, out);
+	fclose(in);
+	ck_assert_int_eq(fclose(out), 0);
+}
 
 /* One instance for every test (each its own file), started once: a
  * start takes seconds on a loaded machine.  The bound's test reads a
  * copy of the configuration with a small client_cache. */
 static void setup(void)
 {
-	char line[512];
-	FILE *in, *out;
 	int err = instance_start(&inst, 2, 5000, NULL);
 
 	if (err == 77) {
@@ -70,16 +86,8 @@ static void setup(void)
 	}
 	ck_assert_int_eq(err, 0);
 	ck_assert_int_eq(instance_add_global(&inst, "client_cache = 1m"), 0);
-	snprintf(small_conf, sizeof(small_conf), "%s.small", inst.conf);
-	in = fopen(inst.conf, "r");
-	out = fopen(small_conf, "w");
-	ck_assert(out && fchmod(fileno(out), 0600) == 0);
-	ck_assert(in && out);
-	while (fgets(line, sizeof(line), in))
-		fputs(strncmp(line, "client_cache", 12) ? line
-			: "client_cache = 4k\n", out);
-	fclose(in);
-	ck_assert_int_eq(fclose(out), 0);
+	conf_copy(small_conf, sizeof(small_conf), "small", "client_cache = 4k\n");
+	conf_copy(none_conf, sizeof(none_conf), "none", "client_cache = 0\n");
 	/* Kept bytes go out at the bound, close, sync or a revocation
 	 * only: not a second after (xcache.c), which a loaded machine
 	 * could reach between a write and a kill. */
@@ -136,6 +144,14 @@ static int64_t run(int *fd, const struct cmd *c, struct answer *a)
 		return CLF_sync(*fd);
 	case OP_CLOSE:
 		return CLF_close(*fd);
+	case OP_CACHE: {
+		int on = c->fill, now = -1;
+		int64_t r = CLF_fcntl(*fd, CLF_FCNTL_SETCACHE, &on);
+
+		if (!r)
+			r = CLF_fcntl(*fd, CLF_FCNTL_GETCACHE, &now);
+		return r ? r : now;
+	}
 	}
 	return -ENOSYS;
 }
@@ -376,6 +392,44 @@ START_TEST(test_the_bound_sends_the_kept_bytes)
 }
 END_TEST
 
+/* client_cache = 0 in clf.conf, CLF_FCNTL_SETCACHE on for one
+ * descriptor (the clf_client_cache hint): the child's write is kept
+ * back, so its kill loses it. */
+START_TEST(test_setcache_turns_the_cache_on_for_one_descriptor)
+{
+	int fd;
+	struct child ch;
+
+	setenv("CLF_CONFIG", none_conf, 1);
+	ch = pair("/on", &fd, 8192);
+	ck_assert_int_eq(child_do(&ch, OP_CACHE, 0, 0, 1)->result, 1);
+	ck_assert_int_eq(child_do(&ch, OP_WRITE, 0, 1024, 4)->result, 1024);
+	child_kill(&ch);
+	our_read(fd, 0, 1024, 0, "a write kept by a descriptor's cache");
+	ck_assert_int_eq(CLF_close(fd), 0);
+	CLF_finalize();
+}
+END_TEST
+
+/* client_cache = 1m, the cache turned off: what was kept goes out at
+ * once, and later writes are not kept. */
+START_TEST(test_setcache_off_sends_what_was_kept_and_keeps_nothing_more)
+{
+	int fd, bad = 2;
+	struct child ch = pair("/off", &fd, 8192);
+
+	ck_assert_int_eq(child_do(&ch, OP_WRITE, 0, 1024, 5)->result, 1024);
+	ck_assert_int_eq(child_do(&ch, OP_CACHE, 0, 0, 0)->result, 0);
+	ck_assert_int_eq(child_do(&ch, OP_WRITE, 4096, 1024, 6)->result, 1024);
+	child_kill(&ch);
+	our_read(fd, 0, 1024, 5, "a write kept before the cache went off");
+	our_read(fd, 4096, 1024, 6, "a write after the cache went off");
+	ck_assert_int_eq(CLF_fcntl(fd, CLF_FCNTL_SETCACHE, &bad), -EINVAL);
+	ck_assert_int_eq(CLF_close(fd), 0);
+	CLF_finalize();
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("native_cache");
@@ -388,6 +442,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_a_killed_holder_loses_its_kept_bytes_and_holds_nobody_up);
 	tcase_add_test(tc, test_sync_and_close_send_the_kept_bytes);
 	tcase_add_test(tc, test_the_bound_sends_the_kept_bytes);
+	tcase_add_test(tc, test_setcache_turns_the_cache_on_for_one_descriptor);
+	tcase_add_test(tc, test_setcache_off_sends_what_was_kept_and_keeps_nothing_more);
 	suite_add_tcase(s, tc);
 	return s;
 }

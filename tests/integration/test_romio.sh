@@ -213,7 +213,15 @@ done
 (umask 077 && sed 's/^\[global\]$/[global]\nclient_cache = 1m/' \
 	"$inst/clf.conf" >"$tmp/cache.conf")
 run "cached small accesses, 2 processes" env CLF_CONFIG="$tmp/cache.conf" \
-	mpiexec -n 2 "$bin/romio_xcache" clf:/cached 12
+	mpiexec -n 2 "$bin/romio_xcache" clf:/cached 12 - true
+# The hint clf_client_cache turns it on or off for one file, whatever
+# clf.conf says; the file's info says what is in force.
+run "cached small accesses by the hint" \
+	mpiexec -n 2 "$bin/romio_xcache" clf:/cached-hint 6 true true
+run "the hint turns clf.conf's cache off" env CLF_CONFIG="$tmp/cache.conf" \
+	mpiexec -n 2 "$bin/romio_xcache" clf:/cached-off 2 false false
+run "no cache without clf.conf's or the hint's" \
+	mpiexec -n 2 "$bin/romio_xcache" clf:/uncached 2 - false
 
 # A blocking collective after a nonblocking one of the same file, with
 # rank 1's I/O thread slowed: it does not overtake the nonblocking one

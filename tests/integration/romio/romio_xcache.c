@@ -11,6 +11,9 @@
  *       the writes acknowledged before it, from any process.  Then each
  *       rank writes its own region in 1 KiB pieces, closes, and the
  *       other reads it back.
+ *   romio_xcache PATH ROUNDS HINT IN_FORCE    the same, opened with the
+ *       hint clf_client_cache=HINT ("-": none); the file's info must say
+ *       clf_client_cache=IN_FORCE (true or false) after the open.
  *
  * Exit status 0, or 1 with a message.
  */
@@ -63,21 +66,45 @@ static void get(MPI_File fh, MPI_Offset off, int len, int fill,
 	}
 }
 
+/* The file's info says clf_client_cache=want. */
+static void in_force(MPI_File fh, const char *want)
+{
+	char value[MPI_MAX_INFO_VAL + 1] = "";
+	MPI_Info info;
+	int flag = 0;
+
+	MPI_File_get_info(fh, &info);
+	MPI_Info_get(info, "clf_client_cache", MPI_MAX_INFO_VAL, value, &flag);
+	MPI_Info_free(&info);
+	if (!flag || strcmp(value, want)) {
+		fprintf(stderr, "romio_xcache: clf_client_cache is %s, not %s\n",
+			flag ? value : "(absent)", want);
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static const int sizes[] = { 1024, MAXLEN };
+	MPI_Info info = MPI_INFO_NULL;
 	MPI_File fh;
 	int rank, rounds, err;
 
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-	if (argc != 3)
-		return fail("usage: romio_xcache PATH ROUNDS", MPI_SUCCESS);
+	if (argc != 3 && argc != 5)
+		return fail("usage: romio_xcache PATH ROUNDS [HINT IN_FORCE]", MPI_SUCCESS);
 	rounds = atoi(argv[2]);
+	if (argc == 5 && strcmp(argv[3], "-")) {
+		MPI_Info_create(&info);
+		MPI_Info_set(info, "clf_client_cache", argv[3]);
+	}
 	err = MPI_File_open(MPI_COMM_WORLD, argv[1],
-			    MPI_MODE_RDWR | MPI_MODE_CREATE, MPI_INFO_NULL, &fh);
+			    MPI_MODE_RDWR | MPI_MODE_CREATE, info, &fh);
 	if (err)
 		return fail("open", err);
+	if (argc == 5)
+		in_force(fh, argv[4]);
 	for (int s = 0; s < 2; s++) {
 		int n = sizes[s];
 
@@ -109,13 +136,15 @@ int main(int argc, char **argv)
 	if (err)
 		return fail("close", err);
 	err = MPI_File_open(MPI_COMM_WORLD, argv[1], MPI_MODE_RDONLY,
-			    MPI_INFO_NULL, &fh);
+			    info, &fh);
 	if (err)
 		return fail("open again", err);
 	for (int k = 0; k < 64; k++)
 		get(fh, (MPI_Offset)(9 - rank) << 20 | k << 10, 1024, k + 1 - rank,
 		    "the other's region after its close");
 	MPI_File_close(&fh);
+	if (info != MPI_INFO_NULL)
+		MPI_Info_free(&info);
 	if (rank == 0)
 		printf("romio_xcache: %d rounds coherent\n", rounds);
 	MPI_Finalize();
