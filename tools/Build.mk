@@ -13,7 +13,7 @@ CLF_TOOL_SRCS += tools/tool_fs.c tools/cmd_setlayout.c \
 	tools/png.c tools/cmd_cp.c tools/tool_jobs.c tools/cmd_stage.c tools/cmd_iod.c tools/cmd_forward.c tools/cmd_ls.c tools/cmd_mkdir.c \
 	tools/cmd_rm.c tools/cmd_stat.c
 # clf adhoc: an instance per job, its ranks meeting in a shared directory.
-CLF_TOOL_SRCS += tools/cmd_adhoc.c
+CLF_TOOL_SRCS += tools/cmd_adhoc.c tools/cmd_stager.c tools/tool_stage.c
 # fsck, backup, restore: metad's store, opened beside metad.
 CLF_TOOL_SRCS += tools/cmd_store.c tools/fsck.c
 CLF_TOOL_OBJS := $(CLF_TOOL_SRCS:%.c=$(O)/%.o)

@@ -45,6 +45,8 @@ static const struct tool_cmd commands[] = {
 	  cmd_stage },
 	{ "stage-out", "copy a clf tree out, in parallel, layouts kept",
 	  cmd_stage },
+	{ "stager", "write an instance's files back to its backing directory",
+	  cmd_stager },
 	{ "forward", "relay clients that cannot reach the daemons to them",
 	  cmd_forward },
 	{ "ls", "list a clf directory, with layouts (-l)", cmd_ls },

@@ -13,6 +13,7 @@
 
 #include "tool.h"
 #include "daemon_ctl.h"
+#include "tool_stage.h"
 #include "error.h"
 
 static void down_help(void)
@@ -194,8 +195,16 @@ int cmd_down(const struct tool_opts *g, int argc, char **argv)
 		fprintf(stderr, "clf: out of memory\n");
 		goto free_ds;
 	}
-	/* ds[0] is metad: the iods first. */
+	/* Write-back first, while every daemon serves its reads. */
 	rc = CLF_EXIT_OK;
+	if (cfg->backing && cfg->source && ds[0].local == 1) {
+		pid_t pid;
+		bool up = daemon_pid_check(&ds[0], &pid) == DAEMON_PID_ALIVE;
+
+		if (tool_stager_end(cfg, up))
+			rc = CLF_EXIT_FAIL;
+	}
+	/* ds[0] is metad: the iods first. */
 	if (stop_group(ds, 1, n, s))
 		rc = CLF_EXIT_FAIL;
 	if (stop_group(ds, 0, 1, s))

@@ -21,6 +21,7 @@
 
 #include "tool.h"
 #include "daemon_ctl.h"
+#include "tool_stage.h"
 #include "error.h"
 #include "probe.h"
 
@@ -29,12 +30,13 @@ struct up_opts {
 	long iods;		/* --iods N, or 0 */
 	long metads;		/* --metads N, or 0 */
 	long base_port;		/* --base-port P, or 0 */
+	const char *backing;	/* --backing DIR, or NULL */
 };
 
 static void up_help(void)
 {
 	printf("usage: clf [-c CONFIG] up [--data DIR] [--iods N] [--metads N]\n"
-	       "                          [--base-port P]\n"
+	       "                          [--base-port P] [--backing DIR]\n"
 	       "\n"
 	       "Start the daemons of the configuration that live on this host\n"
 	       "(metad first, then the iods) and wait until each answers.\n"
@@ -52,6 +54,10 @@ static void up_help(void)
 	       "                   P+N_iods+i\n"
 	       "  --base-port P    a new instance listens on ports P (metad),\n"
 	       "                   P+1... (iods); default $CLF_BASE_PORT or 7000\n"
+	       "  --backing DIR    a new instance is backed by DIR, a directory of\n"
+	       "                   a persistent file system: the files it writes\n"
+	       "                   are written back there by `clf stager`,\n"
+	       "                   which `clf up` starts (docs/staging.md)\n"
 	       "\n"
 	       "Prints one line per daemon: ROLE INDEX ADDRESS STATE DETAIL,\n"
 	       "STATE being started, running (already), or remote (not on this\n"
@@ -66,6 +72,7 @@ static int parse_args(int argc, char **argv, struct up_opts *o)
 		{ "iods", required_argument, NULL, 'n' },
 		{ "metads", required_argument, NULL, 'm' },
 		{ "base-port", required_argument, NULL, 'p' },
+		{ "backing", required_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -97,6 +104,11 @@ static int parse_args(int argc, char **argv, struct up_opts *o)
 				return tool_usage("up",
 						  "--base-port '%s': not a port from 1 to 65535",
 						  optarg);
+			break;
+		case 'b':
+			if (!*optarg)
+				return tool_usage("up", "--backing: empty directory");
+			o->backing = optarg;
 			break;
 		case 'h':
 			up_help();
@@ -204,6 +216,36 @@ static int shape_default(struct clf_config *cfg, const struct up_opts *o)
 	return err;
 }
 
+/* Whether a and b name one directory (b may not exist yet). */
+static bool same_dir(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	if (!strcmp(a, b))
+		return true;
+	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
+/* --backing DIR of a new instance, made absolute as the file keeps it. */
+static int set_backing(struct clf_config *cfg, const char *dir)
+{
+	char cwd[PATH_MAX];
+
+	free(cfg->backing);
+	cfg->backing = NULL;
+	if (dir[0] == '/') {
+		cfg->backing = strdup(dir);
+	} else if (getcwd(cwd, sizeof(cwd))) {
+		cfg->backing = malloc(strlen(cwd) + strlen(dir) + 2);
+		if (cfg->backing)
+			sprintf(cfg->backing, "%s/%s", cwd, dir);
+	} else {
+		return clf_fail(errno, "clf: getcwd: %s", strerror(errno));
+	}
+	return cfg->backing ? 0 : clf_fail(ENOMEM, "clf: out of memory");
+}
+
 /* A configuration file must agree with --iods and --base-port: they
  * only shape a new instance. */
 static int check_file_matches(const struct clf_config *cfg,
@@ -221,6 +263,12 @@ static int check_file_matches(const struct clf_config *cfg,
 		return clf_fail(EINVAL,
 				"clf: %s has metad on port %s, not %ld: drop --base-port, or remove the file to make a new instance",
 				cfg->source, cfg->metad.port, o->base_port);
+	if (o->backing && (!cfg->backing || !same_dir(cfg->backing, o->backing)))
+		return clf_fail(EINVAL,
+				"clf: %s has %s%s as its backing directory, not %s: drop --backing, or edit the file's backing key",
+				cfg->source, cfg->backing ? "" : "no ",
+				cfg->backing ? cfg->backing : "directory",
+				o->backing);
 	return 0;
 }
 
@@ -351,6 +399,8 @@ static int up_config(const struct tool_opts *g, const struct up_opts *o,
 		return err;
 	err = cfg->source ? check_file_matches(cfg, o)
 			  : shape_default(cfg, o);
+	if (!err && !cfg->source && o->backing)
+		err = set_backing(cfg, o->backing);
 	if (err)
 		goto fail;
 	if (cfg->has_secret) {
@@ -541,7 +591,13 @@ int cmd_up(const struct tool_opts *g, int argc, char **argv)
 		       cfg->root_squash ? "; root_squash" : "");
 		printf("protection: %s (of the messages after each handshake)\n",
 		       clf_protection_name(cfg->protection));
+		fflush(stdout);
 		rc = CLF_EXIT_OK;
+		/* Write-back to the backing directory from now on; notes
+		 * an earlier stager left undone are done first. */
+		if (cfg->backing && n && ds[0].local == 1 &&
+		    tool_stager_start(cfg, conf_path))
+			rc = CLF_EXIT_FAIL;
 	}
 report:
 	if (err) {

@@ -45,6 +45,7 @@ int cmd_map(const struct tool_opts *g, int argc, char **argv);
 int cmd_cp(const struct tool_opts *g, int argc, char **argv);
 int cmd_stage(const struct tool_opts *g, int argc, char **argv);
 int cmd_adhoc(const struct tool_opts *g, int argc, char **argv);
+int cmd_stager(const struct tool_opts *g, int argc, char **argv);
 int cmd_iod(const struct tool_opts *g, int argc, char **argv);
 int cmd_forward(const struct tool_opts *g, int argc, char **argv);
 int cmd_ls(const struct tool_opts *g, int argc, char **argv);

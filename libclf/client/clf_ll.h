@@ -303,4 +303,18 @@ int clf_ll_dir_default_write(uint64_t dir, const struct clf_ll_owner *owner,
 /* Remove dir's default layout: 0, or -ENOENT when it had none. */
 int clf_ll_dir_default_remove(uint64_t dir);
 
+/*
+ * The write-back journal of an instance with a backing directory
+ * (docs/staging.md), under that directory.  Clients append at close
+ * (stage_note.c); `clf stager` reads it.  Lines, in the order they
+ * reached the file:
+ *   W <ino>                    a client closed inode ino after opening it
+ *                              for writing
+ *   D <ino> <upto> <path>      the stager wrote ino back as <path>: every
+ *                              W of ino before byte offset upto is done
+ *   F <ino> <upto> <path>\t<why>  it could not; it tries again
+ */
+#define CLF_LL_STAGE_DIR ".clf-stage"
+#define CLF_LL_STAGE_JOURNAL CLF_LL_STAGE_DIR "/journal"
+
 #endif /* CLF_LL_H */

@@ -10,6 +10,7 @@
 #include "client_i.h"
 #include "error.h"
 #include "lock.h"
+#include "stage_note.h"
 #include "xcache.h"
 
 int CLF_close(int fd)
@@ -33,6 +34,11 @@ int CLF_close(int fd)
 		err = 0;
 	if (!err)
 		err = cerr;
+	/* Written bytes reached the iods: now they may be noted for
+	 * write-back (a failed close is not noted: its bytes are not
+	 * known to be there). */
+	if (!err)
+		err = clf_stage_note_close(f->ino, f->flags);
 	clf_file_release_views(f);
 	clf_view_cache_clear(f);
 	ino = f->ino;

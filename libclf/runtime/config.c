@@ -34,7 +34,7 @@ enum key {
 	K_TIMEOUT, K_DATA_DIR, K_TRANSPORT, K_METAD,
 	K_IOD_VIEW_MEM, K_IOD_VIEW_SHARE, K_IOD_BUF_MEM, K_IOD_BUF_SHARE,
 	K_AUTH, K_ROOT_SQUASH, K_PROTECTION, K_CAP_LIFETIME, K_GRACE,
-	K_LOG_LEVEL, K_IOD_CONNS, K_WORKERS, K_CLIENT_CACHE,
+	K_LOG_LEVEL, K_IOD_CONNS, K_WORKERS, K_CLIENT_CACHE, K_BACKING,
 	K_ADDRESS, K_DIR,	/* in [metad] and [iod] */
 	K_NR
 };
@@ -55,6 +55,7 @@ static const char *const key_names[K_NR] = {
 	[K_IOD_CONNS] = "iod_connections",
 	[K_WORKERS] = "daemon_workers",
 	[K_CLIENT_CACHE] = "client_cache",
+	[K_BACKING] = "backing",
 };
 
 /* Where the [global] iod memory keys go in a config. */
@@ -99,6 +100,7 @@ struct parse {
 	/* Results. */
 	struct clf_config *cfg;
 	char *data_dir;		/* as written */
+	char *backing;		/* as written */
 	bool has_metad;
 	struct raw_daemon metad;
 	/* metads after the first, in the order given: indexes 1, 2, ... */
@@ -559,6 +561,12 @@ static int global_key(struct parse *p, enum key k, const char *value)
 		free(p->data_dir);
 		p->data_dir = strdup(value);
 		return p->data_dir ? 1 : perr(p, p->line, ENOMEM, "out of memory");
+	case K_BACKING:
+		if (!*value)
+			return perr(p, p->line, EINVAL, "%s: empty", name);
+		free(p->backing);
+		p->backing = strdup(value);
+		return p->backing ? 1 : perr(p, p->line, ENOMEM, "out of memory");
 	case K_TRANSPORT:
 		if (!clf_transport_find(value))
 			return perr(p, p->line, EINVAL,
@@ -724,6 +732,9 @@ static int finish(struct parse *p)
 	}
 	if (!cfg->data_dir)
 		return perr(p, 0, ENOMEM, "out of memory");
+	/* backing, like data_dir, is relative to the file. */
+	if (p->backing && !(cfg->backing = join_path(p->base, p->backing)))
+		return perr(p, 0, ENOMEM, "out of memory");
 	if (!p->has_metad)
 		return perr(p, 0, EINVAL,
 			    "no metad (add a [metad] section with an address)");
@@ -822,6 +833,7 @@ void clf_config_free(struct clf_config *cfg)
 	free(cfg->transport);
 	free(cfg->secret_file);
 	free(cfg->data_dir);
+	free(cfg->backing);
 	daemon_release(&cfg->metad);
 	for (uint32_t i = 0; i < cfg->nmetads; i++)
 		daemon_release(&cfg->metads[i]);
@@ -892,6 +904,7 @@ release:
 		raw_daemon_release(&p.iods[i]);
 	free(p.iods);
 	free(p.data_dir);
+	free(p.backing);
 	clf_config_free(p.cfg);
 	free(p.base);
 	fclose(p.f);
@@ -1165,6 +1178,8 @@ static int write_body(FILE *f, const struct clf_config *cfg)
 		fprintf(f, "daemon_workers = %d\n", cfg->daemon_workers);
 	if (!err)
 		err = put_line(f, "data_dir", cfg->data_dir);
+	if (!err && cfg->backing)
+		err = put_line(f, "backing", cfg->backing);
 	for (int k = K_IOD_VIEW_MEM; !err && k <= K_IOD_BUF_SHARE; k++) {
 		int64_t v = *iod_mem_field((struct clf_config *)cfg, k);
 

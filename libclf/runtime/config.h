@@ -139,6 +139,10 @@ struct clf_config {
 				   default */
 	int daemon_workers;	/* each daemon's pool; 0: 2 per core */
 	char *data_dir;		/* absolute; owned */
+	char *backing;		/* absolute, or NULL: the persistent
+				   directory the instance's files are
+				   written back to (docs/staging.md);
+				   owned */
 	struct clf_config_daemon metad;	/* metad 0, or the one a metad
 					   runs as (clf_config_select_metad) */
 	uint32_t nmetads;	/* 1..CLF_CONFIG_MAX_METADS */

@@ -14,7 +14,8 @@ CLI_TEST := tests/integration/test_clf_cli.sh \
 	tests/integration/test_clf_layout_cli.sh tests/integration/test_clf_store.sh \
 	tests/integration/test_cli_recovery.sh tests/integration/test_daemon_signals.sh \
 	tests/integration/test_paper_plots.sh tests/integration/test_fsck_remote.sh \
-	tests/integration/test_adhoc.sh tests/integration/test_elastic.sh
+	tests/integration/test_adhoc.sh tests/integration/test_elastic.sh \
+	tests/integration/test_stage.sh
 CLI_TEST_DAEMONS := $(filter $(O)/metad/metad $(O)/iod/iod,$(PROGRAMS))
 
 # The client that writes and checks under `clf iod remove`.

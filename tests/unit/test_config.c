@@ -459,6 +459,24 @@ START_TEST(test_daemon_workers_is_a_count_or_zero_for_the_default)
 }
 END_TEST
 
+START_TEST(test_backing_is_relative_to_the_file_and_written_back)
+{
+	struct clf_config *cfg = parse_ok(BASE), *back;
+
+	ck_assert_ptr_null(cfg->backing);
+	clf_config_free(cfg);
+	cfg = parse_ok("backing = ./persist\n" BASE);
+	ck_assert_str_eq(cfg->backing, in_dir("persist"));
+	ck_assert_int_eq(clf_config_write(cfg, path), 0);
+	ck_assert_msg(clf_config_parse_file(path, &back) == 0, "%s",
+		      CLF_Last_error());
+	ck_assert_str_eq(back->backing, in_dir("persist"));
+	clf_config_free(back);
+	clf_config_free(cfg);
+	parse_fails("backing =\n" BASE, -EINVAL, "backing: empty");
+}
+END_TEST
+
 START_TEST(test_parse_size_takes_binary_suffixes)
 {
 	int64_t v;
@@ -600,6 +618,7 @@ int main(void)
 	tcase_add_test(tc, test_inline_secret_in_a_readable_config_is_refused);
 	tcase_add_test(tc, test_missing_file_says_so);
 	tcase_add_test(tc, test_iod_memory_keys_take_sizes);
+	tcase_add_test(tc, test_backing_is_relative_to_the_file_and_written_back);
 	tcase_add_test(tc,
 		test_built_in_default_is_one_metad_and_four_iods_on_loopback);
 	tcase_add_test(tc, test_env_overrides_base_port_and_data_dir);

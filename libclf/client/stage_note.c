@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * stage_note.c -- the client's half of the write-back journal
+ * (docs/staging.md): on an instance with a backing directory (the
+ * configuration's `backing`), a file opened for writing is noted at its
+ * close as "W <inode>" in BACKING/.clf-stage/journal, on disk before
+ * CLF_close returns.  The stager (`clf stager`) copies what the journal
+ * names back to BACKING; a note on disk is what a crash of the instance,
+ * the stager or this process cannot take back, so a close that cannot
+ * note fails instead of returning as if the file would be written back.
+ *
+ * One write(2) of one short line with O_APPEND: the notes of the
+ * processes that close at once do not mix.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "client_i.h"
+#include "error.h"
+#include "stage_note.h"
+
+static int note_open(const char *backing, char *path, size_t len)
+{
+	int fd;
+
+	snprintf(path, len, "%s/" CLF_LL_STAGE_DIR, backing);
+	if (mkdir(path, 0755) && errno != EEXIST)
+		return -1;
+	snprintf(path, len, "%s/" CLF_LL_STAGE_JOURNAL, backing);
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	return fd;
+}
+
+int clf_stage_note_close(uint64_t ino, int flags)
+{
+	struct clf_client *cl = clf_client_instance;
+	char path[PATH_MAX], line[32];
+	int fd, n, err = 0;
+
+	if (!cl || !cl->cfg->backing || (flags & O_ACCMODE) == O_RDONLY)
+		return 0;
+	n = snprintf(line, sizeof(line), "W %llu\n", (unsigned long long)ino);
+	fd = note_open(cl->cfg->backing, path, sizeof(path));
+	if (fd < 0)
+		err = errno;
+	else if (write(fd, line, n) != n)
+		err = errno ? errno : EIO;
+	else if (fdatasync(fd))
+		err = errno;
+	if (fd >= 0 && close(fd) && !err)
+		err = errno;
+	if (err)
+		return clf_fail(err,
+				"clf: close: cannot note inode %llu for write-back in %s: %s",
+				(unsigned long long)ino, path, strerror(err));
+	return 0;
+}

@@ -1,0 +1,115 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# test_stage.sh -- an instance backed by a directory (clf up --backing):
+# write-back after close through the journal, a stager killed between
+# the note and the copy, and a file that cannot be written back.
+#
+#  1. clf up --backing B starts the stager; a file written into clf
+#     (clf cp) appears in B, same bytes, with no stage-out asked; the
+#     same file rewritten in place (same size) appears again with the
+#     new bytes;
+#  2. a stager held between the note and the copy (test hook
+#     CLF_STAGER_TEST_HOLD_MS): the close's note is in the journal, the
+#     file is not in B; kill -9 of the stager; a new stager writes it
+#     back, same bytes, saying it replays what was noted;
+#  3. a file whose place in B is taken by a regular file: clf down says
+#     which file could not be written back and why, exits 1, and still
+#     stops every daemon.
+#
+# usage: test_stage.sh [BUILD_DIR]   (default: $CLF_BUILD_DIR or build)
+
+set -eu
+
+if [ -z "${CLF_STAGE_TIMED:-}" ]; then
+	CLF_STAGE_TIMED=1
+	export CLF_STAGE_TIMED
+	exec timeout -k 10 120 /bin/sh "$0" "$@"
+fi
+
+. "$(dirname "$0")/cli_lib.sh"
+. "$(dirname "$0")/instance_lib.sh"
+instance_test_begin stage "${1:-${CLF_BUILD_DIR:-build}}"
+back=$tmp/back
+journal=$back/.clf-stage/journal
+step=
+
+# appears FILE WANT: wait up to 10 s until FILE holds WANT's bytes.
+appears() {
+	i=0
+	while ! cmp -s "$1" "$2"; do
+		i=$((i + 1))
+		[ "$i" -lt 200 ] || fail "$1 does not hold the bytes of $2"
+		sleep 0.05
+	done
+}
+
+# stager_pid: the running stager's pid (stager.pid).
+stager_pid() {
+	p=$(cat "$data/stager.pid" 2>/dev/null || true)
+	[ -n "$p" ] && kill -0 "$p" 2>/dev/null || fail "no stager runs"
+	echo "$p"
+}
+
+step="up --backing"
+instance_up "$clf" "$data" "$tmp/up.log" --iods 2 --backing "$back" ||
+	fail "clf up --backing"
+grep -q "^backing = $back\$" "$conf" || fail "no backing key in $conf"
+grep -q "^stager .* started" "$tmp/up.log" ||
+	fail "up started no stager: $(cat "$tmp/up.log")"
+
+step="write-back after close"
+head -c 2500000 /dev/urandom >"$tmp/a"
+run "$clf" mkdir --data "$data" clf:/out
+[ "$rc" = 0 ] || fail "mkdir"
+run "$clf" cp --data "$data" "$tmp/a" clf:/out/a
+[ "$rc" = 0 ] || fail "cp in"
+appears "$back/out/a" "$tmp/a"
+grep -q "^W " "$journal" || fail "no note in the journal"
+
+step="rewritten in place, same size"
+head -c 2500000 /dev/urandom >"$tmp/a2"
+run "$clf" cp --data "$data" "$tmp/a2" clf:/out/a
+[ "$rc" = 0 ] || fail "cp in again"
+appears "$back/out/a" "$tmp/a2"
+
+step="stager killed between the note and the copy"
+p=$(stager_pid)
+kill -9 "$p"
+while kill -0 "$p" 2>/dev/null; do sleep 0.05; done
+CLF_STAGER_TEST_HOLD_MS=600000 "$clf" stager --data "$data" \
+	>"$tmp/out" 2>"$tmp/err" || fail "stager with a hold"
+held=$(stager_pid)
+[ "$held" != "$p" ] || fail "the killed stager still runs"
+notes=$(grep -c "^W " "$journal")
+head -c 1500000 /dev/urandom >"$tmp/k"
+run "$clf" cp --data "$data" "$tmp/k" clf:/k
+[ "$rc" = 0 ] || fail "cp in k"
+[ "$(grep -c "^W " "$journal")" -gt "$notes" ] ||
+	fail "the close left no note in the journal"
+sleep 0.5
+[ ! -e "$back/k" ] || fail "the held stager copied k"
+kill -9 "$held"
+while kill -0 "$held" 2>/dev/null; do sleep 0.05; done
+[ ! -e "$back/k" ] || fail "k written back by a killed stager"
+run "$clf" stager --data "$data"
+[ "$rc" = 0 ] || fail "stager restart"
+appears "$back/k" "$tmp/k"
+grep -q "noted in $journal and not yet written back" "$data/stager.log" ||
+	fail "the new stager did not replay the journal: $(cat "$data/stager.log")"
+
+step="a file that cannot be written back"
+echo "not a directory" >"$back/blocked"
+run "$clf" mkdir --data "$data" clf:/blocked
+[ "$rc" = 0 ] || fail "mkdir blocked"
+run "$clf" cp --data "$data" "$tmp/k" clf:/blocked/f
+[ "$rc" = 0 ] || fail "cp in blocked/f"
+run "$clf" down --data "$data"
+[ "$rc" = 1 ] || fail "down exited $rc, not 1"
+grep -q "not written back: clf:/blocked/f -> $back/blocked/f: .*not a directory" "$tmp/err" ||
+	fail "down does not say which file and why"
+grep -q "^metad .* stopped" "$tmp/out" || fail "down did not stop metad"
+[ "$(grep -c "^iod .* stopped" "$tmp/out")" = 2 ] ||
+	fail "down did not stop the iods"
+cmp -s "$back/k" "$tmp/k" || fail "k changed"
+echo "PASS: test_stage"

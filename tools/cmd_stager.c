@@ -1,0 +1,668 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * cmd_stager.c -- `clf stager`: the write-back of an instance backed by
+ * a directory of a persistent file system (the configuration's
+ * `backing`; docs/staging.md).
+ *
+ * Clients note every file they close after opening it for writing in
+ * BACKING/.clf-stage/journal (CLF_LL_STAGE_JOURNAL of clf_ll.h), on
+ * disk before their close returns.  The stager reads the journal as it grows,
+ * finds each noted inode's path in the namespace, copies the file with
+ * `clf cp` (the client's bulk reads) to a temporary name beside its
+ * place in BACKING, syncs it, renames it into place and appends
+ * "D <ino> <upto> <path>" to the journal: every note of that inode
+ * before offset upto is done.  A copy that fails appends "F ..." with
+ * the reason and is tried again later.  Whatever is noted and not done
+ * when the stager dies (kill -9, a crash of the host) is done by the
+ * next stager, which reads the journal from its start: nothing noted is
+ * lost.
+ *
+ * `clf up` starts it when the configuration has a backing directory;
+ * `clf down` ends it (SIGTERM: it finishes what is noted and exits)
+ * and then runs `clf stager --drain`, which does what is left and says
+ * which file could not be written back and why.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tool.h"
+#include "tool_fs.h"
+#include "tool_stage.h"
+#include "clf_ll.h"
+#include "config.h"
+#include "daemon_ctl.h"
+#include "error.h"
+
+#define STAGER_POLL_MS 100	/* the journal looked at for new notes */
+#define STAGER_RETRY_MS 2000	/* a failed copy tried again */
+
+/* One noted inode. */
+struct st_file {
+	uint64_t ino;
+	int64_t noted;		/* end offset of its last W line */
+	int64_t done;		/* W lines before this offset are done */
+	char *path;		/* clf path it was last found at, or NULL */
+	char why[PATH_MAX + 256];	/* last failure, "" when none */
+	int64_t retry_ms;	/* not before this clf_now time */
+};
+
+struct stager {
+	const char *conf;	/* the configuration file, for clf cp */
+	const char *backing;
+	char journal[PATH_MAX];
+	int jfd;		/* O_APPEND, for D and F lines */
+	int64_t pos;		/* journal read up to here */
+	struct st_file *f;
+	size_t n, alloc;
+	long hold_ms;		/* CLF_STAGER_TEST_HOLD_MS: tests */
+	/* The namespace walk: regular files by inode. */
+	struct { uint64_t ino; char *path; } *map;
+	size_t nmap, mapalloc;
+};
+
+static volatile sig_atomic_t stager_stop;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	stager_stop = 1;
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static struct st_file *file_of(struct stager *s, uint64_t ino)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->f[i].ino == ino)
+			return &s->f[i];
+	if (s->n == s->alloc) {
+		size_t na = s->alloc ? 2 * s->alloc : 64;
+		struct st_file *nf = realloc(s->f, na * sizeof(*nf));
+
+		if (!nf)
+			return NULL;
+		s->f = nf;
+		s->alloc = na;
+	}
+	s->f[s->n] = (struct st_file){ .ino = ino };
+	return &s->f[s->n++];
+}
+
+/* Take one journal line that ends at offset end. */
+static int take_line(struct stager *s, char *line, int64_t end)
+{
+	unsigned long long ino, upto;
+	struct st_file *f;
+	int len = 0;
+
+	if (line[0] == 'W' && sscanf(line, "W %llu", &ino) == 1) {
+		f = file_of(s, ino);
+		if (!f)
+			return -ENOMEM;
+		f->noted = end;
+		return 0;
+	}
+	if ((line[0] != 'D' && line[0] != 'F') ||
+	    sscanf(line + 1, " %llu %llu %n", &ino, &upto, &len) != 2 || !len)
+		return 0;	/* not ours (a torn line): skipped */
+	f = file_of(s, ino);
+	if (!f)
+		return -ENOMEM;
+	if (line[0] == 'D') {
+		if ((int64_t)upto > f->done)
+			f->done = upto;
+		f->why[0] = '\0';
+	} else {
+		char *tab = strchr(line + len, '\t');
+
+		snprintf(f->why, sizeof(f->why), "%s", tab ? tab + 1 : "");
+	}
+	return 0;
+}
+
+/* Read the journal's lines from s->pos to its last whole line. */
+static int read_journal(struct stager *s)
+{
+	char buf[65536];
+	int fd = open(s->journal, O_RDONLY | O_CLOEXEC);
+	int err = 0;
+
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	for (;;) {
+		ssize_t got = pread(fd, buf, sizeof(buf) - 1, s->pos);
+		char *p = buf, *nl;
+
+		if (got <= 0) {
+			if (got < 0)
+				err = -errno;
+			break;
+		}
+		buf[got] = '\0';
+		while ((nl = memchr(p, '\n', buf + got - p))) {
+			*nl = '\0';
+			err = take_line(s, p, s->pos + (nl + 1 - buf));
+			if (err)
+				break;
+			p = nl + 1;
+		}
+		if (err || p == buf)
+			break;	/* a line longer than buf: never ours */
+		s->pos += p - buf;
+	}
+	close(fd);
+	return err;
+}
+
+static int append(struct stager *s, const char *line)
+{
+	size_t len = strlen(line);
+
+	if (write(s->jfd, line, len) != (ssize_t)len || fdatasync(s->jfd))
+		return -(errno ? errno : EIO);
+	return 0;
+}
+
+static int map_add(struct stager *s, uint64_t ino, const char *path)
+{
+	if (s->nmap == s->mapalloc) {
+		size_t na = s->mapalloc ? 2 * s->mapalloc : 256;
+		void *nm = realloc(s->map, na * sizeof(*s->map));
+
+		if (!nm)
+			return -ENOMEM;
+		s->map = nm;
+		s->mapalloc = na;
+	}
+	s->map[s->nmap].ino = ino;
+	s->map[s->nmap].path = strdup(path);
+	if (!s->map[s->nmap].path)
+		return -ENOMEM;
+	s->nmap++;
+	return 0;
+}
+
+/* Every regular file under directory dir (path) into the map. */
+static int walk(struct stager *s, uint64_t dir, const char *path)
+{
+	struct clf_ll_dirents_plus d;
+	uint64_t cookie = 0;
+	bool eof = false;
+	int err = 0;
+
+	while (!eof && !err) {
+		err = clf_ll_readdirplus(dir, cookie, CLF_PROTO_READDIR_MAX, 0,
+					 &d);
+		if (err)
+			break;
+		for (uint32_t i = 0; i < d.count && !err; i++) {
+			const struct clf_ll_direntplus *e = &d.ents[i];
+			char sub[TOOL_PATH_MAX + CLF_PROTO_NAME_MAX + 2];
+
+			cookie = e->cookie;
+			if (!strcmp(e->name, ".") || !strcmp(e->name, ".."))
+				continue;
+			snprintf(sub, sizeof(sub), "%s/%s",
+				 strcmp(path, "/") ? path : "", e->name);
+			if (S_ISDIR(e->attr.mode))
+				err = walk(s, e->attr.ino, sub);
+			else if (S_ISREG(e->attr.mode))
+				err = map_add(s, e->attr.ino, sub);
+		}
+		eof = d.eof || d.count == 0;
+		clf_ll_dirents_plus_release(&d);
+	}
+	return err;
+}
+
+static void map_clear(struct stager *s)
+{
+	for (size_t i = 0; i < s->nmap; i++)
+		free(s->map[i].path);
+	s->nmap = 0;
+}
+
+static const char *map_find(const struct stager *s, uint64_t ino)
+{
+	for (size_t i = 0; i < s->nmap; i++)
+		if (s->map[i].ino == ino)
+			return s->map[i].path;
+	return NULL;
+}
+
+/* Where f lives now: the map, walked again when it does not know f or
+ * the name it gives has another inode now (renamed, replaced).  NULL
+ * with 0 when f is gone from the namespace. */
+static int find_path(struct stager *s, const struct st_file *f,
+		     const char **path)
+{
+	struct stat st;
+	int err;
+
+	*path = map_find(s, f->ino);
+	if (*path && !CLF_stat(*path, &st) && st.st_ino == f->ino)
+		return 0;
+	map_clear(s);
+	err = walk(s, CLF_PROTO_ROOT_INO, "/");
+	*path = err ? NULL : map_find(s, f->ino);
+	return err;
+}
+
+/* mkdir -p of the directories of BACKING/path (path starts with '/'). */
+static int make_parents(const char *backing, const char *path, char *why,
+			size_t len)
+{
+	char dir[PATH_MAX];
+	char *slash;
+
+	snprintf(dir, sizeof(dir), "%s%s", backing, path);
+	for (slash = dir + strlen(backing) + 1; (slash = strchr(slash, '/'));
+	     slash++) {
+		*slash = '\0';
+		if (mkdir(dir, 0755) && errno != EEXIST) {
+			snprintf(why, len, "cannot make directory %s: %s", dir,
+				 strerror(errno));
+			return -1;
+		}
+		*slash = '/';
+	}
+	return 0;
+}
+
+/* `clf -c CONF cp -q clf:PATH TMP`, its last line of stderr into why. */
+static int run_cp(const struct stager *s, const char *path, const char *tmp,
+		  char *why, size_t len)
+{
+	char src[TOOL_PATH_MAX + 8], self[PATH_MAX];
+	int pfd[2], status;
+	ssize_t got, have = 0;
+	pid_t pid;
+
+	snprintf(src, sizeof(src), TOOL_CLF_PREFIX "%s", path);
+	if (tool_self_exe(self, sizeof(self)) || pipe(pfd)) {
+		snprintf(why, len, "cannot run clf cp: %s", strerror(errno));
+		return -1;
+	}
+	pid = fork();
+	if (pid == 0) {
+		close(pfd[0]);
+		dup2(pfd[1], STDERR_FILENO);
+		close(pfd[1]);
+		execl(self, self, "-c", s->conf, "cp", "-q", src, tmp,
+		      (char *)NULL);
+		_exit(127);
+	}
+	close(pfd[1]);
+	why[0] = '\0';
+	while (pid > 0 && (got = read(pfd[0], why + have, len - 1 - have)) > 0)
+		have += got;
+	why[have] = '\0';
+	close(pfd[0]);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid) {
+		snprintf(why, len, "cannot run clf cp: %s", strerror(errno));
+		return -1;
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	/* "clf: cannot ...: reason\n": the message, one line. */
+	while (have > 0 && why[have - 1] == '\n')
+		why[--have] = '\0';
+	if (!have)
+		snprintf(why, len, "clf cp ended with status %d", status);
+	for (char *p = why; *p; p++)
+		if (*p == '\n' || *p == '\t')
+			*p = ' ';
+	return -1;
+}
+
+/* Sync what path names (a file, or a directory's entries). */
+static int sync_path(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fsync(fd))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/* Write f back: copy, sync, rename into place, sync the directory. */
+static int write_back(struct stager *s, struct st_file *f, const char *path)
+{
+	char dst[PATH_MAX], tmp[PATH_MAX + 16], dir[PATH_MAX];
+	const char *name = strrchr(path, '/') + 1;
+	int err;
+
+	if (make_parents(s->backing, path, f->why, sizeof(f->why)))
+		return -1;
+	snprintf(dst, sizeof(dst), "%s%s", s->backing, path);
+	snprintf(dir, sizeof(dir), "%s%.*s", s->backing,
+		 (int)(name - 1 - path), path);
+	snprintf(tmp, sizeof(tmp), "%s/.%s.clf-stage", dir, name);
+	if (run_cp(s, path, tmp, f->why, sizeof(f->why))) {
+		unlink(tmp);
+		return -1;
+	}
+	err = sync_path(tmp);
+	if (!err && rename(tmp, dst))
+		err = -errno;
+	if (!err)
+		err = sync_path(dir[0] ? dir : "/");
+	if (err) {
+		snprintf(f->why, sizeof(f->why), "cannot put it in place as %s: %s",
+			 dst, strerror(-err));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+/* One pass over what is noted and not done: 0, or how many failed. */
+static int pass(struct stager *s, bool all)
+{
+	int64_t upto = s->pos;
+	int failed = 0;
+	char line[3 * PATH_MAX];
+
+	for (size_t i = 0; i < s->n && !(stager_stop && !all); i++) {
+		struct st_file *f = &s->f[i];
+		const char *path;
+		int err;
+
+		if (f->noted <= f->done)
+			continue;
+		if (!all && f->retry_ms && now_ms() < f->retry_ms) {
+			failed++;
+			continue;
+		}
+		for (long held = 0; held < s->hold_ms && !stager_stop;
+		     held += STAGER_POLL_MS)
+			usleep(STAGER_POLL_MS * 1000);
+		err = find_path(s, f, &path);
+		if (!err && !path) {
+			/* Removed before it could be written back: nothing
+			 * of it is left to write. */
+			fprintf(stderr, "clf stager: inode %llu is gone from the namespace: nothing to write back\n",
+				(unsigned long long)f->ino);
+			snprintf(line, sizeof(line), "D %llu %lld -\n",
+				 (unsigned long long)f->ino, (long long)upto);
+		} else if (!err && !write_back(s, f, path)) {
+			free(f->path);
+			f->path = strdup(path);
+			snprintf(line, sizeof(line), "D %llu %lld %s\n",
+				 (unsigned long long)f->ino, (long long)upto,
+				 path);
+		} else {
+			char reason[128];
+
+			if (err) {
+				tool_fmt_reason(err, reason, sizeof(reason));
+				snprintf(f->why, sizeof(f->why),
+					 "cannot find it in the namespace: %s",
+					 reason);
+			}
+			if (path && (!f->path || strcmp(f->path, path))) {
+				free(f->path);
+				f->path = strdup(path);
+			}
+			fprintf(stderr, "clf stager: cannot write back clf:%s to %s%s: %s\n",
+				f->path ? f->path : "?", s->backing,
+				f->path ? f->path : "", f->why);
+			snprintf(line, sizeof(line), "F %llu %lld %s\t%s\n",
+				 (unsigned long long)f->ino, (long long)upto,
+				 f->path ? f->path : "-", f->why);
+			f->retry_ms = now_ms() + STAGER_RETRY_MS;
+			failed++;
+		}
+		if (line[0] == 'D') {
+			f->done = upto;
+			f->why[0] = '\0';
+			f->retry_ms = 0;
+		}
+		err = append(s, line);
+		if (err) {
+			fprintf(stderr, "clf stager: cannot append to %s: %s\n",
+				s->journal, strerror(-err));
+			return -1;
+		}
+	}
+	return failed;
+}
+
+static int stager_open(struct stager *s, const struct clf_config *cfg)
+{
+	char dir[PATH_MAX];
+
+	s->backing = cfg->backing;
+	snprintf(dir, sizeof(dir), "%s/" CLF_LL_STAGE_DIR, s->backing);
+	snprintf(s->journal, sizeof(s->journal), "%s/" CLF_LL_STAGE_JOURNAL,
+		 s->backing);
+	if (mkdir(s->backing, 0755) && errno != EEXIST)
+		return clf_fail(errno, "clf stager: cannot make the backing directory %s: %s",
+				s->backing, strerror(errno));
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return clf_fail(errno, "clf stager: cannot make %s: %s", dir,
+				strerror(errno));
+	s->jfd = open(s->journal, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
+		      0644);
+	if (s->jfd < 0)
+		return clf_fail(errno, "clf stager: cannot open the journal %s: %s",
+				s->journal, strerror(errno));
+	return 0;
+}
+
+/* Pending files now: noted and not done. */
+static size_t pending(const struct stager *s)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		k += s->f[i].noted > s->f[i].done;
+	return k;
+}
+
+static int run_loop(struct stager *s, bool drain)
+{
+	int err = read_journal(s);
+	int failed;
+
+	if (err)
+		return clf_fail_neg(err, "clf stager: cannot read %s: %s",
+				    s->journal, strerror(-err));
+	if (pending(s))
+		fprintf(stderr, "clf stager: %zu file(s) noted in %s and not yet written back: writing them back\n",
+			pending(s), s->journal);
+	while (!drain && !stager_stop) {
+		if (pass(s, false) < 0)
+			return -EIO;
+		usleep(STAGER_POLL_MS * 1000);
+		err = read_journal(s);
+		if (err)
+			fprintf(stderr, "clf stager: cannot read %s: %s\n",
+				s->journal, strerror(-err));
+	}
+	/* The end: every note so far, failures tried once more. */
+	err = read_journal(s);
+	if (err)
+		return clf_fail_neg(err, "clf stager: cannot read %s: %s",
+				    s->journal, strerror(-err));
+	failed = pass(s, true);
+	if (failed < 0)
+		return -EIO;
+	for (size_t i = 0; i < s->n; i++) {
+		const struct st_file *f = &s->f[i];
+
+		if (f->noted > f->done)
+			fprintf(stderr, "clf: not written back: clf:%s -> %s%s: %s\n",
+				f->path ? f->path : "?", s->backing,
+				f->path ? f->path : "", f->why);
+	}
+	return failed ? -EIO : 0;
+}
+
+static void stager_help(void)
+{
+	printf("usage: clf [-c CONFIG] stager [--data DIR] [-f | --drain]\n"
+	       "\n"
+	       "Write the files of an instance with a backing directory (the\n"
+	       "configuration's `backing`) back to it: every file a client closed\n"
+	       "after opening it for writing, as the clients noted it in\n"
+	       "BACKING/" CLF_LL_STAGE_JOURNAL ".  `clf up` starts it and `clf down`\n"
+	       "ends it; notes that a stager left undone (it was killed) are done by\n"
+	       "the next one.  It runs in the background, logging to\n"
+	       "DIR/stager.log, its pid in DIR/stager.pid; SIGTERM makes it finish\n"
+	       "what is noted and exit.\n"
+	       "\n"
+	       "  --data DIR   the instance whose configuration is DIR/clf.conf\n"
+	       "  -f, --foreground  stay in the foreground, log on stderr\n"
+	       "  --drain      write back what is noted, then exit: what `clf down`\n"
+	       "               does after stopping the stager\n"
+	       "\n"
+	       "Exit status: 0 (with --drain: everything noted is written back), 1 a\n"
+	       "file could not be written back (each says which and why) or no\n"
+	       "backing directory, 2 bad usage.\n");
+}
+
+/* Into the background: the parent returns 0 once the child is on its
+ * way; the child returns 1.  Log to log, pid into pidfile. */
+static int background(const char *backing, const char *log,
+		      const char *pidfile)
+{
+	pid_t pid = fork();
+	int fd;
+	FILE *f;
+
+	if (pid < 0)
+		return clf_fail(errno, "clf stager: fork: %s", strerror(errno));
+	if (pid > 0) {
+		/* Written here, so that it names the stager once we return. */
+		f = fopen(pidfile, "w");
+		if (!f || fprintf(f, "%d\n", (int)pid) < 0 || fclose(f)) {
+			kill(pid, SIGKILL);
+			return clf_fail(errno ? errno : EIO,
+					"clf stager: cannot write %s: %s", pidfile,
+					strerror(errno ? errno : EIO));
+		}
+		printf("stager %s started pid %d (log %s)\n", backing,
+		       (int)pid, log);
+		return 0;
+	}
+	setsid();
+	fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (fd >= 0) {
+		dup2(fd, STDOUT_FILENO);
+		dup2(fd, STDERR_FILENO);
+		close(fd);
+	}
+	fd = open("/dev/null", O_RDONLY);
+	if (fd >= 0) {
+		dup2(fd, STDIN_FILENO);
+		close(fd);
+	}
+	return 1;
+}
+
+int cmd_stager(const struct tool_opts *g, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "data", required_argument, NULL, 'd' },
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "drain", no_argument, NULL, 'D' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *data = NULL, *hold = getenv("CLF_STAGER_TEST_HOLD_MS");
+	struct stager s = { .jfd = -1 };
+	struct clf_config *cfg = NULL;
+	bool fg = false, drain = false, bg = false;
+	char pidfile[PATH_MAX], log[PATH_MAX];
+	int c, err, rc = CLF_EXIT_FAIL;
+	pid_t other;
+
+	while ((c = getopt_long(argc, argv, ":fh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			data = optarg;
+			break;
+		case 'f':
+			fg = true;
+			break;
+		case 'D':
+			drain = true;
+			break;
+		case 'h':
+			stager_help();
+			return CLF_EXIT_OK;
+		default:
+			return tool_bad_option("stager", c, argv);
+		}
+	}
+	if (optind < argc)
+		return tool_usage("stager", "unexpected argument '%s'",
+				  argv[optind]);
+	if (tool_config_open(g, data, &cfg))
+		return tool_fail();
+	if (!cfg->backing || !cfg->source) {
+		clf_fail(EINVAL, "clf stager: %s has no backing directory (backing = DIR)",
+			 tool_config_name(cfg));
+		goto out;
+	}
+	s.conf = cfg->source;
+	s.hold_ms = hold ? atol(hold) : 0;
+	tool_stager_files(cfg->source, pidfile, log, sizeof(pidfile));
+	if (!drain && tool_stager_alive(pidfile, &other)) {
+		clf_fail(EEXIST, "clf stager: one runs already for %s (pid %d)",
+			 cfg->backing, (int)other);
+		goto out;
+	}
+	if (stager_open(&s, cfg))
+		goto out;
+	if (!drain && !fg) {
+		err = background(cfg->backing, log, pidfile);
+		if (err <= 0) {
+			rc = err ? CLF_EXIT_FAIL : CLF_EXIT_OK;
+			goto out;
+		}
+		bg = true;
+	}
+	signal(SIGTERM, on_term);
+	signal(SIGINT, on_term);
+	if (tool_clf_connect(g, data))
+		goto out;
+	err = run_loop(&s, drain);
+	CLF_finalize();
+	if (!err)
+		rc = CLF_EXIT_OK;
+out:
+	if (rc != CLF_EXIT_OK && clf_error_last()->err)
+		tool_fail();
+	if (bg)
+		unlink(pidfile);
+	if (s.jfd >= 0)
+		close(s.jfd);
+	map_clear(&s);
+	free(s.map);
+	for (size_t i = 0; i < s.n; i++)
+		free(s.f[i].path);
+	free(s.f);
+	clf_config_free(cfg);
+	return rc;
+}
