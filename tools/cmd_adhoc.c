@@ -50,6 +50,7 @@
 #include "error.h"
 #include "probe.h"
 #include "tool_fs.h"
+#include "tool_stage.h"
 
 #define ADHOC_POLL_MS 50
 #define ADHOC_MEET_TIMEOUT_S 120	/* all ranks known, daemons up */
@@ -60,6 +61,7 @@ struct adhoc_opts {
 	const char *data;	/* shared directory */
 	const char *local;	/* iods' storage root, default data */
 	const char *config_out;
+	char *backing;		/* --backing DIR, absolute; owned */
 	const char *stage[ADHOC_MAX_STAGE];	/* "clf:/src=DIR" */
 	int nstage;
 	long per_host;
@@ -81,7 +83,7 @@ static void adhoc_help(void)
 {
 	printf("usage: clf adhoc start --data DIR [--iods-per-host K] [--local DIR]\n"
 	       "                       [--base-port P] [--config-out FILE]\n"
-	       "                       [--stage-out CLFPATH=DIR]...\n"
+	       "                       [--stage-out CLFPATH=DIR]... [--backing DIR]\n"
 	       "       clf adhoc wait --data DIR [--timeout S]\n"
 	       "       clf adhoc stop --data DIR [--timeout S]\n"
 	       "\n"
@@ -98,6 +100,10 @@ static void adhoc_help(void)
 	       "\n"
 	       "  --local DIR   the iods store their subfiles in DIR/iod<i> (a\n"
 	       "                host's own disk); default the shared DIR\n"
+	       "  --backing B   back the instance by B, a directory of a persistent\n"
+	       "                file system: rank 0 runs `clf stager`, which writes\n"
+	       "                every file closed after a write back to B; stop\n"
+	       "                waits until all of it is written back (docs/staging.md)\n"
 	       "\n"
 	       "`wait` returns when the instance answers (printing the\n"
 	       "configuration's path), `stop` when every daemon has stopped.\n"
@@ -111,6 +117,7 @@ static int parse_args(int argc, char **argv, struct adhoc_opts *o)
 		{ "local", required_argument, NULL, 'l' },
 		{ "config-out", required_argument, NULL, 'o' },
 		{ "stage-out", required_argument, NULL, 's' },
+		{ "backing", required_argument, NULL, 'b' },
 		{ "iods-per-host", required_argument, NULL, 'k' },
 		{ "base-port", required_argument, NULL, 'p' },
 		{ "timeout", required_argument, NULL, 't' },
@@ -139,6 +146,23 @@ static int parse_args(int argc, char **argv, struct adhoc_opts *o)
 						  "--stage-out '%s': not CLFPATH=DIR (clf:/a=/local/dir)",
 						  optarg);
 			o->stage[o->nstage++] = optarg;
+			break;
+		case 'b':
+			free(o->backing);
+			o->backing = optarg[0] == '/' ? strdup(optarg)
+						      : realpath(".", NULL);
+			if (o->backing && optarg[0] != '/') {
+				char *abs = malloc(strlen(o->backing) +
+						   strlen(optarg) + 2);
+
+				if (abs)
+					sprintf(abs, "%s/%s", o->backing, optarg);
+				free(o->backing);
+				o->backing = abs;
+			}
+			if (!o->backing)
+				return tool_usage("adhoc", "--backing '%s': %s",
+						  optarg, strerror(errno));
 			break;
 		case 'k':
 			if (tool_parse_long(optarg, 1, 64, &o->per_host))
@@ -354,7 +378,7 @@ static int plan(const struct adhoc_opts *o, const struct adhoc_rank *me,
 	clf_secret_clear(&s);
 	if (err)
 		return err;
-	cap += (size_t)niods * (2 * PATH_MAX + 300);
+	cap += (size_t)niods * (2 * PATH_MAX + 300) + PATH_MAX;
 	text = malloc(cap);
 	if (!text)
 		return clf_fail(ENOMEM, "clf: out of memory");
@@ -369,6 +393,9 @@ static int plan(const struct adhoc_opts *o, const struct adhoc_rank *me,
 					"\n[iod] ; rank %ld\naddress = %s:%ld\ndir = %s/iod%ld\n",
 					r, hosts[r], base + 1 + iod_of[r],
 					o->local, iod_of[r]);
+	if (o->backing)
+		len += snprintf(text + len, cap - len,
+				"\n[global]\nbacking = %s\n", o->backing);
 	explicit_bzero(hex, sizeof(hex));
 	snprintf(p, sizeof(p), "%s/%s", o->data, CLF_CONFIG_FILE_NAME);
 	err = put_file(p, text, 0600);
@@ -475,6 +502,83 @@ static bool daemon_died(struct adhoc_daemon *a)
 		a->d.name, a->d.conf->addr, status);
 	a->pid = 0;
 	return true;
+}
+
+/*
+ * Rank 0 with --backing, once the instance is ready: `clf stager -f` as
+ * a child that dies with the rank (its journal keeps what it had to
+ * do), logging to DIR/stager.log.  Its pid, or -1 with the reason said.
+ */
+static pid_t start_stager(const struct adhoc_opts *o, const char *conf)
+{
+	char self[PATH_MAX], log[PATH_MAX];
+	pid_t parent = getpid(), pid;
+
+	if (!realpath("/proc/self/exe", self)) {
+		fprintf(stderr, "clf adhoc: /proc/self/exe: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	snprintf(log, sizeof(log), "%s/stager.log", o->data);
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		int fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
+			      0644);
+
+		setpgid(0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() != parent)
+			_exit(1);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGINT, SIG_IGN);
+		if (fd >= 0) {
+			dup2(fd, STDOUT_FILENO);
+			dup2(fd, STDERR_FILENO);
+		}
+		execl(self, self, "-c", conf, "stager", "-f", (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0)
+		fprintf(stderr, "clf adhoc: cannot start the stager: %s\n",
+			strerror(errno));
+	else
+		printf("clf adhoc: stager writes back to %s (log %s)\n",
+		       o->backing, log);
+	return pid;
+}
+
+/*
+ * Rank 0 at stop, every daemon still up: the stager finishes what is
+ * noted (SIGTERM), then `clf stager --drain` does what is left and says
+ * which file could not be written back and why.  0 or -EIO.
+ */
+static int end_stager(const struct adhoc_opts *o,
+		      const struct clf_config *cfg, pid_t pid)
+{
+	char errfile[PATH_MAX], line[1024];
+	int status, err;
+	FILE *f;
+
+	if (pid > 0) {
+		printf("clf adhoc: waiting for the write-back to %s\n",
+		       cfg->backing);
+		fflush(stdout);
+		kill(pid, SIGTERM);
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+	}
+	/* What is not written back, for `clf adhoc stop` to say too. */
+	state_path(o, "writeback", errfile, sizeof(errfile));
+	err = tool_stager_end(cfg, true, errfile);
+	f = fopen(errfile, "r");
+	while (f && fgets(line, sizeof(line), f))
+		fputs(line, stderr);
+	if (f)
+		fclose(f);
+	if (!err)
+		unlink(errfile);
+	return err;
 }
 
 /* Rank 0 at stop: `clf stage-out` of each CLFPATH=DIR, as a child. */
@@ -595,6 +699,7 @@ static int adhoc_start(struct adhoc_opts *o)
 	long *iod_of = NULL;
 	size_t nd = 0, na = 0;
 	int rc = CLF_EXIT_FAIL, stage_rc = 0;
+	pid_t stager = -1;
 	bool ok = true;
 
 	if (find_rank(&me))
@@ -745,6 +850,8 @@ static int adhoc_start(struct adhoc_opts *o)
 			printf("clf adhoc: ready: %u iods, metad %s; CLF_CONFIG=%s\n",
 			       cfg->niods, cfg->metad.addr, conf);
 			fflush(stdout);
+			if (cfg->backing)
+				stager = start_stager(o, conf);
 			state_put(o, "ready", conf);
 		} else {
 			fail_all(o, "not every iod started");
@@ -755,8 +862,10 @@ static int adhoc_start(struct adhoc_opts *o)
 
 	/* Stop: stage-out while every iod is up, then iods, then metad. */
 	if (me.rank == 0) {
-		if (ok)
-			stage_rc = stage_out(o, conf);
+		if (ok && cfg->backing && end_stager(o, cfg, stager))
+			stage_rc = -EIO;
+		if (ok && stage_out(o, conf))
+			stage_rc = -EIO;
 		state_put(o, "staged", "\n");
 	} else if (!wait_for(o, "staged", ADHOC_STAGE_TIMEOUT_S, 1)) {
 		fprintf(stderr, "clf adhoc: rank %ld stops without stage-out\n",
@@ -798,6 +907,22 @@ out:
 	return rc;
 }
 
+/* `stop` once down: what the write-back left, if anything, said. */
+static int stop_writeback(const struct adhoc_opts *o)
+{
+	char path[PATH_MAX], line[1024];
+	FILE *f;
+
+	state_path(o, "writeback", path, sizeof(path));
+	f = fopen(path, "r");
+	if (!f)
+		return CLF_EXIT_OK;
+	while (fgets(line, sizeof(line), f))
+		fputs(line, stderr);
+	fclose(f);
+	return CLF_EXIT_FAIL;
+}
+
 int cmd_adhoc(const struct tool_opts *g, int argc, char **argv)
 {
 	struct adhoc_opts o = { 0 };
@@ -815,8 +940,11 @@ int cmd_adhoc(const struct tool_opts *g, int argc, char **argv)
 	rc = parse_args(argc - 1, argv + 1, &o);
 	if (rc)
 		return rc < 0 ? CLF_EXIT_OK : rc;
-	if (!strcmp(what, "start"))
-		return adhoc_start(&o);
+	if (!strcmp(what, "start")) {
+		rc = adhoc_start(&o);
+		free(o.backing);
+		return rc;
+	}
 	if (strcmp(what, "wait") && strcmp(what, "stop"))
 		return tool_usage("adhoc", "'%s': not start, wait or stop", what);
 	end = time(NULL) + (o.timeout_s ? o.timeout_s : ADHOC_MEET_TIMEOUT_S);
@@ -832,7 +960,7 @@ int cmd_adhoc(const struct tool_opts *g, int argc, char **argv)
 	if (!strcmp(what, "stop")) {
 		while (time(NULL) < end) {
 			if (state_has(&o, "down"))
-				return CLF_EXIT_OK;
+				return stop_writeback(&o);
 			sleep_poll();
 		}
 		what = "down";

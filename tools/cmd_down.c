@@ -201,7 +201,7 @@ int cmd_down(const struct tool_opts *g, int argc, char **argv)
 		pid_t pid;
 		bool up = daemon_pid_check(&ds[0], &pid) == DAEMON_PID_ALIVE;
 
-		if (tool_stager_end(cfg, up))
+		if (tool_stager_end(cfg, up, NULL))
 			rc = CLF_EXIT_FAIL;
 	}
 	/* ds[0] is metad: the iods first. */

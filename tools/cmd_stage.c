@@ -14,6 +14,7 @@
 
 #include "tool.h"
 #include "tool_fs.h"
+#include "tool_stage.h"
 
 #define STAGE_DEFAULT_JOBS 4
 
@@ -68,6 +69,16 @@ int cmd_stage(const struct tool_opts *g, int argc, char **argv)
 		default:
 			return tool_bad_option(cmd, c, argv);
 		}
+	}
+	/* clf paths alone: from the instance's backing directory. */
+	if (in && argc > optind) {
+		bool all_clf = true;
+
+		for (int i = optind; i < argc; i++)
+			all_clf = all_clf && tool_is_clf_path(argv[i]);
+		if (all_clf)
+			return tool_stage_in_backing(g, data, jobs, quiet,
+						     argc - optind, argv + optind);
 	}
 	if (argc - optind != 2)
 		return tool_usage(cmd, "need a source and a destination");

@@ -518,6 +518,149 @@ static int run_loop(struct stager *s, bool drain)
 	return failed ? -EIO : 0;
 }
 
+/* mkdir -p of path's parents in clf ("/a/b/c": /a, /a/b). */
+static int clf_parents(const char *path)
+{
+	char dir[TOOL_PATH_MAX];
+	char *slash;
+	int err;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	for (slash = strchr(dir + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		err = CLF_mkdir(dir, 0755);
+		if (err && err != -EEXIST)
+			return err;
+		*slash = '/';
+	}
+	return 0;
+}
+
+/*
+ * Note every regular file at or under clf path as written back up to
+ * the journal's end now: they hold what the backing directory holds
+ * (they were just staged in from it), so the stager need not copy them
+ * back for the notes their copy-in left.
+ */
+static int note_staged_in(struct stager *s, const char *path)
+{
+	char line[3 * PATH_MAX];
+	struct stat st;
+	off_t upto;
+	int err;
+
+	upto = lseek(s->jfd, 0, SEEK_END);
+	err = CLF_stat(path, &st);
+	if (err)
+		return err;
+	map_clear(s);
+	if (S_ISDIR(st.st_mode))
+		err = walk(s, st.st_ino, path);
+	else if (S_ISREG(st.st_mode))
+		err = map_add(s, st.st_ino, path);
+	for (size_t i = 0; !err && i < s->nmap; i++) {
+		snprintf(line, sizeof(line), "D %llu %lld %s\n",
+			 (unsigned long long)s->map[i].ino, (long long)upto,
+			 s->map[i].path);
+		err = append(s, line);
+	}
+	return err;
+}
+
+int tool_stage_in_backing(const struct tool_opts *g, const char *data,
+			  const char *jobs, bool quiet, int n, char **paths)
+{
+	struct stager s = { .jfd = -1 };
+	struct clf_config *cfg = NULL;
+	struct tool_opts file = *g;
+	int rc = CLF_EXIT_FAIL, err;
+
+	if (tool_config_open(g, data, &cfg))
+		return tool_fail();
+	if (!cfg->backing) {
+		rc = tool_usage("stage-in",
+				"clf paths alone are staged in from the backing directory, and %s has none (backing = DIR)",
+				tool_config_name(cfg));
+		goto out;
+	}
+	if (stager_open(&s, cfg)) {
+		tool_fail();
+		goto out;
+	}
+	/* The file found, from now on: cp and the notes agree on it. */
+	file.config = cfg->source;
+	file.url = NULL;
+	rc = CLF_EXIT_OK;
+	for (int i = 0; i < n; i++) {
+		char path[TOOL_PATH_MAX], src[2 * PATH_MAX], dir[TOOL_PATH_MAX];
+		char dst[TOOL_PATH_MAX + 8];
+		const char *cp[12], *name;
+		struct stat st;
+		int k = 0;
+
+		err = tool_clf_path(paths[i], path);
+		if (!err && (!strcmp(path, "/") ||
+			     !strncmp(path, "/" CLF_LL_STAGE_DIR,
+				      strlen("/" CLF_LL_STAGE_DIR))))
+			err = -EINVAL;
+		if (err) {
+			fprintf(stderr, "clf stage-in: '%s': not a file or directory under the backing directory\n",
+				paths[i]);
+			rc = CLF_EXIT_FAIL;
+			continue;
+		}
+		snprintf(src, sizeof(src), "%s%s", cfg->backing, path);
+		if (lstat(src, &st)) {
+			fprintf(stderr, "clf stage-in: cannot stage in %s: %s: %s\n",
+				path, src, strerror(errno));
+			rc = CLF_EXIT_FAIL;
+			continue;
+		}
+		tool_path_split(path, dir, &name);
+		snprintf(dst, sizeof(dst), TOOL_CLF_PREFIX "%s", dir);
+		err = tool_clf_connect(&file, NULL);
+		if (!err)
+			err = clf_parents(path);
+		if (err) {
+			tool_fail_on("make the directories of", path, err);
+			CLF_finalize();
+			rc = CLF_EXIT_FAIL;
+			continue;
+		}
+		CLF_finalize();
+		cp[k++] = "cp";
+		cp[k++] = "-r";
+		cp[k++] = "-p";
+		cp[k++] = "-j";
+		cp[k++] = jobs;
+		if (quiet)
+			cp[k++] = "-q";
+		cp[k++] = src;
+		cp[k++] = dst;
+		cp[k] = NULL;
+		optind = 0;
+		if (cmd_cp(&file, k, (char **)cp) != CLF_EXIT_OK) {
+			rc = CLF_EXIT_FAIL;
+			continue;
+		}
+		err = tool_clf_connect(&file, NULL);
+		if (!err)
+			err = note_staged_in(&s, path);
+		CLF_finalize();
+		if (err) {
+			tool_fail_on("note as written back", path, err);
+			rc = CLF_EXIT_FAIL;
+		}
+	}
+out:
+	if (s.jfd >= 0)
+		close(s.jfd);
+	map_clear(&s);
+	free(s.map);
+	clf_config_free(cfg);
+	return rc;
+}
+
 static void stager_help(void)
 {
 	printf("usage: clf [-c CONFIG] stager [--data DIR] [-f | --drain]\n"

@@ -5,6 +5,7 @@
  * (`clf -c CONF stager`), found through /proc/self/exe.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -57,8 +58,9 @@ bool tool_stager_alive(const char *pidfile, pid_t *pid)
 	return p > 0 && daemon_proc_alive(p, "clf");
 }
 
-/* `clf -c CONF stager [ARG]`, waited for: its exit status, or -1. */
-static int run_stager(const char *conf, const char *arg)
+/* `clf -c CONF stager [ARG]`, waited for, its stderr into errfile when
+ * not NULL: its exit status, or -1. */
+static int run_stager(const char *conf, const char *arg, const char *errfile)
 {
 	char self[PATH_MAX];
 	int status;
@@ -69,6 +71,11 @@ static int run_stager(const char *conf, const char *arg)
 	fflush(NULL);
 	pid = fork();
 	if (pid == 0) {
+		int fd = errfile ? open(errfile, O_WRONLY | O_CREAT | O_TRUNC,
+					0644) : -1;
+
+		if (fd >= 0)
+			dup2(fd, STDERR_FILENO);
 		execl(self, self, "-c", conf, "stager", arg,
 		      (char *)NULL);	/* arg NULL ends the list there */
 		_exit(127);
@@ -88,14 +95,14 @@ int tool_stager_start(const struct clf_config *cfg, const char *conf)
 		printf("stager %s running pid %d\n", cfg->backing, (int)pid);
 		return 0;
 	}
-	if (run_stager(conf, NULL) == 0)
+	if (run_stager(conf, NULL, NULL) == 0)
 		return 0;
 	fprintf(stderr, "clf: cannot start the stager of %s (see above)\n",
 		cfg->backing);
 	return -EIO;
 }
 
-int tool_stager_end(const struct clf_config *cfg, bool up)
+int tool_stager_end(const struct clf_config *cfg, bool up, const char *errfile)
 {
 	char pidfile[PATH_MAX], log[PATH_MAX];
 	pid_t pid;
@@ -124,13 +131,13 @@ int tool_stager_end(const struct clf_config *cfg, bool up)
 			}
 		}
 	}
-	status = run_stager(cfg->source, "--drain");
+	status = run_stager(cfg->source, "--drain", errfile);
 	if (status == 0) {
 		printf("stager: everything noted is written back to %s\n",
 		       cfg->backing);
 		return 0;
 	}
-	fprintf(stderr, "clf: write-back to %s is not complete (the lines above say which file and why)\n",
+	fprintf(stderr, "clf: write-back to %s is not complete (the 'not written back' lines say which file and why)\n",
 		cfg->backing);
 	return -EIO;
 }

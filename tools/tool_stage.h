@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 struct clf_config;
+struct tool_opts;
 
 /* This program's path (/proc/self/exe) into buf: 0 or -errno. */
 int tool_self_exe(char *buf, size_t len);
@@ -38,8 +39,19 @@ int tool_stager_start(const struct clf_config *cfg, const char *conf);
  * on stdout what it waits for.  0 when everything noted is written back;
  * -EIO when not, with each file and why on stderr.  With metad down
  * (!up) nothing can be read: the stager is stopped, and what is noted
- * waits for the next `clf up` (a warning says so).
+ * waits for the next `clf up` (a warning says so).  errfile: where the
+ * lines about files not written back go instead of stderr, or NULL.
  */
-int tool_stager_end(const struct clf_config *cfg, bool up);
+int tool_stager_end(const struct clf_config *cfg, bool up,
+		    const char *errfile);
+
+/*
+ * `clf stage-in [-j N] [-q] clf:/PATH...` on an instance with a backing
+ * directory B: B/PATH (a file or a tree) copied to clf:/PATH (clf cp -r
+ * -p -j N), its clf parents made, and the copies noted as written back
+ * (they hold what B holds).  Returns an exit code.
+ */
+int tool_stage_in_backing(const struct tool_opts *g, const char *data,
+			  const char *jobs, bool quiet, int n, char **paths);
 
 #endif

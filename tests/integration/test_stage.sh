@@ -13,7 +13,11 @@
 #     CLF_STAGER_TEST_HOLD_MS): the close's note is in the journal, the
 #     file is not in B; kill -9 of the stager; a new stager writes it
 #     back, same bytes, saying it replays what was noted;
-#  3. a file whose place in B is taken by a regular file: clf down says
+#  3. clf stage-in clf:/PATH copies B/PATH (a tree) into clf, same
+#     bytes;
+#  4. a journal that cannot be written (B/.clf-stage made a regular
+#     file): a close fails and says why, naming the journal;
+#  5. a file whose place in B is taken by a regular file: clf down says
 #     which file could not be written back and why, exits 1, and still
 #     stops every daemon.
 #
@@ -97,6 +101,32 @@ run "$clf" stager --data "$data"
 appears "$back/k" "$tmp/k"
 grep -q "noted in $journal and not yet written back" "$data/stager.log" ||
 	fail "the new stager did not replay the journal: $(cat "$data/stager.log")"
+
+step="stage-in from the backing directory"
+mkdir -p "$back/in/sub"
+head -c 700000 /dev/urandom >"$back/in/sub/x"
+run "$clf" stage-in --data "$data" -q clf:/in
+[ "$rc" = 0 ] || fail "stage-in clf:/in"
+run "$clf" cp --data "$data" -q clf:/in/sub/x "$tmp/x"
+[ "$rc" = 0 ] || fail "cp out x"
+cmp -s "$tmp/x" "$back/in/sub/x" || fail "staged-in bytes differ"
+run "$clf" stage-in --data "$data" clf:/nothing
+[ "$rc" = 1 ] || fail "stage-in of a missing path exited $rc"
+grep -q "/nothing: No such file" "$tmp/err" || fail "no reason for the missing path"
+
+step="a journal that cannot be written"
+run "$clf" stager --drain --data "$data"
+[ "$rc" = 0 ] || fail "drain before moving the journal"
+mv "$back/.clf-stage" "$tmp/stage-dir"
+echo "not a directory" >"$back/.clf-stage"
+run "$clf" cp --data "$data" "$tmp/k" clf:/nojournal
+[ "$rc" = 1 ] || fail "a close with no journal exited $rc"
+grep -q "cannot note inode [0-9]* for write-back in $back/.clf-stage" "$tmp/err" ||
+	fail "the close does not say why"
+rm "$back/.clf-stage"
+mv "$tmp/stage-dir" "$back/.clf-stage"
+run "$clf" rm --data "$data" clf:/nojournal
+[ "$rc" = 0 ] || fail "rm nojournal"
 
 step="a file that cannot be written back"
 echo "not a directory" >"$back/blocked"
