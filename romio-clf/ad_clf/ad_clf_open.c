@@ -107,16 +107,17 @@ static void ADIOI_CLF_Adopt(ADIO_File fd, int cfd, int flags, int *error_code)
  * Create the file on rank 0, with the layout the hints ask for, then
  * open it everywhere.  Returns 0, or a negative errno with msg set;
  * *created tells whether this call made the file (and its layout).
- * The create's descriptor is closed, not kept for process 0's open:
- * kept, it left MPICH's rdwrord and rdwrzero (MPI_MODE_DELETE_ON_CLOSE,
- * ordered accesses) hanging in MPI_File_close with
- * use_romio_optimizations=false; *kept stays 0 until that is understood.
+ * A file opened for writing keeps the create's descriptor, read-write
+ * as ADIOI_CLF_Open would open it (*kept: it is fd's now): opening it
+ * again cost metad a second round trip per MPI_File_open(CREATE).
+ * fd->access_mode is already set (ADIOI_CLF_OpenColl): the adoption
+ * reads ADIO_APPEND there, as ADIOI_CLF_Open's does.
  */
 static int ADIOI_CLF_Create(ADIO_File fd, int access_mode, int *created, int *kept,
                             char *msg, int msglen)
 {
     ADIOI_CLF_fs *fs = fd->fs_ptr;
-    int cfd, flags;
+    int cfd, flags, err;
 
     *kept = 0;
     flags = O_RDWR | O_CREAT | ((access_mode & ADIO_EXCL) ? O_EXCL : 0);
@@ -124,6 +125,16 @@ static int ADIOI_CLF_Create(ADIO_File fd, int access_mode, int *created, int *ke
                                        msglen);
     if (cfd < 0)
         return cfd;
+    if (access_mode & (ADIO_WRONLY | ADIO_RDWR)) {
+        err = MPI_SUCCESS;
+        ADIOI_CLF_Adopt(fd, cfd, O_RDWR, &err);
+        *kept = err == MPI_SUCCESS;
+        if (!*kept) {
+            MPL_snprintf(msg, msglen, "%s", CLF_Last_error());
+            return -EIO;
+        }
+        return 0;
+    }
     if (CLF_close(cfd) < 0) {
         MPL_snprintf(msg, msglen, "%s", CLF_Last_error());
         return -EIO;
@@ -146,6 +157,15 @@ void ADIOI_CLF_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_code
     char path[PATH_MAX + 2], config[PATH_MAX + 2];
 
     *error_code = MPI_SUCCESS;
+    /* The driver sets fd->access_mode (ADIOI_GEN_OpenColl does), on
+     * every process, whichever way it opens: ROMIO decides by it after
+     * the open whether a process takes part in collectives (MPI_File_open's
+     * barrier for MPI_MODE_APPEND, ADIO_Close's delete and barrier for
+     * MPI_MODE_DELETE_ON_CLOSE) and whether it may read or write.  Set
+     * only around ADIOI_CLF_Open, it stayed 0 (MPIO_File_create's calloc)
+     * on a process 0 that kept the create's descriptor: that process
+     * skipped those barriers, the others waited in them (rdwrord). */
+    fd->access_mode = orig_mode;
     /* Each process resolves the name: a mount's is its own. */
     ADIOI_CLF_Path_of(fd->filename, path, config, sizeof(path));
     if (fs->clf_path)

@@ -29,6 +29,8 @@
 #   - romio_life: files left open at MPI_Finalize and closed from an
 #     MPI_COMM_SELF attribute set before the driver's (as HDF5 does);
 #     processes that create one file independently with striping hints;
+#     files created collectively keep their access mode on every process
+#     (write-only, append, delete on close, both modes);
 #   - romio_typemap with 2 processes: every access call (explicit offset,
 #     individual and shared pointers, collective or not, blocking or not,
 #     split), seek, get_position and get_byte_offset put the bytes where
@@ -301,6 +303,12 @@ done
 run "files closed in MPI_Finalize" mpiexec -n 2 "$bin/romio_life" shutdown clf:/life-shut
 run "what they wrote" mpiexec -n 2 "$bin/romio_life" check clf:/life-shut
 run "independent creators with hints" mpiexec -n 2 "$bin/romio_life" race clf:/life-race 40
+# A process that misses a collective of the close hangs: 60 s is plenty.
+for opt in false true; do
+	printf 'use_romio_optimizations %s\n' "$opt" >"$tmp/amode-$opt"
+	run "access modes of created files ($opt)" env ROMIO_HINTS="$tmp/amode-$opt" \
+		timeout -k 10 60 mpiexec -n 2 "$bin/romio_life" amode "clf:/life-amode-$opt"
+done
 
 # Fortran: MPI_File_* called from libmpichfort (mpicc-clf MPICC=mpifort).
 if [ -x "$bin/fortran_io" ]; then

@@ -17,6 +17,13 @@
  *              the hinted one from the start: no open fails, every byte
  *              is where it was written, and every process's
  *              MPI_File_get_info reports the file's layout
+ *   amode      files opened collectively with MPI_MODE_CREATE keep their
+ *              access mode on every process, process 0 (which created
+ *              them) included: a write-only one refuses reads, an
+ *              appended one starts at its end (both file pointers), and
+ *              MPI_MODE_DELETE_ON_CLOSE deletes it at a close that every
+ *              process leaves (with ordered accesses first, as MPICH's
+ *              rdwrord does)
  *
  * Exits 0 when every check passed on this process.
  */
@@ -207,6 +214,99 @@ static void race_round(const char *dir, int round)
 		MPI_File_delete(path, MPI_INFO_NULL);
 }
 
+/* ------------------------------------------------------------------ */
+/* amode                                                               */
+/* ------------------------------------------------------------------ */
+
+static void amode_wronly(const char *path)
+{
+	MPI_File fh;
+	char c = 0;
+	int rc, class = MPI_SUCCESS;
+
+	CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_WRONLY,
+				MPI_INFO_NULL, &fh), "open write-only with MPI_MODE_CREATE");
+	rc = MPI_File_read_at(fh, 0, &c, 1, MPI_BYTE, MPI_STATUS_IGNORE);
+	MPI_Error_class(rc, &class);
+	CHECK(class == MPI_ERR_ACCESS, "a read of a write-only file gave error class %d, "
+	      "want MPI_ERR_ACCESS (%d)", class, MPI_ERR_ACCESS);
+	CHECK_MPI(MPI_File_write_at(fh, rank, &c, 1, MPI_BYTE, MPI_STATUS_IGNORE),
+		  "write a write-only file");
+	CHECK_MPI(MPI_File_close(&fh), "close the write-only file");
+	MPI_Barrier(MPI_COMM_WORLD);
+	if (rank == 0)
+		MPI_File_delete(path, MPI_INFO_NULL);
+}
+
+static void amode_append(const char *path)
+{
+	unsigned char buf[100];
+	MPI_Offset pos = -1, shared = -1;
+	MPI_File fh;
+
+	if (rank == 0) {
+		MPI_File_delete(path, MPI_INFO_NULL);
+		fill(buf, 0, sizeof(buf), 3);
+		CHECK_MPI(MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_CREATE | MPI_MODE_WRONLY,
+					MPI_INFO_NULL, &fh), "open to write 100 bytes");
+		CHECK_MPI(MPI_File_write(fh, buf, sizeof(buf), MPI_BYTE, MPI_STATUS_IGNORE),
+			  "write 100 bytes");
+		CHECK_MPI(MPI_File_close(&fh), "close after 100 bytes");
+	}
+	MPI_Barrier(MPI_COMM_WORLD);
+	CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path,
+				MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_APPEND,
+				MPI_INFO_NULL, &fh), "open to append with MPI_MODE_CREATE");
+	CHECK_MPI(MPI_File_get_position(fh, &pos), "get_position");
+	CHECK(pos == 100, "MPI_MODE_APPEND: the individual pointer is at %lld, want 100",
+	      (long long)pos);
+	CHECK_MPI(MPI_File_get_position_shared(fh, &shared), "get_position_shared");
+	CHECK(shared == 100, "MPI_MODE_APPEND: the shared pointer is at %lld, want 100",
+	      (long long)shared);
+	CHECK_MPI(MPI_File_close(&fh), "close the appended file");
+	MPI_Barrier(MPI_COMM_WORLD);
+	if (rank == 0)
+		MPI_File_delete(path, MPI_INFO_NULL);
+}
+
+/* A process that skipped the close's barrier hangs the others here. */
+static void amode_delete_on_close(const char *path)
+{
+	MPI_File fh;
+	int in = rank, out = -1, rc, class = MPI_SUCCESS;
+
+	CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path,
+				MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE,
+				MPI_INFO_NULL, &fh), "open with MPI_MODE_DELETE_ON_CLOSE");
+	CHECK_MPI(MPI_File_write_ordered(fh, &in, 1, MPI_INT, MPI_STATUS_IGNORE),
+		  "write_ordered");
+	CHECK_MPI(MPI_File_seek_shared(fh, 0, MPI_SEEK_SET), "seek_shared");
+	CHECK_MPI(MPI_File_read_ordered(fh, &out, 1, MPI_INT, MPI_STATUS_IGNORE),
+		  "read_ordered");
+	CHECK(out == rank, "read_ordered read %d, want %d", out, rank);
+	CHECK_MPI(MPI_File_close(&fh), "close with MPI_MODE_DELETE_ON_CLOSE");
+	MPI_Barrier(MPI_COMM_WORLD);
+	rc = MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
+	MPI_Error_class(rc, &class);
+	CHECK(class == MPI_ERR_NO_SUCH_FILE, "after a close with MPI_MODE_DELETE_ON_CLOSE, "
+	      "an open gave error class %d, want MPI_ERR_NO_SUCH_FILE (%d)", class,
+	      MPI_ERR_NO_SUCH_FILE);
+	if (rc == MPI_SUCCESS)
+		MPI_File_close(&fh);
+}
+
+static void test_amode(const char *dir)
+{
+	char path[1024];
+
+	snprintf(path, sizeof(path), "%s-wronly", dir);
+	amode_wronly(path);
+	snprintf(path, sizeof(path), "%s-append", dir);
+	amode_append(path);
+	snprintf(path, sizeof(path), "%s-doc", dir);
+	amode_delete_on_close(path);
+}
+
 int main(int argc, char **argv)
 {
 	const char *test = argc > 1 ? argv[1] : "", *path = argc > 2 ? argv[2] : "";
@@ -223,8 +323,10 @@ int main(int argc, char **argv)
 	} else if (!strcmp(test, "race")) {
 		for (int i = 0; i < n; i++)
 			race_round(path, i);
+	} else if (!strcmp(test, "amode")) {
+		test_amode(path);
 	} else {
-		fprintf(stderr, "usage: romio_life shutdown|check|race PATH [N]\n");
+		fprintf(stderr, "usage: romio_life shutdown|check|race|amode PATH [N]\n");
 		MPI_Abort(MPI_COMM_WORLD, 2);
 	}
 	MPI_Finalize();
