@@ -79,9 +79,9 @@ static mds_op_fn *handler_of(uint16_t op)
 	}
 }
 
-int mds_ops_handle(const struct mds_session *s,
-		   const struct clf_proto_header *h, const uint8_t *payload,
-		   struct mds_reply *rep)
+static int handle(const struct mds_session *s,
+		  const struct clf_proto_header *h, const uint8_t *payload,
+		  struct mds_reply *rep)
 {
 	struct wire_reader r = { payload, h->payload_len, 0, false };
 	mds_op_fn *fn = handler_of(h->opcode);
@@ -114,4 +114,17 @@ int mds_ops_handle(const struct mds_session *s,
 	if (name)
 		return clf_fail(ENOSYS, "metad: %s is an iod request", name);
 	return clf_fail(ENOSYS, "metad: unknown opcode %u", h->opcode);
+}
+
+int mds_ops_handle(const struct mds_session *s,
+		   const struct clf_proto_header *h, const uint8_t *payload,
+		   struct mds_reply *rep)
+{
+	int err;
+
+	mds_store_request_begin();
+	err = handle(s, h, payload, rep);
+	/* What the answer says is on disk before it leaves. */
+	mds_store_settle();
+	return err;
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * mds_group.c -- group commit: the write transactions of concurrent
- * requests share one LMDB commit, and so its two fdatasyncs.
+ * requests share one LMDB commit and one fdatasync, and the next group
+ * is built while the last one's commit is made durable.
  *
  * A group is one LMDB write transaction, the parent.  A request's write
  * transaction is a nested (child) transaction of it: requests take turns
@@ -11,25 +12,56 @@
  * Leader commits: the request that finds no group open begins the
  * parent and leads the group.  After its own child it waits until no
  * member is inside and none waits to enter (or MDS_GROUP_MAX have
- * entered), then commits the group with LMDB's ordinary synchronous
- * commit and only then wakes the members: mds_txn_commit returns, and the
- * reply leaves, after the change is durable.  The requests that arrive
- * while one group syncs form the next, one of them leading it, which is
- * how the batch grows with the load.  There is no committer thread: a
- * request alone commits in its own thread, with no wake-up at all, and a
- * member of a group is woken once, by its leader, when the group is
- * durable (a dedicated committer cost two wake-ups per request: to it
- * and back; on a loaded 2-core machine each is a scheduling delay).
- * Waking is by signal, one thread per free slot, not broadcast: a
- * broadcast would wake every waiting request for one that may proceed.
+ * entered), then commits the group, waits until that commit is durable
+ * and only then wakes the members: mds_txn_commit returns, and the
+ * reply leaves, after the change is durable.  A request alone commits in
+ * its own thread, with no wake-up at all, and a member of a group is
+ * woken once, by its leader, when the group is durable (a dedicated
+ * committer cost two wake-ups per request: to it and back; on a loaded
+ * 2-core machine each is a scheduling delay).  Waking is by signal, one
+ * thread per free slot, not broadcast.
  *
- * Why not MDB_NOSYNC and one mdb_env_sync for many commits: LMDB's own
- * documentation says a system crash can then corrupt the database (the
- * meta page may reach the disk before the pages it points to, and pages
- * of the last synced state may be reused), not only lose the unsynced
- * transactions.  A group committed normally keeps LMDB's guarantee, and
- * readers never see a change before it is durable: the group becomes
- * visible only after its commit synced.
+ * One fdatasync per group, pipelined
+ * ----------------------------------
+ * The store runs LMDB with MDB_NOMETASYNC (mds_store.c).  A commit of
+ * transaction T then (1) writes T's data pages, (2) fdatasyncs the data
+ * file, (3) writes T's meta page without a sync, and releases LMDB's
+ * writer lock.  LMDB documents that this "maintains database integrity,
+ * but a system crash may undo the last committed transaction": the meta
+ * page is written only after the pages it points to are on disk, and a
+ * page of the last two meta pages' trees is never reused before a later
+ * commit has synced (a page freed by T may be reused from T + 2 on,
+ * whose sync in (2) comes after meta T + 1 was written).  So whatever a
+ * cut leaves of the unsynced meta page, LMDB opens a whole tree: that of
+ * T, or the one before it.  What is left to make T durable is meta T on
+ * disk, which every later fdatasync of the file gives: step (2) of the
+ * next commit, or an explicit mdb_env_sync.  Here:
+ *
+ *   committed	the last transaction whose commit returned;
+ *   durable	every transaction up to it is on disk: a commit that
+ *		began while `committed' was C makes C durable when it
+ *		returns (its step 2), an explicit sync begun then likewise.
+ *
+ * A group's leader, its commit returned, opens the way to the next group
+ * at once (its members run their children while this group is not yet
+ * durable: the pipeline) and then waits until durable >= its commit.
+ * When another group is open it lets that group's commit sync for both
+ * (one fdatasync per group under load), else (alone, or past
+ * DEFER_MS) it syncs itself.  Acknowledged therefore still means
+ * durable; test_metad_crash_sync kills metad between a commit and its
+ * sync under a power-cut shim and checks it.
+ *
+ * Readers must not answer from what is not durable yet (a lookup that
+ * finds a file a cut then takes away, a removal queue entry acted on):
+ * a read transaction's snapshot must be durable before its answer
+ * leaves (a request: mds_store_settle, so that a create's reads do not
+ * hold it out of the next group) or when it ends (any other thread).
+ * That costs nothing unless it began between a commit and its sync.
+ *
+ * Why not MDB_NOSYNC and our own fdatasync after the commit: LMDB would
+ * write the meta page before the data is on disk, and a cut in between
+ * can leave a meta page pointing at pages never written: a corrupt
+ * store, not only a lost transaction.
  *
  * The parent is begun and committed by its leader's thread (LMDB's writer
  * lock is a mutex owned by the thread that took it); a child is used by
@@ -37,11 +69,16 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "daemon.h"
 #include "error.h"
+#include "log.h"
 #include "mds_store_i.h"
 
 #undef mdb_txn_abort
@@ -49,6 +86,10 @@
 /* Members per group at most: a steady stream of requests must not keep
  * a group open, and its members waiting, for ever. */
 #define MDS_GROUP_MAX 256
+
+/* How long a leader lets the next group's commit make its own durable
+ * before it syncs itself: a group forms in well under this. */
+#define DEFER_MS 20
 
 /* A member waiting for its group's commit. */
 struct member {
@@ -76,6 +117,24 @@ struct mds_group {
 	unsigned waiting;		/* requests waiting to enter */
 	unsigned entered;		/* members that entered this group */
 	struct member *members;		/* committed children, waiting */
+
+	/* Durability (see the top); under mu. */
+	pthread_cond_t sync_cv;		/* durable, committing or syncing
+					   changed */
+	uint64_t committed;		/* txnid of the last commit */
+	_Atomic uint64_t durable;	/* written under mu, read without */
+	bool committing;		/* a group's commit is in LMDB */
+	uint64_t commit_cover;		/* it makes this durable */
+	bool syncing;			/* an explicit sync runs */
+	uint64_t sync_cover;		/* it makes this durable */
+	unsigned long n_requests;	/* committed members, for the log */
+	unsigned long n_groups;		/* group commits */
+	unsigned long n_syncs;		/* explicit syncs */
+	/* Tests: kill -9 at a group commit from this one (1 = the first)
+	 * on, before its sync (CLF_TEST_METAD_CRASH_UNSYNCED) or once its
+	 * members are answered (CLF_TEST_METAD_CRASH_SYNCED); 0: never. */
+	unsigned long crash_unsynced, crash_synced;
+	bool frozen;		/* killed for a test: no more syncs */
 };
 
 /* The child this thread holds, if any, and whether it leads. */
@@ -102,15 +161,124 @@ static void slot_free(struct mds_group *g)
 		pthread_cond_signal(&g->lead_cv);
 }
 
+/* Transactions up to t are on disk (g->mu held). */
+static void made_durable(struct mds_group *g, uint64_t t)
+{
+	if (t > atomic_load(&g->durable))
+		atomic_store(&g->durable, t);
+}
+
+/* Whether a commit or sync under way makes t durable (g->mu held). */
+static bool covered(const struct mds_group *g, uint64_t t)
+{
+	return (g->committing && g->commit_cover >= t) ||
+	       (g->syncing && g->sync_cover >= t);
+}
+
+/* Sync the data file: every commit returned so far becomes durable
+ * (g->mu held, dropped meanwhile).  Returns LMDB's result. */
+static int sync_now(struct mds_group *g)
+{
+	uint64_t cover = g->committed;
+	int rc;
+
+	/* The test's power cut happened: nothing reaches the disk now. */
+	while (g->frozen)
+		pthread_cond_wait(&g->sync_cv, &g->mu);
+	g->syncing = true;
+	g->sync_cover = cover;
+	pthread_mutex_unlock(&g->mu);
+	rc = mdb_env_sync(g->env, 1);
+	pthread_mutex_lock(&g->mu);
+	g->syncing = false;
+	g->n_syncs++;
+	if (!rc)
+		made_durable(g, cover);
+	pthread_cond_broadcast(&g->sync_cv);
+	return rc;
+}
+
+/*
+ * Wait until transaction t is durable (g->mu held): a commit or sync
+ * under way that covers it does it; with defer, so does the commit of
+ * the group now open, given DEFER_MS; else this thread syncs.  Returns
+ * 0, or the LMDB result of this thread's failed sync.
+ */
+static int wait_durable(struct mds_group *g, uint64_t t, bool defer)
+{
+	struct timespec until;
+	bool blocked = false;
+	int rc = 0;
+
+	if (defer) {
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += DEFER_MS * 1000000L;
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+	}
+	while (atomic_load(&g->durable) < t) {
+		if (!blocked) {
+			/* Meanwhile the next requests are read (daemon.h). */
+			clf_daemon_wait_begin();
+			blocked = true;
+		}
+		if (covered(g, t) || g->syncing) {
+			/* One sync at a time: a later one covers more. */
+			pthread_cond_wait(&g->sync_cv, &g->mu);
+		} else if (defer && g->state != GROUP_IDLE) {
+			if (pthread_cond_timedwait(&g->sync_cv, &g->mu,
+						   &until) == ETIMEDOUT)
+				defer = false;
+		} else {
+			rc = sync_now(g);
+			if (rc)
+				break;
+		}
+	}
+	if (blocked)
+		clf_daemon_wait_end();
+	return rc;
+}
+
+/* Answer the members of a group with rc (g->mu held). */
+static void wake(struct member *list, int rc)
+{
+	for (struct member *m = list; m; m = m->next) {
+		m->rc = rc;
+		m->done = true;
+		pthread_cond_signal(&m->done_cv);
+	}
+}
+
+/* CLF_TEST_METAD_CRASH_*: die as a crash would, at the first group
+ * commit from the chosen one on that holds several requests (the
+ * others' answers are the point), with no new group begun meanwhile (the state stays GROUP_COMMITTING), once what was
+ * woken had time to answer (g->mu held). */
+static void test_crash(struct mds_group *g, unsigned long n,
+		       const char *when)
+{
+	clf_log(CLF_LOG_WARN, "group commit %lu of %lu requests %s: killed "
+		"for a test", g->n_groups, n, when);
+	g->frozen = true;
+	pthread_mutex_unlock(&g->mu);
+	usleep(50000);
+	raise(SIGKILL);
+	_exit(137);
+}
+
 /*
  * The leader, its own child finished (g->mu held): wait until the group
- * is quiet, commit it (or abort it when no member committed), wake the
- * members and hand the next group to a waiting request.  Returns the
- * commit's LMDB result.
+ * is quiet, commit it (or abort it when no member committed), let the
+ * next group form, wait until this one is durable, and wake its members.
+ * Returns the group's result (LMDB's).
  */
 static int lead(struct mds_group *g)
 {
 	struct member *list;
+	unsigned long n = 0;
+	uint64_t id = 0;
 	MDB_txn *txn;
 	int rc;
 
@@ -125,32 +293,84 @@ static int lead(struct mds_group *g)
 	g->parent = NULL;
 	list = g->members;
 	g->members = NULL;
+	for (struct member *m = list; m; m = m->next)
+		n++;
+	if (list) {
+		id = mdb_txn_id(txn);
+		g->committing = true;
+		g->commit_cover = g->committed;
+	}
 	pthread_mutex_unlock(&g->mu);
 	rc = list ? mdb_txn_commit(txn) : (mdb_txn_abort(txn), 0);
 	pthread_mutex_lock(&g->mu);
-	for (struct member *m = list; m; m = m->next) {
-		m->rc = rc;
-		m->done = true;
-		pthread_cond_signal(&m->done_cv);
+	if (list) {
+		g->committing = false;
+		if (!rc) {
+			/* LMDB synced the data before writing meta id:
+			 * what had committed before is on disk. */
+			made_durable(g, g->commit_cover);
+			g->committed = id;
+			g->n_groups++;
+			g->n_requests += n;
+		}
 	}
+	pthread_cond_broadcast(&g->sync_cv);
+	if (list && !rc && n > 1 && g->crash_unsynced &&
+	    g->n_groups >= g->crash_unsynced)
+		test_crash(g, n, "before its sync");
+	if (list && !rc && n > 1 && g->crash_synced &&
+	    g->n_groups >= g->crash_synced) {
+		wake(list, wait_durable(g, id, false));
+		test_crash(g, n, "answered");
+	}
+	/* The pipeline: the next group forms and runs while this one is
+	 * made durable. */
 	g->state = GROUP_IDLE;
 	held.leader = false;
 	if (g->waiting)
 		pthread_cond_signal(&g->enter_cv);
+	if (list && !rc)
+		rc = wait_durable(g, id, true);
+	wake(list, rc);
 	return rc;
+}
+
+/* A test hook's group number, 0 when unset. */
+static unsigned long env_count(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v ? strtoul(v, NULL, 10) : 0;
 }
 
 int mds_group_start(MDB_env *env, struct mds_group **out)
 {
 	struct mds_group *g = calloc(1, sizeof(*g));
+	MDB_envinfo info;
+	int rc;
 
 	if (!g)
 		return clf_fail(ENOMEM, "mds: cannot start group commit: out of memory");
+	/* What the store holds is on disk before anyone reads it: a metad
+	 * killed between a commit and its sync left it in the page cache. */
+	rc = mdb_env_sync(env, 1);
+	if (!rc)
+		rc = mdb_env_info(env, &info);
+	if (rc) {
+		free(g);
+		return mds_lmdb_fail(rc, "start group commit");
+	}
 	g->env = env;
 	g->state = GROUP_IDLE;
+	g->committed = info.me_last_txnid;
+	atomic_init(&g->durable, info.me_last_txnid);
+	g->crash_unsynced = env_count("CLF_TEST_METAD_CRASH_UNSYNCED");
+	g->crash_synced = env_count("CLF_TEST_METAD_CRASH_SYNCED");
 	pthread_mutex_init(&g->mu, NULL);
 	pthread_cond_init(&g->enter_cv, NULL);
 	pthread_cond_init(&g->lead_cv, NULL);
+	pthread_cond_init(&g->sync_cv, NULL);
+	mdb_env_set_userctx(env, g);
 	*out = g;
 	return 0;
 }
@@ -159,10 +379,35 @@ void mds_group_stop(struct mds_group *g)
 {
 	if (!g)
 		return;
+	/* Ops per fdatasync: a group commit syncs once (MDB_NOMETASYNC),
+	 * an explicit sync once. */
+	clf_log(CLF_LOG_INFO, "group commit: %lu requests in %lu groups, "
+		"%lu fdatasyncs (%lu not in a commit)", g->n_requests,
+		g->n_groups, g->n_groups + g->n_syncs, g->n_syncs);
+	mdb_env_set_userctx(g->env, NULL);
+	pthread_cond_destroy(&g->sync_cv);
 	pthread_cond_destroy(&g->lead_cv);
 	pthread_cond_destroy(&g->enter_cv);
 	pthread_mutex_destroy(&g->mu);
 	free(g);
+}
+
+void mds_group_visible(MDB_env *env, uint64_t txnid)
+{
+	struct mds_group *g = env ? mdb_env_get_userctx(env) : NULL;
+
+	if (!g || atomic_load(&g->durable) >= txnid)
+		return;
+	pthread_mutex_lock(&g->mu);
+	/* A snapshot newer than the last commit recorded: that commit is
+	 * returning. */
+	while (txnid > g->committed && g->committing)
+		pthread_cond_wait(&g->sync_cv, &g->mu);
+	if (txnid > g->committed)
+		txnid = g->committed;
+	/* A failed sync fails the writers; the reader's answer stands. */
+	(void)wait_durable(g, txnid, false);
+	pthread_mutex_unlock(&g->mu);
 }
 
 /* Become the leader of a new group (g->mu held, state GROUP_IDLE). */
@@ -178,6 +423,7 @@ static int open_group(struct mds_group *g)
 	if (rc) {
 		/* This request gets the error; the next one tries again. */
 		g->state = GROUP_IDLE;
+		pthread_cond_broadcast(&g->sync_cv);
 		if (g->waiting)
 			pthread_cond_signal(&g->enter_cv);
 		return rc;

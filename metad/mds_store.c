@@ -22,6 +22,41 @@
 
 /* ---- transactions and shared steps ---- */
 
+/* The snapshots this thread's request read, whose durability its answer
+ * awaits (mds_store_settle); outside a request each read awaits its own
+ * when it ends. */
+static _Thread_local struct {
+	bool in_request;
+	MDB_env *env;
+	uint64_t seen;		/* the newest; 0: none */
+} reads;
+
+void mds_store_request_begin(void)
+{
+	reads.in_request = true;
+	reads.seen = 0;
+}
+
+void mds_store_settle(void)
+{
+	if (reads.seen)
+		mds_group_visible(reads.env, reads.seen);
+	reads.seen = 0;
+	reads.in_request = false;
+}
+
+/* A read of snapshot id in env ended. */
+static void read_done(MDB_env *env, uint64_t id)
+{
+	if (!reads.in_request) {
+		mds_group_visible(env, id);
+		return;
+	}
+	reads.env = env;
+	if (id > reads.seen)
+		reads.seen = id;
+}
+
 int mds_txn_begin(struct mds_store *s, bool write, MDB_txn **txn,
 		  const char *what)
 {
@@ -43,8 +78,21 @@ int mds_txn_commit(MDB_txn *txn, const char *what)
 		return err;
 	}
 	/* A group member returns once its group's commit is durable. */
-	rc = mds_group_holds(txn) ? mds_group_commit(txn) :
-				     mdb_txn_commit(txn);
+	if (mds_group_holds(txn)) {
+		rc = mds_group_commit(txn);
+	} else {
+		MDB_env *env = mdb_txn_env(txn);
+		size_t id = mdb_txn_id(txn);
+
+		/* Alone (opening, tools, CLF_TEST_METAD_SOLO_COMMIT): with
+		 * MDB_NOMETASYNC the meta page still needs its sync; a read
+		 * in a grouped store waits for its snapshot instead. */
+		rc = mdb_txn_commit(txn);
+		if (!rc && mdb_env_get_userctx(env))
+			read_done(env, id);
+		else if (!rc)
+			rc = mdb_env_sync(env, 1);
+	}
 	mds_reply_committed(rc == 0);
 	return rc ? mds_lmdb_fail(rc, what) : 0;
 }
@@ -52,10 +100,21 @@ int mds_txn_commit(MDB_txn *txn, const char *what)
 #undef mdb_txn_abort
 void mds_txn_abort(MDB_txn *txn)
 {
-	if (mds_group_holds(txn))
+	MDB_env *env;
+	size_t id;
+
+	if (!txn)
+		return;
+	if (mds_group_holds(txn)) {
 		mds_group_abort(txn);
-	else
-		mdb_txn_abort(txn);
+		return;
+	}
+	/* A reader's answer must not rest on a commit not yet durable
+	 * (mds_group.c). */
+	env = mdb_txn_env(txn);
+	id = mdb_txn_id(txn);
+	mdb_txn_abort(txn);
+	read_done(env, id);
 }
 #define mdb_txn_abort(txn) mds_txn_abort(txn)
 
@@ -380,9 +439,13 @@ static int env_open(struct mds_store *s, const char *dir)
 		rc = mdb_env_set_mapsize(s->env, MDS_STORE_MAP_SIZE);
 	if (!rc)
 		rc = mdb_env_set_maxreaders(s->env, MDS_STORE_MAX_READERS);
-	/* Synchronous commits (no MDB_NOSYNC): durability is the point. */
+	/* Commits sync their data (no MDB_NOSYNC): durability is the
+	 * point.  The meta page's own sync is left to the next commit or
+	 * to an explicit sync, one per group (mds_group.c says why that
+	 * keeps the store whole and every acknowledged change durable). */
 	if (!rc)
-		rc = mdb_env_open(s->env, dir, MDB_NOTLS, 0600);
+		rc = mdb_env_open(s->env, dir, MDB_NOTLS | MDB_NOMETASYNC,
+				  0600);
 	/* Free reader slots of processes that died holding them. */
 	if (!rc)
 		rc = mdb_reader_check(s->env, &dead);

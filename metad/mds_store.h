@@ -8,11 +8,13 @@
  *
  * Durability and atomicity
  * ------------------------
- *   Every operation is one LMDB transaction.  A write commits with LMDB's
- *   default synchronous commit (no MDB_NOSYNC), so an operation that
+ *   Every operation is one LMDB transaction.  A write returns once its
+ *   commit is on disk (its data synced by LMDB, its meta page by the
+ *   next commit or an explicit sync: mds_group.c), so an operation that
  *   returned 0 survives a crash of the process or the machine; one that
  *   did not return (killed, power cut) left either all of its changes or
- *   none.  A reader never sees half an operation.
+ *   none.  A reader never sees half an operation, and does not return
+ *   before what it saw is on disk.
  *
  * File size rule
  * --------------
@@ -425,6 +427,16 @@ int mds_rmdir(struct mds_store *s, uint64_t dir, const char *name);
 
 /* Free the layout in *r and clear it; NULL ok. */
 void mds_removed_release(struct mds_removed *r);
+
+/*
+ * A request's answer may rest on what it read, which may be a commit not
+ * yet durable (mds_group.c): call mds_store_request_begin before the
+ * request's store calls and mds_store_settle before its answer leaves,
+ * which waits until what it read is on disk.  Outside a request each
+ * read waits so when it ends.  Per thread.
+ */
+void mds_store_request_begin(void);
+void mds_store_settle(void);
 
 /* ------------------------------------------------------------------ */
 /* Attributes and layouts                                              */

@@ -10,7 +10,8 @@
 
 METAD_ITEST_NAMES := test_metad_ops test_metad_robust test_metad_crash \
 	test_metad_replay test_metad_links test_metad_dirplus \
-	test_metad_iods test_metad_scale test_metad_crash_group
+	test_metad_iods test_metad_scale test_metad_crash_group \
+	test_metad_crash_sync
 METAD_ITESTS := $(METAD_ITEST_NAMES:%=$(O)/tests/integration/%)
 METAD_ITEST_HARNESS := $(O)/tests/integration/metad_harness.o
 METAD_ITEST_OBJS := $(METAD_ITESTS:%=%.o) $(METAD_ITEST_HARNESS)
@@ -26,10 +27,20 @@ $(METAD_ITEST_OBJS): $(O)/tests/integration/%.o: tests/integration/%.c
 # test_metad_crash also opens the store itself, once metad is gone, to
 # check its invariants (mds_store_verify).
 METAD_ITEST_STORE := $(O)/tests/integration/test_metad_crash
+# test_metad_crash_sync runs metad under the power-cut shim and builds
+# the store a cut leaves (crash_shadow.c, as test_crash).
+METAD_ITEST_CUT := $(O)/tests/integration/test_metad_crash_sync
 
-$(filter-out $(METAD_ITEST_STORE),$(METAD_ITESTS)): %: %.o \
+$(filter-out $(METAD_ITEST_STORE) $(METAD_ITEST_CUT),$(METAD_ITESTS)): %: %.o \
 		$(METAD_ITEST_HARNESS) $(O)/libclf.a
 	$(CC) -o $@ $< $(METAD_ITEST_HARNESS) $(O)/libclf.a \
+		$(LIBCLF_EXTRA_LIBS) $(CHECK_LIBS) $(ALL_LDFLAGS)
+
+$(METAD_ITEST_CUT): %: %.o $(METAD_ITEST_HARNESS) \
+		$(O)/tests/integration/crash_shadow.o $(O)/libclf.a \
+		$(O)/tests/integration/crash_shim.so
+	$(CC) -o $@ $< $(METAD_ITEST_HARNESS) \
+		$(O)/tests/integration/crash_shadow.o $(O)/libclf.a \
 		$(LIBCLF_EXTRA_LIBS) $(CHECK_LIBS) $(ALL_LDFLAGS)
 
 $(METAD_ITEST_STORE): %: %.o $(METAD_ITEST_HARNESS) $(MDS_STORE_OBJS) \
