@@ -201,7 +201,8 @@ static int sync_now(struct mds_group *g)
 /*
  * Wait until transaction t is durable (g->mu held): a commit or sync
  * under way that covers it does it; with defer, so does the commit of
- * the group now open, given DEFER_MS; else this thread syncs.  Returns
+ * the next group when one is open or about to open, given DEFER_MS;
+ * else this thread syncs.  Returns
  * 0, or the LMDB result of this thread's failed sync.
  */
 static int wait_durable(struct mds_group *g, uint64_t t, bool defer)
@@ -227,7 +228,8 @@ static int wait_durable(struct mds_group *g, uint64_t t, bool defer)
 		if (covered(g, t) || g->syncing) {
 			/* One sync at a time: a later one covers more. */
 			pthread_cond_wait(&g->sync_cv, &g->mu);
-		} else if (defer && g->state != GROUP_IDLE) {
+		} else if (defer && (g->state != GROUP_IDLE || g->waiting)) {
+			/* A group is open, or requests wait to open one. */
 			if (pthread_cond_timedwait(&g->sync_cv, &g->mu,
 						   &until) == ETIMEDOUT)
 				defer = false;
@@ -252,10 +254,14 @@ static void wake(struct member *list, int rc)
 	}
 }
 
-/* CLF_TEST_METAD_CRASH_*: die as a crash would, at the first group
+/*
+ * CLF_TEST_METAD_CRASH_*: die as a power cut would, at the first group
  * commit from the chosen one on that holds several requests (the
- * others' answers are the point), with no new group begun meanwhile (the state stays GROUP_COMMITTING), once what was
- * woken had time to answer (g->mu held). */
+ * members' answers are the point; the leader's never leaves).  From now
+ * on nothing reaches the disk (frozen: no sync, and no group commits, the
+ * state staying GROUP_COMMITTING); what was answered before had 50 ms to
+ * leave (g->mu held).
+ */
 static void test_crash(struct mds_group *g, unsigned long n,
 		       const char *when)
 {

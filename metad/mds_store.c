@@ -105,14 +105,18 @@ void mds_txn_abort(MDB_txn *txn)
 
 	if (!txn)
 		return;
-	if (mds_group_holds(txn)) {
-		mds_group_abort(txn);
-		return;
-	}
 	/* A reader's answer must not rest on a commit not yet durable
 	 * (mds_group.c). */
 	env = mdb_txn_env(txn);
 	id = mdb_txn_id(txn);
+	if (mds_group_holds(txn)) {
+		/* A failed request read the group's snapshot, the commits
+		 * before this group's own (id - 1): its EEXIST may rest on
+		 * one not yet durable. */
+		mds_group_abort(txn);
+		read_done(env, id - 1);
+		return;
+	}
 	mdb_txn_abort(txn);
 	read_done(env, id);
 }
