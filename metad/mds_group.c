@@ -385,17 +385,27 @@ void mds_group_stop(struct mds_group *g)
 {
 	if (!g)
 		return;
-	/* Ops per fdatasync: a group commit syncs once (MDB_NOMETASYNC),
-	 * an explicit sync once. */
-	clf_log(CLF_LOG_INFO, "group commit: %lu requests in %lu groups, "
-		"%lu fdatasyncs (%lu not in a commit)", g->n_requests,
-		g->n_groups, g->n_groups + g->n_syncs, g->n_syncs);
 	mdb_env_set_userctx(g->env, NULL);
 	pthread_cond_destroy(&g->sync_cv);
 	pthread_cond_destroy(&g->lead_cv);
 	pthread_cond_destroy(&g->enter_cv);
 	pthread_mutex_destroy(&g->mu);
 	free(g);
+}
+
+void mds_group_stats(struct mds_group *g, struct mds_commit_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!g)
+		return;
+	pthread_mutex_lock(&g->mu);
+	out->requests = g->n_requests;
+	out->groups = g->n_groups;
+	/* A group commit syncs once (MDB_NOMETASYNC), an explicit sync
+	 * once. */
+	out->syncs = g->n_groups + g->n_syncs;
+	out->explicit_syncs = g->n_syncs;
+	pthread_mutex_unlock(&g->mu);
 }
 
 void mds_group_visible(MDB_env *env, uint64_t txnid)

@@ -511,6 +511,11 @@ free_store:
 	return err;
 }
 
+void mds_store_commit_stats(struct mds_store *s, struct mds_commit_stats *out)
+{
+	mds_group_stats(s->group, out);
+}
+
 void mds_store_close(struct mds_store *s)
 {
 	if (!s)

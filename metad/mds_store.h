@@ -438,6 +438,15 @@ void mds_removed_release(struct mds_removed *r);
 void mds_store_request_begin(void);
 void mds_store_settle(void);
 
+/* Group commit's counts since the store opened (all 0 without it). */
+struct mds_commit_stats {
+	uint64_t requests;	/* changes committed in groups */
+	uint64_t groups;	/* group commits: one fdatasync each */
+	uint64_t syncs;		/* fdatasyncs in all */
+	uint64_t explicit_syncs;	/* of them, not in a commit */
+};
+void mds_store_commit_stats(struct mds_store *s, struct mds_commit_stats *out);
+
 /* ------------------------------------------------------------------ */
 /* Attributes and layouts                                              */
 /* ------------------------------------------------------------------ */

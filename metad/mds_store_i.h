@@ -126,6 +126,7 @@ bool mds_group_holds(MDB_txn *txn);
  * is durable; its LMDB result. */
 int mds_group_commit(MDB_txn *txn);
 void mds_group_abort(MDB_txn *txn);
+void mds_group_stats(struct mds_group *g, struct mds_commit_stats *out);
 /* A transaction of env that saw snapshot txnid ended: wait until that
  * snapshot is durable (nothing when env has no group, or it is). */
 void mds_group_visible(MDB_env *env, uint64_t txnid);

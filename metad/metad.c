@@ -143,6 +143,19 @@ static int parse_args(int argc, char **argv, struct metad_opts *o)
 	return 0;
 }
 
+/* Requests per fdatasync, for bench/md_scale.sh and whoever tunes. */
+static void log_commit_stats(struct mds_store *store)
+{
+	struct mds_commit_stats st;
+
+	mds_store_commit_stats(store, &st);
+	clf_log(CLF_LOG_INFO, "group commit: %llu requests in %llu groups, "
+		"%llu fdatasyncs (%llu not in a commit)",
+		(unsigned long long)st.requests,
+		(unsigned long long)st.groups, (unsigned long long)st.syncs,
+		(unsigned long long)st.explicit_syncs);
+}
+
 static int run(const struct clf_config *cfg, uint32_t index,
 	       struct clf_daemon *d, const char *pid_path, unsigned workers)
 {
@@ -241,6 +254,7 @@ close_iods:
 	mds_iods_close(ctx.peers);
 	mds_iods_close(ctx.iods);
 close_store:
+	log_commit_stats(ctx.store);
 	mds_store_close(ctx.store);
 	return err;
 }
