@@ -79,6 +79,10 @@
  *   1.21 CREATE flag CLF_PROTO_CREATE_PLAIN: create only in a directory
  *        without a default layout, so that a create costs one round trip
  *        where the client had to look the directory's default up after it.
+ *   1.22 IOD_STATE: `clf iod remove` retires an iod at metad (no new
+ *        subfiles go there) and `clf iod add N` brings it back; an
+ *        EXPLICIT layout of a CREATE or SET_LAYOUT may leave a subfile's
+ *        iod (and disp_iod) to metad with CLF_PROTO_IOD_DEFAULT.
  *
  * Version negotiation
  * -------------------
@@ -132,7 +136,7 @@
 
 #define CLF_PROTO_MAGIC 0x31464c43u /* "CLF1" as bytes on the wire */
 #define CLF_PROTO_VERSION_MAJOR 1
-#define CLF_PROTO_VERSION_MINOR 21
+#define CLF_PROTO_VERSION_MINOR 22
 
 /*
  * Message header, 32 bytes, every field little-endian:
@@ -328,6 +332,12 @@ enum clf_proto_op {
 	 * iod from to iod to); COMMIT names iod to in the layout and drops
 	 * the intent in one transaction (again: nothing); ABORT drops it. */
 	CLF_PROTO_OP_SUB_MOVE = 282,
+	/* Since 1.22: u32 iod, u32 state (CLF_PROTO_IOD_*) -> u32 n, n x
+	 * u32 the retired iods.  For connections that hold the secret.
+	 * RETIRED: metad places no new subfile on iod (durably; refused
+	 * for the last iod not retired); ACTIVE: it does again; QUERY
+	 * (iod ignored): only the reply. */
+	CLF_PROTO_OP_IOD_STATE = 283,
 
 	/* iod.  Subfiles are named by (file id = inode, subfile index). */
 	/* u64 file, u32 subfile, i64 offset, u32 length -> bytes32 data
@@ -512,7 +522,13 @@ enum clf_proto_op {
 #define CLF_PROTO_MOVE_BEGIN 1
 #define CLF_PROTO_MOVE_COMMIT 2
 #define CLF_PROTO_MOVE_ABORT 3
-#define CLF_PROTO_IOD_DEFAULT 0xffffffffu  /* round robin: configured first */
+#define CLF_PROTO_IOD_DEFAULT 0xffffffffu  /* round robin: configured first;
+					     explicit (1.22): metad places */
+
+/* IOD_STATE states. */
+#define CLF_PROTO_IOD_ACTIVE 0u
+#define CLF_PROTO_IOD_RETIRED 1u
+#define CLF_PROTO_IOD_QUERY 2u
 
 enum clf_proto_layout_kind {
 	CLF_PROTO_LAYOUT_ROUND_ROBIN = 1,

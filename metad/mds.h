@@ -24,6 +24,7 @@
 struct mds_iods;
 struct mds_locks;
 struct mds_replay;
+struct mds_retired;
 
 /*
  * The daemon, as the request handlers see it.  Set up once by metad.c
@@ -44,6 +45,9 @@ struct mds_ctx {
 	struct mds_replay *replay;	/* borrowed; thread-safe; requests
 					   in progress and the expiry of
 					   their records (mds_replay.h) */
+	struct mds_retired *retired;	/* borrowed; thread-safe; iods that
+					   get no new subfiles; NULL: none
+					   (mds_retire.h) */
 	struct mds_iods *peers;		/* borrowed; thread-safe; the other
 					   metads of a spread namespace
 					   (mds_peer.h) */

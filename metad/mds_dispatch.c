@@ -74,6 +74,8 @@ static mds_op_fn *handler_of(uint16_t op)
 		return mds_op_readdirplus;
 	case CLF_PROTO_OP_SUB_MOVE:
 		return mds_op_sub_move;
+	case CLF_PROTO_OP_IOD_STATE:
+		return mds_op_iod_state;
 	default:
 		return NULL;
 	}

@@ -24,6 +24,7 @@
 #include "mds.h"
 #include "mds_iods.h"
 #include "mds_ops_i.h"
+#include "mds_retire.h"
 #include "mds_store_i.h"
 
 #define MOVE_PREFIX "move/"
@@ -188,6 +189,12 @@ int mds_op_sub_move(const struct mds_session *s, struct wire_reader *r,
 				"metad: SUB_MOVE of inode %" PRIu64 " from iod %" PRIu32
 				" to iod %" PRIu32 " (phase %" PRIu32 ")",
 				req.ino, req.from, req.to, req.phase);
+	if (req.phase == CLF_PROTO_MOVE_BEGIN &&
+	    mds_retired_has(s->ctx->retired, req.to))
+		return clf_fail(EINVAL,
+				"metad: SUB_MOVE of inode %" PRIu64 " to iod %" PRIu32
+				", which is retired (clf iod remove)", req.ino,
+				req.to);
 	err = move_phase(s->ctx->store, &req);
 	if (!err)
 		mds_log("inode %" PRIu64 " subfile %" PRIu32 ": move from iod %"

@@ -4,6 +4,7 @@
  * paths and layouts in, reply bodies out.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -11,6 +12,7 @@
 #include "error.h"
 #include "mds_ops_i.h"
 #include "mds_peer.h"
+#include "mds_retire.h"
 
 _Static_assert(MDS_NAME_MAX == CLF_PROTO_NAME_MAX &&
 	       MDS_PATH_MAX == CLF_PROTO_PATH_MAX &&
@@ -56,25 +58,62 @@ int mds_path_split(struct mds_store *st, uint64_t dir,
 	return 0;
 }
 
+/* The message for a layout that names retired iod (mds_retire.h). */
+static int retired_fail(const char *what, uint32_t iod)
+{
+	return clf_fail(EINVAL,
+			"metad: layout puts %s on iod %u, which is retired: `clf iod remove %u` emptied it and no new subfile goes there (`clf iod add %u` brings it back)",
+			what, iod, iod, iod);
+}
+
+/*
+ * Subfile j after the first goes to the next iod that is not retired
+ * after subfile j - 1's: the configuration's round robin over the iods
+ * that take new subfiles (the same as before when none is retired).
+ */
+static int place_rest(const struct mds_ctx *ctx, struct mds_layout *l)
+{
+	for (uint32_t j = 1; j < l->nsubfiles; j++) {
+		int64_t i = mds_retired_next(ctx->retired, ctx->cfg->niods,
+					     l->subfiles[j - 1].iod + 1);
+
+		if (i < 0)
+			return (int)i;
+		l->subfiles[j].iod = (uint32_t)i;
+	}
+	return 0;
+}
+
 static int req_round_robin(const struct mds_ctx *ctx,
 			   const struct clf_proto_layout *pl,
 			   struct mds_req_layout *out)
 {
 	const struct clf_config *cfg = ctx->cfg;
+	uint32_t active = mds_retired_active(ctx->retired, cfg->niods);
 	int64_t stripe = pl->stripe_size ? (int64_t)pl->stripe_size
 					 : cfg->stripe_size;
+	/* "Every iod" (the default) means every one that takes files. */
 	uint32_t count = pl->stripe_count ? pl->stripe_count
-					  : cfg->stripe_count;
-	uint32_t first = pl->first_iod == CLF_PROTO_IOD_DEFAULT
-				 ? cfg->first_iod : pl->first_iod;
+		       : cfg->stripe_count < active ? cfg->stripe_count
+		       : active ? active : 1;
+	int64_t first = pl->first_iod;
 	int err;
 
-	if (first >= cfg->niods)
+	if (pl->first_iod == CLF_PROTO_IOD_DEFAULT)
+		first = mds_retired_next(ctx->retired, cfg->niods,
+					 cfg->first_iod);
+	else if (first >= cfg->niods)
 		return clf_fail(EINVAL,
 				"metad: round-robin layout starts on iod %u; the configuration has iods 0 to %u",
-				first, cfg->niods - 1);
-	err = mds_layout_round_robin(stripe, count, first, cfg->niods,
-				     &out->rr);
+				pl->first_iod, cfg->niods - 1);
+	else if (mds_retired_has(ctx->retired, pl->first_iod))
+		return retired_fail("subfile 0 (first=)", pl->first_iod);
+	if (first < 0)
+		return (int)first;
+	err = mds_layout_round_robin(stripe, count, (uint32_t)first,
+				     cfg->niods, &out->rr);
+	if (!err)
+		err = place_rest(ctx, out->rr);
 	if (err)
 		return err;
 	out->use = out->rr;
@@ -85,34 +124,63 @@ int mds_req_layout_init(const struct mds_ctx *ctx,
 			const struct clf_proto_layout *pl,
 			struct mds_req_layout *out)
 {
-	uint32_t niods = ctx->cfg->niods;
+	uint32_t niods = ctx->cfg->niods, disp_iod = pl->disp_iod;
 	struct mds_subfile *subs;
+	int64_t next = ctx->cfg->first_iod;
 
 	memset(out, 0, sizeof(*out));
 	if (pl->kind == CLF_PROTO_LAYOUT_ROUND_ROBIN)
 		return req_round_robin(ctx, pl, out);
 	/* The decoder admits only the two kinds. */
-	if (pl->disp > 0 && pl->disp_iod >= niods)
-		return clf_fail(EINVAL,
-				"metad: layout puts the bytes before the displacement on iod %u; the configuration has iods 0 to %u",
-				pl->disp_iod, niods - 1);
+	if (pl->disp > 0 && disp_iod != CLF_PROTO_IOD_DEFAULT) {
+		if (disp_iod >= niods)
+			return clf_fail(EINVAL,
+					"metad: layout puts the bytes before the displacement on iod %u; the configuration has iods 0 to %u",
+					disp_iod, niods - 1);
+		if (mds_retired_has(ctx->retired, disp_iod))
+			return retired_fail("the bytes before the displacement",
+					    disp_iod);
+	}
 	subs = calloc(pl->nsubfiles, sizeof(*subs));
 	if (!subs)
 		return clf_fail(ENOMEM, "metad: out of memory for %u subfiles",
 				pl->nsubfiles);
 	for (uint32_t j = 0; j < pl->nsubfiles; j++) {
 		const struct clf_proto_subfile *sf = &pl->subfiles[j];
+		uint32_t iod = sf->iod;
+		char what[32];
+		int err = 0;
 
-		if (sf->iod >= niods) {
-			free(subs);
-			return clf_fail(EINVAL,
-					"metad: layout puts subfile %u on iod %u; the configuration has iods 0 to %u",
-					j, sf->iod, niods - 1);
+		snprintf(what, sizeof(what), "subfile %u", j);
+		/* DEFAULT (1.22): the next iod that takes new subfiles,
+		 * from the configuration's first or after the last one. */
+		if (iod == CLF_PROTO_IOD_DEFAULT) {
+			next = mds_retired_next(ctx->retired, niods,
+						(uint32_t)(next % niods));
+			err = next < 0 ? (int)next : 0;
+			iod = (uint32_t)next;
+		} else if (iod >= niods) {
+			err = clf_fail(EINVAL,
+				       "metad: layout puts subfile %u on iod %u; the configuration has iods 0 to %u",
+				       j, iod, niods - 1);
+		} else if (mds_retired_has(ctx->retired, iod)) {
+			err = retired_fail(what, iod);
 		}
-		subs[j] = (struct mds_subfile){ sf->iod, sf->type.len,
+		if (err) {
+			free(subs);
+			return err;
+		}
+		next = (int64_t)iod + 1;
+		subs[j] = (struct mds_subfile){ iod, sf->type.len,
 						sf->type.ptr };
 	}
-	out->ex = (struct mds_layout){ pl->disp, pl->disp_iod, pl->nsubfiles,
+	/* Bytes before a displacement of 0 are none: their iod may be
+	 * any, so not a retired one. */
+	if (disp_iod == CLF_PROTO_IOD_DEFAULT ||
+	    (pl->disp == 0 && (disp_iod >= niods ||
+			       mds_retired_has(ctx->retired, disp_iod))))
+		disp_iod = subs[0].iod;
+	out->ex = (struct mds_layout){ pl->disp, disp_iod, pl->nsubfiles,
 				       subs };
 	out->use = &out->ex;
 	return 0;

@@ -31,6 +31,7 @@
 #include "mds_append.h"
 #include "mds_gc.h"
 #include "mds_replay.h"
+#include "mds_retire.h"
 #include "mds_iods.h"
 #include "mds_lock.h"
 #include "mds_peer.h"
@@ -191,6 +192,8 @@ static int run(const struct clf_config *cfg, uint32_t index,
 	err = mds_store_set_index(ctx.store, index, cfg->nmetads);
 	if (!err)
 		err = mds_move_pending(ctx.store, &pending);
+	if (!err)
+		err = mds_retired_load(ctx.store, &ctx.retired);
 	if (err)
 		goto close_store;
 	err = mds_iods_open(cfg, t, &ctx.iods);
@@ -256,6 +259,7 @@ close_iods:
 close_store:
 	log_commit_stats(ctx.store);
 	mds_store_close(ctx.store);
+	mds_retired_free(ctx.retired);
 	return err;
 }
 

@@ -46,6 +46,8 @@
 struct mover {
 	const struct clf_config *cfg;
 	uint32_t from;			/* the iod emptied */
+	uint32_t *to, nto;		/* where its subfiles go: the iods
+					   not retired */
 	struct clf_conn *md;		/* metad */
 	struct clf_conn **iod;		/* cfg->niods; NULL until used */
 	uint64_t files, subfiles, bytes;
@@ -246,12 +248,62 @@ static int layout_iods(struct mover *m, uint64_t ino, uint32_t **iods,
 	return err;
 }
 
-/* The iod subfile sub of file goes to: the others in turn. */
+/* The iod subfile sub of file goes to: the others not retired, in turn. */
 static uint32_t target_of(const struct mover *m, uint64_t file, uint32_t sub)
 {
-	uint32_t k = (uint32_t)((file + sub) % (m->cfg->niods - 1));
+	return m->to[(file + sub) % m->nto];
+}
 
-	return k >= m->from ? k + 1 : k;
+/*
+ * IOD_STATE state (CLF_PROTO_IOD_*) of iod at every metad of cfg, since
+ * each places the files it creates (mds_retire.h); *retired (niods
+ * entries, caller frees; may be NULL) says which are retired after it,
+ * at metad 0.
+ */
+static int iod_state(const struct clf_config *cfg, uint32_t iod,
+		     uint32_t state, bool **retired)
+{
+	int err = 0;
+
+	if (retired) {
+		*retired = calloc(cfg->niods, sizeof(**retired));
+		if (!*retired)
+			return clf_fail(ENOMEM, "clf: out of memory");
+	}
+	for (uint32_t k = 0; k < cfg->nmetads && !err; k++) {
+		uint8_t body[8];
+		struct wire_writer w = { body, sizeof(body), 0 };
+		struct wire_reader r;
+		struct clf_conn *c = NULL;
+		void *p;
+		uint32_t plen, n;
+
+		wire_put_u32(&w, iod);
+		wire_put_u32(&w, state);
+		err = probe_open(cfg, cfg->metads[k].addr, cfg->timeout_ms, &c);
+		if (!err)
+			err = call(c, CLF_PROTO_OP_IOD_STATE, body, w.pos, &p,
+				   &plen);
+		clf_conn_close(c);
+		if (err)
+			break;
+		r = (struct wire_reader){ .buf = p, .len = plen };
+		n = wire_get_u32(&r);
+		for (uint32_t j = 0; j < n && !r.bad; j++) {
+			uint32_t i = wire_get_u32(&r);
+
+			if (retired && k == 0 && i < cfg->niods)
+				(*retired)[i] = true;
+		}
+		if (r.bad)
+			err = clf_fail(EPROTO, "clf: bad IOD_STATE reply");
+		free(p);
+	}
+	if (err && retired) {
+		free(*retired);
+		*retired = NULL;
+	}
+	return err;
 }
 
 /* Move the subfiles subs[0..n) of file off iod m->from. */
@@ -551,10 +603,51 @@ out:
 	return err ? CLF_EXIT_FAIL : CLF_EXIT_OK;
 }
 
+/* clf iod add N: retired iod n takes new files again (started here if
+ * it is local and not running).  metad goes on. */
+static int do_readd(const struct tool_opts *g, const char *data, uint32_t n)
+{
+	struct clf_config *cfg = NULL;
+	struct tool_daemon *ds = NULL;
+	size_t nd = 0;
+	pid_t pid;
+	int err;
+
+	if (tool_config_open(g, data, &cfg) || tool_config_need_secret(cfg))
+		goto fail;
+	if (n >= cfg->niods) {
+		clf_fail(EINVAL, "clf iod add %u: %s has iods 0 to %u (a new one: clf iod add, without N)",
+			 n, tool_config_name(cfg), cfg->niods - 1);
+		goto fail;
+	}
+	err = daemons_list(cfg, &ds, &nd);
+	/* daemons_list: metad 0 first, then the iods by index. */
+	if (!err && ds[1 + n].local == 1 &&
+	    daemon_pid_check(&ds[1 + n], &pid) != DAEMON_PID_ALIVE) {
+		unlink(ds[1 + n].pidfile);
+		err = start(cfg, &ds[1 + n], cfg->source);
+	}
+	if (!err)
+		err = iod_state(cfg, n, CLF_PROTO_IOD_ACTIVE, NULL);
+	if (err)
+		goto fail;
+	printf("iod %u is back: new files are placed on it again\n", n);
+	err = 0;
+	goto out;
+fail:
+	err = -1;
+	tool_fail();
+out:
+	free(ds);
+	clf_config_free(cfg);
+	return err ? CLF_EXIT_FAIL : CLF_EXIT_OK;
+}
+
 static void iod_help(FILE *f)
 {
 	fprintf(f,
 		"usage: clf iod add [--data DIR] [--address HOST:PORT] [--dir D]\n"
+		"       clf iod add N [--data DIR]\n"
 		"       clf iod remove N [--data DIR]\n"
 		"\n"
 		"add: a new iod joins the running instance: its [iod] section\n"
@@ -563,14 +656,18 @@ static void iod_help(FILE *f)
 		"is restarted to know it; clients started from then on place\n"
 		"new files on it too.  Default address: the host of the last\n"
 		"iod, the port after the highest in use; default storage:\n"
-		"<data_dir>/iodN.\n"
+		"<data_dir>/iodN.  add N: iod N, retired by a remove, takes\n"
+		"new files again (started if it is local and stopped); metad\n"
+		"goes on.\n"
 		"\n"
 		"remove:\n"
 		"Move every subfile off iod N (its index in the configuration)\n"
 		"to the other iods, while clients go on reading and writing:\n"
 		"each file's writes at iod N pause while its subfiles are\n"
 		"copied, then metad's layout names the new iods and clients\n"
-		"follow.  Afterwards iod N holds nothing and may be stopped.\n"
+		"follow.  Afterwards iod N holds nothing and may be stopped; it\n"
+		"is retired at metad from the start: no new file is placed on\n"
+		"it (durably) until `clf iod add N`.\n"
 		"Run it again after an interruption: it starts over where it\n"
 		"stopped (docs/elastic.md).\n"
 		"\n"
@@ -586,6 +683,7 @@ static int do_remove(const struct tool_opts *g, const char *data,
 {
 	struct clf_config *cfg = NULL;
 	struct mover m = { 0 };
+	bool *retired = NULL;
 	int64_t t0 = clf_now_ms();
 	int err;
 
@@ -598,11 +696,21 @@ static int do_remove(const struct tool_opts *g, const char *data,
 	}
 	m = (struct mover){ .cfg = cfg, .from = from };
 	m.iod = calloc(cfg->niods, sizeof(*m.iod));
-	if (!m.iod) {
+	m.to = calloc(cfg->niods, sizeof(*m.to));
+	if (!m.iod || !m.to) {
 		clf_fail(ENOMEM, "clf: out of memory");
 		goto fail;
 	}
-	err = probe_open(cfg, cfg->metad.addr, cfg->timeout_ms, &m.md);
+	/* Retired first: no new file is placed on iod from from now on,
+	 * so that the passes below end (docs/elastic.md). */
+	err = iod_state(cfg, from, CLF_PROTO_IOD_RETIRED, &retired);
+	for (uint32_t i = 0; !err && i < cfg->niods; i++)
+		if (i != from && !retired[i])
+			m.to[m.nto++] = i;
+	if (!err && !m.nto)
+		err = clf_fail(EBUSY, "clf iod remove: every other iod is retired: bring one back first (clf iod add N)");
+	if (!err)
+		err = probe_open(cfg, cfg->metad.addr, cfg->timeout_ms, &m.md);
 	if (!err)
 		err = probe_open(cfg, cfg->iods[from].addr, cfg->timeout_ms,
 				 &m.iod[from]);
@@ -613,6 +721,8 @@ static int do_remove(const struct tool_opts *g, const char *data,
 	printf("iod %u emptied: %" PRIu64 " subfiles of %" PRIu64
 	       " files, %" PRIu64 " bytes moved in %.3f s\n", from,
 	       m.subfiles, m.files, m.bytes, (clf_now_ms() - t0) / 1000.0);
+	printf("iod %u retired: no new files are placed on it (clf iod add %u brings it back)\n",
+	       from, from);
 	err = 0;
 	goto close;
 fail:
@@ -623,6 +733,8 @@ close:
 		for (uint32_t i = 0; i < cfg->niods; i++)
 			clf_conn_close(m.iod[i]);
 	free(m.iod);
+	free(m.to);
+	free(retired);
 	clf_conn_close(m.md);
 	clf_config_free(cfg);
 	return err ? CLF_EXIT_FAIL : CLF_EXIT_OK;
@@ -674,12 +786,14 @@ int cmd_iod(const struct tool_opts *g, int argc, char **argv)
 	}
 	if (add && optind == argc)
 		return do_add(g, data, addr, dir);
-	if (add || optind + 1 != argc)
-		return tool_usage("iod", add ? "add takes no operand" :
+	if (optind + 1 != argc || (add && (addr || dir)))
+		return tool_usage("iod", add ? "add takes at most N, without --address or --dir" :
 				  "say 'remove N'");
 	n = strtoul(argv[optind], &end, 10);
 	if (*end || end == argv[optind] || n >= CLF_PROTO_MAX_IODS)
 		return tool_usage("iod", "'%s' is not an iod index",
 				  argv[optind]);
+	if (add)
+		return do_readd(g, data, (uint32_t)n);
 	return do_remove(g, data, (uint32_t)n);
 }

@@ -168,10 +168,13 @@ static int layout_to_proto(const struct clf_layout_desc *desc,
 		return err;
 	first = desc->first_iod >= 0 ? (uint32_t)desc->first_iod
 				     : cl->cfg->first_iod;
+	/* Where the layout names no iod, metad places (1.22): not on a
+	 * retired one. */
 	*pl = (struct clf_proto_layout){
 		.kind = CLF_PROTO_LAYOUT_EXPLICIT,
 		.disp = desc->disp,
-		.disp_iod = first % cl->cfg->niods,
+		.disp_iod = desc->first_iod >= 0 ? first % cl->cfg->niods
+						 : CLF_PROTO_IOD_DEFAULT,
 		.nsubfiles = (uint32_t)desc->count,
 	};
 	pl->subfiles = calloc(desc->count, sizeof(*pl->subfiles));
@@ -200,7 +203,9 @@ static int layout_to_proto(const struct clf_layout_desc *desc,
 			break;
 		}
 		CLF_Type_encode(types[j], (*enc)[j], len);
-		pl->subfiles[j].iod = (first + (uint32_t)j) % cl->cfg->niods;
+		pl->subfiles[j].iod = j == 0 && desc->first_iod >= 0
+				      ? first % cl->cfg->niods
+				      : CLF_PROTO_IOD_DEFAULT;
 		pl->subfiles[j].type.ptr = (*enc)[j];
 		pl->subfiles[j].type.len = (uint32_t)len;
 	}

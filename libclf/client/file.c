@@ -203,7 +203,6 @@ int CLF_open(const char *path, int flags, ...)
 static int subfiles_request(const struct clf_subfiles *sf, const char *what,
 			    struct clf_proto_layout *req, uint8_t ***enc)
 {
-	struct clf_client *cl = clf_client_instance;
 	CLF_Datatype *types;	/* sf->types at the layout's period */
 	int err;
 
@@ -219,7 +218,8 @@ static int subfiles_request(const struct clf_subfiles *sf, const char *what,
 	if (err)
 		return err;
 	req->disp = sf->disp;
-	req->disp_iod = cl->cfg->first_iod;
+	/* metad places them (1.22): not on a retired iod. */
+	req->disp_iod = CLF_PROTO_IOD_DEFAULT;
 	req->nsubfiles = sf->count;
 	req->subfiles = calloc(sf->count, sizeof(*req->subfiles));
 	*enc = calloc(sf->count, sizeof(**enc));
@@ -243,7 +243,7 @@ static int subfiles_request(const struct clf_subfiles *sf, const char *what,
 			err = clf_fail(ENOMEM, "clf: out of memory");
 		else
 			len = CLF_Type_encode(types[j], (*enc)[j], len);
-		req->subfiles[j].iod = (cl->cfg->first_iod + j) % cl->cfg->niods;
+		req->subfiles[j].iod = CLF_PROTO_IOD_DEFAULT;
 		req->subfiles[j].type.ptr = (*enc)[j];
 		req->subfiles[j].type.len = (uint32_t)len;
 	}

@@ -138,7 +138,8 @@ static int scalar_check(const struct proto_msg *d, const struct proto_field *f,
 				  (unsigned long long)v,
 				  CLF_PROTO_MAX_SUBFILES - 1);
 	case PR_IOD:
-		if (v >= CLF_PROTO_MAX_IODS)
+		/* DEFAULT (1.22): metad places the subfile. */
+		if (v >= CLF_PROTO_MAX_IODS && v != CLF_PROTO_IOD_DEFAULT)
 			return field_fail(E2BIG, d, f, "iod %llu, limit %d",
 					  (unsigned long long)v,
 					  CLF_PROTO_MAX_IODS - 1);

@@ -23,6 +23,11 @@
 #  6. metad's layouts name iod 1 nowhere (clf getlayout);
 #  7. the small files staged out again are the same bytes;
 #  8. again: nothing left to move.
+#  Between 4 and 5: the remove retired iod 1: files made after it by
+#  clf cp, setlayout (count, pattern) and CLF_open(O_CREAT) have no
+#  subfile there, before and after a restart of metad; a layout naming
+#  it is refused; at the end `clf iod add 1` brings it back (metad
+#  not restarted) and a new file is striped over it again.
 #
 # usage: test_elastic.sh [BUILD_DIR]   (default: $CLF_BUILD_DIR or build)
 
@@ -82,6 +87,12 @@ for f in e1 e2; do
 	done
 done
 
+# The remove retired iod 1 before it died: new files stay off it until
+# it is brought back (here, so that the remove below has files to move).
+run "$clf" iod add 1 --data "$data"
+[ "$rc" -eq 0 ] || fail "clf iod add 1: exit status $rc: $(cat "$tmp/err")"
+grep -q "^iod 1 is back" "$tmp/out" || fail "no summary: $(cat "$tmp/out")"
+
 step="clf iod add while they run; a new client's file uses iod 4"
 run "$clf" iod add --data "$data"
 [ "$rc" -eq 0 ] || fail "exit status $rc"
@@ -118,6 +129,68 @@ cat "$tmp/out"
 left=$(subfiles "$data/iod1")
 [ "$left" -eq 0 ] || fail "iod 1 still holds $left subfiles"
 
+step="after the remove, new files of every kind avoid the retired iod 1"
+grep -q "^iod 1 retired: no new files are placed on it" "$tmp/out" ||
+	fail "the remove did not say iod 1 is retired"
+# on_iod1 FILE: whether metad's layout of FILE names iod 1.
+on_iod1() {
+	run "$clf" -c "$conf" getlayout "clf:$1"
+	[ "$rc" -eq 0 ] || fail "getlayout $1: exit status $rc: $(cat "$tmp/err")"
+	awk '($1 == "head" || $1 ~ /^[0-9]+$/) && $2 == 1 { f = 1 }
+		END { exit !f }' "$tmp/out"
+}
+# new_files TAG: a file made each way a client makes one: clf cp (the
+# configuration's round robin at metad), setlayout with a count and
+# with a pattern (the client's layout, placed by metad), and
+# CLF_open(O_CREAT) (elastic_client, which runs on to the end).
+new_files() {
+	head -c 300000 /dev/urandom >"$tmp/new.$1"
+	run "$clf" -c "$conf" cp "$tmp/new.$1" "clf:/cp.$1"
+	[ "$rc" -eq 0 ] || fail "cp: exit status $rc: $(cat "$tmp/err")"
+	run "$clf" -c "$conf" setlayout --stripe-count 5 "clf:/sl.$1"
+	[ "$rc" -eq 0 ] || fail "setlayout: exit status $rc: $(cat "$tmp/err")"
+	run "$clf" -c "$conf" setlayout --pattern 'cyclic:k=4k,p=4' \
+		"clf:/pat.$1"
+	[ "$rc" -eq 0 ] || fail "setlayout --pattern: exit status $rc: $(cat "$tmp/err")"
+	"$client" "$conf" "/open.$1" 1 "$tmp/open.$1.ready" "$tmp/stop" \
+		>"$tmp/open.$1.out" 2>&1 &
+	pids="$pids $!"
+	i=0
+	while [ ! -f "$tmp/open.$1.ready" ]; do
+		i=$((i + 1))
+		[ "$i" -lt 600 ] || fail "CLF_open's client did not fill its file: $(cat "$tmp/open.$1.out")"
+		sleep 0.1
+	done
+	for f in "/cp.$1" "/sl.$1" "/pat.$1" "/open.$1"; do
+		if on_iod1 "$f"; then
+			fail "new file $f has a subfile on the retired iod 1: $(cat "$tmp/out")"
+		fi
+	done
+	left=$(subfiles "$data/iod1")
+	[ "$left" -eq 0 ] || fail "iod 1 holds $left subfiles of new files"
+}
+new_files a
+# A layout that names the retired iod is refused, saying why.
+run "$clf" -c "$conf" setlayout --stripe-count 2 --first-iod 1 clf:/bad
+[ "$rc" -ne 0 ] || fail "a layout on the retired iod 1 was taken"
+grep -q "iod 1, which is retired" "$tmp/err" ||
+	fail "no clear error: $(cat "$tmp/err")"
+
+step="metad restarted: iod 1 is still retired"
+pid=$(cat "$data/meta/metad.pid")
+kill "$pid"
+i=0
+while kill -0 "$pid" 2>/dev/null; do
+	i=$((i + 1))
+	[ "$i" -lt 100 ] || fail "metad did not stop"
+	sleep 0.1
+done
+run "$clf" up --data "$data"
+[ "$rc" -eq 0 ] || fail "clf up: exit status $rc: $(cat "$tmp/err")"
+grep -q "iod 1 is retired" "$data/meta/metad.log" ||
+	fail "the restarted metad did not log the retired iod"
+new_files b
+
 step="iod 1 stopped, the clients go on, then check their whole files"
 kill "$(cat "$data/iod1/iod.pid")"
 sleep 1
@@ -126,7 +199,7 @@ for p in $pids; do
 	wait "$p" || fail "a client failed: $(cat "$tmp"/e*.out)"
 done
 cat "$tmp/e1.out" "$tmp/e2.out" "$tmp/e3.out"
-for f in e1 e2 e3; do
+for f in e1 e2 e3 open.a open.b; do
 	grep -q "ok$" "$tmp/$f.out" || fail "$f's client did not check its file"
 done
 
@@ -148,4 +221,15 @@ step="a second remove finds nothing to move"
 run "$clf" iod remove 1 --data "$data"
 [ "$rc" -ne 0 ] || grep -q "emptied: 0 subfiles" "$tmp/out" ||
 	fail "a second remove moved something: $(cat "$tmp/out")"
+
+step="clf iod add 1: the retired iod takes new files again, metad goes on"
+mdpid=$(cat "$data/meta/metad.pid")
+run "$clf" iod add 1 --data "$data"
+[ "$rc" -eq 0 ] || fail "exit status $rc: $(cat "$tmp/err")"
+grep -q "^iod 1 is back" "$tmp/out" || fail "no summary: $(cat "$tmp/out")"
+[ "$(cat "$data/meta/metad.pid")" = "$mdpid" ] || fail "metad was restarted"
+run "$clf" -c "$conf" cp "$tmp/new.a" clf:/back
+[ "$rc" -eq 0 ] || fail "cp: exit status $rc: $(cat "$tmp/err")"
+on_iod1 /back || fail "the new file /back is not striped over iod 1 again"
+[ "$(subfiles "$data/iod1")" -ge 1 ] || fail "iod 1 holds no subfile of /back"
 echo "PASS: test_elastic"
