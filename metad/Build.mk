@@ -34,7 +34,7 @@ METAD_SRCS := metad/metad.c metad/mds_server.c metad/mds_dispatch.c \
 	metad/mds_gc.c metad/mds_replay.c
 # A namespace over several metads: RESOLVE and what metads ask each other.
 METAD_SRCS += metad/mds_peer.c metad/mds_ops_peer.c metad/mds_xrename.c metad/mds_move.c \
-	metad/mds_retire.c
+	metad/mds_retire.c metad/mds_ops_iod.c
 # Byte-range locks: the in-memory table and its requests.
 METAD_SRCS += metad/mds_lock.c metad/mds_lock_wait.c metad/mds_ops_lock.c
 # Append ends: the in-memory table and APPEND.

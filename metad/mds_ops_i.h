@@ -36,7 +36,7 @@ mds_op_fn mds_op_append;
 /* Entries with attributes (mds_ops_dirplus.c). */
 mds_op_fn mds_op_readdirplus;
 mds_op_fn mds_op_sub_move;	/* mds_move.c */
-mds_op_fn mds_op_iod_state;	/* mds_retire.c */
+mds_op_fn mds_op_iod_state;	/* mds_ops_iod.c */
 /* Capabilities for the iods (mds_ops_cap.c). */
 mds_op_fn mds_op_cap;
 /* A namespace over several metads (mds_ops_peer.c). */

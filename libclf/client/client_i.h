@@ -90,6 +90,10 @@ struct clf_move_wait {
 };
 void clf_move_wait_begin(struct clf_move_wait *w);
 bool clf_move_again(struct clf_file *f, struct clf_move_wait *w, int err);
+/* Whether a collective access of f that failed with err met a move:
+ * -ESTALE or -EHOSTDOWN, or -ETIMEDOUT (another participant was refused)
+ * where metad's layout of f changed meanwhile. */
+bool clf_move_coll_again(struct clf_file *f, int err);
 
 /*
  * Encoders of metad request bodies with clf_encode()'s signature (msg is

@@ -896,6 +896,21 @@ int64_t clf_file_io_v(struct clf_file *f, int64_t lo, int64_t n, void *buf,
 		return err;
 	err = access_io(f, lo, lo + n, lo, buf, &mem, write, tag, participants,
 			per_sub);
+	if (err && (participants || per_sub) &&
+	    clf_move_coll_again(f, err)) {
+		/*
+		 * A collective access that met a subfile on the move
+		 * (io_retry.c): this process's own bytes go again as an
+		 * independent access, retried below like any other.  Each
+		 * process's call returns once its own bytes are in (the
+		 * guarantee of a collective), and an iod writes a piece of
+		 * a failed operation all the same (iod_collective.c), so a
+		 * write puts the same bytes at the same offsets.
+		 */
+		participants = 0;
+		per_sub = NULL;
+		err = n ? -ESTALE : 0;	/* none of its bytes: done */
+	}
 	if (err && !participants && !per_sub) {
 		struct clf_move_wait w;
 

@@ -13,6 +13,11 @@
  * nothing, and a write puts the same bytes at the same offsets.  While
  * the layout has not changed yet (the copy is running), the access waits
  * and tries again, for at most MOVE_WAIT_MS.
+ *
+ * A collective access is done again the same way, as an independent
+ * access of the process's own bytes (clf_file_io_v): the others' requests
+ * to the same operations may have been refused, or taken before the
+ * fence, so the operation cannot be met again as it was.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -113,4 +118,16 @@ bool clf_move_again(struct clf_file *f, struct clf_move_wait *w, int err)
 	if (w->pause_ms < MOVE_PAUSE_MAX_MS)
 		w->pause_ms *= 2;
 	return true;
+}
+
+bool clf_move_coll_again(struct clf_file *f, int err)
+{
+	bool changed;
+
+	if (err == -ESTALE || err == -EHOSTDOWN)
+		return true;
+	/* A participant refused by a fenced iod never came to the others'
+	 * operations: they time out.  Only a layout that changed tells a
+	 * move from a participant that failed. */
+	return err == -ETIMEDOUT && !relayout(f, &changed) && changed;
 }

@@ -10,7 +10,11 @@
  * exists rewrites a random block with its next generation's bytes and
  * reads another random block back, compared with the generation it must
  * hold.  At the end every block is read back and compared.  Prints the
- * counts; exits 1 at the first wrong byte or failed call.
+ * counts; exits 1 at the first wrong byte or failed call.  With
+ * ELASTIC_COLLECTIVE=1 in the environment, the rewrites and reads after
+ * the fill are collective accesses of one participant
+ * (CLF_ncwrite_at_all, CLF_ncread_at_all), which meet the move at the
+ * iods as those of several do.
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -22,6 +26,9 @@
 #include "clf.h"
 
 #define BLOCK (64 << 10)
+
+static CLF_Datatype coll_type;	/* BLOCK bytes; NULL: independent */
+static uint64_t coll_tag;
 
 static unsigned char byte_of(long block, unsigned gen, long i)
 {
@@ -37,8 +44,16 @@ static void fill(unsigned char *buf, long block, unsigned gen)
 static int put(int fd, long block, unsigned gen, unsigned char *buf)
 {
 	fill(buf, block, gen);
-	if (CLF_lseek(fd, (int64_t)block * BLOCK, SEEK_SET) < 0 ||
-	    CLF_write(fd, buf, BLOCK) != BLOCK) {
+	if (coll_type && gen > 0 &&
+	    CLF_ncwrite_at_all(fd, (int64_t)block * BLOCK, buf, coll_type,
+			       ++coll_tag, 1) != BLOCK) {
+		fprintf(stderr, "FAIL: collective write of block %ld: %s\n",
+			block, CLF_Last_error());
+		return -1;
+	}
+	if ((!coll_type || gen == 0) &&
+	    (CLF_lseek(fd, (int64_t)block * BLOCK, SEEK_SET) < 0 ||
+	     CLF_write(fd, buf, BLOCK) != BLOCK)) {
 		fprintf(stderr, "FAIL: write of block %ld: %s\n", block,
 			CLF_Last_error());
 		return -1;
@@ -50,8 +65,16 @@ static int check(int fd, long block, unsigned gen, unsigned char *buf)
 {
 	ssize_t n;
 
-	if (CLF_lseek(fd, (int64_t)block * BLOCK, SEEK_SET) < 0 ||
-	    (n = CLF_read(fd, buf, BLOCK)) != BLOCK) {
+	if (coll_type &&
+	    CLF_ncread_at_all(fd, (int64_t)block * BLOCK, buf, coll_type,
+			      ++coll_tag, 1) != BLOCK) {
+		fprintf(stderr, "FAIL: collective read of block %ld: %s\n",
+			block, CLF_Last_error());
+		return -1;
+	}
+	if (!coll_type &&
+	    (CLF_lseek(fd, (int64_t)block * BLOCK, SEEK_SET) < 0 ||
+	     (n = CLF_read(fd, buf, BLOCK)) != BLOCK)) {
 		fprintf(stderr, "FAIL: read of block %ld: %s\n", block,
 			CLF_Last_error());
 		return -1;
@@ -97,6 +120,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "FAIL: init: %s\n", CLF_Last_error());
 		return 1;
 	}
+	if (getenv("ELASTIC_COLLECTIVE") &&
+	    !strcmp(getenv("ELASTIC_COLLECTIVE"), "1") &&
+	    !(coll_type = CLF_Type_vector(0, BLOCK - 1, BLOCK, 1, CLF_BYTE))) {
+		fprintf(stderr, "FAIL: a type of %d bytes\n", BLOCK);
+		return 1;
+	}
 	fd = CLF_open(argv[2], O_CREAT | O_RDWR, 0644);
 	if (fd < 0) {
 		fprintf(stderr, "FAIL: open %s: %s\n", argv[2], CLF_Last_error());
@@ -125,6 +154,8 @@ int main(int argc, char **argv)
 	rc = 0;
 out:
 	CLF_close(fd);
+	if (coll_type)
+		CLF_Type_free(&coll_type);
 	CLF_finalize();
 	free(gen);
 	free(buf);

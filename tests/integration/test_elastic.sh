@@ -6,7 +6,8 @@
 #
 #  1. an instance of 4 iods; two clients (elastic_client) fill a file
 #     each, striped over the 4, then keep rewriting random blocks with
-#     new generations and reading others back, compared;
+#     new generations and reading others back, compared (e2 with
+#     collective accesses, CLF_ncwrite_at_all / CLF_ncread_at_all);
 #  2. a remove whose mover dies between copy and commit (test hook
 #     CLF_TEST_MOVER_DIE): the clients go on (the fence went with the
 #     mover's connection; the layout never changed);
@@ -56,9 +57,12 @@ instance_up "$clf" "$data" "$tmp/up.log" --iods 4 || fail "clf up"
 
 step="two clients fill their files and keep writing and checking"
 pids=
+# e2's rewrites and reads are collective accesses (ELASTIC_COLLECTIVE).
 for f in e1 e2; do
-	"$client" "$conf" "/$f" 8 "$tmp/$f.ready" "$tmp/stop" \
-		>"$tmp/$f.out" 2>&1 &
+	coll=
+	[ "$f" = e2 ] && coll=1
+	ELASTIC_COLLECTIVE=$coll "$client" "$conf" "/$f" 8 "$tmp/$f.ready" \
+		"$tmp/stop" >"$tmp/$f.out" 2>&1 &
 	pids="$pids $!"
 done
 i=0
