@@ -99,6 +99,11 @@ TEST_LIBS_test_mds_crash = $(MDS_STORE_LIBS)
 UNIT_TEST_NAMES += test_mds_remote
 TEST_OBJS_test_mds_remote = $(MDS_STORE_OBJS)
 TEST_LIBS_test_mds_remote = $(MDS_STORE_LIBS)
+# Retired iods: kept in the store, skipped by placement (mds_retire.c).
+UNIT_TEST_NAMES += test_mds_retire
+TEST_OBJS_test_mds_retire = $(MDS_STORE_OBJS) $(O)/metad/mds_retire.o \
+	$(O)/metad/mds_log.o
+TEST_LIBS_test_mds_retire = $(MDS_STORE_LIBS)
 # Group commit: concurrent callers of one store.
 UNIT_TEST_NAMES += test_mds_group
 TEST_OBJS_test_mds_group = $(MDS_STORE_OBJS)
