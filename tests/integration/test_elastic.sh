@@ -25,7 +25,8 @@
 #  7. the small files staged out again are the same bytes;
 #  8. again: nothing left to move.
 #  Between 4 and 5: the remove retired iod 1: files made after it by
-#  clf cp, setlayout (count, pattern) and CLF_open(O_CREAT) have no
+#  clf cp, setlayout (count, pattern), CLF_open(O_CREAT) and MPI-IO
+#  with striping hints (when romio_xfer is built) have no
 #  subfile there, before and after a restart of metad; a layout naming
 #  it is refused; at the end `clf iod add 1` brings it back (metad
 #  not restarted) and a new file is striped over it again.
@@ -165,7 +166,17 @@ new_files() {
 		[ "$i" -lt 600 ] || fail "CLF_open's client did not fill its file: $(cat "$tmp/open.$1.out")"
 		sleep 0.1
 	done
-	for f in "/cp.$1" "/sl.$1" "/pat.$1" "/open.$1"; do
+	mpi=
+	if [ -n "$xfer" ]; then
+		# MPI-IO: the ROMIO driver's striping hints (CLF_create).
+		printf 'striping_factor 3\nstriping_unit 65536\n' >"$tmp/hints"
+		CLF_CONFIG=$conf ROMIO_HINTS=$tmp/hints mpiexec -n 2 "$xfer" \
+			write false "clf:/mpi.$1" "$tmp/new.$1" >"$tmp/mpi.out" \
+			2>&1 </dev/null ||
+			fail "MPI-IO create: $(cat "$tmp/mpi.out")"
+		mpi="/mpi.$1"
+	fi
+	for f in "/cp.$1" "/sl.$1" "/pat.$1" "/open.$1" $mpi; do
 		if on_iod1 "$f"; then
 			fail "new file $f has a subfile on the retired iod 1: $(cat "$tmp/out")"
 		fi
@@ -173,6 +184,12 @@ new_files() {
 	left=$(subfiles "$data/iod1")
 	[ "$left" -eq 0 ] || fail "iod 1 holds $left subfiles of new files"
 }
+# MPI-IO where check-romio built its test program and MPICH is here.
+xfer=$build/tests/integration/romio/romio_xfer
+if [ ! -x "$xfer" ] || ! command -v mpiexec >/dev/null 2>&1; then
+	echo "note: no romio_xfer or mpiexec: new files made without MPI-IO"
+	xfer=
+fi
 new_files a
 # A layout that names the retired iod is refused, saying why.
 run "$clf" -c "$conf" setlayout --stripe-count 2 --first-iod 1 clf:/bad
