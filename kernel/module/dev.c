@@ -71,10 +71,10 @@ static void req_free(struct clf_req *r)
  * caller's memory, which it keeps while the request is not DONE.
  */
 static struct clf_req *req_new(struct clf_up_in *in, const void *d1,
-			       size_t l1, const void *d2, size_t l2)
+			       size_t l1, const void *d2, size_t l2, gfp_t gfp)
 {
 	/* GFP_NOFS: writeback and inode eviction send requests too. */
-	struct clf_req *r = kmem_cache_zalloc(clf_req_cachep, GFP_NOFS);
+	struct clf_req *r = kmem_cache_zalloc(clf_req_cachep, gfp);
 
 	if (!r)
 		return NULL;
@@ -108,7 +108,7 @@ static struct clf_req *call_start(struct clf_call *c, int *err)
 	if (c->len1 + c->len2 > CLF_UP_BUF_MAX - sizeof(c->in))
 		return NULL;
 	*err = -ENOMEM;
-	r = req_new(&c->in, c->data1, c->len1, c->data2, c->len2);
+	r = req_new(&c->in, c->data1, c->len1, c->data2, c->len2, GFP_NOFS);
 	if (!r)
 		return NULL;
 	r->call = c;
@@ -212,11 +212,15 @@ int clf_call_interruptible(struct clf_call *c)
 
 int clf_call_noreply(struct clf_up_in *in)
 {
-	struct clf_req *r = req_new(in, NULL, 0, NULL, 0);
+	/*
+	 * FORGET and RELEASE come from eviction and the last close, which
+	 * cannot fail: lost, the daemon would keep the inode or the open
+	 * file until the unmount.  The request is one small slab object.
+	 */
+	struct clf_req *r = req_new(in, NULL, 0, NULL, 0,
+				    GFP_NOFS | __GFP_NOFAIL);
 	int err;
 
-	if (!r)
-		return -ENOMEM;
 	spin_lock(&chan_lock);
 	err = queue_locked(r);
 	spin_unlock(&chan_lock);
@@ -266,7 +270,7 @@ void clf_call_async(struct clf_call *c, clf_done_fn done)
 	if (c->len1 + c->len2 > CLF_UP_BUF_MAX - sizeof(c->in))
 		goto fail;
 	err = -ENOMEM;
-	r = req_new(&c->in, c->data1, c->len1, c->data2, c->len2);
+	r = req_new(&c->in, c->data1, c->len1, c->data2, c->len2, GFP_NOFS);
 	if (!r)
 		goto fail;
 	r->call = c;
