@@ -5,8 +5,10 @@
 # directory (docs/staging.md) against `clf cp` of the same file, in the
 # same run, on the same instance and file systems.
 #
-# For each of ROUNDS rounds, alternating the order:
-#   cp      clf cp clf:/big DIR/cp.out, then sync -f of the file (the
+# For each of ROUNDS rounds, cp and drain in alternating order, each on
+# /big just written again (the first read of a file just written costs
+# more than a later one: both measure the same state):
+#   cp      clf cp clf:/big DIR/cp.out, then sync(1) of the file (the
 #           stager syncs what it writes back: the same durability)
 #   drain   clf stager --drain with /big noted and not written back:
 #           the write-back (clf cp to a temporary name, fsync, rename,
@@ -43,10 +45,18 @@ stop_stager() {
 	while kill -0 "$p" 2>/dev/null; do sleep 0.05; done
 }
 
+# fresh: /big written again (noted; the stager is stopped), then 1 s:
+# every measurement reads a file in the same state, just written.
+fresh() {
+	"$clf" cp --data "$data" -q "$tmp/in" clf:/big
+	sleep 1
+}
+
 measure_cp() {
+	fresh
 	t=$(now)
 	"$clf" cp --data "$data" -q clf:/big "$tmp/cp.out"
-	sync -f "$tmp/cp.out"
+	sync "$tmp/cp.out"
 	s=$(since "$t")
 	echo "cp     $mib MiB: $s s"
 	echo "$s" >>"$tmp/cp"
@@ -54,8 +64,7 @@ measure_cp() {
 }
 
 measure_drain() {
-	stop_stager
-	"$clf" cp --data "$data" -q "$tmp/in" clf:/big	# noted, not copied
+	fresh
 	rm -f "$back/big"
 	t=$(now)
 	"$clf" stager --drain --data "$data"
@@ -63,10 +72,10 @@ measure_drain() {
 	cmp -s "$tmp/in" "$back/big" || { echo "drain: bytes differ" >&2; exit 1; }
 	echo "drain  $mib MiB: $s s"
 	echo "$s" >>"$tmp/drain"
-	"$clf" stager --data "$data" >/dev/null
 }
 
 measure_async() {
+	"$clf" stager --data "$data" >/dev/null
 	rm -f "$back/big"
 	"$clf" cp --data "$data" -q "$tmp/in" clf:/big
 	t=$(now)
@@ -74,9 +83,10 @@ measure_async() {
 	s=$(since "$t")
 	echo "async  $mib MiB: $s s (close to in place)"
 	echo "$s" >>"$tmp/async"
+	stop_stager
 }
 
-"$clf" cp --data "$data" -q "$tmp/in" clf:/big
+stop_stager
 for r in $(seq "$rounds"); do
 	if [ $((r % 2)) = 1 ]; then
 		measure_cp; measure_drain
