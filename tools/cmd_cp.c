@@ -269,6 +269,16 @@ static int open_src(struct cp_end *s, struct stat *st)
 
 	if (s->clf) {
 		err = CLF_stat(s->path, st);
+		/* Not in clf: an open stages it in from the instance's
+		 * backing directory when that has it (docs/staging.md). */
+		if (err == -ENOENT) {
+			int fd = CLF_open(s->path, O_RDONLY);
+
+			if (fd >= 0) {
+				CLF_close(fd);
+				err = CLF_stat(s->path, st);
+			}
+		}
 		if (!err && S_ISDIR(st->st_mode))
 			err = clf_fail(EISDIR, "clf: is a directory");
 		if (!err)

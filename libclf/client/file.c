@@ -13,6 +13,7 @@
 
 #include "arith.h"
 #include "client_i.h"
+#include "stage_note.h"
 #include "clf_ll.h"
 #include "error.h"
 #include "layout_text.h"
@@ -185,6 +186,7 @@ int CLF_open(const char *path, int flags, ...)
 {
 	mode_t mode = 0;
 	bool created;
+	int err;
 
 	if (flags & O_CREAT) {
 		va_list ap;
@@ -193,6 +195,10 @@ int CLF_open(const char *path, int flags, ...)
 		mode = va_arg(ap, mode_t);
 		va_end(ap);
 	}
+	/* A file of the backing directory comes in first. */
+	err = clf_stage_in_at_open(path, flags);
+	if (err)
+		return err;
 	return open_path(path, flags, mode, NULL, &created);
 }
 

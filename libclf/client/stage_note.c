@@ -60,3 +60,33 @@ int clf_stage_note_close(uint64_t ino, int flags)
 				(unsigned long long)ino, path, strerror(err));
 	return 0;
 }
+
+int clf_stage_note_done(uint64_t ino, const char *path)
+{
+	struct clf_client *cl = clf_client_instance;
+	char jpath[PATH_MAX], line[CLF_PROTO_PATH_MAX + 64];
+	struct stat st;
+	int fd, n, err = 0;
+
+	if (!cl || !cl->cfg->backing)
+		return 0;
+	fd = note_open(cl->cfg->backing, jpath, sizeof(jpath));
+	if (fd < 0 || fstat(fd, &st)) {
+		err = errno;
+	} else {
+		/* Every note so far, ours from the copy's close too. */
+		n = snprintf(line, sizeof(line), "D %llu %lld %s\n",
+			     (unsigned long long)ino, (long long)st.st_size,
+			     path);
+		if (write(fd, line, n) != n)
+			err = errno ? errno : EIO;
+		else if (fdatasync(fd))
+			err = errno;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (err)
+		return clf_fail(err, "clf: cannot note %s as staged in, in %s: %s",
+				path, jpath, strerror(err));
+	return 0;
+}

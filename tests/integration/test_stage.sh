@@ -14,7 +14,8 @@
 #     file is not in B; kill -9 of the stager; a new stager writes it
 #     back, same bytes, saying it replays what was noted;
 #  3. clf stage-in clf:/PATH copies B/PATH (a tree) into clf, same
-#     bytes;
+#     bytes; an open of a file that only B has stages it in (its clf
+#     directories made, no hidden copy left);
 #  4. a journal that cannot be written (B/.clf-stage made a regular
 #     file): a close fails and says why, naming the journal;
 #  5. a file whose place in B is taken by a regular file: clf down says
@@ -110,6 +111,13 @@ run "$clf" stage-in --data "$data" -q clf:/in
 run "$clf" cp --data "$data" -q clf:/in/sub/x "$tmp/x"
 [ "$rc" = 0 ] || fail "cp out x"
 cmp -s "$tmp/x" "$back/in/sub/x" || fail "staged-in bytes differ"
+mkdir -p "$back/lazy/deep"
+head -c 900000 /dev/urandom >"$back/lazy/deep/z"
+run "$clf" cp --data "$data" -q clf:/lazy/deep/z "$tmp/z"
+[ "$rc" = 0 ] || fail "an open of a file only the backing directory has"
+cmp -s "$tmp/z" "$back/lazy/deep/z" || fail "staged-in-at-open bytes differ"
+run "$clf" ls --data "$data" -a clf:/lazy/deep
+[ "$(cat "$tmp/out")" = z ] || fail "clf:/lazy/deep holds $(cat "$tmp/out")"
 run "$clf" stage-in --data "$data" clf:/nothing
 [ "$rc" = 1 ] || fail "stage-in of a missing path exited $rc"
 grep -q "/nothing: No such file" "$tmp/err" || fail "no reason for the missing path"
