@@ -193,6 +193,10 @@ int clf_layout_size_now(const struct clf_layout *l, uint64_t ino,
 /* The same for an open (locked) file, into f->size. */
 int clf_file_size(struct clf_file *f);
 
+/* CLF_open without staging in (stage_in.c defines CLF_open: staging in
+ * from the backing directory, then this). */
+int clf_file_open_path(const char *path, int flags, mode_t mode);
+
 /*
  * Where an O_APPEND write of n view bytes goes (file_append.c): the end
  * of file, with the range reserved at metad so that no other client's

@@ -13,7 +13,6 @@
 
 #include "arith.h"
 #include "client_i.h"
-#include "stage_note.h"
 #include "clf_ll.h"
 #include "error.h"
 #include "layout_text.h"
@@ -182,23 +181,10 @@ fail:
 	return err;
 }
 
-int CLF_open(const char *path, int flags, ...)
+int clf_file_open_path(const char *path, int flags, mode_t mode)
 {
-	mode_t mode = 0;
 	bool created;
-	int err;
 
-	if (flags & O_CREAT) {
-		va_list ap;
-
-		va_start(ap, flags);
-		mode = va_arg(ap, mode_t);
-		va_end(ap);
-	}
-	/* A file of the backing directory comes in first. */
-	err = clf_stage_in_at_open(path, flags);
-	if (err)
-		return err;
 	return open_path(path, flags, mode, NULL, &created);
 }
 

@@ -8,11 +8,13 @@
  * half-copied file (two that race both copy; the last rename wins, the
  * same bytes).  The copy is noted written back (it holds what the
  * backing directory holds).  Opens that create the file anew (O_EXCL,
- * O_TRUNC) copy nothing.
+ * O_TRUNC) copy nothing.  CLF_open is here: staging in first, then the
+ * open proper (file.c).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,7 +57,8 @@ static int copy_in(int lfd, const struct stat *st, const char *tmp,
 
 	if (!buf)
 		return clf_fail(ENOMEM, "clf: out of memory");
-	cfd = CLF_open(tmp, O_WRONLY | O_CREAT | O_EXCL, st->st_mode & 07777);
+	cfd = clf_file_open_path(tmp, O_WRONLY | O_CREAT | O_EXCL,
+				 st->st_mode & 07777);
 	if (cfd < 0) {
 		free(buf);
 		return cfd;
@@ -84,7 +87,10 @@ static int copy_in(int lfd, const struct stat *st, const char *tmp,
 	return CLF_close(cfd);
 }
 
-int clf_stage_in_at_open(const char *path, int flags)
+/* Before CLF_open(path, flags): 0 when there was nothing to stage in or
+ * it is in; a negative errno with a message naming both files when the
+ * copy failed. */
+static int stage_in_at_open(const char *path, int flags)
 {
 	struct clf_client *cl = clf_client_instance;
 	char rel[CLF_PROTO_PATH_MAX + 1], abs[CLF_PROTO_PATH_MAX + 2];
@@ -132,4 +138,23 @@ int clf_stage_in_at_open(const char *path, int flags)
 				    abs, local, why);
 	}
 	return 0;
+}
+
+int CLF_open(const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+	int err;
+
+	if (flags & O_CREAT) {
+		va_list ap;
+
+		va_start(ap, flags);
+		mode = va_arg(ap, mode_t);
+		va_end(ap);
+	}
+	/* A file of the backing directory comes in first. */
+	err = stage_in_at_open(path, flags);
+	if (err)
+		return err;
+	return clf_file_open_path(path, flags, mode);
 }

@@ -24,12 +24,4 @@ int clf_stage_note_close(uint64_t ino, int flags);
  */
 int clf_stage_note_done(uint64_t ino, const char *path);
 
-/*
- * Before CLF_open(path, flags): on an instance with a backing directory
- * B, when clf has no path and B/path is a regular file, copy it in
- * (stage_in.c).  0 when there was nothing to do or it is in; a negative
- * errno with a message naming both files when the copy failed.
- */
-int clf_stage_in_at_open(const char *path, int flags);
-
 #endif
