@@ -200,30 +200,36 @@ ssize_t clfs_getxattr(struct clfs *fs, uint64_t ino, const char *name,
 
 /*
  * Does file ino have the layout desc already?  1 yes, 0 no (or it
- * cannot tell): both written as text, placed as clf_ll_set_layout
- * places desc.  cp --preserve=xattr and cp -a set the layout after the
+ * cannot tell): both written as text.  A desc that names its first iod
+ * is placed from there; one that names none leaves the placement to
+ * metad (which skips retired iods), so any placement of the file's own
+ * matches it.  cp --preserve=xattr and cp -a set the layout after the
  * data: the same layout then is no change, not a refusal.
  */
 static int same_layout(uint64_t ino, const struct clf_layout_desc *desc)
 {
 	const struct clf_config *cfg;
+	struct clf_layout_info info;
 	char *have = NULL, *want = NULL;
 	int *iods, niods, same = 0;
 
-	if (clf_ll_config(&cfg))
+	if (clf_ll_config(&cfg) || clf_ll_get_layout(ino, &info))
 		return 0;
 	niods = (int)cfg->niods;
 	iods = calloc(desc->count, sizeof(*iods));
-	if (!iods)
-		return 0;
+	if (!iods || (desc->first_iod < 0 && info.count != desc->count))
+		goto out;
 	for (int j = 0; j < desc->count; j++)
-		iods[j] = (int)(((desc->first_iod >= 0 ? (uint32_t)desc->first_iod
-							: cfg->first_iod) +
-				 (uint32_t)j) % (uint32_t)niods);
+		iods[j] = desc->first_iod < 0 ? info.iods[j]
+			: (int)(((uint32_t)desc->first_iod + (uint32_t)j) %
+				(uint32_t)niods);
 	if (!clf_layout_text_format(desc->disp, desc->count, desc->types, iods,
 				    niods, &want) &&
-	    !file_layout_text(ino, &have))
+	    !clf_layout_text_format(info.disp, info.count, info.types,
+				    info.iods, niods, &have))
 		same = !strcmp(have, want);
+out:
+	CLF_Layout_release(&info);
 	free(have);
 	free(want);
 	free(iods);

@@ -54,6 +54,9 @@ instance_test_begin() {
 instance_test_cleanup() {
 	rc=$?
 	trap - EXIT INT TERM HUP
+	# A mount the test left under $tmp (rm -rf would walk into it).
+	awk -v t="$tmp/" 'index($2, t) == 1 { print $2 }' /proc/mounts |
+		while read -r m; do umount -l "$m" 2>/dev/null || true; done
 	"$clf" down --data "$data" >/dev/null 2>&1 || true
 	rm -rf "$tmp"
 	exit "$rc"
