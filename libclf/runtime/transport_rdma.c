@@ -1559,6 +1559,45 @@ static int read_run_locked(struct rdma_conn *r, uint8_t *buf, size_t want,
 }
 
 /*
+ * Client, an RTS at the head: post the CTS naming cts[0..nd) (held[]
+ * their registrations), wait until the server's DONEs say its WRITEs
+ * filled them -- the buffers stay registered until then -- give the
+ * registrations back, and take those bytes off the RTS, popping it when
+ * nothing of it is left.  Under mu.
+ */
+static int wait_direct_locked(struct rdma_conn *r,
+			      const struct clf_rdma_desc *cts,
+			      struct clf_regcache_entry **held, int nd,
+			      int64_t deadline)
+{
+	struct clf_rdma_desc *d = &r->rxdesc[r->rxq[r->rxhead]];
+	uint64_t n = 0, until;
+	int err;
+
+	for (int j = 0; j < nd; j++)
+		n += cts[j].len;
+	until = r->done_bytes + n;
+	err = post_descs_locked(r, CLF_RDMA_PKT_CTS, cts, nd, deadline,
+				"receive from");
+	while (!err && r->done_bytes < until) {
+		if (r->err)
+			err = error_locked(r, "receive from");
+		else if (wait_locked(r, deadline))
+			err = timeout_locked(r, "receive from");
+	}
+	put_all_locked(r, held, &nd);
+	if (err)
+		return err;
+	atomic_fetch_add(&stat_direct_bytes, n);
+	d->len -= (uint32_t)n;
+	if (!d->len) {
+		pop_head_locked(r);
+		set_readable_locked(r);
+	}
+	return 0;
+}
+
+/*
  * The head of the receive queue is an RDESC (server: READ the bytes) or
  * an RTS (client: name buf for the server's WRITE, or ask for the bytes
  * inline when buf is small or cannot be registered).  *got: bytes now in
@@ -1572,7 +1611,6 @@ static int recv_direct_locked(struct rdma_conn *r, uint8_t *buf, size_t want,
 	struct clf_regcache_entry *e = NULL;
 	size_t n = want < d->len ? want : d->len;
 	struct clf_rdma_desc cts = { 0 };
-	uint64_t until;
 	int err;
 
 	*got = 0;
@@ -1599,26 +1637,10 @@ static int recv_direct_locked(struct rdma_conn *r, uint8_t *buf, size_t want,
 	cts = (struct clf_rdma_desc){ (uintptr_t)buf,
 				      ((struct ibv_mr *)e->handle)->rkey,
 				      (uint32_t)n };
-	until = r->done_bytes + n;
-	err = post_desc_locked(r, CLF_RDMA_PKT_CTS, &cts, deadline,
-			       "receive from");
-	while (!err && r->done_bytes < until) {
-		if (r->err)
-			err = error_locked(r, "receive from");
-		else if (wait_locked(r, deadline))
-			err = timeout_locked(r, "receive from");
-	}
-	cache_put_unlocked(r, e);
-	if (err)
-		return err;
-	atomic_fetch_add(&stat_direct_bytes, n);
-	d->len -= (uint32_t)n;
-	*got = n;
-	if (!d->len) {
-		pop_head_locked(r);
-		set_readable_locked(r);
-	}
-	return 0;
+	err = wait_direct_locked(r, &cts, &e, 1, deadline);
+	if (!err)
+		*got = n;
+	return err;
 }
 
 static int rdma_recv(struct clf_conn *c, void *buf, size_t len,
@@ -1675,7 +1697,6 @@ static int recv_rts_iov_locked(struct rdma_conn *r, const struct iovec *iov,
 	struct clf_rdma_desc cts[CLF_RDMA_CTS_MAX];
 	int nd = 0, k = *kp, err;
 	size_t off = *offp, sum = 0;
-	uint64_t until;
 
 	while (k < iovcnt && nd < CLF_RDMA_CTS_MAX && sum < d->len) {
 		uint8_t *p = (uint8_t *)iov[k].iov_base + off;
@@ -1715,26 +1736,11 @@ static int recv_rts_iov_locked(struct rdma_conn *r, const struct iovec *iov,
 		set_readable_locked(r);
 		return err;
 	}
-	until = r->done_bytes + sum;
-	err = post_descs_locked(r, CLF_RDMA_PKT_CTS, cts, nd, deadline,
-				"receive from");
-	while (!err && r->done_bytes < until) {
-		if (r->err)
-			err = error_locked(r, "receive from");
-		else if (wait_locked(r, deadline))
-			err = timeout_locked(r, "receive from");
-	}
-	put_all_locked(r, held, &nd);
+	err = wait_direct_locked(r, cts, held, nd, deadline);
 	if (err)
 		return err;
-	atomic_fetch_add(&stat_direct_bytes, sum);
 	*kp = k;
 	*offp = off;
-	d->len -= (uint32_t)sum;
-	if (!d->len) {
-		pop_head_locked(r);
-		set_readable_locked(r);
-	}
 	return 0;
 }
 
