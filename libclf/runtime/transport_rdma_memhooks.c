@@ -9,7 +9,10 @@
  * generation empties every registration cache (lazily, at its next
  * lookup).  We see those calls by defining them here: the application's
  * and other libraries' calls resolve to these before libc's (ELF symbol
- * interposition) and reach the kernel through syscall(2).  What we cannot
+ * interposition) and reach the kernel through syscall(2).  A shared
+ * library holding libclf must export them unversioned for that
+ * (romio-clf/libromio-clf.map does; libclf.so's CLF_0 node cannot, so a
+ * program on libclf.so is seen only by libclf's own unmaps).  What we cannot
  * see is glibc's malloc unmapping or trimming through its internal
  * aliases; so the first registration in a process tells malloc never to
  * do that (mmap'd chunks off, trimming only beyond 2 GiB of free top):
@@ -18,8 +21,15 @@
  * sanitizer's runtime, loaded first, takes these symbols before us and the
  * cache then still empties on our own unmaps only: sanitizer builds are
  * not run over RDMA.
+ *
+ * UCX's memory hooks (libucm, loaded by MPICH and Open MPI over UCX)
+ * take the same calls a stronger way: they patch the code of the first
+ * munmap, mremap and madvise the process resolves -- these, in a library
+ * that exports them -- so ours no longer run.  When libucm is in the
+ * process, its unmap events start a new generation too.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <limits.h>
 #include <malloc.h>
 #include <pthread.h>
@@ -46,10 +56,33 @@ static void bump(void)
 
 static pthread_once_t held = PTHREAD_ONCE_INIT;
 
+/* libucm's ucm_set_event_handler() and UCM_EVENT_VM_UNMAPPED (ucm/api/
+ * ucm.h, a stable ABI), looked up rather than linked: most processes have
+ * no UCX. */
+#define UCM_EVENT_VM_UNMAPPED (1 << 17)
+typedef void (*ucm_cb)(int type, void *event, void *arg);
+typedef int (*ucm_set_handler)(int events, int priority, ucm_cb cb, void *arg);
+
+static void ucm_unmapped(int type, void *event, void *arg)
+{
+	bump();
+}
+
+static void follow_ucm(void)
+{
+	ucm_set_handler set = (ucm_set_handler)dlsym(RTLD_DEFAULT,
+						     "ucm_set_event_handler");
+
+	/* Fails (and ours run) where UCX's hooks are off. */
+	if (set)
+		(void)set(UCM_EVENT_VM_UNMAPPED, 0, ucm_unmapped, NULL);
+}
+
 static void hold_once(void)
 {
 	(void)mallopt(M_MMAP_MAX, 0);
 	(void)mallopt(M_TRIM_THRESHOLD, INT_MAX);
+	follow_ucm();
 	bump();	/* what malloc unmapped before is behind us */
 }
 

@@ -8,7 +8,10 @@
 #   3. an iod killed in the middle of a large write, then restarted;
 #   4. 300 clients that close in the middle of a 1 MiB request (its
 #      64 KiB pieces READ by the iod over RDMA): the
-#      iod's descriptors, threads and memory do not grow.
+#      iod's descriptors, threads and memory do not grow;
+#   5. MPI-IO: 2 MPICH processes through the clf: driver, collective and
+#      independent writes and reads, compared with a local reference, the
+#      bytes moved by the iods' RDMA READs and WRITEs (rdma_mpiio.sh).
 # Data stay small: TCG emulates every instruction.
 #   rdma_tests.sh BUILD_DIR [CASES [CYCLES]]   (BUILD_DIR absolute)
 set -u
@@ -47,7 +50,9 @@ for c in $(echo "$CASES" | tr ',' ' '); do
 	check "native: $c" native "$c"
 done
 . "$(dirname "$0")/rdma_mixed.sh"
+. "$(dirname "$0")/rdma_mpiio.sh"
 check "one TCP and one RDMA client on one file" mixed
+check "MPI-IO, collective and independent, through clf: over RDMA" mpiio
 check "an iod killed in the middle of a write" killed
 check "clients gone mid-message leave nothing at the iod" disconnects \
 	"${3:-300}"

@@ -14,16 +14,25 @@
  *   romio_xfer hint VALUE clf:PATH
  *       an open without hints reports use_romio_optimizations=VALUE
  *       (ROMIO_HINTS reached the file)
+ *   romio_xfer icheck|iwrite HINT clf:PATH LOCAL [BLOCK]
+ *       check and write with independent accesses (read, write)
+ *   romio_xfer remap HINT clf:PATH
+ *       each process writes 1 MiB of its mmap'd memory, unmaps it, maps
+ *       new pages at the same address, writes their other bytes to the
+ *       next MiB, and reads both back: a transport that keeps buffers
+ *       registered must see the unmap (the second write carries the new
+ *       pages' bytes, not the old ones')
  *
  * HINT is the use_romio_optimizations of the opens (true or false).
  * Accesses: each process takes blocks of BLOCK bytes (default 64 KiB +
  * 13) in turn through a resized contiguous filetype, collectively
- * (read_all, write_all); the check also reads the whole file on rank 0
+ * (read_all, write_all; or read, write); the check also reads the whole file on rank 0
  * through the byte view and compares MPI_File_get_size.  Exits 0 when
  * every check passed.
  */
 #include <mpi.h>
 #include <stdarg.h>
+#include <sys/mman.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,7 +137,8 @@ static void set_blocks_view(MPI_File fh)
 	MPI_Type_free(&t);
 }
 
-static void check(const char *hint, const char *path, const char *local)
+static void check(const char *hint, const char *path, const char *local,
+		  bool coll)
 {
 	long size, n, bad = -1;
 	unsigned char *want = slurp(local, &size), *mine, *got;
@@ -149,10 +159,11 @@ static void check(const char *hint, const char *path, const char *local)
 	if (fsize != size)
 		fail("%s: size %ld, want %ld", path, (long)fsize, size);
 	set_blocks_view(fh);
-	if (ok_mpi(MPI_File_read_all(fh, got, (int)n, MPI_BYTE, &st), "read_all")) {
+	if (ok_mpi(coll ? MPI_File_read_all(fh, got, (int)n, MPI_BYTE, &st)
+			: MPI_File_read(fh, got, (int)n, MPI_BYTE, &st), "read")) {
 		MPI_Get_count(&st, MPI_BYTE, &c);
 		if (c != n)
-			fail("%s: read_all read %d of %ld bytes", path, c, n);
+			fail("%s: read %d of %ld bytes", path, c, n);
 		for (long x = 0; x < n && bad < 0; x++)
 			if (got[x] != mine[x])
 				bad = x;
@@ -190,7 +201,7 @@ out:
 }
 
 static void write_file(const char *hint, const char *path, const char *local,
-		       bool fresh)
+		       bool fresh, bool coll)
 {
 	long size, n;
 	unsigned char *data = slurp(local, &size), *mine;
@@ -210,11 +221,12 @@ static void write_file(const char *hint, const char *path, const char *local,
 				       : MPI_MODE_WRONLY, info, &fh),
 		   "open")) {
 		set_blocks_view(fh);
-		if (ok_mpi(MPI_File_write_all(fh, mine, (int)n, MPI_BYTE, &st),
-			   "write_all")) {
+		if (ok_mpi(coll ? MPI_File_write_all(fh, mine, (int)n, MPI_BYTE, &st)
+				: MPI_File_write(fh, mine, (int)n, MPI_BYTE, &st),
+			   "write")) {
 			MPI_Get_count(&st, MPI_BYTE, &c);
 			if (c != n)
-				fail("%s: write_all wrote %d of %ld bytes", path, c, n);
+				fail("%s: write wrote %d of %ld bytes", path, c, n);
 		}
 		ok_mpi(MPI_File_close(&fh), "close");
 	}
@@ -242,6 +254,70 @@ static void hint_reached(const char *want, const char *path)
 	ok_mpi(MPI_File_close(&fh), "close");
 }
 
+#define MIB (1L << 20)
+
+/* The bytes of process r's k-th MiB. */
+static void fill(unsigned char *p, int r, int k)
+{
+	for (long x = 0; x < MIB; x++)
+		p[x] = (unsigned char)(x * 7 + r * 31 + k * 101 + x / 4096);
+}
+
+static void remap(const char *hint, const char *path)
+{
+	MPI_Info info = hints(hint);
+	MPI_Offset at = (MPI_Offset)rank * 2 * MIB;
+	unsigned char *p, *q, *want = malloc(MIB), *got = malloc(MIB);
+	MPI_Status st;
+	MPI_File fh;
+
+	if (rank == 0)
+		MPI_File_delete(path, MPI_INFO_NULL);
+	MPI_Barrier(MPI_COMM_WORLD);
+	if (!ok_mpi(MPI_File_open(MPI_COMM_WORLD, path,
+				  MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh),
+		    "open"))
+		goto out;
+	p = mmap(NULL, MIB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		 -1, 0);
+	if (p == MAP_FAILED) {
+		fail("mmap: %m");
+		goto close;
+	}
+	fill(p, rank, 0);
+	ok_mpi(MPI_File_write_at(fh, at, p, (int)MIB, MPI_BYTE, &st), "write_at");
+	/* Other pages at the same address: MAP_FIXED_NOREPLACE fails rather
+	 * than replace a mapping another thread made in between. */
+	munmap(p, MIB);
+	q = mmap(p, MIB, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (q != p) {
+		fail("mmap at %p again: %m", (void *)p);
+		goto close;
+	}
+	fill(q, rank, 1);
+	ok_mpi(MPI_File_write_at(fh, at + MIB, q, (int)MIB, MPI_BYTE, &st),
+	       "write_at");
+	munmap(q, MIB);
+	for (int k = 0; k < 2; k++) {
+		fill(want, rank, k);
+		memset(got, 0, MIB);
+		if (!ok_mpi(MPI_File_read_at(fh, at + k * MIB, got, (int)MIB,
+					     MPI_BYTE, &st), "read_at"))
+			continue;
+		if (memcmp(got, want, MIB))
+			fail("%s: MiB %lld differs%s", path,
+			     (long long)(at / MIB + k),
+			     k ? " (the unmapped pages' bytes were written?)" : "");
+	}
+close:
+	ok_mpi(MPI_File_close(&fh), "close");
+out:
+	MPI_Info_free(&info);
+	free(want);
+	free(got);
+}
+
 int main(int argc, char **argv)
 {
 	int all = 0;
@@ -250,25 +326,32 @@ int main(int argc, char **argv)
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
 	MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN);
-	if (argc == 6 && strcmp(argv[1], "hint")) {
+	if (argc == 6 && strcmp(argv[1], "hint") && strcmp(argv[1], "remap")) {
 		BLOCK = strtol(argv[5], NULL, 0);
 		argc = 5;
 	}
 	if (BLOCK < 1)
 		argc = 0;
 	if (argc == 5 && !strcmp(argv[1], "check"))
-		check(argv[2], argv[3], argv[4]);
+		check(argv[2], argv[3], argv[4], true);
+	else if (argc == 5 && !strcmp(argv[1], "icheck"))
+		check(argv[2], argv[3], argv[4], false);
 	else if (argc == 5 && !strcmp(argv[1], "write"))
-		write_file(argv[2], argv[3], argv[4], true);
+		write_file(argv[2], argv[3], argv[4], true, true);
+	else if (argc == 5 && !strcmp(argv[1], "iwrite"))
+		write_file(argv[2], argv[3], argv[4], true, false);
 	else if (argc == 5 && !strcmp(argv[1], "overwrite"))
-		write_file(argv[2], argv[3], argv[4], false);
+		write_file(argv[2], argv[3], argv[4], false, true);
+	else if (argc == 4 && !strcmp(argv[1], "remap"))
+		remap(argv[2], argv[3]);
 	else if (argc == 4 && !strcmp(argv[1], "hint"))
 		hint_reached(argv[2], argv[3]);
 	else {
 		if (rank == 0)
-			fprintf(stderr, "usage: romio_xfer check|write|overwrite HINT "
-				"clf:PATH LOCAL [BLOCK]\n"
-				"       romio_xfer hint VALUE clf:PATH\n");
+			fprintf(stderr, "usage: romio_xfer check|icheck|write|iwrite|overwrite "
+				"HINT clf:PATH LOCAL [BLOCK]\n"
+				"       romio_xfer hint VALUE clf:PATH\n"
+				"       romio_xfer remap HINT clf:PATH\n");
 		MPI_Finalize();
 		return 2;
 	}
