@@ -19,6 +19,7 @@
 #include <stdlib.h>
 
 #include "error.h"
+#include "iod_cap.h"
 #include "iod_lock.h"
 #include "iod_lock_ops.h"
 #include "iod_log.h"
@@ -203,13 +204,54 @@ void iod_lock_conn_closed(struct iod_conn *cn)
 			cn->lock_client, n);
 }
 
-/* The client a LOCK_* request speaks for becomes the connection's. */
-static int bind_client(struct iod_conn *cn, uint64_t client, const char *op)
+/*
+ * May cn speak for client?  A client id is a random number the client
+ * picks, not a credential: checked against nothing, a user who learnt
+ * one (it crosses the network in every LOCK_* request) could release
+ * that client's locks -- its kept bytes then stale for every reader,
+ * its written ones overwriting later writes -- or take its place on a
+ * callback connection.  So a connection checked by capabilities
+ * (MUNGE, iod_cap.h) speaks only for a client whose callback connection
+ * here, if any, is of its own uid; one that holds the secret may
+ * speak for any.  A client with no callback connection holds no lock.
+ * 0, or -EACCES with the reason.  Called with lk->mutex held.
+ */
+static int check_owner(struct iod_locking *lk, struct iod_conn *cn,
+		       uint64_t client, const char *op)
 {
+	struct callback *cb = *find(lk, client);
+
+	if (!cn->caps || !cb)
+		return 0;
+	if (!cb->cn->caps)
+		return clf_fail(EACCES,
+				"iod: %s for client %016" PRIx64 ": that client's callback connection holds the secret, this one is uid %u's",
+				op, client, cn->caps->uid);
+	if (cb->cn->caps->uid != cn->caps->uid)
+		return clf_fail(EACCES,
+				"iod: %s for client %016" PRIx64 ": that client's callback connection is uid %u's, this one is uid %u's",
+				op, client, cb->cn->caps->uid, cn->caps->uid);
+	return 0;
+}
+
+/*
+ * The client a LOCK_* request speaks for becomes the connection's, when
+ * the connection may speak for it (check_owner).
+ */
+static int bind_client(struct iod_locking *lk, struct iod_conn *cn,
+		       uint64_t client, const char *op)
+{
+	int err;
+
 	if (cn->lock_client && cn->lock_client != client)
 		return clf_fail(EINVAL,
 				"iod: %s for client %016" PRIx64 " on a connection of client %016" PRIx64,
 				op, client, cn->lock_client);
+	pthread_mutex_lock(&lk->mutex);
+	err = check_owner(lk, cn, client, op);
+	pthread_mutex_unlock(&lk->mutex);
+	if (err)
+		return err;
 	cn->lock_client = client;
 	return 0;
 }
@@ -224,23 +266,30 @@ int iod_op_lock_callback(struct iod_conn *cn, struct iod_req *rq,
 
 	if (err)
 		return err;
-	err = bind_client(cn, m.client, "LOCK_CALLBACK");
-	if (err)
-		return err;
+	if (cn->lock_client && cn->lock_client != m.client)
+		return clf_fail(EINVAL,
+				"iod: LOCK_CALLBACK for client %016" PRIx64 " on a connection of client %016" PRIx64,
+				m.client, cn->lock_client);
 	cb = malloc(sizeof(*cb));
 	if (!cb)
 		return clf_fail(ENOMEM, "iod: out of memory");
 	pthread_mutex_lock(&lk->mutex);
 	pp = find(lk, m.client);
-	if (*pp) {
+	/* Another user's client: refused as any of its LOCK_* would be. */
+	err = check_owner(lk, cn, m.client, "LOCK_CALLBACK");
+	if (!err && *pp)
+		err = clf_fail(EEXIST,
+			       "iod: client %016" PRIx64 " has a callback connection already",
+			       m.client);
+	if (err) {
 		pthread_mutex_unlock(&lk->mutex);
 		free(cb);
-		return clf_fail(EEXIST,
-				"iod: client %016" PRIx64 " has a callback connection already",
-				m.client);
+		return err;
 	}
 	*cb = (struct callback){ m.client, cn, NULL };
 	*pp = cb;
+	/* Bound only once registered: a refused request binds nothing. */
+	cn->lock_client = m.client;
 	cn->lock_callback = true;
 	pthread_mutex_unlock(&lk->mutex);
 	return 0;
@@ -258,7 +307,7 @@ int iod_op_lock_enqueue(struct iod_conn *cn, struct iod_req *rq,
 
 	if (err)
 		return err;
-	err = bind_client(cn, m.client, "LOCK_ENQUEUE");
+	err = bind_client(lk, cn, m.client, "LOCK_ENQUEUE");
 	if (err)
 		return err;
 	pthread_mutex_lock(&lk->mutex);
@@ -287,7 +336,7 @@ int iod_op_lock_release(struct iod_conn *cn, struct iod_req *rq,
 
 	if (err)
 		return err;
-	err = bind_client(cn, m.client, "LOCK_RELEASE");
+	err = bind_client(lk, cn, m.client, "LOCK_RELEASE");
 	if (err || m.id == 0)
 		return err;	/* lock 0 is none: the request only binds */
 	err = iod_lock_release(&lk->mgr, m.client, m.id);

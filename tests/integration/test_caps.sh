@@ -12,6 +12,10 @@
 #     /mine's: each refused with EACCES, the iod keeps serving, and
 #     /root-file holds no byte of it; a capability of /mine kept past
 #     its lifetime: EKEYEXPIRED; an honest write with /mine's: OK;
+#   - root's process holds an extent lock on /root-file; clfperm1, told
+#     its client id and lock id, cannot release it, bind a connection to
+#     that client or take its callback connection (EACCES), and root's
+#     own release then finds its lock;
 #   - a process of clfperm1 writes /mine, root removes write
 #     (chmod 444), and a write 4 s later (past the lifetime) is refused.
 # Must run as root (it adds a user and starts daemons for it).
@@ -134,6 +138,27 @@ expect "ROOTDATA" "$(cat "$tmp/back")"
 # The honest way works (so the refusals above are the capabilities').
 out=$(as_user "$cc" honest "$mine")
 expect "write: OK" "$(step write "$out")"
+
+# Another user's extent lock (LOCK_RELEASE, LOCK_CALLBACK name a client
+# id, no file): a user who learnt the client id and the lock's cannot
+# release it, bind a connection to that client, or take its callback.
+CLF_CONFIG=$conf "$cc" holder /root-file 6 >"$tmp/holder" 2>&1 &
+pid=$!
+n=0
+while ! grep -q '^locked: ' "$tmp/holder" 2>/dev/null && [ "$n" -lt 50 ]; do
+	sleep 0.1
+	n=$((n + 1))
+done
+# shellcheck disable=SC2046 # CLIENT ID, two words
+out=$(as_user "$cc" steal $(sed -n 's/^locked: //p' "$tmp/holder"))
+expect "release: ERR EACCES*uid" "$(step release "$out")"
+expect "bind: ERR EACCES" "$(step bind "$out")"
+expect "callback: ERR EACCES" "$(step callback "$out")"
+wait "$pid"
+out=$(cat "$tmp/holder")
+expect "callback: OK" "$(step callback "$out")"
+expect "locked: " "$(step locked "$out")"
+expect "release: OK" "$(step release "$out")"
 
 # chmod that removes write: refused once the capability expired.
 as_user "$cc" rewrite "$mine" 5 >"$tmp/rewrite" 2>&1 &

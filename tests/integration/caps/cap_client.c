@@ -12,6 +12,14 @@
  *   cap_client other    MINE FILE     MINE's write capability, FILE's data
  *   cap_client expired  MINE SECONDS  a capability kept SECONDS, then used
  *   cap_client honest   MINE          CAP_GRANT, CAP, SUB_WRITE: all OK
+ *   cap_client holder   FILE SECONDS  a caching client: LOCK_CALLBACK, then
+ *                                     a PW lock on FILE (prints "locked:
+ *                                     CLIENT ID"), SECONDS later its own
+ *                                     LOCK_RELEASE of it
+ *   cap_client steal    CLIENT ID     another user's LOCK_RELEASE of that
+ *                                     lock, a LOCK_RELEASE of lock 0 (it
+ *                                     binds a connection to CLIENT), and a
+ *                                     LOCK_CALLBACK for CLIENT
  *   cap_client ping                   the iod still answers
  *   cap_client rewrite  MINE SECONDS  CLF_write, sleep, CLF_write (chmod
  *                                     in between, by the script)
@@ -39,6 +47,9 @@ static const char *ename(int err)
 	case EPERM: return "EPERM";
 	case EKEYEXPIRED: return "EKEYEXPIRED";
 	case EPROTO: return "EPROTO";
+	case EEXIST: return "EEXIST";
+	case ENOENT: return "ENOENT";
+	case EINVAL: return "EINVAL";
 	default: return "E?";
 	}
 }
@@ -122,6 +133,56 @@ static int lock_enqueue(struct clf_conn *c, uint64_t ino)
 	wire_put_i64(&w, 0);
 	wire_put_i64(&w, 4);
 	return call(c, CLF_PROTO_OP_LOCK_ENQUEUE, buf, w.pos);
+}
+
+static int lock_callback(struct clf_conn *c, uint64_t client)
+{
+	uint8_t buf[16];
+	struct wire_writer w = { buf, sizeof(buf), 0 };
+
+	wire_put_u64(&w, client);
+	return call(c, CLF_PROTO_OP_LOCK_CALLBACK, buf, w.pos);
+}
+
+static int lock_release(struct clf_conn *c, uint64_t client, uint64_t id)
+{
+	uint8_t buf[16];
+	struct wire_writer w = { buf, sizeof(buf), 0 };
+
+	wire_put_u64(&w, client);
+	wire_put_u64(&w, id);
+	return call(c, CLF_PROTO_OP_LOCK_RELEASE, buf, w.pos);
+}
+
+/* A PW lock of client on [0, 4) of subfile 0 of ino: its id in *id. */
+static int lock_take(struct clf_conn *c, uint64_t client, uint64_t ino,
+		     uint64_t *id)
+{
+	struct clf_proto_header h, rh;
+	struct clf_proto_lock_grant g;
+	struct wire_reader r;
+	uint8_t buf[64];
+	struct wire_writer w = { buf, sizeof(buf), 0 };
+	struct iovec iov;
+	void *reply;
+	int err;
+
+	wire_put_u64(&w, client);
+	wire_put_u64(&w, ino);
+	wire_put_u32(&w, 0);
+	wire_put_u32(&w, CLF_PROTO_LOCK_PW);
+	wire_put_i64(&w, 0);
+	wire_put_i64(&w, 4);
+	iov = (struct iovec){ buf, w.pos };
+	clf_proto_header_init(&h, CLF_PROTO_OP_LOCK_ENQUEUE, clf_conn_next_id(c));
+	err = clf_conn_call(c, &h, &iov, 1, &rh, &reply);
+	if (err)
+		return err;
+	r = (struct wire_reader){ reply, rh.payload_len, 0, false };
+	err = clf_proto_lock_grant_decode(&r, &g);
+	free(reply);
+	*id = g.id;
+	return err;
 }
 
 /* ino of path, opened through metad with flags (checked there). */
@@ -228,6 +289,37 @@ int main(int argc, char **argv)
 		c = iod0();
 		say("cap", hand_over(c, &cap));
 		say("write", sub_write(c, mine));
+	} else if (!strcmp(mode, "holder") && argc == 4) {
+		uint64_t ino = ino_of(argv[2], O_RDWR);
+		uint64_t client = 0xc1f0000000000000ull | (uint64_t)getpid();
+		struct clf_conn *cb = iod0();
+		uint64_t id = 0;
+
+		/* cb stays open: the client keeps its locks while it is. */
+		say("callback", lock_callback(cb, client));
+		cap = grant(ino, CLF_CAP_WRITE);
+		c = iod0();
+		say("cap", hand_over(c, &cap));
+		err = lock_take(c, client, ino, &id);
+		if (err)
+			say("lock", err);
+		else
+			printf("locked: %016llx %llu\n", (unsigned long long)client,
+			       (unsigned long long)id);
+		fflush(stdout);
+		sleep((unsigned)atoi(argv[3]));
+		/* Still its own: nobody else released it. */
+		say("release", lock_release(c, client, id));
+	} else if (!strcmp(mode, "steal") && argc == 4) {
+		uint64_t client = strtoull(argv[2], NULL, 16);
+		uint64_t id = strtoull(argv[3], NULL, 10);
+
+		c = iod0();
+		say("release", lock_release(c, client, id));
+		c = iod0();
+		say("bind", lock_release(c, client, 0));
+		c = iod0();
+		say("callback", lock_callback(c, client));
 	} else if (!strcmp(mode, "rewrite") && argc == 4) {
 		int fd = CLF_open(argv[2], O_WRONLY, 0);
 		ssize_t n;
