@@ -51,9 +51,11 @@ $(BENCH_MPI_PROGS): $(O)/bench/%: bench/%.c bench/mpi_bench.c \
 #   mpi_rio    RIO's experiment: computation alternating with nonblocking
 #              writes (bench/wan.sh runs it over an emulated link);
 #   mpi_cache  MPI-IO/L's comparison: part or all of a file read once or
-#              more, directly, through clf_cache or staged (bench/wan.sh).
+#              more, directly, through clf_cache or staged (bench/wan.sh);
+#   mpi_realms ROMIO's two-phase I/O in layout-aligned file realms vs
+#              ROMIO's own domains vs clf's collective I/O, one file.
 BENCH_MPI_ONE := $(O)/bench/mpi_small $(O)/bench/mpi_fine $(O)/bench/md_mpi \
-	$(O)/bench/mpi_rio $(O)/bench/mpi_cache
+	$(O)/bench/mpi_rio $(O)/bench/mpi_cache $(O)/bench/mpi_realms
 BENCHES += $(BENCH_MPI_ONE)
 
 $(BENCH_MPI_ONE): $(O)/bench/%: bench/%.c $(O)/romio-clf/libromio-clf.so \

@@ -30,7 +30,7 @@ ROMIO_CLF_SRCS := romio-clf/glue.c romio-clf/ad_clf/ad_clf.c romio-clf/ad_clf/ad
 	romio-clf/ad_clf/ad_clf_flush.c romio-clf/ad_clf/ad_clf_hints.c \
 	romio-clf/ad_clf/ad_clf_io_strided.c romio-clf/ad_clf/ad_clf_lock.c \
 	romio-clf/ad_clf/ad_clf_mount.c \
-	romio-clf/ad_clf/ad_clf_open.c romio-clf/ad_clf/ad_clf_read.c \
+	romio-clf/ad_clf/ad_clf_open.c romio-clf/ad_clf/ad_clf_read.c romio-clf/ad_clf/ad_clf_realms.c \
 	romio-clf/ad_clf/ad_clf_resize.c romio-clf/ad_clf/ad_clf_typemap.c \
 	romio-clf/ad_clf/ad_clf_write.c
 ROMIO_CLF_OBJS := $(ROMIO_CLF_SRCS:%.c=$(O)/%.o)

@@ -92,7 +92,19 @@ typedef struct {
     char *cache_name;           /* the copy's path, owned */
     int cache_fd;               /* -1: none */
     int cache_dirty;            /* this process wrote since the open */
+
+    /* Hint clf_realms (ad_clf_realms.c): ROMIO's two-phase collective
+     * I/O with file realms made of the layout's subfiles, made at the
+     * first collective access and kept until the close. */
+    int realms_hint;            /* 1: layout (default), 0: romio */
+    int realms_state;           /* ADIOI_CLF_REALMS_* */
+    int realm_io;               /* inside ROMIO's two-phase code with realms */
+    int64_t realm_period;       /* bytes after which the realms repeat */
 } ADIOI_CLF_fs;
+
+#define ADIOI_CLF_REALMS_UNSET 0
+#define ADIOI_CLF_REALMS_ON 1
+#define ADIOI_CLF_REALMS_OFF 2
 
 /* The memory side of an access (ad_clf_io_strided.c). */
 struct ADIOI_CLF_Mem {
@@ -191,6 +203,23 @@ void ADIOI_CLF_Mem_release(struct ADIOI_CLF_Mem *m);
 void ADIOI_CLF_Wrote(ADIO_File fd, int cfd, int linear, ADIO_Offset vbyte, ADIO_Offset n);
 void ADIOI_CLF_Done(ADIO_File fd, int file_ptr_type, int linear, ADIO_Offset vbyte,
                     ADIO_Offset n, MPI_Datatype datatype, ADIO_Status * status);
+
+/* ad_clf_io_strided.c: one access of this process on the native path */
+void ADIOI_CLF_Access(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
+                      int file_ptr_type, ADIO_Offset offset, ADIO_Status * status,
+                      int write, int *error_code);
+
+/* ad_clf_realms.c */
+void ADIOI_CLF_Realms_prepare(ADIO_File fd);
+void ADIOI_CLF_Realms_free(ADIO_File fd);
+/* ROMIO's two-phase collective access, in the file's realms when it has
+ * them (use_romio_optimizations=true). */
+void ADIOI_CLF_Realms_coll(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
+                           int file_ptr_type, ADIO_Offset offset, ADIO_Status * status,
+                           int write, int *error_code);
+int ADIOI_CLF_Realm_io(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
+                       int file_ptr_type, ADIO_Offset offset, ADIO_Status * status,
+                       int write, int *error_code);
 
 /* ad_clf_coll.c */
 void ADIOI_CLF_Coll_access(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,

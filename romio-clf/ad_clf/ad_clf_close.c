@@ -16,6 +16,7 @@ void ADIOI_CLF_Close(ADIO_File fd, int *error_code)
     if (!fs)
         return;
     ADIOI_CLF_Win_free(fd);
+    ADIOI_CLF_Realms_free(fd);
     if (fs->view_fd >= 0) {
         e = CLF_close(fs->view_fd);
         if (e < 0)

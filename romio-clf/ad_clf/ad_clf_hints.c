@@ -85,7 +85,7 @@ static void ADIOI_CLF_Int_hint(ADIOI_CLF_fs * fs, MPI_Info info, const char *key
  * with clf_profile, so that a file's info can open another file. */
 static const char *const ADIOI_CLF_Known_hints[] = {
     "clf_layout", "clf_profile", "clf_io_time", "clf_io_calls", "clf_cache",
-    "clf_client_cache", NULL
+    "clf_client_cache", "clf_realms", "clf_realm_period", NULL
 };
 
 /* An unknown key that starts with clf_ is a mistake, not another MPI's. */
@@ -101,8 +101,8 @@ static void ADIOI_CLF_Unknown_hints(ADIOI_CLF_fs * fs, MPI_Info info)
         for (k = 0; ADIOI_CLF_Known_hints[k] && strcmp(key, ADIOI_CLF_Known_hints[k]); k++);
         if (!ADIOI_CLF_Known_hints[k])
             ADIOI_CLF_Hint_error(fs, MPI_ERR_INFO_KEY, "hint %s: no such clf hint (clf's are "
-                                 "clf_layout, clf_profile, clf_cache and "
-                                 "clf_client_cache)", key);
+                                 "clf_layout, clf_profile, clf_cache, "
+                                 "clf_client_cache and clf_realms)", key);
     }
 }
 
@@ -162,6 +162,8 @@ void ADIOI_CLF_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
     if (opening) {
         MPI_Info_create(&fd->info);
         ADIOI_Info_set(fd->info, "use_romio_optimizations", "false");
+        ADIOI_Info_set(fd->info, "clf_realms", "layout");
+        fs->realms_hint = 1;
     }
     if (users_info != MPI_INFO_NULL) {
         value = ADIOI_Malloc(MPI_MAX_INFO_VAL + 1);
@@ -177,6 +179,17 @@ void ADIOI_CLF_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
                                      value);
             ADIOI_Info_set(fd->info, "use_romio_optimizations",
                            fs->romio_opt ? "true" : "false");
+        }
+        /* Read at the first collective access with ROMIO's two-phase
+         * code (ad_clf_realms.c); the file keeps that choice. */
+        ADIOI_Info_get(users_info, "clf_realms", MPI_MAX_INFO_VAL, value, &flag);
+        if (flag && fs->realms_state == ADIOI_CLF_REALMS_UNSET) {
+            if (!strcmp(value, "layout") || !strcmp(value, "romio"))
+                fs->realms_hint = !strcmp(value, "layout");
+            else
+                ADIOI_CLF_Hint_error(fs, MPI_ERR_INFO_VALUE,
+                                     "hint clf_realms='%s': not layout or romio", value);
+            ADIOI_Info_set(fd->info, "clf_realms", fs->realms_hint ? "layout" : "romio");
         }
         ADIOI_Info_get(users_info, "clf_profile", MPI_MAX_INFO_VAL, value, &flag);
         if (flag) {

@@ -283,9 +283,9 @@ static int ADIOI_CLF_Access_lock(ADIO_File fd, int linear, ADIO_Offset vbyte, MP
 }
 
 /* One access of this process: the native path. */
-static void ADIOI_CLF_Access(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
-                             int file_ptr_type, ADIO_Offset offset, ADIO_Status * status,
-                             int write, int *error_code)
+void ADIOI_CLF_Access(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
+                      int file_ptr_type, ADIO_Offset offset, ADIO_Status * status,
+                      int write, int *error_code)
 {
     static char myname[] = "ADIOI_CLF_ACCESS";
     struct ADIOI_CLF_Mem mem;
@@ -366,10 +366,12 @@ void ADIOI_CLF_ReadStrided(ADIO_File fd, void *buf, int count,
 {
     ADIOI_CLF_fs *fs = fd->fs_ptr;
 
-    if (fs->romio_opt)
-        ADIOI_GEN_ReadStrided(fd, buf, count, datatype, file_ptr_type, offset, status,
-                              error_code);
-    else
+    if (fs->romio_opt) {
+        if (ADIOI_CLF_Realm_io(fd, buf, count, datatype, file_ptr_type, offset, status, 0,
+                               error_code))
+            ADIOI_GEN_ReadStrided(fd, buf, count, datatype, file_ptr_type, offset, status,
+                                  error_code);
+    } else
         ADIOI_CLF_Access(fd, buf, count, datatype, file_ptr_type, offset, status, 0,
                          error_code);
 }
@@ -380,10 +382,12 @@ void ADIOI_CLF_WriteStrided(ADIO_File fd, const void *buf, int count,
 {
     ADIOI_CLF_fs *fs = fd->fs_ptr;
 
-    if (fs->romio_opt)
-        ADIOI_GEN_WriteStrided(fd, buf, count, datatype, file_ptr_type, offset, status,
-                               error_code);
-    else
+    if (fs->romio_opt) {
+        if (ADIOI_CLF_Realm_io(fd, (void *) buf, count, datatype, file_ptr_type, offset,
+                               status, 1, error_code))
+            ADIOI_GEN_WriteStrided(fd, buf, count, datatype, file_ptr_type, offset, status,
+                                   error_code);
+    } else
         ADIOI_CLF_Access(fd, (void *) buf, count, datatype, file_ptr_type, offset, status, 1,
                          error_code);
 }
@@ -395,8 +399,8 @@ void ADIOI_CLF_ReadStridedColl(ADIO_File fd, void *buf, int count,
     ADIOI_CLF_fs *fs = fd->fs_ptr;
 
     if (fs->romio_opt)
-        ADIOI_GEN_ReadStridedColl(fd, buf, count, datatype, file_ptr_type, offset, status,
-                                  error_code);
+        ADIOI_CLF_Realms_coll(fd, buf, count, datatype, file_ptr_type, offset, status, 0,
+                              error_code);
     else
         ADIOI_CLF_Access_all(fd, buf, count, datatype, file_ptr_type, offset, status, 0,
                              error_code);
@@ -409,8 +413,8 @@ void ADIOI_CLF_WriteStridedColl(ADIO_File fd, const void *buf, int count,
     ADIOI_CLF_fs *fs = fd->fs_ptr;
 
     if (fs->romio_opt)
-        ADIOI_GEN_WriteStridedColl(fd, buf, count, datatype, file_ptr_type, offset, status,
-                                   error_code);
+        ADIOI_CLF_Realms_coll(fd, (void *) buf, count, datatype, file_ptr_type, offset, status,
+                              1, error_code);
     else
         ADIOI_CLF_Access_all(fd, (void *) buf, count, datatype, file_ptr_type, offset, status,
                              1, error_code);

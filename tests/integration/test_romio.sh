@@ -16,6 +16,9 @@
 #     clf's collective I/O -- the iods' request counters show one tagged
 #     request per subfile, round and participant -- cut in rounds
 #     (CLF_TEST_ROMIO_COLL_ROUND makes a round 4 KiB), byte-exact;
+#   - romio_realms with 2 and 3 processes: ROMIO's two-phase collective
+#     I/O in the driver's layout-aligned file realms, byte-exact against
+#     the same calls on ufs:, for round-robin and datatype layouts;
 #   - romio_cost with 2 processes, both modes: a view whose extent is
 #     incommensurate with its darray layout, each access within 10 s
 #     (it took 10 to 160 s when the mapping scanned per run);
@@ -91,7 +94,7 @@ for p in "$clf" "$bin/dtype_test" "$bin/romio_io" "$bin/romio_io_plain" \
 	"$bin/romio_coll" "$bin/romio_types" "$bin/romio_native" \
 	"$bin/romio_lock" "$bin/romio_life" "$bin/romio_cost" \
 	"$bin/romio_typemap" "$bin/romio_recovery" "$bin/romio_xcache" \
-	"$bin/romio_async_order"; do
+	"$bin/romio_async_order" "$bin/romio_realms"; do
 	if [ ! -x "$p" ]; then
 		echo "FAIL: $p not built" >&2
 		exit 1
@@ -184,6 +187,16 @@ run "typemap, ufs:" mpiexec -n 2 "$bin/romio_typemap" typemap true "ufs:$tmp/ufs
 for n in 2 4; do
 	run "collective I/O, $n processes" env CLF_TEST_ROMIO_COLL_ROUND=4096 \
 		mpiexec -n "$n" "$bin/romio_coll" "coll$n"
+done
+
+# ROMIO's two-phase collective I/O in file realms made of the layout's
+# subfiles (use_romio_optimizations=true): several layouts, calls of
+# odd sizes and offsets, byte-exact against the same program on ufs:;
+# 3 processes have more aggregators than some layouts have subfiles.
+mkdir -p "$tmp/ufs-realms"
+for n in 2 3; do
+	run "layout-aligned file realms, $n processes" mpiexec -n "$n" \
+		"$bin/romio_realms" /realms "$tmp/ufs-realms"
 done
 
 # A view whose extent is incommensurate with its darray layout (issue
