@@ -290,6 +290,19 @@ void ADIOI_CLF_Realms_coll(ADIO_File fd, void *buf, int count, MPI_Datatype data
     int individual = 0, ds_write;
 
     ADIOI_CLF_Realms_prepare(fd);
+    /* Atomic mode: ROMIO's own two-phase code, which orders overlapping
+     * writes of one call by rank; the flexible code does not. */
+    if (fd->atomicity && fs->realms_state == ADIOI_CLF_REALMS_ON) {
+        fd->hints->cb_pfr = ADIOI_HINT_DISABLE;
+        if (write)
+            ADIOI_GEN_WriteStridedColl(fd, buf, count, datatype, file_ptr_type, offset, status,
+                                       error_code);
+        else
+            ADIOI_GEN_ReadStridedColl(fd, buf, count, datatype, file_ptr_type, offset, status,
+                                      error_code);
+        fd->hints->cb_pfr = ADIOI_HINT_ENABLE;
+        return;
+    }
     if (fs->realms_state == ADIOI_CLF_REALMS_ON && file_ptr_type == ADIO_INDIVIDUAL) {
         ADIOI_Get_position(fd, &pos);
         file_ptr_type = ADIO_EXPLICIT_OFFSET;
