@@ -85,6 +85,26 @@ static void write_calls(MPI_File fh)
         MPI_Type_free(&vec);
         MPI_Type_free(&filetype);
     }
+    /* 6: a filetype whose first piece is not at its start, over many
+     * tiles and a part of one: 4 blocks of 13 bytes at rank * 13 in an
+     * extent of 13 * nprocs * 4 + 7 */
+    {
+        MPI_Aint at = (MPI_Aint) rank * 13;
+
+        MPI_Type_vector(4, 13, 13 * nprocs, MPI_BYTE, &vec);
+        MPI_Type_create_hindexed_block(1, 1, &at, vec, &filetype);
+        MPI_Type_free(&vec);
+        MPI_Type_create_resized(filetype, 0, (MPI_Aint) 13 * nprocs * 4 + 7, &vec);
+        MPI_Type_free(&filetype);
+        MPI_Type_commit(&vec);
+        n = 13 * 4 * 37 + 13 * 2 + 5;
+        for (i = 0; i < n; i++)
+            buf[i] = byte_of(6, rank, i);
+        mpi_ok(MPI_File_set_view(fh, 40009, MPI_BYTE, vec, "native", MPI_INFO_NULL),
+               "set_view");
+        mpi_ok(MPI_File_write_all(fh, buf, (int) n, MPI_BYTE, &st), "write_all, tiles");
+        MPI_Type_free(&vec);
+    }
     mpi_ok(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL), "set_view");
     /* 4: one run per process, odd lengths, rewriting part of calls 1-3 */
     n = 4001 + 777 * rank;
