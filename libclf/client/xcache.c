@@ -16,8 +16,9 @@
  * both get it.
  *
  * Kept bytes are extents per (file, subfile), sorted and apart; written
- * ones are dirty.  A revocation flushes and drops the subfile's extents
- * whatever the lock's range: more than needed, never less.
+ * ones are dirty.  A revocation flushes and drops the extents that
+ * touch the revoked lock's range; those under the subfile's other locks
+ * stay (every kept byte lies under some lock held).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -159,11 +160,36 @@ static void ext_free(struct obj *o, int i)
 	o->n--;
 }
 
+static bool ext_in(const struct ext *e, int64_t lo, int64_t hi)
+{
+	return e->off < hi && lo < e->off + e->len;
+}
+
 static void drop_all(struct obj *o)
 {
 	while (o->n)
 		ext_free(o, o->n - 1);
 	o->dirty_since = 0;
+}
+
+/*
+ * Drop o's extents that touch [lo, hi), whose dirty bytes were sent.
+ * Every byte of an extent lies under some lock held (a read-ahead stays
+ * within its lock, a write is kept only under one), so what is outside a
+ * revoked lock's range is still under another and stays valid.
+ */
+static void drop_range(struct obj *o, int64_t lo, int64_t hi)
+{
+	bool dirty = false;
+
+	for (int i = o->n - 1; i >= 0; i--) {
+		if (ext_in(&o->ext[i], lo, hi))
+			ext_free(o, i);
+		else
+			dirty |= o->ext[i].dirty;
+	}
+	if (!dirty)
+		o->dirty_since = 0;
 }
 
 static int ext_insert_at(struct obj *o, int i, struct ext e)
@@ -361,8 +387,9 @@ static int fl_lock(struct xiod *x)
 	return 0;
 }
 
-/* Send o's dirty extents, in vectors of what one request takes. */
-static int flush_obj(struct obj *o)
+/* Send o's dirty extents that touch [lo, hi), in vectors of what one
+ * request takes. */
+static int flush_range(struct obj *o, int64_t lo, int64_t hi)
 {
 	struct xiod *x = &xc.iods[o->iod];
 	struct clf_proto_sub_vec_req *m;
@@ -398,7 +425,7 @@ static int flush_obj(struct obj *o)
 			struct ext *e = &o->ext[i];
 			int64_t k;
 
-			if (!e->dirty) {
+			if (!e->dirty || !ext_in(e, lo, hi)) {
 				i++;
 				continue;
 			}
@@ -428,13 +455,24 @@ static int flush_obj(struct obj *o)
 	if (locked)
 		clf_peer_unlock(&x->fl);
 	if (!err) {
-		for (i = 0; i < o->n; i++)
-			o->ext[i].dirty = false;
-		o->dirty_since = 0;
+		bool dirty = false;
+
+		for (i = 0; i < o->n; i++) {
+			if (ext_in(&o->ext[i], lo, hi))
+				o->ext[i].dirty = false;
+			dirty |= o->ext[i].dirty;
+		}
+		if (!dirty)
+			o->dirty_since = 0;
 	}
 	free(m);
 	free(head);
 	return err;
+}
+
+static int flush_obj(struct obj *o)
+{
+	return flush_range(o, 0, INT64_MAX);
 }
 
 static int release_lock(struct obj *o, uint64_t id)
@@ -535,13 +573,17 @@ static void on_revoke(uint32_t iod, const struct clf_proto_revoke *m)
 	pthread_mutex_lock(&xc.mu);
 	o = find_obj(iod, m->file, m->subfile);
 	if (o) {
-		bool held = false;
+		struct xlock *held = NULL;
 
 		for (struct xlock *l = o->locks; l; l = l->next)
-			held |= l->id == m->id;
+			if (l->id == m->id)
+				held = l;
 		if (held) {
-			err = flush_obj(o);
-			drop_all(o);
+			/* Only this lock's range goes: the bytes kept under
+			 * the subfile's other locks stay, and are served
+			 * without a round trip (issue 15). */
+			err = flush_range(o, held->lo, held->hi);
+			drop_range(o, held->lo, held->hi);
 			unlink_lock(o, m->id);
 		} else {
 			o = NULL;

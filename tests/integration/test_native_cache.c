@@ -6,7 +6,8 @@
  * acknowledged writes of the same and neighbouring bytes at once; a
  * holder that idles answers the revocation; a holder killed with its
  * bytes kept back loses them and holds nobody up; sync and close send
- * them; the cache's bound sends them.
+ * them; the cache's bound sends them; a revocation of one lock keeps
+ * the bytes under the subfile's other locks.
  *
  * The other process is a forked child with its own CLF_init, driven over
  * pipes, one command at a time.
@@ -430,6 +431,69 @@ START_TEST(test_setcache_off_sends_what_was_kept_and_keeps_nothing_more)
 }
 END_TEST
 
+/* Requests the iods served so far (clf status --json); ours counts
+ * one more each time, the same in every sample. */
+static long iod_requests(void)
+{
+	const char *o = getenv("CLF_BUILD_DIR");
+	char cmd[3 * PATH_MAX];
+	long n = -1;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd),
+		 "%s/tools/clf -c %s status --json | python3 -c '"
+		 "import json, sys\n"
+		 "print(sum(d[\"requests\"] for d in json.load(sys.stdin)"
+		 "[\"daemons\"] if d[\"role\"] == \"iod\"))'",
+		 o ? o : "build", inst.conf);
+	p = popen(cmd, "r");
+	ck_assert(p);
+	ck_assert_int_eq(fscanf(p, "%ld", &n), 1);
+	ck_assert_int_eq(pclose(p), 0);
+	return n;
+}
+
+/*
+ * We hold locks on two ranges of subfile 0 (stripe_size 64k over 2
+ * iods: file offset 2 * S is subfile 0's offset S), [0, 2M) and from
+ * 3M, with bytes read and written kept under the first; the child's
+ * write at 5M revokes the second.  The bytes under the first are still
+ * ours: read again, they cost no request at all, and our kept write
+ * still reaches the child.
+ */
+START_TEST(test_a_revocation_keeps_the_bytes_under_the_other_locks)
+{
+	const int64_t M = 1 << 20;
+	int fd;
+	struct child ch = pair("/ranges", &fd, 8192);
+	long idle, before, after;
+
+	ck_assert_int_eq(CLF_ftruncate(fd, 12 * M), 0);
+	our_read(fd, 0, 1024, 0, "the first range");	/* [0, EOF) */
+	/* Their write at 2M takes [2M, 3M): ours goes. */
+	ck_assert_int_eq(child_do(&ch, OP_WRITE, 2 * 2 * M, 1024, 3)->result, 1024);
+	our_read(fd, 0, 1024, 0, "the first range");	/* [0, 2M) */
+	our_write(fd, 2 * M, 1024, 8);			/* at 1M, kept */
+	our_read(fd, 2 * 4 * M, 1024, 0, "the second range"); /* [3M, EOF) */
+	ck_assert_int_eq(child_do(&ch, OP_WRITE, 2 * 5 * M, 1024, 4)->result, 1024);
+	before = iod_requests();
+	idle = iod_requests() - before;
+	before = iod_requests();
+	our_read(fd, 0, 1024, 0, "the first range again");
+	our_read(fd, 2048, 1024, 0, "the first range's read-ahead");
+	our_read(fd, 2 * M, 1024, 8, "our kept write");
+	after = iod_requests();
+	ck_assert_msg(after - before == idle,
+		      "reading kept bytes again cost %ld requests",
+		      after - before - idle);
+	our_read(fd, 2 * 5 * M, 1024, 4, "their write in the second range");
+	their_read(&ch, 2 * M, 1024, 8, "our write, kept until they read");
+	child_stop(&ch);
+	ck_assert_int_eq(CLF_close(fd), 0);
+	CLF_finalize();
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("native_cache");
@@ -444,6 +508,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_the_bound_sends_the_kept_bytes);
 	tcase_add_test(tc, test_setcache_turns_the_cache_on_for_one_descriptor);
 	tcase_add_test(tc, test_setcache_off_sends_what_was_kept_and_keeps_nothing_more);
+	tcase_add_test(tc, test_a_revocation_keeps_the_bytes_under_the_other_locks);
 	suite_add_tcase(s, tc);
 	return s;
 }
