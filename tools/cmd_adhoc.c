@@ -14,6 +14,7 @@
  * hydra, SLURM_PROCID/SLURM_NTASKS of srun) and the ranks meet through
  * files in SHARED/adhoc/, a directory every host of the job sees:
  *
+ *   instance    written first by rank 0: a name of this instance alone
  *   rank.R      rank R's host (where its daemons listen)
  *   conf        written by rank 0 once every rank is known: the iods
  *               are the first K ranks of each host; then SHARED/clf.conf
@@ -622,23 +623,40 @@ static int stage_out(const struct adhoc_opts *o, const char *conf)
 	return rc;
 }
 
-/* Remove the files of a finished instance's meeting directory. */
-static void clear_state(const struct adhoc_opts *o)
+/*
+ * Remove a finished instance's meeting directory at once: renamed away
+ * first, then emptied.  Emptied in place, a rank of the new instance
+ * that saw conf go would write its rank.R while rank 0 still unlinks
+ * the old names, its own among them; rank 0 then waited for that rank
+ * until ADHOC_MEET_TIMEOUT_S.  CLF_ADHOC_TEST_CLEAR_MS (tests) pauses
+ * after each file removed, which widened that window.
+ */
+static int clear_state(const struct adhoc_opts *o)
 {
-	char dir[PATH_MAX], p[PATH_MAX + 256];
+	char dir[PATH_MAX], old[PATH_MAX + 32], p[PATH_MAX + 300];
+	const char *pause = getenv("CLF_ADHOC_TEST_CLEAR_MS");
+	struct timespec ts = { 0, 0 };
 	struct dirent *e;
 	DIR *d;
 
+	if (pause)
+		ts.tv_nsec = (atol(pause) % 1000) * 1000000L;
 	state_path(o, NULL, dir, sizeof(dir));
-	d = opendir(dir);
-	if (!d)
-		return;
-	while ((e = readdir(d)))
+	snprintf(old, sizeof(old), "%s.old.%d", dir, (int)getpid());
+	if (rename(dir, old))
+		return clf_fail(errno, "clf adhoc: cannot clear %s: %s", dir,
+				strerror(errno));
+	d = opendir(old);
+	while (d && (e = readdir(d)))
 		if (e->d_name[0] != '.') {
-			snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+			snprintf(p, sizeof(p), "%s/%s", old, e->d_name);
 			unlink(p);
+			nanosleep(&ts, NULL);
 		}
-	closedir(d);
+	if (d)
+		closedir(d);
+	rmdir(old);
+	return 0;
 }
 
 /* Whether the metad of DIR/clf.conf answers: an instance runs there. */
@@ -666,6 +684,24 @@ static bool state_stale(const struct adhoc_opts *o)
 	if (state_has(o, "down") || state_has(o, "failed"))
 		return true;
 	return state_has(o, "ready") && !instance_answers(o);
+}
+
+/*
+ * Rank 0, first thing in the new meeting directory: `instance`, a name
+ * no earlier instance had.  A waiter that found an earlier instance's
+ * files believes ready or failed only once `instance` differs from
+ * what it read first (it used to wait for a moment with neither ready,
+ * down nor failed, which a loaded machine could let it miss).
+ */
+static int put_instance(const struct adhoc_opts *o, const struct adhoc_rank *me)
+{
+	char text[512];
+	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	snprintf(text, sizeof(text), "%s %d %lld.%09ld\n", me->host,
+		 (int)getpid(), (long long)now.tv_sec, now.tv_nsec);
+	return state_put(o, "instance", text);
 }
 
 /* Until stop is asked or something ends the instance. */
@@ -720,7 +756,6 @@ static int adhoc_start(struct adhoc_opts *o)
 	signal(SIGINT, on_signal);
 	signal(SIGHUP, on_signal);
 
-	/* A finished instance's files go (rank 0) before anyone meets. */
 	/* What an earlier instance left goes (rank 0) before anyone
 	 * meets; a live one is not replaced. */
 	if (me.rank == 0 && state_has(o, "conf") && !state_has(o, "down") &&
@@ -730,8 +765,8 @@ static int adhoc_start(struct adhoc_opts *o)
 		return tool_fail();
 	}
 	if (me.rank == 0 && (state_has(o, "down") || state_has(o, "failed") ||
-			     state_has(o, "conf")))
-		clear_state(o);
+			     state_has(o, "conf")) && clear_state(o))
+		return tool_fail();
 	for (time_t end = time(NULL) + ADHOC_MEET_TIMEOUT_S;
 	     me.rank && (state_has(o, "down") || state_has(o, "conf") ||
 			 state_has(o, "failed"));) {
@@ -746,6 +781,8 @@ static int adhoc_start(struct adhoc_opts *o)
 	if (daemon_mkdirs(dir, 0700))
 		return tool_fail();
 	snprintf(name, sizeof(name), "rank.%ld", me.rank);
+	if (me.rank == 0 && put_instance(o, &me))
+		return tool_fail();
 	if (state_put(o, name, me.host))
 		return tool_fail();
 
@@ -966,12 +1003,16 @@ int cmd_adhoc(const struct tool_opts *g, int argc, char **argv)
 		what = "down";
 	} else {
 		/* What an earlier instance left is not an answer: wait
-		 * until the new rank 0 clears it. */
-		bool stale = state_stale(&o);
+		 * until a new rank 0 has replaced it (put_instance). */
+		char was[512] = "", now[512];
+		bool stale;
 
+		state_get(&o, "instance", was, sizeof(was));
+		stale = state_stale(&o);
 		while (time(NULL) < end) {
-			if (stale && !state_has(&o, "ready") &&
-			    !state_has(&o, "down") && !state_has(&o, "failed"))
+			if (stale &&
+			    !state_get(&o, "instance", now, sizeof(now)) &&
+			    strcmp(now, was))
 				stale = false;
 			if (!stale && state_has(&o, "ready") &&
 			    instance_answers(&o) &&

@@ -16,8 +16,12 @@
 #     instance: a file written since is staged out, no daemon is left;
 #  4. started again, the ranks killed outright (SIGKILL): their daemons
 #     die with them (no orphans);
-#  5. started again over what the killed ranks left: wait does not take
-#     the dead instance's files for an answer, the data is still there;
+#  5. started again (3 ranks) over what the killed ranks left, rank 0
+#     pausing after each old file it removes (CLF_ADHOC_TEST_CLEAR_MS):
+#     no rank writes into the directory while it is being emptied (its
+#     rank.R was removed and rank 0 waited for it past wait's timeout),
+#     wait does not take the dead instance's files for an answer, the
+#     data is still there;
 #  6. a start that cannot start an iod: wait says it failed, the step
 #     ends non-zero, no daemon is left.
 #
@@ -100,7 +104,7 @@ launcher=
 gone
 
 step="started again over what the killed ranks left"
-start 2
+CLF_ADHOC_TEST_CLEAR_MS=300 start 3
 [ "$(daemons | wc -l)" = 3 ] || fail "want metad and 2 iods: $(daemons)"
 "$clf" cp clf:/out/f "$tmp/back2" >/dev/null || fail "cp out"
 cmp "$tmp/in" "$tmp/back2" || fail "the data dir's file differs"
