@@ -29,6 +29,41 @@ instance_up() {
 	done
 }
 
+# instance_kill DATA
+#   Stop what is left of the instance in DATA when `clf down` could not:
+#   each daemon named by a pid file under DATA whose command line still
+#   names DATA (not a later process with the same pid), TERM, then KILL
+#   after 5 s.
+instance_kill() {
+	_pids=
+	for _f in "$1"/*/*.pid "$1"/*.pid; do
+		[ -f "$_f" ] || continue
+		_p=$(cat "$_f" 2>/dev/null) || continue
+		case $_p in '' | *[!0-9]*) continue ;; esac
+		tr '\0' ' ' <"/proc/$_p/cmdline" 2>/dev/null |
+			grep -qF -- "$1/" || continue
+		kill -TERM "$_p" 2>/dev/null && _pids="$_pids $_p"
+	done
+	for _i in 1 2 3 4 5 6 7 8 9 10; do
+		_left=
+		for _p in $_pids; do
+			kill -0 "$_p" 2>/dev/null && _left="$_left $_p"
+		done
+		[ -z "$_left" ] && return 0
+		sleep 0.5
+	done
+	for _p in $_left; do kill -KILL "$_p" 2>/dev/null; done
+	return 0
+}
+
+# instance_stop DATA CLF
+#   `clf down` of DATA, or (it failed, or was killed) instance_kill.
+instance_stop() {
+	[ -d "$1" ] || return 0
+	timeout -k 5 60 "$2" down --data "$1" >/dev/null 2>&1 || true
+	instance_kill "$1"
+}
+
 # instance_test_begin NAME BUILD_DIR
 #   The start of a test of one instance: SKIP (exit 77) while metad or
 #   the iod is not built in BUILD_DIR; sets build (absolute), clf, tmp (a
@@ -57,7 +92,7 @@ instance_test_cleanup() {
 	# A mount the test left under $tmp (rm -rf would walk into it).
 	awk -v t="$tmp/" 'index($2, t) == 1 { print $2 }' /proc/mounts |
 		while read -r m; do umount -l "$m" 2>/dev/null || true; done
-	"$clf" down --data "$data" >/dev/null 2>&1 || true
+	instance_stop "$data" "$clf"
 	rm -rf "$tmp"
 	exit "$rc"
 }

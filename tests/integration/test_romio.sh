@@ -57,20 +57,45 @@
 #
 # Exits 0 on success, 1 on a failure, 77 when MPICH, the daemons or the
 # ROMIO source (hence libromio-clf.so) are absent.  Everything runs in a
-# fresh temporary directory on ports of its own, under a time limit, and
-# a trap stops the daemons whatever happens.
+# fresh temporary directory on ports of its own, under a time limit
+# (CLF_ROMIO_TEST_TIME_LIMIT seconds, default 600), and the daemons are
+# stopped whatever happens: by the test's trap, or past the limit by the
+# shell that set it (instance_stop: by their pid files if `clf down`
+# cannot).
 
 set -eu
 
-TIME_LIMIT=600	# seconds, the whole test
-if [ -z "${CLF_ROMIO_TEST_TIMED:-}" ]; then
-	CLF_ROMIO_TEST_TIMED=1
-	export CLF_ROMIO_TEST_TIMED
-	exec timeout -k 30 "$TIME_LIMIT" /bin/sh "$0" "$@"
-fi
-
+TIME_LIMIT=${CLF_ROMIO_TEST_TIME_LIMIT:-600}	# seconds, the whole test
 build=${1:-${CLF_BUILD_DIR:-build}}
 clf=$build/tools/clf
+if [ -z "${CLF_ROMIO_TEST_TMP:-}" ]; then
+	# The test runs under the time limit in a child; this shell stays
+	# out of its process group.  At the limit timeout kills the whole
+	# group (a foreground mpiexec holds off the test's own EXIT trap,
+	# and -k ends the trap's `clf down` half done), and the daemons,
+	# which `clf up` detached, would be left running: this shell stops
+	# them afterwards however the test ended.
+	CLF_ROMIO_TEST_TMP=$(mktemp -d "${TMPDIR:-/tmp}/clf-romio-test.XXXXXX")
+	export CLF_ROMIO_TEST_TMP
+	timeout -k 30 "$TIME_LIMIT" /bin/sh "$0" "$@" &
+	pid=$!
+	trap 'kill -TERM "$pid" 2>/dev/null' INT TERM HUP
+	rc=0
+	wait "$pid" || rc=$?
+	while kill -0 "$pid" 2>/dev/null; do
+		rc=0
+		wait "$pid" || rc=$?
+	done
+	trap - INT TERM HUP
+	. "$(dirname "$0")/instance_lib.sh"
+	if [ -d "$CLF_ROMIO_TEST_TMP/inst" ]; then
+		[ "$rc" = 0 ] || echo "test_romio.sh: exit $rc; stopping the instance" >&2
+		instance_stop "$CLF_ROMIO_TEST_TMP/inst" "$clf"
+	fi
+	rm -rf "$CLF_ROMIO_TEST_TMP"
+	exit "$rc"
+fi
+
 bin=$build/tests/integration/romio
 lib=$build/romio-clf/libromio-clf.so
 
@@ -103,7 +128,7 @@ done
 unset CLF_BIN_DIR CLF_CONFIG CLF_DATA_DIR CLF_BASE_PORT LD_PRELOAD \
 	CLF_TEST_ROMIO_COLL_ROUND || true
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/clf-romio-test.XXXXXX")
+tmp=$CLF_ROMIO_TEST_TMP
 inst=$tmp/inst
 
 cleanup() {
