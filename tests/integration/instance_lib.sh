@@ -64,6 +64,39 @@ instance_stop() {
 	instance_kill "$1"
 }
 
+# instance_timed LIMIT SCRIPT ARGS...
+#   At the top of a test: run it again (sh SCRIPT ARGS) under `timeout
+#   -k 10 LIMIT`, this shell staying out of its process group, and exit
+#   with its status.  At the limit timeout kills the whole group, the
+#   test's EXIT trap too when it runs past -k, and the daemons `clf up`
+#   detached would be left: this shell stops them afterwards (by their
+#   pid files, instance_kill) in the scratch directory the test made
+#   under $CLF_TEST_TMP.  In the test itself, returns at once.
+instance_timed() {
+	[ -z "${CLF_TEST_TMP:-}" ] || return 0
+	_limit=$1
+	shift
+	CLF_TEST_TMP=$(mktemp -d "${TMPDIR:-/tmp}/clf-timed.XXXXXX")
+	export CLF_TEST_TMP
+	timeout -k 10 "$_limit" /bin/sh "$@" &
+	_pid=$!
+	trap 'kill -TERM "$_pid" 2>/dev/null' INT TERM HUP
+	_rc=0
+	wait "$_pid" || _rc=$?
+	while kill -0 "$_pid" 2>/dev/null; do
+		_rc=0
+		wait "$_pid" || _rc=$?
+	done
+	trap - INT TERM HUP
+	awk -v t="$CLF_TEST_TMP/" 'index($2, t) == 1 { print $2 }' /proc/mounts |
+		while read -r _m; do umount -l "$_m" 2>/dev/null || true; done
+	for _d in "$CLF_TEST_TMP"/*/data; do
+		[ -d "$_d" ] && instance_kill "$_d"
+	done
+	rm -rf "$CLF_TEST_TMP"
+	exit "$_rc"
+}
+
 # instance_test_begin NAME BUILD_DIR
 #   The start of a test of one instance: SKIP (exit 77) while metad or
 #   the iod is not built in BUILD_DIR; sets build (absolute), clf, tmp (a
@@ -79,7 +112,7 @@ instance_test_begin() {
 	unset CLF_BIN_DIR CLF_CONFIG CLF_DATA_DIR CLF_BASE_PORT || true
 	build=$(cd "$build" && pwd)
 	clf=$build/tools/clf
-	tmp=$(mktemp -d "${TMPDIR:-/tmp}/clf-$1.XXXXXX")
+	tmp=$(mktemp -d "${CLF_TEST_TMP:-${TMPDIR:-/tmp}}/clf-$1.XXXXXX")
 	data=$tmp/data
 	conf=$data/clf.conf
 	trap instance_test_cleanup EXIT

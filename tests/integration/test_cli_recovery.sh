@@ -12,14 +12,10 @@
 set -eu
 
 TIME_LIMIT=240
-if [ -z "${CLF_CLI_RECOVERY_TIMED:-}" ]; then
-	CLF_CLI_RECOVERY_TIMED=1
-	export CLF_CLI_RECOVERY_TIMED
-	exec timeout -k 10 "$TIME_LIMIT" /bin/sh "$0" "$@"
-fi
 
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/instance_lib.sh"
+instance_timed "$TIME_LIMIT" "$0" "$@"
 instance_test_begin cli-recovery "${1:-${CLF_BUILD_DIR:-build}}"
 
 step=""

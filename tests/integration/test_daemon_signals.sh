@@ -15,14 +15,9 @@
 
 set -eu
 
-if [ -z "${CLF_DAEMON_SIGNALS_TIMED:-}" ]; then
-	CLF_DAEMON_SIGNALS_TIMED=1
-	export CLF_DAEMON_SIGNALS_TIMED
-	exec timeout -k 10 120 /bin/sh "$0" "$@"
-fi
-
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/instance_lib.sh"
+instance_timed 120 "$0" "$@"
 instance_test_begin signals "${1:-${CLF_BUILD_DIR:-build}}"
 
 step=""

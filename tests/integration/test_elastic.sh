@@ -35,14 +35,9 @@
 
 set -eu
 
-if [ -z "${CLF_ELASTIC_TIMED:-}" ]; then
-	CLF_ELASTIC_TIMED=1
-	export CLF_ELASTIC_TIMED
-	exec timeout -k 10 240 /bin/sh "$0" "$@"
-fi
-
 . "$(dirname "$0")/cli_lib.sh"
 . "$(dirname "$0")/instance_lib.sh"
+instance_timed 240 "$0" "$@"
 instance_test_begin elastic "${1:-${CLF_BUILD_DIR:-build}}"
 client=$build/tests/integration/elastic_client
 [ -x "$client" ] || { echo "FAIL: $client not built" >&2; exit 1; }

@@ -26,14 +26,9 @@
 
 set -eu
 
-if [ -z "${CLF_STAGE_TIMED:-}" ]; then
-	CLF_STAGE_TIMED=1
-	export CLF_STAGE_TIMED
-	exec timeout -k 10 120 /bin/sh "$0" "$@"
-fi
-
 . "$(dirname "$0")/cli_lib.sh"
 . "$(dirname "$0")/instance_lib.sh"
+instance_timed 120 "$0" "$@"
 instance_test_begin stage "${1:-${CLF_BUILD_DIR:-build}}"
 back=$tmp/back
 journal=$back/.clf-stage/journal
