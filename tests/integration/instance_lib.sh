@@ -29,15 +29,14 @@ instance_up() {
 	done
 }
 
-# instance_kill DATA
-#   Stop what is left of the instance in DATA when `clf down` could not:
-#   each daemon named by a pid file under DATA whose command line still
-#   names DATA (not a later process with the same pid), TERM, then KILL
+# instance_kill DIR
+#   Stop what is left of the instances in DIR when `clf down` could not:
+#   each daemon named by a pid file anywhere under DIR whose command line still
+#   names DIR (not a later process with the same pid), TERM, then KILL
 #   after 5 s.
 instance_kill() {
 	_pids=
-	for _f in "$1"/*/*.pid "$1"/*.pid; do
-		[ -f "$_f" ] || continue
+	for _f in $(find "$1" -name '*.pid' -type f 2>/dev/null); do
 		_p=$(cat "$_f" 2>/dev/null) || continue
 		case $_p in '' | *[!0-9]*) continue ;; esac
 		tr '\0' ' ' <"/proc/$_p/cmdline" 2>/dev/null |
@@ -70,8 +69,8 @@ instance_stop() {
 #   with its status.  At the limit timeout kills the whole group, the
 #   test's EXIT trap too when it runs past -k, and the daemons `clf up`
 #   detached would be left: this shell stops them afterwards (by their
-#   pid files, instance_kill) in the scratch directory the test made
-#   under $CLF_TEST_TMP.  In the test itself, returns at once.
+#   pid files, instance_kill) under $CLF_TEST_TMP, where the test makes
+#   its scratch directory.  In the test itself, returns at once.
 instance_timed() {
 	[ -z "${CLF_TEST_TMP:-}" ] || return 0
 	_limit=$1
@@ -90,9 +89,7 @@ instance_timed() {
 	trap - INT TERM HUP
 	awk -v t="$CLF_TEST_TMP/" 'index($2, t) == 1 { print $2 }' /proc/mounts |
 		while read -r _m; do umount -l "$_m" 2>/dev/null || true; done
-	for _d in "$CLF_TEST_TMP"/*/data; do
-		[ -d "$_d" ] && instance_kill "$_d"
-	done
+	instance_kill "$CLF_TEST_TMP"
 	rm -rf "$CLF_TEST_TMP"
 	exit "$_rc"
 }

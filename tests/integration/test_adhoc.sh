@@ -97,7 +97,8 @@ gone
 step="ranks killed outright"
 start 2
 [ -n "$(daemons)" ] || fail "no daemons"
-ranks=$(pgrep -f -- "adhoc start --data $data") || fail "no ranks to kill"
+ranks=$(pgrep -f -- "^$clf adhoc start --data $data") ||
+	fail "no ranks to kill"
 kill -KILL $ranks
 wait "$launcher" 2>/dev/null || true
 launcher=

@@ -14,16 +14,14 @@
 # Exits 0 on success, 1 on a failure, 77 when the daemons are not built.
 # Everything runs in a fresh temporary directory on ports of its own
 # derived from the shell's pid, under an overall time limit, and a trap
-# stops every daemon and removes the directory whatever happens.
+# stops every daemon and removes the directory whatever happens (past
+# the limit, instance_timed does).
 
 set -eu
 
 TIME_LIMIT=240	# seconds, the whole test
-if [ -z "${CLF_CLI_TEST_TIMED:-}" ]; then
-	CLF_CLI_TEST_TIMED=1
-	export CLF_CLI_TEST_TIMED
-	exec timeout -k 30 "$TIME_LIMIT" /bin/sh "$0" "$@"
-fi
+. "$(dirname "$0")/instance_lib.sh"
+instance_timed "$TIME_LIMIT" "$0" "$@"
 
 build=${1:-${CLF_BUILD_DIR:-build}}
 clf=$build/tools/clf
@@ -39,7 +37,7 @@ fi
 # inherited configuration say.
 unset CLF_BIN_DIR CLF_CONFIG CLF_DATA_DIR CLF_BASE_PORT || true
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/clf-cli-test.XXXXXX")
+tmp=$(mktemp -d "${CLF_TEST_TMP:-${TMPDIR:-/tmp}}/clf-cli-test.XXXXXX")
 a=$tmp/a	# the instance under test
 b=$tmp/b	# one whose ports clash with a's
 c=$tmp/c	# one with two iods
