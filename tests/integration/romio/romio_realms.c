@@ -14,7 +14,9 @@
  * MPI_File_write_at_all, write_all and set views, on clf:CLFPREFIX-N-K with
  * realms and on ufs:UFSDIR/NAME with ROMIO's own domains.  Collective
  * reads of other shapes then come back from both, and rank 0 reads both
- * files whole: every byte must agree.  MPI_File_get_info's
+ * files whole: every byte must agree.  Call 6's reference on ufs is
+ * written piece by piece where the typemap puts it (ROMIO's own view
+ * code misplaced bytes of that filetype on ufs).  MPI_File_get_info's
  * clf_realm_period says the realms were used (the layout's period, or A
  * periods when it has fewer subfiles than aggregators).  Exit 0 on
  * success, 1 with a message naming the layout and the first wrong byte.
@@ -60,8 +62,33 @@ static unsigned char byte_of(int call, int r, long i)
     return (unsigned char) (call * 131 + r * 17 + i * 7 + (i >> 8) + 1);
 }
 
-/* Call c's collective writes of rank r, on fh (clf or ufs alike). */
-static void write_calls(MPI_File fh)
+/*
+ * Call 6's bytes as MPI's typemap places them: each 13-byte piece
+ * written at its own offset.  ROMIO's view code is not the reference
+ * for this filetype (a first piece not at the tile's start, a gap at
+ * its end): on ufs it has put data bytes into the gap.
+ */
+static void write_typemap_call6(MPI_File fh, const unsigned char *buf, long n, MPI_Aint ext)
+{
+    MPI_Status st;
+    long done = 0;
+
+    mpi_ok(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL), "set_view");
+    for (long t = 0; done < n; t++)
+        for (int j = 0; j < 4 && done < n; j++) {
+            long len = n - done < 13 ? n - done : 13;
+
+            mpi_ok(MPI_File_write_at(fh, 40009 + t * ext + (MPI_Offset) rank * 13 +
+                                     (MPI_Offset) j * 13 * nprocs, buf + done, (int) len,
+                                     MPI_BYTE, &st), "write_at, typemap");
+            done += len;
+        }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* Call c's collective writes of rank r, on fh (clf or ufs alike; on
+ * the reference, typemap set, call 6 by explicit offsets). */
+static void write_calls(MPI_File fh, int typemap)
 {
     MPI_Datatype vec, filetype;
     MPI_Status st;
@@ -100,9 +127,13 @@ static void write_calls(MPI_File fh)
         n = 13 * 4 * 37 + 13 * 2 + 5;
         for (i = 0; i < n; i++)
             buf[i] = byte_of(6, rank, i);
-        mpi_ok(MPI_File_set_view(fh, 40009, MPI_BYTE, vec, "native", MPI_INFO_NULL),
-               "set_view");
-        mpi_ok(MPI_File_write_all(fh, buf, (int) n, MPI_BYTE, &st), "write_all, tiles");
+        if (typemap) {
+            write_typemap_call6(fh, buf, n, (MPI_Aint) 13 * nprocs * 4 + 7);
+        } else {
+            mpi_ok(MPI_File_set_view(fh, 40009, MPI_BYTE, vec, "native", MPI_INFO_NULL),
+                   "set_view");
+            mpi_ok(MPI_File_write_all(fh, buf, (int) n, MPI_BYTE, &st), "write_all, tiles");
+        }
         MPI_Type_free(&vec);
     }
     mpi_ok(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL), "set_view");
@@ -207,8 +238,8 @@ int main(int argc, char **argv)
         snprintf(ufsname, sizeof(ufsname), "ufs:%s/realms-%d-%u", argv[2], nprocs, k);
         fc = open_file(clfname, layouts[k].text, 1);
         fu = open_file(ufsname, NULL, 1);
-        write_calls(fc);
-        write_calls(fu);
+        write_calls(fc, 0);
+        write_calls(fu, 1);
         want = nprocs == 2 ? layouts[k].period : layouts[k].period3;
         CHECK(info_long(fc, "clf_realm_period") == want,
               "%s: clf_realm_period %ld, want %ld: the realms were not used", layouts[k].text,
@@ -242,7 +273,7 @@ int main(int argc, char **argv)
     /* ROMIO's own domains on request: no realms. */
     snprintf(clfname, sizeof(clfname), "clf:%s-%d-romio", argv[1], nprocs);
     fc = open_file(clfname, "rr:stripe=4k,count=2", 0);
-    write_calls(fc);
+    write_calls(fc, 0);
     CHECK(info_long(fc, "clf_realm_period") == 0, "clf_realms=romio: realm period %ld",
           info_long(fc, "clf_realm_period"));
     mpi_ok(MPI_File_close(&fc), "close");
