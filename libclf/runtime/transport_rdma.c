@@ -491,6 +491,8 @@ static size_t cache_bytes(void)
 	return rl.rlim_cur / 4 < CACHE_BYTES ? rl.rlim_cur / 4 : CACHE_BYTES;
 }
 
+static atomic_bool unwatched_said;
+
 static int cache_init(struct rdma_conn *r)
 {
 	struct clf_regcache_ops ops = { mr_reg, mr_dereg, r };
@@ -499,6 +501,9 @@ static int cache_init(struct rdma_conn *r)
 	if (!direct_min())
 		return 0;
 	clf_rdma_mem_hold();
+	if (!clf_rdma_mem_watched() &&
+	    !atomic_exchange(&unwatched_said, true))
+		clf_log(CLF_LOG_INFO, "rdma: this process's munmap is not libclf's and no UCX reports unmaps: each registration serves one transfer (transport_rdma_memhooks.c)");
 	err = clf_regcache_init(&r->cache, CACHE_ENTRIES, cache_bytes(), &ops,
 				clf_rdma_mem_generation());
 	r->has_cache = !err;

@@ -27,6 +27,11 @@
  * munmap, mremap and madvise the process resolves -- these, in a library
  * that exports them -- so ours no longer run.  When libucm is in the
  * process, its unmap events start a new generation too.
+ *
+ * Where neither holds -- the process's munmap is not ours (a program on
+ * libclf.so, a sanitizer's runtime) and no libucm takes our handler --
+ * unmaps go unseen, and every lookup starts a generation of its own: a
+ * registration then serves one transfer only, slower but never stale.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -35,6 +40,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -43,15 +49,23 @@
 #include "transport_rdma_memhooks.h"
 
 static _Atomic uint64_t generation = 1;
-
-uint64_t clf_rdma_mem_generation(void)
-{
-	return atomic_load_explicit(&generation, memory_order_acquire);
-}
+static _Atomic bool unwatched;	/* unmaps unseen: no reuse (above) */
 
 static void bump(void)
 {
 	atomic_fetch_add_explicit(&generation, 1, memory_order_release);
+}
+
+uint64_t clf_rdma_mem_generation(void)
+{
+	if (atomic_load_explicit(&unwatched, memory_order_relaxed))
+		bump();
+	return atomic_load_explicit(&generation, memory_order_acquire);
+}
+
+bool clf_rdma_mem_watched(void)
+{
+	return !atomic_load_explicit(&unwatched, memory_order_relaxed);
 }
 
 static pthread_once_t held = PTHREAD_ONCE_INIT;
@@ -68,21 +82,30 @@ static void ucm_unmapped(int type, void *event, void *arg)
 	bump();
 }
 
-static void follow_ucm(void)
+/* Whether libucm took our handler (UCS_OK is 0). */
+static bool follow_ucm(void)
 {
 	ucm_set_handler set = (ucm_set_handler)dlsym(RTLD_DEFAULT,
 						     "ucm_set_event_handler");
 
 	/* Fails (and ours run) where UCX's hooks are off. */
-	if (set)
-		(void)set(UCM_EVENT_VM_UNMAPPED, 0, ucm_unmapped, NULL);
+	return set && set(UCM_EVENT_VM_UNMAPPED, 0, ucm_unmapped, NULL) == 0;
+}
+
+/* Whether the process's munmap -- what other code calls -- is ours. */
+static bool munmap_is_ours(void)
+{
+	return dlsym(RTLD_DEFAULT, "munmap") == (void *)munmap;
 }
 
 static void hold_once(void)
 {
+	bool ucm = follow_ucm();
+
 	(void)mallopt(M_MMAP_MAX, 0);
 	(void)mallopt(M_TRIM_THRESHOLD, INT_MAX);
-	follow_ucm();
+	if (!ucm && !munmap_is_ours())
+		atomic_store_explicit(&unwatched, true, memory_order_relaxed);
 	bump();	/* what malloc unmapped before is behind us */
 }
 

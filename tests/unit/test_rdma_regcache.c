@@ -8,9 +8,13 @@
 #include <check.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include "check_main.h"
 #include "transport_rdma_regcache.h"
+#ifdef CLF_HAVE_RDMA
+#include "transport_rdma_memhooks.h"
+#endif
 
 #define PG 4096
 
@@ -300,6 +304,37 @@ START_TEST(test_a_block_past_the_mapping_falls_back_to_the_pages)
 }
 END_TEST
 
+#ifdef CLF_HAVE_RDMA
+/*
+ * The memory generation: this program links libclf.a, so its munmap is
+ * libclf's -- unmaps are seen, and the generation moves only with them.
+ * Where they are not seen, each lookup is a generation of its own (a
+ * registration serves once); a sanitizer's runtime may make it so.
+ */
+START_TEST(test_the_generation_moves_with_unmaps_or_at_every_lookup_when_unseen)
+{
+	uint64_t g1, g2;
+	void *p;
+
+	clf_rdma_mem_hold();
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+	ck_assert(clf_rdma_mem_watched());
+#endif
+	g1 = clf_rdma_mem_generation();
+	g2 = clf_rdma_mem_generation();
+	if (!clf_rdma_mem_watched()) {
+		ck_assert_uint_gt(g2, g1);
+		return;
+	}
+	ck_assert_uint_eq(g2, g1);
+	p = mmap(NULL, PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert(p != MAP_FAILED);
+	ck_assert_int_eq(munmap(p, PG), 0);
+	ck_assert_uint_gt(clf_rdma_mem_generation(), g2);
+}
+END_TEST
+#endif
+
 static Suite *regcache_suite(void)
 {
 	Suite *s = suite_create("rdma_regcache");
@@ -316,6 +351,9 @@ static Suite *regcache_suite(void)
 	tcase_add_test(tc, test_a_failed_registration_is_reported_and_not_cached);
 	tcase_add_test(tc, test_neighbours_in_one_aligned_block_hit);
 	tcase_add_test(tc, test_a_block_past_the_mapping_falls_back_to_the_pages);
+#ifdef CLF_HAVE_RDMA
+	tcase_add_test(tc, test_the_generation_moves_with_unmaps_or_at_every_lookup_when_unseen);
+#endif
 	suite_add_tcase(s, tc);
 	return s;
 }
