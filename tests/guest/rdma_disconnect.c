@@ -8,8 +8,10 @@
  * cycles, and its resident memory must not grow in the last third more
  * than 2 MiB (the allocator's arenas fill during the first two; a leak
  * of one connection's 928 KiB of buffers, or even of 40 KiB a cycle,
- * shows): every queue pair, registered buffer, completion thread and
- * event channel of those connections was freed.
+ * shows), or, where it did, not again over one more third (a new
+ * high-water mark of the heap is not a leak): every queue pair,
+ * registered buffer, completion thread and event channel of those
+ * connections was freed.
  *
  *   rdma_disconnect CONFIG IOD_PID CYCLES
  *
@@ -133,6 +135,24 @@ int main(int argc, char **argv)
 	printf("iod over cycles %d, %d, %d: fds %ld, %ld, %ld; threads %ld, %ld, %ld; RSS %ld, %ld, %ld KiB\n",
 	       n / 3, 2 * n / 3, n, base.fds, mid.fds, end.fds, base.threads,
 	       mid.threads, end.threads, base.rss_kb, mid.rss_kb, end.rss_kb);
+	/*
+	 * RSS is the heap's high-water mark: with RDMA the iod's malloc
+	 * never unmaps or trims (transport_rdma_memhooks.c), so more dead
+	 * connections alive at once on a loaded host raise it once.  A
+	 * leak grows again over another third; a new peak does not.
+	 */
+	if (end.rss_kb > mid.rss_kb + 2048) {
+		struct usage again;
+
+		for (int i = 0; i < n / 3; i++)
+			cycle(cfg, t);
+		sleep(1);
+		again = usage_of(pid);
+		printf("RSS grew in the last third: %d cycles more, RSS %ld KiB\n",
+		       n / 3, again.rss_kb);
+		if (again.rss_kb <= end.rss_kb + 2048)
+			end.rss_kb = mid.rss_kb;
+	}
 	clf_config_free(cfg);
 	return end.fds <= base.fds + 2 && end.threads <= base.threads + 1 &&
 	       end.rss_kb <= mid.rss_kb + 2048 ? 0 : 1;
