@@ -60,41 +60,17 @@
 # fresh temporary directory on ports of its own, under a time limit
 # (CLF_ROMIO_TEST_TIME_LIMIT seconds, default 600), and the daemons are
 # stopped whatever happens: by the test's trap, or past the limit by the
-# shell that set it (instance_stop: by their pid files if `clf down`
-# cannot).
+# shell that set it (instance_timed: by their pid files).
 
 set -eu
 
 TIME_LIMIT=${CLF_ROMIO_TEST_TIME_LIMIT:-600}	# seconds, the whole test
 build=${1:-${CLF_BUILD_DIR:-build}}
 clf=$build/tools/clf
-if [ -z "${CLF_ROMIO_TEST_TMP:-}" ]; then
-	# The test runs under the time limit in a child; this shell stays
-	# out of its process group.  At the limit timeout kills the whole
-	# group (a foreground mpiexec holds off the test's own EXIT trap,
-	# and -k ends the trap's `clf down` half done), and the daemons,
-	# which `clf up` detached, would be left running: this shell stops
-	# them afterwards however the test ended.
-	CLF_ROMIO_TEST_TMP=$(mktemp -d "${TMPDIR:-/tmp}/clf-romio-test.XXXXXX")
-	export CLF_ROMIO_TEST_TMP
-	timeout -k 30 "$TIME_LIMIT" /bin/sh "$0" "$@" &
-	pid=$!
-	trap 'kill -TERM "$pid" 2>/dev/null' INT TERM HUP
-	rc=0
-	wait "$pid" || rc=$?
-	while kill -0 "$pid" 2>/dev/null; do
-		rc=0
-		wait "$pid" || rc=$?
-	done
-	trap - INT TERM HUP
-	. "$(dirname "$0")/instance_lib.sh"
-	if [ -d "$CLF_ROMIO_TEST_TMP/inst" ]; then
-		[ "$rc" = 0 ] || echo "test_romio.sh: exit $rc; stopping the instance" >&2
-		instance_stop "$CLF_ROMIO_TEST_TMP/inst" "$clf"
-	fi
-	rm -rf "$CLF_ROMIO_TEST_TMP"
-	exit "$rc"
-fi
+# Under the time limit in a child (instance_lib.sh, instance_timed):
+# past it, the daemons `clf up` detached are stopped by their pid files.
+. "$(dirname "$0")/instance_lib.sh"
+instance_timed "$TIME_LIMIT" "$0" "$@"
 
 bin=$build/tests/integration/romio
 lib=$build/romio-clf/libromio-clf.so
@@ -128,7 +104,7 @@ done
 unset CLF_BIN_DIR CLF_CONFIG CLF_DATA_DIR CLF_BASE_PORT LD_PRELOAD \
 	CLF_TEST_ROMIO_COLL_ROUND || true
 
-tmp=$CLF_ROMIO_TEST_TMP
+tmp=$CLF_TEST_TMP
 inst=$tmp/inst
 
 cleanup() {
