@@ -12,7 +12,7 @@ PACKAGES="build-essential pkg-config check python3-kconfiglib clang
 	libibverbs-dev librdmacm-dev rdma-core ibverbs-providers ibverbs-utils
 	rdmacm-utils perftest
 	linux-image-amd64 linux-headers-amd64 qemu-system-x86 busybox-static
-	cpio kmod"
+	cpio kmod slurmctld slurmd slurm-client"
 
 missing=""
 for p in $PACKAGES; do

@@ -4,6 +4,7 @@
 -include tests/integration/cli.mk
 -include tests/integration/multihost.mk
 -include tests/integration/romio.mk
+-include tests/integration/slurm.mk
 -include tests/integration/mount.mk
 -include tests/integration/remote.mk
 -include tests/integration/romio_suite.mk
