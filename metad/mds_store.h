@@ -444,6 +444,8 @@ struct mds_commit_stats {
 	uint64_t groups;	/* group commits: one fdatasync each */
 	uint64_t syncs;		/* fdatasyncs in all */
 	uint64_t explicit_syncs;	/* of them, not in a commit */
+	uint64_t watched;	/* requests that took the child slot while
+				   watching it, without a wake-up */
 };
 void mds_store_commit_stats(struct mds_store *s, struct mds_commit_stats *out);
 

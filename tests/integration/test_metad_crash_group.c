@@ -31,6 +31,16 @@ static void setup(void)
 	mh_start(&H);
 }
 
+/* Waiters watch the child slot rather than sleep, as on a machine with
+ * cores to spare (mds_group.c): a long watch, so that even on a loaded
+ * 2-core machine some take the slot so. */
+static void setup_watching(void)
+{
+	mh_init(&H, 2, 5000);
+	H.env[0] = "CLF_METAD_GROUP_SPIN_US=2000";
+	mh_start(&H);
+}
+
 static void teardown(void)
 {
 	mh_cleanup(&H);
@@ -188,10 +198,84 @@ START_TEST(test_kill9_during_concurrent_unlinks_keeps_every_acknowledged_one)
 }
 END_TEST
 
+/* Writer w of WRITERS creates n files, all acknowledged. */
+static void *creator_main(void *arg)
+{
+	struct writer *wr = arg;
+	struct mc *m = mc_open(&H);
+
+	for (int i = 0; i < wr->b->kill_after; i++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "burst/w%d-%d", wr->w, i);
+		if (mc_create(m, ROOT, name, 0644, CLF_PROTO_CREATE_EXCL, NULL,
+			      NULL))
+			break;
+		wr->b->acked[wr->w]++;
+	}
+	mc_close(m);
+	return NULL;
+}
+
+/* The number metad's log gives before "took the slot watching it". */
+static long watched_in_log(void)
+{
+	char line[512];
+	long n = -1;
+	FILE *f = fopen(H.log, "r");
+
+	ck_assert_msg(f, "no metad log at %s", H.log);
+	while (fgets(line, sizeof(line), f)) {
+		char *at = strstr(line, " took the slot watching it");
+
+		if (!at)
+			continue;
+		while (at > line && at[-1] >= '0' && at[-1] <= '9')
+			at--;
+		n = strtol(at, NULL, 10);
+	}
+	fclose(f);
+	return n;
+}
+
+START_TEST(test_concurrent_creates_take_the_slot_watching_it_when_waiters_spin)
+{
+	struct burst b = { .op = BURST_CREATE, .kill_after = 150 };
+	struct writer wr[WRITERS];
+	pthread_t t[WRITERS];
+	struct mc *m = mc_open(&H);
+	long watched;
+
+	ck_assert_int_eq(mc_mkdir(m, ROOT, "burst", 0755, NULL), 0);
+	mc_close(m);
+	for (int w = 0; w < WRITERS; w++) {
+		wr[w] = (struct writer){ &b, w };
+		ck_assert_int_eq(pthread_create(&t[w], NULL, creator_main,
+						&wr[w]), 0);
+	}
+	for (int w = 0; w < WRITERS; w++)
+		pthread_join(t[w], NULL);
+	for (int w = 0; w < WRITERS; w++)
+		ck_assert_int_eq(b.acked[w], b.kill_after);
+	mh_stop(&H);
+	watched = watched_in_log();
+	ck_assert_msg(watched > 0,
+		      "metad logged %ld requests that took the child slot watching it; want some, of %d concurrent creates",
+		      watched, WRITERS * b.kill_after);
+	mh_start(&H);
+	m = mc_open(&H);
+	for (int w = 0; w < WRITERS; w++)
+		for (int i = 0; i < b.kill_after; i++)
+			ck_assert(exists(m, w, i));
+	mc_close(m);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("metad_crash_group");
 	TCase *tc = tcase_create("crash_group");
+	TCase *tw = tcase_create("crash_group_watching");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 240);
@@ -199,7 +283,17 @@ static Suite *suite(void)
 		test_kill9_during_concurrent_creates_keeps_every_acknowledged_one);
 	tcase_add_test(tc,
 		test_kill9_during_concurrent_unlinks_keeps_every_acknowledged_one);
+	/* The same kills while waiters watch the slot rather than sleep. */
+	tcase_add_checked_fixture(tw, setup_watching, teardown);
+	tcase_set_timeout(tw, 240);
+	tcase_add_test(tw,
+		test_concurrent_creates_take_the_slot_watching_it_when_waiters_spin);
+	tcase_add_test(tw,
+		test_kill9_during_concurrent_creates_keeps_every_acknowledged_one);
+	tcase_add_test(tw,
+		test_kill9_during_concurrent_unlinks_keeps_every_acknowledged_one);
 	suite_add_tcase(s, tc);
+	suite_add_tcase(s, tw);
 	return s;
 }
 
