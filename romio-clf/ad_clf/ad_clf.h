@@ -100,6 +100,13 @@ typedef struct {
     int realms_state;           /* ADIOI_CLF_REALMS_* */
     int realm_io;               /* inside ROMIO's two-phase code with realms */
     int64_t realm_period;       /* bytes after which the realms repeat */
+
+    /* Hints clf_coop_cache and clf_coop_cache_size (ad_clf_coop.h):
+     * collective writes kept in the processes' memory and served to
+     * the others' collective reads. */
+    int coop_hint;              /* 1: true; 0: false (default) */
+    int64_t coop_size;          /* bytes; 0: the default */
+    struct ADIOI_CLF_Coop *coop;        /* owned; NULL: no cache */
 } ADIOI_CLF_fs;
 
 #define ADIOI_CLF_REALMS_UNSET 0

@@ -28,6 +28,7 @@
  */
 
 #include "ad_clf.h"
+#include "ad_clf_coop.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -330,6 +331,7 @@ static void ADIOI_CLF_Icontig(ADIO_File fd, void *buf, int count, MPI_Datatype d
     ADIO_Offset len;
 
     *error_code = MPI_SUCCESS;
+    ADIOI_CLF_Coop_independent(fd);
     if (!write && file_ptr_type == ADIO_INDIVIDUAL) {
         /* The pointer ends after the last byte read, which a read past
          * the end makes less than asked: only the read itself knows. */

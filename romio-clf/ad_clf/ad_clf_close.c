@@ -1,10 +1,12 @@
 /*
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * ad_clf_close.c -- close: report the size, free the window (collective).
+ * ad_clf_close.c -- close: write what the cooperative cache kept, free
+ * the window (collective).
  */
 
 #include "ad_clf.h"
+#include "ad_clf_coop.h"
 
 void ADIOI_CLF_Close(ADIO_File fd, int *error_code)
 {
@@ -15,11 +17,13 @@ void ADIOI_CLF_Close(ADIO_File fd, int *error_code)
     *error_code = MPI_SUCCESS;
     if (!fs)
         return;
+    err = ADIOI_CLF_Coop_flush(fd);
+    ADIOI_CLF_Coop_free(fd);
     ADIOI_CLF_Win_free(fd);
     ADIOI_CLF_Realms_free(fd);
     if (fs->view_fd >= 0) {
         e = CLF_close(fs->view_fd);
-        if (e < 0)
+        if (e < 0 && !err)
             err = e;
     }
     if (fs->lin_fd >= 0) {

@@ -5,6 +5,7 @@
  */
 
 #include "ad_clf.h"
+#include "ad_clf_coop.h"
 #include "glue.h"
 
 #include <errno.h>
@@ -227,6 +228,7 @@ void ADIOI_CLF_Fs_free(ADIO_File fd)
 
     if (!fs)
         return;
+    ADIOI_CLF_Coop_free(fd);
     CLF_Type_free(&fs->view_type);
     CLF_Type_free(&fs->bytes_type);
     /* ADIOI_Free refuses NULL. */

@@ -5,6 +5,7 @@
  */
 
 #include "ad_clf.h"
+#include "ad_clf_coop.h"
 
 void ADIOI_CLF_Fcntl(ADIO_File fd, int flag, ADIO_Fcntl_t * fcntl_struct, int *error_code)
 {
@@ -22,6 +23,11 @@ void ADIOI_CLF_Fcntl(ADIO_File fd, int flag, ADIO_Fcntl_t * fcntl_struct, int *e
                 *error_code = ADIOI_CLF_Error(myname, (int) size, NULL);
                 return;
             }
+            /* And what the cooperative cache keeps, of every process
+             * as of the last collective access (the only ones that
+             * change it). */
+            if (fs->coop && fs->coop->global_end > size)
+                size = fs->coop->global_end;
             fcntl_struct->fsize = size;
             break;
 
@@ -31,7 +37,16 @@ void ADIOI_CLF_Fcntl(ADIO_File fd, int flag, ADIO_Fcntl_t * fcntl_struct, int *e
             break;
 
         case ADIO_FCNTL_SET_ATOMICITY:
-            /* Accesses take the file lock in atomic mode (ad_clf_lock.c). */
+            /* Accesses take the file lock in atomic mode (ad_clf_lock.c),
+             * and see each other at once: what the cooperative cache kept
+             * goes to the iods (each process its own; this is collective). */
+            if (fcntl_struct->atomicity) {
+                int err = ADIOI_CLF_Coop_flush(fd);
+
+                if (err)
+                    *error_code = ADIOI_CLF_Error(myname, err, NULL);
+                MPI_Barrier(fd->comm);
+            }
             fd->atomicity = fcntl_struct->atomicity == 0 ? 0 : 1;
             break;
 

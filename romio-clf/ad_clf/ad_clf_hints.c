@@ -21,6 +21,13 @@
  *                            seen by every process) at the open, read and
  *                            written there, and written back at the close
  *                            (ad_clf_cache.c)
+ *   clf_coop_cache           false (default), true: collective writes are
+ *                            kept in the processes' memory and served to
+ *                            later collective reads, written to the iods
+ *                            at sync, close and conflicting accesses
+ *                            (ad_clf_coop.h)
+ *   clf_coop_cache_size      bytes each process keeps at most (256 MiB;
+ *                            k, m, g suffixes)
  *
  * A malformed hint, or an unknown one whose name starts with clf_, makes
  * MPI_File_open fail on every process with a message saying what is
@@ -85,7 +92,8 @@ static void ADIOI_CLF_Int_hint(ADIOI_CLF_fs * fs, MPI_Info info, const char *key
  * with clf_profile, so that a file's info can open another file. */
 static const char *const ADIOI_CLF_Known_hints[] = {
     "clf_layout", "clf_profile", "clf_io_time", "clf_io_calls", "clf_cache",
-    "clf_client_cache", "clf_realms", "clf_realm_period", NULL
+    "clf_client_cache", "clf_realms", "clf_realm_period", "clf_coop_cache",
+    "clf_coop_cache_size", NULL
 };
 
 /* An unknown key that starts with clf_ is a mistake, not another MPI's. */
@@ -102,7 +110,60 @@ static void ADIOI_CLF_Unknown_hints(ADIOI_CLF_fs * fs, MPI_Info info)
         if (!ADIOI_CLF_Known_hints[k])
             ADIOI_CLF_Hint_error(fs, MPI_ERR_INFO_KEY, "hint %s: no such clf hint (clf's are "
                                  "clf_layout, clf_profile, clf_cache, "
-                                 "clf_client_cache and clf_realms)", key);
+                                 "clf_client_cache, clf_realms, clf_coop_cache and "
+                                 "clf_coop_cache_size)", key);
+    }
+}
+
+/* A size in bytes, with an optional k, m or g (binary) suffix; -1 if
+ * it is not one. */
+static int64_t ADIOI_CLF_Parse_size(const char *s)
+{
+    char *end;
+    long long v;
+
+    errno = 0;
+    v = strtoll(s, &end, 10);
+    if (errno || end == s || v < 1)
+        return -1;
+    if (*end == 'k' || *end == 'K')
+        v <<= 10;
+    else if (*end == 'm' || *end == 'M')
+        v <<= 20;
+    else if (*end == 'g' || *end == 'G')
+        v <<= 30;
+    else
+        end--;
+    end++;
+    return *end ? -1 : (int64_t) v;
+}
+
+/* clf_coop_cache and clf_coop_cache_size, read at the open only: the
+ * processes agree on them there (ADIOI_CLF_Coop_open). */
+static void ADIOI_CLF_Coop_hints(ADIOI_CLF_fs * fs, MPI_Info info, ADIO_File fd, char *value)
+{
+    int flag, b;
+
+    ADIOI_Info_set(fd->info, "clf_coop_cache", "false");
+    ADIOI_Info_get(info, "clf_coop_cache", MPI_MAX_INFO_VAL, value, &flag);
+    if (flag) {
+        b = ADIOI_CLF_Parse_bool(value);
+        if (b < 0)
+            ADIOI_CLF_Hint_error(fs, MPI_ERR_INFO_VALUE,
+                                 "hint clf_coop_cache='%s': not true or false", value);
+        else
+            fs->coop_hint = b;
+        ADIOI_Info_set(fd->info, "clf_coop_cache", fs->coop_hint ? "true" : "false");
+    }
+    ADIOI_Info_get(info, "clf_coop_cache_size", MPI_MAX_INFO_VAL, value, &flag);
+    if (flag) {
+        int64_t v = ADIOI_CLF_Parse_size(value);
+
+        if (v < 0)
+            ADIOI_CLF_Hint_error(fs, MPI_ERR_INFO_VALUE, "hint clf_coop_cache_size='%s': not "
+                                 "a size in bytes (k, m, g suffixes)", value);
+        else
+            fs->coop_size = v;
     }
 }
 
@@ -219,6 +280,7 @@ void ADIOI_CLF_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
             else if (flag)
                 ADIOI_CLF_Hint_error(fs, MPI_ERR_INFO_VALUE,
                                      "hint clf_cache='': give a local directory");
+            ADIOI_CLF_Coop_hints(fs, users_info, fd, value);
             ADIOI_CLF_Int_hint(fs, users_info, "striping_unit", 1, &fs->striping_unit, value);
             ADIOI_CLF_Int_hint(fs, users_info, "striping_factor", 1, &fs->striping_factor,
                                value);

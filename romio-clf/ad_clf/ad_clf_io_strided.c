@@ -20,6 +20,7 @@
  */
 
 #include "ad_clf.h"
+#include "ad_clf_coop.h"
 #include "mpiu_greq.h"
 
 #include <errno.h>
@@ -366,6 +367,7 @@ void ADIOI_CLF_ReadStrided(ADIO_File fd, void *buf, int count,
 {
     ADIOI_CLF_fs *fs = fd->fs_ptr;
 
+    ADIOI_CLF_Coop_independent(fd);
     if (fs->romio_opt) {
         if (ADIOI_CLF_Realm_io(fd, buf, count, datatype, file_ptr_type, offset, status, 0,
                                error_code))
@@ -382,6 +384,7 @@ void ADIOI_CLF_WriteStrided(ADIO_File fd, const void *buf, int count,
 {
     ADIOI_CLF_fs *fs = fd->fs_ptr;
 
+    ADIOI_CLF_Coop_independent(fd);
     if (fs->romio_opt) {
         if (ADIOI_CLF_Realm_io(fd, (void *) buf, count, datatype, file_ptr_type, offset,
                                status, 1, error_code))
@@ -401,7 +404,8 @@ void ADIOI_CLF_ReadStridedColl(ADIO_File fd, void *buf, int count,
     if (fs->romio_opt)
         ADIOI_CLF_Realms_coll(fd, buf, count, datatype, file_ptr_type, offset, status, 0,
                               error_code);
-    else
+    else if (!ADIOI_CLF_Coop_access(fd, buf, count, datatype, file_ptr_type, offset, status, 0,
+                                    error_code))
         ADIOI_CLF_Access_all(fd, buf, count, datatype, file_ptr_type, offset, status, 0,
                              error_code);
 }
@@ -415,6 +419,9 @@ void ADIOI_CLF_WriteStridedColl(ADIO_File fd, const void *buf, int count,
     if (fs->romio_opt)
         ADIOI_CLF_Realms_coll(fd, (void *) buf, count, datatype, file_ptr_type, offset, status,
                               1, error_code);
+    else if (ADIOI_CLF_Coop_access(fd, (void *) buf, count, datatype, file_ptr_type, offset,
+                                   status, 1, error_code))
+        return;                 /* kept: the next collective access orders it */
     else
         ADIOI_CLF_Access_all(fd, (void *) buf, count, datatype, file_ptr_type, offset, status,
                              1, error_code);
@@ -492,6 +499,7 @@ void ADIOI_CLF_IreadStrided(ADIO_File fd, void *buf, int count, MPI_Datatype dat
     ADIOI_CLF_fs *fs = fd->fs_ptr;
     ADIO_Status status;
 
+    ADIOI_CLF_Coop_independent(fd);
     if (!fs->romio_opt) {
         ADIOI_CLF_Iaccess(fd, buf, count, datatype, file_ptr_type, offset, request, 0,
                           error_code);
@@ -508,6 +516,7 @@ void ADIOI_CLF_IwriteStrided(ADIO_File fd, const void *buf, int count, MPI_Datat
 {
     ADIOI_CLF_fs *fs = fd->fs_ptr;
 
+    ADIOI_CLF_Coop_independent(fd);
     if (!fs->romio_opt)
         ADIOI_CLF_Iaccess(fd, (void *) buf, count, datatype, file_ptr_type, offset, request,
                           1, error_code);
@@ -551,6 +560,15 @@ void ADIOI_CLF_IreadStridedColl(ADIO_File fd, void *buf, int count,
                                    error_code);
         return;
     }
+    if (fs->coop && fs->coop->on) {
+        /* Through the cooperative cache: done at once. */
+        ADIO_Status status;
+
+        ADIOI_CLF_ReadStridedColl(fd, buf, count, datatype, file_ptr_type, offset, &status,
+                                  error_code);
+        ADIOI_CLF_Complete(fd, datatype, &status, request, error_code);
+        return;
+    }
     ADIOI_CLF_Iaccess_all(fd, buf, count, datatype, file_ptr_type, offset, request, 0,
                           error_code);
 }
@@ -570,7 +588,7 @@ void ADIOI_CLF_IwriteStridedColl(ADIO_File fd, const void *buf, int count,
     ADIOI_CLF_fs *fs = fd->fs_ptr;
     ADIO_Status status;
 
-    if (!fs->romio_opt) {
+    if (!fs->romio_opt && !(fs->coop && fs->coop->on)) {
         ADIOI_CLF_Iaccess_all(fd, (void *) buf, count, datatype, file_ptr_type, offset,
                               request, 1, error_code);
         return;

@@ -5,6 +5,7 @@
  */
 
 #include "ad_clf.h"
+#include "ad_clf_coop.h"
 
 #include <errno.h>
 #include <sys/stat.h>
@@ -234,6 +235,7 @@ void ADIOI_CLF_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_code
     }
 
     ADIOI_CLF_Report_layout(fd, made.created);
+    ADIOI_CLF_Coop_open(fd);
     fd->blksize = fd->hints->striping_unit > 0 ? fd->hints->striping_unit : 4 * 1024 * 1024;
     fd->is_open = 1;
     fd->dirty_write = 0;

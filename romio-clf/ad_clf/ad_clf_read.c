@@ -5,6 +5,7 @@
  */
 
 #include "ad_clf.h"
+#include "ad_clf_coop.h"
 
 void ADIOI_CLF_ReadContig(ADIO_File fd, void *buf, int count,
                           MPI_Datatype datatype, int file_ptr_type,
@@ -18,6 +19,7 @@ void ADIOI_CLF_ReadContig(ADIO_File fd, void *buf, int count,
     ssize_t n = 0;
 
     *error_code = MPI_SUCCESS;
+    ADIOI_CLF_Coop_independent(fd);
     MPI_Type_size_x(datatype, &datatype_size);
     len = (ADIO_Offset) datatype_size *(ADIO_Offset) count;
     if (file_ptr_type == ADIO_INDIVIDUAL)

@@ -5,6 +5,7 @@
  */
 
 #include "ad_clf.h"
+#include "ad_clf_coop.h"
 
 /*
  * Every process truncates: CLF_ftruncate first reports what that
@@ -18,7 +19,13 @@ void ADIOI_CLF_Resize(ADIO_File fd, ADIO_Offset size, int *error_code)
     ADIOI_CLF_fs *fs = fd->fs_ptr;
     int err = 0, ok, all_ok;
 
-    if (fs->view_fd >= 0)
+    /* Kept bytes past the new end must not come back after it. */
+    if (fs->coop) {
+        err = ADIOI_CLF_Coop_flush(fd);
+        fs->coop->global_end = 0;
+        MPI_Barrier(fd->comm);
+    }
+    if (!err && fs->view_fd >= 0)
         err = CLF_ftruncate(fs->view_fd, size);
     if (!err)
         err = CLF_ftruncate(fs->lin_fd, size);

@@ -20,7 +20,7 @@ ROMIO_TEST_PROGS := $(ROMIO_TEST_DIR)/dtype_test $(ROMIO_TEST_DIR)/romio_io \
 	$(ROMIO_TEST_DIR)/romio_life $(ROMIO_TEST_DIR)/romio_cost \
 	$(ROMIO_TEST_DIR)/romio_typemap $(ROMIO_TEST_DIR)/romio_recovery \
 	$(ROMIO_TEST_DIR)/romio_xcache $(ROMIO_TEST_DIR)/romio_async_order \
-	$(ROMIO_TEST_DIR)/romio_realms
+	$(ROMIO_TEST_DIR)/romio_realms $(ROMIO_TEST_DIR)/romio_coop
 
 # The converter alone, with libclf: no ROMIO needed.
 $(ROMIO_TEST_DIR)/dtype_test: tests/integration/romio/dtype_test.c \
@@ -47,7 +47,8 @@ $(ROMIO_TEST_DIR)/romio_types $(ROMIO_TEST_DIR)/romio_xfer \
 		$(ROMIO_TEST_DIR)/romio_lock $(ROMIO_TEST_DIR)/romio_life \
 		$(ROMIO_TEST_DIR)/romio_cost $(ROMIO_TEST_DIR)/romio_typemap \
 		$(ROMIO_TEST_DIR)/romio_recovery $(ROMIO_TEST_DIR)/romio_xcache \
-		$(ROMIO_TEST_DIR)/romio_async_order $(ROMIO_TEST_DIR)/romio_realms: \
+		$(ROMIO_TEST_DIR)/romio_async_order $(ROMIO_TEST_DIR)/romio_realms \
+		$(ROMIO_TEST_DIR)/romio_coop: \
 		$(ROMIO_TEST_DIR)/%: tests/integration/romio/%.c \
 		tests/integration/romio/pattern.h $(ROMIO_LIB) romio-clf/mpicc-clf
 	@mkdir -p $(dir $@)

@@ -19,6 +19,13 @@
 #   - romio_realms with 2 and 3 processes: ROMIO's two-phase collective
 #     I/O in the driver's layout-aligned file realms, byte-exact against
 #     the same calls on ufs:, for round-robin and datatype layouts;
+#   - romio_coop with 2 and 3 processes: the cooperative cache
+#     (clf_coop_cache) against a model of the file, cache on and off:
+#     reads of another process's kept bytes, later writes that overlap
+#     kept ones, sync, close and reopen, another open, atomic mode,
+#     independent access; and each of its fault hooks (a flush that
+#     drops the bytes, owners that serve nothing, a conflicting write
+#     kept without a flush) must make it fail;
 #   - romio_cost with 2 processes, both modes: a view whose extent is
 #     incommensurate with its darray layout, each access within 10 s
 #     (it took 10 to 160 s when the mapping scanned per run);
@@ -95,7 +102,7 @@ for p in "$clf" "$bin/dtype_test" "$bin/romio_io" "$bin/romio_io_plain" \
 	"$bin/romio_coll" "$bin/romio_types" "$bin/romio_native" \
 	"$bin/romio_lock" "$bin/romio_life" "$bin/romio_cost" \
 	"$bin/romio_typemap" "$bin/romio_recovery" "$bin/romio_xcache" \
-	"$bin/romio_async_order" "$bin/romio_realms"; do
+	"$bin/romio_async_order" "$bin/romio_realms" "$bin/romio_coop"; do
 	if [ ! -x "$p" ]; then
 		echo "FAIL: $p not built" >&2
 		exit 1
@@ -198,6 +205,22 @@ mkdir -p "$tmp/ufs-realms"
 for n in 2 3; do
 	run "layout-aligned file realms, $n processes" mpiexec -n "$n" \
 		"$bin/romio_realms" /realms "$tmp/ufs-realms"
+done
+
+# The cooperative cache: every byte as a model of the file says, with
+# the cache and without; each deliberately broken driver must fail it,
+# on a wrong byte.
+for n in 2 3; do
+	for c in true false; do
+		run "cooperative cache ($c), $n processes" mpiexec -n "$n" \
+			"$bin/romio_coop" "clf:/coop$n-$c" "$c"
+	done
+done
+for f in noflush noserve noconflict; do
+	run "cooperative cache, fault $f is caught" sh -c \
+		'"$0" -n 2 -env CLF_TEST_COOP_FAULT "$1" "$2" "$3" true 2>&1 |
+		grep "is [0-9]*, not [0-9]*$"' \
+		mpiexec "$f" "$bin/romio_coop" "clf:/coop-$f"
 done
 
 # A view whose extent is incommensurate with its darray layout (issue

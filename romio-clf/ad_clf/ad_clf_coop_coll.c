@@ -1,0 +1,484 @@
+/*
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * ad_clf_coop_coll.c -- collective accesses through the cooperative
+ * cache (hint clf_coop_cache; the rules are in ad_clf_coop.h).
+ *
+ * Every collective access starts with one MPI_Allgather of a few
+ * integers per process: the file bytes the access spans, the extent of
+ * what the process keeps, whether it would go over its bound, whether it
+ * accessed the file independently.  Every process then takes the same
+ * decision from the same numbers:
+ *
+ *   - an independent access anywhere, or atomic mode: all flush, and the
+ *     access takes clf's collective path (caching stops for good after
+ *     an independent access);
+ *   - a write: all flush first when it overlaps anything kept (so that
+ *     the later bytes win at the iods too) or a process would go over
+ *     its bound; then each process keeps its bytes; a process whose
+ *     access alone exceeds its bound makes everyone flush and write
+ *     through clf's collective path;
+ *   - a read that meets nothing kept takes clf's collective path; else
+ *     each process sends its file runs to the processes whose kept
+ *     extent they meet (MPI_Alltoallv), those answer with the bytes they
+ *     hold (two more), and a process that was not given every byte reads
+ *     its access from the iods before laying the answers over it.
+ */
+
+#include "ad_clf_coop.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+/* What each process tells the others at the start of an access. */
+enum { ADIOI_CLF_CI_LO, ADIOI_CLF_CI_HI, ADIOI_CLF_CI_KLO, ADIOI_CLF_CI_KHI,
+    ADIOI_CLF_CI_N, ADIOI_CLF_CI_FLAGS, ADIOI_CLF_CI_NR
+};
+
+#define ADIOI_CLF_CF_INDEP 1    /* accessed the file independently */
+#define ADIOI_CLF_CF_FAIL 2     /* could not prepare its access */
+#define ADIOI_CLF_CF_BIG 4      /* the access alone exceeds the bound */
+#define ADIOI_CLF_CF_OVER 8     /* kept + access exceed the bound */
+
+static int ADIOI_CLF_Overlap(int64_t a, int64_t b, int64_t c, int64_t d)
+{
+    return a < b && c < d && a < d && c < b;
+}
+
+/* A piece of the read's buffer and where its bytes come from. */
+struct ADIOI_CLF_Coop_hit {
+    int64_t pos, len;
+    const char *src;
+};
+
+struct ADIOI_CLF_Coop_place {
+    const struct ADIOI_CLF_Coop_run *runs;
+    int64_t *start;             /* buffer position of each run */
+    int64_t nruns;
+    int sorted;                 /* runs by increasing offset */
+    struct ADIOI_CLF_Coop_hit *hits;
+    int64_t nhits, cap;
+};
+
+/* The run of the read holding file byte off, or -1. */
+static int64_t ADIOI_CLF_Coop_run_of(struct ADIOI_CLF_Coop_place *pl, int64_t off)
+{
+    const struct ADIOI_CLF_Coop_run *r = pl->runs;
+
+    if (pl->sorted) {
+        int64_t a = 0, b = pl->nruns;
+
+        while (a < b) {
+            int64_t m = a + (b - a) / 2;
+
+            if (r[m].off + r[m].len <= off)
+                a = m + 1;
+            else
+                b = m;
+        }
+        return a < pl->nruns && r[a].off <= off ? a : -1;
+    }
+    for (int64_t i = 0; i < pl->nruns; i++)
+        if (r[i].off <= off && off < r[i].off + r[i].len)
+            return i;
+    return -1;
+}
+
+static void ADIOI_CLF_Coop_place(int64_t off, int64_t len, const char *data, void *arg)
+{
+    struct ADIOI_CLF_Coop_place *pl = arg;
+    int64_t i = ADIOI_CLF_Coop_run_of(pl, off);
+
+    if (i < 0 || off + len > pl->runs[i].off + pl->runs[i].len)
+        return;                 /* not asked: ignored */
+    if (pl->nhits == pl->cap) {
+        pl->cap = pl->cap ? 2 * pl->cap : 64;
+        pl->hits = ADIOI_Realloc(pl->hits, pl->cap * sizeof(*pl->hits));
+    }
+    pl->hits[pl->nhits].pos = pl->start[i] + (off - pl->runs[i].off);
+    pl->hits[pl->nhits].len = len;
+    pl->hits[pl->nhits].src = data;
+    pl->nhits++;
+}
+
+static int ADIOI_CLF_Hit_cmp(const void *a, const void *b)
+{
+    const struct ADIOI_CLF_Coop_hit *x = a, *y = b;
+
+    return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* Bytes of [0, n) the hits cover, and the end of the last one. */
+static int64_t ADIOI_CLF_Coop_covered(struct ADIOI_CLF_Coop_place *pl, int64_t * end)
+{
+    struct ADIOI_CLF_Coop_hit *h;
+    int64_t sum = 0, reach = 0;
+
+    *end = 0;
+    if (pl->nhits == 0)
+        return 0;
+    h = ADIOI_Malloc(pl->nhits * sizeof(*h));
+    memcpy(h, pl->hits, pl->nhits * sizeof(*h));
+    qsort(h, pl->nhits, sizeof(*h), ADIOI_CLF_Hit_cmp);
+    for (int64_t i = 0; i < pl->nhits; i++) {
+        int64_t s = h[i].pos > reach ? h[i].pos : reach, e = h[i].pos + h[i].len;
+
+        if (e > s)
+            sum += e - s;
+        if (e > reach)
+            reach = e;
+    }
+    ADIOI_Free(h);
+    *end = reach;
+    return sum;
+}
+
+/* An owner's answers to one process: (off, len) pairs and their bytes. */
+struct ADIOI_CLF_Coop_answer {
+    int64_t *meta;
+    int64_t nmeta, mcap;
+    char *data;
+    int64_t ndata, dcap;
+};
+
+static void ADIOI_CLF_Coop_answer(int64_t off, int64_t len, const char *data, void *arg)
+{
+    struct ADIOI_CLF_Coop_answer *a = arg;
+
+    if (a->nmeta + 2 > a->mcap) {
+        a->mcap = a->mcap ? 2 * a->mcap : 64;
+        a->meta = ADIOI_Realloc(a->meta, a->mcap * sizeof(*a->meta));
+    }
+    while (a->ndata + len > a->dcap) {
+        a->dcap = a->dcap ? 2 * a->dcap : 65536;
+        a->data = ADIOI_Realloc(a->data, a->dcap);
+    }
+    a->meta[a->nmeta++] = off;
+    a->meta[a->nmeta++] = len;
+    memcpy(a->data + a->ndata, data, len);
+    a->ndata += len;
+}
+
+static void ADIOI_CLF_Displs(const MPI_Count * cnt, MPI_Aint * displ, int nprocs)
+{
+    displ[0] = 0;
+    for (int i = 1; i < nprocs; i++)
+        displ[i] = displ[i - 1] + cnt[i - 1];
+}
+
+/*
+ * The read through the cache: n bytes from view byte at (file byte when
+ * linear) into mem.ptr, whose file runs are runs; all is everyone's
+ * gathered numbers.  Collective; returns the bytes read or a negative
+ * errno (after the exchange, which every process completes).
+ */
+static int64_t ADIOI_CLF_Coop_read(ADIO_File fd, int cfd, int64_t at, int64_t n, char *ptr,
+                                   const struct ADIOI_CLF_Coop_run *runs, int64_t nruns,
+                                   const int64_t * all)
+{
+    ADIOI_CLF_fs *fs = fd->fs_ptr;
+    struct ADIOI_CLF_Coop *c = fs->coop;
+    struct ADIOI_CLF_Coop_place pl = { runs, NULL, nruns, 1, NULL, 0, 0 };
+    struct ADIOI_CLF_Coop_answer ans = { NULL, 0, 0, NULL, 0, 0 };
+    int nprocs, rank;
+    MPI_Count *scnt, *rcnt, *mcnt, *mrcnt, *dcnt, *drcnt;
+    MPI_Aint *sdis, *rdis, *mdis, *mrdis, *ddis, *drdis;
+    int64_t *sreq, *rreq, *rmeta, nsreq = 0, nrreq = 0, nrmeta = 0, covered, end, got = n;
+    char *rdata;
+    int64_t nrdata = 0;
+    const int64_t *me;
+
+    MPI_Comm_size(fd->comm, &nprocs);
+    MPI_Comm_rank(fd->comm, &rank);
+    me = all + (int64_t) rank * ADIOI_CLF_CI_NR;
+    scnt = ADIOI_Calloc(6 * nprocs, sizeof(*scnt));
+    rcnt = scnt + nprocs;
+    mcnt = rcnt + nprocs;
+    dcnt = mcnt + nprocs;
+    mrcnt = dcnt + nprocs;
+    drcnt = mrcnt + nprocs;
+    sdis = ADIOI_Calloc(6 * nprocs, sizeof(*sdis));
+    rdis = sdis + nprocs;
+    mdis = rdis + nprocs;
+    ddis = mdis + nprocs;
+    mrdis = ddis + nprocs;
+    drdis = mrdis + nprocs;
+
+    pl.start = ADIOI_Malloc((nruns + 1) * sizeof(*pl.start));
+    for (int64_t i = 0, pos = 0; i < nruns; i++) {
+        pl.start[i] = pos;
+        pos += runs[i].len;
+        if (i > 0 && runs[i].off < runs[i - 1].off + runs[i - 1].len)
+            pl.sorted = 0;
+    }
+
+    /* Ask each other process for the runs that meet what it keeps. */
+    sreq = ADIOI_Malloc((2 * nruns * (nprocs - 1) + 1) * sizeof(*sreq));
+    for (int j = 0; j < nprocs; j++) {
+        const int64_t *o = all + (int64_t) j * ADIOI_CLF_CI_NR;
+        int64_t before = nsreq;
+
+        sdis[j] = nsreq;
+        if (j == rank || !ADIOI_CLF_Overlap(me[ADIOI_CLF_CI_LO], me[ADIOI_CLF_CI_HI],
+                                            o[ADIOI_CLF_CI_KLO], o[ADIOI_CLF_CI_KHI]))
+            continue;
+        for (int64_t i = 0; i < nruns; i++) {
+            if (!ADIOI_CLF_Overlap(runs[i].off, runs[i].off + runs[i].len,
+                                   o[ADIOI_CLF_CI_KLO], o[ADIOI_CLF_CI_KHI]))
+                continue;
+            sreq[nsreq++] = runs[i].off;
+            sreq[nsreq++] = runs[i].len;
+        }
+        scnt[j] = nsreq - before;
+    }
+    MPI_Alltoall(scnt, 1, MPI_COUNT, rcnt, 1, MPI_COUNT, fd->comm);
+    ADIOI_CLF_Displs(rcnt, rdis, nprocs);
+    for (int j = 0; j < nprocs; j++)
+        nrreq += rcnt[j];
+    rreq = ADIOI_Malloc((nrreq + 1) * sizeof(*rreq));
+    MPI_Alltoallv_c(sreq, scnt, sdis, MPI_INT64_T, rreq, rcnt, rdis, MPI_INT64_T, fd->comm);
+
+    /* Answer them from what this process keeps. */
+    for (int j = 0; j < nprocs; j++) {
+        int64_t m0 = ans.nmeta, d0 = ans.ndata;
+
+        mdis[j] = m0;
+        ddis[j] = d0;
+        if (rcnt[j] > 0)
+            ADIOI_CLF_Coop_lookup(c, (const struct ADIOI_CLF_Coop_run *) (rreq + rdis[j]),
+                                  rcnt[j] / 2, ADIOI_CLF_Coop_answer, &ans);
+        mcnt[j] = ans.nmeta - m0;
+        dcnt[j] = ans.ndata - d0;
+    }
+    MPI_Alltoall(mcnt, 1, MPI_COUNT, mrcnt, 1, MPI_COUNT, fd->comm);
+    MPI_Alltoall(dcnt, 1, MPI_COUNT, drcnt, 1, MPI_COUNT, fd->comm);
+    ADIOI_CLF_Displs(mrcnt, mrdis, nprocs);
+    ADIOI_CLF_Displs(drcnt, drdis, nprocs);
+    for (int j = 0; j < nprocs; j++) {
+        nrmeta += mrcnt[j];
+        nrdata += drcnt[j];
+    }
+    rmeta = ADIOI_Malloc((nrmeta + 1) * sizeof(*rmeta));
+    rdata = ADIOI_Malloc(nrdata + 1);
+    MPI_Alltoallv_c(ans.meta, mcnt, mdis, MPI_INT64_T, rmeta, mrcnt, mrdis, MPI_INT64_T,
+                    fd->comm);
+    MPI_Alltoallv_c(ans.data, dcnt, ddis, MPI_BYTE, rdata, drcnt, drdis, MPI_BYTE, fd->comm);
+
+    /* Where the answers go, in rank order, this process's own among them. */
+    for (int j = 0; j < nprocs; j++) {
+        if (j == rank) {
+            ADIOI_CLF_Coop_lookup(c, runs, nruns, ADIOI_CLF_Coop_place, &pl);
+            continue;
+        }
+        for (int64_t k = 0, d = drdis[j]; k < mrcnt[j]; k += 2) {
+            int64_t off = rmeta[mrdis[j] + k], len = rmeta[mrdis[j] + k + 1];
+
+            if (len < 0 || d + len > drdis[j] + drcnt[j])
+                break;
+            ADIOI_CLF_Coop_place(off, len, rdata + d, &pl);
+            d += len;
+        }
+    }
+
+    /* The rest from the iods, under the answers. */
+    covered = ADIOI_CLF_Coop_covered(&pl, &end);
+    if (covered < n) {
+        CLF_Datatype mem = ADIOI_CLF_Dtype_bytes(n);
+        ssize_t r = mem ? CLF_ncread_at(cfd, at, ptr, mem) : -ENOMEM;
+
+        CLF_Type_free(&mem);
+        if (r < 0) {
+            got = r;
+            goto out;
+        }
+        memset(ptr + r, 0, n - r);
+        got = r > end ? r : end;
+    }
+    for (int64_t i = 0; i < pl.nhits; i++)
+        memcpy(ptr + pl.hits[i].pos, pl.hits[i].src, pl.hits[i].len);
+
+  out:
+    ADIOI_Free(rmeta);
+    ADIOI_Free(rdata);
+    ADIOI_Free(rreq);
+    ADIOI_Free(sreq);
+    ADIOI_Free(pl.start);
+    if (pl.hits)
+        ADIOI_Free(pl.hits);
+    if (ans.meta)
+        ADIOI_Free(ans.meta);
+    if (ans.data)
+        ADIOI_Free(ans.data);
+    ADIOI_Free(scnt);
+    ADIOI_Free(sdis);
+    return got;
+}
+
+/* Keep this process's n bytes of a collective write; 0 or -ENOMEM. */
+static int ADIOI_CLF_Coop_write(ADIO_File fd, struct ADIOI_CLF_Mem *mem, int linear,
+                                int64_t at, int64_t n, const struct ADIOI_CLF_Coop_run *runs,
+                                int64_t nruns)
+{
+    ADIOI_CLF_fs *fs = fd->fs_ptr;
+    char *data;
+    int err;
+
+    if (n == 0)
+        return 0;
+    if (mem->packed) {
+        data = mem->packed;     /* taken over */
+        mem->packed = NULL;
+    } else {
+        data = ADIOI_Malloc(n);
+        if (!data)
+            return -ENOMEM;
+        memcpy(data, mem->ptr, n);
+    }
+    err = ADIOI_CLF_Coop_keep(fs, linear, at, n, data, runs, nruns);
+    if (err)
+        ADIOI_Free(data);
+    return err;
+}
+
+int ADIOI_CLF_Coop_access(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
+                          int file_ptr_type, ADIO_Offset offset, ADIO_Status * status,
+                          int write, int *error_code)
+{
+    static char myname[] = "ADIOI_CLF_COOP_ACCESS";
+    ADIOI_CLF_fs *fs = fd->fs_ptr;
+    struct ADIOI_CLF_Coop *c = fs->coop;
+    struct ADIOI_CLF_Coop_run *runs = NULL;
+    struct ADIOI_CLF_Mem mem;
+    int64_t mine[ADIOI_CLF_CI_NR] = { 0 }, *all, nruns = 0, n = 0, at = 0, end = 0;
+    int64_t flags = 0;
+    ADIO_Offset vbyte = 0;
+    int nprocs, cfd = -1, linear = 0, err, handled = 0, flush = 0, bypass = 0, big = 0;
+    int touch = 0, e2 = MPI_SUCCESS;
+    MPI_Count size;
+
+    if (!c || !c->on)
+        return 0;
+    *error_code = MPI_SUCCESS;
+    memset(&mem, 0, sizeof(mem));
+    MPI_Comm_size(fd->comm, &nprocs);
+
+    if (ADIOI_CLF_Target(fd, &cfd, &linear, &e2) == 0) {
+        vbyte = ADIOI_CLF_Start(fd, file_ptr_type, offset, linear);
+        at = linear ? fd->disp + vbyte : vbyte;
+        MPI_Type_size_x(datatype, &size);
+        n = (int64_t) size *count;
+        if (ADIOI_CLF_Coop_runs(fs, linear, at, n, &runs, &nruns))
+            flags |= ADIOI_CLF_CF_FAIL;
+    } else {
+        flags |= ADIOI_CLF_CF_FAIL;
+    }
+    for (int64_t i = 0; i < nruns; i++) {
+        int64_t lo = runs[i].off, hi = lo + runs[i].len;
+
+        if (i == 0 || lo < mine[ADIOI_CLF_CI_LO])
+            mine[ADIOI_CLF_CI_LO] = lo;
+        if (i == 0 || hi > mine[ADIOI_CLF_CI_HI])
+            mine[ADIOI_CLF_CI_HI] = hi;
+    }
+    mine[ADIOI_CLF_CI_KLO] = c->lo;
+    mine[ADIOI_CLF_CI_KHI] = c->hi;
+    mine[ADIOI_CLF_CI_N] = n;
+    if (c->independent)
+        flags |= ADIOI_CLF_CF_INDEP;
+    if (n > c->bound)
+        flags |= ADIOI_CLF_CF_BIG;
+    if (c->bytes + n > c->bound)
+        flags |= ADIOI_CLF_CF_OVER;
+    mine[ADIOI_CLF_CI_FLAGS] = flags;
+
+    all = ADIOI_Malloc((int64_t) nprocs * ADIOI_CLF_CI_NR * sizeof(*all));
+    MPI_Allgather(mine, ADIOI_CLF_CI_NR, MPI_INT64_T, all, ADIOI_CLF_CI_NR, MPI_INT64_T,
+                  fd->comm);
+    for (int i = 0; i < nprocs; i++) {
+        const int64_t *a = all + (int64_t) i * ADIOI_CLF_CI_NR;
+
+        if (a[ADIOI_CLF_CI_FLAGS] & (ADIOI_CLF_CF_INDEP | ADIOI_CLF_CF_FAIL))
+            bypass = 1;
+        if (a[ADIOI_CLF_CI_FLAGS] & ADIOI_CLF_CF_INDEP)
+            c->on = 0;
+        if (a[ADIOI_CLF_CI_FLAGS] & ADIOI_CLF_CF_BIG)
+            big = 1;
+        if (a[ADIOI_CLF_CI_FLAGS] & ADIOI_CLF_CF_OVER)
+            flush = 1;
+        for (int j = 0; j < nprocs; j++) {
+            const int64_t *b = all + (int64_t) j * ADIOI_CLF_CI_NR;
+
+            if (ADIOI_CLF_Overlap(a[ADIOI_CLF_CI_LO], a[ADIOI_CLF_CI_HI],
+                                  b[ADIOI_CLF_CI_KLO], b[ADIOI_CLF_CI_KHI]))
+                touch = 1;
+        }
+        if (a[ADIOI_CLF_CI_KHI] > end)
+            end = a[ADIOI_CLF_CI_KHI];
+    }
+    if (fd->atomicity)
+        bypass = 1;
+
+    if (bypass || (write && big)) {
+        err = ADIOI_CLF_Coop_flush(fd);
+        c->global_end = 0;
+        if (err)
+            *error_code = ADIOI_CLF_Error(myname, err, NULL);
+        goto out;               /* clf's collective path, on every process */
+    }
+    if (!write) {
+        c->global_end = end;
+        if (!touch)
+            goto out;
+        err = ADIOI_CLF_Mem_init(fd, &mem, buf, count, datatype, 0, 1);
+        if (err) {
+            /* The exchange must still happen: ask for nothing. */
+            nruns = 0;
+            n = 0;
+        }
+        n = ADIOI_CLF_Coop_read(fd, cfd, at, n, mem.ptr, runs, nruns, all);
+        handled = 1;
+        if (err || n < 0) {
+            *error_code = ADIOI_CLF_Error(myname, err ? err : (int) n, NULL);
+            goto out;
+        }
+        ADIOI_CLF_Mem_unpack(fd, &mem, buf, datatype, n);
+        ADIOI_CLF_Done(fd, file_ptr_type, linear, vbyte, n, datatype, status);
+        goto out;
+    }
+
+    /* A write: the later bytes must win at the iods too. */
+    if (touch && !ADIOI_CLF_Coop_fault("noconflict"))
+        flush = 1;
+    if (flush) {
+        err = ADIOI_CLF_Coop_flush(fd);
+        if (err)
+            *error_code = ADIOI_CLF_Error(myname, err, NULL);
+        end = 0;
+    }
+    handled = 1;
+    err = ADIOI_CLF_Mem_init(fd, &mem, buf, count, datatype, 1, 1);
+    if (!err)
+        err = ADIOI_CLF_Coop_write(fd, &mem, linear, at, n, runs, nruns);
+    if (err) {
+        *error_code = ADIOI_CLF_Error(myname, err, NULL);
+        goto out;
+    }
+    for (int i = 0; i < nprocs; i++) {
+        int64_t hi = all[(int64_t) i * ADIOI_CLF_CI_NR + ADIOI_CLF_CI_HI];
+
+        if (hi > end)
+            end = hi;
+    }
+    c->global_end = end;
+    if (n > 0)
+        fd->dirty_write = 1;
+    if (*error_code == MPI_SUCCESS)
+        ADIOI_CLF_Done(fd, file_ptr_type, linear, vbyte, n, datatype, status);
+
+  out:
+    ADIOI_CLF_Mem_release(&mem);
+    ADIOI_Free(all);
+    if (runs)
+        ADIOI_Free(runs);
+    return handled;
+}
