@@ -53,9 +53,12 @@ $(BENCH_MPI_PROGS): $(O)/bench/%: bench/%.c bench/mpi_bench.c \
 #   mpi_cache  MPI-IO/L's comparison: part or all of a file read once or
 #              more, directly, through clf_cache or staged (bench/wan.sh);
 #   mpi_realms ROMIO's two-phase I/O in layout-aligned file realms vs
-#              ROMIO's own domains vs clf's collective I/O, one file.
+#              ROMIO's own domains vs clf's collective I/O, one file;
+#   mpi_coop   checkpoint-then-read (BTIO's file, reads of the next
+#              process's blocks) with and without the cooperative cache.
 BENCH_MPI_ONE := $(O)/bench/mpi_small $(O)/bench/mpi_fine $(O)/bench/md_mpi \
-	$(O)/bench/mpi_rio $(O)/bench/mpi_cache $(O)/bench/mpi_realms
+	$(O)/bench/mpi_rio $(O)/bench/mpi_cache $(O)/bench/mpi_realms \
+	$(O)/bench/mpi_coop
 BENCHES += $(BENCH_MPI_ONE)
 
 $(BENCH_MPI_ONE): $(O)/bench/%: bench/%.c $(O)/romio-clf/libromio-clf.so \

@@ -41,6 +41,7 @@ void ADIOI_CLF_Coop_open(ADIO_File fd)
 
     mine = fs->coop_hint == 1 && !fs->romio_opt && !fs->cache_dir;
     MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, fd->comm);
+    ADIOI_Info_set(fd->info, "clf_coop_cache", all ? "true" : "false");
     if (!all)
         return;
     c = ADIOI_Calloc(1, sizeof(*c));
@@ -94,7 +95,7 @@ static int ADIOI_CLF_Coop_target(ADIOI_CLF_fs * fs, struct ADIOI_CLF_Coop_rec *r
         *cfd = fs->lin_fd;
         return 0;
     }
-    if (fs->view_set && fs->view_type == r->vtype) {
+    if (fs->view_set && fs->view_type == r->vtype && fs->view_disp == r->vdisp) {
         *cfd = fs->view_fd;
         return 0;
     }
@@ -109,7 +110,7 @@ static int ADIOI_CLF_Coop_target(ADIOI_CLF_fs * fs, struct ADIOI_CLF_Coop_rec *r
         if (err)
             return err;
     }
-    if (c->flush_view != r->vtype) {
+    if (c->flush_view != r->vtype || c->flush_disp != r->vdisp) {
         view.disp = r->vdisp;
         view.type = r->vtype;
         err = CLF_fcntl(c->flush_fd, CLF_FCNTL_SETVIEW, &view);
@@ -117,6 +118,7 @@ static int ADIOI_CLF_Coop_target(ADIOI_CLF_fs * fs, struct ADIOI_CLF_Coop_rec *r
             return err;
         CLF_Type_free(&c->flush_view);
         c->flush_view = CLF_Type_dup(r->vtype);
+        c->flush_disp = r->vdisp;
     }
     *cfd = c->flush_fd;
     return 0;

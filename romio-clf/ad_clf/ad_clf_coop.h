@@ -74,6 +74,7 @@ struct ADIOI_CLF_Coop {
     /* A descriptor for replaying records whose view is not view_fd's. */
     int flush_fd;               /* -1 until needed */
     CLF_Datatype flush_view;    /* flush_fd's view, a reference */
+    int64_t flush_disp;
 };
 
 /* ad_clf_coop.c: the store */

@@ -21,7 +21,7 @@
  *   - a read that meets nothing kept takes clf's collective path; else
  *     each process sends its file runs to the processes whose kept
  *     extent they meet (MPI_Alltoallv), those answer with the bytes they
- *     hold (two more), and a process that was not given every byte reads
+ *     hold (one more), and a process that was not given every byte reads
  *     its access from the iods before laying the answers over it.
  */
 
@@ -133,30 +133,28 @@ static int64_t ADIOI_CLF_Coop_covered(struct ADIOI_CLF_Coop_place *pl, int64_t *
     return sum;
 }
 
-/* An owner's answers to one process: (off, len) pairs and their bytes. */
+/* An owner's answers, to every process in turn: each piece is its file
+ * offset and length (two int64, host order: the job's processes share
+ * it) and its bytes. */
 struct ADIOI_CLF_Coop_answer {
-    int64_t *meta;
-    int64_t nmeta, mcap;
-    char *data;
-    int64_t ndata, dcap;
+    char *buf;
+    int64_t n, cap;
 };
+
+#define ADIOI_CLF_COOP_HEAD (2 * (int64_t) sizeof(int64_t))
 
 static void ADIOI_CLF_Coop_answer(int64_t off, int64_t len, const char *data, void *arg)
 {
     struct ADIOI_CLF_Coop_answer *a = arg;
 
-    if (a->nmeta + 2 > a->mcap) {
-        a->mcap = a->mcap ? 2 * a->mcap : 64;
-        a->meta = ADIOI_Realloc(a->meta, a->mcap * sizeof(*a->meta));
+    while (a->n + ADIOI_CLF_COOP_HEAD + len > a->cap) {
+        a->cap = a->cap ? 2 * a->cap : 65536;
+        a->buf = ADIOI_Realloc(a->buf, a->cap);
     }
-    while (a->ndata + len > a->dcap) {
-        a->dcap = a->dcap ? 2 * a->dcap : 65536;
-        a->data = ADIOI_Realloc(a->data, a->dcap);
-    }
-    a->meta[a->nmeta++] = off;
-    a->meta[a->nmeta++] = len;
-    memcpy(a->data + a->ndata, data, len);
-    a->ndata += len;
+    memcpy(a->buf + a->n, &off, sizeof(off));
+    memcpy(a->buf + a->n + sizeof(off), &len, sizeof(len));
+    memcpy(a->buf + a->n + ADIOI_CLF_COOP_HEAD, data, len);
+    a->n += ADIOI_CLF_COOP_HEAD + len;
 }
 
 static void ADIOI_CLF_Displs(const MPI_Count * cnt, MPI_Aint * displ, int nprocs)
@@ -179,30 +177,25 @@ static int64_t ADIOI_CLF_Coop_read(ADIO_File fd, int cfd, int64_t at, int64_t n,
     ADIOI_CLF_fs *fs = fd->fs_ptr;
     struct ADIOI_CLF_Coop *c = fs->coop;
     struct ADIOI_CLF_Coop_place pl = { runs, NULL, nruns, 1, NULL, 0, 0 };
-    struct ADIOI_CLF_Coop_answer ans = { NULL, 0, 0, NULL, 0, 0 };
+    struct ADIOI_CLF_Coop_answer ans = { NULL, 0, 0 };
     int nprocs, rank;
-    MPI_Count *scnt, *rcnt, *mcnt, *mrcnt, *dcnt, *drcnt;
-    MPI_Aint *sdis, *rdis, *mdis, *mrdis, *ddis, *drdis;
-    int64_t *sreq, *rreq, *rmeta, nsreq = 0, nrreq = 0, nrmeta = 0, covered, end, got = n;
-    char *rdata;
-    int64_t nrdata = 0;
+    MPI_Count *scnt, *rcnt, *acnt, *arcnt;
+    MPI_Aint *sdis, *rdis, *adis, *ardis;
+    int64_t *sreq, *rreq, nsreq = 0, nrreq = 0, nrans = 0, covered, end, got = n;
+    char *rans;
     const int64_t *me;
 
     MPI_Comm_size(fd->comm, &nprocs);
     MPI_Comm_rank(fd->comm, &rank);
     me = all + (int64_t) rank * ADIOI_CLF_CI_NR;
-    scnt = ADIOI_Calloc(6 * nprocs, sizeof(*scnt));
+    scnt = ADIOI_Calloc(4 * nprocs, sizeof(*scnt));
     rcnt = scnt + nprocs;
-    mcnt = rcnt + nprocs;
-    dcnt = mcnt + nprocs;
-    mrcnt = dcnt + nprocs;
-    drcnt = mrcnt + nprocs;
-    sdis = ADIOI_Calloc(6 * nprocs, sizeof(*sdis));
+    acnt = rcnt + nprocs;
+    arcnt = acnt + nprocs;
+    sdis = ADIOI_Calloc(4 * nprocs, sizeof(*sdis));
     rdis = sdis + nprocs;
-    mdis = rdis + nprocs;
-    ddis = mdis + nprocs;
-    mrdis = ddis + nprocs;
-    drdis = mrdis + nprocs;
+    adis = rdis + nprocs;
+    ardis = adis + nprocs;
 
     pl.start = ADIOI_Malloc((nruns + 1) * sizeof(*pl.start));
     for (int64_t i = 0, pos = 0; i < nruns; i++) {
@@ -240,43 +233,37 @@ static int64_t ADIOI_CLF_Coop_read(ADIO_File fd, int cfd, int64_t at, int64_t n,
 
     /* Answer them from what this process keeps. */
     for (int j = 0; j < nprocs; j++) {
-        int64_t m0 = ans.nmeta, d0 = ans.ndata;
+        int64_t a0 = ans.n;
 
-        mdis[j] = m0;
-        ddis[j] = d0;
+        adis[j] = a0;
         if (rcnt[j] > 0)
             ADIOI_CLF_Coop_lookup(c, (const struct ADIOI_CLF_Coop_run *) (rreq + rdis[j]),
                                   rcnt[j] / 2, ADIOI_CLF_Coop_answer, &ans);
-        mcnt[j] = ans.nmeta - m0;
-        dcnt[j] = ans.ndata - d0;
+        acnt[j] = ans.n - a0;
     }
-    MPI_Alltoall(mcnt, 1, MPI_COUNT, mrcnt, 1, MPI_COUNT, fd->comm);
-    MPI_Alltoall(dcnt, 1, MPI_COUNT, drcnt, 1, MPI_COUNT, fd->comm);
-    ADIOI_CLF_Displs(mrcnt, mrdis, nprocs);
-    ADIOI_CLF_Displs(drcnt, drdis, nprocs);
-    for (int j = 0; j < nprocs; j++) {
-        nrmeta += mrcnt[j];
-        nrdata += drcnt[j];
-    }
-    rmeta = ADIOI_Malloc((nrmeta + 1) * sizeof(*rmeta));
-    rdata = ADIOI_Malloc(nrdata + 1);
-    MPI_Alltoallv_c(ans.meta, mcnt, mdis, MPI_INT64_T, rmeta, mrcnt, mrdis, MPI_INT64_T,
-                    fd->comm);
-    MPI_Alltoallv_c(ans.data, dcnt, ddis, MPI_BYTE, rdata, drcnt, drdis, MPI_BYTE, fd->comm);
+    MPI_Alltoall(acnt, 1, MPI_COUNT, arcnt, 1, MPI_COUNT, fd->comm);
+    ADIOI_CLF_Displs(arcnt, ardis, nprocs);
+    for (int j = 0; j < nprocs; j++)
+        nrans += arcnt[j];
+    rans = ADIOI_Malloc(nrans + 1);
+    MPI_Alltoallv_c(ans.buf, acnt, adis, MPI_BYTE, rans, arcnt, ardis, MPI_BYTE, fd->comm);
 
     /* Where the answers go, in rank order, this process's own among them. */
     for (int j = 0; j < nprocs; j++) {
+        int64_t k = ardis[j], e = ardis[j] + arcnt[j], off, len;
+
         if (j == rank) {
             ADIOI_CLF_Coop_lookup(c, runs, nruns, ADIOI_CLF_Coop_place, &pl);
             continue;
         }
-        for (int64_t k = 0, d = drdis[j]; k < mrcnt[j]; k += 2) {
-            int64_t off = rmeta[mrdis[j] + k], len = rmeta[mrdis[j] + k + 1];
-
-            if (len < 0 || d + len > drdis[j] + drcnt[j])
+        while (k + ADIOI_CLF_COOP_HEAD <= e) {
+            memcpy(&off, rans + k, sizeof(off));
+            memcpy(&len, rans + k + sizeof(off), sizeof(len));
+            k += ADIOI_CLF_COOP_HEAD;
+            if (len < 0 || k + len > e)
                 break;
-            ADIOI_CLF_Coop_place(off, len, rdata + d, &pl);
-            d += len;
+            ADIOI_CLF_Coop_place(off, len, rans + k, &pl);
+            k += len;
         }
     }
 
@@ -298,17 +285,14 @@ static int64_t ADIOI_CLF_Coop_read(ADIO_File fd, int cfd, int64_t at, int64_t n,
         memcpy(ptr + pl.hits[i].pos, pl.hits[i].src, pl.hits[i].len);
 
   out:
-    ADIOI_Free(rmeta);
-    ADIOI_Free(rdata);
+    ADIOI_Free(rans);
     ADIOI_Free(rreq);
     ADIOI_Free(sreq);
     ADIOI_Free(pl.start);
     if (pl.hits)
         ADIOI_Free(pl.hits);
-    if (ans.meta)
-        ADIOI_Free(ans.meta);
-    if (ans.data)
-        ADIOI_Free(ans.data);
+    if (ans.buf)
+        ADIOI_Free(ans.buf);
     ADIOI_Free(scnt);
     ADIOI_Free(sdis);
     return got;

@@ -20,6 +20,8 @@ void ADIOI_CLF_Flush(ADIO_File fd, int *error_code)
         fs->coop->global_end = 0;
     if (!err && fs->view_fd >= 0)
         err = CLF_sync(fs->view_fd);
+    if (!err && fs->coop && fs->coop->flush_fd >= 0)
+        err = CLF_sync(fs->coop->flush_fd);
     if (!err)
         err = CLF_sync(fs->lin_fd);
     if (err) {

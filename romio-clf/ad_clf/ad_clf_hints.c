@@ -144,7 +144,6 @@ static void ADIOI_CLF_Coop_hints(ADIOI_CLF_fs * fs, MPI_Info info, ADIO_File fd,
 {
     int flag, b;
 
-    ADIOI_Info_set(fd->info, "clf_coop_cache", "false");
     ADIOI_Info_get(info, "clf_coop_cache", MPI_MAX_INFO_VAL, value, &flag);
     if (flag) {
         b = ADIOI_CLF_Parse_bool(value);
@@ -153,7 +152,6 @@ static void ADIOI_CLF_Coop_hints(ADIOI_CLF_fs * fs, MPI_Info info, ADIO_File fd,
                                  "hint clf_coop_cache='%s': not true or false", value);
         else
             fs->coop_hint = b;
-        ADIOI_Info_set(fd->info, "clf_coop_cache", fs->coop_hint ? "true" : "false");
     }
     ADIOI_Info_get(info, "clf_coop_cache_size", MPI_MAX_INFO_VAL, value, &flag);
     if (flag) {

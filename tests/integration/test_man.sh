@@ -7,7 +7,8 @@
 # clf.conf(5), every clf command and long option (tools/) in clf(1), the
 # options of metad and iod in theirs, the mount options in mount.clf(8)
 # and every CLF_ function of include/clf.h in libclf(3), every clf_ll_
-# function of libclf/client/clf_ll.h in clf_ll(3).
+# function of libclf/client/clf_ll.h in clf_ll(3), every clf_ hint of
+# the ROMIO driver in mpicc-clf(1).
 #
 # usage: test_man.sh      (from the source tree; exits 0 or 1)
 set -eu
@@ -83,6 +84,12 @@ covers man/mount.clf.8 config= secret_file= iods= cache=normal cache=none \
 	allow_other debug log= foreground
 funcs=$(grep -o '\bCLF_[A-Za-z_]*(' include/clf.h | tr -d '(' | sort -u)
 covers man/libclf.3 $funcs
+
+# The ROMIO driver's hints (ad_clf_hints.c's table) in mpicc-clf(1).
+hints=$(sed -n '/ADIOI_CLF_Known_hints\[\] = {/,/};/p' \
+	romio-clf/ad_clf/ad_clf_hints.c | grep -o '"clf_[a-z_]*"' | tr -d '"')
+[ -n "$hints" ] || fail "no hints found in romio-clf/ad_clf/ad_clf_hints.c"
+covers man/mpicc-clf.1 $hints use_romio_optimizations subfile_datatypes
 
 # The in-tree low-level client API: every clf_ll_ call of clf_ll.h.
 funcs=$(grep -o '\bclf_ll_[a-z_]*(' libclf/client/clf_ll.h | tr -d '(' | sort -u)
