@@ -11,11 +11,14 @@
  * 1 x 2 grid), so its view is a struct of 3-D subarrays.  One pass:
  *
  *   open; each step one MPI_File_write_at_all (the checkpoint); each
- *   step one MPI_File_read_at_all of the NEXT process's blocks (the
- *   restart on a shifted decomposition), every value checked; close.
+ *   step one MPI_File_read_at_all of one's own blocks (BTIO's read-back);
+ *   each step one MPI_File_read_at_all of the NEXT process's blocks (a
+ *   restart on a shifted decomposition); every value checked; close.
  *
- * timed per phase (the slowest process's time): write, read, close
- * (which, with the cache, writes the kept bytes to the iods).  Passes
+ * timed per phase (the slowest process's time in the MPI-IO calls,
+ * filling and checking the buffer not counted): write, read own, read
+ * next, close (which, with the cache, writes the kept bytes to the
+ * iods).  Passes
  * alternate between clf_coop_cache=false and true on the same file name
  * and instance; the median of --reps passes of each is shown, with the
  * ratios.
@@ -23,8 +26,8 @@
  *   mpiexec -n P mpi_coop FILE [--n N] [--steps S] [--reps R]
  *
  * Default N = 64 (class A), 5 steps, 3 reps.  MB/s = bytes of all steps
- * (the whole grid each step) / seconds; "total" counts the bytes twice
- * (written and read) over write + read + close.
+ * (the whole grid each step) / seconds; "total" counts the bytes three
+ * times (written, read twice) over the four phases.
  */
 #include <mpi.h>
 #include <stdint.h>
@@ -93,9 +96,33 @@ static double slowest(double t)
 	return m;
 }
 
-/* One pass; the three phases' seconds into t. */
+/* Every step of who's blocks, read through the current view: the
+ * seconds in the reads. */
+static double read_steps(MPI_File fh, int who, int64_t mine, uint8_t *buf)
+{
+	double t = 0, t0;
+
+	for (int s = 0; s < steps; s++) {
+		t0 = MPI_Wtime();
+		check(MPI_File_read_at_all(fh, (MPI_Offset)s * mine, buf, (int)mine,
+					   MPI_BYTE, MPI_STATUS_IGNORE),
+		      "read_at_all");
+		t += MPI_Wtime() - t0;
+		for (int64_t i = 0; i < mine; i++) {
+			if (buf[i] != val(s, who, i)) {
+				fprintf(stderr, "mpi_coop: step %d byte %lld of "
+					"process %d: %d, not %d\n", s, (long long)i,
+					who, buf[i], val(s, who, i));
+				MPI_Abort(MPI_COMM_WORLD, 1);
+			}
+		}
+	}
+	return t;
+}
+
+/* One pass; the four phases' seconds into t. */
 static void pass(const char *path, int coop, int64_t mine, uint8_t *buf,
-		 double t[3])
+		 double t[4])
 {
 	int next = (rank + 1) % nprocs;
 	MPI_Datatype own = view_of(rank), other = view_of(next);
@@ -112,39 +139,30 @@ static void pass(const char *path, int coop, int64_t mine, uint8_t *buf,
 	check(MPI_File_set_view(fh, 0, MPI_BYTE, own, "native", MPI_INFO_NULL),
 	      "set_view");
 	MPI_Barrier(MPI_COMM_WORLD);
-	t0 = MPI_Wtime();
+	t[0] = 0;
 	for (int s = 0; s < steps; s++) {
 		for (int64_t i = 0; i < mine; i++)
 			buf[i] = val(s, rank, i);
+		t0 = MPI_Wtime();
 		check(MPI_File_write_at_all(fh, (MPI_Offset)s * mine, buf,
 					    (int)mine, MPI_BYTE, MPI_STATUS_IGNORE),
 		      "write_at_all");
+		t[0] += MPI_Wtime() - t0;
 	}
-	t[0] = slowest(MPI_Wtime() - t0);
+	t[0] = slowest(t[0]);
+
+	MPI_Barrier(MPI_COMM_WORLD);
+	t[1] = slowest(read_steps(fh, rank, mine, buf));
 
 	check(MPI_File_set_view(fh, 0, MPI_BYTE, other, "native", MPI_INFO_NULL),
 	      "set_view");
 	MPI_Barrier(MPI_COMM_WORLD);
-	t0 = MPI_Wtime();
-	for (int s = 0; s < steps; s++) {
-		check(MPI_File_read_at_all(fh, (MPI_Offset)s * mine, buf, (int)mine,
-					   MPI_BYTE, MPI_STATUS_IGNORE),
-		      "read_at_all");
-		for (int64_t i = 0; i < mine; i++) {
-			if (buf[i] != val(s, next, i)) {
-				fprintf(stderr, "mpi_coop: step %d byte %lld of "
-					"process %d: %d, not %d\n", s, (long long)i,
-					next, buf[i], val(s, next, i));
-				MPI_Abort(MPI_COMM_WORLD, 1);
-			}
-		}
-	}
-	t[1] = slowest(MPI_Wtime() - t0);
+	t[2] = slowest(read_steps(fh, next, mine, buf));
 
 	MPI_Barrier(MPI_COMM_WORLD);
 	t0 = MPI_Wtime();
 	check(MPI_File_close(&fh), "close");
-	t[2] = slowest(MPI_Wtime() - t0);
+	t[3] = slowest(MPI_Wtime() - t0);
 	MPI_Type_free(&own);
 	MPI_Type_free(&other);
 }
@@ -164,7 +182,7 @@ static double median(double *v, int n)
 
 int main(int argc, char **argv)
 {
-	double t[2][3][64], med[2][3], total[2][64], mtot[2];
+	double t[2][4][64], med[2][4], total[2][64], mtot[2];
 	const char *path = NULL;
 	int64_t mine, bytes;
 	uint8_t *buf;
@@ -200,16 +218,16 @@ int main(int argc, char **argv)
 
 	for (int r = 0; r < reps; r++) {
 		for (int coop = 0; coop < 2; coop++) {
-			double x[3];
+			double x[4];
 
 			pass(path, coop, mine, buf, x);
-			for (int k = 0; k < 3; k++)
+			for (int k = 0; k < 4; k++)
 				t[coop][k][r] = x[k];
-			total[coop][r] = x[0] + x[1] + x[2];
+			total[coop][r] = x[0] + x[1] + x[2] + x[3];
 		}
 	}
 	for (int coop = 0; coop < 2; coop++) {
-		for (int k = 0; k < 3; k++)
+		for (int k = 0; k < 4; k++)
 			med[coop][k] = median(t[coop][k], reps);
 		mtot[coop] = median(total[coop], reps);
 	}
@@ -220,15 +238,15 @@ int main(int argc, char **argv)
 		printf("mpi_coop: %d processes, N = %d, %d steps of %.1f MB, "
 		       "median of %d passes each\n", nprocs, n_grid, steps,
 		       bytes / 1e6, reps);
-		printf("%-11s %12s %12s %10s %12s\n", "", "write MB/s",
-		       "read MB/s", "close s", "total MB/s");
+		printf("%-11s %11s %11s %11s %8s %11s\n", "", "write MB/s",
+		       "own MB/s", "next MB/s", "close s", "total MB/s");
 		for (int c = 0; c < 2; c++)
-			printf("%-11s %12.1f %12.1f %10.3f %12.1f\n", name[c],
-			       mb / med[c][0], mb / med[c][1], med[c][2],
-			       2 * mb / mtot[c]);
-		printf("%-11s %11.2fx %11.2fx %10s %11.2fx\n", "ratio",
-		       med[0][0] / med[1][0], med[0][1] / med[1][1], "",
-		       mtot[0] / mtot[1]);
+			printf("%-11s %11.1f %11.1f %11.1f %8.3f %11.1f\n", name[c],
+			       mb / med[c][0], mb / med[c][1], mb / med[c][2],
+			       med[c][3], 3 * mb / mtot[c]);
+		printf("%-11s %10.2fx %10.2fx %10.2fx %8s %10.2fx\n", "ratio",
+		       med[0][0] / med[1][0], med[0][1] / med[1][1],
+		       med[0][2] / med[1][2], "", mtot[0] / mtot[1]);
 	}
 	free(buf);
 	MPI_Finalize();

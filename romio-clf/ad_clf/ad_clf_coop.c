@@ -78,10 +78,37 @@ void ADIOI_CLF_Coop_free(ADIO_File fd)
     CLF_Mapping_free(c->map);
     CLF_Type_free(&c->map_type);
     CLF_Type_free(&c->flush_view);
+    for (int i = 0; i < 2; i++)
+        if (c->scratch[i])
+            ADIOI_Free(c->scratch[i]);
     if (c->flush_fd >= 0)
         CLF_close(c->flush_fd);
     ADIOI_Free(c);
     fs->coop = NULL;
+}
+
+char *ADIOI_CLF_Coop_scratch(struct ADIOI_CLF_Coop *c, int i, int64_t n)
+{
+    if (n > c->scratch_cap[i]) {
+        int64_t cap = c->scratch_cap[i] ? 2 * c->scratch_cap[i] : 65536;
+
+        while (cap < n)
+            cap *= 2;
+        c->scratch[i] = ADIOI_Realloc(c->scratch[i], cap);
+        c->scratch_cap[i] = cap;
+    }
+    return c->scratch[i];
+}
+
+void ADIOI_CLF_Coop_scratch_trim(struct ADIOI_CLF_Coop *c)
+{
+    for (int i = 0; i < 2; i++) {
+        if (c->scratch[i] && c->scratch_cap[i] > c->bound) {
+            ADIOI_Free(c->scratch[i]);
+            c->scratch[i] = NULL;
+            c->scratch_cap[i] = 0;
+        }
+    }
 }
 
 /* A descriptor whose view is rec's: view_fd when it carries it. */

@@ -75,6 +75,11 @@ struct ADIOI_CLF_Coop {
     int flush_fd;               /* -1 until needed */
     CLF_Datatype flush_view;    /* flush_fd's view, a reference */
     int64_t flush_disp;
+    /* Buffers of a read's answers, sent and received, kept from one
+     * read to the next (fresh pages cost more than the copy) while
+     * within the bound. */
+    char *scratch[2];           /* owned */
+    int64_t scratch_cap[2];
 };
 
 /* ad_clf_coop.c: the store */
@@ -82,6 +87,10 @@ void ADIOI_CLF_Coop_open(ADIO_File fd);
 void ADIOI_CLF_Coop_free(ADIO_File fd);
 int ADIOI_CLF_Coop_flush(ADIO_File fd);
 void ADIOI_CLF_Coop_independent(ADIO_File fd);
+/* A buffer of at least n bytes in c->scratch[i], its contents kept. */
+char *ADIOI_CLF_Coop_scratch(struct ADIOI_CLF_Coop *c, int i, int64_t n);
+/* After a read: scratch beyond the bound goes back. */
+void ADIOI_CLF_Coop_scratch_trim(struct ADIOI_CLF_Coop *c);
 int ADIOI_CLF_Coop_fault(const char *name);
 int ADIOI_CLF_Coop_runs(ADIOI_CLF_fs * fs, int linear, int64_t at, int64_t n,
                         struct ADIOI_CLF_Coop_run **runs, int64_t * nruns);

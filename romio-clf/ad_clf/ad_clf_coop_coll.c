@@ -20,9 +20,12 @@
  *     through clf's collective path;
  *   - a read that meets nothing kept takes clf's collective path; else
  *     each process sends its file runs to the processes whose kept
- *     extent they meet (MPI_Alltoallv), those answer with the bytes they
- *     hold (one more), and a process that was not given every byte reads
- *     its access from the iods before laying the answers over it.
+ *     extent they meet, those answer with the bytes they hold (point to
+ *     point, between the partners the gathered numbers name: no other
+ *     synchronisation), and a process that was not given every byte
+ *     reads its access from the iods before laying the answers over it;
+ *     a read that meets only its own process's kept bytes exchanges
+ *     nothing.
  */
 
 #include "ad_clf_coop.h"
@@ -32,7 +35,7 @@
 
 /* What each process tells the others at the start of an access. */
 enum { ADIOI_CLF_CI_LO, ADIOI_CLF_CI_HI, ADIOI_CLF_CI_KLO, ADIOI_CLF_CI_KHI,
-    ADIOI_CLF_CI_N, ADIOI_CLF_CI_FLAGS, ADIOI_CLF_CI_NR
+    ADIOI_CLF_CI_NRUNS, ADIOI_CLF_CI_FLAGS, ADIOI_CLF_CI_NR
 };
 
 #define ADIOI_CLF_CF_INDEP 1    /* accessed the file independently */
@@ -137,20 +140,23 @@ static int64_t ADIOI_CLF_Coop_covered(struct ADIOI_CLF_Coop_place *pl, int64_t *
  * offset and length (two int64, host order: the job's processes share
  * it) and its bytes. */
 struct ADIOI_CLF_Coop_answer {
-    char *buf;
-    int64_t n, cap;
+    struct ADIOI_CLF_Coop *c;
+    char *buf;                  /* c's scratch 0 */
+    int64_t n;
 };
 
 #define ADIOI_CLF_COOP_HEAD (2 * (int64_t) sizeof(int64_t))
+
+/* Tags of a read's messages on the file's communicator (ROMIO's own
+ * duplicate; no two-phase I/O runs on it beside the cache). */
+#define ADIOI_CLF_COOP_TAG_ASK 27101
+#define ADIOI_CLF_COOP_TAG_ANSWER 27102
 
 static void ADIOI_CLF_Coop_answer(int64_t off, int64_t len, const char *data, void *arg)
 {
     struct ADIOI_CLF_Coop_answer *a = arg;
 
-    while (a->n + ADIOI_CLF_COOP_HEAD + len > a->cap) {
-        a->cap = a->cap ? 2 * a->cap : 65536;
-        a->buf = ADIOI_Realloc(a->buf, a->cap);
-    }
+    a->buf = ADIOI_CLF_Coop_scratch(a->c, 0, a->n + ADIOI_CLF_COOP_HEAD + len);
     memcpy(a->buf + a->n, &off, sizeof(off));
     memcpy(a->buf + a->n + sizeof(off), &len, sizeof(len));
     memcpy(a->buf + a->n + ADIOI_CLF_COOP_HEAD, data, len);
@@ -167,35 +173,43 @@ static void ADIOI_CLF_Displs(const MPI_Count * cnt, MPI_Aint * displ, int nprocs
 /*
  * The read through the cache: n bytes from view byte at (file byte when
  * linear) into mem.ptr, whose file runs are runs; all is everyone's
- * gathered numbers.  Collective; returns the bytes read or a negative
+ * gathered numbers; remote: some process reads what another keeps (the
+ * same on every process).  Collective; returns the bytes read or a negative
  * errno (after the exchange, which every process completes).
  */
 static int64_t ADIOI_CLF_Coop_read(ADIO_File fd, int cfd, int64_t at, int64_t n, char *ptr,
                                    const struct ADIOI_CLF_Coop_run *runs, int64_t nruns,
-                                   const int64_t * all)
+                                   const int64_t * all, int remote)
 {
     ADIOI_CLF_fs *fs = fd->fs_ptr;
     struct ADIOI_CLF_Coop *c = fs->coop;
     struct ADIOI_CLF_Coop_place pl = { runs, NULL, nruns, 1, NULL, 0, 0 };
-    struct ADIOI_CLF_Coop_answer ans = { NULL, 0, 0 };
-    int nprocs, rank;
-    MPI_Count *scnt, *rcnt, *acnt, *arcnt;
-    MPI_Aint *sdis, *rdis, *adis, *ardis;
-    int64_t *sreq, *rreq, nsreq = 0, nrreq = 0, nrans = 0, covered, end, got = n;
+    struct ADIOI_CLF_Coop_answer ans = { c, NULL, 0 };
+    int nprocs, rank, nsreqs = 0, nrreqs = 0, *owner, *reader;
+    MPI_Count *rcnt, *acnt, *arcnt;
+    MPI_Aint *rdis, *adis, *ardis;
+    MPI_Request *sreqs, *rreqs;
+    MPI_Status *sts;
+    MPI_Message *msgs;
+    int64_t *rreq, nrreq = 0, nrans = 0, covered, end, got = n;
     char *rans;
     const int64_t *me;
 
     MPI_Comm_size(fd->comm, &nprocs);
     MPI_Comm_rank(fd->comm, &rank);
     me = all + (int64_t) rank * ADIOI_CLF_CI_NR;
-    scnt = ADIOI_Calloc(4 * nprocs, sizeof(*scnt));
-    rcnt = scnt + nprocs;
+    rcnt = ADIOI_Calloc(3 * nprocs, sizeof(*rcnt));
     acnt = rcnt + nprocs;
     arcnt = acnt + nprocs;
-    sdis = ADIOI_Calloc(4 * nprocs, sizeof(*sdis));
-    rdis = sdis + nprocs;
+    rdis = ADIOI_Calloc(3 * nprocs, sizeof(*rdis));
     adis = rdis + nprocs;
     ardis = adis + nprocs;
+    owner = ADIOI_Calloc(2 * nprocs, sizeof(*owner));
+    reader = owner + nprocs;
+    sreqs = ADIOI_Malloc(3 * nprocs * sizeof(*sreqs));
+    rreqs = sreqs + 2 * nprocs;
+    msgs = ADIOI_Malloc(nprocs * sizeof(*msgs));
+    sts = ADIOI_Malloc(2 * nprocs * sizeof(*sts));
 
     pl.start = ADIOI_Malloc((nruns + 1) * sizeof(*pl.start));
     for (int64_t i = 0, pos = 0; i < nruns; i++) {
@@ -205,48 +219,74 @@ static int64_t ADIOI_CLF_Coop_read(ADIO_File fd, int cfd, int64_t at, int64_t n,
             pl.sorted = 0;
     }
 
-    /* Ask each other process for the runs that meet what it keeps. */
-    sreq = ADIOI_Malloc((2 * nruns * (nprocs - 1) + 1) * sizeof(*sreq));
+    if (!remote) {
+        /* Nobody reads what another keeps: no exchange at all. */
+        ADIOI_CLF_Coop_lookup(c, runs, nruns, ADIOI_CLF_Coop_place, &pl);
+        goto place;
+    }
+
+    /* Point to point with the partners the gathered numbers name: this
+     * process asks each owner whose kept extent meets its read for the
+     * bytes of all its runs, and answers each reader whose read meets
+     * its kept extent (the owner picks what it keeps).  Every request
+     * is sent before anyone waits, so nobody waits for a waiter. */
     for (int j = 0; j < nprocs; j++) {
         const int64_t *o = all + (int64_t) j * ADIOI_CLF_CI_NR;
-        int64_t before = nsreq;
 
-        sdis[j] = nsreq;
-        if (j == rank || !ADIOI_CLF_Overlap(me[ADIOI_CLF_CI_LO], me[ADIOI_CLF_CI_HI],
-                                            o[ADIOI_CLF_CI_KLO], o[ADIOI_CLF_CI_KHI]))
+        if (j == rank)
             continue;
-        for (int64_t i = 0; i < nruns; i++) {
-            if (!ADIOI_CLF_Overlap(runs[i].off, runs[i].off + runs[i].len,
-                                   o[ADIOI_CLF_CI_KLO], o[ADIOI_CLF_CI_KHI]))
-                continue;
-            sreq[nsreq++] = runs[i].off;
-            sreq[nsreq++] = runs[i].len;
+        if (ADIOI_CLF_Overlap(me[ADIOI_CLF_CI_LO], me[ADIOI_CLF_CI_HI],
+                              o[ADIOI_CLF_CI_KLO], o[ADIOI_CLF_CI_KHI])) {
+            owner[j] = 1;
+            MPI_Isend_c(runs, 2 * nruns, MPI_INT64_T, j, ADIOI_CLF_COOP_TAG_ASK, fd->comm,
+                        &sreqs[nsreqs++]);
         }
-        scnt[j] = nsreq - before;
+        if (ADIOI_CLF_Overlap(o[ADIOI_CLF_CI_LO], o[ADIOI_CLF_CI_HI],
+                              me[ADIOI_CLF_CI_KLO], me[ADIOI_CLF_CI_KHI])) {
+            reader[j] = 1;
+            rcnt[j] = 2 * o[ADIOI_CLF_CI_NRUNS];
+        }
     }
-    MPI_Alltoall(scnt, 1, MPI_COUNT, rcnt, 1, MPI_COUNT, fd->comm);
     ADIOI_CLF_Displs(rcnt, rdis, nprocs);
     for (int j = 0; j < nprocs; j++)
         nrreq += rcnt[j];
     rreq = ADIOI_Malloc((nrreq + 1) * sizeof(*rreq));
-    MPI_Alltoallv_c(sreq, scnt, sdis, MPI_INT64_T, rreq, rcnt, rdis, MPI_INT64_T, fd->comm);
+    for (int j = 0; j < nprocs; j++)
+        if (reader[j])
+            MPI_Irecv_c(rreq + rdis[j], rcnt[j], MPI_INT64_T, j, ADIOI_CLF_COOP_TAG_ASK,
+                        fd->comm, &rreqs[nrreqs++]);
+    MPI_Waitall(nrreqs, rreqs, sts);
 
     /* Answer them from what this process keeps. */
     for (int j = 0; j < nprocs; j++) {
-        int64_t a0 = ans.n;
-
-        adis[j] = a0;
-        if (rcnt[j] > 0)
+        adis[j] = ans.n;
+        if (reader[j])
             ADIOI_CLF_Coop_lookup(c, (const struct ADIOI_CLF_Coop_run *) (rreq + rdis[j]),
                                   rcnt[j] / 2, ADIOI_CLF_Coop_answer, &ans);
-        acnt[j] = ans.n - a0;
+        acnt[j] = ans.n - adis[j];
     }
-    MPI_Alltoall(acnt, 1, MPI_COUNT, arcnt, 1, MPI_COUNT, fd->comm);
+    for (int j = 0; j < nprocs; j++)
+        if (reader[j])
+            MPI_Isend_c(ans.buf + adis[j], acnt[j], MPI_BYTE, j, ADIOI_CLF_COOP_TAG_ANSWER,
+                        fd->comm, &sreqs[nsreqs++]);
+
+    /* The owners' answers, each sized as it arrives. */
+    for (int j = 0; j < nprocs; j++) {
+        MPI_Status st;
+
+        if (!owner[j])
+            continue;
+        MPI_Mprobe(j, ADIOI_CLF_COOP_TAG_ANSWER, fd->comm, &msgs[j], &st);
+        MPI_Get_count_c(&st, MPI_BYTE, &arcnt[j]);
+    }
     ADIOI_CLF_Displs(arcnt, ardis, nprocs);
     for (int j = 0; j < nprocs; j++)
         nrans += arcnt[j];
-    rans = ADIOI_Malloc(nrans + 1);
-    MPI_Alltoallv_c(ans.buf, acnt, adis, MPI_BYTE, rans, arcnt, ardis, MPI_BYTE, fd->comm);
+    rans = ADIOI_CLF_Coop_scratch(c, 1, nrans + 1);
+    for (int j = 0; j < nprocs; j++)
+        if (owner[j])
+            MPI_Mrecv_c(rans + ardis[j], arcnt[j], MPI_BYTE, &msgs[j], MPI_STATUS_IGNORE);
+    MPI_Waitall(nsreqs, sreqs, sts);
 
     /* Where the answers go, in rank order, this process's own among them. */
     for (int j = 0; j < nprocs; j++) {
@@ -266,6 +306,9 @@ static int64_t ADIOI_CLF_Coop_read(ADIO_File fd, int cfd, int64_t at, int64_t n,
             k += len;
         }
     }
+    ADIOI_Free(rreq);
+
+  place:
 
     /* The rest from the iods, under the answers. */
     covered = ADIOI_CLF_Coop_covered(&pl, &end);
@@ -285,16 +328,16 @@ static int64_t ADIOI_CLF_Coop_read(ADIO_File fd, int cfd, int64_t at, int64_t n,
         memcpy(ptr + pl.hits[i].pos, pl.hits[i].src, pl.hits[i].len);
 
   out:
-    ADIOI_Free(rans);
-    ADIOI_Free(rreq);
-    ADIOI_Free(sreq);
+    ADIOI_CLF_Coop_scratch_trim(c);
     ADIOI_Free(pl.start);
     if (pl.hits)
         ADIOI_Free(pl.hits);
-    if (ans.buf)
-        ADIOI_Free(ans.buf);
-    ADIOI_Free(scnt);
-    ADIOI_Free(sdis);
+    ADIOI_Free(rcnt);
+    ADIOI_Free(rdis);
+    ADIOI_Free(owner);
+    ADIOI_Free(sreqs);
+    ADIOI_Free(msgs);
+    ADIOI_Free(sts);
     return got;
 }
 
@@ -337,7 +380,7 @@ int ADIOI_CLF_Coop_access(ADIO_File fd, void *buf, int count, MPI_Datatype datat
     int64_t flags = 0;
     ADIO_Offset vbyte = 0;
     int nprocs, cfd = -1, linear = 0, err, handled = 0, flush = 0, bypass = 0, big = 0;
-    int touch = 0, e2 = MPI_SUCCESS;
+    int touch = 0, remote = 0, e2 = MPI_SUCCESS;
     MPI_Count size;
 
     if (!c || !c->on)
@@ -351,7 +394,9 @@ int ADIOI_CLF_Coop_access(ADIO_File fd, void *buf, int count, MPI_Datatype datat
         at = linear ? fd->disp + vbyte : vbyte;
         MPI_Type_size_x(datatype, &size);
         n = (int64_t) size *count;
-        if (ADIOI_CLF_Coop_runs(fs, linear, at, n, &runs, &nruns))
+        /* The bytes as one run: kept as they are, or read into. */
+        if (ADIOI_CLF_Coop_runs(fs, linear, at, n, &runs, &nruns) ||
+            ADIOI_CLF_Mem_init(fd, &mem, buf, count, datatype, write, 1))
             flags |= ADIOI_CLF_CF_FAIL;
     } else {
         flags |= ADIOI_CLF_CF_FAIL;
@@ -366,7 +411,7 @@ int ADIOI_CLF_Coop_access(ADIO_File fd, void *buf, int count, MPI_Datatype datat
     }
     mine[ADIOI_CLF_CI_KLO] = c->lo;
     mine[ADIOI_CLF_CI_KHI] = c->hi;
-    mine[ADIOI_CLF_CI_N] = n;
+    mine[ADIOI_CLF_CI_NRUNS] = nruns;
     if (c->independent)
         flags |= ADIOI_CLF_CF_INDEP;
     if (n > c->bound)
@@ -393,8 +438,11 @@ int ADIOI_CLF_Coop_access(ADIO_File fd, void *buf, int count, MPI_Datatype datat
             const int64_t *b = all + (int64_t) j * ADIOI_CLF_CI_NR;
 
             if (ADIOI_CLF_Overlap(a[ADIOI_CLF_CI_LO], a[ADIOI_CLF_CI_HI],
-                                  b[ADIOI_CLF_CI_KLO], b[ADIOI_CLF_CI_KHI]))
+                                  b[ADIOI_CLF_CI_KLO], b[ADIOI_CLF_CI_KHI])) {
                 touch = 1;
+                if (i != j)
+                    remote = 1;
+            }
         }
         if (a[ADIOI_CLF_CI_KHI] > end)
             end = a[ADIOI_CLF_CI_KHI];
@@ -413,16 +461,10 @@ int ADIOI_CLF_Coop_access(ADIO_File fd, void *buf, int count, MPI_Datatype datat
         c->global_end = end;
         if (!touch)
             goto out;
-        err = ADIOI_CLF_Mem_init(fd, &mem, buf, count, datatype, 0, 1);
-        if (err) {
-            /* The exchange must still happen: ask for nothing. */
-            nruns = 0;
-            n = 0;
-        }
-        n = ADIOI_CLF_Coop_read(fd, cfd, at, n, mem.ptr, runs, nruns, all);
+        n = ADIOI_CLF_Coop_read(fd, cfd, at, n, mem.ptr, runs, nruns, all, remote);
         handled = 1;
-        if (err || n < 0) {
-            *error_code = ADIOI_CLF_Error(myname, err ? err : (int) n, NULL);
+        if (n < 0) {
+            *error_code = ADIOI_CLF_Error(myname, (int) n, NULL);
             goto out;
         }
         ADIOI_CLF_Mem_unpack(fd, &mem, buf, datatype, n);
@@ -440,9 +482,7 @@ int ADIOI_CLF_Coop_access(ADIO_File fd, void *buf, int count, MPI_Datatype datat
         end = 0;
     }
     handled = 1;
-    err = ADIOI_CLF_Mem_init(fd, &mem, buf, count, datatype, 1, 1);
-    if (!err)
-        err = ADIOI_CLF_Coop_write(fd, &mem, linear, at, n, runs, nruns);
+    err = ADIOI_CLF_Coop_write(fd, &mem, linear, at, n, runs, nruns);
     if (err) {
         *error_code = ADIOI_CLF_Error(myname, err, NULL);
         goto out;
