@@ -83,6 +83,29 @@ static const struct clf_daemon_server_ops mds_server_ops = {
 	.refuse = refuse,
 };
 
+/*
+ * After a reply, a worker watches the connection for its next request
+ * without sleeping (daemon.h): CLF_METAD_LINGER_SPIN_US microseconds
+ * (0: never); by default MDS_LINGER_SPIN_US on a machine of
+ * MDS_LINGER_SPIN_MIN_CPUS cores or more, never on smaller ones, where
+ * the watcher would take the core its client needs.  At most half the
+ * cores watch at once, the other half left to the clients.
+ */
+#define MDS_LINGER_SPIN_US 50
+#define MDS_LINGER_SPIN_MIN_CPUS 8
+
+static void linger_spin_init(struct clf_daemon_server *net)
+{
+	const char *v = getenv("CLF_METAD_LINGER_SPIN_US");
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	long us = cores >= MDS_LINGER_SPIN_MIN_CPUS ? MDS_LINGER_SPIN_US : 0;
+
+	if (v && *v)
+		us = strtol(v, NULL, 10);
+	net->linger_spin_ns = us > 0 ? us * 1000 : 0;
+	net->linger_spin_max = cores > 2 ? (unsigned)(cores / 2) : 1;
+}
+
 int mds_server_open(struct mds_ctx *ctx, const struct clf_transport_ops *t,
 		    const char *addr, unsigned workers,
 		    struct mds_server **out)
@@ -106,8 +129,14 @@ int mds_server_open(struct mds_ctx *ctx, const struct clf_transport_ops *t,
 		return err;
 	}
 	pthread_mutex_init(&srv->lock, NULL);
+	linger_spin_init(&srv->net);
 	*out = srv;
 	return 0;
+}
+
+unsigned long mds_server_spin_served(struct mds_server *srv)
+{
+	return srv ? atomic_load(&srv->net.spin_served) : 0;
 }
 
 void mds_server_close(struct mds_server *srv)

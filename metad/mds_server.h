@@ -39,6 +39,10 @@ int mds_server_open(struct mds_ctx *ctx, const struct clf_transport_ops *t,
  */
 int mds_server_run(struct mds_server *srv, int stop_fd);
 
+/* Requests that came while a worker watched their connection without
+ * sleeping (CLF_METAD_LINGER_SPIN_US); 0 for NULL. */
+unsigned long mds_server_spin_served(struct mds_server *srv);
+
 /* Free a server that is not running; NULL ok. */
 void mds_server_close(struct mds_server *srv);
 

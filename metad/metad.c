@@ -240,8 +240,8 @@ static int run(const struct clf_config *cfg, uint32_t index,
 		cfg->niods, cfg->source ? cfg->source : "(built in)");
 	clf_daemon_ready(d);
 	err = mds_server_run(srv, d->stop_fd);
-	mds_log("stopped on %s: connections closed, store closed",
-		clf_daemon_stop_signal_name(d));
+	mds_log("stopped on %s: connections closed, store closed; %lu requests came while a worker watched their connection",
+		clf_daemon_stop_signal_name(d), mds_server_spin_served(srv));
 	clf_daemon_pid_remove(d);
 close_server:
 	mds_server_close(srv);

@@ -213,6 +213,21 @@ struct clf_daemon_server {
 	unsigned nconns;		/* connections open; lock */
 	unsigned peak_threads;		/* most workers at once; lock */
 	struct clf_daemon_conn *conns;	/* every open one; lock */
+
+	/*
+	 * Watching a connection for its next request (serve_ready), set
+	 * by the daemon before clf_daemon_server_run, 0 by default: after
+	 * a reply, up to linger_spin_ns nanoseconds of polls without
+	 * sleeping, by at most linger_spin_max workers at once, before the
+	 * sleeping wait of LINGER_MS.  A client in a loop of small calls
+	 * is then served without a wake-up of the worker (on a many-core
+	 * virtual machine a wake-up of an idle core is tens of us, most of
+	 * a metadata call).
+	 */
+	long linger_spin_ns;
+	unsigned linger_spin_max;
+	atomic_uint nspinning;		/* workers watching now */
+	atomic_ulong spin_served;	/* requests that came while watched */
 };
 
 /*

@@ -121,6 +121,10 @@ int clf_daemon_server_open(struct clf_daemon_server *srv, const char *name,
 	srv->conn_timeout_ms = conn_timeout_ms;
 	atomic_init(&srv->stopping, false);
 	atomic_init(&srv->nidle, 0);
+	srv->linger_spin_ns = 0;
+	srv->linger_spin_max = 0;
+	atomic_init(&srv->nspinning, 0);
+	atomic_init(&srv->spin_served, 0);
 	raise_nofile();
 	srv->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (srv->epfd < 0)
@@ -410,6 +414,45 @@ static bool header_ready(struct clf_daemon_conn *dc)
  * looks (a request already there: a client with several in flight) and
  * goes back to epoll.  SERVE_BATCH bounds a run on one connection.
  */
+static int64_t spin_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/*
+ * Watch dc for its next request without sleeping, up to
+ * srv->linger_spin_ns, when fewer than srv->linger_spin_max workers do
+ * (daemon.h).  Returns whether something came.
+ */
+static bool linger_spin(struct clf_daemon_server *srv,
+			struct clf_daemon_conn *dc)
+{
+	int64_t until;
+	bool came = false;
+
+	/* Only while another worker waits for the other connections. */
+	if (srv->linger_spin_ns <= 0 || !atomic_load(&srv->nidle))
+		return false;
+	if (atomic_fetch_add(&srv->nspinning, 1) >= srv->linger_spin_max) {
+		atomic_fetch_sub(&srv->nspinning, 1);
+		return false;
+	}
+	until = spin_now_ns() + srv->linger_spin_ns;
+	do {
+		if (clf_conn_poll(dc->c, 0) != 0) {
+			came = true;
+			break;
+		}
+	} while (!clf_daemon_server_stopping(srv) && spin_now_ns() < until);
+	atomic_fetch_sub(&srv->nspinning, 1);
+	if (came)
+		atomic_fetch_add(&srv->spin_served, 1);
+	return came;
+}
+
 static void serve_ready(struct clf_daemon_server *srv,
 			struct clf_daemon_conn *dc)
 {
@@ -422,7 +465,9 @@ static void serve_ready(struct clf_daemon_server *srv,
 		dc->idled = false;
 		dc->since_ms = clf_now_ms();
 		if (rc || n >= SERVE_BATCH ||
-		    clf_daemon_server_stopping(srv) ||
+		    clf_daemon_server_stopping(srv))
+			break;
+		if (!linger_spin(srv, dc) &&
 		    clf_conn_poll(dc->c, atomic_load(&srv->nidle) ? LINGER_MS
 								  : 0) <= 0)
 			break;
