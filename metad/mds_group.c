@@ -235,8 +235,13 @@ static bool spin_for_slot(struct mds_group *g)
 		st = atomic_load_explicit(&g->state, memory_order_relaxed);
 		if (seen || st == GROUP_COMMITTING)
 			break;
-		if (!(n & 63) && mono_ns() >= until)
-			break;
+		if (!(n & 63)) {
+			if (mono_ns() >= until)
+				break;
+			/* A runnable thread on this core -- the slot's
+			 * holder, a client -- goes first. */
+			sched_yield();
+		}
 #if defined(__x86_64__) || defined(__i386__)
 		__builtin_ia32_pause();
 #endif

@@ -18,6 +18,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -446,6 +447,9 @@ static bool linger_spin(struct clf_daemon_server *srv,
 			came = true;
 			break;
 		}
+		/* A runnable thread on this core -- the client itself,
+		 * say -- goes first. */
+		sched_yield();
 	} while (!clf_daemon_server_stopping(srv) && spin_now_ns() < until);
 	atomic_fetch_sub(&srv->nspinning, 1);
 	if (came)
