@@ -40,7 +40,7 @@ void ADIOI_CLF_Fcntl(ADIO_File fd, int flag, ADIO_Fcntl_t * fcntl_struct, int *e
             /* Accesses take the file lock in atomic mode (ad_clf_lock.c),
              * and see each other at once: what the cooperative cache kept
              * goes to the iods (each process its own; this is collective). */
-            if (fcntl_struct->atomicity) {
+            if (fcntl_struct->atomicity && fs->coop) {
                 int err = ADIOI_CLF_Coop_flush(fd);
 
                 if (err)

@@ -7,7 +7,8 @@
  *
  *   romio_coop PATH CACHE      (2 or more processes; CACHE true|false)
  *
- * On PATH-a, opened with clf_coop_cache=CACHE:
+ * Malformed values of the hints fail the open.  On PATH-a, opened with
+ * clf_coop_cache=CACHE (which the file's info reports):
  *   1. interleaved views (blocks of 100 bytes, one per process in turn):
  *      two write_at_all of disjoint ranges, then read_at_all of the next
  *      process's part and of one's own, spanning both writes;
@@ -102,6 +103,42 @@ static MPI_File open_file(const char *path, const char *coop,
 	MPI_Info_free(&info);
 	ok(err, "open");
 	return fh;
+}
+
+/* The file's info says clf_coop_cache=want. */
+static void in_force(MPI_File fh, const char *want)
+{
+	char value[MPI_MAX_INFO_VAL + 1] = "";
+	MPI_Info info;
+	int flag = 0;
+
+	ok(MPI_File_get_info(fh, &info), "get_info");
+	MPI_Info_get(info, "clf_coop_cache", MPI_MAX_INFO_VAL, value, &flag);
+	MPI_Info_free(&info);
+	if (!flag || strcmp(value, want)) {
+		fprintf(stderr, "romio_coop (rank %d): clf_coop_cache is '%s', not "
+			"%s\n", rank, flag ? value : "(none)", want);
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	}
+}
+
+/* A malformed value fails the open, on every process. */
+static void bad_hint(const char *path, const char *key, const char *value)
+{
+	MPI_Info info;
+	MPI_File fh;
+	int err;
+
+	MPI_Info_create(&info);
+	MPI_Info_set(info, key, value);
+	err = MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE,
+			    info, &fh);
+	MPI_Info_free(&info);
+	if (err == MPI_SUCCESS) {
+		fprintf(stderr, "romio_coop (rank %d): %s='%s' accepted\n", rank,
+			key, value);
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	}
 }
 
 static void inter_view(MPI_File fh, int r, int64_t base)
@@ -266,7 +303,10 @@ static void file_a(const char *name)
 	MPI_File fh;
 	int next = (rank + 1) % nprocs;
 
+	bad_hint(name, "clf_coop_cache", "yes");
+	bad_hint(name, "clf_coop_cache_size", "12q");
 	fh = open_file(name, cache, NULL, 1);
+	in_force(fh, cache);
 	ok(MPI_File_set_size(fh, 0), "set_size");
 
 	/* 1. */
@@ -310,6 +350,7 @@ static void file_a(const char *name)
 
 	/* Reopened without the cache: every byte, both ways. */
 	fh = open_file(name, "false", NULL, 0);
+	in_force(fh, "false");
 	check_size(fh, "reopened: size");
 	bytes_check(fh, 0, (int)model_end, 1, "reopened: read_all");
 	bytes_check(fh, 0, (int)model_end, 0, "reopened: read");
