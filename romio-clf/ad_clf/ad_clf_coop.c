@@ -161,10 +161,14 @@ int ADIOI_CLF_Coop_flush(ADIO_File fd)
 {
     ADIOI_CLF_fs *fs = fd->fs_ptr;
     struct ADIOI_CLF_Coop *c = fs ? fs->coop : NULL;
-    int err = 0, e, cfd;
+    int err, e, cfd;
 
-    if (!c || c->nrecs == 0)
+    if (!c)
         return 0;
+    err = c->err;
+    c->err = 0;
+    if (c->nrecs == 0)
+        return err;
     for (int i = 0; i < c->nrecs && !ADIOI_CLF_Coop_fault("noflush"); i++) {
         struct ADIOI_CLF_Coop_rec *r = &c->recs[i];
         CLF_Datatype mem;
@@ -187,18 +191,24 @@ int ADIOI_CLF_Coop_flush(ADIO_File fd)
     return err;
 }
 
-/* An independent access through this handle: what this process kept
- * goes first, and the next collective access stops the caching. */
+/*
+ * An independent access through this handle: what this process kept
+ * goes to the iods first, and the access bypasses the cache.  That is
+ * all MPI asks: an access of this process sees its own earlier writes;
+ * one that conflicts with another process's kept bytes is only defined
+ * after an MPI_File_sync, which writes them (the other process's older
+ * bytes cannot overwrite this one's later: a correct program synced in
+ * between, so they were written already).  So the caching goes on.
+ */
 void ADIOI_CLF_Coop_independent(ADIO_File fd)
 {
     ADIOI_CLF_fs *fs = fd->fs_ptr;
 
-    if (!fs || !fs->coop || !fs->coop->on)
+    if (!fs || !fs->coop || fs->coop->nrecs == 0)
         return;
     /* An error here is the access's: it may find old bytes, as a
-     * failed write would leave them; the close reports it again. */
-    (void) ADIOI_CLF_Coop_flush(fd);
-    fs->coop->independent = 1;
+     * failed write would leave them; the sync or close reports it. */
+    fs->coop->err = ADIOI_CLF_Coop_flush(fd);
 }
 
 struct ADIOI_CLF_Coop_walk {

@@ -16,9 +16,9 @@
  * after MPI_File_sync or MPI_File_close, which write the kept bytes to
  * the iods.  So do a write that would overlap bytes kept anywhere (the
  * later bytes must win at the iods as they do in the cache), a process
- * that would keep more than the hint clf_coop_cache_size, atomic mode,
- * MPI_File_set_size, and any independent access through this file
- * handle, after which the file is no longer cached.
+ * that would keep more than the hint clf_coop_cache_size, atomic mode
+ * and MPI_File_set_size; an independent access through this file handle
+ * writes its own process's kept bytes first and bypasses the cache.
  *
  * Invariant: the kept pieces of all processes are disjoint (a write
  * overlapping any process's kept extent flushes everything first), so a
@@ -56,8 +56,8 @@ struct ADIOI_CLF_Coop_rec {
 
 struct ADIOI_CLF_Coop {
     int on;                     /* collective accesses go through the cache */
-    int independent;            /* an independent access since the last
-                                 * collective one: everyone stops caching */
+    int err;                    /* a failed flush of an independent access,
+                                 * reported by the next sync or close */
     int64_t bound;              /* bytes this process may keep */
     int64_t bytes;              /* bytes kept */
     struct ADIOI_CLF_Coop_rec *recs;    /* in write order; owned */

@@ -6,13 +6,12 @@
  *
  * Every collective access starts with one MPI_Allgather of a few
  * integers per process: the file bytes the access spans, the extent of
- * what the process keeps, whether it would go over its bound, whether it
- * accessed the file independently.  Every process then takes the same
- * decision from the same numbers:
+ * what the process keeps, how many runs its access has, whether it would
+ * go over its bound or could not prepare its access.  Every process then
+ * takes the same decision from the same numbers:
  *
- *   - an independent access anywhere, or atomic mode: all flush, and the
- *     access takes clf's collective path (caching stops for good after
- *     an independent access);
+ *   - atomic mode, or a process that could not prepare its access: all
+ *     flush, and the access takes clf's collective path;
  *   - a write: all flush first when it overlaps anything kept (so that
  *     the later bytes win at the iods too) or a process would go over
  *     its bound; then each process keeps its bytes; a process whose
@@ -38,7 +37,6 @@ enum { ADIOI_CLF_CI_LO, ADIOI_CLF_CI_HI, ADIOI_CLF_CI_KLO, ADIOI_CLF_CI_KHI,
     ADIOI_CLF_CI_NRUNS, ADIOI_CLF_CI_FLAGS, ADIOI_CLF_CI_NR
 };
 
-#define ADIOI_CLF_CF_INDEP 1    /* accessed the file independently */
 #define ADIOI_CLF_CF_FAIL 2     /* could not prepare its access */
 #define ADIOI_CLF_CF_BIG 4      /* the access alone exceeds the bound */
 #define ADIOI_CLF_CF_OVER 8     /* kept + access exceed the bound */
@@ -412,8 +410,6 @@ int ADIOI_CLF_Coop_access(ADIO_File fd, void *buf, int count, MPI_Datatype datat
     mine[ADIOI_CLF_CI_KLO] = c->lo;
     mine[ADIOI_CLF_CI_KHI] = c->hi;
     mine[ADIOI_CLF_CI_NRUNS] = nruns;
-    if (c->independent)
-        flags |= ADIOI_CLF_CF_INDEP;
     if (n > c->bound)
         flags |= ADIOI_CLF_CF_BIG;
     if (c->bytes + n > c->bound)
@@ -426,10 +422,8 @@ int ADIOI_CLF_Coop_access(ADIO_File fd, void *buf, int count, MPI_Datatype datat
     for (int i = 0; i < nprocs; i++) {
         const int64_t *a = all + (int64_t) i * ADIOI_CLF_CI_NR;
 
-        if (a[ADIOI_CLF_CI_FLAGS] & (ADIOI_CLF_CF_INDEP | ADIOI_CLF_CF_FAIL))
+        if (a[ADIOI_CLF_CI_FLAGS] & ADIOI_CLF_CF_FAIL)
             bypass = 1;
-        if (a[ADIOI_CLF_CI_FLAGS] & ADIOI_CLF_CF_INDEP)
-            c->on = 0;
         if (a[ADIOI_CLF_CI_FLAGS] & ADIOI_CLF_CF_BIG)
             big = 1;
         if (a[ADIOI_CLF_CI_FLAGS] & ADIOI_CLF_CF_OVER)

@@ -18,8 +18,9 @@
  *      close; a process overwrites its own bytes;
  *   4. a read_all spanning bytes already at the iods and kept ones;
  *   5. nonblocking iwrite_at_all / iread_at_all, strided memory types;
- *   6. an independent read of one's own kept bytes (caching stops),
- *      then more collective accesses;
+ *   6. an independent read of one's own kept bytes, then more
+ *      collective accesses; an independent write over one's own kept
+ *      bytes wins over them;
  * then, reopened with the cache off, every byte (read_all and
  * independent reads).  On PATH-b, with clf_coop_cache=CACHE and a bound
  * of 4 KiB per process: writes over the bound, reads between them,
@@ -345,6 +346,19 @@ static void file_a(const char *name)
 	MPI_Barrier(MPI_COMM_WORLD);
 	bytes_write(fh, 0, 90000, 500, 10);
 	bytes_check(fh, 80000, 10500, 1, "6. after an independent access");
+	bytes_write(fh, 0, 95000, 400, 11);
+	if (rank == 0) {
+		uint8_t b[100];
+
+		for (int i = 0; i < 100; i++)
+			b[i] = val(12, 0, 95100 + i);
+		ok(MPI_File_write_at(fh, 95100, b, 100, MPI_BYTE, MPI_STATUS_IGNORE),
+		   "write_at");
+	}
+	for (int i = 0; i < 100; i++)
+		model_put(95100 + i, val(12, 0, 95100 + i));
+	MPI_Barrier(MPI_COMM_WORLD);
+	bytes_check(fh, 95000, 400, 1, "6. an independent write over kept bytes");
 	check_size(fh, "6. size");
 	ok(MPI_File_close(&fh), "close");
 
