@@ -8,10 +8,12 @@
  * the rename already done, EEXIST for the mkdir).
  */
 #include <check.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -268,6 +270,54 @@ START_TEST(test_native_calls_with_their_replies_dropped_return_success)
 }
 END_TEST
 
+/* Whether every thread of pid is stopped ('T' or 't' after "(comm) "
+ * in /proc/pid/task/TID/stat); false when that cannot be read. */
+static bool all_stopped(pid_t pid)
+{
+	char path[300], line[512];
+	struct dirent *e;
+	bool stopped = true;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return false;
+	while (stopped && (e = readdir(d))) {
+		FILE *f;
+		char *state = NULL;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/stat", (int)pid,
+			 e->d_name);
+		f = fopen(path, "r");
+		if (f && fgets(line, sizeof(line), f))
+			state = strrchr(line, ')');
+		if (f)
+			fclose(f);
+		stopped = state && state[1] == ' ' &&
+			  (state[2] == 'T' || state[2] == 't');
+	}
+	closedir(d);
+	return stopped;
+}
+
+/*
+ * SIGSTOP pid and wait until every thread of it is stopped: kill()
+ * returns once the signal is sent, and a thread running on another CPU
+ * stops a moment later.  Fails the test after 5 s.
+ */
+static void stop_metad(pid_t pid)
+{
+	ck_assert_int_eq(kill(pid, SIGSTOP), 0);
+	for (int i = 0; i < 500 && !all_stopped(pid); i++)
+		usleep(10000);
+	ck_assert_msg(all_stopped(pid),
+		      "metad (pid %d) did not stop within 5 s of SIGSTOP",
+		      (int)pid);
+}
+
 struct resumer {
 	pid_t pid;
 	int after_ms;
@@ -297,7 +347,7 @@ START_TEST(test_native_rename_while_metad_is_stopped_returns_success)
 	fd = CLF_open("/a", O_CREAT | O_EXCL | O_RDWR, 0644);
 	ck_assert_msg(fd >= 0, "create: %s", CLF_Last_error());
 	ck_assert_int_eq(CLF_close(fd), 0);
-	ck_assert_int_eq(kill(H.metad, SIGSTOP), 0);
+	stop_metad(H.metad);
 	ck_assert_int_eq(pthread_create(&t, NULL, resume_main, &r), 0);
 	err = CLF_rename("/a", "/b");
 	pthread_join(t, NULL);
@@ -321,12 +371,14 @@ START_TEST(test_native_rename_while_metad_stays_stopped_fails_saying_so)
 	fd = CLF_open("/a", O_CREAT | O_EXCL | O_RDWR, 0644);
 	ck_assert_msg(fd >= 0, "create: %s", CLF_Last_error());
 	ck_assert_int_eq(CLF_close(fd), 0);
-	ck_assert_int_eq(kill(H.metad, SIGSTOP), 0);
+	stop_metad(H.metad);
 	t0 = clf_now_ms();
 	err = CLF_rename("/a", "/b");
 	ms = clf_now_ms() - t0;
 	kill(H.metad, SIGCONT);
-	ck_assert_int_eq(err, -ETIMEDOUT);
+	ck_assert_msg(err == -ETIMEDOUT,
+		      "rename with metad stopped: %d after %lld ms (%s)", err,
+		      (long long)ms, err ? CLF_Last_error() : "no error");
 	ck_assert_msg(strstr(CLF_Last_error(), "may or may not have been applied"),
 		      "%s", CLF_Last_error());
 	/* Three timeouts of 500 ms, give or take a connection. */
