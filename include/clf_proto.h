@@ -136,7 +136,7 @@
 
 #define CLF_PROTO_MAGIC 0x31464c43u /* "CLF1" as bytes on the wire */
 #define CLF_PROTO_VERSION_MAJOR 1
-#define CLF_PROTO_VERSION_MINOR 22
+#define CLF_PROTO_VERSION_MINOR 23
 
 /*
  * Message header, 32 bytes, every field little-endian:
@@ -336,7 +336,9 @@ enum clf_proto_op {
 	 * u32 the retired iods.  For connections that hold the secret.
 	 * RETIRED: metad places no new subfile on iod (durably; refused
 	 * for the last iod not retired); ACTIVE: it does again; QUERY
-	 * (iod ignored): only the reply. */
+	 * (iod ignored): only the reply.  Since 1.23, JOIN: metad reads
+	 * its configuration file again and the iods appended to it, iod
+	 * among them, join it (placed on by new files; `clf iod add`). */
 	CLF_PROTO_OP_IOD_STATE = 283,
 
 	/* iod.  Subfiles are named by (file id = inode, subfile index). */
@@ -529,6 +531,7 @@ enum clf_proto_op {
 #define CLF_PROTO_IOD_ACTIVE 0u
 #define CLF_PROTO_IOD_RETIRED 1u
 #define CLF_PROTO_IOD_QUERY 2u
+#define CLF_PROTO_IOD_JOIN 3u		/* since 1.23 */
 
 enum clf_proto_layout_kind {
 	CLF_PROTO_LAYOUT_ROUND_ROBIN = 1,

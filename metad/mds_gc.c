@@ -33,7 +33,8 @@ struct gc_iod {
 struct mds_gc {
 	struct mds_store *st;	/* borrowed */
 	struct mds_iods *io;	/* borrowed */
-	uint32_t n;		/* iods in the configuration */
+	uint32_t niods_cap;	/* iods there is room for (MDS_MAX_IODS):
+				   more join while metad runs (known()) */
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;	/* kick or stop; CLOCK_MONOTONIC */
@@ -53,8 +54,17 @@ struct mds_gc {
 	 * to every iod of the file. */
 	struct mds_gc_entry *todo;
 	uint32_t ntodo, todo_cap;
-	struct gc_iod *iods;	/* n, owned; lock */
+	struct gc_iod *iods;	/* cap, owned; lock */
 };
+
+/* The iods removals can go to now: those of the configuration, which
+ * grows when an iod joins (mds_iods_join). */
+static uint32_t known(const struct mds_gc *gc)
+{
+	uint32_t n = mds_iods_count(gc->io);
+
+	return n < gc->niods_cap ? n : gc->niods_cap;
+}
 
 static uint64_t queued(struct mds_gc *gc)
 {
@@ -222,7 +232,7 @@ static int cmp_iod(const void *a, const void *b)
 }
 
 /*
- * Removals e[0..n) of one iod (iod < gc->n), at most
+ * Removals e[0..n) of one iod (iod < known(gc)), at most
  * CLF_PROTO_SUB_BATCH_MAX, in one REMOVE_MANY: those confirmed are
  * appended to ok (*nok); returns how many were not done.
  */
@@ -285,7 +295,7 @@ static uint64_t remove_batch(struct mds_gc *gc, struct mds_gc_entry *e,
 		pthread_mutex_unlock(&gc->lock);
 		if (stop)
 			return left + (n - i);
-		if (iod >= gc->n)
+		if (iod >= known(gc))
 			*unknown += k - i;
 		else if (!iod_ready(gc, iod, clf_now_ms(), next))
 			left += k - i;
@@ -467,7 +477,7 @@ static void iod_back(void *arg, uint32_t iod)
 	struct mds_gc *gc = arg;
 
 	pthread_mutex_lock(&gc->lock);
-	if (iod < gc->n && gc->iods[iod].failing) {
+	if (iod < known(gc) && gc->iods[iod].failing) {
 		gc->iods[iod].next_ms = 0;
 		gc->kick = true;
 		pthread_cond_signal(&gc->cond);
@@ -486,8 +496,8 @@ int mds_gc_start(struct mds_store *st, struct mds_iods *io,
 		return clf_fail(ENOMEM, "metad: out of memory for the removal queue");
 	gc->st = st;
 	gc->io = io;
-	gc->n = mds_iods_count(io);
-	gc->iods = calloc(gc->n ? gc->n : 1, sizeof(*gc->iods));
+	gc->niods_cap = MDS_MAX_IODS;
+	gc->iods = calloc(gc->niods_cap, sizeof(*gc->iods));
 	if (!gc->iods) {
 		free(gc);
 		return clf_fail(ENOMEM, "metad: out of memory for the removal queue");

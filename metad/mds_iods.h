@@ -46,8 +46,26 @@ int mds_iods_open_metads(const struct clf_config *cfg,
 /* Close every connection and free io.  No call may be running.  NULL ok. */
 void mds_iods_close(struct mds_iods *io);
 
-/* How many iods the configuration has. */
+/* How many iods the configuration has (more after mds_iods_join). */
 uint32_t mds_iods_count(const struct mds_iods *io);
+
+/* How many iods a new file spans by default (the configuration's
+ * stripe_count, 0: every one; as of the last join). */
+uint32_t mds_iods_stripe_count(const struct mds_iods *io);
+
+/*
+ * mds_iods_join - iods added to the configuration join a running metad
+ *
+ * now is the configuration read again (`clf iod add` appended an [iod]
+ * section): its first mds_iods_count(io) iods must have the addresses
+ * io has, and the ones after them join, with now's stripe_count.
+ * Layouts may name them from then on.  *before is the count before.
+ * Thread-safe against every other call; 0 or -EINVAL (the message
+ * says which iod differs).  The iods of metad's own connections only
+ * (mds_iods_open), never the metads.
+ */
+int mds_iods_join(struct mds_iods *io, const struct clf_config *now,
+		  uint32_t *before);
 
 /* "host:port" of iod (< mds_iods_count), for messages. */
 const char *mds_iods_addr(const struct mds_iods *io, uint32_t iod);

@@ -101,17 +101,19 @@ int mds_op_instance(const struct mds_session *s, struct wire_reader *r,
 		return mds_bad_request(s, CLF_PROTO_OP_INSTANCE, err);
 	m = (struct clf_proto_instance){
 		.stripe_size = (uint64_t)cfg->stripe_size,
-		.stripe_count = cfg->stripe_count,
+		.stripe_count = mds_iods_stripe_count(s->ctx->iods),
 		.first_iod = cfg->first_iod,
 		.timeout_ms = (uint32_t)cfg->timeout_ms,
 		.recovery_grace_s = (uint32_t)cfg->recovery_grace_s,
-		.niods = cfg->niods,
+		/* The iods now: some may have joined since the start. */
+		.niods = mds_iods_count(s->ctx->iods),
 	};
-	m.iods = calloc(cfg->niods, sizeof(*m.iods));
+	m.iods = calloc(m.niods, sizeof(*m.iods));
 	if (!m.iods)
 		return mds_fail_ctx(-ENOMEM, "metad: out of memory");
-	for (uint32_t i = 0; i < cfg->niods; i++)
-		m.iods[i].addr = clf_proto_str_of(cfg->iods[i].addr);
+	for (uint32_t i = 0; i < m.niods; i++)
+		m.iods[i].addr = clf_proto_str_of(mds_iods_addr(s->ctx->iods,
+								i));
 	/* The metads too (1.17), for a namespace over several; a client of
 	 * 1.16 or older would refuse the bytes it does not expect. */
 	if (s->minor >= 17) {

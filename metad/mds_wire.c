@@ -12,6 +12,7 @@
 #include "error.h"
 #include "mds_ops_i.h"
 #include "mds_peer.h"
+#include "mds_iods.h"
 #include "mds_retire.h"
 
 _Static_assert(MDS_NAME_MAX == CLF_PROTO_NAME_MAX &&
@@ -74,7 +75,8 @@ static int retired_fail(const char *what, uint32_t iod)
 static int place_rest(const struct mds_ctx *ctx, struct mds_layout *l)
 {
 	for (uint32_t j = 1; j < l->nsubfiles; j++) {
-		int64_t i = mds_retired_next(ctx->retired, ctx->cfg->niods,
+		int64_t i = mds_retired_next(ctx->retired,
+					     mds_iods_count(ctx->iods),
 					     l->subfiles[j - 1].iod + 1);
 
 		if (i < 0)
@@ -89,29 +91,31 @@ static int req_round_robin(const struct mds_ctx *ctx,
 			   struct mds_req_layout *out)
 {
 	const struct clf_config *cfg = ctx->cfg;
-	uint32_t active = mds_retired_active(ctx->retired, cfg->niods);
+	/* Both may grow while metad runs (clf iod add: mds_iods_join). */
+	uint32_t niods = mds_iods_count(ctx->iods);
+	uint32_t stripe_count = mds_iods_stripe_count(ctx->iods);
+	uint32_t active = mds_retired_active(ctx->retired, niods);
 	int64_t stripe = pl->stripe_size ? (int64_t)pl->stripe_size
 					 : cfg->stripe_size;
 	/* "Every iod" (the default) means every one that takes files. */
 	uint32_t count = pl->stripe_count ? pl->stripe_count
-		       : cfg->stripe_count < active ? cfg->stripe_count
+		       : stripe_count < active ? stripe_count
 		       : active ? active : 1;
 	int64_t first = pl->first_iod;
 	int err;
 
 	if (pl->first_iod == CLF_PROTO_IOD_DEFAULT)
-		first = mds_retired_next(ctx->retired, cfg->niods,
-					 cfg->first_iod);
-	else if (first >= cfg->niods)
+		first = mds_retired_next(ctx->retired, niods, cfg->first_iod);
+	else if (first >= niods)
 		return clf_fail(EINVAL,
 				"metad: round-robin layout starts on iod %u; the configuration has iods 0 to %u",
-				pl->first_iod, cfg->niods - 1);
+				pl->first_iod, niods - 1);
 	else if (mds_retired_has(ctx->retired, pl->first_iod))
 		return retired_fail("subfile 0 (first=)", pl->first_iod);
 	if (first < 0)
 		return (int)first;
-	err = mds_layout_round_robin(stripe, count, (uint32_t)first,
-				     cfg->niods, &out->rr);
+	err = mds_layout_round_robin(stripe, count, (uint32_t)first, niods,
+				     &out->rr);
 	if (!err)
 		err = place_rest(ctx, out->rr);
 	if (err)
@@ -124,7 +128,7 @@ int mds_req_layout_init(const struct mds_ctx *ctx,
 			const struct clf_proto_layout *pl,
 			struct mds_req_layout *out)
 {
-	uint32_t niods = ctx->cfg->niods, disp_iod = pl->disp_iod;
+	uint32_t niods = mds_iods_count(ctx->iods), disp_iod = pl->disp_iod;
 	struct mds_subfile *subs;
 	int64_t next = ctx->cfg->first_iod;
 

@@ -104,6 +104,9 @@ UNIT_TEST_NAMES += test_mds_retire
 TEST_OBJS_test_mds_retire = $(MDS_STORE_OBJS) $(O)/metad/mds_retire.o \
 	$(O)/metad/mds_log.o
 TEST_LIBS_test_mds_retire = $(MDS_STORE_LIBS)
+# Iods joining a running metad (mds_iods_join).
+UNIT_TEST_NAMES += test_mds_iods
+TEST_OBJS_test_mds_iods = $(O)/metad/mds_iods.o $(O)/metad/mds_log.o
 # Group commit: concurrent callers of one store.
 UNIT_TEST_NAMES += test_mds_group
 TEST_OBJS_test_mds_group = $(MDS_STORE_OBJS)

@@ -510,28 +510,6 @@ static int start(const struct clf_config *cfg, const struct tool_daemon *d,
 					DAEMON_START_TIMEOUT_MS, &pid);
 }
 
-/* Stop metad 0 (its pid file) and start it again on cfg: it reads the
- * iods anew.  Clients retry their metad requests through the restart. */
-static int restart_metad(const struct clf_config *cfg,
-			 const struct tool_daemon *md, const char *conf)
-{
-	struct daemon_stop st = { .prog = daemon_program(DAEMON_METAD) };
-	int state = daemon_pid_check(md, &st.pid);
-
-	if (state < 0)
-		return state;
-	if (state == DAEMON_PID_ALIVE) {
-		daemons_stop(&st, 1, DAEMON_TERM_TIMEOUT_MS,
-			     DAEMON_KILL_TIMEOUT_MS);
-		if (st.result < 0)
-			return clf_fail_neg(st.result,
-					    "clf: cannot stop metad (pid %d)",
-					    (int)st.pid);
-	}
-	unlink(md->pidfile);
-	return start(cfg, md, conf);
-}
-
 static int do_add(const struct tool_opts *g, const char *data,
 		  const char *addr_opt, const char *dir_opt)
 {
@@ -582,11 +560,10 @@ static int do_add(const struct tool_opts *g, const char *data,
 	/* daemons_list: metad 0 first, then the iods by index. */
 	if (ds[1 + n].local == 1)
 		err = start(now, &ds[1 + n], conf);
-	if (!err && ds[0].local == 1)
-		err = restart_metad(now, &ds[0], conf);
-	else if (!err)
-		fprintf(stderr, "clf iod add: metad runs on another host: restart it there (clf up) so that it knows iod %u\n",
-			n);
+	/* Every metad reads its configuration again and takes the new iod
+	 * (IOD_STATE JOIN, 1.23): no restart, no pause of its clients. */
+	if (!err)
+		err = iod_state(now, n, CLF_PROTO_IOD_JOIN, NULL);
 	if (err)
 		goto fail;
 	printf("iod %u added: %s, storage %s; %s now has %u iods\n", n, addr,
@@ -652,9 +629,9 @@ static void iod_help(FILE *f)
 		"\n"
 		"add: a new iod joins the running instance: its [iod] section\n"
 		"is added to the configuration (stripe_count raised with it when\n"
-		"it named every iod), it is started (on this host), and metad\n"
-		"is restarted to know it; clients started from then on place\n"
-		"new files on it too.  Default address: the host of the last\n"
+		"it named every iod), it is started (on this host), and every\n"
+		"metad reads its configuration again and places new files on\n"
+		"it too (no restart).  Default address: the host of the last\n"
 		"iod, the port after the highest in use; default storage:\n"
 		"<data_dir>/iodN.  add N: iod N, retired by a remove, takes\n"
 		"new files again (started if it is local and stopped); metad\n"

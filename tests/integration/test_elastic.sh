@@ -10,11 +10,11 @@
 #     collective accesses, CLF_ncwrite_at_all / CLF_ncread_at_all);
 #  2. a remove whose mover dies between copy and commit (test hook
 #     CLF_TEST_MOVER_DIE): the clients go on (the fence went with the
-#     mover's connection; the layout never changed);
-#  3. `clf iod add` while they run: iod 4 joins (metad restarted under
-#     them); a third client started then stripes its new file over the 5
-#     iods: iod 4's store holds its subfile; metad, restarted by the add,
-#     logs the move that did not finish;
+#     mover's connection; the layout never changed); metad restarted
+#     under them logs the move that did not finish;
+#  3. `clf iod add` while they run: iod 4 joins the running metad (not
+#     restarted: it logs the join); a third client started then stripes
+#     its new file over the 5 iods: iod 4's store holds its subfile;
 #  4. 100 small files more (clf stage-in), then `clf iod remove 1`
 #     while the three clients run: it says the iod was emptied, and iod
 #     1's store holds no subfile any more;
@@ -46,6 +46,20 @@ step=
 # subfiles DIR: how many subfiles an iod's store holds.
 subfiles() {
 	find "$1" -type f | grep -Ec '/[0-9a-f]{2}/[0-9a-f]{16}\.[0-9]+$' || true
+}
+
+# restart_metad: stop metad (SIGTERM) and start it again with clf up.
+restart_metad() {
+	pid=$(cat "$data/meta/metad.pid")
+	kill "$pid"
+	i=0
+	while kill -0 "$pid" 2>/dev/null; do
+		i=$((i + 1))
+		[ "$i" -lt 100 ] || fail "metad did not stop"
+		sleep 0.1
+	done
+	run "$clf" up --data "$data"
+	[ "$rc" -eq 0 ] || fail "clf up: exit status $rc: $(cat "$tmp/err")"
 }
 
 step="up, 4 iods"
@@ -87,6 +101,11 @@ for f in e1 e2; do
 	done
 done
 
+step="metad restarted under the clients: the unfinished move is logged"
+restart_metad
+grep -q "a move of a subfile did not finish" "$data/meta/metad.log" ||
+	fail "the restarted metad did not log the unfinished move"
+
 # The remove retired iod 1 before it died: new files stay off it until
 # it is brought back (here, so that the remove below has files to move).
 run "$clf" iod add 1 --data "$data"
@@ -94,14 +113,16 @@ run "$clf" iod add 1 --data "$data"
 grep -q "^iod 1 is back" "$tmp/out" || fail "no summary: $(cat "$tmp/out")"
 
 step="clf iod add while they run; a new client's file uses iod 4"
+mdpid=$(cat "$data/meta/metad.pid")
 run "$clf" iod add --data "$data"
 [ "$rc" -eq 0 ] || fail "exit status $rc"
 grep -q "^iod 4 added: 127.0.0.1:[0-9]*, storage $data/iod4; .* now has 5 iods" \
 	"$tmp/out" || fail "no summary"
 cat "$tmp/out"
 grep -q "^stripe_count = 5" "$conf" || fail "stripe_count not raised"
-grep -q "a move of a subfile did not finish" "$data/meta/metad.log" ||
-	fail "the restarted metad did not log the unfinished move"
+[ "$(cat "$data/meta/metad.pid")" = "$mdpid" ] || fail "metad was restarted"
+grep -q "iod 4 joined: 127.0.0.1:[0-9]* (5 iods" "$data/meta/metad.log" ||
+	fail "metad did not log the join: $(tail -3 "$data/meta/metad.log")"
 "$client" "$conf" "/e3" 8 "$tmp/e3.ready" "$tmp/stop" >"$tmp/e3.out" 2>&1 &
 pids="$pids $!"
 i=0
@@ -193,16 +214,7 @@ grep -q "iod 1, which is retired" "$tmp/err" ||
 	fail "no clear error: $(cat "$tmp/err")"
 
 step="metad restarted: iod 1 is still retired"
-pid=$(cat "$data/meta/metad.pid")
-kill "$pid"
-i=0
-while kill -0 "$pid" 2>/dev/null; do
-	i=$((i + 1))
-	[ "$i" -lt 100 ] || fail "metad did not stop"
-	sleep 0.1
-done
-run "$clf" up --data "$data"
-[ "$rc" -eq 0 ] || fail "clf up: exit status $rc: $(cat "$tmp/err")"
+restart_metad
 grep -q "iod 1 is retired" "$data/meta/metad.log" ||
 	fail "the restarted metad did not log the retired iod"
 new_files b

@@ -28,7 +28,7 @@
 TSAN_UNIT_NAMES := test_transport test_auth test_seal test_iod_rangelock \
 	test_iod_store test_iod_view test_iod_viewio test_iod_merge \
 	test_mds_store test_mds_crash test_mds_lock test_mds_append test_tools \
-	test_clfs
+	test_clfs test_mds_iods
 TSAN_UNIT := $(TSAN_UNIT_NAMES:%=$(O)/tests/unit/%)
 TSAN_NATIVE := $(NATIVE_TEST) $(NATIVE_LOCK_TEST) $(NATIVE_APPEND_TEST) \
 	$(NATIVE_LINKS_TEST) $(NATIVE_RECOVERY_TEST)
