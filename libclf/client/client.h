@@ -87,12 +87,16 @@ struct clf_client {
 	/*
 	 * iods that joined after init (`clf iod add`): a layout that names
 	 * an iod past the configuration makes the client read its
-	 * configuration file again (clf_client_iod_join).  niods only
+	 * configuration again (clf_client_iod_join, reread).  niods only
 	 * grows, under joining, after the peers below it are made.
 	 */
 	atomic_uint niods;			/* iods known */
 	struct clf_config_daemon *joined;	/* CLF_CLIENT_IOD_SPARE, owned */
 	pthread_mutex_t joining;
+	/* The instance's iods now, for a join: the configuration file
+	 * read again, or (a client named by URL) metad's INSTANCE.  *now
+	 * is the caller's to free (clf_config_free). */
+	int (*reread)(struct clf_client *cl, struct clf_config **now);
 	atomic_uint *lane_files;	/* lanes, owned: open files on each */
 	atomic_uint next_thread_lane;	/* and the next thread (apart, so
 					   that files take every lane) */

@@ -56,6 +56,60 @@ static int load_config(const char *config_path, struct clf_config **cfg,
 	return clf_config_load(config_path, cfg);
 }
 
+/* INSTANCE from metad, decoded into *m (clf_proto_instance_release). */
+static int ask_instance(struct clf_proto_instance *m, void **payload)
+{
+	struct wire_reader r;
+	uint32_t len;
+	int err = clf_meta_call(CLF_PROTO_OP_INSTANCE, clf_enc_empty, NULL,
+				payload, &len);
+
+	if (err)
+		return err;
+	r = (struct wire_reader){ .buf = *payload, .len = len };
+	err = clf_proto_instance_decode(&r, m);
+	if (err) {
+		free(*payload);
+		*payload = NULL;
+	}
+	return err;
+}
+
+/* reread of a client with a configuration file: the file again. */
+static int reread_file(struct clf_client *cl, struct clf_config **now)
+{
+	return clf_config_load(cl->cfg->source, now);
+}
+
+/* reread of a client named by URL: metad's INSTANCE again, as at init
+ * (iods that joined since: `clf iod add`). */
+static int reread_instance(struct clf_client *cl, struct clf_config **now)
+{
+	struct clf_proto_instance m = { 0 };
+	struct clf_config *c = calloc(1, sizeof(*c));
+	void *payload = NULL;
+	int err = c ? 0 : clf_fail(ENOMEM, "clf: out of memory");
+
+	if (!err) {
+		c->metad.addr = strdup(cl->cfg->metad.addr);
+		if (!c->metad.addr)
+			err = clf_fail(ENOMEM, "clf: out of memory");
+	}
+	if (!err)
+		err = ask_instance(&m, &payload);
+	if (!err) {
+		err = clf_config_set_instance(c, &m);
+		clf_proto_instance_release(&m);
+		free(payload);
+	}
+	if (err) {
+		clf_config_free(c);
+		return err;
+	}
+	*now = c;
+	return 0;
+}
+
 /*
  * The iods of a client that knows metad only, from metad (INSTANCE):
  * one round trip, at CLF_init, so that a wrong address or secret shows
@@ -64,16 +118,13 @@ static int load_config(const char *config_path, struct clf_config **cfg,
 static int learn_instance(struct clf_client *cl)
 {
 	struct clf_proto_instance m = { 0 };
-	struct wire_reader r;
-	void *payload;
-	uint32_t len;
+	void *payload = NULL;
 	int err;
 
 	/* A wrong address or secret fails CLF_init at once: there is no
 	 * restart to wait for yet. */
 	cl->cfg->recovery_grace_s = 0;
-	err = clf_meta_call(CLF_PROTO_OP_INSTANCE, clf_enc_empty, NULL,
-			    &payload, &len);
+	err = ask_instance(&m, &payload);
 	if (err == -ENOSYS)
 		return clf_fail(ENOSYS,
 			"clf: %s is no metad, or one older than protocol 1.10 that cannot describe its instance (use a configuration file)",
@@ -88,10 +139,7 @@ static int learn_instance(struct clf_client *cl)
 	}
 	if (err)
 		return err;
-	r = (struct wire_reader){ .buf = payload, .len = len };
-	err = clf_proto_instance_decode(&r, &m);
-	if (!err)
-		err = clf_config_set_instance(cl->cfg, &m);
+	err = clf_config_set_instance(cl->cfg, &m);
 	clf_proto_instance_release(&m);
 	free(payload);
 	return err;
@@ -196,6 +244,10 @@ int CLF_init(const char *config_path)
 		clf_client_iod_peers_init(cl, i, &cl->cfg->iods[i]);
 	atomic_init(&cl->niods, cl->cfg->niods);
 	pthread_mutex_init(&cl->joining, NULL);
+	if (url)
+		cl->reread = reread_instance;
+	else if (cl->cfg->source)
+		cl->reread = reread_file;
 	clf_client_instance = cl;
 	return 0;
 release_peers:

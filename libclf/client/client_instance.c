@@ -77,13 +77,13 @@ int clf_client_iod_join(struct clf_client *cl, uint32_t i)
 	struct clf_config *now = NULL;
 	int err = 0;
 
-	if (i >= base + CLF_CLIENT_IOD_SPARE || !cl->cfg->source)
+	if (i >= base + CLF_CLIENT_IOD_SPARE || !cl->reread)
 		return clf_fail(EINVAL, "clf: the layout names iod %u, the configuration has %u",
 				i, base);
 	pthread_mutex_lock(&cl->joining);
 	n = atomic_load(&cl->niods);
 	if (i >= n)
-		err = clf_config_load(cl->cfg->source, &now);
+		err = cl->reread(cl, &now);
 	for (; !err && n <= i && n < now->niods; n++) {
 		struct clf_config_daemon *d = &cl->joined[n - base];
 
@@ -97,7 +97,8 @@ int clf_client_iod_join(struct clf_client *cl, uint32_t i)
 	}
 	if (!err && i >= n)
 		err = clf_fail(EINVAL, "clf: the layout names iod %u, %s has %u",
-			       i, cl->cfg->source, n);
+			       i, cl->cfg->source ? cl->cfg->source
+						  : cl->cfg->metad.addr, n);
 	pthread_mutex_unlock(&cl->joining);
 	clf_config_free(now);
 	return err;

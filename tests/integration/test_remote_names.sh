@@ -23,7 +23,8 @@
 #     goes out as user.clf.layout and comes back;
 #  3. the mount: mount.clf clf://A.2:PORT/ DIR: a file written natively
 #     reads back through it, one written through it reads back with clf
-#     cp (skipped without /dev/fuse);
+#     cp; `clf iod add` in the namespace, and a file the mount makes then
+#     is striped over the new iod 2 (skipped without /dev/fuse);
 #  4. MPI-IO: mpiexec -n 2 romio_xfer on "clf://A.2:PORT/..." names (the
 #     clf driver by prefix): written collectively, checked through MPI-IO
 #     and clf cp (skipped without MPICH or libromio-clf.so);
@@ -239,6 +240,18 @@ if [ -c /dev/fuse ] && [ -x "$mountclf" ]; then
 	cmp "$tmp/loc/m" "$tmp/loc/m.back" || fail "the mount's file differs"
 	grep -q " $mnt fuse.clf " /proc/mounts || fail "no fuse.clf mount"
 	echo "mount.clf $url/: native bytes read, its own written"
+	# An iod joins while the mount runs: the mount, which learnt the
+	# iods from metad, asks metad again when a layout names iod 2.
+	ip netns exec "$ns" "$clf" iod add -c "$tmp/srv/clf.conf" \
+		>"$tmp/out" 2>&1 || fail "clf iod add: $(cat "$tmp/out")"
+	grep -q "^iod 2 added" "$tmp/out" || fail "no iod 2: $(cat "$tmp/out")"
+	cp "$tmp/loc/m" "$mnt/after-add" || fail "cp into the mount after the add"
+	"$clf" getlayout "$url/after-add" >"$tmp/out" 2>&1 ||
+		fail "getlayout: $(cat "$tmp/out")"
+	grep -q "$net.2:$((port + 3))" "$tmp/out" ||
+		fail "the file made after the add is not on iod 2: $(cat "$tmp/out")"
+	cmp "$tmp/loc/m" "$mnt/after-add" || fail "the mount reads after-add back wrong"
+	echo "mount.clf $url/: a file made after clf iod add is striped over the new iod"
 else
 	echo "mount part skipped: no /dev/fuse or mount.clf"
 fi
