@@ -11,11 +11,12 @@
 #     configuration, a file written with `clf cp` reads back the same, an
 #     MPI step of the job (`srun --mpi=pmi2`, the ROMIO driver preloaded
 #     into an unmodified program) writes and checks a file on clf;
-#  2. `clf adhoc stop` stages clf:/out out (same bytes), the job ends
+#  2. `clf adhoc stop` stages clf:/out out (same bytes) and has written
+#     it back to the backing directory (--backing), the job ends
 #     COMPLETED with exit code 0 and no daemon is left;
 #  3. a second job is cancelled with `scancel` while its instance runs:
-#     the SIGTERM that Slurm sends the step stages out what was written
-#     since, and no daemon is left.
+#     the SIGTERM that Slurm sends the step stages out and writes back
+#     what was written since, and no daemon is left.
 #
 # Needs root (slurmd runs jobs as their users; the test's user is root).
 #
@@ -143,7 +144,7 @@ job() {
 	cat >"$tmp/job$1.sh" <<EOF
 #!/bin/bash
 exec srun --overlap -n 2 "$clf" adhoc start --data "$data" \\
-	--iods-per-host 2 --base-port $port \\
+	--iods-per-host 2 --base-port $port --backing "$tmp/backing" \\
 	--stage-out "clf:/out=$tmp/staged$1" --config-out "$tmp/job.conf"
 EOF
 	sbatch --parsable -n 2 -J clf-adhoc -D "$tmp" -o "$tmp/job$1.out" \
@@ -189,7 +190,8 @@ up() {
 step="job 1: srun starts the instance"
 up 1
 cmp "$data/clf.conf" "$tmp/job.conf" || slurm_fail "--config-out differs"
-[ "$(daemons | wc -l)" = 3 ] || slurm_fail "want metad and 2 iods: $(daemons)"
+[ "$(daemons | wc -l)" = 4 ] ||
+	slurm_fail "want metad, 2 iods and the stager: $(daemons | xargs -r ps -o pid=,args= -p)"
 export CLF_CONFIG=$data/clf.conf
 
 step="job 1: clients"
@@ -211,6 +213,8 @@ step="job 1: clf adhoc stop"
 s=$(ended "$jobid")
 [ "$s" = "COMPLETED 0:0 " ] || slurm_fail "job $jobid ended '$s', want COMPLETED 0:0"
 cmp "$tmp/in" "$tmp/staged1/out/f" || slurm_fail "staged-out file differs"
+cmp "$tmp/in" "$tmp/backing/out/f" ||
+	slurm_fail "the stop did not write clf:/out/f back to the backing directory"
 gone
 
 step="job 2: scancel"
@@ -225,5 +229,7 @@ CANCELLED*) ;;
 esac
 gone
 cmp "$tmp/in" "$tmp/staged2/out/f" || slurm_fail "scancel did not stage out clf:/out/f"
+cmp "$tmp/in" "$tmp/backing/out/f" ||
+	slurm_fail "scancel did not write clf:/out/f back to the backing directory"
 
 echo "PASS: clf adhoc under Slurm (srun start, MPI step, stop, scancel)"
