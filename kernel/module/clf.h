@@ -92,6 +92,7 @@ void clf_update_inode(struct inode *inode, const struct clf_up_attr *a);
 void clf_update_since(struct inode *inode, const struct clf_up_attr *a,
 		      int wseq);
 void clf_grow_size(struct inode *inode, loff_t pos);
+void clf_zero_eof(struct inode *inode, loff_t old, loff_t to);
 void clf_drop_nlink(struct inode *inode);
 int clf_refresh(struct inode *inode, bool force);
 int clf_getattr(struct user_namespace *mnt_userns, const struct path *path,

@@ -244,8 +244,12 @@ static ssize_t clf_direct_read(struct kiocb *iocb, struct iov_iter *to)
 	err = clf_fh(file->private_data, &fh);
 	if (err)
 		return err;
+	/*
+	 * The cached pages of the range, and those past it: until they
+	 * reach the daemon, its size may end the file before the range.
+	 */
 	err = filemap_write_and_wait_range(inode->i_mapping, iocb->ki_pos,
-					   iocb->ki_pos + want - 1);
+					   LLONG_MAX);
 	if (err)
 		return err;
 	buf = kvmalloc(min_t(size_t, want, CLF_UP_IO_MAX), GFP_KERNEL);
@@ -276,7 +280,7 @@ static ssize_t clf_direct_write(struct kiocb *iocb, struct iov_iter *from)
 	struct inode *inode = file_inode(file);
 	struct address_space *mapping = inode->i_mapping;
 	ssize_t done = 0, n;
-	loff_t start;
+	loff_t start, old_size;
 	void *buf;
 	u64 fh;
 
@@ -288,6 +292,7 @@ static ssize_t clf_direct_write(struct kiocb *iocb, struct iov_iter *from)
 	if (n <= 0)
 		goto unlock;
 	start = iocb->ki_pos;
+	old_size = i_size_read(inode);
 	n = filemap_write_and_wait_range(mapping, start, start + n - 1);
 	if (n)
 		goto unlock;
@@ -316,6 +321,7 @@ static ssize_t clf_direct_write(struct kiocb *iocb, struct iov_iter *from)
 	kvfree(buf);
 	if (done) {
 		clf_grow_size(inode, iocb->ki_pos);
+		clf_zero_eof(inode, old_size, start);
 		invalidate_inode_pages2_range(mapping, start >> PAGE_SHIFT,
 					      (iocb->ki_pos - 1) >> PAGE_SHIFT);
 	}
@@ -458,6 +464,7 @@ static int clf_write_end(struct file *file, struct address_space *mapping,
 			 struct page *page, void *fsdata)
 {
 	struct inode *inode = mapping->host;
+	loff_t old = i_size_read(inode);
 
 	if (!PageUptodate(page)) {
 		/* A whole page, not all of it copied: try again. */
@@ -473,6 +480,9 @@ static int clf_write_end(struct file *file, struct address_space *mapping,
 out:
 	unlock_page(page);
 	put_page(page);
+	/* A hole from the old EOF to pos: the old EOF page's part zeroed. */
+	if (copied && old < pos)
+		clf_zero_eof(inode, old, pos);
 	return copied;
 }
 
@@ -578,6 +588,12 @@ static int clf_wb_page(struct page *page, struct writeback_control *wbc,
 		return 0;
 	}
 	len = min_t(loff_t, PAGE_SIZE, size - off);
+	/*
+	 * What a mapping stored past EOF is not the file's: zeroed on
+	 * each writeback of the page, as block devices' file systems do.
+	 */
+	if (len < PAGE_SIZE)
+		zero_user_segment(page, len, PAGE_SIZE);
 	if (run && (off != wb->start + run->len || run->n == CLF_WB_PAGES ||
 		    (run->len & (PAGE_SIZE - 1)))) {
 		clf_wb_send(wb);

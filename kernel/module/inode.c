@@ -11,6 +11,7 @@
 #include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/pagemap.h>
+#include <linux/rmap.h>
 #include <linux/slab.h>
 #include <linux/uidgid.h>
 
@@ -80,6 +81,35 @@ void clf_grow_size(struct inode *inode, loff_t pos)
 	if (pos > i_size_read(inode))
 		i_size_write(inode, pos);
 	spin_unlock(&ci->lock);
+}
+
+/*
+ * The size grew from old past to: what a mapping stored past the old
+ * EOF in its page (bytes POSIX never writes to the file) is now inside
+ * the file, where before offset to it must read as zeros, as it does
+ * at the daemon.  Called after the new size is set: the page's
+ * mappings are write-protected first, under its lock, so a store after
+ * the zeroing faults and waits, and then lands inside the file (later
+ * kernels' pagecache_isize_extended() does the same).
+ */
+void clf_zero_eof(struct inode *inode, loff_t old, loff_t to)
+{
+	struct folio *folio;
+	size_t from, end;
+
+	if (!offset_in_page(old) || to <= old)
+		return;
+	folio = filemap_lock_folio(inode->i_mapping, old >> PAGE_SHIFT);
+	if (IS_ERR_OR_NULL(folio))
+		return;
+	if (folio_mkclean(folio))
+		folio_mark_dirty(folio);
+	from = old - folio_pos(folio);
+	end = min_t(loff_t, to - folio_pos(folio), folio_size(folio));
+	if (folio_test_uptodate(folio))
+		folio_zero_range(folio, from, end - from);
+	folio_unlock(folio);
+	folio_put(folio);
 }
 
 /* The name of inode is gone: one link less (attributes may have it). */
@@ -277,8 +307,10 @@ int clf_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 		i_size_write(inode, attr->ia_size);
 		spin_unlock(&CLF_I(inode)->lock);
 		/* truncate_setsize(), the size set under ci->lock. */
-		if (attr->ia_size > old)
+		if (attr->ia_size > old) {
 			pagecache_isize_extended(inode, old, attr->ia_size);
+			clf_zero_eof(inode, old, attr->ia_size);
+		}
 		truncate_pagecache(inode, attr->ia_size);
 	}
 	clf_update_inode(inode, &a);

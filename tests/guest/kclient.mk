@@ -4,16 +4,32 @@
 #
 #   make check-kclient
 #   make bench-kclient     bench/kclient_vs_fuse.sh in the guest
+#   make fsx-kclient FSX_OPS=100000 [FSX_SEED=1]
+#                          fsx alone, as long as asked (about 20
+#                          operations a second: 100k take 1.5 hours)
 
 ifeq ($(CONFIG_CLF_KERNEL_MODULE),y)
 
+# fsx (tests/guest/fsx.c): ours, as Debian packages none.
+KCLIENT_FSX := $(O)/tests/guest/fsx
+$(KCLIENT_FSX): tests/guest/fsx.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS)
+
 KCLIENT_DEPS := $(O)/kernel/module/clf.ko $(O)/kernel/mount.clf \
-	$(O)/tools/clf $(O)/tests/integration/mount_helper \
+	$(O)/tools/clf $(O)/tests/integration/mount_helper $(KCLIENT_FSX) \
 	$(filter $(O)/metad/metad $(O)/iod/iod,$(PROGRAMS))
 
-.PHONY: check-kclient bench-kclient
+.PHONY: check-kclient bench-kclient fsx-kclient
 check-kclient: $(KCLIENT_DEPS)
 	@CLF_BUILD_DIR=$(O) scripts/run-tests.sh tests/guest/test_kclient.sh
+
+FSX_OPS ?= 100000
+FSX_SEED ?= 1
+fsx-kclient: $(KCLIENT_DEPS)
+	tests/guest/run-guest.sh --build $(O) --out $(O)/guest/fsx \
+		--timeout $$(($(FSX_OPS) / 10 + 300)) \
+		$(CURDIR)/tests/guest/kclient_fsx.sh $(abspath $(O)) $(FSX_OPS) $(FSX_SEED)
 
 CHECK_TARGETS += check-kclient
 
