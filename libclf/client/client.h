@@ -60,6 +60,20 @@ struct clf_peer {
 	unsigned next_cap;
 };
 
+/*
+ * A directory that a path walk of a spread namespace reached
+ * (client_route.c): path (len bytes) from directory from names ino,
+ * until expires_ms.  len 0: a free entry.
+ */
+#define CLF_ROUTE_CACHE 64
+#define CLF_ROUTE_PATH_MAX 240
+struct clf_route_entry {
+	uint64_t from, ino;
+	int64_t expires_ms;
+	uint16_t len;
+	char path[CLF_ROUTE_PATH_MAX];
+};
+
 struct clf_client {
 	struct clf_config *cfg;	/* owned */
 	/* Send the user to act for even without the secret: a test hook
@@ -106,6 +120,9 @@ struct clf_client {
 	uint64_t client_id;	/* random, non-zero; reqid_lock */
 	pid_t reqid_pid;	/* the process it was drawn in; reqid_lock */
 	uint64_t next_seq;	/* reqid_lock */
+	/* Directories resolved in a spread namespace (client_route.c). */
+	pthread_mutex_t route_lock;
+	struct clf_route_entry routes[CLF_ROUTE_CACHE];	/* route_lock */
 };
 
 /* The instance CLF_init() connected to, or NULL. */

@@ -187,6 +187,7 @@ int CLF_init(const char *config_path)
 		goto free_cfg;
 	}
 	pthread_mutex_init(&cl->reqid_lock, NULL);
+	pthread_mutex_init(&cl->route_lock, NULL);
 	clf_peer_init(&cl->metad, &cl->cfg->metad, CLF_ERROR_METAD, 0);
 	clf_peer_init(&cl->metad_locks, &cl->cfg->metad, CLF_ERROR_METAD, 0);
 	cl->metad.acts_for = cl->metad_locks.acts_for = true;

@@ -13,7 +13,30 @@
 #include <sys/stat.h>
 
 #include "client_i.h"
+#include "clock.h"
 #include "error.h"
+
+/*
+ * The directories that path walks reached are kept for ROUTE_TTL_MS, so
+ * that a path op costs one round trip, to the metad of its directory,
+ * as with one metad, rather than a RESOLVE at metad 0 first (at 16
+ * processes over 4 metads, opens ran at a third of one metad's rate).
+ * As the mount's dentries (mount.clf(8): one second unless cache=none),
+ * a directory another process renames or removes may be reached by its
+ * old path until then; this process's own renames and rmdirs forget
+ * every walk, and a request that fails after a remembered walk is walked
+ * again and, reaching another directory, sent again.
+ */
+#define ROUTE_TTL_MS 1000
+
+/* ROUTE_TTL_MS, or CLF_TEST_ROUTE_TTL_MS for a test that must not see a
+ * loaded machine's delays expire its walks. */
+static int64_t route_ttl_ms(void)
+{
+	const char *v = getenv("CLF_TEST_ROUTE_TTL_MS");
+
+	return v && *v ? strtoll(v, NULL, 10) : ROUTE_TTL_MS;
+}
 
 /*
  * One metad request: with one metad straight to it, else to the metad
@@ -103,12 +126,66 @@ static int enc_create_rep(struct wire_writer *w, const void *m)
 	return clf_proto_create_rep_encode(w, m);
 }
 
+static uint32_t route_slot(uint64_t from, const char *path, size_t len)
+{
+	uint64_t h = 1469598103934665603ull ^ from;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (uint8_t)path[i]) * 1099511628211ull;
+	return (uint32_t)(h % CLF_ROUTE_CACHE);
+}
+
+/* The remembered walk of path from directory from, if any. */
+static bool route_get(struct clf_client *cl, uint64_t from, const char *path,
+		      size_t len, uint64_t *ino)
+{
+	struct clf_route_entry *e;
+	bool hit;
+
+	if (len == 0 || len > CLF_ROUTE_PATH_MAX)
+		return false;
+	e = &cl->routes[route_slot(from, path, len)];
+	pthread_mutex_lock(&cl->route_lock);
+	hit = e->len == len && e->from == from &&
+	      !memcmp(e->path, path, len) && clf_now_ms() < e->expires_ms;
+	if (hit)
+		*ino = e->ino;
+	pthread_mutex_unlock(&cl->route_lock);
+	return hit;
+}
+
+static void route_put(struct clf_client *cl, uint64_t from, const char *path,
+		      size_t len, uint64_t ino)
+{
+	struct clf_route_entry *e;
+
+	if (len == 0 || len > CLF_ROUTE_PATH_MAX)
+		return;
+	e = &cl->routes[route_slot(from, path, len)];
+	pthread_mutex_lock(&cl->route_lock);
+	e->from = from;
+	e->ino = ino;
+	e->len = (uint16_t)len;
+	memcpy(e->path, path, len);
+	e->expires_ms = clf_now_ms() + route_ttl_ms();
+	pthread_mutex_unlock(&cl->route_lock);
+}
+
+/* Forget every remembered walk (a directory of this process moved). */
+static void route_forget_all(struct clf_client *cl)
+{
+	pthread_mutex_lock(&cl->route_lock);
+	for (int i = 0; i < CLF_ROUTE_CACHE; i++)
+		cl->routes[i].len = 0;
+	pthread_mutex_unlock(&cl->route_lock);
+}
+
 /*
  * RESOLVE path (len bytes) from directory dir at dir's metad, and on at
  * each metad the walk reaches: the inode the whole path names.
  */
-static int resolve(struct clf_client *cl, uint64_t dir, const char *path,
-		   size_t len, uint64_t *out)
+static int resolve_walk(struct clf_client *cl, uint64_t dir, const char *path,
+			size_t len, uint64_t *out)
 {
 	while (len) {
 		struct clf_proto_resolve_req req = {
@@ -147,12 +224,30 @@ static int resolve(struct clf_client *cl, uint64_t dir, const char *path,
 	return 0;
 }
 
+/* resolve_walk, or what a walk of the same path gave within ROUTE_TTL_MS
+ * (*cached set then). */
+static int resolve_cached(struct clf_client *cl, uint64_t dir,
+			  const char *path, size_t len, uint64_t *out,
+			  bool *cached)
+{
+	int err;
+
+	*cached = route_get(cl, dir, path, len, out);
+	if (*cached)
+		return 0;
+	err = resolve_walk(cl, dir, path, len, out);
+	if (!err)
+		route_put(cl, dir, path, len, *out);
+	return err;
+}
+
 /*
  * (dir, path of several names) -> (the directory of the last name, the
- * last name), path pointing into the caller's string.
+ * last name), path pointing into the caller's string; *cached when the
+ * directory is a remembered walk's (NULL: not wanted).
  */
-static int walk_parent(struct clf_client *cl, uint64_t *dir,
-		       struct clf_proto_str *path)
+static int walk_parent_cached(struct clf_client *cl, uint64_t *dir,
+			      struct clf_proto_str *path, bool *cached)
 {
 	const char *slash = NULL;
 
@@ -164,15 +259,25 @@ static int walk_parent(struct clf_client *cl, uint64_t *dir,
 	if (!slash)
 		return 0;
 	if (slash > path->ptr) {
-		int err = resolve(cl, *dir, path->ptr,
-				  (size_t)(slash - path->ptr), dir);
+		bool hit;
+		int err = resolve_cached(cl, *dir, path->ptr,
+					 (size_t)(slash - path->ptr), dir,
+					 &hit);
 
 		if (err)
 			return err;
+		if (cached)
+			*cached = hit;
 	}
 	path->len = (uint16_t)(path->len - (slash + 1 - path->ptr));
 	path->ptr = slash + 1;
 	return 0;
+}
+
+static int walk_parent(struct clf_client *cl, uint64_t *dir,
+		       struct clf_proto_str *path)
+{
+	return walk_parent_cached(cl, dir, path, NULL);
 }
 
 /*
@@ -194,7 +299,9 @@ static int remote_entry(struct clf_client *cl, uint16_t op, uint64_t dir,
 	size_t len = 0;
 	uint64_t ino;
 	bool have_layout = false;
-	int err = resolve(cl, dir, name.ptr, name.len, &ino);
+	/* A file's name is walked afresh: files come and go far more
+	 * often than directories. */
+	int err = resolve_walk(cl, dir, name.ptr, name.len, &ino);
 
 	if (err)
 		return err;
@@ -266,9 +373,10 @@ int clf_meta_route(struct clf_client *cl, uint16_t op, clf_encode_fn enc,
 		struct clf_proto_mknod_req mknod;
 		struct clf_proto_link_req link;
 	} m;
-	uint64_t *dir = NULL;
-	struct clf_proto_str *path = NULL;
+	uint64_t *dir = NULL, from;
+	struct clf_proto_str *path = NULL, whole;
 	uint64_t target;
+	bool cached = false;
 	int err = 0;
 
 	switch (op) {
@@ -284,8 +392,10 @@ int clf_meta_route(struct clf_client *cl, uint16_t op, clf_encode_fn enc,
 		m.mkdir = *(const struct clf_proto_mkdir_req *)msg;
 		dir = &m.mkdir.dir, path = &m.mkdir.path;
 		break;
-	case CLF_PROTO_OP_UNLINK:
 	case CLF_PROTO_OP_RMDIR:
+		route_forget_all(cl);
+		/* fall through */
+	case CLF_PROTO_OP_UNLINK:
 		m.path = *(const struct clf_proto_path_req *)msg;
 		dir = &m.path.dir, path = &m.path.path;
 		break;
@@ -298,6 +408,8 @@ int clf_meta_route(struct clf_client *cl, uint16_t op, clf_encode_fn enc,
 		dir = &m.mknod.dir, path = &m.mknod.path;
 		break;
 	case CLF_PROTO_OP_RENAME:
+		/* Whatever it moves, no walk remembered before stands. */
+		route_forget_all(cl);
 		m.rename = *(const struct clf_proto_rename_req *)msg;
 		err = walk_parent(cl, &m.rename.new_dir, &m.rename.new_path);
 		dir = &m.rename.dir, path = &m.rename.path;
@@ -317,13 +429,33 @@ int clf_meta_route(struct clf_client *cl, uint16_t op, clf_encode_fn enc,
 		return call_on(clf_client_metad_of(cl, first_u64(msg)), op, enc,
 			       msg, reply, rlen);
 	}
+	from = *dir;
+	whole = *path;
 	if (!err)
-		err = walk_parent(cl, dir, path);
+		err = walk_parent_cached(cl, dir, path, &cached);
 	if (err)
 		return err;
 	target = *dir;
 	err = call_on(clf_client_metad_of(cl, target), op, enc, &m, reply,
 		      rlen);
+	if (err && cached) {
+		/* The remembered directory may be gone or moved: walk
+		 * again, and where that reaches another directory, ask
+		 * there (the failed request changed nothing). */
+		int e;
+
+		route_forget_all(cl);
+		*dir = from;
+		*path = whole;
+		e = walk_parent_cached(cl, dir, path, NULL);
+		if (e)
+			return e;
+		if (*dir != target) {
+			target = *dir;
+			err = call_on(clf_client_metad_of(cl, target), op, enc,
+				      &m, reply, rlen);
+		}
+	}
 	if (err == -EREMOTE && op == CLF_PROTO_OP_LOOKUP)
 		err = remote_entry(cl, op, target, *path,
 				   m.lookup.flags & CLF_PROTO_LOOKUP_LAYOUT,

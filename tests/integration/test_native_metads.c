@@ -150,6 +150,84 @@ START_TEST(test_directories_spread_over_every_metad)
 }
 END_TEST
 
+/*
+ * A path op in a directory of another metad goes there alone once its
+ * directory was walked (client_route.c): with metad 0 stopped, files in
+ * such a directory still open, come and go.
+ */
+START_TEST(test_ops_in_a_walked_directory_skip_metad_0)
+{
+	char p[64], f[80];
+	int a, b, d = -1, fd, open_rc, create_rc, unlink_rc, stat_rc;
+	struct stat st;
+
+	setenv("CLF_TEST_ROUTE_TTL_MS", "600000", 1);
+	start();
+	make_dirs(&a, &b);
+	for (int i = 0; i < NDIRS && d < 0; i++) {
+		snprintf(p, sizeof(p), "/d%d", i);
+		if (metad_of(p) != 0)
+			d = i;
+	}
+	ck_assert_msg(d >= 0, "no directory off metad 0");
+	for (int i = 0; i < 3; i++) {
+		snprintf(f, sizeof(f), "/d%d/f%d", d, i);
+		put(f, "x");
+	}
+	ck_assert_int_eq(kill(inst.metad, SIGSTOP), 0);
+	snprintf(f, sizeof(f), "/d%d/f0", d);
+	fd = CLF_open(f, O_RDONLY);
+	open_rc = fd < 0 ? fd : CLF_close(fd);
+	snprintf(f, sizeof(f), "/d%d/f1", d);
+	stat_rc = CLF_stat(f, &st);
+	snprintf(f, sizeof(f), "/d%d/f2", d);
+	unlink_rc = CLF_unlink(f);
+	snprintf(f, sizeof(f), "/d%d/new", d);
+	fd = CLF_open(f, O_CREAT | O_EXCL | O_WRONLY, 0644);
+	create_rc = fd < 0 ? fd : CLF_close(fd);
+	ck_assert_int_eq(kill(inst.metad, SIGCONT), 0);
+	ck_assert_int_eq(open_rc, 0);
+	ck_assert_int_eq(stat_rc, 0);
+	ck_assert_int_eq(unlink_rc, 0);
+	ck_assert_int_eq(create_rc, 0);
+	ck_assert(exists(f));
+	snprintf(f, sizeof(f), "/d%d/f2", d);
+	ck_assert(!exists(f));
+	stop();
+}
+END_TEST
+
+/*
+ * A directory this process renames or removes is never reached by its
+ * old path afterwards, however recently it was walked.
+ */
+START_TEST(test_a_renamed_directory_is_not_reached_by_its_old_path)
+{
+	char from[64], to[64], f[96];
+	int a, b;
+
+	setenv("CLF_TEST_ROUTE_TTL_MS", "600000", 1);
+	start();
+	make_dirs(&a, &b);
+	snprintf(from, sizeof(from), "/d%d/sub", a);
+	ck_assert_int_eq(CLF_mkdir(from, 0755), 0);
+	snprintf(f, sizeof(f), "%s/f", from);
+	put(f, "old");
+	snprintf(to, sizeof(to), "/d%d/moved", b);
+	ck_assert_int_eq(CLF_rename(from, to), 0);
+	ck_assert(!exists(f));
+	ck_assert_int_eq(CLF_mkdir(from, 0755), 0);
+	put(f, "new");
+	expect_data(f, "new");
+	snprintf(f, sizeof(f), "%s/f", to);
+	expect_data(f, "old");
+	ck_assert_int_eq(CLF_unlink(f), 0);
+	ck_assert_int_eq(CLF_rmdir(to), 0);
+	ck_assert(!exists(f));
+	stop();
+}
+END_TEST
+
 START_TEST(test_files_and_directories_rename_across_metads)
 {
 	char from[64], to[64], deep[96];
@@ -324,6 +402,8 @@ int main(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_directories_spread_over_every_metad);
+	tcase_add_test(tc, test_ops_in_a_walked_directory_skip_metad_0);
+	tcase_add_test(tc, test_a_renamed_directory_is_not_reached_by_its_old_path);
 	tcase_add_test(tc, test_files_and_directories_rename_across_metads);
 	tcase_add_test(tc, test_links_across_metads_keep_the_data_to_the_last_name);
 	tcase_add_test(tc, test_metad_killed_in_a_rename_across_leaves_one_name);
