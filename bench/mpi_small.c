@@ -26,6 +26,7 @@
  * usage: mpiexec -n P mpi_small [--reps N] [--bytes B] [--accesses N]
  *        [--shapes N] [--dir clf:/DIR] [--only coll|xfer|views]
  *        [--path native|romio] [--ufs-dir DIR] [--calls N]
+ *        [--ops write,read,write_all,read_all]
  *
  * Prints microseconds per operation, the median over reps runs, for each
  * path.  A benchmark, not a test: the bytes are not checked.
@@ -135,16 +136,41 @@ static double xfer_once(const char *path, const char *opt, int bytes, int n,
 	return t / n * 1e6;
 }
 
+static const char *xfer_ops[4] = { "write", "read", "write_all", "read_all" };
+
+/* Whether --ops (a comma list of xfer_ops; empty: all) names op. */
+static int op_wanted(const char *ops_only, int op)
+{
+	char list[160], name[16];
+
+	if (!*ops_only)
+		return 1;
+	snprintf(list, sizeof(list), ",%s,", ops_only);
+	snprintf(name, sizeof(name), ",%s,", xfer_ops[op]);
+	return strstr(list, name) != NULL;
+}
+
+/*
+ * Whether the table takes path m (0 clf native, 1 clf romio, 2 ufs:
+ * always, the baseline) for the write op (write or write_all) and the
+ * read after it, which reads what it wrote: --path names one clf path.
+ */
+static int xfer_wanted(const char *ops_only, const char *which, int op,
+		       int m)
+{
+	if (m < 2 && *which && strcmp(which, m ? "romio" : "native"))
+		return 0;
+	return op_wanted(ops_only, op) || op_wanted(ops_only, op + 1);
+}
+
 /*
  * The xfer table: per operation, microseconds per call on the clf file
  * through clf's path and ROMIO's, and on the local file, each the median
  * of reps runs taken in turn (so that a change of load hits all alike).
  */
 static void xfer(const char *dir, const char *ufs_dir, int bytes, int n,
-		 int reps)
+		 int reps, const char *ops_only, const char *which)
 {
-	static const char *ops[4] = { "write", "read", "write_all",
-				      "read_all" };
 	const char *names[3] = { "clf native", "clf romio", "ufs" };
 	double v[4][3][REPS_MAX];
 	char path[3][512];
@@ -152,14 +178,19 @@ static void xfer(const char *dir, const char *ufs_dir, int bytes, int n,
 	snprintf(path[0], sizeof(path[0]), "%s-xfer-native", dir);
 	snprintf(path[1], sizeof(path[1]), "%s-xfer-romio", dir);
 	snprintf(path[2], sizeof(path[2]), "ufs:%s/mpi_small-xfer", ufs_dir);
+	memset(v, 0, sizeof(v));
 	for (int r = 0; r < reps; r++)
 		for (int op = 0; op < 4; op += 2)
 			for (int m = 0; m < 3; m++) {
 				const char *opt = m == 1 ? "true" : "false";
 				int coll = op >= 2;
 
+				if (!xfer_wanted(ops_only, which, op, m))
+					continue;
 				v[op][m][r] = xfer_once(path[m], opt, bytes,
 							n, 1, coll);
+				if (!op_wanted(ops_only, op + 1))
+					continue;
 				v[op + 1][m][r] = xfer_once(path[m], opt,
 							    bytes, n, 0, coll);
 			}
@@ -169,12 +200,16 @@ static void xfer(const char *dir, const char *ufs_dir, int bytes, int n,
 		printf("%-10s %12s %12s %12s %10s %10s\n", "op", names[0],
 		       names[1], names[2], "native/ufs", "romio/ufs");
 		for (int op = 0; op < 4; op++) {
-			double m0 = median(v[op][0], reps);
-			double m1 = median(v[op][1], reps);
-			double m2 = median(v[op][2], reps);
+			double m0, m1, m2;
+
+			if (!op_wanted(ops_only, op))
+				continue;
+			m0 = median(v[op][0], reps);
+			m1 = median(v[op][1], reps);
+			m2 = median(v[op][2], reps);
 
 			printf("%-10s %12.1f %12.1f %12.1f %10.2f %10.2f\n",
-			       ops[op], m0, m1, m2, m0 / m2, m1 / m2);
+			       xfer_ops[op], m0, m1, m2, m0 / m2, m1 / m2);
 		}
 		for (int m = 0; m < 3; m++)
 			MPI_File_delete(path[m], MPI_INFO_NULL);
@@ -234,6 +269,7 @@ int main(int argc, char **argv)
 {
 	int reps = 5, bytes = 4096, accesses = 2000, shapes = 16, coll_n = 200;
 	const char *dir = "clf:/mpi_small", *only = "", *which = "";
+	const char *ops_only = "";
 	const char *ufs_dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 	int xfer_n = 500;
 	const char *opts[2] = { "false", "true" };
@@ -261,6 +297,8 @@ int main(int argc, char **argv)
 			which = argv[i + 1];
 		else if (!strcmp(argv[i], "--ufs-dir"))
 			ufs_dir = argv[i + 1];
+		else if (!strcmp(argv[i], "--ops"))
+			ops_only = argv[i + 1];
 		else if (!strcmp(argv[i], "--calls"))
 			xfer_n = atoi(argv[i + 1]);
 	}
@@ -272,7 +310,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (!*only || !strcmp(only, "xfer"))
-		xfer(dir, ufs_dir, bytes, xfer_n, reps);
+		xfer(dir, ufs_dir, bytes, xfer_n, reps, ops_only, which);
 	for (int m = 0; m < 2 && (!*only || !strcmp(only, "coll")); m++) {
 		if (*which && strcmp(which, m ? "romio" : "native"))
 			continue;

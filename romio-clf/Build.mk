@@ -33,7 +33,7 @@ ROMIO_CLF_SRCS := romio-clf/glue.c romio-clf/ad_clf/ad_clf.c romio-clf/ad_clf/ad
 	romio-clf/ad_clf/ad_clf_mount.c \
 	romio-clf/ad_clf/ad_clf_open.c romio-clf/ad_clf/ad_clf_read.c romio-clf/ad_clf/ad_clf_realms.c \
 	romio-clf/ad_clf/ad_clf_resize.c romio-clf/ad_clf/ad_clf_typemap.c \
-	romio-clf/ad_clf/ad_clf_write.c
+	romio-clf/ad_clf/ad_clf_wait.c romio-clf/ad_clf/ad_clf_write.c
 ROMIO_CLF_OBJS := $(ROMIO_CLF_SRCS:%.c=$(O)/%.o)
 
 # ROMIO's headers are not ours to keep warning-free: -isystem.

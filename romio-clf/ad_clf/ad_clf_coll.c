@@ -265,7 +265,7 @@ static int ADIOI_CLF_Coll_planned(ADIO_File fd, void *buf, int count, MPI_Dataty
     }
     if (rank == 0)
         sum[nsub + 2] = ADIOI_CLF_Salt(fd);
-    MPI_Allreduce(MPI_IN_PLACE, sum, nsub + 3, MPI_INT64_T, MPI_SUM, fd->comm);
+    ADIOI_CLF_Allreduce(sum, nsub + 3, MPI_INT64_T, MPI_SUM, fd->comm);
     if (!fs->coll_base_set) {
         fs->coll_base = (uint64_t) sum[nsub + 2] << 32;
         fs->coll_base_set = 1;

@@ -25,6 +25,8 @@
  * the split (write_all_begin/end) and nonblocking (iwrite_all,
  * iread_all) variants, and one operation in which some processes access
  * through a contiguous filetype and the others through a strided one.
+ * A process waiting in a collective access for a late one sleeps rather
+ * than spins (test_waiting_yields).
  *
  *   romio_coll [PREFIX]
  *
@@ -36,6 +38,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "clf.h"
 #include "config.h"
@@ -541,6 +545,67 @@ static void test_planned(MPI_Info hints)
 	CHECK_MPI(MPI_File_close(&fh), "close planned");
 }
 
+/*
+ * A process that waits in a collective access for a late one gives its
+ * core away: MPICH busy-polls in every blocking call, and with as many
+ * processes as cores a spinning process holds the core that the iod
+ * serving the others' requests needs (ad_clf_wait.c).  The last rank
+ * comes LATE_MS late to a small write_all and read_all (the planned
+ * path); every other rank's thread must spend under a tenth of that
+ * waiting time on a CPU (with MPI_Allreduce it spent all of it, or the
+ * share of a core this machine's load left it).
+ */
+#define LATE_MS 300
+
+static void test_waiting_yields(MPI_Info hints)
+{
+	char path[256], buf[BLK];
+	MPI_File fh;
+	MPI_Status st;
+
+	name(path, sizeof(path), "waiting");
+	MPI_File_delete(path, MPI_INFO_NULL);
+	MPI_Barrier(MPI_COMM_WORLD);
+	CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path,
+				MPI_MODE_CREATE | MPI_MODE_RDWR, hints, &fh),
+		  "open waiting");
+	memset(buf, rank + 1, sizeof(buf));
+	/* Connections in place first. */
+	CHECK_MPI(MPI_File_write_at_all(fh, (MPI_Offset)rank * BLK, buf, BLK,
+					MPI_BYTE, &st), "warm-up write_at_all");
+	for (int write = 1; write >= 0; write--) {
+		struct timespec c0, c1, w0, w1;
+		double cpu, wall;
+
+		MPI_Barrier(MPI_COMM_WORLD);
+		if (rank == nprocs - 1)
+			usleep(LATE_MS * 1000);
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
+		clock_gettime(CLOCK_MONOTONIC, &w0);
+		if (write)
+			CHECK_MPI(MPI_File_write_at_all(fh, (MPI_Offset)rank * BLK,
+							buf, BLK, MPI_BYTE, &st),
+				  "late write_at_all");
+		else
+			CHECK_MPI(MPI_File_read_at_all(fh, (MPI_Offset)rank * BLK,
+						       buf, BLK, MPI_BYTE, &st),
+				  "late read_at_all");
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+		clock_gettime(CLOCK_MONOTONIC, &w1);
+		cpu = (c1.tv_sec - c0.tv_sec) * 1e3 +
+		      (c1.tv_nsec - c0.tv_nsec) / 1e6;
+		wall = (w1.tv_sec - w0.tv_sec) * 1e3 +
+		       (w1.tv_nsec - w0.tv_nsec) / 1e6;
+		if (rank != nprocs - 1)
+			CHECK(wall >= LATE_MS / 2 && cpu < wall / 10,
+			      "%s_at_all waiting %.0f ms for a late process took %.1f ms of CPU (want under a tenth)",
+			      write ? "write" : "read", wall, cpu);
+	}
+	CHECK(buf[0] == rank + 1 && buf[BLK - 1] == rank + 1,
+	      "late read_at_all: read %d, want %d", buf[0], rank + 1);
+	CHECK_MPI(MPI_File_close(&fh), "close waiting");
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Datatype types[64], view;
@@ -595,6 +660,7 @@ int main(int argc, char **argv)
 	test_mixed_views(hints);
 	MPI_Info_set(hints, "subfile_datatypes", hint);
 	test_planned(hints);
+	test_waiting_yields(hints);
 
 	MPI_Type_free(&view);
 	for (int r = 0; r < nprocs; r++)
