@@ -35,7 +35,7 @@ LIBCLF_RUNTIME_SRCS := libclf/runtime/proto.c libclf/runtime/proto_meta.c \
 	libclf/runtime/proto_decl.c libclf/runtime/proto_msgs.c \
 	libclf/runtime/proto_io.c libclf/runtime/transport_base.c \
 	libclf/runtime/transport.c \
-	libclf/runtime/transport_tcp.c libclf/runtime/auth.c \
+	libclf/runtime/transport_tcp.c libclf/runtime/tcp_rcvbuf.c libclf/runtime/auth.c \
 	libclf/runtime/auth_munge.c libclf/runtime/seal.c \
 	libclf/runtime/transport_seal.c libclf/runtime/cap.c \
 	libclf/runtime/config.c libclf/runtime/config_url.c \
@@ -77,7 +77,7 @@ LIBCLF_EXTRA_LIBS += $(LIBCLF_RDMA_LIBS)
 
 # The native client API: connections, files, views.
 LIBCLF_CLIENT_SRCS := libclf/client/client_instance.c \
-	libclf/client/client.c libclf/client/client_enc.c \
+	libclf/client/client.c libclf/client/client_warm.c libclf/client/client_enc.c \
 	libclf/client/client_retry.c libclf/client/client_grace.c \
 	libclf/client/client_meta.c libclf/client/file_table.c \
 	libclf/client/file_close.c libclf/client/stage_note.c libclf/client/stage_in.c libclf/client/file.c \

@@ -29,10 +29,15 @@
 #include <unistd.h>
 
 #include "clf_ll.h"
+#include "cp_ahead.h"
 #include "error.h"
 #include "tool_fs.h"
 #include "tool_jobs.h"
 
+/* From clf: readers, each on connections of its own, reading chunks
+ * ahead of the one being written (cp_ahead.c). */
+#define CP_AHEAD_READERS 2
+#define CP_AHEAD_CHUNK (16 << 20)
 #define COPY_CHUNK (32 << 20)	/* bytes per read and write: each waits for
 				   its reply, a round trip on a long link */
 #define CLF_LAYOUT_XATTR "user.clf.layout"	/* as the mount names it */
@@ -56,6 +61,7 @@ struct cp_end {
 	int fd;			/* local or CLF descriptor; -1: none */
 	bool std;		/* "-": standard input or output */
 	bool slash;		/* given with a trailing '/': a directory */
+	int64_t size;		/* a clf source's, when opened */
 };
 
 static void cp_help(void)
@@ -286,6 +292,7 @@ static int open_src(struct cp_end *s, struct stat *st)
 		if (err < 0)
 			return err;
 		s->fd = err;
+		s->size = st->st_size;
 		return 0;
 	}
 	if (s->std) {
@@ -573,11 +580,57 @@ static int end_fail(const struct cp_end *e, const char *what, int err)
 	return tool_fail_on(what, name, err);
 }
 
+/*
+ * All of a clf source from its position, read ahead (cp_ahead.c): the
+ * next chunks' reads are in flight while one is written out.  *started
+ * false: the readers could not start (copy as before); else an exit
+ * code as copy_bytes's.
+ */
+static int copy_ahead(struct cp_end *s, struct cp_end *d, struct progress *p,
+		      int64_t *done, bool *started)
+{
+	int64_t start = CLF_lseek(s->fd, 0, SEEK_CUR), n;
+	char msg[256];
+	const char *buf;
+	struct cp_ahead *a;
+	int err = 0;
+
+	*started = false;
+	if (start < 0)
+		return 0;
+	a = cp_ahead_start(s->path, start, CP_AHEAD_CHUNK, CP_AHEAD_READERS);
+	if (!a)
+		return 0;
+	*started = true;
+	while ((n = cp_ahead_take(a, &buf, msg, sizeof(msg))) > 0) {
+		err = write_full(d, buf, n);
+		if (err) {
+			err = end_fail(d, "write", err);
+			break;
+		}
+		*done += n;
+		progress_draw(p, *done, false);
+	}
+	if (n < 0) {
+		clf_fail(-(int)n, "%s", msg);
+		err = end_fail(s, "read", (int)n);
+	}
+	cp_ahead_stop(a);
+	return err;
+}
+
 /* Move up to len bytes (-1: all) from the source's position to the
  * destination's, fewer when the source ends first; *done counts them. */
 static int copy_bytes(struct cp_end *s, struct cp_end *d, char *buf,
 		      int64_t len, struct progress *p, int64_t *done)
 {
+	if (len < 0 && s->clf && !s->std && s->size > CP_AHEAD_CHUNK) {
+		bool started;
+		int err = copy_ahead(s, d, p, done, &started);
+
+		if (started)
+			return err;
+	}
 	while (len) {
 		int64_t want = len < 0 || len > COPY_CHUNK ? COPY_CHUNK : len;
 		int64_t n = read_full(s, buf, want);
@@ -1007,6 +1060,8 @@ int cmd_cp(const struct tool_opts *g, int argc, char **argv)
 	rc = parse_args(argc, argv, &o);
 	if (rc)
 		return rc < 0 ? CLF_EXIT_OK : rc;
+	/* A lane per reader ahead (unless clf.conf sets iod_connections). */
+	clf_ll_default_iod_connections(CP_AHEAD_READERS);
 	if (tool_clf_connect(g, o.data))
 		return tool_fail();
 	if (o.jobs > 1 && o.recursive) {

@@ -179,6 +179,10 @@ struct clf_peer *clf_client_iod_of_gen(struct clf_client *cl, uint32_t i,
  */
 int clf_peer_lock(struct clf_peer *p);
 void clf_peer_unlock(struct clf_peer *p);
+/* Connect those of peers[0..n) not connected yet, all at once (a thread
+ * each), so that locking them one by one next does not wait a round
+ * trip per connection; failures are left for the lock (client_warm.c). */
+void clf_peers_warm(struct clf_peer *const *peers, int n);
 
 /*
  * Send one request (op, payload pieces) on a locked peer; *id receives

@@ -169,6 +169,18 @@ static int probe_recv(const struct clf_layout *l, struct probe_iod *p,
 	return err;
 }
 
+/* Connect the probed iods not connected yet at once (client_warm.c). */
+static void warm_probes(const struct probe_iod *p, int n)
+{
+	struct clf_peer *peers[64];
+	int m = 0;
+
+	for (int k = 0; k < n && m < 64; k++)
+		if (!p[k].peer->conn)
+			peers[m++] = p[k].peer;
+	clf_peers_warm(peers, m);
+}
+
 /*
  * One probe: every iod asked, then metad (meta_size NULL: not asked),
  * then every reply read; *stale set when a kept connection was dead.
@@ -184,6 +196,7 @@ static int probe_once(const struct clf_layout *l, uint64_t ino,
 	err = probe_plan(l, ino, &p, &n);
 	if (err)
 		return err;
+	warm_probes(p, n);
 	for (k = 0; k < n && !err; k++)
 		err = probe_send(&p[k], stale);
 	/* metad works while the iods do. */

@@ -683,6 +683,18 @@ static int find_targets(struct access *a, int64_t lo, int64_t hi)
 	return 0;
 }
 
+/* Connect the targets' iods not connected yet at once (client_warm.c). */
+static void warm_targets(const struct access *a)
+{
+	struct clf_peer *peers[64];
+	int n = 0;
+
+	for (int k = 0; k < a->ntargets && n < 64; k++)
+		if (!a->targets[k].peer->conn)
+			peers[n++] = a->targets[k].peer;
+	clf_peers_warm(peers, n);
+}
+
 /*
  * The iods' part of an access: lock every iod involved (in a fixed
  * order), register missing views, then stream the pieces.  *stale tells
@@ -695,6 +707,7 @@ static int stream(struct access *a, int64_t lo, int64_t hi, bool *stale)
 	int64_t next = lo;
 
 	*stale = false;
+	warm_targets(a);
 	for (; locked < a->ntargets; locked++) {
 		struct target *t = &a->targets[locked];
 

@@ -76,4 +76,8 @@ int clf_seal_recv(struct clf_conn *c, const uint8_t raw[CLF_PROTO_HEADER_SIZE],
 /* Free the buffers and keys (on close). */
 void clf_seal_free(struct clf_conn *c);
 
+/* Before connect: a receive buffer as large as the system allows
+ * (tcp_rcvbuf.c), so that replies queued behind others keep coming. */
+void clf_tcp_widen_rcvbuf(int fd);
+
 #endif /* CLF_TRANSPORT_I_H */

@@ -198,6 +198,7 @@ static int connect_one(const struct addrinfo *ai, int64_t deadline)
 		    SOCK_CLOEXEC, ai->ai_protocol);
 	if (fd < 0)
 		return -errno;
+	clf_tcp_widen_rcvbuf(fd);
 	if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
 		return fd;
 	if (errno != EINPROGRESS && errno != EINTR) {

@@ -5,7 +5,8 @@
 # against a real instance on loopback: setlayout (files, directories,
 # round robin options, the layout text, a non-empty file, a bad text),
 # getlayout (the text round-trips, byte counts per subfile), mkdir, ls,
-# cp (local -> clf -> local on a multi-MiB file, clf -> clf with another
+# cp (local -> clf -> local on a multi-MiB file, from clf on a file of
+# several read-ahead chunks, clf -> clf with another
 # layout, modes, directories, standard input and output), map (a view
 # equal to a subfile is one run, byte counts, --png decoded), and every
 # command once metad is stopped.
@@ -488,6 +489,22 @@ then
 	expect_line out '100% \[#+\] '
 	cmp "$loc/big" "$loc/big.tty" || fail "the bytes differ (terminal)"
 fi
+
+# More than two of the chunks `clf cp` reads ahead from clf (16 MiB, on
+# connections of their own, tools/cp_ahead.c), the last one short: the
+# chunks are put back in file order, to a file and to standard output.
+step="cp from clf, reading ahead, several chunks"
+size3=$((40 * 1048576 + 4321))
+head -c "$size3" /dev/urandom >"$loc/three"
+c cp -q --stripe-size 1m --stripe-count 3 "$loc/three" clf:/three
+expect_rc 0
+c cp clf:/three "$loc/three.back"
+expect_rc 0
+expect_line out "^clf:/three -> $loc/three.back: $size3 bytes in [0-9.]+ s\$"
+cmp "$loc/three" "$loc/three.back" || fail "the bytes differ (read ahead)"
+run sh -c "'$clf' -c '$a/clf.conf' cp -q clf:/three - | cmp - '$loc/three'"
+expect_rc 0
+rm -f "$loc/three" "$loc/three.back"
 
 step="cp clf -> clf with another layout, over a file, into a directory"
 c cp -q --pattern 'cyclic:k=4k,p=3' clf:/big clf:/big2

@@ -527,6 +527,51 @@ START_TEST(test_poll_reports_readiness)
 }
 END_TEST
 
+/* /proc/sys value number field of path, or 0. */
+static long sysctl_field(const char *path, int field)
+{
+	long v[3] = { 0, 0, 0 };
+	FILE *f = fopen(path, "r");
+	int n;
+
+	if (!f)
+		return 0;
+	n = fscanf(f, "%ld %ld %ld", &v[0], &v[1], &v[2]);
+	fclose(f);
+	return n > field ? v[field] : 0;
+}
+
+/*
+ * Replies queued behind another iod's wait in the socket: a client's
+ * connection must offer a window as large as the system allows from the
+ * start, not autotuning's 128 KiB default (tcp_rcvbuf.c).  Linux reports
+ * twice the size asked for (its bookkeeping overhead).
+ */
+START_TEST(test_connect_asks_for_the_largest_receive_buffer_allowed)
+{
+	long max = sysctl_field("/proc/sys/net/core/rmem_max", 0);
+	long def = sysctl_field("/proc/sys/net/ipv4/tcp_rmem", 1);
+	long tmax = sysctl_field("/proc/sys/net/ipv4/tcp_rmem", 2);
+	struct server s;
+	struct clf_conn *c;
+	socklen_t len = sizeof(int);
+	int got = 0;
+
+	if (tmax > 0 && max > tmax)
+		max = tmax;
+	start(&s, "127.0.0.1:0", serve_silence);
+	c = connect_to(&s, WAIT_MS);
+	ck_assert_int_eq(getsockopt(clf_conn_fd(c), SOL_SOCKET, SO_RCVBUF,
+				    &got, &len), 0);
+	if (def > 0 && max >= 4 * def)
+		ck_assert_int_ge(got, 2 * max);
+	else		/* a small rmem_max: autotuning's, untouched */
+		ck_assert_int_le(got, 2 * def);
+	clf_conn_close(c);
+	stop(&s);
+}
+END_TEST
+
 START_TEST(test_send_to_a_vanished_peer_fails_without_sigpipe)
 {
 	static uint8_t buf[1 << 16];
@@ -637,6 +682,7 @@ int main(void)
 	tcase_add_test(tc, test_call_refuses_a_reply_to_another_request);
 	tcase_add_test(tc, test_poll_reports_readiness);
 	tcase_add_test(tc, test_send_to_a_vanished_peer_fails_without_sigpipe);
+	tcase_add_test(tc, test_connect_asks_for_the_largest_receive_buffer_allowed);
 	tcase_add_test(tc, test_addr_split_accepts_host_port_and_bracketed_ipv6);
 	tcase_add_test(tc, test_unknown_transport_is_refused_by_name);
 	tcase_add_test(tc, test_address_prefix_names_the_transport);
