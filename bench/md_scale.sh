@@ -60,6 +60,9 @@ stop() {
 	"$clf" down --data "$data" >/dev/null 2>&1 || true
 	# metad's count of requests per fdatasync (group commit), if it logs it
 	grep -h "group commit:" "$data"/meta*/metad.log 2>/dev/null | sed 's/^/# /' || true
+	# and how many requests a worker watching the connection caught
+	grep -ho "[0-9]* requests came while a worker watched.*" \
+		"$data"/meta*/metad.log 2>/dev/null | sed 's/^/# /' || true
 	rm -rf "$data" "$lroot"
 }
 trap stop EXIT INT TERM
