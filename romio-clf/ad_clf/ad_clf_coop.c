@@ -78,7 +78,7 @@ void ADIOI_CLF_Coop_free(ADIO_File fd)
     CLF_Mapping_free(c->map);
     CLF_Type_free(&c->map_type);
     CLF_Type_free(&c->flush_view);
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < ADIOI_CLF_COOP_SCRATCH; i++)
         if (c->scratch[i])
             ADIOI_Free(c->scratch[i]);
     if (c->flush_fd >= 0)
@@ -102,7 +102,7 @@ char *ADIOI_CLF_Coop_scratch(struct ADIOI_CLF_Coop *c, int i, int64_t n)
 
 void ADIOI_CLF_Coop_scratch_trim(struct ADIOI_CLF_Coop *c)
 {
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < ADIOI_CLF_COOP_SCRATCH; i++) {
         if (c->scratch[i] && c->scratch_cap[i] > c->bound) {
             ADIOI_Free(c->scratch[i]);
             c->scratch[i] = NULL;

@@ -33,6 +33,8 @@
 /* Default bytes a process keeps (hint clf_coop_cache_size). */
 #define ADIOI_CLF_COOP_DEFAULT_SIZE ((int64_t) 256 << 20)
 
+#define ADIOI_CLF_COOP_SCRATCH 4
+
 /* File bytes [off, off + len), in the caller's context. */
 struct ADIOI_CLF_Coop_run {
     int64_t off, len;
@@ -75,11 +77,11 @@ struct ADIOI_CLF_Coop {
     int flush_fd;               /* -1 until needed */
     CLF_Datatype flush_view;    /* flush_fd's view, a reference */
     int64_t flush_disp;
-    /* Buffers of a read's answers, sent and received, kept from one
-     * read to the next (fresh pages cost more than the copy) while
-     * within the bound. */
-    char *scratch[2];           /* owned */
-    int64_t scratch_cap[2];
+    /* Buffers of a read's exchange (pairs and bytes, sent and
+     * received), kept from one read to the next (fresh pages cost more
+     * than the copy) while within the bound. */
+    char *scratch[ADIOI_CLF_COOP_SCRATCH];      /* owned */
+    int64_t scratch_cap[ADIOI_CLF_COOP_SCRATCH];
 };
 
 /* ad_clf_coop.c: the store */

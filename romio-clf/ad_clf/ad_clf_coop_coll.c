@@ -46,10 +46,14 @@ static int ADIOI_CLF_Overlap(int64_t a, int64_t b, int64_t c, int64_t d)
     return a < b && c < d && a < d && c < b;
 }
 
-/* A piece of the read's buffer and where its bytes come from. */
+/* A piece of the read's buffer and where its bytes come from: src, or,
+ * while src is NULL, byte doff of owner's data (NULL after the data was
+ * received in place). */
 struct ADIOI_CLF_Coop_hit {
     int64_t pos, len;
     const char *src;
+    int owner;
+    int64_t doff;
 };
 
 struct ADIOI_CLF_Coop_place {
@@ -85,21 +89,32 @@ static int64_t ADIOI_CLF_Coop_run_of(struct ADIOI_CLF_Coop_place *pl, int64_t of
     return -1;
 }
 
-static void ADIOI_CLF_Coop_place(int64_t off, int64_t len, const char *data, void *arg)
+/* File bytes [off, off + len) go to the buffer from src (or from
+ * owner's data at doff); 0, or -1 when the read did not ask for them. */
+static int ADIOI_CLF_Coop_hit_add(struct ADIOI_CLF_Coop_place *pl, int64_t off, int64_t len,
+                                  const char *src, int owner, int64_t doff)
 {
-    struct ADIOI_CLF_Coop_place *pl = arg;
     int64_t i = ADIOI_CLF_Coop_run_of(pl, off);
+    struct ADIOI_CLF_Coop_hit *h;
 
     if (i < 0 || off + len > pl->runs[i].off + pl->runs[i].len)
-        return;                 /* not asked: ignored */
+        return -1;
     if (pl->nhits == pl->cap) {
         pl->cap = pl->cap ? 2 * pl->cap : 64;
         pl->hits = ADIOI_Realloc(pl->hits, pl->cap * sizeof(*pl->hits));
     }
-    pl->hits[pl->nhits].pos = pl->start[i] + (off - pl->runs[i].off);
-    pl->hits[pl->nhits].len = len;
-    pl->hits[pl->nhits].src = data;
-    pl->nhits++;
+    h = &pl->hits[pl->nhits++];
+    h->pos = pl->start[i] + (off - pl->runs[i].off);
+    h->len = len;
+    h->src = src;
+    h->owner = owner;
+    h->doff = doff;
+    return 0;
+}
+
+static void ADIOI_CLF_Coop_place(int64_t off, int64_t len, const char *data, void *arg)
+{
+    (void) ADIOI_CLF_Coop_hit_add(arg, off, len, data, -1, 0);
 }
 
 static int ADIOI_CLF_Hit_cmp(const void *a, const void *b)
@@ -134,32 +149,33 @@ static int64_t ADIOI_CLF_Coop_covered(struct ADIOI_CLF_Coop_place *pl, int64_t *
     return sum;
 }
 
-/* An owner's answers, to every process in turn: each piece is its file
- * offset and length (two int64, host order: the job's processes share
- * it) and its bytes. */
-struct ADIOI_CLF_Coop_answer {
-    struct ADIOI_CLF_Coop *c;
-    char *buf;                  /* c's scratch 0 */
-    int64_t n;
+/* The kept pieces an owner found for one read, in the read's order. */
+struct ADIOI_CLF_Coop_found {
+    struct ADIOI_CLF_Coop_piece *p;
+    int64_t n, cap;
 };
 
-#define ADIOI_CLF_COOP_HEAD (2 * (int64_t) sizeof(int64_t))
+static void ADIOI_CLF_Coop_find(int64_t off, int64_t len, const char *data, void *arg)
+{
+    struct ADIOI_CLF_Coop_found *f = arg;
+
+    if (f->n == f->cap) {
+        f->cap = f->cap ? 2 * f->cap : 256;
+        f->p = ADIOI_Realloc(f->p, f->cap * sizeof(*f->p));
+    }
+    f->p[f->n].off = off;
+    f->p[f->n].len = len;
+    f->p[f->n].data = (char *) data;
+    f->n++;
+}
 
 /* Tags of a read's messages on the file's communicator (ROMIO's own
- * duplicate; no two-phase I/O runs on it beside the cache). */
+ * duplicate; no two-phase I/O runs on it beside the cache): the runs
+ * asked for, the (offset, length) pairs of the pieces found, and their
+ * bytes, in that order. */
 #define ADIOI_CLF_COOP_TAG_ASK 27101
-#define ADIOI_CLF_COOP_TAG_ANSWER 27102
-
-static void ADIOI_CLF_Coop_answer(int64_t off, int64_t len, const char *data, void *arg)
-{
-    struct ADIOI_CLF_Coop_answer *a = arg;
-
-    a->buf = ADIOI_CLF_Coop_scratch(a->c, 0, a->n + ADIOI_CLF_COOP_HEAD + len);
-    memcpy(a->buf + a->n, &off, sizeof(off));
-    memcpy(a->buf + a->n + sizeof(off), &len, sizeof(len));
-    memcpy(a->buf + a->n + ADIOI_CLF_COOP_HEAD, data, len);
-    a->n += ADIOI_CLF_COOP_HEAD + len;
-}
+#define ADIOI_CLF_COOP_TAG_META 27102
+#define ADIOI_CLF_COOP_TAG_DATA 27103
 
 static void ADIOI_CLF_Displs(const MPI_Count * cnt, MPI_Aint * displ, int nprocs)
 {
@@ -182,32 +198,37 @@ static int64_t ADIOI_CLF_Coop_read(ADIO_File fd, int cfd, int64_t at, int64_t n,
     ADIOI_CLF_fs *fs = fd->fs_ptr;
     struct ADIOI_CLF_Coop *c = fs->coop;
     struct ADIOI_CLF_Coop_place pl = { runs, NULL, nruns, 1, NULL, 0, 0 };
-    struct ADIOI_CLF_Coop_answer ans = { c, NULL, 0 };
-    int nprocs, rank, nsreqs = 0, nrreqs = 0, *owner, *reader;
-    MPI_Count *rcnt, *acnt, *arcnt;
-    MPI_Aint *rdis, *adis, *ardis;
+    struct ADIOI_CLF_Coop_found found = { NULL, 0, 0 };
+    int nprocs, rank, nsreqs = 0, nrreqs = 0, *owner, *reader, *sdirect, *direct;
+    MPI_Count *rcnt, *mcnt, *dcnt;
+    MPI_Aint *rdis, *mdis, *ddis, *hfirst, *fdis;
     MPI_Request *sreqs, *rreqs;
     MPI_Status *sts;
     MPI_Message *msgs;
-    int64_t *rreq, nrreq = 0, nrans = 0, covered, end, got = n;
-    char *rans;
+    int64_t *rreq = NULL, *meta, *rmeta, nrreq = 0, nmeta = 0, ndata = 0, covered, end,
+        got = n;
+    char *copy, *rdata = NULL;
     const int64_t *me;
 
     MPI_Comm_size(fd->comm, &nprocs);
     MPI_Comm_rank(fd->comm, &rank);
     me = all + (int64_t) rank * ADIOI_CLF_CI_NR;
     rcnt = ADIOI_Calloc(3 * nprocs, sizeof(*rcnt));
-    acnt = rcnt + nprocs;
-    arcnt = acnt + nprocs;
-    rdis = ADIOI_Calloc(3 * nprocs, sizeof(*rdis));
-    adis = rdis + nprocs;
-    ardis = adis + nprocs;
-    owner = ADIOI_Calloc(2 * nprocs, sizeof(*owner));
+    mcnt = rcnt + nprocs;
+    dcnt = mcnt + nprocs;
+    rdis = ADIOI_Calloc(5 * nprocs + 1, sizeof(*rdis));
+    mdis = rdis + nprocs;
+    ddis = mdis + nprocs;
+    hfirst = ddis + nprocs;
+    fdis = hfirst + nprocs;     /* nprocs + 1 */
+    owner = ADIOI_Calloc(4 * nprocs, sizeof(*owner));
     reader = owner + nprocs;
-    sreqs = ADIOI_Malloc(3 * nprocs * sizeof(*sreqs));
-    rreqs = sreqs + 2 * nprocs;
+    sdirect = reader + nprocs;
+    direct = sdirect + nprocs;
+    sreqs = ADIOI_Malloc(4 * nprocs * sizeof(*sreqs));
+    rreqs = sreqs + 3 * nprocs;
+    sts = ADIOI_Malloc(3 * nprocs * sizeof(*sts));
     msgs = ADIOI_Malloc(nprocs * sizeof(*msgs));
-    sts = ADIOI_Malloc(2 * nprocs * sizeof(*sts));
 
     pl.start = ADIOI_Malloc((nruns + 1) * sizeof(*pl.start));
     for (int64_t i = 0, pos = 0; i < nruns; i++) {
@@ -255,78 +276,143 @@ static int64_t ADIOI_CLF_Coop_read(ADIO_File fd, int cfd, int64_t at, int64_t n,
                         fd->comm, &rreqs[nrreqs++]);
     MPI_Waitall(nrreqs, rreqs, sts);
 
-    /* Answer them from what this process keeps. */
+    /* Answer each reader: the pieces' (offset, length) pairs, then their
+     * bytes, straight from the kept write when they follow each other
+     * there (a read of whole kept writes), else gathered into a copy. */
     for (int j = 0; j < nprocs; j++) {
-        adis[j] = ans.n;
+        fdis[j] = found.n;
         if (reader[j])
             ADIOI_CLF_Coop_lookup(c, (const struct ADIOI_CLF_Coop_run *) (rreq + rdis[j]),
-                                  rcnt[j] / 2, ADIOI_CLF_Coop_answer, &ans);
-        acnt[j] = ans.n - adis[j];
+                                  rcnt[j] / 2, ADIOI_CLF_Coop_find, &found);
     }
-    for (int j = 0; j < nprocs; j++)
-        if (reader[j])
-            MPI_Isend_c(ans.buf + adis[j], acnt[j], MPI_BYTE, j, ADIOI_CLF_COOP_TAG_ANSWER,
-                        fd->comm, &sreqs[nsreqs++]);
-
-    /* The owners' answers, each sized as it arrives. */
+    fdis[nprocs] = found.n;
+    meta = (int64_t *) ADIOI_CLF_Coop_scratch(c, 0, (2 * found.n + 1) * sizeof(*meta));
+    for (int64_t k = 0; k < found.n; k++) {
+        meta[2 * k] = found.p[k].off;
+        meta[2 * k + 1] = found.p[k].len;
+    }
     for (int j = 0; j < nprocs; j++) {
-        MPI_Status st;
+        int contiguous = 1;
 
+        dcnt[j] = 0;
+        for (int64_t k = fdis[j]; k < fdis[j + 1]; k++) {
+            if (k > fdis[j] && found.p[k].data != found.p[k - 1].data + found.p[k - 1].len)
+                contiguous = 0;
+            dcnt[j] += found.p[k].len;
+        }
+        sdirect[j] = contiguous;
+        if (!contiguous)
+            ndata += dcnt[j];
+    }
+    copy = ADIOI_CLF_Coop_scratch(c, 1, ndata + 1);
+    ndata = 0;
+    for (int j = 0; j < nprocs; j++) {
+        const char *from = fdis[j] < fdis[j + 1] ? found.p[fdis[j]].data : copy;
+
+        if (!reader[j])
+            continue;
+        if (!sdirect[j]) {
+            from = copy + ndata;
+            for (int64_t k = fdis[j]; k < fdis[j + 1]; k++) {
+                memcpy(copy + ndata, found.p[k].data, found.p[k].len);
+                ndata += found.p[k].len;
+            }
+        }
+        MPI_Isend_c(meta + 2 * fdis[j], 2 * (fdis[j + 1] - fdis[j]), MPI_INT64_T, j,
+                    ADIOI_CLF_COOP_TAG_META, fd->comm, &sreqs[nsreqs++]);
+        MPI_Isend_c(from, dcnt[j], MPI_BYTE, j, ADIOI_CLF_COOP_TAG_DATA, fd->comm,
+                    &sreqs[nsreqs++]);
+    }
+
+    /* The owners' pairs, each sized as it arrives, then where they go. */
+    for (int j = 0; j < nprocs; j++) {
         if (!owner[j])
             continue;
-        MPI_Mprobe(j, ADIOI_CLF_COOP_TAG_ANSWER, fd->comm, &msgs[j], &st);
-        MPI_Get_count_c(&st, MPI_BYTE, &arcnt[j]);
+        MPI_Mprobe(j, ADIOI_CLF_COOP_TAG_META, fd->comm, &msgs[j], &sts[0]);
+        MPI_Get_count_c(&sts[0], MPI_INT64_T, &mcnt[j]);
     }
-    ADIOI_CLF_Displs(arcnt, ardis, nprocs);
+    ADIOI_CLF_Displs(mcnt, mdis, nprocs);
     for (int j = 0; j < nprocs; j++)
-        nrans += arcnt[j];
-    rans = ADIOI_CLF_Coop_scratch(c, 1, nrans + 1);
+        nmeta += mcnt[j];
+    rmeta = (int64_t *) ADIOI_CLF_Coop_scratch(c, 2, (nmeta + 1) * sizeof(*rmeta));
     for (int j = 0; j < nprocs; j++)
         if (owner[j])
-            MPI_Mrecv_c(rans + ardis[j], arcnt[j], MPI_BYTE, &msgs[j], MPI_STATUS_IGNORE);
-    MPI_Waitall(nsreqs, sreqs, sts);
-
-    /* Where the answers go, in rank order, this process's own among them. */
+            MPI_Mrecv_c(rmeta + mdis[j], mcnt[j], MPI_INT64_T, &msgs[j], MPI_STATUS_IGNORE);
+    ndata = 0;
     for (int j = 0; j < nprocs; j++) {
-        int64_t k = ardis[j], e = ardis[j] + arcnt[j], off, len;
+        int64_t first = pl.nhits, doff = 0, *m = rmeta + mdis[j];
 
         if (j == rank) {
             ADIOI_CLF_Coop_lookup(c, runs, nruns, ADIOI_CLF_Coop_place, &pl);
             continue;
         }
-        while (k + ADIOI_CLF_COOP_HEAD <= e) {
-            memcpy(&off, rans + k, sizeof(off));
-            memcpy(&len, rans + k + sizeof(off), sizeof(len));
-            k += ADIOI_CLF_COOP_HEAD;
-            if (len < 0 || k + len > e)
-                break;
-            ADIOI_CLF_Coop_place(off, len, rans + k, &pl);
-            k += len;
+        direct[j] = 1;
+        hfirst[j] = first;
+        for (int64_t k = 0; k + 1 < mcnt[j]; k += 2) {
+            if (m[k + 1] < 0 || ADIOI_CLF_Coop_hit_add(&pl, m[k], m[k + 1], NULL, j, doff))
+                direct[j] = 0;
+            else if (pl.nhits - 1 > first &&
+                     pl.hits[pl.nhits - 1].pos != pl.hits[pl.nhits - 2].pos +
+                     pl.hits[pl.nhits - 2].len)
+                direct[j] = 0;
+            doff += m[k + 1] > 0 ? m[k + 1] : 0;
         }
+        dcnt[j] = doff;
+        ddis[j] = ndata;
+        if (!direct[j])
+            ndata += doff;
     }
-    ADIOI_Free(rreq);
 
   place:
-
-    /* The rest from the iods, under the answers. */
+    /* The rest from the iods first, then the answers over it. */
     covered = ADIOI_CLF_Coop_covered(&pl, &end);
     if (covered < n) {
         CLF_Datatype mem = ADIOI_CLF_Dtype_bytes(n);
         ssize_t r = mem ? CLF_ncread_at(cfd, at, ptr, mem) : -ENOMEM;
 
         CLF_Type_free(&mem);
-        if (r < 0) {
-            got = r;
-            goto out;
+        got = r;
+        if (r >= 0) {
+            memset(ptr + r, 0, n - r);
+            got = r > end ? r : end;
         }
-        memset(ptr + r, 0, n - r);
-        got = r > end ? r : end;
     }
-    for (int64_t i = 0; i < pl.nhits; i++)
-        memcpy(ptr + pl.hits[i].pos, pl.hits[i].src, pl.hits[i].len);
+    if (remote) {
+        /* The owners' bytes: in place when their pieces follow each
+         * other in the buffer, else through a copy.  Received even
+         * after a failed read, which the owners sent anyway. */
+        nrreqs = 0;
+        rdata = ADIOI_CLF_Coop_scratch(c, 3, ndata + 1);
+        for (int j = 0; j < nprocs; j++) {
+            char *to = rdata + ddis[j];
+
+            if (!owner[j])
+                continue;
+            if (direct[j] && dcnt[j] > 0)
+                to = ptr + pl.hits[hfirst[j]].pos;
+            MPI_Irecv_c(to, dcnt[j], MPI_BYTE, j, ADIOI_CLF_COOP_TAG_DATA, fd->comm,
+                        &rreqs[nrreqs++]);
+        }
+        MPI_Waitall(nrreqs, rreqs, sts);
+        MPI_Waitall(nsreqs, sreqs, sts);
+    }
+    if (got < 0)
+        goto out;
+    for (int64_t i = 0; i < pl.nhits; i++) {
+        struct ADIOI_CLF_Coop_hit *h = &pl.hits[i];
+
+        if (h->src)
+            memcpy(ptr + h->pos, h->src, h->len);
+        else if (h->owner >= 0 && !direct[h->owner])
+            memcpy(ptr + h->pos, rdata + ddis[h->owner] + h->doff, h->len);
+    }
 
   out:
     ADIOI_CLF_Coop_scratch_trim(c);
+    if (rreq)
+        ADIOI_Free(rreq);
+    if (found.p)
+        ADIOI_Free(found.p);
     ADIOI_Free(pl.start);
     if (pl.hits)
         ADIOI_Free(pl.hits);
@@ -334,8 +420,8 @@ static int64_t ADIOI_CLF_Coop_read(ADIO_File fd, int cfd, int64_t at, int64_t n,
     ADIOI_Free(rdis);
     ADIOI_Free(owner);
     ADIOI_Free(sreqs);
-    ADIOI_Free(msgs);
     ADIOI_Free(sts);
+    ADIOI_Free(msgs);
     return got;
 }
 
