@@ -17,6 +17,15 @@
  * next stager, which reads the journal from its start: nothing noted is
  * lost.
  *
+ * The journal would only grow: when every note in it is done and it has
+ * reached compact_bytes, the stager renames an empty journal over it
+ * (compact()), under an exclusive flock that every appender's shared
+ * one (clf_ll_stage_journal_open) waits for.  Offsets in D and F lines
+ * are offsets of one journal file: a line whose offset was read from a
+ * journal that has been replaced since is not written (every note of
+ * the old one was done), and a stager that finds another file under the
+ * journal's name reads it from its start.
+ *
  * `clf up` starts it when the configuration has a backing directory;
  * `clf down` ends it (SIGTERM: it finishes what is noted and exits)
  * and then runs `clf stager --drain`, which does what is left and says
@@ -30,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -45,6 +55,9 @@
 
 #define STAGER_POLL_MS 100	/* the journal looked at for new notes */
 #define STAGER_RETRY_MS 2000	/* a failed copy tried again */
+/* A journal whose notes are all done is replaced by an empty one from
+ * this size on (CLF_STAGER_COMPACT_BYTES in tests). */
+#define STAGER_COMPACT_BYTES (1 << 20)
 
 /* One noted inode. */
 struct st_file {
@@ -60,8 +73,11 @@ struct stager {
 	const char *conf;	/* the configuration file, for clf cp */
 	const char *backing;
 	char journal[PATH_MAX];
-	int jfd;		/* O_APPEND, for D and F lines */
+	dev_t jdev;		/* the journal file pos is in */
+	ino_t jino;
+	bool jknown;		/* jdev, jino set */
 	int64_t pos;		/* journal read up to here */
+	int64_t compact_bytes;
 	struct st_file *f;
 	size_t n, alloc;
 	long hold_ms;		/* CLF_STAGER_TEST_HOLD_MS: tests */
@@ -136,15 +152,45 @@ static int take_line(struct stager *s, char *line, int64_t end)
 	return 0;
 }
 
+/* A new journal file: read from its start, every note of the old one
+ * done (it was replaced only then). */
+static void forget_journal(struct stager *s, const struct stat *st)
+{
+	s->pos = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		s->f[i].noted = s->f[i].done = 0;
+		s->f[i].why[0] = '\0';
+		s->f[i].retry_ms = 0;
+	}
+	s->jdev = st->st_dev;
+	s->jino = st->st_ino;
+	s->jknown = true;
+}
+
 /* Read the journal's lines from s->pos to its last whole line. */
 static int read_journal(struct stager *s)
 {
 	char buf[65536];
 	int fd = open(s->journal, O_RDONLY | O_CLOEXEC);
+	struct stat st;
 	int err = 0;
 
 	if (fd < 0)
 		return errno == ENOENT ? 0 : -errno;
+	if (fstat(fd, &st)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	if (!s->jknown) {
+		s->jdev = st.st_dev;
+		s->jino = st.st_ino;
+		s->jknown = true;
+	} else if (st.st_dev != s->jdev || st.st_ino != s->jino) {
+		fprintf(stderr, "clf stager: %s was compacted (every note done): reading the new one\n",
+			s->journal);
+		forget_journal(s, &st);
+	}
 	for (;;) {
 		ssize_t got = pread(fd, buf, sizeof(buf) - 1, s->pos);
 		char *p = buf, *nl;
@@ -170,14 +216,27 @@ static int read_journal(struct stager *s)
 	return err;
 }
 
+/* Append a D or F line whose offset is one of the journal read
+ * (s->jino); not when that journal has been replaced since. */
 static int append(struct stager *s, const char *line)
 {
+	char path[PATH_MAX];
 	size_t len = strlen(line);
+	struct stat st;
+	int fd = clf_ll_stage_journal_open(s->backing, path, sizeof(path),
+					   &st);
+	int err = 0;
 
-	if (write(s->jfd, line, len) != (ssize_t)len || fdatasync(s->jfd))
-		return -(errno ? errno : EIO);
-	return 0;
+	if (fd < 0)
+		return -errno;
+	if (s->jknown && (st.st_dev != s->jdev || st.st_ino != s->jino))
+		err = 0;	/* replaced: its notes were all done */
+	else if (write(fd, line, len) != (ssize_t)len || fdatasync(fd))
+		err = -(errno ? errno : EIO);
+	close(fd);
+	return err;
 }
+
 
 static int map_add(struct stager *s, uint64_t ino, const char *path)
 {
@@ -344,6 +403,55 @@ static int sync_path(const char *path)
 	return err;
 }
 
+/*
+ * Every note read is done and nothing was added since: rename an empty
+ * journal over this one, under an exclusive flock (appenders wait, then
+ * find the new file under the name).  A crash before the rename leaves
+ * the old journal (all done); after it, the empty one: nothing noted and
+ * not done is lost either way.  0, or a negative errno (the journal is
+ * then as it was).
+ */
+static int compact(struct stager *s)
+{
+	char tmp[PATH_MAX + 32], dir[PATH_MAX];
+	struct stat st, named;
+	int fd = open(s->journal, O_RDWR | O_CLOEXEC), tfd, err = 0;
+	int64_t was = s->pos;
+
+	if (fd < 0)
+		return -errno;
+	if (flock(fd, LOCK_EX) || fstat(fd, &st) || stat(s->journal, &named)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	/* Another stager's compaction, or notes added since the read. */
+	if (!s->jknown || st.st_ino != s->jino || st.st_dev != s->jdev ||
+	    named.st_ino != st.st_ino || st.st_size != s->pos) {
+		close(fd);
+		return 0;
+	}
+	snprintf(tmp, sizeof(tmp), "%s.new.%d", s->journal, (int)getpid());
+	snprintf(dir, sizeof(dir), "%s/" CLF_LL_STAGE_DIR, s->backing);
+	tfd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (tfd < 0 || fsync(tfd) || fstat(tfd, &named) ||
+	    rename(tmp, s->journal))
+		err = -errno;
+	if (tfd >= 0)
+		close(tfd);
+	if (err)
+		unlink(tmp);
+	else
+		err = sync_path(dir);
+	if (!err) {
+		forget_journal(s, &named);
+		fprintf(stderr, "clf stager: %s compacted: %lld bytes of notes, all done\n",
+			s->journal, (long long)was);
+	}
+	close(fd);	/* the lock: appenders go on, on the new file */
+	return err;
+}
+
 /* Write f back: copy, sync, rename into place, sync the directory. */
 static int write_back(struct stager *s, struct st_file *f, const char *path)
 {
@@ -450,8 +558,11 @@ static int pass(struct stager *s, bool all)
 static int stager_open(struct stager *s, const struct clf_config *cfg)
 {
 	char dir[PATH_MAX];
+	const char *compact = getenv("CLF_STAGER_COMPACT_BYTES");
+	int fd;
 
 	s->backing = cfg->backing;
+	s->compact_bytes = compact ? atoll(compact) : STAGER_COMPACT_BYTES;
 	snprintf(dir, sizeof(dir), "%s/" CLF_LL_STAGE_DIR, s->backing);
 	snprintf(s->journal, sizeof(s->journal), "%s/" CLF_LL_STAGE_JOURNAL,
 		 s->backing);
@@ -461,11 +572,11 @@ static int stager_open(struct stager *s, const struct clf_config *cfg)
 	if (mkdir(dir, 0755) && errno != EEXIST)
 		return clf_fail(errno, "clf stager: cannot make %s: %s", dir,
 				strerror(errno));
-	s->jfd = open(s->journal, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
-		      0644);
-	if (s->jfd < 0)
+	fd = clf_ll_stage_journal_open(s->backing, dir, sizeof(dir), NULL);
+	if (fd < 0)
 		return clf_fail(errno, "clf stager: cannot open the journal %s: %s",
 				s->journal, strerror(errno));
+	close(fd);
 	return 0;
 }
 
@@ -493,6 +604,8 @@ static int run_loop(struct stager *s, bool drain)
 	while (!drain && !stager_stop) {
 		if (pass(s, false) < 0)
 			return -EIO;
+		if (!pending(s) && s->pos >= s->compact_bytes)
+			(void)compact(s);	/* else again later */
 		usleep(STAGER_POLL_MS * 1000);
 		err = read_journal(s);
 		if (err)
@@ -507,6 +620,12 @@ static int run_loop(struct stager *s, bool drain)
 	failed = pass(s, true);
 	if (failed < 0)
 		return -EIO;
+	if (!failed && !pending(s) && s->pos >= s->compact_bytes) {
+		err = compact(s);
+		if (err)
+			fprintf(stderr, "clf stager: cannot compact %s: %s\n",
+				s->journal, strerror(-err));
+	}
 	for (size_t i = 0; i < s->n; i++) {
 		const struct st_file *f = &s->f[i];
 
@@ -544,33 +663,41 @@ static int clf_parents(const char *path)
  */
 static int note_staged_in(struct stager *s, const char *path)
 {
-	char line[3 * PATH_MAX];
-	struct stat st;
-	off_t upto;
-	int err;
+	char line[3 * PATH_MAX], jpath[PATH_MAX];
+	struct stat st, js;
+	int err, fd;
 
-	upto = lseek(s->jfd, 0, SEEK_END);
+	/* The offset and the lines in one journal file: the lock keeps a
+	 * compaction out until they are written. */
+	fd = clf_ll_stage_journal_open(s->backing, jpath, sizeof(jpath), &js);
+	if (fd < 0)
+		return -errno;
 	err = CLF_stat(path, &st);
-	if (err)
-		return err;
 	map_clear(s);
-	if (S_ISDIR(st.st_mode))
+	if (!err && S_ISDIR(st.st_mode))
 		err = walk(s, st.st_ino, path);
-	else if (S_ISREG(st.st_mode))
+	else if (!err && S_ISREG(st.st_mode))
 		err = map_add(s, st.st_ino, path);
 	for (size_t i = 0; !err && i < s->nmap; i++) {
-		snprintf(line, sizeof(line), "D %llu %lld %s\n",
-			 (unsigned long long)s->map[i].ino, (long long)upto,
-			 s->map[i].path);
-		err = append(s, line);
+		size_t len = (size_t)snprintf(line, sizeof(line),
+					      "D %llu %lld %s\n",
+					      (unsigned long long)s->map[i].ino,
+					      (long long)js.st_size,
+					      s->map[i].path);
+
+		if (write(fd, line, len) != (ssize_t)len)
+			err = -(errno ? errno : EIO);
 	}
+	if (!err && fdatasync(fd))
+		err = -errno;
+	close(fd);
 	return err;
 }
 
 int tool_stage_in_backing(const struct tool_opts *g, const char *data,
 			  const char *jobs, bool quiet, int n, char **paths)
 {
-	struct stager s = { .jfd = -1 };
+	struct stager s = { 0 };
 	struct clf_config *cfg = NULL;
 	struct tool_opts file = *g;
 	int rc = CLF_EXIT_FAIL, err;
@@ -653,8 +780,6 @@ int tool_stage_in_backing(const struct tool_opts *g, const char *data,
 		}
 	}
 out:
-	if (s.jfd >= 0)
-		close(s.jfd);
 	map_clear(&s);
 	free(s.map);
 	clf_config_free(cfg);
@@ -733,7 +858,7 @@ int cmd_stager(const struct tool_opts *g, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *data = NULL, *hold = getenv("CLF_STAGER_TEST_HOLD_MS");
-	struct stager s = { .jfd = -1 };
+	struct stager s = { 0 };
 	struct clf_config *cfg = NULL;
 	bool fg = false, drain = false, bg = false;
 	char pidfile[PATH_MAX], log[PATH_MAX];
@@ -799,8 +924,6 @@ out:
 		tool_fail();
 	if (bg)
 		unlink(pidfile);
-	if (s.jfd >= 0)
-		close(s.jfd);
 	map_clear(&s);
 	free(s.map);
 	for (size_t i = 0; i < s.n; i++)

@@ -27,6 +27,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "clf.h"
@@ -316,5 +317,20 @@ int clf_ll_dir_default_remove(uint64_t dir);
  */
 #define CLF_LL_STAGE_DIR ".clf-stage"
 #define CLF_LL_STAGE_JOURNAL CLF_LL_STAGE_DIR "/journal"
+
+/*
+ * clf_ll_stage_journal_open - the journal of backing, for appending
+ *
+ * Opens BACKING/CLF_LL_STAGE_JOURNAL (O_APPEND, made with its directory
+ * when missing) and takes a shared flock on it, on the file that has the
+ * journal's name once the lock is held: the stager compacts a journal
+ * whose notes are all done by renaming an empty one over it under an
+ * exclusive lock, and an append to the old file would be lost.  path
+ * (len bytes) gets the journal's name, *st (may be NULL) its stat (its
+ * size is the offset the next line lands at, while the lock is held).
+ * Returns the descriptor (close releases the lock) or -1 with errno.
+ */
+int clf_ll_stage_journal_open(const char *backing, char *path, size_t len,
+			      struct stat *st);
 
 #endif /* CLF_LL_H */

@@ -10,13 +10,15 @@
  * note fails instead of returning as if the file would be written back.
  *
  * One write(2) of one short line with O_APPEND: the notes of the
- * processes that close at once do not mix.
+ * processes that close at once do not mix.  Under a shared flock
+ * (clf_ll_stage_journal_open), which the stager's compaction waits for.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -24,16 +26,40 @@
 #include "error.h"
 #include "stage_note.h"
 
-static int note_open(const char *backing, char *path, size_t len)
+int clf_ll_stage_journal_open(const char *backing, char *path, size_t len,
+			      struct stat *st)
 {
-	int fd;
+	struct stat mine, named;
 
 	snprintf(path, len, "%s/" CLF_LL_STAGE_DIR, backing);
 	if (mkdir(path, 0755) && errno != EEXIST)
 		return -1;
 	snprintf(path, len, "%s/" CLF_LL_STAGE_JOURNAL, backing);
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-	return fd;
+	/* A compaction renames a new journal over the one opened: take
+	 * the lock on whichever has the name once the lock is held. */
+	for (int tries = 0; tries < 1000; tries++) {
+		int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
+			      0644);
+
+		if (fd < 0)
+			return -1;
+		if (flock(fd, LOCK_SH) || fstat(fd, &mine)) {
+			int e = errno;
+
+			close(fd);
+			errno = e;
+			return -1;
+		}
+		if (!stat(path, &named) && named.st_ino == mine.st_ino &&
+		    named.st_dev == mine.st_dev) {
+			if (st)
+				*st = mine;
+			return fd;
+		}
+		close(fd);
+	}
+	errno = EAGAIN;
+	return -1;
 }
 
 int clf_stage_note_close(uint64_t ino, int flags)
@@ -45,7 +71,8 @@ int clf_stage_note_close(uint64_t ino, int flags)
 	if (!cl || !cl->cfg->backing || (flags & O_ACCMODE) == O_RDONLY)
 		return 0;
 	n = snprintf(line, sizeof(line), "W %llu\n", (unsigned long long)ino);
-	fd = note_open(cl->cfg->backing, path, sizeof(path));
+	fd = clf_ll_stage_journal_open(cl->cfg->backing, path, sizeof(path),
+				       NULL);
 	if (fd < 0)
 		err = errno;
 	else if (write(fd, line, n) != n)
@@ -70,8 +97,9 @@ int clf_stage_note_done(uint64_t ino, const char *path)
 
 	if (!cl || !cl->cfg->backing)
 		return 0;
-	fd = note_open(cl->cfg->backing, jpath, sizeof(jpath));
-	if (fd < 0 || fstat(fd, &st)) {
+	fd = clf_ll_stage_journal_open(cl->cfg->backing, jpath, sizeof(jpath),
+				       &st);
+	if (fd < 0) {
 		err = errno;
 	} else {
 		/* Every note so far, ours from the copy's close too. */

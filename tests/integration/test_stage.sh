@@ -16,9 +16,13 @@
 #  3. clf stage-in clf:/PATH copies B/PATH (a tree) into clf, same
 #     bytes; an open of a file that only B has stages it in (its clf
 #     directories made, no hidden copy left);
-#  4. a journal that cannot be written (B/.clf-stage made a regular
+#  4. the journal, every note done, compacted by a second stager
+#     (--drain, CLF_STAGER_COMPACT_BYTES=1): it is empty, and the
+#     running stager reads the new one from its start: a file closed
+#     after it is written back;
+#  5. a journal that cannot be written (B/.clf-stage made a regular
 #     file): a close fails and says why, naming the journal;
-#  5. a file whose place in B is taken by a regular file: clf down says
+#  6. a file whose place in B is taken by a regular file: clf down says
 #     which file could not be written back and why, exits 1, and still
 #     stops every daemon.
 #
@@ -116,6 +120,24 @@ run "$clf" ls --data "$data" -a clf:/lazy/deep
 run "$clf" stage-in --data "$data" clf:/nothing
 [ "$rc" = 1 ] || fail "stage-in of a missing path exited $rc"
 grep -q "/nothing: No such file" "$tmp/err" || fail "no reason for the missing path"
+
+step="the journal compacted once every note is done"
+export CLF_STAGER_COMPACT_BYTES=1
+run "$clf" stager --drain --data "$data"
+unset CLF_STAGER_COMPACT_BYTES
+[ "$rc" = 0 ] || fail "drain with compaction exited $rc: $(cat "$tmp/err")"
+grep -q "compacted: [0-9]* bytes of notes, all done" "$tmp/err" ||
+	fail "the drain did not compact: $(cat "$tmp/err")"
+[ ! -s "$journal" ] || fail "the compacted journal holds $(cat "$journal")"
+ls "$back/.clf-stage" | grep -q "journal.new" && fail "a temporary journal is left"
+head -c 1200000 /dev/urandom >"$tmp/c"
+run "$clf" cp --data "$data" "$tmp/c" clf:/out/c
+[ "$rc" = 0 ] || fail "cp in c"
+appears "$back/out/c" "$tmp/c"
+[ "$(grep -c "^W " "$journal")" = 1 ] || fail "want one note: $(cat "$journal")"
+grep -q "was compacted (every note done): reading the new one" \
+	"$data/stager.log" ||
+	fail "the running stager did not see the new journal: $(cat "$data/stager.log")"
 
 step="a journal that cannot be written"
 run "$clf" stager --drain --data "$data"
