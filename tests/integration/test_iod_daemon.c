@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <check.h>
+#include <dirent.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -361,6 +362,73 @@ START_TEST(test_sigterm_ends_idle_and_waiting_connections)
 }
 END_TEST
 
+/* Voluntary context switches of every thread of pid so far. */
+static long wakeups_of(pid_t pid)
+{
+	char path[320], line[128];
+	long sum = 0, v;
+	DIR *d;
+	struct dirent *e;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)) != NULL) {
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/status",
+			 (int)pid, e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;	/* a worker that ended */
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "voluntary_ctxt_switches: %ld", &v) == 1)
+				sum += v;
+		fclose(f);
+	}
+	closedir(d);
+	return sum;
+}
+
+/*
+ * A client that takes longer than the workers' linger (1 ms) between its
+ * requests -- a process waiting for the others in a collective on a
+ * loaded machine -- costs one wake-up per request at the iod: the
+ * worker epoll wakes for it.  A worker used to linger on such a
+ * connection after every reply anyway and wake once more at the end of
+ * it, for nothing: two per request.
+ */
+#define SLOW_REQUESTS 100
+#define SLOW_GAP_US 3000
+
+START_TEST(test_a_slow_client_costs_one_wakeup_per_request)
+{
+	struct clf_conn *c;
+	struct iodh h;
+	long before, after;
+
+	iodh_init(&h, 5000);
+	iodh_start(&h);
+	c = iodh_connect(&h);
+	for (int i = 0; i < 3; i++)	/* workers started, connection set */
+		ck_assert_int_eq(cl_ping(c), 0);
+	usleep(SLOW_GAP_US);
+	before = wakeups_of(h.pid);
+	for (int i = 0; i < SLOW_REQUESTS; i++) {
+		ck_assert_int_eq(cl_ping(c), 0);
+		usleep(SLOW_GAP_US);
+	}
+	after = wakeups_of(h.pid);
+	ck_assert_msg(after - before <= SLOW_REQUESTS * 3 / 2,
+		      "%d requests %d us apart woke the iod's threads %ld times (want at most 1.5 per request)",
+		      SLOW_REQUESTS, SLOW_GAP_US, after - before);
+	clf_conn_close(c);
+	iodh_cleanup(&h);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("iod_daemon");
@@ -373,6 +441,7 @@ int main(void)
 	tcase_add_test(tc, test_connections_are_bounded);
 	tcase_add_test(tc, test_idle_unauthenticated_sockets_do_not_lock_out_clients);
 	tcase_add_test(tc, test_sigterm_ends_idle_and_waiting_connections);
+	tcase_add_test(tc, test_a_slow_client_costs_one_wakeup_per_request);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
