@@ -44,7 +44,7 @@
  * there costs a few microseconds. */
 #define ADIOI_CLF_WAIT_SPIN_US 5.0
 /* Then tests with a yield between them, until this long. */
-#define ADIOI_CLF_WAIT_YIELD_US 200.0
+#define ADIOI_CLF_WAIT_YIELD_US 50.0
 /* Then sleeps, doubling from the first to the longest (ns). */
 #define ADIOI_CLF_WAIT_SLEEP_MIN_NS 2000L
 #define ADIOI_CLF_WAIT_SLEEP_MAX_NS 64000L
