@@ -159,13 +159,14 @@ static int walk_table(const struct clf_mapping *m, enum clf_prog_side side,
 				if (p.n <= 0)
 					continue;
 			}
-			full = (ct - p.c) / p.len;
-			if (full >= p.n) {
+			/* Whole (the usual case): no division. */
+			if (p.c + p.n * p.len <= ct) {
 				err = emit(&e, p);
 				if (err)
 					return err;
 				continue;
 			}
+			full = (ct - p.c) / p.len;
 			if (full) {
 				struct clf_prog h = p;
 

@@ -262,6 +262,33 @@ START_TEST(test_every_other_unit_copies_exactly_at_every_count)
 }
 END_TEST
 
+/*
+ * Every run length up to past the largest fixed loop (256), each at a
+ * few counts and strides (touching, a byte apart, far apart), owned and
+ * not: the overlapping pairs of every size class and their edges.
+ */
+START_TEST(test_every_run_length_to_300_copies_exactly)
+{
+	static const int64_t counts[] = { 1, 2, 5 };
+
+	seed(3);
+	for (int64_t len = 1; len <= 300; len++)
+		for (int ci = 0; ci < 3; ci++)
+			for (int gap = 0; gap < 3; gap++) {
+				int64_t n = counts[ci];
+				struct table t = { .n = 1 };
+				int64_t dx = len + (gap == 0 ? 0 : gap == 1 ? 1
+							       : len + 3);
+
+				t.p[0] = (struct clf_prog){ 0, rnd_in(0, 3), len,
+							    dx, n };
+				t.xper = t.p[0].x + dx * n + 1;
+				t.cper = len * n;
+				check_table(&t, 2, gap % 2);
+			}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("prog_copy");
@@ -270,6 +297,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_random_periodic_tables_copy_as_the_byte_model);
 	tcase_add_test(tc, test_every_other_unit_copies_exactly_at_every_count);
+	tcase_add_test(tc, test_every_run_length_to_300_copies_exactly);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
