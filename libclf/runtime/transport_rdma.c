@@ -493,9 +493,17 @@ static size_t cache_bytes(void)
 
 static atomic_bool unwatched_said;
 
+_Static_assert(CLF_RDMA_MEM_UNSETTLED == CLF_REGCACHE_UNSETTLED,
+	       "the cache's unsettled generation is the memory hooks'");
+
+static uint64_t mem_generation(void *arg)
+{
+	return clf_rdma_mem_generation();
+}
+
 static int cache_init(struct rdma_conn *r)
 {
-	struct clf_regcache_ops ops = { mr_reg, mr_dereg, r };
+	struct clf_regcache_ops ops = { mr_reg, mr_dereg, mem_generation, r };
 	int err;
 
 	if (!direct_min())
@@ -504,8 +512,7 @@ static int cache_init(struct rdma_conn *r)
 	if (!clf_rdma_mem_watched() &&
 	    !atomic_exchange(&unwatched_said, true))
 		clf_log(CLF_LOG_INFO, "rdma: this process's munmap is not libclf's and no UCX reports unmaps: each registration serves one transfer (transport_rdma_memhooks.c)");
-	err = clf_regcache_init(&r->cache, CACHE_ENTRIES, cache_bytes(), &ops,
-				clf_rdma_mem_generation());
+	err = clf_regcache_init(&r->cache, CACHE_ENTRIES, cache_bytes(), &ops);
 	r->has_cache = !err;
 	/* Blocks on the server only: a client opens no more of its memory
 	 * to the server than the pages of its buffers. */
@@ -1000,7 +1007,7 @@ static struct clf_regcache_entry *cache_get(struct rdma_conn *r,
 	if (!r->has_cache)
 		return NULL;
 	hits = r->cache.st.hits;
-	e = clf_regcache_get(&r->cache, p, n, clf_rdma_mem_generation(), &err);
+	e = clf_regcache_get(&r->cache, p, n, &err);
 	atomic_fetch_add(r->cache.st.hits != hits ? &stat_hits : &stat_misses,
 			 1);
 	return e;

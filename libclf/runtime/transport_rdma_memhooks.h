@@ -10,7 +10,16 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* While some thread is unmapping: neither trust nor keep a registration. */
+#define CLF_RDMA_MEM_UNSETTLED 0
+
+/* The generation now, or CLF_RDMA_MEM_UNSETTLED. */
 uint64_t clf_rdma_mem_generation(void);
+
+/* Around a call that may drop pages (what munmap here does): between
+ * them the generation is unsettled, and each moves it. */
+void clf_rdma_mem_unmap_begin(void);
+void clf_rdma_mem_unmap_end(void);
 
 /* Before the first cached registration: keep malloc from unmapping
  * behind the hooks' back (once per process). */

@@ -11,15 +11,14 @@
 #include "transport_rdma_regcache.h"
 
 int clf_regcache_init(struct clf_regcache *c, size_t max_entries,
-		      size_t max_pinned, const struct clf_regcache_ops *ops,
-		      uint64_t gen)
+		      size_t max_pinned, const struct clf_regcache_ops *ops)
 {
 	long pg = sysconf(_SC_PAGESIZE);
 
 	*c = (struct clf_regcache){ .max_entries = max_entries,
 				    .max_pinned = max_pinned, .ops = *ops,
-				    .gen = gen, .page = pg > 0 ? (size_t)pg
-							       : 4096 };
+				    .gen = CLF_REGCACHE_UNSETTLED,
+				    .page = pg > 0 ? (size_t)pg : 4096 };
 	c->align = c->page;
 	c->e = calloc(max_entries ? max_entries : 1, sizeof(*c->e));
 	return c->e ? 0 : -ENOMEM;
@@ -91,45 +90,22 @@ static bool make_room(struct clf_regcache *c, size_t len)
 	return true;
 }
 
-struct clf_regcache_entry *clf_regcache_get(struct clf_regcache *c,
-					    const void *addr, size_t len,
-					    uint64_t gen, int *err)
+/* A new registration of [start, end), or of the aligned block around it
+ * when block; NULL with errno. */
+static struct clf_regcache_entry *reg(struct clf_regcache *c, uintptr_t start,
+				      uintptr_t end, bool block)
 {
-	uintptr_t start = (uintptr_t)addr & ~(uintptr_t)(c->page - 1);
-	uintptr_t end = ((uintptr_t)addr + len + c->page - 1) &
-			~(uintptr_t)(c->page - 1);
-	struct clf_regcache_entry *e;
+	struct clf_regcache_entry *e = calloc(1, sizeof(*e));
 
-	if (gen != c->gen) {
-		/* Memory may have been unmapped since: trust nothing. */
-		c->st.invalidations += c->n;
-		while (c->n)
-			drop(c, c->n - 1);
-		c->gen = gen;
-	}
-	c->tick++;
-	for (size_t i = 0; i < c->n; i++) {
-		e = c->e[i];
-		if (e->start <= start && end <= e->start + e->len) {
-			e->refs++;
-			e->used = c->tick;
-			c->st.hits++;
-			return e;
-		}
-	}
-	c->st.misses++;
-	e = calloc(1, sizeof(*e));
-	if (!e) {
-		*err = -ENOMEM;
+	if (!e)
 		return NULL;
-	}
 	*e = (struct clf_regcache_entry){ .refs = 1, .used = c->tick };
-	errno = 0;
-	if (c->align > c->page) {
+	if (block && c->align > c->page) {
 		uintptr_t bs = start & ~(uintptr_t)(c->align - 1);
 		uintptr_t be = (end + c->align - 1) & ~(uintptr_t)(c->align - 1);
 
 		if (be - bs <= c->max_pinned) {
+			errno = 0;
 			e->handle = c->ops.reg(c->ops.arg, bs, be - bs);
 			e->start = bs;
 			e->len = be - bs;
@@ -142,9 +118,54 @@ struct clf_regcache_entry *clf_regcache_get(struct clf_regcache *c,
 		e->len = end - start;
 	}
 	if (!e->handle) {
-		*err = errno ? -errno : -ENOMEM;
+		if (!errno)
+			errno = ENOMEM;
 		free(e);
 		return NULL;
+	}
+	return e;
+}
+
+struct clf_regcache_entry *clf_regcache_get(struct clf_regcache *c,
+					    const void *addr, size_t len,
+					    int *err)
+{
+	uintptr_t start = (uintptr_t)addr & ~(uintptr_t)(c->page - 1);
+	uintptr_t end = ((uintptr_t)addr + len + c->page - 1) &
+			~(uintptr_t)(c->page - 1);
+	uint64_t gen = c->ops.generation(c->ops.arg);
+	bool settled = gen != CLF_REGCACHE_UNSETTLED;
+	struct clf_regcache_entry *e;
+
+	if (settled && gen != c->gen) {
+		/* Memory may have been unmapped since: trust nothing. */
+		c->st.invalidations += c->n;
+		while (c->n)
+			drop(c, c->n - 1);
+		c->gen = gen;
+	}
+	c->tick++;
+	for (size_t i = 0; settled && i < c->n; i++) {
+		e = c->e[i];
+		if (e->start <= start && end <= e->start + e->len) {
+			e->refs++;
+			e->used = c->tick;
+			c->st.hits++;
+			return e;
+		}
+	}
+	c->st.misses++;
+	e = reg(c, start, end, settled);
+	if (!e) {
+		*err = -errno;
+		return NULL;
+	}
+	/* Kept only if no unmap began or ended since gen was read: one that
+	 * overlapped the registration may have taken some of its pages. */
+	if (!settled || c->ops.generation(c->ops.arg) != gen) {
+		e->once = true;
+		c->st.unsettled++;
+		return e;
 	}
 	if (e->len > c->max_pinned || !make_room(c, e->len)) {
 		e->once = true;

@@ -10,11 +10,17 @@
  * maps new memory at the same address, the old registration still names
  * the old pages, and a transfer through it would move stale bytes.  So an
  * entry is only ever found again for the same range *and generation*:
- * the caller passes the process's current memory generation
- * (transport_rdma_memhooks.c bumps it on every munmap, mremap,
- * madvise(DONTNEED/FREE/REMOVE) and shrinking brk it sees, and keeps
- * malloc from unmapping behind its back), and a new generation drops
- * every entry.  A range can also be dropped explicitly.
+ * ops.generation reads the process's memory generation
+ * (transport_rdma_memhooks.c moves it when every munmap, mremap,
+ * madvise(DONTNEED/FREE/REMOVE) and shrinking brk it sees begins and when
+ * it ends, and keeps malloc from unmapping behind its back), and a new
+ * generation drops every entry.  While an unmap is in flight the
+ * generation is CLF_REGCACHE_UNSETTLED: no entry is found then, and what
+ * is registered is the range's own pages, for that one use (a page about
+ * to vanish must not be kept, nor lent with a neighbour's block).  A
+ * registration during which the generation moved serves once too: the
+ * unmap that moved it may have taken its pages.  A range can also be
+ * dropped explicitly.
  *
  * A miss registers the whole aligned block (align bytes, a power of two)
  * around the range when reg accepts it -- the neighbours of a buffer in
@@ -47,15 +53,21 @@ struct clf_regcache_entry {
 	bool once;		/* not cached: deregistered when put */
 };
 
+/* The generation while memory is being unmapped. */
+#define CLF_REGCACHE_UNSETTLED 0
+
 struct clf_regcache_ops {
 	/* Register [start, start + len); NULL with errno on failure. */
 	void *(*reg)(void *arg, uintptr_t start, size_t len);
 	void (*dereg)(void *arg, void *handle);
+	/* The memory generation now, or CLF_REGCACHE_UNSETTLED. */
+	uint64_t (*generation)(void *arg);
 	void *arg;
 };
 
 struct clf_regcache_stats {
 	unsigned long hits, misses, evictions, invalidations, uncached;
+	unsigned long unsettled;	/* lookups during an unmap */
 };
 
 struct clf_regcache {
@@ -70,11 +82,10 @@ struct clf_regcache {
 	struct clf_regcache_stats st;
 };
 
-/* 0, or -ENOMEM.  gen is the generation of the first entries; blocks
- * of align bytes are tried first (clf_regcache_set_align). */
+/* 0, or -ENOMEM.  Blocks of align bytes are tried first
+ * (clf_regcache_set_align). */
 int clf_regcache_init(struct clf_regcache *c, size_t max_entries,
-		      size_t max_pinned, const struct clf_regcache_ops *ops,
-		      uint64_t gen);
+		      size_t max_pinned, const struct clf_regcache_ops *ops);
 
 /* Try blocks of align bytes (a power of two; 0: pages only). */
 void clf_regcache_set_align(struct clf_regcache *c, size_t align);
@@ -83,13 +94,13 @@ void clf_regcache_set_align(struct clf_regcache *c, size_t align);
 void clf_regcache_destroy(struct clf_regcache *c);
 
 /*
- * A registration covering [addr, addr + len) (len > 0) valid in
- * generation gen, held until clf_regcache_put.  NULL with *err (the
+ * A registration covering [addr, addr + len) (len > 0) valid in the
+ * generation now, held until clf_regcache_put.  NULL with *err (the
  * negative errno of reg) when registering fails.
  */
 struct clf_regcache_entry *clf_regcache_get(struct clf_regcache *c,
 					    const void *addr, size_t len,
-					    uint64_t gen, int *err);
+					    int *err);
 
 void clf_regcache_put(struct clf_regcache *c, struct clf_regcache_entry *e);
 

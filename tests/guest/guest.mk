@@ -11,12 +11,20 @@ $(RDMA_DISCONNECT): tests/guest/rdma_disconnect.c $(O)/libclf.a
 	$(CC) $(ALL_CFLAGS) $(LIBCLF_INCLUDES) -o $@ $< $(O)/libclf.a \
 		$(LIBCLF_EXTRA_LIBS) $(ALL_LDFLAGS)
 
+# A program on libclf.so, whose unmaps libclf cannot see: a remapped
+# buffer must not send its old pages (transport_rdma_memhooks.c).
+RDMA_REMAP_SO := $(O)/tests/guest/rdma_remap_so
+$(RDMA_REMAP_SO): tests/guest/rdma_remap_so.c $(O)/libclf.so
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Iinclude -o $@ $< -L$(O) -lclf \
+		-Wl,-rpath,$(abspath $(O)) $(ALL_LDFLAGS)
+
 .PHONY: check-rdma-guest
 ifeq ($(CONFIG_CLF_TRANSPORT_RDMA),y)
 CHECK_TARGETS += check-rdma-guest
 # romio_xfer: MPI-IO over RDMA (rdma_mpiio.sh); romio.mk, which defines
 # ROMIO_TEST_PROGS, is read before this file (tests/integration/Build.mk).
-check-rdma-guest: $(NATIVE_TEST) $(PROGRAMS) $(RDMA_DISCONNECT) \
+check-rdma-guest: $(NATIVE_TEST) $(PROGRAMS) $(RDMA_DISCONNECT) $(RDMA_REMAP_SO) \
 		$(filter %/romio_xfer,$(ROMIO_TEST_PROGS))
 	@tests/guest/run-guest.sh --build $(O) --out $(O)/guest/rdma \
 		--timeout 900 $(CURDIR)/tests/guest/rdma_tests.sh $(abspath $(O))

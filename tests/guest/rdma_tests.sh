@@ -9,7 +9,10 @@
 #   4. 300 clients that close in the middle of a 1 MiB request (its
 #      64 KiB pieces READ by the iod over RDMA): the
 #      iod's descriptors, threads and memory do not grow;
-#   5. MPI-IO: 2 MPICH processes through the clf: driver, collective and
+#   5. a program linked against libclf.so (whose unmaps libclf cannot
+#      see, no UCX) writes from pages it then unmaps and maps again at
+#      the same address with other bytes: no stale bytes (rdma_remap_so);
+#   6. MPI-IO: 2 MPICH processes through the clf: driver, collective and
 #      independent writes and reads, compared with a local reference, the
 #      bytes moved by the iods' RDMA READs and WRITEs (rdma_mpiio.sh).
 # Data stay small: TCG emulates every instruction.
@@ -51,7 +54,28 @@ for c in $(echo "$CASES" | tr ',' ' '); do
 done
 . "$(dirname "$0")/rdma_mixed.sh"
 . "$(dirname "$0")/rdma_mpiio.sh"
+
+remap_so() { # after mixed: its instance
+	moved0=$(rdma_moved)
+	"$B/tests/guest/rdma_remap_so" $M/rdma.conf /remap-so 2> $M/remap_so.err
+	rc=$?
+	cat $M/remap_so.err
+	# The mode this case is about, said by the library itself.
+	grep -q "each registration serves one transfer" $M/remap_so.err ||
+		{ echo "libclf.so's client did not run with unmaps unseen"; return 1; }
+	[ $rc -eq 0 ] || return 1
+	# 2 MiB written, 2 MiB read, in 64 KiB pieces: by RDMA READ/WRITE of
+	# registered pages, not through bounce buffers.
+	for _ in $(seq 25); do
+		[ $(( $(rdma_moved) - moved0 )) -ge 4194304 ] && break
+		sleep 0.2
+	done
+	echo "remap_so: $(( $(rdma_moved) - moved0 )) bytes moved by RDMA READs and WRITEs"
+	[ $(( $(rdma_moved) - moved0 )) -ge 4194304 ] ||
+		{ echo "the pages were not moved by RDMA"; return 1; }
+}
 check "one TCP and one RDMA client on one file" mixed
+check "a program on libclf.so sends a remapped buffer's new bytes" remap_so
 check "MPI-IO, collective and independent, through clf: over RDMA" mpiio
 check "an iod killed in the middle of a write" killed
 check "clients gone mid-message leave nothing at the iod" disconnects \
