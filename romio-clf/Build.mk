@@ -22,6 +22,7 @@ ROMIO_SKIP := test -f $(ROMIO_WORK)/UNAVAILABLE ||
 
 ROMIO_CLF_SRCS := romio-clf/glue.c romio-clf/ad_clf/ad_clf.c romio-clf/ad_clf/ad_clf_async.c \
 	romio-clf/ad_clf/ad_clf_cache.c \
+	romio-clf/ad_clf/ad_clf_ahead.c \
 	romio-clf/ad_clf/ad_clf_close.c romio-clf/ad_clf/ad_clf_coll.c \
 	romio-clf/ad_clf/ad_clf_coop.c romio-clf/ad_clf/ad_clf_coop_coll.c \
 	romio-clf/ad_clf/ad_clf_common.c \

@@ -107,6 +107,11 @@ typedef struct {
     int coop_hint;              /* 1: true; 0: false (default) */
     int64_t coop_size;          /* bytes; 0: the default */
     struct ADIOI_CLF_Coop *coop;        /* owned; NULL: no cache */
+
+    /* Hint clf_read_ahead (ad_clf_ahead.c): bytes per window read ahead
+     * of sequential reads of a read-only file; 0: none. */
+    int64_t read_ahead;
+    struct ADIOI_CLF_Ahead *ahead;      /* owned; NULL: not started */
 } ADIOI_CLF_fs;
 
 #define ADIOI_CLF_REALMS_UNSET 0
@@ -274,5 +279,14 @@ void ADIOI_CLF_Report_layout(ADIO_File fd, int created);
 int ADIOI_CLF_Create_with_layout(ADIO_File fd, const char *path, int flags, mode_t perm,
                                  int *created, char *msg, int msglen);
 int ADIOI_CLF_Check_layout_hint(ADIO_File fd, char *msg, int msglen);
+
+/* ad_clf_ahead.c: read-ahead of sequential reads (hint clf_read_ahead).
+ * Ahead_read copies what the windows hold of [off, off + len) into buf
+ * from its start and returns how many bytes (the caller reads the rest);
+ * Ahead_drop forgets every window (MPI_File_sync); Ahead_free stops the
+ * thread (the close, before the descriptor goes). */
+int64_t ADIOI_CLF_Ahead_read(ADIO_File fd, void *buf, ADIO_Offset off, ADIO_Offset len);
+void ADIOI_CLF_Ahead_drop(ADIO_File fd);
+void ADIOI_CLF_Ahead_free(ADIO_File fd);
 
 #endif /* AD_CLF_H_INCLUDED */

@@ -17,6 +17,7 @@ void ADIOI_CLF_Close(ADIO_File fd, int *error_code)
     *error_code = MPI_SUCCESS;
     if (!fs)
         return;
+    ADIOI_CLF_Ahead_free(fd);   /* its thread reads through lin_fd */
     err = ADIOI_CLF_Coop_flush(fd);
     ADIOI_CLF_Coop_free(fd);
     ADIOI_CLF_Win_free(fd);

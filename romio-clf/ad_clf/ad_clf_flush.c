@@ -13,6 +13,9 @@ void ADIOI_CLF_Flush(ADIO_File fd, int *error_code)
     ADIOI_CLF_fs *fs = fd->fs_ptr;
     int err;
 
+    /* Others' writes synced before become visible now: nothing read
+     * ahead before this call may be served after it. */
+    ADIOI_CLF_Ahead_drop(fd);
     /* The cooperative cache's kept writes first: each process its own,
      * every process being here (MPI_File_sync is collective). */
     err = ADIOI_CLF_Coop_flush(fd);

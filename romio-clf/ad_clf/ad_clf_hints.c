@@ -28,6 +28,10 @@
  *                            (ad_clf_coop.h)
  *   clf_coop_cache_size      bytes each process keeps at most (256 MiB;
  *                            k, m, g suffixes)
+ *   clf_read_ahead           bytes per window read ahead of sequential
+ *                            reads of a file opened read-only, two windows
+ *                            at a time (k, m, g suffixes; 0: none; default
+ *                            16m for a clf:// name, else 0; ad_clf_ahead.c)
  *
  * A malformed hint, or an unknown one whose name starts with clf_, makes
  * MPI_File_open fail on every process with a message saying what is
@@ -93,7 +97,7 @@ static void ADIOI_CLF_Int_hint(ADIOI_CLF_fs * fs, MPI_Info info, const char *key
 static const char *const ADIOI_CLF_Known_hints[] = {
     "clf_layout", "clf_profile", "clf_io_time", "clf_io_calls", "clf_cache",
     "clf_client_cache", "clf_realms", "clf_realm_period", "clf_coop_cache",
-    "clf_coop_cache_size", NULL
+    "clf_coop_cache_size", "clf_read_ahead", NULL
 };
 
 /* An unknown key that starts with clf_ is a mistake, not another MPI's. */
@@ -110,8 +114,8 @@ static void ADIOI_CLF_Unknown_hints(ADIOI_CLF_fs * fs, MPI_Info info)
         if (!ADIOI_CLF_Known_hints[k])
             ADIOI_CLF_Hint_error(fs, MPI_ERR_INFO_KEY, "hint %s: no such clf hint (clf's are "
                                  "clf_layout, clf_profile, clf_cache, "
-                                 "clf_client_cache, clf_realms, clf_coop_cache and "
-                                 "clf_coop_cache_size)", key);
+                                 "clf_client_cache, clf_realms, clf_coop_cache, "
+                                 "clf_coop_cache_size and clf_read_ahead)", key);
     }
 }
 
@@ -163,6 +167,26 @@ static void ADIOI_CLF_Coop_hints(ADIOI_CLF_fs * fs, MPI_Info info, ADIO_File fd,
         else
             fs->coop_size = v;
     }
+}
+
+/* clf_read_ahead, read at the open only; a clf:// name (a file far
+ * away, most likely) is read ahead by default. */
+static void ADIOI_CLF_Ahead_hint(ADIOI_CLF_fs * fs, MPI_Info info, ADIO_File fd, char *value)
+{
+    int flag;
+
+    ADIOI_Info_get(info, "clf_read_ahead", MPI_MAX_INFO_VAL, value, &flag);
+    if (flag) {
+        int64_t v = strcmp(value, "0") ? ADIOI_CLF_Parse_size(value) : 0;
+
+        if (v < 0 || v > (1 << 30))
+            ADIOI_CLF_Hint_error(fs, MPI_ERR_INFO_VALUE, "hint clf_read_ahead='%s': not "
+                                 "a size in bytes up to 1g (k, m, g suffixes), or 0", value);
+        else
+            fs->read_ahead = v;
+    }
+    snprintf(value, MPI_MAX_INFO_VAL, "%lld", (long long) fs->read_ahead);
+    ADIOI_Info_set(fd->info, "clf_read_ahead", value);
 }
 
 /* Whether the clf_layout text is a layout; else the hint's error. */
@@ -223,6 +247,8 @@ void ADIOI_CLF_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
         ADIOI_Info_set(fd->info, "use_romio_optimizations", "false");
         ADIOI_Info_set(fd->info, "clf_realms", "layout");
         fs->realms_hint = 1;
+        fs->read_ahead = fd->filename && !strncmp(fd->filename, "clf://", 6) ? 16 << 20 : 0;
+        ADIOI_Info_set(fd->info, "clf_read_ahead", fs->read_ahead ? "16777216" : "0");
     }
     if (users_info != MPI_INFO_NULL) {
         value = ADIOI_Malloc(MPI_MAX_INFO_VAL + 1);
@@ -279,6 +305,7 @@ void ADIOI_CLF_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
                 ADIOI_CLF_Hint_error(fs, MPI_ERR_INFO_VALUE,
                                      "hint clf_cache='': give a local directory");
             ADIOI_CLF_Coop_hints(fs, users_info, fd, value);
+            ADIOI_CLF_Ahead_hint(fs, users_info, fd, value);
             ADIOI_CLF_Int_hint(fs, users_info, "striping_unit", 1, &fs->striping_unit, value);
             ADIOI_CLF_Int_hint(fs, users_info, "striping_factor", 1, &fs->striping_factor,
                                value);

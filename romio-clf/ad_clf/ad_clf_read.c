@@ -30,8 +30,16 @@ void ADIOI_CLF_ReadContig(ADIO_File fd, void *buf, int count,
         /* Reads see every write that returned, through either
          * descriptor and from any process: clf derives the size from the
          * subfiles when a read reaches past the end it knew. */
-        mem = ADIOI_CLF_Bytes(fs, len);
-        n = mem ? CLF_ncread_at(fs->lin_fd, offset, buf, mem) : -ENOMEM;
+        int64_t ahead = ADIOI_CLF_Ahead_read(fd, buf, offset, len);
+
+        mem = ahead < len ? ADIOI_CLF_Bytes(fs, len - ahead) : NULL;
+        if (ahead == len)
+            n = len;
+        else
+            n = mem ? CLF_ncread_at(fs->lin_fd, offset + ahead, (char *) buf + ahead, mem)
+                : -ENOMEM;
+        if (n >= 0 && ahead < len)
+            n += ahead;
         ADIOI_CLF_Prof_end(fd, t0);
         if (n < 0) {
             *error_code = ADIOI_CLF_Error(myname, (int) n, NULL);

@@ -3,7 +3,8 @@
 # namespace and uses it from the root namespace through the native API
 # (remote_client), the clf command, the mount and MPI-IO, and then, with
 # its iods slowed down, nonblocking MPI-IO overlapping computation
-# (romio_async), and the hint clf_cache (romio_cache).  test_forward.sh: clients in a namespace that reaches the
+# (romio_async), sequential reads read ahead (romio_ahead), and the hint
+# clf_cache (romio_cache).  test_forward.sh: clients in a namespace that reaches the
 # instance only through `clf forward`.  Needs root
 # (ip netns); skips (77) without it.
 #
@@ -26,6 +27,13 @@ REMOTE_ASYNC :=
 ifneq ($(ROMIO_LIB),)
 REMOTE_ASYNC := $(ROMIO_TEST_DIR)/romio_async
 $(REMOTE_ASYNC): tests/integration/romio/romio_async.c $(ROMIO_LIB) \
+		romio-clf/mpicc-clf
+	@mkdir -p $(dir $@)
+	@$(ROMIO_SKIP) { echo "  CCLD    $@"; CLF_BUILD_DIR=$(O) \
+		romio-clf/mpicc-clf -std=gnu11 $(WARNINGS) $(CFLAGS) -o $@ $<; }
+# Sequential reads read ahead (hint clf_read_ahead), dropped at sync.
+REMOTE_ASYNC += $(ROMIO_TEST_DIR)/romio_ahead
+$(ROMIO_TEST_DIR)/romio_ahead: tests/integration/romio/romio_ahead.c $(ROMIO_LIB) \
 		romio-clf/mpicc-clf
 	@mkdir -p $(dir $@)
 	@$(ROMIO_SKIP) { echo "  CCLD    $@"; CLF_BUILD_DIR=$(O) \
