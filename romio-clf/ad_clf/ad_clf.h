@@ -246,6 +246,8 @@ void ADIOI_CLF_Coll_iaccess(ADIO_File fd, void *buf, int count, MPI_Datatype dat
 /* ad_clf_wait.c: MPI_Allreduce in place, waited for without holding
  * the core once it takes long (the iods may need it) */
 int ADIOI_CLF_Allreduce(void *buf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm);
+/* ad_clf_wait.c: MPI_Barrier, waited for the same way. */
+int ADIOI_CLF_Barrier(MPI_Comm comm);
 
 /* ad_clf_common.c */
 int ADIOI_CLF_Init(const char *myname, const char *config, int *error_code);

@@ -368,6 +368,6 @@ void ADIOI_CLF_Coll_iaccess(ADIO_File fd, void *buf, int count, MPI_Datatype dat
     /* Done at once on every process (several rounds, or a process that
      * could not prepare): as the blocking write, bytes visible on return. */
     if (write)
-        MPI_Barrier(fd->comm);
+        ADIOI_CLF_Barrier(fd->comm);
     ADIOI_CLF_Complete(fd, datatype, &status, request, error_code);
 }

@@ -426,8 +426,9 @@ void ADIOI_CLF_WriteStridedColl(ADIO_File fd, const void *buf, int count,
         ADIOI_CLF_Access_all(fd, (void *) buf, count, datatype, file_ptr_type, offset, status,
                              1, error_code);
     /* Everyone's bytes are visible to everyone when it returns (ROMIO's
-     * aggregators may still be writing for a process that returned). */
-    MPI_Barrier(fd->comm);
+     * aggregators may still be writing for a process that returned);
+     * waited for without holding the core (ad_clf_wait.c). */
+    ADIOI_CLF_Barrier(fd->comm);
 }
 
 /*
