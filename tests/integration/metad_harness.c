@@ -1006,3 +1006,23 @@ bool raw_closed_within(int fd, int timeout_ms)
 			return true;
 	}
 }
+
+long mh_log_number_before(const struct mh *h, const char *phrase)
+{
+	char line[512];
+	long n = -1;
+	FILE *f = fopen(h->log, "r");
+
+	ck_assert_msg(f, "no metad log at %s", h->log);
+	while (fgets(line, sizeof(line), f)) {
+		char *at = strstr(line, phrase);
+
+		if (!at)
+			continue;
+		while (at > line && at[-1] >= '0' && at[-1] <= '9')
+			at--;
+		n = strtol(at, NULL, 10);
+	}
+	fclose(f);
+	return n;
+}

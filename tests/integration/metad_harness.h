@@ -114,6 +114,10 @@ int mh_run_metad(const char *const *args, char *err, size_t errlen);
 /* Record a daemon's pid so that it is killed if the test ends early. */
 void mh_track_pid(const struct mh *h, pid_t pid);
 
+/* The number metad's log gives just before phrase (" took the slot
+ * watching it"), in its last line that has it; -1 when none does. */
+long mh_log_number_before(const struct mh *h, const char *phrase);
+
 /* The metad and iod programs under test. */
 const char *mh_metad_bin(void);
 const char *mh_iod_bin(void);

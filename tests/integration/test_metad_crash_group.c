@@ -217,26 +217,6 @@ static void *creator_main(void *arg)
 	return NULL;
 }
 
-/* The number metad's log gives before "took the slot watching it". */
-static long watched_in_log(void)
-{
-	char line[512];
-	long n = -1;
-	FILE *f = fopen(H.log, "r");
-
-	ck_assert_msg(f, "no metad log at %s", H.log);
-	while (fgets(line, sizeof(line), f)) {
-		char *at = strstr(line, " took the slot watching it");
-
-		if (!at)
-			continue;
-		while (at > line && at[-1] >= '0' && at[-1] <= '9')
-			at--;
-		n = strtol(at, NULL, 10);
-	}
-	fclose(f);
-	return n;
-}
 
 START_TEST(test_concurrent_creates_take_the_slot_watching_it_when_waiters_spin)
 {
@@ -258,7 +238,7 @@ START_TEST(test_concurrent_creates_take_the_slot_watching_it_when_waiters_spin)
 	for (int w = 0; w < WRITERS; w++)
 		ck_assert_int_eq(b.acked[w], b.kill_after);
 	mh_stop(&H);
-	watched = watched_in_log();
+	watched = mh_log_number_before(&H, " took the slot watching it");
 	ck_assert_msg(watched > 0,
 		      "metad logged %ld requests that took the child slot watching it; want some, of %d concurrent creates",
 		      watched, WRITERS * b.kill_after);

@@ -685,27 +685,6 @@ static void setup_watching(void)
 	mh_start(&H);
 }
 
-/* The number metad's log gives before "requests came while a worker
- * watched"; -1 when it says none. */
-static long spin_served_in_log(void)
-{
-	char line[512];
-	long n = -1;
-	FILE *f = fopen(H.log, "r");
-
-	ck_assert_msg(f, "no metad log at %s", H.log);
-	while (fgets(line, sizeof(line), f)) {
-		char *at = strstr(line, " requests came while a worker watched");
-
-		if (!at)
-			continue;
-		while (at > line && at[-1] >= '0' && at[-1] <= '9')
-			at--;
-		n = strtol(at, NULL, 10);
-	}
-	fclose(f);
-	return n;
-}
 
 START_TEST(test_a_client_in_a_loop_is_served_by_a_worker_watching_its_connection)
 {
@@ -717,7 +696,7 @@ START_TEST(test_a_client_in_a_loop_is_served_by_a_worker_watching_its_connection
 		ck_assert_int_eq(mc_getattr(m, ROOT, &a), 0);
 	mc_close(m);
 	mh_stop(&H);
-	n = spin_served_in_log();
+	n = mh_log_number_before(&H, " requests came while a worker watched");
 	ck_assert_msg(n > 0,
 		      "metad logged %ld requests that came while a worker watched their connection; want some of 200 in a loop",
 		      n);
