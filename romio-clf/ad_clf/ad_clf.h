@@ -109,7 +109,8 @@ typedef struct {
     struct ADIOI_CLF_Coop *coop;        /* owned; NULL: no cache */
 
     /* Hint clf_read_ahead (ad_clf_ahead.c): bytes per window read ahead
-     * of sequential reads of a read-only file; 0: none. */
+     * of sequential reads of a read-only file; 0: none; -1: not given
+     * (the default, chosen at the first read). */
     int64_t read_ahead;
     struct ADIOI_CLF_Ahead *ahead;      /* owned; NULL: not started */
 } ADIOI_CLF_fs;

@@ -139,10 +139,18 @@ static struct ADIOI_CLF_Ahead *ADIOI_CLF_Ahead_new(int cfd, int64_t window)
     return NULL;
 }
 
+/* Without the hint: a clf:// name (ROMIO may have taken "clf:" off it),
+ * most likely a file far away, is read ahead. */
+#define AHEAD_DEFAULT (16 << 20)
+
 /* Whether the file is read ahead at all (see the top of the file). */
 static int ADIOI_CLF_Ahead_applies(ADIO_File fd)
 {
     ADIOI_CLF_fs *fs = fd->fs_ptr;
+
+    if (fs->read_ahead < 0)
+        fs->read_ahead = fd->filename && (!strncmp(fd->filename, "clf://", 6) ||
+                                          !strncmp(fd->filename, "//", 2)) ? AHEAD_DEFAULT : 0;
 
     return fs->read_ahead > 0 && (fd->access_mode & ADIO_RDONLY) && !fd->atomicity &&
         fs->lin_fd >= 0;

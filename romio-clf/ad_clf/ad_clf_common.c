@@ -217,6 +217,7 @@ ADIOI_CLF_fs *ADIOI_CLF_Fs_get(ADIO_File fd, int *error_code)
         fs->start_iodevice = -1;
         fs->cache_fd = -1;
         fs->client_cache = -1;
+        fs->read_ahead = -1;    /* not given: ad_clf_ahead.c decides */
         fd->fs_ptr = fs;
     }
     return fs;

@@ -247,8 +247,6 @@ void ADIOI_CLF_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
         ADIOI_Info_set(fd->info, "use_romio_optimizations", "false");
         ADIOI_Info_set(fd->info, "clf_realms", "layout");
         fs->realms_hint = 1;
-        fs->read_ahead = fd->filename && !strncmp(fd->filename, "clf://", 6) ? 16 << 20 : 0;
-        ADIOI_Info_set(fd->info, "clf_read_ahead", fs->read_ahead ? "16777216" : "0");
     }
     if (users_info != MPI_INFO_NULL) {
         value = ADIOI_Malloc(MPI_MAX_INFO_VAL + 1);
