@@ -3,10 +3,17 @@
  * transport_rdma.c -- the RDMA transport: RC queue pairs set up with
  * rdma_cm, clf's byte stream carried in SENDs (transport_rdma_wire.h).
  *
- * Each connection registers one block of CLF_RDMA_RECVS receive buffers
- * and CLF_RDMA_SENDS send buffers, all posted or free from the start;
- * small messages are copied into free send buffers and out of filled
- * receive buffers.
+ * Each connection registers one block of CLF_RDMA_SENDS send buffers,
+ * and a client one of CLF_RDMA_RECVS receive buffers too, all posted or
+ * free from the start; small messages are copied into free send buffers
+ * and out of filled receive buffers.  A server (a daemon, with many
+ * clients, most of them idle at any time) takes its receive buffers from
+ * a shared receive queue per device instead (struct rdma_srq): the pool
+ * grows by CLF_RDMA_RECVS buffers with each connection up to SRQ_BUFS,
+ * so a connection costs the daemon its send buffers only.  The credits
+ * still bound what each client has in flight; when many send at once and
+ * the pool runs dry, the NIC answers RNR and the sender's NIC retries
+ * (rnr_retry_count 7: for ever) -- slower, never lost.
  *
  * Bulk data (a piece of at least CLF_RDMA_DIRECT_MIN bytes in one iovec)
  * is moved by the server -- the side that accepted -- with RDMA, as
@@ -66,7 +73,15 @@
 #include <sys/resource.h>
 
 #define CLF_RDMA_SENDS 8	/* send buffers per connection */
-#define SLOTS (CLF_RDMA_RECVS + CLF_RDMA_SENDS)
+/* Buffer numbers: send buffers 0..CLF_RDMA_SENDS-1 in a connection's own
+ * block, receive buffers from CLF_RDMA_SENDS on (in the block, or the
+ * SRQ's k-th at CLF_RDMA_SENDS + k). */
+#define SLOTS (CLF_RDMA_SENDS + CLF_RDMA_RECVS)
+/* A server's shared receive queue: a chunk more with each connection. */
+#define SRQ_CHUNK CLF_RDMA_RECVS
+#define SRQ_CHUNKS_MAX 8
+#define SRQ_BUFS (SRQ_CHUNK * SRQ_CHUNKS_MAX)
+#define BUF_IDS (CLF_RDMA_SENDS + SRQ_BUFS)
 #define BACKLOG 64
 /* The largest piece one descriptor names. */
 #define DIRECT_PIECE ((size_t)16 << 20)
@@ -82,6 +97,22 @@
 /* rdma_cm's own limit for resolving an address or a route. */
 #define RESOLVE_MS 2000
 
+/*
+ * The receive buffers that every connection a server accepted on one
+ * device shares (they need one protection domain: theirs).  Never freed:
+ * a daemon keeps listening.
+ */
+struct rdma_srq {
+	struct rdma_srq *next;
+	struct ibv_context *verbs;
+	struct ibv_pd *pd;
+	struct ibv_srq *srq;
+	pthread_mutex_t mu;	/* growing */
+	int nchunks;
+	uint8_t *mem[SRQ_CHUNKS_MAX];	/* SRQ_CHUNK buffers each */
+	struct ibv_mr *mr[SRQ_CHUNKS_MAX];
+};
+
 struct rdma_conn {
 	struct clf_conn base;	/* first: transport.c sees only this */
 	struct rdma_event_channel *ech;	/* this connection's cm events */
@@ -90,7 +121,9 @@ struct rdma_conn {
 	struct ibv_comp_channel *cch;
 	struct ibv_cq *cq;
 	struct ibv_mr *mr;
-	uint8_t *mem;		/* SLOTS buffers of CLF_RDMA_SLOT bytes */
+	uint8_t *mem;		/* SLOTS buffers of CLF_RDMA_SLOT bytes, or
+				 * CLF_RDMA_SENDS with an srq */
+	struct rdma_srq *srq;	/* server: where it receives; NULL: mem */
 	int evfd;		/* readable: bytes or an error wait */
 	int stop[2];		/* a pipe: the thread's end */
 	pthread_t thread;
@@ -104,10 +137,10 @@ struct rdma_conn {
 	pthread_cond_t cv;
 	struct clf_rdma_credits cr;
 	int rxq[CLF_RDMA_RECVS];	/* filled receive buffers, in order */
-	uint32_t rxlen[SLOTS];	/* data bytes of each; RDESC/RTS: all */
-	uint8_t rxtype[SLOTS];	/* DATA, RDESC or RTS */
-	struct clf_rdma_desc rxdesc[SLOTS];	/* RDESC/RTS: what is left */
-	bool rxinline[SLOTS];	/* RTS answered CTS {0}: DATA follows */
+	uint32_t rxlen[BUF_IDS];	/* data bytes of each; RDESC/RTS: all */
+	uint8_t rxtype[BUF_IDS];	/* DATA, RDESC or RTS */
+	struct clf_rdma_desc rxdesc[BUF_IDS];	/* RDESC/RTS: what is left */
+	bool rxinline[BUF_IDS];	/* RTS answered CTS {0}: DATA follows */
 	bool cts_ready;		/* server: a CTS came, in cts[0..ncts) */
 	struct clf_rdma_desc cts[CLF_RDMA_CTS_MAX];
 	int ncts;
@@ -148,6 +181,11 @@ static struct rdma_listener *rl_of(const struct clf_listener *l)
 
 static uint8_t *slot(struct rdma_conn *r, int i)
 {
+	int k = i - CLF_RDMA_SENDS;
+
+	if (r->srq && k >= 0)
+		return r->srq->mem[k / SRQ_CHUNK] +
+		       (size_t)(k % SRQ_CHUNK) * CLF_RDMA_SLOT;
 	return r->mem + (size_t)i * CLF_RDMA_SLOT;
 }
 
@@ -186,6 +224,21 @@ static size_t direct_min(void)
 /* Buffers and work requests                                           */
 /* ------------------------------------------------------------------ */
 
+/* Receive buffer k of the pool back on its queue. */
+static int srq_post(struct rdma_srq *q, int k)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)(q->mem[k / SRQ_CHUNK] +
+				    (size_t)(k % SRQ_CHUNK) * CLF_RDMA_SLOT),
+		.length = CLF_RDMA_SLOT,
+		.lkey = q->mr[k / SRQ_CHUNK]->lkey,
+	};
+	struct ibv_recv_wr wr = { .wr_id = (uint64_t)(CLF_RDMA_SENDS + k),
+				  .sg_list = &sge, .num_sge = 1 }, *bad;
+
+	return -ibv_post_srq_recv(q->srq, &wr, &bad);
+}
+
 static int post_recv(struct rdma_conn *r, int i)
 {
 	struct ibv_sge sge = {
@@ -196,6 +249,8 @@ static int post_recv(struct rdma_conn *r, int i)
 	struct ibv_recv_wr wr = { .wr_id = (uint64_t)i, .sg_list = &sge,
 				  .num_sge = 1 }, *bad;
 
+	if (r->srq)
+		return srq_post(r->srq, i - CLF_RDMA_SENDS);
 	return -ibv_post_recv(r->id->qp, &wr, &bad);
 }
 
@@ -282,8 +337,14 @@ static void complete_locked(struct rdma_conn *r, const struct ibv_wc *wc)
 	if (wc->status != IBV_WC_SUCCESS) {
 		char why[160];
 
+		/* A flushed receive of the pool: the pool's again (the
+		 * opcode of a failed completion means nothing). */
+		if (r->srq && !(wc->wr_id & WR_RDMA) && i >= CLF_RDMA_SENDS)
+			(void)post_recv(r, i);
+
 		snprintf(why, sizeof(why), "%s failed: %s",
-			 wc->opcode & IBV_WC_RECV ? "a receive" : "a send",
+			 i >= CLF_RDMA_SENDS && !(wc->wr_id & WR_RDMA)
+			 ? "a receive" : "a send",
 			 ibv_wc_status_str(wc->status));
 		fail_locked(r, wc->status == IBV_WC_RETRY_EXC_ERR
 			       ? -EHOSTDOWN : -ECONNRESET, why);
@@ -521,6 +582,62 @@ static int cache_init(struct rdma_conn *r)
 	return err;
 }
 
+static struct rdma_srq *srqs;	/* one per device, servers' */
+static pthread_mutex_t srqs_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The shared receive queue of the device verbs, made on first use; NULL
+ * where the device has none (the connection then posts its own). */
+static struct rdma_srq *srq_of(struct ibv_context *verbs)
+{
+	struct ibv_srq_init_attr sa = {
+		.attr = { .max_wr = SRQ_BUFS, .max_sge = 1 },
+	};
+	struct rdma_srq *q;
+
+	pthread_mutex_lock(&srqs_lock);
+	for (q = srqs; q && q->verbs != verbs; q = q->next)
+		;
+	if (!q && (q = calloc(1, sizeof(*q)))) {
+		q->verbs = verbs;
+		q->pd = ibv_alloc_pd(verbs);
+		q->srq = q->pd ? ibv_create_srq(q->pd, &sa) : NULL;
+		if (!q->srq)
+			clf_log(CLF_LOG_INFO, "rdma: %s has no shared receive queue (%s): each connection posts its own receive buffers",
+				ibv_get_device_name(verbs->device),
+				strerror(errno));
+		pthread_mutex_init(&q->mu, NULL);
+		q->next = srqs;
+		srqs = q;
+	}
+	pthread_mutex_unlock(&srqs_lock);
+	return q && q->srq ? q : NULL;
+}
+
+/* One chunk more for one connection more, up to SRQ_CHUNKS_MAX.  A chunk
+ * that cannot be had is no error: the pool is smaller, RNR makes up. */
+static void srq_grow(struct rdma_srq *q)
+{
+	size_t len = (size_t)SRQ_CHUNK * CLF_RDMA_SLOT;
+	int c;
+
+	pthread_mutex_lock(&q->mu);
+	c = q->nchunks;
+	if (c < SRQ_CHUNKS_MAX) {
+		q->mem[c] = aligned_alloc(4096, len);
+		q->mr[c] = q->mem[c] ? ibv_reg_mr(q->pd, q->mem[c], len,
+						  IBV_ACCESS_LOCAL_WRITE) : NULL;
+		if (q->mr[c]) {
+			q->nchunks++;
+			for (int k = 0; k < SRQ_CHUNK; k++)
+				if (srq_post(q, c * SRQ_CHUNK + k))
+					clf_log(CLF_LOG_WARN, "rdma: cannot post a shared receive buffer");
+		} else {
+			free(q->mem[c]);
+		}
+	}
+	pthread_mutex_unlock(&q->mu);
+}
+
 /* Memory, queues and the posted receives of a connection whose id is
  * resolved (client) or requested (server). */
 static int setup_qp(struct rdma_conn *r)
@@ -531,16 +648,26 @@ static int setup_qp(struct rdma_conn *r)
 			 .max_recv_wr = CLF_RDMA_RECVS,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
+	int nbufs = SLOTS;
 
-	r->pd = ibv_alloc_pd(r->id->verbs);
+	r->srq = r->server ? srq_of(r->id->verbs) : NULL;
+	if (r->srq) {
+		srq_grow(r->srq);
+		r->pd = r->srq->pd;
+		qa.srq = r->srq->srq;
+		qa.cap.max_recv_wr = 0;
+		nbufs = CLF_RDMA_SENDS;
+	} else {
+		r->pd = ibv_alloc_pd(r->id->verbs);
+	}
 	r->cch = r->pd ? ibv_create_comp_channel(r->id->verbs) : NULL;
 	r->cq = r->cch ? ibv_create_cq(r->id->verbs, SLOTS + 2 * RUN_MAX + 2, r,
 					 r->cch, 0)
 		       : NULL;
-	r->mem = r->cq ? aligned_alloc(4096, (size_t)SLOTS * CLF_RDMA_SLOT)
+	r->mem = r->cq ? aligned_alloc(4096, (size_t)nbufs * CLF_RDMA_SLOT)
 		       : NULL;
 	r->mr = r->mem ? ibv_reg_mr(r->pd, r->mem,
-				    (size_t)SLOTS * CLF_RDMA_SLOT,
+				    (size_t)nbufs * CLF_RDMA_SLOT,
 				    IBV_ACCESS_LOCAL_WRITE) : NULL;
 	if (!r->mr)
 		return -errno ? -errno : -ENOMEM;
@@ -549,14 +676,14 @@ static int setup_qp(struct rdma_conn *r)
 		return -errno;
 	if (ibv_req_notify_cq(r->cq, 0))
 		return -errno;
-	for (int i = 0; i < CLF_RDMA_RECVS; i++) {
+	for (int i = CLF_RDMA_SENDS; !r->srq && i < SLOTS; i++) {
 		int err = post_recv(r, i);
 
 		if (err)
 			return err;
 	}
 	for (int i = 0; i < CLF_RDMA_SENDS; i++)
-		r->txfree[i] = CLF_RDMA_RECVS + i;
+		r->txfree[i] = i;
 	r->ntxfree = CLF_RDMA_SENDS;
 	return cache_init(r);
 }
@@ -582,6 +709,41 @@ static struct rdma_conn *conn_alloc(const char *peer)
 	return r;
 }
 
+/*
+ * A closing server connection gives the pool back what it holds: the
+ * buffers filled and not yet read, and those its queue pair took and
+ * then completed or flushed (its completion thread has stopped; the
+ * queue pair in the error state takes no more, and flushes what it was
+ * filling).
+ */
+static void srq_release(struct rdma_conn *r)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+	int64_t deadline = clf_deadline_after(100);
+	int64_t quiet = clf_deadline_after(10);
+	struct ibv_wc wc[16];
+
+	(void)ibv_modify_qp(r->id->qp, &a, IBV_QP_STATE);
+	for (; r->rxcount; r->rxcount--) {
+		(void)post_recv(r, r->rxq[r->rxhead]);
+		r->rxhead = (r->rxhead + 1) % CLF_RDMA_RECVS;
+	}
+	/* Flushes come soon after the state change, not within it: until
+	 * 10 ms pass with none (100 ms at most). */
+	while (clf_deadline_left(quiet) > 0 && clf_deadline_left(deadline) > 0) {
+		int n = ibv_poll_cq(r->cq, 16, wc);
+
+		for (int k = 0; k < n; k++)
+			if (!(wc[k].wr_id & WR_RDMA) &&
+			    (int)wc[k].wr_id >= CLF_RDMA_SENDS)
+				(void)post_recv(r, (int)wc[k].wr_id);
+		if (n > 0)
+			quiet = clf_deadline_after(10);
+		else
+			usleep(1000);
+	}
+}
+
 static void conn_free(struct rdma_conn *r)
 {
 	if (r->direct_ops)
@@ -596,6 +758,8 @@ static void conn_free(struct rdma_conn *r)
 	}
 	if (r->connected)
 		rdma_disconnect(r->id);
+	if (r->srq && r->id && r->id->qp)
+		srq_release(r);
 	if (r->id && r->id->qp)
 		rdma_destroy_qp(r->id);
 	if (r->mr)
@@ -607,7 +771,7 @@ static void conn_free(struct rdma_conn *r)
 		ibv_destroy_cq(r->cq);
 	if (r->cch)
 		ibv_destroy_comp_channel(r->cch);
-	if (r->pd)
+	if (r->pd && !r->srq)
 		ibv_dealloc_pd(r->pd);
 	if (r->id)
 		rdma_destroy_id(r->id);

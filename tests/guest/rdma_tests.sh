@@ -12,7 +12,9 @@
 #   5. a program linked against libclf.so (whose unmaps libclf cannot
 #      see, no UCX) writes from pages it then unmaps and maps again at
 #      the same address with other bytes: no stale bytes (rdma_remap_so);
-#   6. MPI-IO: 2 MPICH processes through the clf: driver, collective and
+#   6. 64 idle RDMA connections to an iod cost it little memory each:
+#      its receive buffers are one shared pool (rdma_conns);
+#   7. MPI-IO: 2 MPICH processes through the clf: driver, collective and
 #      independent writes and reads, compared with a local reference, the
 #      bytes moved by the iods' RDMA READs and WRITEs (rdma_mpiio.sh).
 # Data stay small: TCG emulates every instruction.
@@ -76,6 +78,8 @@ remap_so() { # after mixed: its instance
 }
 check "one TCP and one RDMA client on one file" mixed
 check "a program on libclf.so sends a remapped buffer's new bytes" remap_so
+check "64 RDMA connections cost an iod at most 512 KiB each" \
+	"$B/tests/guest/rdma_conns" $M/rdma.conf "$(cat $M/iod0.pid)" 64 512
 check "MPI-IO, collective and independent, through clf: over RDMA" mpiio
 check "an iod killed in the middle of a write" killed
 check "clients gone mid-message leave nothing at the iod" disconnects \
