@@ -156,7 +156,11 @@ struct cp_ahead *cp_ahead_start(const char *path, int64_t start, int64_t chunk,
 	a->path = path;
 	a->start = start;
 	a->chunk = chunk;
-	a->nslots = readers + 1;	/* one with the caller, the rest read */
+	/* One with the caller, one per reader, and one more: a reader done
+	 * with its chunk goes on while another finishes its slowest iod's
+	 * share (with readers + 1 the link ran at that one connection's
+	 * rate for a second at a time). */
+	a->nslots = readers + 2;
 	a->end_chunk = -1;
 	pthread_mutex_init(&a->lock, NULL);
 	pthread_cond_init(&a->cond, NULL);
