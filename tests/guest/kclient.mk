@@ -1,13 +1,14 @@
 # The kernel client (kernel/module/, CONFIG_CLF_KERNEL_MODULE) in a qemu
 # guest booting Debian's kernel (tests/guest/run-guest.sh, the recipe of
-# shared/GUEST.md; about 8 minutes on 2 cores under TCG, 14 when loaded):
+# shared/GUEST.md; about 6 minutes on 2 quiet cores under TCG, 25 when
+# loaded):
 #
 #   make check-kclient
 #   make bench-kclient     bench/kclient_vs_fuse.sh in the guest
 #   make fsx-kclient FSX_OPS=100000 [FSX_SEED=1]
-#                          fsx alone, as long as asked (about 20
-#                          operations a second under load: 100k take
-#                          about 1.5 hours)
+#                          fsx alone, as long as asked (15-155
+#                          operations a second, loaded to quiet: 100k
+#                          took 33 minutes on a loaded machine)
 
 ifeq ($(CONFIG_CLF_KERNEL_MODULE),y)
 

@@ -27,13 +27,14 @@
 # kmem_cache_destroy complain); 3 cycles of mount.clf, write, unmount,
 # unload; at the end, no BUG, WARNING or Oops in dmesg.
 #
-# FSX_OPS (second argument): fsx's operations, 6000 by default: about
-# 20 a second under TCG on a 2-core machine, so 100k take well over an
-# hour; make fsx-kclient FSX_OPS=100000 runs them alone (kclient_fsx.sh).
+# FSX_OPS (second argument): fsx's operations, 20000 by default: about
+# 155 a second under TCG on a quiet 2-core machine (2 minutes), 15-50 on
+# a loaded one; make fsx-kclient FSX_OPS=100000 runs 100k alone
+# (kclient_fsx.sh: 33 minutes loaded).
 set -eu
 
 build=$1
-fsx_ops=${2:-6000}
+fsx_ops=${2:-20000}
 here=$(cd "$(dirname "$0")" && pwd)
 tests=$here/../integration
 clf=$build/tools/clf

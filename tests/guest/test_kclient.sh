@@ -10,4 +10,4 @@ here=$(cd "$(dirname "$0")" && pwd)
 # slab_nomerge: the module's slab caches are its own, and their counts
 # its objects (kclient.sh's leak checks).
 CLF_GUEST_APPEND="slab_nomerge " exec "$here/run-guest.sh" --build "$build" \
-	--out "$build/guest/kclient" --timeout 1200 "$here/kclient.sh" "$build"
+	--out "$build/guest/kclient" --timeout 2400 "$here/kclient.sh" "$build"
