@@ -57,6 +57,16 @@ randio=$here/mount_randio.py
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/clf-mount-test.XXXXXX")
 chmod 755 "$tmp"	# nobody walks to the mount points
+# A mount namespace made while this runs (`ip netns exec` of a test
+# beside it under make -j2: its daemons live on in it) holds a copy of
+# our mounts, and keeps an unmounted one's daemon serving, unless the
+# unmount propagates to the copy: the scratch directory is a shared
+# mount of its own (ip netns exec makes the copies its slaves).
+shared=
+if [ "$(id -u)" = 0 ] && mount --bind "$tmp" "$tmp" 2>/dev/null; then
+	shared=1
+	mount --make-rshared "$tmp"
+fi
 data=$tmp/data
 conf=$data/clf.conf
 mnt=$tmp/mnt		# allow_other, cache=normal
@@ -86,6 +96,7 @@ cleanup() {
 		echo "cleanup: clf down --data $data failed:" >&2
 		cat "$tmp/down" >&2
 	fi
+	[ -z "$shared" ] || umount -l "$tmp" 2>/dev/null || true
 	rm -rf "$tmp"
 	exit "$rc"
 }
@@ -142,9 +153,9 @@ alive() {
 	[ -n "$state" ] && [ "$state" != Z ] && [ "$state" != X ]
 }
 
-# A daemon slow to end (past 10 s: seen once under make -j2 check) says
-# what its threads wait in, once, and may take up to 30 s: the check is
-# that an unmount ends its daemon, not how fast on a loaded machine.
+# A daemon slow to end says what its threads wait in, once, after 10 s,
+# and may take up to 30 s: the check is that an unmount ends its
+# daemon, not how fast on a loaded machine.
 wait_dead() {
 	i=0
 	while alive "$1"; do
