@@ -244,6 +244,9 @@ void ADIOI_CLF_Coll_iaccess(ADIO_File fd, void *buf, int count, MPI_Datatype dat
                             int file_ptr_type, ADIO_Offset offset, MPI_Request * request,
                             int write, int *error_code);
 
+/* ad_clf_ahead.c: clf_read_ahead as now decided, into fd->info. */
+void ADIOI_CLF_Ahead_report(ADIO_File fd);
+
 /* ad_clf_wait.c: MPI_Allreduce in place, waited for without holding
  * the core once it takes long (the iods may need it) */
 int ADIOI_CLF_Allreduce(void *buf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm);

@@ -139,6 +139,15 @@ static struct ADIOI_CLF_Ahead *ADIOI_CLF_Ahead_new(int cfd, int64_t window)
     return NULL;
 }
 
+void ADIOI_CLF_Ahead_report(ADIO_File fd)
+{
+    ADIOI_CLF_fs *fs = fd->fs_ptr;
+    char value[32];
+
+    snprintf(value, sizeof(value), "%lld", (long long) fs->read_ahead);
+    ADIOI_Info_set(fd->info, "clf_read_ahead", value);
+}
+
 /* Without the hint: a clf:// name (ROMIO may have taken "clf:" off it),
  * most likely a file far away, is read ahead. */
 #define AHEAD_DEFAULT (16 << 20)
@@ -148,9 +157,11 @@ static int ADIOI_CLF_Ahead_applies(ADIO_File fd)
 {
     ADIOI_CLF_fs *fs = fd->fs_ptr;
 
-    if (fs->read_ahead < 0)
+    if (fs->read_ahead < 0) {
         fs->read_ahead = fd->filename && (!strncmp(fd->filename, "clf://", 6) ||
                                           !strncmp(fd->filename, "//", 2)) ? AHEAD_DEFAULT : 0;
+        ADIOI_CLF_Ahead_report(fd);
+    }
 
     return fs->read_ahead > 0 && (fd->access_mode & ADIO_RDONLY) && !fd->atomicity &&
         fs->lin_fd >= 0;

@@ -185,8 +185,12 @@ static void ADIOI_CLF_Ahead_hint(ADIOI_CLF_fs * fs, MPI_Info info, ADIO_File fd,
         else
             fs->read_ahead = v;
     }
-    snprintf(value, MPI_MAX_INFO_VAL, "%lld", (long long) fs->read_ahead);
-    ADIOI_Info_set(fd->info, "clf_read_ahead", value);
+    /* Not given for a file whose name is not known yet: decided, and
+     * reported, at the first read (ad_clf_ahead.c).  Never reported as
+     * -1, which an open given this file's info back would refuse (as
+     * PnetCDF does when it reopens a file). */
+    if (fs->read_ahead >= 0)
+        ADIOI_CLF_Ahead_report(fd);
 }
 
 /* Whether the clf_layout text is a layout; else the hint's error. */
