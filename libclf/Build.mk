@@ -80,7 +80,7 @@ LIBCLF_CLIENT_SRCS := libclf/client/client_instance.c \
 	libclf/client/client.c libclf/client/client_warm.c libclf/client/client_enc.c \
 	libclf/client/client_retry.c libclf/client/client_grace.c \
 	libclf/client/client_meta.c libclf/client/file_table.c \
-	libclf/client/file_close.c libclf/client/stage_note.c libclf/client/stage_in.c libclf/client/file.c \
+	libclf/client/file_close.c libclf/client/stage_note.c libclf/client/stage_path.c libclf/client/stage_in.c libclf/client/file.c \
 	libclf/client/file_cap.c libclf/client/file_size.c \
 	libclf/client/file_append.c libclf/client/io.c libclf/client/io_retry.c libclf/client/io_coll.c \
 	libclf/client/io_small.c libclf/client/xcache.c \

@@ -65,6 +65,8 @@ struct st_file {
 	int64_t noted;		/* end offset of its last W line */
 	int64_t done;		/* W lines before this offset are done */
 	char *path;		/* clf path it was last found at, or NULL */
+	char *bpath;		/* BACKING path its last write-back went to
+				 * (moved by renames since), or NULL */
 	char why[PATH_MAX + 256];	/* last failure, "" when none */
 	int64_t retry_ms;	/* not before this clf_now time */
 };
@@ -80,6 +82,13 @@ struct stager {
 	int64_t compact_bytes;
 	struct st_file *f;
 	size_t n, alloc;
+	/* Removals and renames (R, N lines), in journal order; those
+	 * ending at or before ops_done are applied (X lines). */
+	struct st_op { int64_t end; char kind; char *a, *b; } *ops;
+	size_t nops, opsalloc;
+	int64_t ops_done;
+	int64_t ops_retry_ms;	/* a failed one tried again not before */
+	char ops_why[PATH_MAX + 256];	/* why the first pending one failed */
 	long hold_ms;		/* CLF_STAGER_TEST_HOLD_MS: tests */
 	/* The namespace walk: regular files by inode. */
 	struct { uint64_t ino; char *path; } *map;
@@ -120,6 +129,84 @@ static struct st_file *file_of(struct stager *s, uint64_t ino)
 	return &s->f[s->n++];
 }
 
+/* A path of an R or N line, its escapes undone (stage_note.c), in place;
+ * the end of it (the tab or the string's end). */
+static char *unescape(char *p)
+{
+	char *w = p;
+
+	for (; *p && *p != '\t'; p++) {
+		if (*p == '\\' && p[1]) {
+			p++;
+			*w++ = *p == 'n' ? '\n' : *p == 't' ? '\t' : *p;
+		} else {
+			*w++ = *p;
+		}
+	}
+	*w = '\0';
+	return p;
+}
+
+/* "R <path>" or "N <from>\t<to>", ending at journal offset end. */
+static int op_add(struct stager *s, char *line, int64_t end)
+{
+	struct st_op *o;
+	char *a = line + 2, *b = NULL, *tab;
+
+	if (line[1] != ' ' || a[0] != '/')
+		return 0;	/* not ours (a torn line): skipped */
+	tab = strchr(a, '\t');
+	if (line[0] == 'N') {
+		if (!tab || tab[1] != '/')
+			return 0;
+		b = tab + 1;
+		unescape(b);
+	}
+	unescape(a);
+	if (s->nops == s->opsalloc) {
+		size_t na = s->opsalloc ? 2 * s->opsalloc : 64;
+		void *no = realloc(s->ops, na * sizeof(*s->ops));
+
+		if (!no)
+			return -ENOMEM;
+		s->ops = no;
+		s->opsalloc = na;
+	}
+	o = &s->ops[s->nops];
+	o->end = end;
+	o->kind = line[0];
+	o->a = strdup(a);
+	o->b = b ? strdup(b) : NULL;
+	if (!o->a || (b && !o->b)) {
+		free(o->a);
+		free(o->b);
+		return -ENOMEM;
+	}
+	s->nops++;
+	return 0;
+}
+
+static void ops_clear(struct stager *s)
+{
+	for (size_t i = 0; i < s->nops; i++) {
+		free(s->ops[i].a);
+		free(s->ops[i].b);
+	}
+	s->nops = 0;
+	s->ops_done = 0;
+	s->ops_retry_ms = 0;
+}
+
+/* Ops read and not applied. */
+static size_t ops_pending(const struct stager *s)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < s->nops; i++)
+		k += s->ops[i].end > s->ops_done;
+	return k;
+}
+
 /* Take one journal line that ends at offset end. */
 static int take_line(struct stager *s, char *line, int64_t end)
 {
@@ -134,6 +221,13 @@ static int take_line(struct stager *s, char *line, int64_t end)
 		f->noted = end;
 		return 0;
 	}
+	if (line[0] == 'R' || line[0] == 'N')
+		return op_add(s, line, end);
+	if (line[0] == 'X' && sscanf(line, "X %llu", &upto) == 1) {
+		if ((int64_t)upto > s->ops_done)
+			s->ops_done = upto;
+		return 0;
+	}
 	if ((line[0] != 'D' && line[0] != 'F') ||
 	    sscanf(line + 1, " %llu %llu %n", &ino, &upto, &len) != 2 || !len)
 		return 0;	/* not ours (a torn line): skipped */
@@ -144,6 +238,9 @@ static int take_line(struct stager *s, char *line, int64_t end)
 		if ((int64_t)upto > f->done)
 			f->done = upto;
 		f->why[0] = '\0';
+		free(f->bpath);
+		f->bpath = strcmp(line + 1 + len, "-") ? strdup(line + 1 + len)
+						       : NULL;
 	} else {
 		char *tab = strchr(line + len, '\t');
 
@@ -162,6 +259,7 @@ static void forget_journal(struct stager *s, const struct stat *st)
 		s->f[i].why[0] = '\0';
 		s->f[i].retry_ms = 0;
 	}
+	ops_clear(s);
 	s->jdev = st->st_dev;
 	s->jino = st->st_ino;
 	s->jknown = true;
@@ -483,13 +581,233 @@ static int write_back(struct stager *s, struct st_file *f, const char *path)
 	return 0;
 }
 
+/* Whether path is p or lies under directory p. */
+static bool path_under(const char *path, const char *p)
+{
+	size_t n = strlen(p);
+
+	return path && !strncmp(path, p, n) && (!path[n] || path[n] == '/');
+}
+
+/* Note inode ino for write-back again, as a client's close does: the
+ * backing directory's copy at its place may be another file's. */
+static int renote(struct stager *s, uint64_t ino)
+{
+	char line[32];
+
+	snprintf(line, sizeof(line), "W %llu\n", (unsigned long long)ino);
+	fprintf(stderr, "clf stager: inode %llu noted for write-back again: a removal or rename raced with its copy\n",
+		(unsigned long long)ino);
+	return append(s, line);
+}
+
+/* The regular file clf has at path now, if any: renote it unless the
+ * backing directory holds its copy there (bpath). */
+static int renote_at(struct stager *s, const char *path)
+{
+	struct stat st;
+
+	if (CLF_stat(path, &st) || !S_ISREG(st.st_mode))
+		return 0;
+	for (size_t i = 0; i < s->n; i++)
+		if (s->f[i].ino == st.st_ino && s->f[i].bpath &&
+		    !strcmp(s->f[i].bpath, path))
+			return 0;
+	return renote(s, st.st_ino);
+}
+
+/* bpath from under directory or file from to under to. */
+static void bpath_move(struct st_file *f, const char *from, const char *to)
+{
+	size_t n = strlen(from), len = strlen(to) + strlen(f->bpath) - n + 1;
+	char *p = malloc(len);
+
+	if (!p)
+		return;
+	snprintf(p, len, "%s%s", to, f->bpath + n);
+	free(f->bpath);
+	f->bpath = p;
+}
+
+/*
+ * Apply one removal (R) or rename (N) to the backing directory.  clf
+ * did it before the client noted it, but another client may have made
+ * the name again since (its notes then come before this one): a name
+ * clf has again is not removed, and its file noted for write-back.
+ * 0 done, -1 failed (s->ops_why says why; tried again).
+ */
+static int op_apply(struct stager *s, const struct st_op *o)
+{
+	char a[PATH_MAX], b[PATH_MAX], dir[PATH_MAX];
+	struct stat st;
+	int err;
+
+	snprintf(a, sizeof(a), "%s%s", s->backing, o->a);
+	if (o->kind == 'R') {
+		err = CLF_stat(o->a, &st);
+		if (!err)	/* made again since: what clf has stays */
+			return S_ISREG(st.st_mode) ? renote_at(s, o->a) : 0;
+		if (err != -ENOENT) {
+			char reason[128];
+
+			tool_fmt_reason(err, reason, sizeof(reason));
+			snprintf(s->ops_why, sizeof(s->ops_why),
+				 "cannot look %.3000s up in clf: %s", o->a, reason);
+			return -1;
+		}
+		if (!lstat(a, &st) && S_ISDIR(st.st_mode))
+			err = rmdir(a) ? -errno : 0;
+		else
+			err = unlink(a) ? -errno : 0;
+		if (err == -ENOTEMPTY || err == -EEXIST) {
+			/* Files clf never had (not staged in): kept. */
+			fprintf(stderr, "clf stager: %s removed in clf, kept in the backing directory: it holds files clf never had\n",
+				a);
+			err = 0;
+		} else if (!err) {
+			snprintf(dir, sizeof(dir), "%s", a);
+			*strrchr(dir, '/') = '\0';
+			err = sync_path(dir[0] ? dir : "/");
+		} else if (err == -ENOENT) {
+			err = 0;	/* never written back, or done already */
+		}
+		if (err) {
+			snprintf(s->ops_why, sizeof(s->ops_why),
+				 "cannot remove %.3000s: %s", a, strerror(-err));
+			return -1;
+		}
+		for (size_t i = 0; i < s->n; i++)
+			if (path_under(s->f[i].bpath, o->a)) {
+				free(s->f[i].bpath);
+				s->f[i].bpath = NULL;
+			}
+		return 0;
+	}
+
+	snprintf(b, sizeof(b), "%s%s", s->backing, o->b);
+	if (make_parents(s->backing, o->b, s->ops_why, sizeof(s->ops_why)))
+		return -1;
+	err = rename(a, b) ? -errno : 0;
+	if (!err) {
+		snprintf(dir, sizeof(dir), "%s", a);
+		*strrchr(dir, '/') = '\0';
+		err = sync_path(dir[0] ? dir : "/");
+		snprintf(dir, sizeof(dir), "%s", b);
+		*strrchr(dir, '/') = '\0';
+		if (!err)
+			err = sync_path(dir[0] ? dir : "/");
+		if (err) {
+			snprintf(s->ops_why, sizeof(s->ops_why),
+				 "cannot sync the rename of %.1500s to %.1500s: %s", a,
+				 b, strerror(-err));
+			return -1;
+		}
+		/* What was written back under the new name was replaced:
+		 * written back again; what was under the old one moved. */
+		for (size_t i = 0; i < s->n; i++) {
+			struct st_file *f = &s->f[i];
+
+			if (path_under(f->bpath, o->b) &&
+			    !path_under(f->bpath, o->a)) {
+				free(f->bpath);
+				f->bpath = NULL;
+				if (renote(s, f->ino))
+					return -1;
+			} else if (path_under(f->bpath, o->a)) {
+				bpath_move(f, o->a, o->b);
+			}
+		}
+	} else if (err == -ENOENT) {
+		err = 0;	/* nothing of it written back yet */
+	} else if (err == -ENOTEMPTY || err == -EEXIST || err == -EISDIR ||
+		   err == -ENOTDIR) {
+		fprintf(stderr, "clf stager: cannot rename %s to %s in the backing directory (%s): its files are written back under their new names\n",
+			a, b, strerror(-err));
+		err = 0;
+	}
+	if (err) {
+		snprintf(s->ops_why, sizeof(s->ops_why),
+			 "cannot rename %.1500s to %.1500s: %s", a, b, strerror(-err));
+		return -1;
+	}
+	/* The files clf has under both names now. */
+	if (renote_at(s, o->b) || renote_at(s, o->a))
+		return -1;
+	return 0;
+}
+
+/*
+ * The removals and renames read and not applied, in journal order,
+ * each followed by "X <end>" (every R and N line before end is
+ * applied): before any copy of the pass, so that a copy to a name never
+ * precedes a removal of that name noted before it.  Lines appended
+ * meanwhile (the notes of renote()) are read and applied too.  0, or -1
+ * when one failed (the rest wait: order matters).
+ */
+static int ops_apply(struct stager *s, bool all)
+{
+	char line[64];
+	size_t keep = 0;
+
+	if (!all && s->ops_retry_ms && now_ms() < s->ops_retry_ms)
+		return -1;
+	s->ops_retry_ms = 0;
+	for (long held = 0; ops_pending(s) && held < s->hold_ms && !stager_stop;
+	     held += STAGER_POLL_MS)
+		usleep(STAGER_POLL_MS * 1000);
+	while (ops_pending(s)) {
+		for (size_t i = 0; i < s->nops; i++) {
+			const struct st_op *o = &s->ops[i];
+
+			if (o->end <= s->ops_done)
+				continue;
+			if (op_apply(s, o)) {
+				fprintf(stderr, "clf stager: cannot %s %s%s%s in the backing directory: %s\n",
+					o->kind == 'R' ? "remove" : "rename",
+					o->a, o->b ? " to " : "",
+					o->b ? o->b : "", s->ops_why);
+				s->ops_retry_ms = now_ms() + STAGER_RETRY_MS;
+				return -1;
+			}
+			snprintf(line, sizeof(line), "X %lld\n",
+				 (long long)o->end);
+			if (append(s, line))
+				return -1;
+			s->ops_done = o->end;
+		}
+		if (read_journal(s))
+			return -1;
+	}
+	/* Applied ones are forgotten. */
+	for (size_t i = 0; i < s->nops; i++) {
+		if (s->ops[i].end <= s->ops_done) {
+			free(s->ops[i].a);
+			free(s->ops[i].b);
+		} else {
+			s->ops[keep++] = s->ops[i];
+		}
+	}
+	s->nops = keep;
+	s->ops_why[0] = '\0';
+	return 0;
+}
+
 /* One pass over what is noted and not done: 0, or how many failed. */
 static int pass(struct stager *s, bool all)
 {
-	int64_t upto = s->pos;
+	int64_t upto;
 	int failed = 0;
 	char line[3 * PATH_MAX];
 
+	/* The copies wait for a failed one (order matters), except at
+	 * the end: then the files matter more, and the failed one checks
+	 * clf's namespace when it is tried again. */
+	if (ops_apply(s, all)) {
+		failed++;
+		if (!all)
+			return failed;
+	}
+	upto = s->pos;
 	for (size_t i = 0; i < s->n && !(stager_stop && !all); i++) {
 		struct st_file *f = &s->f[i];
 		const char *path;
@@ -515,6 +833,8 @@ static int pass(struct stager *s, bool all)
 		} else if (!err && !write_back(s, f, path)) {
 			free(f->path);
 			f->path = strdup(path);
+			free(f->bpath);
+			f->bpath = strdup(path);
 			snprintf(line, sizeof(line), "D %llu %lld %s\n",
 				 (unsigned long long)f->ino, (long long)upto,
 				 path);
@@ -587,7 +907,7 @@ static size_t pending(const struct stager *s)
 
 	for (size_t i = 0; i < s->n; i++)
 		k += s->f[i].noted > s->f[i].done;
-	return k;
+	return k + ops_pending(s);
 }
 
 static int run_loop(struct stager *s, bool drain)
@@ -625,6 +945,16 @@ static int run_loop(struct stager *s, bool drain)
 		if (err)
 			fprintf(stderr, "clf stager: cannot compact %s: %s\n",
 				s->journal, strerror(-err));
+	}
+	for (size_t i = 0; i < s->nops; i++) {
+		const struct st_op *o = &s->ops[i];
+
+		if (o->end > s->ops_done)
+			fprintf(stderr, "clf: not carried to the backing directory: %s %s%s%s%s%s\n",
+				o->kind == 'R' ? "removal of" : "rename of",
+				o->a, o->b ? " to " : "", o->b ? o->b : "",
+				i == 0 || s->ops[i - 1].end <= s->ops_done ? ": " : "",
+				i == 0 || s->ops[i - 1].end <= s->ops_done ? s->ops_why : "(waits for the one before)");
 	}
 	for (size_t i = 0; i < s->n; i++) {
 		const struct st_file *f = &s->f[i];
@@ -926,9 +1256,13 @@ out:
 		unlink(pidfile);
 	map_clear(&s);
 	free(s.map);
-	for (size_t i = 0; i < s.n; i++)
+	for (size_t i = 0; i < s.n; i++) {
 		free(s.f[i].path);
+		free(s.f[i].bpath);
+	}
 	free(s.f);
+	ops_clear(&s);
+	free(s.ops);
 	clf_config_free(cfg);
 	return rc;
 }

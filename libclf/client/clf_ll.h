@@ -314,6 +314,13 @@ int clf_ll_dir_default_remove(uint64_t dir);
  *   D <ino> <upto> <path>      the stager wrote ino back as <path>: every
  *                              W of ino before byte offset upto is done
  *   F <ino> <upto> <path>\t<why>  it could not; it tries again
+ *   R <path>                   a client removed path (a file or an empty
+ *                              directory) in clf
+ *   N <from>\t<to>             a client renamed from to to in clf (R and
+ *                              N paths escape backslash, newline, tab
+ *                              as \\, \n, \t)
+ *   X <upto>                   the stager applied every R and N before
+ *                              byte offset upto to the backing directory
  */
 #define CLF_LL_STAGE_DIR ".clf-stage"
 #define CLF_LL_STAGE_JOURNAL CLF_LL_STAGE_DIR "/journal"

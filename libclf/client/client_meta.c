@@ -5,11 +5,13 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "client_i.h"
 #include "error.h"
+#include "stage_note.h"
 #include "layout.h"
 
 /*
@@ -334,6 +336,12 @@ static int path_op(uint16_t op, const char *path)
 	err = clf_meta_call(op, clf_enc_path, &req, &payload, &len);
 	if (!err)
 		free(payload);
+	if (!err && clf_stage_backed()) {
+		char abs[CLF_STAGE_PATH_LEN];
+
+		snprintf(abs, sizeof(abs), "/%s", rel);
+		err = clf_stage_note_remove(abs);
+	}
 	return err;
 }
 
@@ -372,7 +380,7 @@ int CLF_mkdir(const char *path, mode_t mode)
 	return err;
 }
 
-int CLF_rename(const char *from, const char *to)
+static int rename_paths(const char *from, const char *to, bool note)
 {
 	struct clf_proto_rename_req req = {
 		.dir = CLF_PROTO_ROOT_INO,
@@ -395,5 +403,22 @@ int CLF_rename(const char *from, const char *to)
 	err = clf_meta_call(CLF_PROTO_OP_RENAME, clf_enc_rename, &req, &payload, &len);
 	if (!err)
 		free(payload);
+	if (!err && note && clf_stage_backed()) {
+		char f[CLF_STAGE_PATH_LEN], t[CLF_STAGE_PATH_LEN];
+
+		snprintf(f, sizeof(f), "/%s", a);
+		snprintf(t, sizeof(t), "/%s", b);
+		err = clf_stage_note_rename(f, t);
+	}
 	return err;
+}
+
+int CLF_rename(const char *from, const char *to)
+{
+	return rename_paths(from, to, true);
+}
+
+int clf_rename_unnoted(const char *from, const char *to)
+{
+	return rename_paths(from, to, false);
 }

@@ -18,6 +18,7 @@
 #include "client_i.h"
 #include "clf_ll.h"
 #include "error.h"
+#include "stage_note.h"
 #include "type.h"
 
 /* A request whose reply is an attr. */
@@ -350,18 +351,28 @@ int clf_ll_mkdir(uint64_t dir, const char *name, mode_t mode,
 	return ns_call_attr(CLF_PROTO_OP_MKDIR, clf_enc_mkdir, &req, attr);
 }
 
-int clf_ll_unlink(uint64_t dir, const char *name)
+/* UNLINK or RMDIR, noted for the backing directory (stage_note.h). */
+static int ns_remove(uint16_t op, uint64_t dir, const char *name)
 {
 	struct clf_proto_path_req req = { dir, clf_proto_str_of(name) };
+	char path[CLF_STAGE_PATH_LEN];
+	int err = clf_stage_ll_path(dir, name, path);
 
-	return ns_call_empty(CLF_PROTO_OP_UNLINK, clf_enc_path, &req);
+	if (!err)
+		err = ns_call_empty(op, clf_enc_path, &req);
+	if (!err && path[0])
+		err = clf_stage_note_remove(path);
+	return err;
+}
+
+int clf_ll_unlink(uint64_t dir, const char *name)
+{
+	return ns_remove(CLF_PROTO_OP_UNLINK, dir, name);
 }
 
 int clf_ll_rmdir(uint64_t dir, const char *name)
 {
-	struct clf_proto_path_req req = { dir, clf_proto_str_of(name) };
-
-	return ns_call_empty(CLF_PROTO_OP_RMDIR, clf_enc_path, &req);
+	return ns_remove(CLF_PROTO_OP_RMDIR, dir, name);
 }
 
 int clf_ll_rename(uint64_t dir, const char *name, uint64_t new_dir,
@@ -374,8 +385,16 @@ int clf_ll_rename(uint64_t dir, const char *name, uint64_t new_dir,
 		.new_path = clf_proto_str_of(new_name),
 		.flags = flags,
 	};
+	char from[CLF_STAGE_PATH_LEN], to[CLF_STAGE_PATH_LEN];
+	int err = clf_stage_ll_path(dir, name, from);
 
-	return ns_call_empty(CLF_PROTO_OP_RENAME, clf_enc_rename, &req);
+	if (!err)
+		err = clf_stage_ll_path(new_dir, new_name, to);
+	if (!err)
+		err = ns_call_empty(CLF_PROTO_OP_RENAME, clf_enc_rename, &req);
+	if (!err && from[0])
+		err = clf_stage_note_rename(from, to);
+	return err;
 }
 
 int clf_ll_readdir(uint64_t dir, uint64_t cookie, uint32_t max,

@@ -128,7 +128,7 @@ static int stage_in_at_open(const char *path, int flags)
 	if (!err)
 		err = clf_stage_note_done(ino, abs);
 	if (!err)
-		err = CLF_rename(tmp, abs);
+		err = clf_rename_unnoted(tmp, abs);
 	if (err) {
 		char why[256];
 

@@ -118,3 +118,91 @@ int clf_stage_note_done(uint64_t ino, const char *path)
 				path, jpath, strerror(err));
 	return 0;
 }
+
+int clf_stage_backed(void)
+{
+	struct clf_client *cl = clf_client_instance;
+
+	return cl && cl->cfg->backing;
+}
+
+/* One line appended and on disk; 0 or an errno, jpath the journal. */
+static int note_append(const char *line, size_t n, char *jpath, size_t jlen)
+{
+	struct clf_client *cl = clf_client_instance;
+	int fd, err = 0;
+
+	fd = clf_ll_stage_journal_open(cl->cfg->backing, jpath, jlen, NULL);
+	if (fd < 0)
+		return errno;
+	if (write(fd, line, n) != (ssize_t)n)
+		err = errno ? errno : EIO;
+	else if (fdatasync(fd))
+		err = errno;
+	if (close(fd) && !err)
+		err = errno;
+	return err;
+}
+
+/* path with '\\', newline and tab escaped (one journal line, the two
+ * paths of a rename apart); the bytes written, or -1 past len. */
+static int note_escape(const char *path, char *out, size_t len)
+{
+	size_t k = 0;
+
+	for (const char *p = path; *p; p++) {
+		const char *e = *p == '\\' ? "\\\\" : *p == '\n' ? "\\n" :
+				*p == '\t' ? "\\t" : NULL;
+		size_t m = e ? 2 : 1;
+
+		if (k + m >= len)
+			return -1;
+		if (e)
+			memcpy(out + k, e, 2);
+		else
+			out[k] = *p;
+		k += m;
+	}
+	out[k] = '\0';
+	return (int)k;
+}
+
+/* "<kind> <a>[\t<b>]\n" into the journal. */
+static int note_ns(char kind, const char *a, const char *b)
+{
+	char line[2 * 2 * CLF_PROTO_PATH_MAX + 16], jpath[PATH_MAX];
+	int n, m = 0, err;
+
+	if (!clf_stage_backed())
+		return 0;
+	line[0] = kind;
+	line[1] = ' ';
+	n = note_escape(a, line + 2, sizeof(line) - 4);
+	if (n >= 0 && b) {
+		line[2 + n] = '\t';
+		m = note_escape(b, line + 3 + n, sizeof(line) - 5 - n);
+		m = m < 0 ? -1 : m + 1;
+	}
+	if (n < 0 || m < 0)
+		return clf_fail(ENAMETOOLONG, "clf: cannot note %s for the backing directory: name too long",
+				a);
+	n += 2 + m;
+	line[n++] = '\n';
+	err = note_append(line, (size_t)n, jpath, sizeof(jpath));
+	if (err)
+		return clf_fail(err,
+				"clf: %s was %s in clf, but cannot be noted for the backing directory in %s: %s",
+				a, kind == 'R' ? "removed" : "renamed", jpath,
+				strerror(err));
+	return 0;
+}
+
+int clf_stage_note_remove(const char *path)
+{
+	return note_ns('R', path, NULL);
+}
+
+int clf_stage_note_rename(const char *from, const char *to)
+{
+	return note_ns('N', from, to);
+}

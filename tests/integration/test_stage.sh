@@ -22,7 +22,15 @@
 #     after it is written back;
 #  5. a journal that cannot be written (B/.clf-stage made a regular
 #     file): a close fails and says why, naming the journal;
-#  6. a file whose place in B is taken by a regular file: clf down says
+#  6. removals and renames reach B: a file renamed (clf mv) is renamed
+#     in B, not copied again; a removed one is removed; a directory
+#     renamed, then removed with what it holds; with the stager held
+#     (no note applied) and killed: a file created and removed, one
+#     created and renamed, one written back and renamed, all noted in
+#     the journal; the next stager applies them in order: the removed
+#     file never reaches B, the renamed ones are in B under their new
+#     names only;
+#  7. a file whose place in B is taken by a regular file: clf down says
 #     which file could not be written back and why, exits 1, and still
 #     stops every daemon.
 #
@@ -44,6 +52,16 @@ appears() {
 	while ! cmp -s "$1" "$2"; do
 		i=$((i + 1))
 		[ "$i" -lt 200 ] || fail "$1 does not hold the bytes of $2"
+		sleep 0.05
+	done
+}
+
+# gone FILE: wait up to 10 s until FILE is no more.
+gone() {
+	i=0
+	while [ -e "$1" ]; do
+		i=$((i + 1))
+		[ "$i" -lt 200 ] || fail "$1 is still there"
 		sleep 0.05
 	done
 }
@@ -153,6 +171,60 @@ mv "$tmp/stage-dir" "$back/.clf-stage"
 run "$clf" rm --data "$data" clf:/nojournal
 [ "$rc" = 0 ] || fail "rm nojournal"
 
+step="removals and renames reach the backing directory"
+tab=$(printf '\t')
+run "$clf" mv --data "$data" clf:/out/a clf:/out/a-moved
+[ "$rc" = 0 ] || fail "mv out/a"
+grep -q "^N /out/a$tab/out/a-moved\$" "$journal" ||
+	fail "no rename note in the journal: $(cat "$journal")"
+appears "$back/out/a-moved" "$tmp/a2"
+gone "$back/out/a"
+run "$clf" rm --data "$data" clf:/out/c
+[ "$rc" = 0 ] || fail "rm out/c"
+grep -q "^R /out/c\$" "$journal" || fail "no removal note in the journal"
+gone "$back/out/c"
+run "$clf" mv --data "$data" clf:/lazy clf:/lazy2
+[ "$rc" = 0 ] || fail "mv lazy"
+appears "$back/lazy2/deep/z" "$tmp/z"
+gone "$back/lazy"
+run "$clf" rm --data "$data" -r clf:/lazy2
+[ "$rc" = 0 ] || fail "rm -r lazy2"
+gone "$back/lazy2"
+[ -e "$back/in/sub/x" ] || fail "a removal reached a file it did not name"
+
+step="removals and renames noted, the stager killed before it applied them"
+p=$(stager_pid)
+kill -9 "$p"
+while kill -0 "$p" 2>/dev/null; do sleep 0.05; done
+CLF_STAGER_TEST_HOLD_MS=600000 "$clf" stager --data "$data" \
+	>"$tmp/out" 2>"$tmp/err" || fail "stager with a hold"
+held=$(stager_pid)
+head -c 300000 /dev/urandom >"$tmp/t"
+head -c 400000 /dev/urandom >"$tmp/m"
+for c in "cp $tmp/t clf:/t" "rm clf:/t" "cp $tmp/m clf:/m1" \
+	"mv clf:/m1 clf:/m2" "mv clf:/k clf:/k2"; do
+	# shellcheck disable=SC2086
+	run "$clf" ${c%% *} --data "$data" ${c#* }
+	[ "$rc" = 0 ] || fail "clf $c: $(cat "$tmp/err")"
+done
+grep -q "^R /t\$" "$journal" || fail "no note of the removal of /t"
+grep -q "^N /m1$tab/m2\$" "$journal" || fail "no note of the rename of /m1"
+grep -q "^N /k$tab/k2\$" "$journal" || fail "no note of the rename of /k"
+sleep 0.3
+[ -e "$back/k" ] && [ ! -e "$back/k2" ] || fail "the held stager applied a note"
+kill -9 "$held"
+while kill -0 "$held" 2>/dev/null; do sleep 0.05; done
+run "$clf" stager --data "$data"
+[ "$rc" = 0 ] || fail "stager restart"
+appears "$back/k2" "$tmp/k"
+appears "$back/m2" "$tmp/m"
+gone "$back/k"
+run "$clf" stager --drain --data "$data"
+[ "$rc" = 0 ] || fail "drain after the notes exited $rc: $(cat "$tmp/err")"
+for f in t m1 .m1.clf-stage .m2.clf-stage; do
+	[ ! -e "$back/$f" ] || fail "$back/$f is there"
+done
+
 step="a file that cannot be written back"
 echo "not a directory" >"$back/blocked"
 run "$clf" mkdir --data "$data" clf:/blocked
@@ -166,5 +238,5 @@ grep -q "not written back: clf:/blocked/f -> $back/blocked/f: .*not a directory"
 grep -q "^metad .* stopped" "$tmp/out" || fail "down did not stop metad"
 [ "$(grep -c "^iod .* stopped" "$tmp/out")" = 2 ] ||
 	fail "down did not stop the iods"
-cmp -s "$back/k" "$tmp/k" || fail "k changed"
+cmp -s "$back/k2" "$tmp/k" || fail "k2 changed"
 echo "PASS: test_stage"
