@@ -18,8 +18,8 @@
  * lost.
  *
  * The journal would only grow: when every note in it is done and it has
- * reached compact_bytes, the stager renames an empty journal over it
- * (compact()), under an exclusive flock that every appender's shared
+ * grown by compact_bytes, the stager renames over it a journal that only
+ * says where each file was written back (compact()), under an exclusive flock that every appender's shared
  * one (clf_ll_stage_journal_open) waits for.  Offsets in D and F lines
  * are offsets of one journal file: a line whose offset was read from a
  * journal that has been replaced since is not written (every note of
@@ -80,6 +80,7 @@ struct stager {
 	bool jknown;		/* jdev, jino set */
 	int64_t pos;		/* journal read up to here */
 	int64_t compact_bytes;
+	int64_t jbase;		/* the journal's size when compacted */
 	struct st_file *f;
 	size_t n, alloc;
 	/* Removals and renames (R, N lines), in journal order; those
@@ -260,6 +261,7 @@ static void forget_journal(struct stager *s, const struct stat *st)
 		s->f[i].retry_ms = 0;
 	}
 	ops_clear(s);
+	s->jbase = st->st_size;	/* where files are: compacted again past it */
 	s->jdev = st->st_dev;
 	s->jino = st->st_ino;
 	s->jknown = true;
@@ -532,8 +534,22 @@ static int compact(struct stager *s)
 	snprintf(tmp, sizeof(tmp), "%s.new.%d", s->journal, (int)getpid());
 	snprintf(dir, sizeof(dir), "%s/" CLF_LL_STAGE_DIR, s->backing);
 	tfd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (tfd < 0 || fsync(tfd) || fstat(tfd, &named) ||
-	    rename(tmp, s->journal))
+	/* Where each file was written back, so that a later rename of it
+	 * moves that copy instead of copying it again ("D <ino> 0 <path>":
+	 * no note of it is pending). */
+	for (size_t i = 0; tfd >= 0 && !err && i < s->n; i++) {
+		char line[PATH_MAX + 64];
+		int len;
+
+		if (!s->f[i].bpath)
+			continue;
+		len = snprintf(line, sizeof(line), "D %llu 0 %s\n",
+			       (unsigned long long)s->f[i].ino, s->f[i].bpath);
+		if (len >= (int)sizeof(line) || write(tfd, line, len) != len)
+			err = -(errno ? errno : EIO);
+	}
+	if (!err && (tfd < 0 || fsync(tfd) || fstat(tfd, &named) ||
+		     rename(tmp, s->journal)))
 		err = -errno;
 	if (tfd >= 0)
 		close(tfd);
@@ -553,7 +569,7 @@ static int compact(struct stager *s)
 /* Write f back: copy, sync, rename into place, sync the directory. */
 static int write_back(struct stager *s, struct st_file *f, const char *path)
 {
-	char dst[PATH_MAX], tmp[PATH_MAX + 16], dir[PATH_MAX];
+	char dst[PATH_MAX], tmp[PATH_MAX + 32], dir[PATH_MAX];
 	const char *name = strrchr(path, '/') + 1;
 	int err;
 
@@ -562,7 +578,10 @@ static int write_back(struct stager *s, struct st_file *f, const char *path)
 	snprintf(dst, sizeof(dst), "%s%s", s->backing, path);
 	snprintf(dir, sizeof(dir), "%s%.*s", s->backing,
 		 (int)(name - 1 - path), path);
-	snprintf(tmp, sizeof(tmp), "%s/.%s.clf-stage", dir, name);
+	/* Beside its place, named for this stager: a drain beside a running
+	 * stager may copy the same file at once. */
+	snprintf(tmp, sizeof(tmp), "%s/.%s.clf-stage.%d", dir, name,
+		 (int)getpid());
 	if (run_cp(s, path, tmp, f->why, sizeof(f->why))) {
 		unlink(tmp);
 		return -1;
@@ -924,7 +943,7 @@ static int run_loop(struct stager *s, bool drain)
 	while (!drain && !stager_stop) {
 		if (pass(s, false) < 0)
 			return -EIO;
-		if (!pending(s) && s->pos >= s->compact_bytes)
+		if (!pending(s) && s->pos >= s->jbase + s->compact_bytes)
 			(void)compact(s);	/* else again later */
 		usleep(STAGER_POLL_MS * 1000);
 		err = read_journal(s);
@@ -940,7 +959,7 @@ static int run_loop(struct stager *s, bool drain)
 	failed = pass(s, true);
 	if (failed < 0)
 		return -EIO;
-	if (!failed && !pending(s) && s->pos >= s->compact_bytes) {
+	if (!failed && !pending(s) && s->pos >= s->jbase + s->compact_bytes) {
 		err = compact(s);
 		if (err)
 			fprintf(stderr, "clf stager: cannot compact %s: %s\n",
