@@ -386,6 +386,10 @@ int main(int argc, char **argv)
 		iod_log("stopped (without waiting for the busy connections)");
 		_exit(0);
 	}
+	iod_log("collective operations: %" PRIu64 " run; of the participants that waited in them, %" PRIu64 " answered by the one that did the I/O, %" PRIu64 " woken to answer",
+		(uint64_t)atomic_load(&srv->coll_ops),
+		(uint64_t)atomic_load(&srv->coll_answered),
+		(uint64_t)atomic_load(&srv->coll_woken));
 	iod_log("stopped on %s", clf_daemon_stop_signal_name(&d));
 	rc = 0;
 close_srv:

@@ -77,7 +77,15 @@
  *  7. Then every participant gets its reply: a write the count of its own
  *     bytes, a read its own packed data (zeros past the end of the
  *     subfile).  If the I/O fails, every participant gets the same error
- *     and message, and a write may be partly done.
+ *     and message, and a write may be partly done.  The participant that
+ *     did the I/O sends the waiting participants' small replies itself
+ *     (struct iod_coll_answer), then wakes them all at once (one futex
+ *     wake; they leave without the table mutex): no reply waits for its
+ *     thread's wake-up, and no wake-up waits for another's.  On a
+ *     machine whose cores are all busy (the clients' processes
+ *     busy-poll in MPI) each wake-up waits for a core, so a chain of
+ *     P - 1 of them cost the last reply P - 1 scheduling delays.
+ *     Bigger replies are sent by their own threads, in parallel.
  *
  *  8. A participant whose connection drops after its request arrived
  *     still counts; only its reply is lost.  Its data stays in memory
@@ -106,11 +114,15 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "clf.h"
 #include "daemon.h"
@@ -144,6 +156,7 @@ struct coll_part {
 	struct iod_piece_src src;
 	size_t len;			/* its packed bytes */
 	struct iod_pieces buf;		/* owned array */
+	struct iod_coll_answer *ans;	/* borrowed; NULL: it answers */
 };
 
 enum coll_state {
@@ -160,13 +173,17 @@ struct coll_op {
 	int write;
 	int64_t deadline_ms;		/* clf_now_ms() when it is discarded */
 	size_t charged;			/* of srv->bufs: the parts table */
-	pthread_cond_t cond;		/* state changes; the table mutex */
+	/* 1 once DONE, with result and error set (release); a futex word
+	 * the participants wait on, without the table mutex. */
+	atomic_uint done;
+	/* Threads inside iod_coll_join: taken under the table mutex while
+	 * GATHERING, given back by each as it leaves. */
+	atomic_uint refs;
 
 	/* Protected by the table mutex (the pieces too, except while
 	 * RUNNING, when only the thread doing the I/O touches them). */
 	enum coll_state state;
 	uint32_t joined;		/* requests that arrived */
-	unsigned refs;			/* threads inside iod_coll_join */
 	/* parts[0..joined): one per participant, participants entries;
 	 * owned (their buffers too); views and data borrowed. */
 	struct coll_part *parts;
@@ -266,7 +283,6 @@ static void op_free(struct iod_server *srv, struct coll_op *op)
 	free(op->parts);
 	if (op->charged)
 		coll_charge(srv, op->charged, false);
-	pthread_cond_destroy(&op->cond);
 	free(op);
 }
 
@@ -277,10 +293,8 @@ static int op_create(struct iod_server *srv, const struct iod_view *v,
 {
 	struct iod_colls *cs = srv->colls;
 	size_t table = (size_t)participants * sizeof(struct coll_part);
-	pthread_condattr_t attr;
 	struct coll_op *op;
 	char b[32];
-	int err;
 
 	/* The bound on P (rule 2): memory, not a count. */
 	if (!coll_charge(srv, table, true))
@@ -297,15 +311,8 @@ static int op_create(struct iod_server *srv, const struct iod_view *v,
 		return clf_fail(ENOMEM, "iod: out of memory");
 	}
 	op->charged = table;
-	err = -pthread_condattr_init(&attr);
-	if (err)
-		goto free_op;
-	/* Deadlines are on the monotonic clock, immune to clock changes. */
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	err = -pthread_cond_init(&op->cond, &attr);
-	pthread_condattr_destroy(&attr);
-	if (err)
-		goto free_op;
+	atomic_init(&op->done, 0);
+	atomic_init(&op->refs, 0);
 	op->tag = tag;
 	op->file = v->file;
 	op->subfile = v->subfile;
@@ -317,16 +324,20 @@ static int op_create(struct iod_server *srv, const struct iod_view *v,
 	cs->gathering = op;
 	*out = op;
 	return 0;
-
-free_op:
-	free(op->parts);
-	free(op);
-	coll_charge(srv, table, false);
-	return clf_fail_neg(err, "iod: cannot create a condition variable");
 }
 
-/* End the operation with result (when < 0, the last error says why);
- * the table mutex is held. */
+/* Wait on a futex word while it holds val, at most ms. */
+static void futex_wait_ms(atomic_uint *word, unsigned val, int64_t ms)
+{
+	struct timespec ts = { (time_t)(ms / 1000),
+			       (long)(ms % 1000) * 1000000L };
+
+	syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, &ts, NULL, 0);
+}
+
+/* End the operation with result (when < 0, the last error says why) and
+ * wake every participant waiting in it, in one call; the table mutex is
+ * held. */
 static void op_finish(struct iod_colls *cs, struct coll_op *op,
 		      int64_t result)
 {
@@ -338,7 +349,9 @@ static void op_finish(struct iod_colls *cs, struct coll_op *op,
 		op->error = *clf_error_last();
 		op->error.err = (int)result;
 	}
-	pthread_cond_broadcast(&op->cond);
+	atomic_store_explicit(&op->done, 1, memory_order_release);
+	syscall(SYS_futex, &op->done, FUTEX_WAKE_PRIVATE, INT_MAX, NULL,
+		NULL, 0);
 }
 
 /*
@@ -488,6 +501,26 @@ static int64_t op_rounds(struct iod_server *srv, struct coll_op *op)
 	return n < 0 ? n : done;
 }
 
+/*
+ * After the I/O succeeded, the participant that did it sends the others'
+ * small replies (rule 7); the last part is its own, which it sends on
+ * its return as any request's.  Each is sent before its participant is
+ * woken, so that thread finds its connection as it left it.
+ */
+static void op_answer(struct iod_server *srv, struct coll_op *op)
+{
+	for (uint32_t i = 0; i + 1 < op->joined; i++) {
+		struct iod_coll_answer *a = op->parts[i].ans;
+
+		if (!a || a->rep->head_len + a->rep->data_len >
+			  IOD_COLL_ANSWER_MAX)
+			continue;
+		a->rep->sent_err = iod_reply_send(a->cn, a->req, a->rep);
+		a->rep->sent = true;
+		atomic_fetch_add(&srv->coll_answered, 1);
+	}
+}
+
 /* The last participant: the I/O for everyone, without the mutex. */
 static void op_perform(struct iod_server *srv, struct coll_op *op)
 {
@@ -499,34 +532,31 @@ static void op_perform(struct iod_server *srv, struct coll_op *op)
 	if (op->write)
 		iod_hook_before_write(srv, (size_t)total);
 	n = op_rounds(srv, op);
+	atomic_fetch_add(&srv->coll_ops, 1);
+	if (n >= 0)
+		op_answer(srv, op);
 	pthread_mutex_lock(&cs->mutex);
 	op_finish(cs, op, n);
 	pthread_mutex_unlock(&cs->mutex);
 }
 
-static struct timespec abs_ms(int64_t ms)
-{
-	struct timespec ts = {
-		.tv_sec = (time_t)(ms / 1000),
-		.tv_nsec = (long)(ms % 1000) * 1000000L,
-	};
-
-	return ts;
-}
-
 /*
- * Wait, the table mutex held, until the operation is DONE.  A gathering
- * operation is discarded at its deadline, or when the iod stops, by
- * whichever participant notices first.
+ * Wait until the operation is DONE; called with the table mutex held,
+ * returns without it.  A gathering operation is discarded at its
+ * deadline, or when the iod stops, by whichever participant notices
+ * first.  The wait itself is on the futex word op->done, so that the
+ * participants woken at the end leave at once, none waiting for the
+ * table mutex (a chain of wake-ups, one per participant).
  */
 static void op_wait(struct iod_server *srv, struct coll_op *op)
 {
 	struct iod_colls *cs = srv->colls;
 
-	while (op->state != COLL_DONE) {
+	for (;;) {
 		int64_t now = clf_now_ms(), until = now + COLL_POLL_MS;
-		struct timespec ts;
 
+		if (op->state == COLL_DONE)
+			break;
 		if (op->state == COLL_GATHERING && now >= op->deadline_ms) {
 			clf_fail(ETIMEDOUT,
 				 "iod: collective operation 0x%" PRIx64 " on subfile %" PRIu32 " of file 0x%" PRIx64 ": %" PRIu32 " of %" PRIu32 " participants came within the timeout",
@@ -545,9 +575,13 @@ static void op_wait(struct iod_server *srv, struct coll_op *op)
 		 * bounded by the disk, and its result is everyone's. */
 		if (op->state == COLL_GATHERING && op->deadline_ms < until)
 			until = op->deadline_ms;
-		ts = abs_ms(until);
-		pthread_cond_timedwait(&op->cond, &cs->mutex, &ts);
+		pthread_mutex_unlock(&cs->mutex);
+		futex_wait_ms(&op->done, 0, until - now);
+		if (atomic_load_explicit(&op->done, memory_order_acquire))
+			return;
+		pthread_mutex_lock(&cs->mutex);
 	}
+	pthread_mutex_unlock(&cs->mutex);
 }
 
 /* Find or begin the operation this request belongs to; mutex held. */
@@ -572,7 +606,7 @@ static int op_enter(struct iod_server *srv, const struct iod_view *v,
 int64_t iod_coll_join(struct iod_server *srv, const struct iod_view *v,
 		      uint64_t tag, uint32_t participants, int write,
 		      bool again, int64_t lo, int64_t hi, void *data,
-		      size_t len)
+		      size_t len, struct iod_coll_answer *ans)
 {
 	struct iod_colls *cs = srv->colls;
 	struct coll_op *op = NULL;	/* shared; freed by the last to leave */
@@ -602,8 +636,9 @@ int64_t iod_coll_join(struct iod_server *srv, const struct iod_view *v,
 	}
 	op->parts[op->joined].src = src;
 	op->parts[op->joined].len = len;
+	op->parts[op->joined].ans = ans;
 	op->joined++;
-	op->refs++;
+	atomic_fetch_add(&op->refs, 1);
 	if (op->joined == op->participants) {
 		op_unlink(cs, op);
 		op->state = COLL_RUNNING;
@@ -611,19 +646,20 @@ int64_t iod_coll_join(struct iod_server *srv, const struct iod_view *v,
 		pthread_mutex_unlock(&cs->mutex);
 		op_perform(srv, op);
 		iod_hook_after_coll(srv);
-		pthread_mutex_lock(&cs->mutex);
 	} else {
 		/* Waiting for the others frees this worker's place for
 		 * their requests (daemon.h). */
 		clf_daemon_wait_begin();
 		op_wait(srv, op);
 		clf_daemon_wait_end();
+		if (!ans || !ans->rep->sent)
+			atomic_fetch_add(&srv->coll_woken, 1);
 	}
+	/* DONE: result and error are set for good (op->done, acquire). */
 	result = op->result;
 	if (result < 0)
 		why = op->error;
-	last = --op->refs == 0;
-	pthread_mutex_unlock(&cs->mutex);
+	last = atomic_fetch_sub(&op->refs, 1) == 1;
 	if (last)
 		op_free(srv, op);
 	if (result < 0)

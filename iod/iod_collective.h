@@ -10,8 +10,33 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "iod_reply.h"
 #include "iod_state.h"
 #include "iod_view.h"
+
+struct clf_proto_header;
+struct iod_conn;
+
+/*
+ * A participant's reply, prepared before it joins, for the participant
+ * that does the operation's I/O to send (rule 7 of iod_collective.c):
+ * then the participant's reply leaves without waiting for its thread to
+ * wake.  rep->sent tells the participant, on its return, that it was.
+ */
+struct iod_coll_answer {
+	struct iod_conn *cn;			/* borrowed */
+	const struct clf_proto_header *req;	/* the request; borrowed */
+	struct iod_reply *rep;			/* its reply on success */
+};
+
+/*
+ * Replies of at most this many bytes are sent by the participant that
+ * did the I/O; bigger ones by their own threads, in parallel.  A small
+ * reply fits in a socket that is not being read (a client reads its
+ * iods' replies one connection after another: tcp_rcvbuf.c), so one
+ * participant's slow reader never holds up the others' replies.
+ */
+#define IOD_COLL_ANSWER_MAX ((size_t)32 << 10)
 
 /* The record of operations run (iod_coll_done.c) lives in dir. */
 int iod_colls_create(const char *dir, struct iod_colls **out);
@@ -33,6 +58,10 @@ void iod_colls_free(struct iod_colls *cs);
  * I/O error every participant gets.  With the first four the operation
  * did no I/O with this participant's data.
  *
+ * ans: NULL, or this participant's reply on success, which the
+ * participant that does the I/O then sends (when small enough) before
+ * it wakes the others: ans->rep->sent says whether it did.
+ *
  * again: the client sends the request again after its iod broke off
  * (CLF_PROTO_VIEW_AGAIN).  When no operation of that tag is gathering
  * and one ran before this iod restarted, the others had their replies
@@ -41,6 +70,6 @@ void iod_colls_free(struct iod_colls *cs);
 int64_t iod_coll_join(struct iod_server *srv, const struct iod_view *v,
 		      uint64_t tag, uint32_t participants, int write,
 		      bool again, int64_t lo, int64_t hi, void *data,
-		      size_t len);
+		      size_t len, struct iod_coll_answer *ans);
 
 #endif /* IOD_COLLECTIVE_H */

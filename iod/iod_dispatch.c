@@ -299,7 +299,10 @@ int iod_serve(struct iod_conn *cn, const struct clf_proto_header *h)
 			goto broken;
 		err = clf_error_restore(&why);
 	}
-	if (err) {
+	if (!err && rep.sent) {
+		/* Answered by the thread that did its collective's I/O. */
+		err = rep.sent_err;
+	} else if (err) {
 		iod_errmsg(msg, sizeof(msg));
 		if (log_worthy(err))
 			iod_log("%s (%s): %s failed: %s", clf_conn_peer(cn->c),

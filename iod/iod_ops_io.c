@@ -129,18 +129,25 @@ int iod_op_view_read(struct iod_conn *cn, struct iod_req *rq,
 		 * Else the participant joins with an empty range first, and
 		 * its piece is read once every participant came. */
 		if (x.mode == IOD_XFER_MEMORY) {
+			struct iod_coll_answer ans = { cn, rq->h, rep };
+
+			/* The reply is ready before the data is: the
+			 * participant doing the I/O may send it. */
+			err = iod_reply_data(rep, x.buf, (size_t)count);
+			if (err)
+				goto done;
 			n = iod_coll_join(cn->srv, v, m.coll_tag,
 					  m.participants, 0, coll_again(&m),
-					  m.lo, m.hi, x.buf, (size_t)count);
-			err = n < 0 ? (int)n :
-			      iod_reply_data(rep, x.buf, (size_t)count);
+					  m.lo, m.hi, x.buf, (size_t)count,
+					  &ans);
+			err = n < 0 ? (int)n : 0;
 			if (!err)
 				atomic_fetch_add(&cn->srv->bytes_read,
 						 (uint64_t)count);
 			goto done;
 		}
 		n = iod_coll_join(cn->srv, v, m.coll_tag, m.participants, 0,
-				  coll_again(&m), m.lo, m.lo, NULL, 0);
+				  coll_again(&m), m.lo, m.lo, NULL, 0, NULL);
 		if (n < 0) {
 			err = (int)n;
 			goto done;
@@ -162,16 +169,21 @@ put:
  */
 static int64_t write_held(struct iod_conn *cn, struct iod_req *rq,
 			  const struct clf_proto_view_io_req *m,
-			  const struct iod_dest *d, const struct iod_xfer *x)
+			  const struct iod_dest *d, const struct iod_xfer *x,
+			  struct iod_reply *rep)
 {
+	struct iod_coll_answer ans = { cn, rq->h, rep };
 	struct clf_error why;	/* of the operation */
 	int64_t n, own;
 	int err = iod_xfer_receive(cn, rq, m->data.len, x);
 
+	if (!err)	/* the count it is answered on success */
+		err = iod_reply_u32(rep, m->data.len);
 	if (err)
 		return err;
 	n = iod_coll_join(cn->srv, d->v, m->coll_tag, m->participants, 1,
-			  coll_again(m), m->lo, m->hi, x->buf, m->data.len);
+			  coll_again(m), m->lo, m->hi, x->buf, m->data.len,
+			  &ans);
 	if (n >= 0)
 		atomic_fetch_add(&cn->srv->bytes_written, (uint64_t)n);
 	if (!not_taken(n))
@@ -215,16 +227,21 @@ int iod_op_view_write(struct iod_conn *cn, struct iod_req *rq,
 	if (err) {
 		n = err;
 	} else if (coll && x.mode == IOD_XFER_MEMORY) {
-		n = write_held(cn, rq, &m, &d, &x);
+		n = write_held(cn, rq, &m, &d, &x, rep);
 	} else {
+		struct iod_coll_answer ans = { cn, rq->h, rep };
+
 		n = iod_xfer_write(cn, rq, &d, m.data.len, &x);
 		if (coll && !rq->broken) {
 			/* The others wait for this participant, even after a
-			 * failed write; its own error wins over theirs. */
+			 * failed write; its own error wins over theirs, and
+			 * it is answered on its own then. */
+			if (n >= 0 && iod_reply_u32(rep, (uint32_t)n) < 0)
+				n = -ENOMEM;	/* cannot fail: 4 bytes */
 			joined = iod_coll_join(cn->srv, v, m.coll_tag,
 					       m.participants, 1,
 					       coll_again(&m), m.lo, m.lo,
-					       NULL, 0);
+					       NULL, 0, n >= 0 ? &ans : NULL);
 			if (n >= 0 && joined < 0)
 				n = joined;
 		}
@@ -234,5 +251,7 @@ put:
 	iod_view_put(v);
 	if (n < 0)
 		return (int)n;
+	if (rep->sent)	/* by the participant that did the I/O */
+		return 0;
 	return iod_reply_u32(rep, (uint32_t)n);
 }

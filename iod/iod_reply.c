@@ -9,8 +9,10 @@
 #include <stdlib.h>
 
 #include "error.h"
+#include "iod_conn.h"
 #include "iod_reply.h"
 #include "proto.h"
+#include "transport.h"
 
 struct wire_writer iod_reply_writer(struct iod_reply *rep)
 {
@@ -100,4 +102,22 @@ int iod_reply_owned(struct iod_reply *rep, struct wire_writer *w, int err)
 	rep->data = w->buf;
 	rep->data_len = w->pos;
 	return 0;
+}
+
+int iod_reply_send(struct iod_conn *cn, const struct clf_proto_header *req,
+		   const struct iod_reply *rep)
+{
+	struct clf_proto_header h;
+	struct iovec iov[2];
+	int n = 0;
+
+	if (rep->file || rep->stream)
+		return clf_fail(EINVAL, "iod: a reply from a file or a stream is sent by its own request's thread");
+	clf_proto_header_init_reply(&h, req, 0);
+	iod_hook_before_reply(cn->srv);
+	if (rep->head_len)
+		iov[n++] = (struct iovec){ (void *)rep->head, rep->head_len };
+	if (rep->data_len)
+		iov[n++] = (struct iovec){ (void *)rep->data, rep->data_len };
+	return clf_conn_send(cn->c, &h, iov, n);
 }

@@ -6,13 +6,16 @@
 #ifndef IOD_REPLY_H
 #define IOD_REPLY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "iod_store.h"
 #include "wire.h"
 
+struct iod_conn;
 struct iod_stream;
+struct clf_proto_header;
 
 /*
  * A body of up to sizeof(head) bytes, then optionally bulk data sent
@@ -31,6 +34,14 @@ struct iod_reply {
 	/* Or data_len bytes made piece by piece while sending
 	 * (iod_stream.c); owned, freed after sending. */
 	struct iod_stream *stream;
+	/*
+	 * Set when another thread sent it already: a collective's
+	 * participant answered by the one that did the operation's I/O
+	 * (iod_collective.c, rule 7).  iod_serve then sends nothing;
+	 * sent_err is that send's result (0, or the transport's error).
+	 */
+	bool sent;
+	int sent_err;
 };
 
 /* A writer onto the reply's small body. */
@@ -65,5 +76,14 @@ int iod_reply_file(struct iod_reply *rep, struct iod_subfile *sf,
  * reply's on success). */
 int iod_reply_stream(struct iod_reply *rep, struct iod_stream *s,
 		     size_t len);
+
+/*
+ * Send rep, a body and data from a buffer (no file, no stream), as the
+ * reply to req on cn: 0 or the transport's error.  For a thread that
+ * answers a request another thread received (iod_collective.c); that
+ * thread must not use the connection meanwhile.
+ */
+int iod_reply_send(struct iod_conn *cn, const struct clf_proto_header *req,
+		   const struct iod_reply *rep);
 
 #endif /* IOD_REPLY_H */

@@ -137,6 +137,12 @@ struct iod_server {
 	atomic_uint_least64_t bytes_read;    /* client data sent, bytes */
 	atomic_uint_least64_t bytes_written; /* client data stored, bytes */
 	atomic_uint connections;	/* authenticated and open now */
+	/* Collective operations whose I/O ran, and of their participants
+	 * that waited, those answered by the one that did the I/O and
+	 * those woken to answer themselves (logged at the end). */
+	atomic_uint_least64_t coll_ops;
+	atomic_uint_least64_t coll_answered;
+	atomic_uint_least64_t coll_woken;
 	atomic_uint_least64_t next_owner; /* the last connection id given */
 	struct iod_limits limits;
 

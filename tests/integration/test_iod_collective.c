@@ -208,10 +208,11 @@ static void check_piece(struct clf_conn *c, CLF_Datatype *subs, int p,
 
 /*
  * Three participants write view_bytes each collectively, then read them
- * back; env: a test hook for the iod, or NULL.
+ * back; env: a test hook for the iod, or NULL; stopped: NULL, or a line
+ * the iod's log must hold once it stopped.
  */
-static void write_then_read_three(const char *env, int64_t view_bytes,
-				  int timeout_ms)
+static void write_then_read_three_log(const char *env, int64_t view_bytes,
+				      int timeout_ms, const char *stopped)
 {
 	CLF_Datatype subs[NSUB];
 	struct part pts[P];
@@ -265,9 +266,18 @@ static void write_then_read_three(const char *env, int64_t view_bytes,
 	if (env)
 		ck_assert_msg(iodh_log_has(&h, env), "the iod ignored %s", env);
 	iodh_stop(&h);
+	if (stopped)
+		ck_assert_msg(iodh_log_has(&h, stopped),
+			      "the iod's log lacks \"%s\"", stopped);
 	iodh_cleanup(&h);
 	for (int j = 0; j < NSUB; j++)
 		CLF_Type_free(&subs[j]);
+}
+
+static void write_then_read_three(const char *env, int64_t view_bytes,
+				  int timeout_ms)
+{
+	write_then_read_three_log(env, view_bytes, timeout_ms, NULL);
 }
 
 START_TEST(test_collective_write_of_three_is_merged_then_read_back)
@@ -283,6 +293,36 @@ END_TEST
  * independent I/O" once), and every byte lands where the views say.
  * The same at full size needs 4.2 million pieces: seconds of CPU.
  */
+/*
+ * Rule 7 of iod_collective.c: the participant that did the I/O sends the
+ * waiting participants' small replies itself, so none waits for its
+ * thread's wake-up (on a machine whose cores the clients' MPI processes
+ * hold, each wake-up waits for a core).  Two subfiles, a write and a
+ * read: 4 operations, each with 2 participants that waited; all 8
+ * answered by the last, none woken to answer.  Before, every waiting
+ * participant was woken to send its own reply, one after the other
+ * through the table mutex.
+ */
+START_TEST(test_collective_waiting_participants_are_answered_by_the_last)
+{
+	write_then_read_three_log(NULL, VIEW_BYTES, TIMEOUT_MS,
+				  "collective operations: 4 run; of the participants that waited in them, 8 answered by the one that did the I/O, 0 woken to answer");
+}
+END_TEST
+
+/*
+ * Replies over IOD_COLL_ANSWER_MAX (32 KiB) are sent by their own
+ * threads, in parallel, all woken at once: the writes' counts are still
+ * answered by the last (4), the reads of 40000 bytes per subfile are not
+ * (4 woken), and every byte reads back right.
+ */
+START_TEST(test_collective_big_read_replies_are_sent_by_their_own_threads)
+{
+	write_then_read_three_log(NULL, 80000, TIMEOUT_MS,
+				  "collective operations: 4 run; of the participants that waited in them, 4 answered by the one that did the I/O, 4 woken to answer");
+}
+END_TEST
+
 START_TEST(test_collective_with_more_pieces_than_a_round_goes_in_rounds)
 {
 	write_then_read_three("CLF_TEST_IOD_COLL_PIECES=7", VIEW_BYTES,
@@ -878,6 +918,8 @@ int main(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_collective_write_of_three_is_merged_then_read_back);
+	tcase_add_test(tc, test_collective_waiting_participants_are_answered_by_the_last);
+	tcase_add_test(tc, test_collective_big_read_replies_are_sent_by_their_own_threads);
 	tcase_add_test(tc, test_collective_with_more_pieces_than_a_round_goes_in_rounds);
 	tcase_add_test(tc, test_collective_participant_with_nothing_still_counts);
 	tcase_add_test(tc, test_collective_times_out_when_a_participant_never_comes);
