@@ -444,7 +444,7 @@ int CLF_open(const char *path, int flags, ...);
 int CLF_close(int fd);
 
 /* Bytes the client cache keeps when only CLF_FCNTL_SETCACHE turned it on. */
-#define CLF_CLIENT_CACHE_DEFAULT (1 << 20)
+#define CLF_CLIENT_CACHE_DEFAULT (8 << 20)
 
 /* CLF_fcntl commands. */
 #define CLF_FCNTL_SUBFILES 1	/* const struct clf_subfiles * */

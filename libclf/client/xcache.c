@@ -46,17 +46,26 @@
 #define FLUSH_AFTER_MS 1000
 /* A read that misses reads this much around it, within the lock. */
 #define READ_AHEAD (64 << 10)
+/* A reader going forward reads up to this much ahead per miss. */
+#define RA_MAX (1 << 20)
+/*
+ * A read of more than this is served here only when every byte of it
+ * is kept already: one that misses goes to the iods lockless, one
+ * vector request of exactly its bytes per iod in parallel.  Read-ahead
+ * pays for small reads (many per window); for IOR's interleaved reads
+ * of 47008 bytes a window holds as many of the other process's bytes
+ * as of ours, and moving them cost more than the round trips saved
+ * (mpi_small --bytes 47008: 194 against 130 us per read).
+ */
+#define READ_BIG (16 << 10)
 /*
  * Larger accesses go to the iods as before (a lockless access, which
  * revokes this client's own conflicting locks first): their round trip
- * is a small part of their cost, and a read of 47008 bytes that misses
- * costs more here (its pieces read one after the other, 64 KiB each)
- * than one vector request per iod in parallel (small_pieces: 78 against
- * 244 us per read; measured again, docs/small-io.md: a quarter of the
- * requests through the cache, and no faster, since its misses and
- * flushes go to one iod after the other).
+ * is a small part of their cost.  Up to here (io_small.c's bound, IOR's
+ * 47008-byte transfers included) a write is kept: its flush goes with
+ * the others', every iod at once (struct batch).
  */
-#define ACCESS_MAX (16 << 10)
+#define ACCESS_MAX (64 << 10)
 
 struct ext {
 	int64_t off, len, cap;
@@ -79,6 +88,7 @@ struct obj {			/* one subfile of one open file */
 	struct ext *ext;
 	int n, cap;
 	int64_t dirty_since;	/* clf_now_ms of the oldest dirty; 0: none */
+	int64_t ra, ra_end;	/* last read-ahead's size and end */
 	struct obj *next;
 };
 
@@ -389,20 +399,161 @@ static int fl_lock(struct xiod *x)
 	return 0;
 }
 
+/*
+ * ---- requests to several iods at once (under xc.mu) ---------------
+ *
+ * A flush or a set of read misses sends every request first, on the fl
+ * connection of each iod involved, and reads the replies after: the
+ * iods work in parallel and the whole costs one round trip, as a
+ * lockless access does (io_small.c).  Before, each piece or subfile
+ * went to one iod after the other.  Requests to one iod are pipelined
+ * on its fl (replies come in order); a flush's requests are large and
+ * its replies small, a read's the other way round, so sending all
+ * first cannot block on a full socket for long.
+ */
+
+/* A request sent whose reply is still to come. */
+struct pend {
+	uint32_t iod;
+	uint16_t op;
+	uint64_t id;
+	int mark;		/* flush: index in marks[]; else -1 */
+	uint8_t *dst;		/* read: where its bytes go */
+	int64_t len;
+};
+
+/* What a flush sent, to mark clean once its replies are in. */
+struct mark {
+	struct obj *o;
+	int64_t lo, hi;
+	bool failed;
+};
+
+struct batch {
+	struct pend *q;
+	int n, cap;
+	struct mark *marks;
+	int nmarks, capmarks;
+	bool *locked;		/* per iod: its fl locked by this batch */
+};
+
+static int batch_init(struct batch *b)
+{
+	*b = (struct batch){ 0 };
+	b->locked = calloc(xc.cl->cfg->niods, sizeof(*b->locked));
+	return b->locked ? 0 : clf_fail(ENOMEM, "clf: out of memory");
+}
+
+/* Lock o's iod's fl for the batch and give it o's file's capability:
+ * for every object before anything is sent (the capability may take a
+ * round trip of its own on that connection). */
+static int batch_prepare(struct batch *b, struct obj *o)
+{
+	struct xiod *x = &xc.iods[o->iod];
+
+	if (!b->locked[o->iod]) {
+		int err = fl_lock(x);
+
+		if (err)
+			return err;
+		b->locked[o->iod] = true;
+	}
+	return clf_file_cap_ensure(o->f, &x->fl);
+}
+
+static int batch_push(struct batch *b, struct pend p)
+{
+	if (b->n == b->cap) {
+		int cap = b->cap ? 2 * b->cap : 16;
+		struct pend *nq = realloc(b->q, cap * sizeof(*nq));
+
+		if (!nq)
+			return clf_fail(ENOMEM, "clf: out of memory");
+		b->q = nq;
+		b->cap = cap;
+	}
+	b->q[b->n++] = p;
+	return 0;
+}
+
+static int batch_mark(struct batch *b, struct obj *o, int64_t lo, int64_t hi)
+{
+	if (b->nmarks == b->capmarks) {
+		int cap = b->capmarks ? 2 * b->capmarks : 8;
+		struct mark *nm = realloc(b->marks, cap * sizeof(*nm));
+
+		if (!nm)
+			return clf_fail(ENOMEM, "clf: out of memory");
+		b->marks = nm;
+		b->capmarks = cap;
+	}
+	b->marks[b->nmarks++] = (struct mark){ o, lo, hi, false };
+	return b->nmarks - 1;
+}
+
+/* Send LOCK_RELEASE of id to iod on the batch (its fl locked). */
+static int batch_release(struct batch *b, uint32_t iod, uint64_t id)
+{
+	uint8_t body[32];
+	struct iovec iov;
+	size_t len;
+	uint64_t rid;
+	int err = enc_release(id, body, sizeof(body), &len);
+
+	if (!err && !b->locked[iod]) {
+		err = fl_lock(&xc.iods[iod]);
+		b->locked[iod] = !err;
+	}
+	iov = (struct iovec){ body, len };
+	if (!err)
+		err = clf_peer_send(&xc.iods[iod].fl, CLF_PROTO_OP_LOCK_RELEASE,
+				    &iov, 1, &rid);
+	if (!err)
+		err = batch_push(b, (struct pend){ iod, CLF_PROTO_OP_LOCK_RELEASE,
+						   rid, -1, NULL, 0 });
+	return err;
+}
+
+/* Send a read of [off, off + len) of o into dst (zeros past the end). */
+static int batch_read(struct batch *b, struct obj *o, int64_t off,
+		      int64_t len, uint8_t *dst)
+{
+	struct clf_proto_sub_read_req req = { .file = o->file,
+					      .subfile = o->sub,
+					      .offset = off,
+					      .length = (uint32_t)len };
+	uint8_t head[64];
+	struct wire_writer w = { head, sizeof(head), 0 };
+	struct iovec iov;
+	uint64_t id;
+	int err = clf_proto_sub_read_req_encode(&w, &req);
+
+	iov = (struct iovec){ head, w.pos };
+	if (!err)
+		err = clf_peer_send(&xc.iods[o->iod].fl, CLF_PROTO_OP_SUB_READ,
+				    &iov, 1, &id);
+	if (!err)
+		err = batch_push(b, (struct pend){ o->iod, CLF_PROTO_OP_SUB_READ,
+						   id, -1, dst, len });
+	return err;
+}
+
 /* Send o's dirty extents that touch [lo, hi), in vectors of what one
- * request takes. */
-static int flush_range(struct obj *o, int64_t lo, int64_t hi)
+ * request takes (o prepared). */
+static int batch_flush(struct batch *b, struct obj *o, int64_t lo, int64_t hi)
 {
 	struct xiod *x = &xc.iods[o->iod];
 	struct clf_proto_sub_vec_req *m;
 	struct iovec iov[1 + CLF_CONN_MAX_IOV];
 	uint8_t *head;
-	int err = 0, i = 0;
-	bool locked;
+	int err = 0, i = 0, mark;
 	int64_t part = 0;	/* of extent i already sent */
 
 	if (!o->dirty_since)
 		return 0;
+	mark = batch_mark(b, o, lo, hi);
+	if (mark < 0)
+		return mark;
 	m = malloc(sizeof(*m));
 	head = malloc(16 + 16 * CLF_PROTO_SUB_VEC_MAX);
 	if (!m || !head) {
@@ -410,14 +561,11 @@ static int flush_range(struct obj *o, int64_t lo, int64_t hi)
 		free(head);
 		return clf_fail(ENOMEM, "clf: out of memory");
 	}
-	err = fl_lock(x);
-	locked = !err;
-	if (!err)
-		err = clf_file_cap_ensure(o->f, &x->fl);
 	while (!err) {
 		struct wire_writer w = { head, 16 + 16 * CLF_PROTO_SUB_VEC_MAX, 0 };
 		int64_t bytes = 0;
 		int niov = 1;
+		uint64_t id;
 
 		m->file = o->file;
 		m->n = 0;
@@ -451,25 +599,93 @@ static int flush_range(struct obj *o, int64_t lo, int64_t hi)
 		err = clf_proto_sub_writev_req_encode_head(&w, m);
 		iov[0] = (struct iovec){ head, w.pos };
 		if (!err)
-			err = call_locked(&x->fl, CLF_PROTO_OP_SUB_WRITEV, iov,
-					  niov);
+			err = clf_peer_send(&x->fl, CLF_PROTO_OP_SUB_WRITEV, iov,
+					    niov, &id);
+		if (!err)
+			err = batch_push(b, (struct pend){
+				o->iod, CLF_PROTO_OP_SUB_WRITEV, id, mark,
+				NULL, 0 });
 	}
-	if (locked)
-		clf_peer_unlock(&x->fl);
-	if (!err) {
-		bool dirty = false;
-
-		for (i = 0; i < o->n; i++) {
-			if (ext_in(&o->ext[i], lo, hi))
-				o->ext[i].dirty = false;
-			dirty |= o->ext[i].dirty;
-		}
-		if (!dirty)
-			o->dirty_since = 0;
-	}
+	if (err)
+		b->marks[mark].failed = true;
 	free(m);
 	free(head);
 	return err;
+}
+
+/* Mark clean what o sent of [lo, hi). */
+static void mark_clean(struct obj *o, int64_t lo, int64_t hi)
+{
+	bool dirty = false;
+
+	for (int i = 0; i < o->n; i++) {
+		if (ext_in(&o->ext[i], lo, hi))
+			o->ext[i].dirty = false;
+		dirty |= o->ext[i].dirty;
+	}
+	if (!dirty)
+		o->dirty_since = 0;
+}
+
+/*
+ * Every reply in (err: the first error of the sending, which stops
+ * nothing already sent from being read), the connections unlocked, the
+ * flushes that went through marked clean.  Returns the first error.
+ */
+static int batch_finish(struct batch *b, int err)
+{
+	for (int k = 0; k < b->n; k++) {
+		struct pend *p = &b->q[k];
+		struct clf_peer *peer = &xc.iods[p->iod].fl;
+		void *reply = NULL;
+		uint32_t rlen, got = 0;
+		int e;
+
+		if (p->op == CLF_PROTO_OP_SUB_READ) {
+			e = clf_peer_recv_data_upto(peer, p->op, p->id, p->dst,
+						    (uint32_t)p->len, &got);
+			if (!e)
+				memset(p->dst + got, 0, p->len - got);
+		} else {
+			e = clf_peer_recv(peer, p->op, p->id, &reply, &rlen);
+			free(reply);
+			/* Evicted already: the iod dropped it, which is
+			 * what a release wanted. */
+			if (e == -ENOENT && p->op == CLF_PROTO_OP_LOCK_RELEASE)
+				e = 0;
+		}
+		if (e && p->mark >= 0)
+			b->marks[p->mark].failed = true;
+		if (!err)
+			err = e;
+	}
+	for (uint32_t i = 0; i < xc.cl->cfg->niods; i++)
+		if (b->locked[i])
+			clf_peer_unlock(&xc.iods[i].fl);
+	for (int k = 0; k < b->nmarks; k++)
+		if (!b->marks[k].failed)
+			mark_clean(b->marks[k].o, b->marks[k].lo, b->marks[k].hi);
+	free(b->q);
+	free(b->marks);
+	free(b->locked);
+	return err;
+}
+
+/* Send o's dirty extents that touch [lo, hi) and wait for them. */
+static int flush_range(struct obj *o, int64_t lo, int64_t hi)
+{
+	struct batch b;
+	int err;
+
+	if (!o->dirty_since)
+		return 0;
+	err = batch_init(&b);
+	if (err)
+		return err;
+	err = batch_prepare(&b, o);
+	if (!err)
+		err = batch_flush(&b, o, lo, hi);
+	return batch_finish(&b, err);
 }
 
 static int flush_obj(struct obj *o)
@@ -477,70 +693,46 @@ static int flush_obj(struct obj *o)
 	return flush_range(o, 0, INT64_MAX);
 }
 
-static int release_lock(struct obj *o, uint64_t id)
+/* Send the dirty bytes of every object that keep() chooses, all iods at
+ * once, and wait for them. */
+static int flush_some(bool (*keep)(const struct obj *o, const void *arg),
+		      const void *arg)
 {
-	struct xiod *x = &xc.iods[o->iod];
-	uint8_t body[32];
-	struct iovec iov;
-	size_t len;
-	int err = enc_release(id, body, sizeof(body), &len);
+	struct batch b;
+	int err = batch_init(&b);
 
-	if (!err)
-		err = fl_lock(x);
 	if (err)
 		return err;
-	iov = (struct iovec){ body, len };
-	err = call_locked(&x->fl, CLF_PROTO_OP_LOCK_RELEASE, &iov, 1);
-	clf_peer_unlock(&x->fl);
-	/* Evicted already: the iod dropped it, which is what we wanted. */
-	return err == -ENOENT ? 0 : err;
+	for (struct obj *o = xc.objs; o && !err; o = o->next)
+		if (o->dirty_since && keep(o, arg))
+			err = batch_prepare(&b, o);
+	for (struct obj *o = xc.objs; o && !err; o = o->next)
+		if (o->dirty_since && keep(o, arg))
+			err = batch_flush(&b, o, 0, INT64_MAX);
+	return batch_finish(&b, err);
 }
 
-/* Read [off, off + len) of o at its iod into dst, on fl. */
-static int read_range(struct obj *o, int64_t off, int64_t len, uint8_t *dst)
+static bool any_obj(const struct obj *o, const void *arg)
 {
-	struct xiod *x = &xc.iods[o->iod];
-	struct clf_proto_sub_read_req req = { .file = o->file,
-					      .subfile = o->sub,
-					      .offset = off,
-					      .length = (uint32_t)len };
-	uint8_t head[64];
-	struct wire_writer w = { head, sizeof(head), 0 };
-	struct iovec iov;
-	uint32_t got = 0;
-	uint64_t id;
-	int err = clf_proto_sub_read_req_encode(&w, &req);
+	(void)o;
+	(void)arg;
+	return true;
+}
 
-	if (!err)
-		err = fl_lock(x);
-	if (err)
-		return err;
-	err = clf_file_cap_ensure(o->f, &x->fl);
-	iov = (struct iovec){ head, w.pos };
-	if (!err)
-		err = clf_peer_send(&x->fl, CLF_PROTO_OP_SUB_READ, &iov, 1, &id);
-	if (!err)
-		err = clf_peer_recv_data_upto(&x->fl, CLF_PROTO_OP_SUB_READ, id,
-					      dst, (uint32_t)len, &got);
-	clf_peer_unlock(&x->fl);
-	if (!err)
-		memset(dst + got, 0, len - got);
-	return err;
+static bool obj_of(const struct obj *o, const void *f)
+{
+	return o->f == f;
 }
 
 /* Flush every object's kept bytes and drop them (the bound). */
 static int flush_drop_all(void)
 {
-	int err = 0;
+	int err = flush_some(any_obj, NULL);
 
-	for (struct obj *o = xc.objs; o; o = o->next) {
-		int e = flush_obj(o);
-
-		if (!err)
-			err = e;
-		if (!e)
+	/* What did not go out stays, dirty, for the next try. */
+	for (struct obj *o = xc.objs; o; o = o->next)
+		if (!o->dirty_since)
 			drop_all(o);
-	}
 	return err;
 }
 
@@ -569,38 +761,44 @@ static void unlink_lock(struct obj *o, uint64_t id)
 
 static void on_revoke(uint32_t iod, const struct clf_proto_revoke *m)
 {
+	struct xlock *held = NULL;
+	struct batch b;
 	struct obj *o;
 	int err = 0;
 
 	pthread_mutex_lock(&xc.mu);
 	o = find_obj(iod, m->file, m->subfile);
 	if (o) {
-		struct xlock *held = NULL;
-
 		for (struct xlock *l = o->locks; l; l = l->next)
 			if (l->id == m->id)
 				held = l;
-		if (held) {
-			/* Only this lock's range goes: the bytes kept under
-			 * the subfile's other locks stay, and are served
-			 * without a round trip (issue 15). */
-			err = flush_range(o, held->lo, held->hi);
-			drop_range(o, held->lo, held->hi);
-			unlink_lock(o, m->id);
-		} else {
+		if (!held)
 			o = NULL;
-		}
 	}
 	if (!o) {
 		/* Granted to a thread that has not kept it yet: it keeps
 		 * nothing under it, and will not. */
 		xc.gone[xc.ngone++ % 64] = m->id;
 	}
-	{
-		struct obj tmp = { .iod = iod };
-
-		if (release_lock(&tmp, m->id) && !err)
-			err = -EIO;
+	/* The flush and the release in one round trip: the iod serves a
+	 * connection's requests in order, so the release comes after the
+	 * bytes are in the subfile. */
+	err = batch_init(&b);
+	if (!err) {
+		if (o)
+			err = batch_prepare(&b, o);
+		if (!err && o)
+			err = batch_flush(&b, o, held->lo, held->hi);
+		if (!err)
+			err = batch_release(&b, iod, m->id);
+		err = batch_finish(&b, err);
+	}
+	if (o) {
+		/* Only this lock's range goes: the bytes kept under the
+		 * subfile's other locks stay, and are served without a
+		 * round trip (issue 15). */
+		drop_range(o, held->lo, held->hi);
+		unlink_lock(o, m->id);
 	}
 	pthread_mutex_unlock(&xc.mu);
 	if (err)
@@ -647,14 +845,17 @@ static void read_callback(uint32_t i)
 		on_lost(i);
 }
 
+static bool obj_old(const struct obj *o, const void *now)
+{
+	return *(const int64_t *)now - o->dirty_since >= xc.flush_after_ms;
+}
+
 static void flush_old(void)
 {
 	int64_t now = clf_now_ms();
 
 	pthread_mutex_lock(&xc.mu);
-	for (struct obj *o = xc.objs; o; o = o->next)
-		if (o->dirty_since && now - o->dirty_since >= xc.flush_after_ms)
-			(void)flush_obj(o);
+	(void)flush_some(obj_old, &now);
 	pthread_mutex_unlock(&xc.mu);
 }
 
@@ -807,26 +1008,24 @@ static bool covered(const struct obj *o, bool write, int64_t lo, int64_t hi)
 	return false;
 }
 
-/* Ask iod p->iod for a lock over p's range; kept unless revoked first. */
-static int enqueue(struct clf_file *f, const struct clf_xc_piece *p,
-		   bool write)
+/* A LOCK_ENQUEUE sent on an iod's lk, its grant still to come. */
+struct ask {
+	const struct clf_xc_piece *p;
+	uint64_t id;
+	bool sent;
+};
+
+static int enqueue_send(struct clf_file *f, struct ask *a, bool write)
 {
+	const struct clf_xc_piece *p = a->p;
 	struct xiod *x = &xc.iods[p->iod];
 	struct clf_proto_lock_enqueue_req m = {
 		xc.client, f->ino, p->sub,
 		write ? CLF_PROTO_LOCK_PW : CLF_PROTO_LOCK_PR,
 		p->soff, p->soff + p->len };
-	struct clf_proto_lock_grant g;
 	uint8_t body[64];
 	struct wire_writer w = { body, sizeof(body), 0 };
-	struct wire_reader r;
 	struct iovec iov;
-	struct xlock *l;
-	struct obj *o;
-	void *reply = NULL;
-	uint32_t rlen;
-	uint64_t id;
-	bool gone = false;
 	int err = clf_proto_lock_enqueue_req_encode(&w, &m);
 
 	if (err)
@@ -839,10 +1038,28 @@ static int enqueue(struct clf_file *f, const struct clf_xc_piece *p,
 	err = clf_file_cap_ensure(f, &x->lk);
 	if (!err)
 		err = clf_peer_send(&x->lk, CLF_PROTO_OP_LOCK_ENQUEUE, &iov, 1,
-				    &id);
-	if (!err)
-		err = clf_peer_recv(&x->lk, CLF_PROTO_OP_LOCK_ENQUEUE, id,
-				    &reply, &rlen);
+				    &a->id);
+	if (err)
+		clf_peer_unlock(&x->lk);
+	a->sent = !err;
+	return err;
+}
+
+/* The grant of a; kept unless revoked first. */
+static int enqueue_recv(struct clf_file *f, struct ask *a, bool write)
+{
+	const struct clf_xc_piece *p = a->p;
+	struct xiod *x = &xc.iods[p->iod];
+	struct clf_proto_lock_grant g;
+	struct wire_reader r;
+	struct xlock *l;
+	struct obj *o;
+	void *reply = NULL;
+	uint32_t rlen;
+	bool gone = false;
+	int err = clf_peer_recv(&x->lk, CLF_PROTO_OP_LOCK_ENQUEUE, a->id,
+				&reply, &rlen);
+
 	clf_peer_unlock(&x->lk);
 	if (err)
 		return err;
@@ -857,7 +1074,9 @@ static int enqueue(struct clf_file *f, const struct clf_xc_piece *p,
 		gone |= xc.gone[k] == g.id;
 	o = gone || !l ? NULL : get_obj(f, p->iod, p->sub);
 	if (o) {
-		*l = (struct xlock){ g.id, (int)m.mode, g.lo, g.hi, o->locks };
+		*l = (struct xlock){ g.id,
+				     write ? CLF_PROTO_LOCK_PW : CLF_PROTO_LOCK_PR,
+				     g.lo, g.hi, o->locks };
 		o->locks = l;
 		l = NULL;
 	}
@@ -866,17 +1085,95 @@ static int enqueue(struct clf_file *f, const struct clf_xc_piece *p,
 	return o || gone ? 0 : clf_fail(ENOMEM, "clf: out of memory");
 }
 
-/* Under xc.mu, every piece under a lock: serve them. */
-static int serve(struct clf_file *f, const struct clf_xc_piece *p, int n,
-		 bool write)
+/*
+ * Ask for the locks of asks[0..n) (one per iod), every iod at once:
+ * a lock request may wait at its iod for another client's release, and
+ * the iods revoke in parallel.
+ */
+static int enqueue_all(struct clf_file *f, struct ask *asks, int n,
+		       bool write)
 {
 	int err = 0;
 
+	for (int i = 0; i < n && !err; i++)
+		err = enqueue_send(f, &asks[i], write);
+	for (int i = 0; i < n; i++) {
+		int e = asks[i].sent ? enqueue_recv(f, &asks[i], write) : 0;
+
+		if (!err)
+			err = e;
+	}
+	return err;
+}
+
+/*
+ * The read-ahead of a miss at [off, end) of o: READ_AHEAD around it, or,
+ * when it follows the last read-ahead of o (a reader going forward),
+ * twice the last one, up to RA_MAX and to an eighth of the bound per
+ * iod, so that a streaming reader asks each iod for a large block now
+ * and then (one round trip per iod for many accesses: IOR's reads of
+ * 47008 bytes) and a random one pays for 64 KiB only.  Within the lock
+ * that covers it.
+ */
+static void read_window(struct obj *o, int64_t off, int64_t end,
+			int64_t *lo, int64_t *hi)
+{
+	int64_t max = min64(RA_MAX, cache_bound() / 8 / xc.cl->cfg->niods);
+	int64_t ra = READ_AHEAD;
+
+	if (o->ra_end && off >= o->ra_end - o->ra && off <= o->ra_end + o->ra)
+		ra = max64(READ_AHEAD, min64(2 * o->ra, max));
+	*lo = off / READ_AHEAD * READ_AHEAD;
+	*hi = *lo + ra;
+	while (*hi < end)
+		*hi += READ_AHEAD;
+	for (struct xlock *l = o->locks; l; l = l->next) {
+		if (l->lo <= off && end <= l->hi) {
+			*lo = max64(*lo, l->lo);
+			*hi = min64(*hi, l->hi);
+			break;
+		}
+	}
+	o->ra = ra;
+	o->ra_end = *hi;
+}
+
+/* A read that missed: one window of one object, read into tmp. */
+struct miss {
+	struct obj *o;
+	int64_t lo, hi;
+	uint8_t *tmp;
+};
+
+/* Under xc.mu: are all of the pieces kept (a read that would not miss)? */
+static bool all_kept(struct clf_file *f, const struct clf_xc_piece *p, int n)
+{
+	for (int k = 0; k < n; k++) {
+		struct obj *o = find_obj(p[k].iod, f->ino, p[k].sub);
+
+		if (!o || !ext_get(o, p[k].soff, p[k].len, p[k].buf))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Under xc.mu, every piece under a lock: serve them.  A read's misses
+ * are read all at once, every iod in parallel (struct batch).
+ */
+static int serve(struct clf_file *f, const struct clf_xc_piece *p, int n,
+		 bool write)
+{
+	struct miss miss[n];
+	int where[n];		/* a missed piece's window, else -1 */
+	int nmiss = 0, err = 0;
+	struct batch b;
+
 	for (int k = 0; k < n && !err; k++) {
 		struct obj *o = find_obj(p[k].iod, f->ino, p[k].sub);
-		int64_t lo, hi;
-		uint8_t *tmp;
+		int64_t end = p[k].soff + p[k].len;
 
+		where[k] = -1;
 		if (write) {
 			err = ext_put(o, p[k].soff, p[k].len, p[k].buf, true);
 			if (!err && !o->dirty_since)
@@ -885,31 +1182,42 @@ static int serve(struct clf_file *f, const struct clf_xc_piece *p, int n,
 		}
 		if (ext_get(o, p[k].soff, p[k].len, p[k].buf))
 			continue;
-		/* A miss: read around it, within a lock that covers it. */
-		lo = p[k].soff / READ_AHEAD * READ_AHEAD;
-		hi = lo + READ_AHEAD;
-		while (hi < p[k].soff + p[k].len)
-			hi += READ_AHEAD;
-		for (struct xlock *l = o->locks; l; l = l->next) {
-			if (l->lo <= p[k].soff && p[k].soff + p[k].len <= l->hi) {
-				lo = max64(lo, l->lo);
-				hi = min64(hi, l->hi);
-				break;
-			}
-		}
-		tmp = malloc(hi - lo);
-		if (!tmp)
-			return clf_fail(ENOMEM, "clf: out of memory");
-		err = read_range(o, lo, hi - lo, tmp);
-		if (!err) {
-			bool mixed = ext_overlay_dirty(o, lo, hi - lo, tmp);
-
-			memcpy(p[k].buf, tmp + (p[k].soff - lo), p[k].len);
-			if (!mixed)
-				err = ext_put(o, lo, hi - lo, tmp, false);
-		}
-		free(tmp);
+		for (int i = 0; i < nmiss && where[k] < 0; i++)
+			if (miss[i].o == o && miss[i].lo <= p[k].soff &&
+			    end <= miss[i].hi)
+				where[k] = i;
+		if (where[k] >= 0)
+			continue;
+		miss[nmiss] = (struct miss){ .o = o };
+		read_window(o, p[k].soff, end, &miss[nmiss].lo,
+			    &miss[nmiss].hi);
+		miss[nmiss].tmp = malloc(miss[nmiss].hi - miss[nmiss].lo);
+		if (!miss[nmiss].tmp)
+			err = clf_fail(ENOMEM, "clf: out of memory");
+		where[k] = nmiss++;
 	}
+	if (!err && nmiss && !(err = batch_init(&b))) {
+		for (int i = 0; i < nmiss && !err; i++)
+			err = batch_prepare(&b, miss[i].o);
+		for (int i = 0; i < nmiss && !err; i++)
+			err = batch_read(&b, miss[i].o, miss[i].lo,
+					 miss[i].hi - miss[i].lo, miss[i].tmp);
+		err = batch_finish(&b, err);
+	}
+	for (int i = 0; i < nmiss && !err; i++) {
+		struct miss *m = &miss[i];
+
+		/* Our own written bytes not sent yet win over the iod's;
+		 * such a window is not kept (the dirty extents are). */
+		if (!ext_overlay_dirty(m->o, m->lo, m->hi - m->lo, m->tmp))
+			err = ext_put(m->o, m->lo, m->hi - m->lo, m->tmp, false);
+	}
+	for (int k = 0; k < n && !err; k++)
+		if (where[k] >= 0)
+			memcpy(p[k].buf, miss[where[k]].tmp +
+			       (p[k].soff - miss[where[k]].lo), p[k].len);
+	for (int i = 0; i < nmiss; i++)
+		free(miss[i].tmp);
 	if (!err && xc.bytes > cache_bound())
 		err = flush_drop_all();
 	return err;
@@ -922,12 +1230,14 @@ int clf_xcache_io(struct clf_file *f, const struct clf_xc_piece *p, int n,
 	int err = 0;
 
 	int64_t bytes = 0;
+	bool big_read;
 
 	*done = false;
 	for (int k = 0; k < n; k++)
 		bytes += p[k].len;
 	if (!clf_xcache_wanted(f) || n == 0 || bytes > ACCESS_MAX)
 		return 0;
+	big_read = !write && bytes > READ_BIG;
 	forget_after_fork();
 	pthread_mutex_lock(&xc.setup);
 	err = start(cl);
@@ -949,29 +1259,44 @@ int clf_xcache_io(struct clf_file *f, const struct clf_xc_piece *p, int n,
 	if (err)
 		return err;
 	/* A lock revoked between its grant and its use is asked again;
-	 * twice lost, the access goes lockless this time. */
-	for (int round = 0; round < 3; round++) {
-		int missing = -1;
+	 * the pieces not covered ask their iods at once, one per iod (a
+	 * grant expands: one lock covers a process's pieces of a subfile);
+	 * after rounds enough for every piece, the access goes lockless. */
+	for (int round = 0; round < n + 2; round++) {
+		struct ask asks[n];
+		int nask = 0;
 
 		pthread_mutex_lock(&xc.mu);
-		for (int k = 0; k < n && missing < 0; k++) {
+		for (int k = 0; k < n; k++) {
 			struct obj *o = get_obj(f, p[k].iod, p[k].sub);
+			bool dup = false;
 
 			if (!o) {
 				pthread_mutex_unlock(&xc.mu);
 				return clf_fail(ENOMEM, "clf: out of memory");
 			}
-			if (!covered(o, write, p[k].soff, p[k].soff + p[k].len))
-				missing = k;
+			if (covered(o, write, p[k].soff, p[k].soff + p[k].len))
+				continue;
+			for (int i = 0; i < nask; i++)
+				dup |= asks[i].p->iod == p[k].iod;
+			if (!dup)
+				asks[nask++] = (struct ask){ .p = &p[k] };
 		}
-		if (missing < 0) {
+		if (big_read) {
+			/* Served when kept whole (copied by all_kept), else
+			 * lockless, asking no lock (READ_BIG). */
+			*done = !nask && all_kept(f, p, n);
+			pthread_mutex_unlock(&xc.mu);
+			return 0;
+		}
+		if (!nask) {
 			err = serve(f, p, n, write);
 			pthread_mutex_unlock(&xc.mu);
 			*done = !err;
 			return err;
 		}
 		pthread_mutex_unlock(&xc.mu);
-		err = enqueue(f, &p[missing], write);
+		err = enqueue_all(f, asks, nask, write);
 		if (err)
 			return err;
 	}
@@ -989,20 +1314,14 @@ int clf_xcache_flush_file(struct clf_file *f)
 	if (!xc.iods)
 		return 0;
 	pthread_mutex_lock(&xc.mu);
-	for (struct obj *o = xc.objs; o; o = o->next) {
-		if (o->f != f)
-			continue;
-		int e = flush_obj(o);
-
-		if (!err)
-			err = e;
-	}
+	err = flush_some(obj_of, f);
 	pthread_mutex_unlock(&xc.mu);
 	return err;
 }
 
 int clf_xcache_close_file(struct clf_file *f)
 {
+	struct batch b;
 	int err = 0;
 
 	forget_after_fork();
@@ -1010,24 +1329,30 @@ int clf_xcache_close_file(struct clf_file *f)
 	if (!xc.iods)
 		return 0;
 	pthread_mutex_lock(&xc.mu);
+	/* Every iod's kept bytes at once, then every lock's release at
+	 * once: a close costs two round trips, whatever the iods. */
+	err = flush_some(obj_of, f);
+	if (!batch_init(&b)) {
+		int e = 0;
+
+		for (struct obj *o = xc.objs; o && !e; o = o->next)
+			for (struct xlock *l = o->f == f ? o->locks : NULL;
+			     l && !e; l = l->next)
+				e = batch_release(&b, o->iod, l->id);
+		e = batch_finish(&b, e);
+		if (!err)
+			err = e;
+	}
 	for (struct obj **pp = &xc.objs; *pp;) {
 		struct obj *o = *pp;
-		int e;
 
 		if (o->f != f) {
 			pp = &o->next;
 			continue;
 		}
-		e = flush_obj(o);
-		if (!err)
-			err = e;
 		drop_all(o);
-		while (o->locks) {
-			e = release_lock(o, o->locks->id);
-			if (!err)
-				err = e;
+		while (o->locks)
 			unlink_lock(o, o->locks->id);
-		}
 		*pp = o->next;
 		free(o->ext);
 		free(o);

@@ -3,13 +3,16 @@
  * xcache.h -- small independent accesses kept at the client under the
  * iods' extent locks (docs/small-io.md, "Client caching under locks").
  *
- * With client_cache (clf.conf) above 0, an access of at most 16 KiB
- * through the small path (io_small.c) whose
+ * With client_cache (clf.conf) above 0, a write of at most 64 KiB or a
+ * read of at most 16 KiB (a larger one when all of it is kept) through
+ * the small path (io_small.c) whose
  * pieces all lie under extent locks this process holds is served here
  * without a round trip: a write's bytes are kept back (write-back, PW),
  * a read is copied from bytes kept or read before (PR or PW).  Pieces
- * not under a lock take one LOCK_ENQUEUE per piece's iod first (grants
- * expand, so a process that works alone in a region asks once).
+ * not under a lock take one LOCK_ENQUEUE per piece's iod first, every
+ * iod at once (grants expand, so a process that works alone in a region
+ * asks once).  Misses, flushes and releases go to every iod at once too:
+ * one round trip each, whatever the iods.
  *
  * The rule of clf.h stands: every access of another process that
  * conflicts with a lock (a lock request, or any lockless access) makes

@@ -7,7 +7,8 @@
  * holder that idles answers the revocation; a holder killed with its
  * bytes kept back loses them and holds nobody up; sync and close send
  * them; the cache's bound sends them; a revocation of one lock keeps
- * the bytes under the subfile's other locks.
+ * the bytes under the subfile's other locks; IOR's 47008-byte writes are
+ * kept; a reader going forward reads further ahead at each miss.
  *
  * The other process is a forked child with its own CLF_init, driven over
  * pipes, one command at a time.
@@ -55,6 +56,7 @@ struct child {
 };
 
 static char small_conf[PATH_MAX + 32], none_conf[PATH_MAX + 32];
+static char big_conf[PATH_MAX + 32];
 
 /* A copy of the configuration with its client_cache line replaced. */
 static void conf_copy(char *dst, size_t cap, const char *suffix,
@@ -89,6 +91,7 @@ static void setup(void)
 	ck_assert_int_eq(instance_add_global(&inst, "client_cache = 1m"), 0);
 	conf_copy(small_conf, sizeof(small_conf), "small", "client_cache = 4k\n");
 	conf_copy(none_conf, sizeof(none_conf), "none", "client_cache = 0\n");
+	conf_copy(big_conf, sizeof(big_conf), "big", "client_cache = 16m\n");
 	/* Kept bytes go out at the bound, close, sync or a revocation
 	 * only: not a second after (xcache.c), which a loaded machine
 	 * could reach between a write and a kill. */
@@ -494,6 +497,68 @@ START_TEST(test_a_revocation_keeps_the_bytes_under_the_other_locks)
 }
 END_TEST
 
+/*
+ * IOR's 47008-byte transfers (issue 15): once this process holds the
+ * locks of both subfiles, a write of 47008 bytes costs no request at
+ * all (it was sent to the iods before, being over 16 KiB), and the
+ * other process still reads it at once.
+ */
+START_TEST(test_47008_byte_writes_are_kept_under_the_locks)
+{
+	int fd;
+	struct child ch = pair("/big", &fd, 8192);
+	long idle, before, after;
+
+	our_write(fd, 0, MAXLEN, 1);		/* subfile 0 */
+	our_write(fd, MAXLEN, MAXLEN, 2);	/* subfiles 0 and 1 */
+	before = iod_requests();
+	idle = iod_requests() - before;
+	before = iod_requests();
+	our_write(fd, 2 * MAXLEN, MAXLEN, 3);
+	after = iod_requests();
+	ck_assert_msg(after - before == idle,
+		      "a 47008-byte write under our locks cost %ld requests",
+		      after - before - idle);
+	their_read(&ch, 2 * MAXLEN, MAXLEN, 3, "our kept 47008-byte write");
+	their_read(&ch, 0, MAXLEN, 1, "our first 47008-byte write");
+	our_read(fd, MAXLEN, MAXLEN, 2, "our own second write");
+	child_stop(&ch);
+	ck_assert_int_eq(CLF_close(fd), 0);
+	CLF_finalize();
+}
+END_TEST
+
+/*
+ * 1 KiB reads going forward over 2 MiB (1 MiB of each subfile), with
+ * client_cache = 16m: each miss of a subfile reads twice as far ahead as
+ * the one before, up to 1 MiB, so the whole costs a lock and about five
+ * reads per iod.  With 64 KiB windows it cost 34 requests.
+ */
+START_TEST(test_a_forward_reader_reads_further_ahead_at_each_miss)
+{
+	const int64_t M = 1 << 20;
+	int fd;
+	struct child ch;
+	long idle, before, after;
+
+	setenv("CLF_CONFIG", big_conf, 1);
+	ch = pair("/forward", &fd, 8192);
+	ck_assert_int_eq(CLF_ftruncate(fd, 2 * M), 0);
+	before = iod_requests();
+	idle = iod_requests() - before;
+	before = iod_requests();
+	for (int64_t off = 0; off < 2 * M; off += 1024)
+		our_read(fd, off, 1024, 0, "a forward read");
+	after = iod_requests();
+	ck_assert_msg(after - before - idle <= 14,
+		      "reading 2 MiB forward cost %ld requests",
+		      after - before - idle);
+	child_stop(&ch);
+	ck_assert_int_eq(CLF_close(fd), 0);
+	CLF_finalize();
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("native_cache");
@@ -509,6 +574,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_setcache_turns_the_cache_on_for_one_descriptor);
 	tcase_add_test(tc, test_setcache_off_sends_what_was_kept_and_keeps_nothing_more);
 	tcase_add_test(tc, test_a_revocation_keeps_the_bytes_under_the_other_locks);
+	tcase_add_test(tc, test_47008_byte_writes_are_kept_under_the_locks);
+	tcase_add_test(tc, test_a_forward_reader_reads_further_ahead_at_each_miss);
 	suite_add_tcase(s, tc);
 	return s;
 }
