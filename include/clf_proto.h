@@ -83,6 +83,9 @@
  *        subfiles go there) and `clf iod add N` brings it back; an
  *        EXPLICIT layout of a CREATE or SET_LAYOUT may leave a subfile's
  *        iod (and disp_iod) to metad with CLF_PROTO_IOD_DEFAULT.
+ *   1.24 VIEW_MERGED: a forwarder (`clf forward`) that holds the secret
+ *        hands an iod the collective requests of several relayed
+ *        connections in one message (see "Merged collectives" below).
  *
  * Version negotiation
  * -------------------
@@ -136,7 +139,7 @@
 
 #define CLF_PROTO_MAGIC 0x31464c43u /* "CLF1" as bytes on the wire */
 #define CLF_PROTO_VERSION_MAJOR 1
-#define CLF_PROTO_VERSION_MINOR 23
+#define CLF_PROTO_VERSION_MINOR 24
 
 /*
  * Message header, 32 bytes, every field little-endian:
@@ -414,6 +417,11 @@ enum clf_proto_op {
 	 * still being served; the fence goes with the connection.  GONE:
 	 * reads too, until the iod stops.  LIFT: no fence. */
 	CLF_PROTO_OP_FENCE = 534,
+	/* Since 1.24; see "Merged collectives" below.  For connections
+	 * that hold the secret.  u32 n (1..CLF_PROTO_MERGED_MAX), n x
+	 * (u16 port, u16 opcode, bytes32 body) -> u32 n, n x (u32 status,
+	 * bytes32 body) */
+	CLF_PROTO_OP_VIEW_MERGED = 535,
 };
 
 /* ------------------------------------------------------------------ */
@@ -824,6 +832,38 @@ enum clf_proto_layout_kind {
 #define CLF_PROTO_LOCK_PR 1u
 #define CLF_PROTO_LOCK_PW 2u
 #define CLF_PROTO_LOCK_EOF INT64_MAX
+
+/*
+ * Merged collectives (1.24)
+ * -------------------------
+ *   A forwarder (`clf forward`, tools/cmd_forward_merge.c) relays each
+ *   client connection to an iod as its own connection, which
+ *   authenticates end to end.  Where the messages are not sealed
+ *   (protection none), it may hold the collective VIEW_WRITE and
+ *   VIEW_READ requests of one operation (same tag) that its clients
+ *   send to one iod and hand them over in one VIEW_MERGED, on a
+ *   connection of its own that holds the secret:
+ *     piece: u16 port, the relayed connection the request came on, named
+ *       by its peer port as the iod sees it (the peer host is the
+ *       VIEW_MERGED connection's); u16 opcode, VIEW_WRITE or VIEW_READ;
+ *       bytes32 body, the request's body as the client sent it, with
+ *       COLLECTIVE set and AGAIN not.
+ *   The iod serves each piece as if it had come on its connection
+ *   (that connection's views and capabilities; the relayed connection
+ *   must be idle: the forwarder sends a piece only once every earlier
+ *   request of its connection was answered) and joins all of them to
+ *   their operations at once, so the pieces count as participants as
+ *   their own requests would (iod/iod_collective.c).  The reply holds,
+ *   per piece in order, the status its own request would have been
+ *   answered with (0 or an errno number) and the body of that answer
+ *   (VIEW_WRITE: u32 count; VIEW_READ: bytes32 data; an error: the
+ *   error body), which the forwarder sends to the piece's client as the
+ *   reply to its request.  A VIEW_MERGED answered with a negative
+ *   status did nothing with any piece (a piece not allowed, not idle,
+ *   extent locks in use, no room): the forwarder then sends each
+ *   request on its own connection.  Peers of minor < 24 answer -ENOSYS.
+ */
+#define CLF_PROTO_MERGED_MAX 1024	/* pieces in one VIEW_MERGED */
 
 /* VIEW_READ / VIEW_WRITE flags */
 #define CLF_PROTO_VIEW_COLLECTIVE 0x1u	/* part of collective operation tag */

@@ -19,13 +19,15 @@ $(IOD_CORE_OBJS): ALL_CFLAGS += $(LIBCLF_INCLUDES)
 # listener and one thread per connection (iod_server.c), the opcode table
 # and the service of one request (iod_dispatch.c), a handler per opcode
 # (iod_ops.c; the data requests in iod_ops_io.c, their vectored forms
-# in iod_ops_vec.c), how their data travels
+# in iod_ops_vec.c, a forwarder's merged collectives in
+# iod_ops_merged.c), how their data travels
 # (iod_xfer.c; in pieces: iod_stream.c), the connection's buffers
 # (iod_conn.c), replies (iod_reply.c), collective operations
 # (iod_collective.c), test hooks (iod_hooks.c), capabilities (iod_cap.c)
 # and the log (iod_log.c).
 IOD_DAEMON_SRCS := iod/iod.c iod/iod_server.c iod/iod_dispatch.c \
 	iod/iod_ops.c iod/iod_ops_io.c iod/iod_ops_vec.c iod/iod_ops_many.c \
+	iod/iod_ops_merged.c \
 	iod/iod_xfer.c iod/iod_stream.c \
 	iod/iod_conn.c iod/iod_reply.c iod/iod_collective.c iod/iod_coll_done.c \
 	iod/iod_hooks.c iod/iod_log.c iod/iod_cap.c iod/iod_lock_ops.c \

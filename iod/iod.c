@@ -237,6 +237,14 @@ int iod_hooks_from_env(struct iod_hooks *out)
 					s);
 		out->coll_exit = !strcmp(s, "1");
 	}
+	s = getenv("CLF_TEST_IOD_LOG_COLL");
+	if (s && *s) {
+		if (strcmp(s, "0") && strcmp(s, "1"))
+			return clf_fail(EINVAL,
+					"iod: CLF_TEST_IOD_LOG_COLL='%s' is not 0 or 1",
+					s);
+		out->log_coll = !strcmp(s, "1");
+	}
 	return 0;
 }
 

@@ -666,3 +666,94 @@ int64_t iod_coll_join(struct iod_server *srv, const struct iod_view *v,
 		err = clf_error_restore(&why);
 	return err ? err : (int64_t)len;
 }
+
+/*
+ * Join piece i (mutex held): its operation in ops[i], or NULL with
+ * result[i] and why[i] set.  An operation it completes is marked
+ * RUNNING, for the caller to perform.  A piece has no answer for the
+ * performer to send: its reply goes in the VIEW_MERGED's.
+ */
+static bool many_enter(struct iod_server *srv,
+		       const struct iod_coll_piece *pc, struct coll_op **opp,
+		       int64_t *result, struct clf_error *why)
+{
+	struct iod_colls *cs = srv->colls;
+	struct iod_piece_src src;
+	struct coll_op *op;
+	int err = iod_piece_src_init(&src, pc->v, pc->lo, pc->hi, pc->data,
+				     pc->len);
+
+	if (!err)
+		err = op_enter(srv, pc->v, pc->tag, pc->participants,
+			       pc->write, &op);
+	if (err) {
+		*opp = NULL;
+		*result = err;
+		*why = *clf_error_last();
+		return false;
+	}
+	op->parts[op->joined].src = src;
+	op->parts[op->joined].len = pc->len;
+	op->parts[op->joined].ans = NULL;
+	op->joined++;
+	atomic_fetch_add(&op->refs, 1);
+	*opp = op;
+	if (op->joined < op->participants)
+		return false;
+	op_unlink(cs, op);
+	op->state = COLL_RUNNING;
+	iod_coll_done_note(cs->done, op->file, op->subfile, op->tag);
+	return true;
+}
+
+void iod_coll_join_many(struct iod_server *srv,
+			const struct iod_coll_piece *pieces, size_t n,
+			int64_t *result, struct clf_error *why)
+{
+	struct iod_colls *cs = srv->colls;
+	struct coll_op **ops = calloc(n ? n : 1, sizeof(*ops));
+	bool *run = calloc(n ? n : 1, sizeof(*run));
+
+	if (!ops || !run) {
+		clf_fail(ENOMEM, "iod: out of memory");
+		for (size_t i = 0; i < n; i++) {
+			result[i] = -ENOMEM;
+			why[i] = *clf_error_last();
+		}
+		goto out;
+	}
+	pthread_mutex_lock(&cs->mutex);
+	for (size_t i = 0; i < n; i++)
+		run[i] = many_enter(srv, &pieces[i], &ops[i], &result[i],
+				    &why[i]);
+	pthread_mutex_unlock(&cs->mutex);
+	/* Operations these pieces completed: their I/O, for everyone. */
+	for (size_t i = 0; i < n; i++) {
+		if (!run[i])
+			continue;
+		op_perform(srv, ops[i]);
+		iod_hook_after_coll(srv);
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct coll_op *op = ops[i];
+
+		if (!op)
+			continue;
+		if (!atomic_load_explicit(&op->done, memory_order_acquire)) {
+			pthread_mutex_lock(&cs->mutex);
+			clf_daemon_wait_begin();
+			op_wait(srv, op);	/* unlocks */
+			clf_daemon_wait_end();
+		}
+		/* DONE: result and error are set for good. */
+		result[i] = op->result < 0 ? op->result
+					   : (int64_t)pieces[i].len;
+		if (op->result < 0)
+			why[i] = op->error;
+		if (atomic_fetch_sub(&op->refs, 1) == 1)
+			op_free(srv, op);
+	}
+out:
+	free(ops);
+	free(run);
+}

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "error.h"
 #include "iod_reply.h"
 #include "iod_state.h"
 #include "iod_view.h"
@@ -71,5 +72,29 @@ int64_t iod_coll_join(struct iod_server *srv, const struct iod_view *v,
 		      uint64_t tag, uint32_t participants, int write,
 		      bool again, int64_t lo, int64_t hi, void *data,
 		      size_t len, struct iod_coll_answer *ans);
+
+/* One participant's request among several (iod_coll_join_many). */
+struct iod_coll_piece {
+	const struct iod_view *v;	/* borrowed, for the call */
+	uint64_t tag;
+	uint32_t participants;
+	int write;
+	int64_t lo, hi;
+	void *data;			/* len bytes; borrowed */
+	size_t len;
+};
+
+/*
+ * iod_coll_join_many - iod_coll_join for n requests at once
+ *
+ * The pieces of a VIEW_MERGED (several relayed connections' requests,
+ * iod_ops_merged.c) join their operations together, each counting as
+ * its own request would, and this call waits until every operation they
+ * joined ended.  result[i] is what iod_coll_join would have returned for
+ * piece i, and why[i] its error when result[i] < 0.
+ */
+void iod_coll_join_many(struct iod_server *srv,
+			const struct iod_coll_piece *pieces, size_t n,
+			int64_t *result, struct clf_error *why);
 
 #endif /* IOD_COLLECTIVE_H */

@@ -67,6 +67,7 @@ struct iod_conn {
 	uint64_t lock_client;		/* the caching client it speaks for
 					   (its LOCK_* requests); 0: none */
 	bool lock_callback;		/* it carries REVOKEs (LOCK_CALLBACK) */
+	struct iod_conn *next_served;	/* srv->served; srv mutex */
 };
 
 /*

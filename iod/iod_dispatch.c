@@ -96,6 +96,8 @@ static const struct iod_op {
 	{ CLF_PROTO_OP_REMOVE_MANY, 4 + 8 * CLF_PROTO_SUB_BATCH_MAX, 0,
 	  iod_op_remove_many },
 	{ CLF_PROTO_OP_FENCE, 8 + 4, 0, iod_op_fence },
+	{ CLF_PROTO_OP_VIEW_MERGED, CLF_PROTO_PAYLOAD_MAX, 0,
+	  iod_op_view_merged },
 };
 
 _Static_assert(VIEW_REGISTER_MAX <= CLF_PROTO_PAYLOAD_MAX &&

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "iod_log.h"
 #include "iod_state.h"
 
 void iod_hook_before_write(struct iod_server *srv, size_t len)
@@ -31,6 +32,14 @@ void iod_hook_before_reply(const struct iod_server *srv)
 	ts.tv_nsec = (long)(srv->hooks.delay_ms % 1000) * 1000000L;
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
+}
+
+void iod_hook_coll_message(const struct iod_server *srv, const char *op,
+			   unsigned n)
+{
+	if (srv->hooks.log_coll)
+		iod_log("test hook: %s with %u collective request%s", op, n,
+			n == 1 ? "" : "s");
 }
 
 void iod_hook_after_coll(const struct iod_server *srv)

@@ -182,6 +182,11 @@ int iod_lock_guard(struct iod_conn *cn, const struct clf_proto_header *h,
 	return 0;
 }
 
+bool iod_locks_held(const struct iod_server *srv)
+{
+	return srv->locking && atomic_load(&srv->locking->mgr.count) != 0;
+}
+
 void iod_lock_conn_closed(struct iod_conn *cn)
 {
 	struct iod_locking *lk = cn->srv->locking;

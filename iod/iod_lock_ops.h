@@ -37,6 +37,9 @@ int iod_lock_guard(struct iod_conn *cn, const struct clf_proto_header *h,
 /* The connection closes: a callback connection's client is evicted. */
 void iod_lock_conn_closed(struct iod_conn *cn);
 
+/* Whether any client holds an extent lock at this iod now. */
+bool iod_locks_held(const struct iod_server *srv);
+
 int iod_op_lock_callback(struct iod_conn *cn, struct iod_req *rq,
 			 struct iod_reply *rep);
 int iod_op_lock_enqueue(struct iod_conn *cn, struct iod_req *rq,

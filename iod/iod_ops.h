@@ -79,6 +79,10 @@ int iod_op_sub_write(struct iod_conn *cn, struct iod_req *rq,
 		     struct iod_reply *rep);
 int iod_op_view_read(struct iod_conn *cn, struct iod_req *rq,
 		     struct iod_reply *rep);
+/* VIEW_MERGED: the collective requests of relayed connections
+ * (iod_ops_merged.c). */
+int iod_op_view_merged(struct iod_conn *cn, struct iod_req *rq,
+		       struct iod_reply *rep);
 int iod_op_view_write(struct iod_conn *cn, struct iod_req *rq,
 		      struct iod_reply *rep);
 

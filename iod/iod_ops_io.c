@@ -112,6 +112,8 @@ int iod_op_view_read(struct iod_conn *cn, struct iod_req *rq,
 
 	if (err)
 		return err;
+	if (m.flags & CLF_PROTO_VIEW_COLLECTIVE)
+		iod_hook_coll_message(cn->srv, "VIEW_READ", 1);
 	err = iod_view_lookup(cn->srv->views, m.handle, cn->owner, &v);
 	if (err)
 		return err;
@@ -210,6 +212,8 @@ int iod_op_view_write(struct iod_conn *cn, struct iod_req *rq,
 
 	if (err)
 		return err;
+	if (m.flags & CLF_PROTO_VIEW_COLLECTIVE)
+		iod_hook_coll_message(cn->srv, "VIEW_WRITE", 1);
 	err = iod_view_lookup(cn->srv->views, m.handle, cn->owner, &v);
 	if (err)
 		return err;

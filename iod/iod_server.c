@@ -326,6 +326,10 @@ static int handshake(struct iod_conn *cn)
 		return -ENOMEM;
 	}
 	cn->phase = IOD_CONN_SERVED;
+	pthread_mutex_lock(&srv->mutex);
+	cn->next_served = srv->served;
+	srv->served = cn;
+	pthread_mutex_unlock(&srv->mutex);
 	atomic_fetch_add(&srv->connections, 1);
 	iod_log_debug("%s (%s): connected", clf_conn_peer(cn->c), cn->role);
 	return 0;
@@ -395,6 +399,15 @@ static void conn_close(void *arg, void *conn)
 		clf_admit_handshake_done(&srv->net.admit, cn->ticket, false,
 					 why, sizeof(why));
 	} else if (cn->phase == IOD_CONN_SERVED) {
+		pthread_mutex_lock(&srv->mutex);
+		for (struct iod_conn **pp = &srv->served; *pp;
+		     pp = &(*pp)->next_served) {
+			if (*pp == cn) {
+				*pp = cn->next_served;
+				break;
+			}
+		}
+		pthread_mutex_unlock(&srv->mutex);
 		iod_lock_conn_closed(cn);
 		iod_fence_owner_closed(&srv->fences, cn->owner);
 		released = iod_view_release_owner(srv->views, cn->owner);

@@ -55,6 +55,10 @@ struct iod_hooks {
 	 * then exit (137) before the last one's: an iod that dies between
 	 * an operation's replies (iod_coll_done.c). */
 	bool coll_exit;
+	/* CLF_TEST_IOD_LOG_COLL=1: one log line per message that carries
+	 * collective requests (a VIEW_READ or VIEW_WRITE with COLLECTIVE,
+	 * a VIEW_MERGED), so that a test counts them. */
+	bool log_coll;
 };
 
 /* Parse the CLF_TEST_IOD_* variables: 0, or -EINVAL with a message. */
@@ -73,6 +77,10 @@ void iod_hook_before_write(struct iod_server *srv, size_t len);
 
 /* The delay hook: sleep before a reply (iod_hooks.c). */
 void iod_hook_before_reply(const struct iod_server *srv);
+
+/* The message-count hook: a message with n collective requests came. */
+void iod_hook_coll_message(const struct iod_server *srv, const char *op,
+			   unsigned n);
 
 /* The exit hook: called by the participant that did an operation's I/O,
  * the others woken (iod_hooks.c). */
@@ -150,6 +158,9 @@ struct iod_server {
 	struct iod_pool bufs;		/* buffers over IOD_SMALL_BUF; buf_lock */
 	size_t coll_charged;		/* of bufs: collective rounds, windows */
 	struct iod_client *clients;	/* open ones; mutex */
+	/* Authenticated connections, for VIEW_MERGED to find the relayed
+	 * one a piece came on (iod_ops_merged.c); mutex. */
+	struct iod_conn *served;
 
 	pthread_mutex_t mutex;		/* of clients */
 };

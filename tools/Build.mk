@@ -10,7 +10,7 @@ CLF_TOOL_SRCS := tools/clf.c tools/cmd_up.c tools/cmd_down.c \
 # and layout options).
 CLF_TOOL_SRCS += tools/tool_fs.c tools/cmd_setlayout.c \
 	tools/cmd_getlayout.c tools/cmd_map.c tools/map_picture.c tools/map_font.c \
-	tools/png.c tools/cmd_cp.c tools/cp_ahead.c tools/tool_jobs.c tools/cmd_stage.c tools/cmd_iod.c tools/cmd_forward.c tools/cmd_ls.c tools/cmd_mkdir.c \
+	tools/png.c tools/cmd_cp.c tools/cp_ahead.c tools/tool_jobs.c tools/cmd_stage.c tools/cmd_iod.c tools/cmd_forward.c tools/cmd_forward_merge.c tools/cmd_ls.c tools/cmd_mkdir.c \
 	tools/cmd_rm.c tools/cmd_stat.c
 # clf adhoc: an instance per job, its ranks meeting in a shared directory.
 CLF_TOOL_SRCS += tools/cmd_adhoc.c tools/cmd_stager.c tools/tool_stage.c

@@ -12,10 +12,13 @@
  * instance's daemons from its metad at start (INSTANCE, as any clf://
  * client, with $CLF_SECRET_FILE or MUNGE), relays only to those, answers
  * "OK" once connected, and then moves bytes both ways until either side
- * closes.  It takes no part in the conversation: each connection still
+ * closes.  It takes no part in the handshakes: each connection still
  * authenticates end to end with the daemon (the secret or MUNGE), which
  * also decides what the client may do, and with protection = integrity
  * or privacy the forwarder can neither change nor read what it relays.
+ * With the instance's secret and protection none it reads what it relays
+ * to the iods and merges the collective requests of its clients, one
+ * message per operation and iod (cmd_forward_merge.c).
  * One thread per relayed connection; runs in the foreground until killed.
  */
 #define _GNU_SOURCE	/* accept4 */
@@ -38,23 +41,37 @@
 #include "clf_ll.h"
 #include "config.h"
 #include "error.h"
+#include "forward_merge.h"
 #include "tool.h"
 #include "transport.h"
 
 #define FWD_LINE_MAX (CLF_ADDR_MAX + 32)
 #define FWD_TIMEOUT_MS 10000	/* for the request line and the connect */
 #define FWD_BUF (64 << 10)	/* bytes per splice: a pipe's default room */
+/* How long a group of collective requests waits for the rest of its
+ * operation (cmd_forward_merge.c): the requests of clients behind one
+ * forwarder come within a millisecond of each other on a LAN. */
+#define FWD_MERGE_WAIT_MS 10
 
 static const struct clf_config *fwd_cfg;	/* the instance; borrowed */
+static bool fwd_merging;		/* fwd_merge_start succeeded */
+
+/* The index of the iod at addr, or -1. */
+static int fwd_iod(const char *addr)
+{
+	for (uint32_t i = 0; i < fwd_cfg->niods; i++)
+		if (!strcmp(addr, fwd_cfg->iods[i].addr))
+			return (int)i;
+	return -1;
+}
 
 /* Whether addr is one of the instance's daemons. */
 static bool fwd_allowed(const char *addr)
 {
 	if (!strcmp(addr, fwd_cfg->metad.addr))
 		return true;
-	for (uint32_t i = 0; i < fwd_cfg->niods; i++)
-		if (!strcmp(addr, fwd_cfg->iods[i].addr))
-			return true;
+	if (fwd_iod(addr) >= 0)
+		return true;
 	/* The other metads of a namespace over several (INSTANCE, 1.17). */
 	for (uint32_t i = 0; i < fwd_cfg->nmetads; i++)
 		if (!strcmp(addr, fwd_cfg->metads[i].addr))
@@ -146,7 +163,7 @@ static ssize_t pass(int fd, int out, const int p[2])
 }
 
 /* Bytes both ways until both sides have closed (or one fails). */
-static void relay(int a, int b)
+void fwd_relay(int a, int b)
 {
 	int fds[2] = { a, b }, pipes[2][2] = { { -1, -1 }, { -1, -1 } };
 	bool open_in[2] = { true, true };
@@ -201,8 +218,12 @@ static void *serve(void *arg)
 		(void)write_all(cfd, why, strlen(why));
 		goto close_client;
 	}
-	if (!write_all(cfd, "OK\n", 3))
-		relay(cfd, dfd);
+	if (write_all(cfd, "OK\n", 3))
+		;
+	else if (fwd_merging && fwd_iod(addr) >= 0)
+		fwd_merge_relay(cfd, dfd, (uint32_t)fwd_iod(addr));
+	else
+		fwd_relay(cfd, dfd);
 	close(dfd);
 close_client:
 	close(cfd);
@@ -241,28 +262,52 @@ int cmd_forward(const struct tool_opts *g, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "listen", required_argument, NULL, 'l' },
+		{ "no-merge", no_argument, NULL, 'n' },
+		{ "merge-wait", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *listen_addr = NULL;
+	bool merge = true;
+	long wait_ms = FWD_MERGE_WAIT_MS;
 	pthread_attr_t attr;
+	char *end;
 	int c, lfd = -1;
 
 	(void)g;
-	while ((c = getopt_long(argc, argv, ":l:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":l:nw:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'l':
 			listen_addr = optarg;
 			break;
+		case 'n':
+			merge = false;
+			break;
+		case 'w':
+			errno = 0;
+			wait_ms = strtol(optarg, &end, 10);
+			if (errno || *end || end == optarg || wait_ms < 0 ||
+			    wait_ms > 60000)
+				return tool_usage("forward",
+						  "--merge-wait takes 0 to 60000 ms");
+			break;
 		case 'h':
-			printf("usage: clf forward --listen HOST:PORT clf://METAD_HOST[:PORT]\n"
+			printf("usage: clf forward --listen HOST:PORT [--no-merge] [--merge-wait MS]\n"
+			       "                   clf://METAD_HOST[:PORT]\n"
 			       "\n"
 			       "Relay the connections of clients that cannot reach the instance's\n"
 			       "daemons (they set CLF_FORWARDER=HOST:PORT) to them, and only to\n"
 			       "them: the daemons the instance's metad names.  Each connection\n"
 			       "still authenticates with its daemon end to end.  The forwarder\n"
 			       "itself authenticates to metad as any clf:// client\n"
-			       "($CLF_SECRET_FILE, else MUNGE).  Runs until killed.\n");
+			       "($CLF_SECRET_FILE, else MUNGE).  Runs until killed.\n"
+			       "\n"
+			       "With the instance's secret and messages not sealed (protection\n"
+			       "none), the collective requests of one operation that its clients\n"
+			       "send to one iod go there as one message; the others of the\n"
+			       "operation are awaited at most --merge-wait ms (default %d).\n"
+			       "--no-merge relays every request as it comes.\n",
+			       FWD_MERGE_WAIT_MS);
 			return CLF_EXIT_OK;
 		default:
 			return tool_bad_option("forward", c, argv);
@@ -278,8 +323,14 @@ int cmd_forward(const struct tool_opts *g, int argc, char **argv)
 	if (listen_on(listen_addr, &lfd))
 		return tool_fail();
 	signal(SIGPIPE, SIG_IGN);
-	printf("clf forward: %s to the instance of metad %s (%u iods)\n",
-	       listen_addr, fwd_cfg->metad.addr, fwd_cfg->niods);
+	if (merge && fwd_merge_start(fwd_cfg, (unsigned)wait_ms))
+		fprintf(stderr, "%s: relaying collective requests one per client\n",
+			clf_error_reason());
+	else if (merge)
+		fwd_merging = true;
+	printf("clf forward: %s to the instance of metad %s (%u iods)%s\n",
+	       listen_addr, fwd_cfg->metad.addr, fwd_cfg->niods,
+	       fwd_merging ? "; merging collective requests per iod" : "");
 	fflush(stdout);
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);

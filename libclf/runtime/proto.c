@@ -111,6 +111,7 @@ const char *clf_proto_op_name(uint16_t op)
 	case CLF_PROTO_OP_SUB_SIZES_MANY: return "SUB_SIZES_MANY";
 	case CLF_PROTO_OP_REMOVE_MANY: return "REMOVE_MANY";
 	case CLF_PROTO_OP_FENCE: return "FENCE";
+	case CLF_PROTO_OP_VIEW_MERGED: return "VIEW_MERGED";
 	case CLF_PROTO_OP_SUB_MOVE: return "SUB_MOVE";
 	case CLF_PROTO_OP_IOD_STATE: return "IOD_STATE";
 	}

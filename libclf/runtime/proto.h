@@ -862,6 +862,38 @@ struct clf_proto_revoke {
 	CLF_PROTO_REVOKE(PROTO_MEMBER, _)
 };
 
+/*
+ * VIEW_MERGED (1.24, clf_proto.h "Merged collectives"): the collective
+ * requests of several relayed connections, and their answers.  Bodies
+ * are borrowed; the arrays OWNED after decode
+ * (clf_proto_view_merged_req_release, _rep_release).
+ */
+#define CLF_PROTO_MERGED_PIECE(X, T)					\
+	X(T, U16, port)		/* of the relayed connection */		\
+	X(T, U16, opcode)	/* VIEW_WRITE or VIEW_READ */		\
+	X(T, BYTES, body, 0, CLF_PROTO_PAYLOAD_MAX)
+struct clf_proto_merged_piece {
+	CLF_PROTO_MERGED_PIECE(PROTO_MEMBER, _)
+};
+#define CLF_PROTO_VIEW_MERGED_REQ(X, T)					\
+	X(T, LIMIT, n, 1, CLF_PROTO_MERGED_MAX)				\
+	X(T, ARRAY, pieces, n, merged_piece, 1, CLF_PROTO_MERGED_MAX)
+struct clf_proto_view_merged_req {
+	CLF_PROTO_VIEW_MERGED_REQ(PROTO_MEMBER, _)
+};
+#define CLF_PROTO_MERGED_ANSWER(X, T)					\
+	X(T, U32, status)	/* 0 or an errno number */		\
+	X(T, BYTES, body, 0, CLF_PROTO_PAYLOAD_MAX)
+struct clf_proto_merged_answer {
+	CLF_PROTO_MERGED_ANSWER(PROTO_MEMBER, _)
+};
+#define CLF_PROTO_VIEW_MERGED_REP(X, T)					\
+	X(T, LIMIT, n, 1, CLF_PROTO_MERGED_MAX)				\
+	X(T, ARRAY, answers, n, merged_answer, 1, CLF_PROTO_MERGED_MAX)
+struct clf_proto_view_merged_rep {
+	CLF_PROTO_VIEW_MERGED_REP(PROTO_MEMBER, _)
+};
+
 #define CLF_PROTO_MESSAGES(M)						\
 	M(hello, hello, CLF_PROTO_HELLO, "HELLO", proto_check_hello)	\
 	M(challenge, challenge, CLF_PROTO_CHALLENGE, "CHALLENGE",	\
@@ -964,7 +996,11 @@ struct clf_proto_revoke {
 	M(remove_many_req, remove_many_req, CLF_PROTO_REMOVE_MANY_REQ,	\
 	  "REMOVE_MANY", NULL)						\
 	M(remove_many_rep, remove_many_rep, CLF_PROTO_REMOVE_MANY_REP,	\
-	  "REMOVE_MANY reply", NULL)
+	  "REMOVE_MANY reply", NULL)					\
+	M(view_merged_req, view_merged_req, CLF_PROTO_VIEW_MERGED_REQ,	\
+	  "VIEW_MERGED", NULL)						\
+	M(view_merged_rep, view_merged_rep, CLF_PROTO_VIEW_MERGED_REP,	\
+	  "VIEW_MERGED reply", NULL)
 
 /* Bodies that are parts of messages only: M as above. */
 #define CLF_PROTO_PARTS(M)						\
@@ -972,7 +1008,11 @@ struct clf_proto_revoke {
 	M(dirent, dirent, CLF_PROTO_DIRENT, "READDIR reply", NULL)	\
 	M(iod_addr, iod_addr, CLF_PROTO_IOD_ADDR, "INSTANCE reply", NULL) \
 	M(dirent_plus, dirent_plus, CLF_PROTO_DIRENT_PLUS,		\
-	  "READDIRPLUS reply", NULL)
+	  "READDIRPLUS reply", NULL)					\
+	M(merged_piece, merged_piece, CLF_PROTO_MERGED_PIECE,		\
+	  "VIEW_MERGED", NULL)						\
+	M(merged_answer, merged_answer, CLF_PROTO_MERGED_ANSWER,	\
+	  "VIEW_MERGED reply", NULL)
 
 CLF_PROTO_MESSAGES(PROTO_PROTOTYPES)
 

@@ -285,6 +285,20 @@ static const struct clf_proto_remove_many_req s_remove_many_req = {
 static const struct clf_proto_remove_many_rep s_remove_many_rep = {
 	2, { 0, EIO },
 };
+static const struct clf_proto_merged_piece sample_merged_pieces[] = {
+	{ 40001, CLF_PROTO_OP_VIEW_WRITE, { sample_bytes, sizeof(sample_bytes) } },
+	{ 40002, CLF_PROTO_OP_VIEW_READ, { NULL, 0 } },
+};
+static const struct clf_proto_view_merged_req s_view_merged_req = {
+	2, (struct clf_proto_merged_piece *)sample_merged_pieces,
+};
+static const struct clf_proto_merged_answer sample_merged_answers[] = {
+	{ 0, { sample_bytes, 4 } },
+	{ ETIMEDOUT, { NULL, 0 } },
+};
+static const struct clf_proto_view_merged_rep s_view_merged_rep = {
+	2, (struct clf_proto_merged_answer *)sample_merged_answers,
+};
 static const struct clf_proto_fence_req s_fence_req = {
 	0x0100000000000042ull, CLF_PROTO_FENCE_MOVING,
 };

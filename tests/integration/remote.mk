@@ -21,6 +21,16 @@ $(O)/tests/integration/remote_client.o: tests/integration/remote_client.c
 $(REMOTE_CLIENT): $(O)/tests/integration/remote_client.o $(O)/libclf.a
 	$(CC) -o $@ $< $(O)/libclf.a $(LIBCLF_EXTRA_LIBS) $(ALL_LDFLAGS)
 
+# Collective writes and reads of several clients (test_forward.sh's
+# merged collectives, bench/forward.sh).
+FORWARD_COLL := $(O)/tests/integration/forward_coll
+$(O)/tests/integration/forward_coll.o: tests/integration/forward_coll.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LIBCLF_INCLUDES) -c -o $@ $<
+
+$(FORWARD_COLL): $(O)/tests/integration/forward_coll.o $(O)/libclf.a
+	$(CC) -o $@ $< $(O)/libclf.a $(LIBCLF_EXTRA_LIBS) -lpthread $(ALL_LDFLAGS)
+
 # Nonblocking MPI-IO that overlaps with computation (romio-clf's I/O
 # thread), linked as the other ROMIO test programs (romio.mk).
 REMOTE_ASYNC :=
@@ -48,7 +58,7 @@ $(ROMIO_TEST_DIR)/romio_cache: tests/integration/romio/romio_cache.c $(ROMIO_LIB
 endif
 
 .PHONY: check-remote
-check-remote: $(REMOTE_CLIENT) $(PROGRAMS) $(REMOTE_ASYNC) \
+check-remote: $(REMOTE_CLIENT) $(FORWARD_COLL) $(PROGRAMS) $(REMOTE_ASYNC) \
 		$(filter %/romio_xfer,$(ROMIO_TEST_PROGS))
 	@CLF_BUILD_DIR=$(O) scripts/run-tests.sh $(REMOTE_TEST)
 

@@ -12,7 +12,12 @@
 #     out, the native API (remote_client) works on clf:// names, and
 #     MPI-IO (mpiexec -n 2 romio_xfer) writes and reads a file: bytes
 #     compared;
-#  3. the forwarder relays only to the instance's daemons: a clf:// name
+#  3. collective writes and reads of 4 clients (forward_coll) through the
+#     forwarder leave the bytes the same program leaves without it (run
+#     in sv), and each iod receives one message per collective operation
+#     (VIEW_MERGED, counted by the iods' test hook CLF_TEST_IOD_LOG_COLL),
+#     not one per client;
+#  4. the forwarder relays only to the instance's daemons: a clf:// name
 #     of another port is refused, saying so.
 #
 # usage: test_forward.sh [BUILD_DIR]   (default: $CLF_BUILD_DIR or build)
@@ -31,6 +36,8 @@ fi
 
 . "$(dirname "$0")/netns_lib.sh"
 netns_find_build "$@"
+coll=$build/tests/integration/forward_coll
+[ -x "$coll" ] || { echo "FAIL: $coll not built" >&2; exit 1; }
 unset CLF_CONFIG CLF_DATA_DIR CLF_BASE_PORT CLF_SECRET_FILE CLF_FORWARDER \
 	ROMIO_HINTS ROMIO_FSTYPE_FORCE || true
 
@@ -101,21 +108,26 @@ ip netns exec "$fw" sh -c 'echo 0 > /proc/sys/net/ipv4/ip_forward'
 
 port=7000
 mkdir -p "$tmp/srv" "$tmp/cl" "$tmp/loc"
+# Each iod logs every message that carries collective requests.
+export CLF_TEST_IOD_LOG_COLL=1
 netns_instance_up "$sv" "$net.6" "$port" "$tmp/srv" "timeout_ms = 2000" \
 	"recovery_grace_s = 0"
 netns_remote_user "$tmp/srv/secret" "$tmp/cl" "$tmp/cl"
 url=clf://$net.6:$port
 
 step="the forwarder starts"
-ip netns exec "$fw" "$clf" forward --listen "$net.2:7100" "$url" \
-	>"$tmp/fwd.log" 2>&1 &
+# All the collectives' clients are behind it: a group goes as soon as it
+# holds every participant, and the wait only covers a loaded machine.
+ip netns exec "$fw" "$clf" forward --listen "$net.2:7100" \
+	--merge-wait 5000 "$url" >"$tmp/fwd.log" 2>&1 &
 fwd_pid=$!
 for _ in $(seq 100); do
-	grep -q "^clf forward:" "$tmp/fwd.log" && break
+	grep -qs "^clf forward:" "$tmp/fwd.log" && break
 	kill -0 "$fwd_pid" 2>/dev/null || fail "clf forward exited: $(cat "$tmp/fwd.log")"
 	sleep 0.05
 done
-grep -q "(2 iods)" "$tmp/fwd.log" || fail "clf forward says: $(cat "$tmp/fwd.log")"
+grep -q "(2 iods); merging collective requests per iod" "$tmp/fwd.log" ||
+	fail "clf forward says: $(cat "$tmp/fwd.log")"
 
 in_cl() {
 	ip netns exec "$cl" "$@"
@@ -149,6 +161,41 @@ if [ -x "$xfer" ] && command -v mpiexec >/dev/null 2>&1; then
 else
 	echo "MPI-IO part skipped: no mpiexec or romio_xfer"
 fi
+
+step="collectives of 4 clients through the forwarder: one message per iod"
+# Lines of the collective hook in the iods' logs (each log apart, so
+# that the lines of one run are the tail of each).
+coll_lines() {
+	local l
+
+	for l in "$tmp"/srv/iod*/iod.log; do
+		grep "test hook: .* collective request" "$l" | tail -n +$((${1:-0} + 1))
+	done
+}
+(cd "$tmp/srv" && ip netns exec "$sv" env -u CLF_FORWARDER \
+	CLF_SECRET_FILE="$tmp/srv/secret" "$coll" "$url" 4 2 4096 coll.direct \
+	>"$tmp/out" 2>&1) || fail "forward_coll without the forwarder: $(cat "$tmp/out")"
+grep -q "VIEW_WRITE with 1 collective request" "$tmp"/srv/iod0/iod.log ||
+	fail "the iods' collective hook (CLF_TEST_IOD_LOG_COLL) logs nothing"
+before=$(grep -c "test hook: .* collective request" "$tmp"/srv/iod0/iod.log || true)
+before1=$(grep -c "test hook: .* collective request" "$tmp"/srv/iod1/iod.log || true)
+[ "$before" = "$before1" ] || fail "the iods logged $before and $before1 collective messages without the forwarder"
+in_cl "$coll" "$url" 4 2 4096 coll.fwd >"$tmp/out" 2>&1 ||
+	fail "forward_coll through the forwarder: $(cat "$tmp/out")"
+cat "$tmp/out"
+coll_lines "$before" >"$tmp/coll.lines"
+# 2 rounds of a write and a read: 4 operations, at each of the 2 iods.
+got=$(wc -l <"$tmp/coll.lines")
+merged=$(grep -c "VIEW_MERGED with 4 collective requests" "$tmp/coll.lines" || true)
+[ "$got" = 8 ] && [ "$merged" = 8 ] ||
+	fail "the iods received $got messages with collective requests ($merged VIEW_MERGED of 4), want 8 of 4 (without the forwarder: $before per iod): $(sed 's/.*test hook: //' "$tmp/coll.lines" | sort | uniq -c)"
+in_cl "$clf" cp -q "$url/coll.direct" "$tmp/loc/coll.direct" >"$tmp/out" 2>&1 ||
+	fail "clf cp of coll.direct"
+in_cl "$clf" cp -q "$url/coll.fwd" "$tmp/loc/coll.fwd" >"$tmp/out" 2>&1 ||
+	fail "clf cp of coll.fwd"
+cmp "$tmp/loc/coll.direct" "$tmp/loc/coll.fwd" ||
+	fail "the collectives left other bytes through the forwarder"
+echo "collectives of 4 clients: 8 messages at the iods (one per operation and iod), bytes as without the forwarder"
 
 step="the forwarder relays to the instance's daemons only"
 if in_cl "$clf" -c "clf://$net.6:$((port + 50))" ls / >"$tmp/out" 2>&1; then
