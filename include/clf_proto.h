@@ -86,6 +86,9 @@
  *   1.24 VIEW_MERGED: a forwarder (`clf forward`) that holds the secret
  *        hands an iod the collective requests of several relayed
  *        connections in one message (see "Merged collectives" below).
+ *   1.25 STATUS reply: an iod's RDMA receive pool, its buffers and how
+ *        many are posted now (`clf status --json`), so that a pool that
+ *        loses buffers shows.
  *
  * Version negotiation
  * -------------------
@@ -139,7 +142,7 @@
 
 #define CLF_PROTO_MAGIC 0x31464c43u /* "CLF1" as bytes on the wire */
 #define CLF_PROTO_VERSION_MAJOR 1
-#define CLF_PROTO_VERSION_MINOR 24
+#define CLF_PROTO_VERSION_MINOR 25
 
 /*
  * Message header, 32 bytes, every field little-endian:

@@ -43,6 +43,19 @@ int iod_op_status(struct iod_conn *cn, struct iod_req *rq,
 	m.bytes_written = atomic_load(&srv->bytes_written);
 	m.connections = atomic_load(&srv->connections);
 	m.views = iod_views_count(srv->views);
+	/* 1.25: the RDMA receive pool (none: 0 of 0); an older peer would
+	 * refuse the bytes it does not expect. */
+	m.has_rx_pool = clf_conn_minor(cn->c) >= 25;
+	m.rx_buffers = m.rx_posted = 0;
+#ifdef CLF_HAVE_RDMA
+	{
+		unsigned long posted, buffers;
+
+		clf_rdma_pool_stats(&posted, &buffers);
+		m.rx_buffers = (uint32_t)buffers;
+		m.rx_posted = (uint32_t)posted;
+	}
+#endif
 	return iod_reply_done(rep, &w, clf_proto_status_encode(&w, &m));
 }
 

@@ -53,6 +53,7 @@ LIBCLF_RUNTIME_SRCS += libclf/runtime/hash.c
 # everywhere); the transport itself with CONFIG_CLF_TRANSPORT_RDMA=y.
 LIBCLF_RUNTIME_SRCS += libclf/runtime/transport_rdma_wire.c
 LIBCLF_RUNTIME_SRCS += libclf/runtime/transport_rdma_regcache.c
+LIBCLF_RUNTIME_SRCS += libclf/runtime/transport_rdma_devcache.c
 ifeq ($(CONFIG_CLF_TRANSPORT_RDMA),y)
 LIBCLF_RUNTIME_SRCS += libclf/runtime/transport_rdma.c
 LIBCLF_RUNTIME_SRCS += libclf/runtime/transport_rdma_memhooks.c

@@ -41,6 +41,9 @@ UNIT_TEST_NAMES += test_proto_link
 UNIT_TEST_NAMES += test_rdma_wire
 # The RDMA registration cache's rules, without a device.
 UNIT_TEST_NAMES += test_rdma_regcache
+# One registration cache per RDMA device (protection domain), shared by
+# its connections, without a device.
+UNIT_TEST_NAMES += test_rdma_devcache
 UNIT_TEST_LIBS = $(LIBCLF_EXTRA_LIBS)
 
 TEST_MODEL_OBJ := $(O)/tests/unit/model.o $(O)/tests/unit/partition.o

@@ -40,7 +40,10 @@ static void status_help(void)
 	       "  -b           sizes in bytes, not human-readable\n"
 	       "  -h           sizes human-readable (the default; K = 1024)\n"
 	       "  -H           no header line\n"
-	       "  --json       one JSON object instead of the table (sizes in bytes)\n"
+	       "  --json       one JSON object instead of the table (sizes in bytes;\n"
+	       "               an iod's rdma_rx_buffers and rdma_rx_posted: its RDMA\n"
+	       "               receive pool and the buffers posted now, all of them\n"
+	       "               while no message waits; null from an iod before 1.25)\n"
 	       "  --help       this text\n"
 	       "\n"
 	       "Exit status: 0 every daemon is reachable, 1 one is not (named on\n"
@@ -61,6 +64,7 @@ struct row {
 	/* The same as numbers for --json; -1: unknown. */
 	int64_t uptime_ms, conns_n, views_n, total_b, avail_b;
 	int64_t requests;	/* served since the daemon started */
+	int64_t rx_buffers, rx_posted;	/* an iod's RDMA receive pool */
 };
 
 #define ROW_FMT "%-6s %-5s %-22s %-12s %-8s %-6s %-6s %-8s %-8s %s\n"
@@ -99,7 +103,8 @@ static int ask(const struct clf_config *cfg, const struct tool_daemon *d,
 			   .transport = "-",
 			   .views = "-", .total = "-", .free = "-",
 			   .uptime_ms = -1, .conns_n = -1, .views_n = -1,
-			   .total_b = -1, .avail_b = -1, .requests = -1 };
+			   .total_b = -1, .avail_b = -1, .requests = -1,
+			   .rx_buffers = -1, .rx_posted = -1 };
 	err = probe_open(cfg, d->conf->addr, cfg->timeout_ms, &c);
 	if (err) {
 		tool_fmt_reason(err, why, sizeof(why));
@@ -123,6 +128,10 @@ static int ask(const struct clf_config *cfg, const struct tool_daemon *d,
 		r->conns_n = st.connections ? st.connections - 1 : 0;
 		if (d->role == DAEMON_IOD)
 			r->views_n = st.views;
+		if (d->role == DAEMON_IOD && st.has_rx_pool) {
+			r->rx_buffers = st.rx_buffers;
+			r->rx_posted = st.rx_posted;
+		}
 		/* Our own connection is one of them. */
 		snprintf(r->conns, sizeof(r->conns), "%" PRIu32,
 			 st.connections ? st.connections - 1 : 0);
@@ -175,6 +184,8 @@ static void json_row(const struct tool_daemon *d, const struct row *r)
 	json_num("views", r->views_n);
 	json_num("total", r->total_b);
 	json_num("avail", r->avail_b);
+	json_num("rdma_rx_buffers", r->rx_buffers);
+	json_num("rdma_rx_posted", r->rx_posted);
 	printf(",\"detail\":");
 	tool_json_str(stdout, r->detail);
 	printf("}");

@@ -211,7 +211,10 @@ struct clf_proto_munge_ok {
 	X(T, U64, bytes_read)						\
 	X(T, U64, bytes_written)					\
 	X(T, U32, connections)		/* open now */			\
-	X(T, U32, views)		/* registered now (iod) */
+	X(T, U32, views)		/* registered now (iod) */	\
+	X(T, TAIL, has_rx_pool)		/* since 1.25 */		\
+	X(T, U32, rx_buffers)		/* RDMA receive pool: size */	\
+	X(T, U32, rx_posted)		/* of which posted now */
 struct clf_proto_status {
 	CLF_PROTO_STATUS(PROTO_MEMBER, _)
 };

@@ -124,6 +124,13 @@ void clf_rdma_stats(unsigned long *sends, unsigned long *recvs,
  * registration cache's hits and misses; CLF_HAVE_RDMA only. */
 void clf_rdma_direct_stats(unsigned long *rdma_ops, unsigned long *bytes,
 			   unsigned long *cache_hits, unsigned long *cache_misses);
+/* A daemon's receive buffers over RDMA (its shared receive queues, all
+ * devices): how many there are, and how many are posted now -- all of
+ * them whenever no connection holds one; CLF_HAVE_RDMA only. */
+void clf_rdma_pool_stats(unsigned long *posted, unsigned long *buffers);
+/* Registration caches alive in this process: one per device and kind of
+ * access that a connection uses now; CLF_HAVE_RDMA only. */
+size_t clf_rdma_cache_count(void);
 
 /* The transport called name ("tcp", "rdma" when built with
  * CONFIG_CLF_TRANSPORT_RDMA), or NULL with a message. */

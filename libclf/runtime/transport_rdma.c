@@ -26,7 +26,9 @@
  *                  WRITEs n bytes there and answers DONE; again until len.
  * The client's buffers are registered through a cache
  * (transport_rdma_regcache.h, safety in transport_rdma_memhooks.c), the
- * server's too, with local access only.  A client that cannot register
+ * server's too, with local access only; one cache per device and side,
+ * shared by the process's connections on it, as its protection domain is
+ * (struct rdma_dev, transport_rdma_devcache.h).  A client that cannot register
  * (memlock limit, read-only memory) sends those bytes inline instead, and
  * answers an RTS with CTS {len 0}: "send them inline", which the server
  * then does after the RTS.  A client waiting in a send for DONE answers
@@ -67,6 +69,7 @@
 #include "error.h"
 #include "log.h"
 #include "transport_i.h"
+#include "transport_rdma_devcache.h"
 #include "transport_rdma_memhooks.h"
 #include "transport_rdma_regcache.h"
 #include "transport_rdma_wire.h"
@@ -89,8 +92,8 @@
 #define RUN_MAX 16
 /* wr_id of RDMA READ/WRITE work requests (others are buffer numbers). */
 #define WR_RDMA (1ULL << 62)
-/* The registration cache of one connection. */
-#define CACHE_ENTRIES 32
+/* The registration cache of one device (all its connections). */
+#define CACHE_ENTRIES 64
 #define CACHE_BYTES ((size_t)64 << 20)
 /* Registered around a miss when mapped: a pool's neighbours then hit. */
 #define CACHE_BLOCK ((size_t)1 << 20)
@@ -103,21 +106,47 @@
  * a daemon keeps listening.
  */
 struct rdma_srq {
-	struct rdma_srq *next;
-	struct ibv_context *verbs;
 	struct ibv_pd *pd;
 	struct ibv_srq *srq;
 	pthread_mutex_t mu;	/* growing */
 	int nchunks;
 	uint8_t *mem[SRQ_CHUNKS_MAX];	/* SRQ_CHUNK buffers each */
 	struct ibv_mr *mr[SRQ_CHUNKS_MAX];
+	/* Buffers on the queue now: nchunks * SRQ_CHUNK when no connection
+	 * holds one (clf_rdma_pool_stats); fewer for good is a leak. */
+	atomic_long posted;
+};
+
+/* What a registration through a device's cache opens, and to whom. */
+struct rdma_access {
+	struct ibv_pd *pd;
+	int access;
+};
+
+/*
+ * What a process's connections on one device share: its protection
+ * domain (a registration serves the queue pairs of its own domain only),
+ * and so the registration caches (transport_rdma_devcache.h), and a
+ * server's shared receive queue.  Never freed: librdmacm keeps the
+ * device open for the process's life too.
+ */
+struct rdma_dev {
+	struct rdma_dev *next;
+	struct ibv_context *verbs;
+	struct ibv_pd *pd;
+	/* [server]: a client's registrations are open to its peers' READs
+	 * and WRITEs, a server's to its own NIC only. */
+	struct rdma_access acc[2];
+	struct rdma_srq *srq;	/* a server's, made at its first accept */
+	bool srq_tried;
 };
 
 struct rdma_conn {
 	struct clf_conn base;	/* first: transport.c sees only this */
 	struct rdma_event_channel *ech;	/* this connection's cm events */
 	struct rdma_cm_id *id;
-	struct ibv_pd *pd;
+	struct rdma_dev *dev;
+	struct ibv_pd *pd;	/* the device's */
 	struct ibv_comp_channel *cch;
 	struct ibv_cq *cq;
 	struct ibv_mr *mr;
@@ -130,8 +159,8 @@ struct rdma_conn {
 	bool has_thread;
 	bool connected;		/* rdma_disconnect on close */
 	bool server;		/* accepted: moves the bulk data */
-	struct clf_regcache cache;	/* buffers this side registered */
-	bool has_cache;
+	struct clf_devcache_slot *cache;	/* the device's; NULL: none */
+	atomic_ulong cache_hits, cache_misses;	/* this connection's */
 
 	pthread_mutex_t mu;	/* everything below */
 	pthread_cond_t cv;
@@ -235,8 +264,19 @@ static int srq_post(struct rdma_srq *q, int k)
 	};
 	struct ibv_recv_wr wr = { .wr_id = (uint64_t)(CLF_RDMA_SENDS + k),
 				  .sg_list = &sge, .num_sge = 1 }, *bad;
+	int err = -ibv_post_srq_recv(q->srq, &wr, &bad);
 
-	return -ibv_post_srq_recv(q->srq, &wr, &bad);
+	if (!err)
+		atomic_fetch_add(&q->posted, 1);
+	return err;
+}
+
+/* A completion of work request wr_id took a buffer off r's shared
+ * receive queue (flushed ones too): the count of posted ones says so. */
+static void srq_taken(struct rdma_conn *r, uint64_t wr_id)
+{
+	if (r->srq && !(wr_id & WR_RDMA) && (int)wr_id >= CLF_RDMA_SENDS)
+		atomic_fetch_sub(&r->srq->posted, 1);
 }
 
 static int post_recv(struct rdma_conn *r, int i)
@@ -334,6 +374,7 @@ static void complete_locked(struct rdma_conn *r, const struct ibv_wc *wc)
 		r->rdma_pending--;
 		pthread_cond_broadcast(&r->cv);
 	}
+	srq_taken(r, wc->wr_id);
 	if (wc->status != IBV_WC_SUCCESS) {
 		char why[160];
 
@@ -522,16 +563,12 @@ static int wait_cm(struct rdma_event_channel *ech, enum rdma_cm_event_type want,
 	}
 }
 
-/* Registration for the cache: clients open theirs to the server's READs
- * and WRITEs, servers only to their own NIC. */
+/* Registration for a device's cache (arg: its struct rdma_access). */
 static void *mr_reg(void *arg, uintptr_t start, size_t len)
 {
-	struct rdma_conn *r = arg;
-	int access = IBV_ACCESS_LOCAL_WRITE;
+	struct rdma_access *a = arg;
 
-	if (!r->server)
-		access |= IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE;
-	return ibv_reg_mr(r->pd, (void *)start, len, access);
+	return ibv_reg_mr(a->pd, (void *)start, len, a->access);
 }
 
 static void mr_dereg(void *arg, void *mr)
@@ -540,7 +577,7 @@ static void mr_dereg(void *arg, void *mr)
 	ibv_dereg_mr(mr);
 }
 
-/* Pinned bytes one connection's cache may hold: within a quarter of the
+/* Pinned bytes one device's cache may hold: within a quarter of the
  * memlock limit, which registrations count against (root has none). */
 static size_t cache_bytes(void)
 {
@@ -562,10 +599,14 @@ static uint64_t mem_generation(void *arg)
 	return clf_rdma_mem_generation();
 }
 
+/* The registration caches of this process: one per device and kind. */
+static struct clf_devcache caches = CLF_DEVCACHE_INIT(CACHE_ENTRIES, 0);
+
 static int cache_init(struct rdma_conn *r)
 {
-	struct clf_regcache_ops ops = { mr_reg, mr_dereg, mem_generation, r };
-	int err;
+	struct clf_regcache_ops ops = { mr_reg, mr_dereg, mem_generation,
+					&r->dev->acc[r->server] };
+	int err = 0;
 
 	if (!direct_min())
 		return 0;
@@ -573,44 +614,96 @@ static int cache_init(struct rdma_conn *r)
 	if (!clf_rdma_mem_watched() &&
 	    !atomic_exchange(&unwatched_said, true))
 		clf_log(CLF_LOG_INFO, "rdma: this process's munmap is not libclf's and no UCX reports unmaps: each registration serves one transfer (transport_rdma_memhooks.c)");
-	err = clf_regcache_init(&r->cache, CACHE_ENTRIES, cache_bytes(), &ops);
-	r->has_cache = !err;
+	pthread_mutex_lock(&caches.mu);
+	if (!caches.max_pinned)
+		caches.max_pinned = cache_bytes();
+	pthread_mutex_unlock(&caches.mu);
 	/* Blocks on the server only: a client opens no more of its memory
 	 * to the server than the pages of its buffers. */
-	if (!err && r->server)
-		clf_regcache_set_align(&r->cache, CACHE_BLOCK);
+	r->cache = clf_devcache_attach(&caches, r->pd, r->server, &ops,
+				       r->server ? CACHE_BLOCK : 0, &err);
 	return err;
 }
 
-static struct rdma_srq *srqs;	/* one per device, servers' */
-static pthread_mutex_t srqs_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct rdma_dev *devs;	/* the devices this process used */
+static pthread_mutex_t devs_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* The shared receive queue of the device verbs, made on first use; NULL
- * where the device has none (the connection then posts its own). */
-static struct rdma_srq *srq_of(struct ibv_context *verbs)
+/* What the connections on device verbs share, made on first use; NULL
+ * with errno when its protection domain cannot be had. */
+static struct rdma_dev *dev_of(struct ibv_context *verbs)
+{
+	struct rdma_dev *d;
+
+	pthread_mutex_lock(&devs_lock);
+	for (d = devs; d && d->verbs != verbs; d = d->next)
+		;
+	if (!d && (d = calloc(1, sizeof(*d)))) {
+		d->verbs = verbs;
+		d->pd = ibv_alloc_pd(verbs);
+		if (d->pd) {
+			d->acc[0] = (struct rdma_access){ d->pd,
+				IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
+				IBV_ACCESS_REMOTE_WRITE };
+			d->acc[1] = (struct rdma_access){ d->pd,
+							  IBV_ACCESS_LOCAL_WRITE };
+			d->next = devs;
+			devs = d;
+		} else {
+			free(d);
+			d = NULL;
+		}
+	}
+	pthread_mutex_unlock(&devs_lock);
+	return d;
+}
+
+/* The shared receive queue of a server's device, made on first use;
+ * NULL where the device has none (the connection then posts its own). */
+static struct rdma_srq *srq_of(struct rdma_dev *d)
 {
 	struct ibv_srq_init_attr sa = {
 		.attr = { .max_wr = SRQ_BUFS, .max_sge = 1 },
 	};
 	struct rdma_srq *q;
 
-	pthread_mutex_lock(&srqs_lock);
-	for (q = srqs; q && q->verbs != verbs; q = q->next)
-		;
-	if (!q && (q = calloc(1, sizeof(*q)))) {
-		q->verbs = verbs;
-		q->pd = ibv_alloc_pd(verbs);
-		q->srq = q->pd ? ibv_create_srq(q->pd, &sa) : NULL;
-		if (!q->srq)
+	pthread_mutex_lock(&devs_lock);
+	if (!d->srq_tried && (q = calloc(1, sizeof(*q)))) {
+		d->srq_tried = true;
+		q->pd = d->pd;
+		q->srq = ibv_create_srq(q->pd, &sa);
+		if (q->srq) {
+			pthread_mutex_init(&q->mu, NULL);
+			d->srq = q;
+		} else {
 			clf_log(CLF_LOG_INFO, "rdma: %s has no shared receive queue (%s): each connection posts its own receive buffers",
-				ibv_get_device_name(verbs->device),
+				ibv_get_device_name(d->verbs->device),
 				strerror(errno));
-		pthread_mutex_init(&q->mu, NULL);
-		q->next = srqs;
-		srqs = q;
+			free(q);
+		}
 	}
-	pthread_mutex_unlock(&srqs_lock);
-	return q && q->srq ? q : NULL;
+	q = d->srq;
+	pthread_mutex_unlock(&devs_lock);
+	return q;
+}
+
+void clf_rdma_pool_stats(unsigned long *posted, unsigned long *buffers)
+{
+	*posted = *buffers = 0;
+	pthread_mutex_lock(&devs_lock);
+	for (struct rdma_dev *d = devs; d; d = d->next) {
+		if (!d->srq)
+			continue;
+		pthread_mutex_lock(&d->srq->mu);
+		*buffers += (unsigned long)d->srq->nchunks * SRQ_CHUNK;
+		pthread_mutex_unlock(&d->srq->mu);
+		*posted += (unsigned long)atomic_load(&d->srq->posted);
+	}
+	pthread_mutex_unlock(&devs_lock);
+}
+
+size_t clf_rdma_cache_count(void)
+{
+	return clf_devcache_slots(&caches);
 }
 
 /* One chunk more for one connection more, up to SRQ_CHUNKS_MAX.  A chunk
@@ -650,17 +743,18 @@ static int setup_qp(struct rdma_conn *r)
 	};
 	int nbufs = SLOTS;
 
-	r->srq = r->server ? srq_of(r->id->verbs) : NULL;
+	r->dev = dev_of(r->id->verbs);
+	if (!r->dev)
+		return errno ? -errno : -ENOMEM;
+	r->pd = r->dev->pd;
+	r->srq = r->server ? srq_of(r->dev) : NULL;
 	if (r->srq) {
 		srq_grow(r->srq);
-		r->pd = r->srq->pd;
 		qa.srq = r->srq->srq;
 		qa.cap.max_recv_wr = 0;
 		nbufs = CLF_RDMA_SENDS;
-	} else {
-		r->pd = ibv_alloc_pd(r->id->verbs);
 	}
-	r->cch = r->pd ? ibv_create_comp_channel(r->id->verbs) : NULL;
+	r->cch = ibv_create_comp_channel(r->id->verbs);
 	r->cq = r->cch ? ibv_create_cq(r->id->verbs, SLOTS + 2 * RUN_MAX + 2, r,
 					 r->cch, 0)
 		       : NULL;
@@ -733,10 +827,12 @@ static void srq_release(struct rdma_conn *r)
 	while (clf_deadline_left(quiet) > 0 && clf_deadline_left(deadline) > 0) {
 		int n = ibv_poll_cq(r->cq, 16, wc);
 
-		for (int k = 0; k < n; k++)
+		for (int k = 0; k < n; k++) {
+			srq_taken(r, wc[k].wr_id);
 			if (!(wc[k].wr_id & WR_RDMA) &&
 			    (int)wc[k].wr_id >= CLF_RDMA_SENDS)
 				(void)post_recv(r, (int)wc[k].wr_id);
+		}
 		if (n > 0)
 			quiet = clf_deadline_after(10);
 		else
@@ -746,11 +842,17 @@ static void srq_release(struct rdma_conn *r)
 
 static void conn_free(struct rdma_conn *r)
 {
-	if (r->direct_ops)
-		clf_log(CLF_LOG_INFO, "rdma: %s: %lu bytes moved by %lu RDMA READs/WRITEs; registration cache %lu hits, %lu misses, %lu dropped",
+	if (r->direct_ops && r->cache) {
+		struct clf_regcache_stats st;
+		size_t pinned;
+
+		clf_devcache_stats(&caches, r->cache, &st, &pinned);
+		clf_log(CLF_LOG_INFO, "rdma: %s: %lu bytes moved by %lu RDMA READs/WRITEs; registration cache %lu hits, %lu misses (the device's: %lu hits, %lu misses, %lu dropped, %zu KiB pinned)",
 			r->base.peer, r->direct_bytes, r->direct_ops,
-			r->cache.st.hits, r->cache.st.misses,
-			r->cache.st.invalidations + r->cache.st.evictions);
+			atomic_load(&r->cache_hits),
+			atomic_load(&r->cache_misses), st.hits, st.misses,
+			st.invalidations + st.evictions, pinned >> 10);
+	}
 	if (r->has_thread) {
 		if (write(r->stop[1], "x", 1) < 0)
 			clf_log(CLF_LOG_WARN, "rdma: cannot stop a thread");
@@ -764,15 +866,13 @@ static void conn_free(struct rdma_conn *r)
 		rdma_destroy_qp(r->id);
 	if (r->mr)
 		ibv_dereg_mr(r->mr);
-	if (r->has_cache)
-		clf_regcache_destroy(&r->cache);
+	if (r->cache)
+		clf_devcache_detach(&caches, r->cache);
 	free(r->mem);
 	if (r->cq)
 		ibv_destroy_cq(r->cq);
 	if (r->cch)
 		ibv_destroy_comp_channel(r->cch);
-	if (r->pd && !r->srq)
-		ibv_dealloc_pd(r->pd);
 	if (r->id)
 		rdma_destroy_id(r->id);
 	if (r->ech)
@@ -1165,15 +1265,14 @@ static struct clf_regcache_entry *cache_get(struct rdma_conn *r,
 					    const void *p, size_t n)
 {
 	struct clf_regcache_entry *e;
-	unsigned long hits;
+	bool hit;
 	int err;
 
-	if (!r->has_cache)
+	if (!r->cache)
 		return NULL;
-	hits = r->cache.st.hits;
-	e = clf_regcache_get(&r->cache, p, n, &err);
-	atomic_fetch_add(r->cache.st.hits != hits ? &stat_hits : &stat_misses,
-			 1);
+	e = clf_devcache_get(&caches, r->cache, p, n, &hit, &err);
+	atomic_fetch_add(hit ? &stat_hits : &stat_misses, 1);
+	atomic_fetch_add(hit ? &r->cache_hits : &r->cache_misses, 1);
 	return e;
 }
 
@@ -1181,7 +1280,7 @@ static void cache_put_unlocked(struct rdma_conn *r,
 			       struct clf_regcache_entry *e)
 {
 	pthread_mutex_unlock(&r->mu);
-	clf_regcache_put(&r->cache, e);
+	clf_devcache_put(&caches, r->cache, e);
 	pthread_mutex_lock(&r->mu);
 }
 
@@ -1311,7 +1410,7 @@ static void put_all_locked(struct rdma_conn *r, struct clf_regcache_entry **e,
 		return;
 	pthread_mutex_unlock(&r->mu);
 	while (*n)
-		clf_regcache_put(&r->cache, e[--*n]);
+		clf_devcache_put(&caches, r->cache, e[--*n]);
 	pthread_mutex_lock(&r->mu);
 }
 
@@ -1469,7 +1568,7 @@ static int rdma_send(struct clf_conn *c, const struct iovec *iov, int iovcnt,
 		     int64_t deadline)
 {
 	struct rdma_conn *r = rc_of(c);
-	size_t dmin = r->has_cache ? direct_min() : 0;
+	size_t dmin = r->cache ? direct_min() : 0;
 	size_t inline_left = 0;	/* from (k, off): bytes to send inline */
 	struct clf_regcache_entry *held[RUN_MAX];	/* client: RDESCs' */
 	int nheld = 0;
@@ -1610,12 +1709,14 @@ static bool head_is_data(const struct rdma_conn *r)
 }
 
 /* Copy up to len waiting bytes into buf, up to a rendezvous message;
- * returns the count; under mu. */
+ * returns the count; under mu.  Bytes that arrived before the peer
+ * closed are read first, as from a TCP socket: a peer that sends its last
+ * message and closes at once (a goodbye, an error reply) is heard. */
 static size_t take_locked(struct rdma_conn *r, uint8_t *buf, size_t len)
 {
 	size_t got = 0;
 
-	while (got < len && head_is_data(r) && !r->err) {
+	while (got < len && head_is_data(r)) {
 		int i = r->rxq[r->rxhead];
 		size_t avail = r->rxlen[i] - r->rxpos;
 		size_t n = avail < len - got ? avail : len - got;
@@ -1937,7 +2038,7 @@ static int rdma_recvv(struct clf_conn *c, const struct iovec *iov, int iovcnt,
 			continue;
 		}
 		pthread_mutex_lock(&r->mu);
-		rts = !r->server && r->has_cache && r->rxcount &&
+		rts = !r->server && r->cache && r->rxcount &&
 		      !head_is_data(r) && !r->err &&
 		      !r->rxinline[r->rxq[r->rxhead]];
 		err = rts ? recv_rts_iov_locked(r, iov, iovcnt, &k, &off,

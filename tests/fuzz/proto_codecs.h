@@ -112,7 +112,7 @@ static const struct clf_proto_munge_response s_munge_response = {
 static const struct clf_proto_munge_ok s_munge_ok = {
 	PSTR("MUNGE:AwQFAABzZXJ2ZXI=:"),
 };
-static const struct clf_proto_status s_status = { 1, 2, 3, 4, 5, 6 };
+static const struct clf_proto_status s_status = { 1, 2, 3, 4, 5, 6, false, 0, 0 };
 static const struct clf_proto_statfs s_statfs = {
 	1ull << 40, 1ull << 39, 1ull << 38, 1000, 999, 4096, 255,
 };

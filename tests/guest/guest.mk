@@ -27,13 +27,21 @@ $(RDMA_CONNS): tests/guest/rdma_conns.c $(O)/libclf.a
 	$(CC) $(ALL_CFLAGS) $(LIBCLF_INCLUDES) -o $@ $< $(O)/libclf.a \
 		$(LIBCLF_EXTRA_LIBS) $(ALL_LDFLAGS)
 
+# A client on two RDMA devices registers a buffer once per device
+# (transport_rdma_devcache.h): rdma_devices.c.
+RDMA_DEVICES := $(O)/tests/guest/rdma_devices
+$(RDMA_DEVICES): tests/guest/rdma_devices.c $(O)/libclf.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LIBCLF_INCLUDES) -o $@ $< $(O)/libclf.a \
+		$(LIBCLF_EXTRA_LIBS) $(ALL_LDFLAGS)
+
 .PHONY: check-rdma-guest
 ifeq ($(CONFIG_CLF_TRANSPORT_RDMA),y)
 CHECK_TARGETS += check-rdma-guest
 # romio_xfer: MPI-IO over RDMA (rdma_mpiio.sh); romio.mk, which defines
 # ROMIO_TEST_PROGS, is read before this file (tests/integration/Build.mk).
 check-rdma-guest: $(NATIVE_TEST) $(PROGRAMS) $(RDMA_DISCONNECT) $(RDMA_REMAP_SO) \
-		$(RDMA_CONNS) \
+		$(RDMA_CONNS) $(RDMA_DEVICES) \
 		$(filter %/romio_xfer,$(ROMIO_TEST_PROGS))
 	@tests/guest/run-guest.sh --build $(O) --out $(O)/guest/rdma \
 		--timeout 900 $(CURDIR)/tests/guest/rdma_tests.sh $(abspath $(O))

@@ -124,4 +124,21 @@ disconnects() { # CYCLES: clients that vanish mid-message; no leak at iod 0
 	echo "$1 cycles in $(( $(date +%s) - t0 )) s"
 	"$CLF" -c $M/rdma.conf status -H >/dev/null || {
 		echo "the instance does not answer after the disconnects"; return 1; }
+	# Every buffer of iod 0's receive pool is posted again once no
+	# message waits (the one STATUS came in is read by then), and the
+	# pool stayed within its bound (8 chunks of 23) through all those
+	# connections.  A buffer a dead connection kept would show here.
+	for _ in $(seq 10); do
+		pool=$("$CLF" -c $M/rdma.conf status --json | python3 -c '
+import json, sys
+d = [x for x in json.load(sys.stdin)["daemons"] if x["index"] == 0 and x["role"] == "iod"][0]
+print(d["rdma_rx_posted"], d["rdma_rx_buffers"])')
+		set -- $pool
+		[ "$1" = "$2" ] && break
+		sleep 0.3
+	done
+	echo "iod 0 receive pool: $1 of $2 buffers posted"
+	[ "$1" = "$2" ] && [ "$2" -gt 0 ] && [ "$2" -le 184 ] || {
+		echo "the receive pool lost buffers or grew past its bound"
+		return 1; }
 }

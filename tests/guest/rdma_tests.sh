@@ -6,9 +6,10 @@
 #      every daemon with transport = rdma), the kill of an iod included;
 #   2. one client over TCP and one over RDMA on the same file;
 #   3. an iod killed in the middle of a large write, then restarted;
-#   4. 300 clients that close in the middle of a 1 MiB request (its
+#   4. 1000 clients that close in the middle of a 1 MiB request (its
 #      64 KiB pieces READ by the iod over RDMA): the
-#      iod's descriptors, threads and memory do not grow;
+#      iod's descriptors, threads and memory do not grow, and its shared
+#      receive pool has every buffer posted again (clf status --json);
 #   5. a program linked against libclf.so (whose unmaps libclf cannot
 #      see, no UCX) writes from pages it then unmaps and maps again at
 #      the same address with other bytes: no stale bytes (rdma_remap_so);
@@ -16,7 +17,11 @@
 #      its receive buffers are one shared pool (rdma_conns);
 #   7. MPI-IO: 2 MPICH processes through the clf: driver, collective and
 #      independent writes and reads, compared with a local reference, the
-#      bytes moved by the iods' RDMA READs and WRITEs (rdma_mpiio.sh).
+#      bytes moved by the iods' RDMA READs and WRITEs (rdma_mpiio.sh);
+#   8. a second rxe device on a second dummy interface: a client with
+#      connections through both registers its buffer once per device,
+#      and two connections on one device share one registration
+#      (rdma_devices).
 # Data stay small: TCG emulates every instruction.
 #   rdma_tests.sh BUILD_DIR [CASES [CYCLES]]   (BUILD_DIR absolute)
 set -u
@@ -81,9 +86,17 @@ check "a program on libclf.so sends a remapped buffer's new bytes" remap_so
 check "64 RDMA connections cost an iod at most 512 KiB each" \
 	"$B/tests/guest/rdma_conns" $M/rdma.conf "$(cat $M/iod0.pid)" 64 512
 check "MPI-IO, collective and independent, through clf: over RDMA" mpiio
+devices() { # a second device, then rdma_devices
+	ip link add dummy1 type dummy &&
+	ip addr add 10.9.8.1/24 dev dummy1 &&
+	ip link set dummy1 up &&
+	rdma link add rxe1 type rxe netdev dummy1 || return 1
+	"$B/tests/guest/rdma_devices" $RDMA_HOST 10.9.8.1 20190 20
+}
+check "two RDMA devices: a buffer registered once per device" devices
 check "an iod killed in the middle of a write" killed
 check "clients gone mid-message leave nothing at the iod" disconnects \
-	"${3:-300}"
+	"${3:-1000}"
 mixed_down
 
 [ $fails -eq 0 ]

@@ -267,6 +267,9 @@ assert [x["role"] for x in d] == ["metad"] + ["iod"] * 4, d
 assert all(x["state"] == "reachable" and x["uptime_ms"] >= 0 for x in d), d
 assert d[0]["index"] is None and d[0]["avail"] is None, d
 assert all(x["avail"] > 0 and x["total"] >= x["avail"] for x in d[1:]), d
+# An iod says what its RDMA receive pool holds (1.25): none over TCP.
+assert d[0]["rdma_rx_buffers"] is None, d
+assert all(x["rdma_rx_buffers"] == x["rdma_rx_posted"] == 0 for x in d[1:]), d
 ' <"$tmp/out" || fail "status --json"
 run "$clf" status --data "$a" --help
 expect_rc 0

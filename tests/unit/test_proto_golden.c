@@ -236,6 +236,7 @@ GOLD_ENC(setlk_req, clf_proto_lock_req, clf_proto_setlk_req_encode)
 GOLD_ENC(sub_sizes_req, clf_proto_sub_sizes_req,
 	 clf_proto_sub_sizes_req_encode)
 GOLD_ENC(instance, clf_proto_instance, clf_proto_instance_encode)
+GOLD_ENC(status, clf_proto_status, clf_proto_status_encode)
 
 static const struct clf_proto_hello v_hello_kx = {
 	.major = 1, .minor = 8, .role = PSTR("iod"), .has_kx = true,
@@ -302,6 +303,11 @@ static const struct clf_proto_instance v_instance_metads = {
 	"00000000020000000d0031302e302e302e323a373030310a005b3a3a315d3a" \
 	"37303032"
 
+/* 1.25: an iod's RDMA receive pool follows. */
+static const struct clf_proto_status v_status_rx_pool = {
+	1, 2, 3, 4, 5, 6, true, 184, 180,
+};
+
 struct golden_variant {
 	const char *name;
 	golden_enc encode;
@@ -366,6 +372,9 @@ static const struct golden_variant golden_variants[] = {
 	  "2b0000000000000001000000ff030000" },
 	{ "instance_with_metads", gold_instance, &v_instance_metads,
 	  INSTANCE_METADS_HEX },
+	{ "status_with_rx_pool", gold_status, &v_status_rx_pool,
+	  "0100000000000000020000000000000003000000000000000400000000000000"
+	  "0500000006000000b8000000b4000000" },
 };
 
 static char *to_hex(const uint8_t *p, size_t n)

@@ -22,6 +22,7 @@
 
 #include "check_main.h"
 #include "clf.h"
+#include "log.h"
 #include "transport.h"
 
 #define WAIT_MS 5000	/* generous bound for what must happen */
@@ -657,6 +658,48 @@ START_TEST(test_address_prefix_names_the_transport)
 }
 END_TEST
 
+#ifdef CLF_HAVE_RDMA
+/* A client asked for RDMA where no RDMA device leads to the daemon (none
+ * on this host, or none on the route: rdma_cm cannot use loopback)
+ * connects over TCP and says so in its log. */
+START_TEST(test_rdma_without_a_device_on_the_way_falls_back_to_tcp_and_says_so)
+{
+	char log[] = "/tmp/clf-test-transport-log-XXXXXX", addr[64], text[4096];
+	const struct clf_transport_ops *rdma = clf_transport_find("rdma");
+	struct iovec iov = { "over tcp", 8 };
+	struct clf_proto_header h, rep;
+	struct server s;
+	struct clf_conn *c;
+	void *payload;
+	ssize_t n;
+	int fd = mkstemp(log);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_ptr_nonnull(rdma);
+	ck_assert_int_eq(clf_log_open(log), 0);
+	start(&s, "127.0.0.1:0", serve_echo);
+	snprintf(addr, sizeof(addr), "127.0.0.1:%d", s.port);
+	ck_assert_msg(clf_conn_connect(rdma, addr, WAIT_MS, &c) == 0, "%s",
+		      CLF_Last_error());
+	ck_assert_str_eq(clf_conn_transport(c), "tcp");
+	clf_proto_header_init(&h, CLF_PROTO_OP_PING, clf_conn_next_id(c));
+	ck_assert_int_eq(clf_conn_call(c, &h, &iov, 1, &rep, &payload), 0);
+	ck_assert_mem_eq(payload, "over tcp", 8);
+	free(payload);
+	clf_conn_close(c);
+	stop(&s);
+	clf_log_close();
+	n = read(fd, text, sizeof(text) - 1);
+	ck_assert_int_gt(n, 0);
+	text[n] = '\0';
+	ck_assert_msg(strstr(text, "rdma: no RDMA device") &&
+		      strstr(text, "over TCP"), "log: %s", text);
+	close(fd);
+	unlink(log);
+}
+END_TEST
+#endif
+
 int main(void)
 {
 	Suite *s = suite_create("transport");
@@ -678,6 +721,10 @@ int main(void)
 	tcase_add_test(tc, test_peer_closing_mid_message_is_a_reset);
 	tcase_add_test(tc,
 		test_send_refuses_payload_over_limit_and_keeps_connection);
+#ifdef CLF_HAVE_RDMA
+	tcase_add_test(tc,
+		test_rdma_without_a_device_on_the_way_falls_back_to_tcp_and_says_so);
+#endif
 	tcase_add_test(tc, test_call_returns_remote_error_with_its_message);
 	tcase_add_test(tc, test_call_refuses_a_reply_to_another_request);
 	tcase_add_test(tc, test_poll_reports_readiness);
