@@ -21,8 +21,9 @@
  * Fault hook for the tests (CLF_TEST_COOP_FAULT=name): "noflush" drops
  * the kept bytes instead of writing them, "noserve" answers no request
  * for kept bytes, "noconflict" keeps a write that overlaps kept bytes
- * without flushing first.  Each must make tests/integration/romio/
- * romio_coop.c fail.
+ * without flushing first, "nooff" leaves the cache on when
+ * MPI_File_set_info turns it off.  Each must make tests/integration/
+ * romio/romio_coop.c fail.
  */
 int ADIOI_CLF_Coop_fault(const char *name)
 {
@@ -31,24 +32,37 @@ int ADIOI_CLF_Coop_fault(const char *name)
     return s && !strcmp(s, name);
 }
 
-/* Collective, at the end of OpenColl: every process caches, or none
- * (they must agree on every collective decision). */
-void ADIOI_CLF_Coop_open(ADIO_File fd)
+/* The store of a file that starts caching. */
+static void ADIOI_CLF_Coop_make(ADIOI_CLF_fs * fs)
 {
-    ADIOI_CLF_fs *fs = fd->fs_ptr;
-    struct ADIOI_CLF_Coop *c;
-    int mine, all;
+    struct ADIOI_CLF_Coop *c = ADIOI_Calloc(1, sizeof(*c));
 
-    mine = fs->coop_hint == 1 && !fs->romio_opt && !fs->cache_dir;
-    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, fd->comm);
-    ADIOI_Info_set(fd->info, "clf_coop_cache", all ? "true" : "false");
-    if (!all)
-        return;
-    c = ADIOI_Calloc(1, sizeof(*c));
     c->on = 1;
     c->bound = fs->coop_size > 0 ? fs->coop_size : ADIOI_CLF_COOP_DEFAULT_SIZE;
     c->flush_fd = -1;
     fs->coop = c;
+}
+
+/* Whether this process wants the cache; then every process caches, or
+ * none (they must agree on every collective decision). */
+static int ADIOI_CLF_Coop_agree(ADIO_File fd)
+{
+    ADIOI_CLF_fs *fs = fd->fs_ptr;
+    int mine, all;
+
+    mine = fs->coop_hint == 1 && !fs->cache_dir;
+    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, fd->comm);
+    ADIOI_Info_set(fd->info, "clf_coop_cache", all ? "true" : "false");
+    return all;
+}
+
+/* Collective, at the end of OpenColl.  Either collective path takes
+ * it: clf's (use_romio_optimizations=false) and ROMIO's two-phase I/O
+ * in file realms (true): the cache sits in front of both. */
+void ADIOI_CLF_Coop_open(ADIO_File fd)
+{
+    if (ADIOI_CLF_Coop_agree(fd))
+        ADIOI_CLF_Coop_make(fd->fs_ptr);
 }
 
 static void ADIOI_CLF_Coop_drop(struct ADIOI_CLF_Coop *c)
@@ -61,6 +75,32 @@ static void ADIOI_CLF_Coop_drop(struct ADIOI_CLF_Coop *c)
     c->npieces = 0;
     c->bytes = 0;
     c->lo = c->hi = 0;
+}
+
+/*
+ * MPI_File_set_info or set_view with an info, after the open
+ * (collective): clf_coop_cache turns the cache on or off, agreed by all
+ * (off unless every process asks for it, as at the open), and
+ * clf_coop_cache_size changes this process's bound.  Turning it off
+ * writes what each process kept, and returns after every process did:
+ * a collective access that follows reads from the iods.  0 or a
+ * negative errno of the flush (the cache is off all the same).
+ */
+int ADIOI_CLF_Coop_reset(ADIO_File fd)
+{
+    ADIOI_CLF_fs *fs = fd->fs_ptr;
+    int on = ADIOI_CLF_Coop_agree(fd), err = 0;
+
+    if (on && !fs->coop) {
+        ADIOI_CLF_Coop_make(fs);
+    } else if (!on && fs->coop && !ADIOI_CLF_Coop_fault("nooff")) {
+        err = ADIOI_CLF_Coop_flush(fd);
+        ADIOI_CLF_Coop_free(fd);
+        MPI_Barrier(fd->comm);
+    }
+    if (fs->coop)
+        fs->coop->bound = fs->coop_size > 0 ? fs->coop_size : ADIOI_CLF_COOP_DEFAULT_SIZE;
+    return err;
 }
 
 void ADIOI_CLF_Coop_free(ADIO_File fd)
@@ -204,7 +244,7 @@ void ADIOI_CLF_Coop_independent(ADIO_File fd)
 {
     ADIOI_CLF_fs *fs = fd->fs_ptr;
 
-    if (!fs || !fs->coop || fs->coop->nrecs == 0)
+    if (!fs || !fs->coop || fs->coop->nrecs == 0 || fs->coop->in_coll)
         return;
     /* An error here is the access's: it may find old bytes, as a
      * failed write would leave them; the sync or close reports it. */

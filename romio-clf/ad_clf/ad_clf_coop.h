@@ -5,8 +5,10 @@
  * clf_coop_cache): the store (ad_clf_coop.c) and the collective accesses
  * through it (ad_clf_coop_coll.c).
  *
- * With the hint, a collective write (use_romio_optimizations=false) is
- * kept in the memory of the process that wrote it instead of going to
+ * With the hint, a collective write (with either value of
+ * use_romio_optimizations: the cache is in front of clf's collective
+ * I/O and of ROMIO's two-phase I/O in file realms alike) is kept in the
+ * memory of the process that wrote it instead of going to
  * the iods; a later collective read of the same open file asks the
  * processes that hold the bytes it reads for them (MPI_Alltoallv) and
  * the iods for the rest.  MPI-IO's consistency rules allow it: within
@@ -60,6 +62,9 @@ struct ADIOI_CLF_Coop {
     int on;                     /* collective accesses go through the cache */
     int err;                    /* a failed flush of an independent access,
                                  * reported by the next sync or close */
+    int in_coll;                /* inside ROMIO's two-phase access that the
+                                 * cache passed on: its aggregators' own
+                                 * accesses touch no kept byte */
     int64_t bound;              /* bytes this process may keep */
     int64_t bytes;              /* bytes kept */
     struct ADIOI_CLF_Coop_rec *recs;    /* in write order; owned */
@@ -86,6 +91,7 @@ struct ADIOI_CLF_Coop {
 
 /* ad_clf_coop.c: the store */
 void ADIOI_CLF_Coop_open(ADIO_File fd);
+int ADIOI_CLF_Coop_reset(ADIO_File fd);
 void ADIOI_CLF_Coop_free(ADIO_File fd);
 int ADIOI_CLF_Coop_flush(ADIO_File fd);
 void ADIOI_CLF_Coop_independent(ADIO_File fd);

@@ -40,6 +40,7 @@
  */
 
 #include "ad_clf.h"
+#include "ad_clf_coop.h"
 #include "hint_fns.h"
 
 #include <errno.h>
@@ -142,8 +143,9 @@ static int64_t ADIOI_CLF_Parse_size(const char *s)
     return *end ? -1 : (int64_t) v;
 }
 
-/* clf_coop_cache and clf_coop_cache_size, read at the open only: the
- * processes agree on them there (ADIOI_CLF_Coop_open). */
+/* clf_coop_cache and clf_coop_cache_size: the processes agree on them
+ * at the open (ADIOI_CLF_Coop_open) and at each later MPI_File_set_info
+ * or set_view with an info (ADIOI_CLF_Coop_reset). */
 static void ADIOI_CLF_Coop_hints(ADIOI_CLF_fs * fs, MPI_Info info, ADIO_File fd, char *value)
 {
     int flag, b;
@@ -292,6 +294,14 @@ void ADIOI_CLF_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
                 ADIOI_CLF_Prof_publish(fd);
         }
         ADIOI_CLF_Client_cache_hint(fs, users_info, fd, value);
+        ADIOI_CLF_Coop_hints(fs, users_info, fd, value);
+        if (!opening && fs->lin_fd >= 0) {
+            int err = ADIOI_CLF_Coop_reset(fd);
+
+            if (err)
+                ADIOI_CLF_Hint_error(fs, MPI_ERR_IO, "hint clf_coop_cache=false: writing "
+                                     "what the cache kept: %s", CLF_Last_error());
+        }
         /* The layout hints only matter when the file is created. */
         if (opening) {
             ADIOI_Info_get(users_info, "subfile_datatypes", MPI_MAX_INFO_VAL, value, &flag);
@@ -306,7 +316,6 @@ void ADIOI_CLF_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
             else if (flag)
                 ADIOI_CLF_Hint_error(fs, MPI_ERR_INFO_VALUE,
                                      "hint clf_cache='': give a local directory");
-            ADIOI_CLF_Coop_hints(fs, users_info, fd, value);
             ADIOI_CLF_Ahead_hint(fs, users_info, fd, value);
             ADIOI_CLF_Int_hint(fs, users_info, "striping_unit", 1, &fs->striping_unit, value);
             ADIOI_CLF_Int_hint(fs, users_info, "striping_factor", 1, &fs->striping_factor,

@@ -401,11 +401,20 @@ void ADIOI_CLF_ReadStridedColl(ADIO_File fd, void *buf, int count,
 {
     ADIOI_CLF_fs *fs = fd->fs_ptr;
 
-    if (fs->romio_opt)
+    /* The cooperative cache first, with either path behind it. */
+    if (ADIOI_CLF_Coop_access(fd, buf, count, datatype, file_ptr_type, offset, status, 0,
+                              error_code))
+        return;
+    if (fs->romio_opt) {
+        /* A read the cache passed on meets no kept byte (ad_clf_coop_coll.c):
+         * the aggregators keep what they keep. */
+        if (fs->coop)
+            fs->coop->in_coll = 1;
         ADIOI_CLF_Realms_coll(fd, buf, count, datatype, file_ptr_type, offset, status, 0,
                               error_code);
-    else if (!ADIOI_CLF_Coop_access(fd, buf, count, datatype, file_ptr_type, offset, status, 0,
-                                    error_code))
+        if (fs->coop)
+            fs->coop->in_coll = 0;
+    } else
         ADIOI_CLF_Access_all(fd, buf, count, datatype, file_ptr_type, offset, status, 0,
                              error_code);
 }
@@ -416,12 +425,12 @@ void ADIOI_CLF_WriteStridedColl(ADIO_File fd, const void *buf, int count,
 {
     ADIOI_CLF_fs *fs = fd->fs_ptr;
 
+    if (ADIOI_CLF_Coop_access(fd, (void *) buf, count, datatype, file_ptr_type, offset,
+                              status, 1, error_code))
+        return;                 /* kept: the next collective access orders it */
     if (fs->romio_opt)
         ADIOI_CLF_Realms_coll(fd, (void *) buf, count, datatype, file_ptr_type, offset, status,
                               1, error_code);
-    else if (ADIOI_CLF_Coop_access(fd, (void *) buf, count, datatype, file_ptr_type, offset,
-                                   status, 1, error_code))
-        return;                 /* kept: the next collective access orders it */
     else
         ADIOI_CLF_Access_all(fd, (void *) buf, count, datatype, file_ptr_type, offset, status,
                              1, error_code);
@@ -556,7 +565,7 @@ void ADIOI_CLF_IreadStridedColl(ADIO_File fd, void *buf, int count,
 {
     ADIOI_CLF_fs *fs = fd->fs_ptr;
 
-    if (fs->romio_opt) {
+    if (fs->romio_opt && !(fs->coop && fs->coop->on)) {
         ADIOI_GEN_IreadStridedColl(fd, buf, count, datatype, file_ptr_type, offset, request,
                                    error_code);
         return;

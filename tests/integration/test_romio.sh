@@ -20,12 +20,15 @@
 #     I/O in the driver's layout-aligned file realms, byte-exact against
 #     the same calls on ufs:, for round-robin and datatype layouts;
 #   - romio_coop with 2 and 3 processes: the cooperative cache
-#     (clf_coop_cache) against a model of the file, cache on and off:
+#     (clf_coop_cache) against a model of the file, cache on and off, in
+#     front of clf's collective I/O and (2 processes) of file realms,
+#     and turned on and off by MPI_File_set_info:
 #     reads of another process's kept bytes, later writes that overlap
 #     kept ones, sync, close and reopen, another open, atomic mode,
 #     independent access; and each of its fault hooks (a flush that
 #     drops the bytes, owners that serve nothing, a conflicting write
-#     kept without a flush) must make it fail;
+#     kept without a flush, a set_info that leaves it on) must make it
+#     fail, on either path;
 #   - romio_cost with 2 processes, both modes: a view whose extent is
 #     incommensurate with its darray layout, each access within 10 s
 #     (it took 10 to 160 s when the mapping scanned per run);
@@ -210,17 +213,25 @@ done
 # The cooperative cache: every byte as a model of the file says, with
 # the cache and without; each deliberately broken driver must fail it,
 # on a wrong byte.
+# In front of clf's collective I/O and of ROMIO's two-phase I/O in file
+# realms, on from the open or turned on and off by MPI_File_set_info.
 for n in 2 3; do
 	for c in true false; do
 		run "cooperative cache ($c), $n processes" mpiexec -n "$n" \
-			"$bin/romio_coop" "clf:/coop$n-$c" "$c"
+			"$bin/romio_coop" "clf:/coop$n-$c" "$c" clf
 	done
 done
-for f in noflush noserve noconflict; do
-	run "cooperative cache, fault $f is caught" sh -c \
-		'"$0" -n 2 -env CLF_TEST_COOP_FAULT "$1" "$2" "$3" true 2>&1 |
-		grep "is [0-9]*, not [0-9]*$"' \
-		mpiexec "$f" "$bin/romio_coop" "clf:/coop-$f"
+for c in true false; do
+	run "cooperative cache ($c) on file realms, 2 processes" mpiexec -n 2 \
+		"$bin/romio_coop" "clf:/coop-realms-$c" "$c" realms
+done
+for p in clf realms; do
+	for f in noflush noserve noconflict nooff; do
+		run "cooperative cache ($p), fault $f is caught" sh -c \
+			'"$0" -n 2 -env CLF_TEST_COOP_FAULT "$1" "$2" "$3" true "$4" 2>&1 |
+			grep "is [0-9]*, not [0-9]*$\|: read [0-9]* of [0-9]* bytes$"' \
+			mpiexec "$f" "$bin/romio_coop" "clf:/coop-$p-$f" "$p"
+	done
 done
 
 # A view whose extent is incommensurate with its darray layout (issue

@@ -5,7 +5,11 @@
  * file (the same accesses applied to an array, by the views' typemaps)
  * holds.
  *
- *   romio_coop PATH CACHE      (2 or more processes; CACHE true|false)
+ *   romio_coop PATH CACHE [PATHWAY]
+ *        (2 or more processes; CACHE true|false; PATHWAY clf (default):
+ *        use_romio_optimizations=false, clf's collective I/O behind the
+ *        cache; realms: use_romio_optimizations=true, every process an
+ *        aggregator, ROMIO's two-phase I/O in layout-aligned file realms)
  *
  * Malformed values of the hints fail the open.  On PATH-a, opened with
  * clf_coop_cache=CACHE (which the file's info reports):
@@ -25,10 +29,16 @@
  * independent reads).  On PATH-b, with clf_coop_cache=CACHE and a bound
  * of 4 KiB per process: writes over the bound, reads between them,
  * MPI_File_sync, and a second open of the file (no cache) that must see
- * everything; then atomic mode makes the kept bytes visible to an
- * independent read of another process.
+ * everything; a write larger than the bound (written through the path
+ * behind the cache; with realms, the file then reports its realm
+ * period); then atomic mode makes the kept bytes visible to an
+ * independent read of another process.  On PATH-c, opened without the
+ * cache: MPI_File_set_info(clf_coop_cache=true) turns it on (the info
+ * says so, and a write is kept: another open does not see it before a
+ * sync), reads go through it; set_info(clf_coop_cache=false) turns it
+ * off, and every byte is then at the iods for another open, with no sync.
  *
- * CLF_TEST_COOP_FAULT (noflush, noserve, noconflict) breaks the driver
+ * CLF_TEST_COOP_FAULT (noflush, noserve, noconflict, nooff) breaks the driver
  * on purpose: test_romio.sh checks that each one makes this fail.
  * Exit status 0, or 1 with a message.
  */
@@ -45,6 +55,7 @@ static int rank, nprocs;
 static uint8_t model[FSZ];
 static int64_t model_end;
 static const char *cache;
+static int realms;		/* PATHWAY realms */
 
 static void fail(const char *what, int err)
 {
@@ -96,6 +107,12 @@ static MPI_File open_file(const char *path, const char *coop,
 
 	MPI_Info_create(&info);
 	MPI_Info_set(info, "clf_coop_cache", coop);
+	MPI_Info_set(info, "use_romio_optimizations", realms ? "true" : "false");
+	if (realms) {
+		MPI_Info_set(info, "cb_config_list", "*:*");
+		MPI_Info_set(info, "romio_cb_write", "enable");
+		MPI_Info_set(info, "romio_cb_read", "enable");
+	}
 	if (size)
 		MPI_Info_set(info, "clf_coop_cache_size", size);
 	err = MPI_File_open(MPI_COMM_WORLD, path,
@@ -106,21 +123,37 @@ static MPI_File open_file(const char *path, const char *coop,
 	return fh;
 }
 
-/* The file's info says clf_coop_cache=want. */
-static void in_force(MPI_File fh, const char *want)
+/* The file's info says key=want (want "!0": anything but 0). */
+static void info_is(MPI_File fh, const char *key, const char *want)
 {
 	char value[MPI_MAX_INFO_VAL + 1] = "";
 	MPI_Info info;
 	int flag = 0;
 
 	ok(MPI_File_get_info(fh, &info), "get_info");
-	MPI_Info_get(info, "clf_coop_cache", MPI_MAX_INFO_VAL, value, &flag);
+	MPI_Info_get(info, key, MPI_MAX_INFO_VAL, value, &flag);
 	MPI_Info_free(&info);
-	if (!flag || strcmp(value, want)) {
-		fprintf(stderr, "romio_coop (rank %d): clf_coop_cache is '%s', not "
-			"%s\n", rank, flag ? value : "(none)", want);
+	if (!flag || (strcmp(want, "!0") ? strcmp(value, want) : !strcmp(value, "0"))) {
+		fprintf(stderr, "romio_coop (rank %d): %s is '%s', not %s\n", rank,
+			key, flag ? value : "(none)", want);
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	}
+}
+
+static void in_force(MPI_File fh, const char *want)
+{
+	info_is(fh, "clf_coop_cache", want);
+}
+
+/* MPI_File_set_info(clf_coop_cache=value) */
+static void set_cache(MPI_File fh, const char *value)
+{
+	MPI_Info info;
+
+	MPI_Info_create(&info);
+	MPI_Info_set(info, "clf_coop_cache", value);
+	ok(MPI_File_set_info(fh, info), "set_info clf_coop_cache");
+	MPI_Info_free(&info);
 }
 
 /* A malformed value fails the open, on every process. */
@@ -391,6 +424,14 @@ static void file_b(const char *name)
 	ok(MPI_File_sync(other), "sync other");
 	bytes_check(other, 0, (int)model_end, 1, "b. another open after sync");
 
+	/* Larger than the bound: through the path behind the cache. */
+	inter_view(fh, rank, 0);
+	inter_write(fh, 0, 14000, 5000, 25);
+	inter_check(fh, next, 0, 0, 19000, "b. a write larger than the bound");
+	bytes_check(other, 0, (int)model_end, 1, "b. another open, larger write");
+	if (realms)
+		info_is(fh, "clf_realm_period", "!0");
+
 	/* Kept bytes again; atomic mode shows them to another process. */
 	inter_view(fh, rank, 0);
 	inter_write(fh, 0, 12000, 1000, 30);
@@ -404,6 +445,57 @@ static void file_b(const char *name)
 	ok(MPI_File_close(&fh), "close b");
 }
 
+static void file_c(const char *name)
+{
+	MPI_File fh, other;
+	int next = (rank + 1) % nprocs;
+
+	memset(model, 0, sizeof(model));
+	model_end = 0;
+	fh = open_file(name, "false", NULL, 1);
+	ok(MPI_File_set_size(fh, 0), "set_size c");
+	other = open_file(name, "false", NULL, 0);
+	inter_view(fh, rank, 0);
+	inter_write(fh, 0, 0, 2000, 40);
+	in_force(fh, "false");
+
+	/* On: kept from now on, served to the collective reads. */
+	set_cache(fh, "true");
+	in_force(fh, "true");
+	inter_view(fh, rank, 0);
+	inter_write(fh, 0, 2000, 3000, 41);
+	inter_check(fh, next, 0, 0, 5000, "c. read through the cache turned on");
+	MPI_Barrier(MPI_COMM_WORLD);
+	{
+		/* Not at the iods yet: the cache keeps them. */
+		uint8_t b[BLK];
+		int64_t off = inter_off(rank, 0, 2000);
+		int same = 0;
+
+		ok(MPI_File_read_at(other, off, b, BLK, MPI_BYTE, MPI_STATUS_IGNORE),
+		   "read_at other");
+		for (int i = 0; i < BLK; i++)
+			same += b[i] == model[off + i];
+		if (same == BLK) {
+			fprintf(stderr, "romio_coop (rank %d): c. set_info(clf_coop_cache=true): "
+				"a write reached the iods before a sync\n", rank);
+			MPI_Abort(MPI_COMM_WORLD, 1);
+		}
+	}
+	MPI_Barrier(MPI_COMM_WORLD);
+
+	/* Off: what was kept is at the iods, no sync needed. */
+	set_cache(fh, "false");
+	in_force(fh, "false");
+	bytes_check(other, 0, (int)model_end, 1, "c. another open after the cache went off");
+	inter_view(fh, rank, 0);
+	inter_write(fh, 0, 5000, 1000, 42);
+	inter_check(fh, next, 0, 0, 6000, "c. after the cache went off");
+	bytes_check(other, 0, (int)model_end, 0, "c. another open, a write after");
+	ok(MPI_File_close(&other), "close other c");
+	ok(MPI_File_close(&fh), "close c");
+}
+
 int main(int argc, char **argv)
 {
 	char name[4096];
@@ -411,20 +503,24 @@ int main(int argc, char **argv)
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
-	if (argc != 3 || nprocs < 2) {
-		fprintf(stderr, "usage: mpiexec -n 2.. romio_coop PATH true|false\n");
+	if (argc < 3 || argc > 4 || nprocs < 2 ||
+	    (argc == 4 && strcmp(argv[3], "clf") && strcmp(argv[3], "realms"))) {
+		fprintf(stderr, "usage: mpiexec -n 2.. romio_coop PATH true|false [clf|realms]\n");
 		MPI_Abort(MPI_COMM_WORLD, 2);
 	}
 	cache = argv[2];
+	realms = argc == 4 && !strcmp(argv[3], "realms");
 	MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN);
 	snprintf(name, sizeof(name), "%s-a", argv[1]);
 	file_a(name);
 	snprintf(name, sizeof(name), "%s-b", argv[1]);
 	file_b(name);
+	snprintf(name, sizeof(name), "%s-c", argv[1]);
+	file_c(name);
 	MPI_Barrier(MPI_COMM_WORLD);
 	if (rank == 0)
-		printf("romio_coop: %d processes, clf_coop_cache=%s: every byte as "
-		       "the model says\n", nprocs, cache);
+		printf("romio_coop: %d processes, clf_coop_cache=%s, %s: every byte as "
+		       "the model says\n", nprocs, cache, realms ? "realms" : "clf");
 	MPI_Finalize();
 	return 0;
 }
