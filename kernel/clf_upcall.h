@@ -24,7 +24,7 @@
 
 #include <linux/types.h>
 
-#define CLF_UP_VERSION		3
+#define CLF_UP_VERSION		4
 #define CLF_UP_DEVICE		"/dev/clf"
 
 /* Data moved by one READ or WRITE, and the largest message. */
@@ -62,6 +62,7 @@ enum clf_up_op {
 	CLF_UP_SETXATTR,	/* flags; name, then the value's bytes */
 	CLF_UP_LISTXATTR,	/* arg: size (0: ask); out: names */
 	CLF_UP_REMOVEXATTR,	/* name */
+	/* fh: 0 on a directory (its ino's locks, it has no handle) */
 	CLF_UP_GETLK,		/* fh; struct clf_up_lock; out: the same */
 	CLF_UP_SETLK,		/* fh; struct clf_up_lock */
 	CLF_UP_UNLOCK_OWNER,	/* fh; arg: the owner whose locks go */

@@ -50,13 +50,18 @@ static int to_ns_lock(uint64_t owner, const struct flock *lk,
 int clfs_getlk(struct clfs *fs, uint64_t fh, uint64_t owner,
 	       struct flock *lk)
 {
-	struct clfs_inode *ip = inode_of(fh);
+	return clfs_getlk_ino(fs, inode_of(fh)->ino, owner, lk);
+}
+
+int clfs_getlk_ino(struct clfs *fs, uint64_t ino, uint64_t owner,
+		   struct flock *lk)
+{
 	struct clf_ll_lock l;
 	int err = to_ns_lock(owner, lk, &l);
 
 	(void)fs;
 	if (!err)
-		err = clf_ll_getlk(ip->ino, &l);
+		err = clf_ll_getlk(ino, &l);
 	if (err)
 		return err;
 	lk->l_type = l.type;
@@ -86,6 +91,17 @@ int clfs_setlk(struct clfs *fs, uint64_t fh, uint64_t owner,
 	return clf_ll_setlk(ip->ino, &l, sleep, interrupted, arg);
 }
 
+int clfs_setlk_ino(struct clfs *fs, uint64_t ino, uint64_t owner,
+		   const struct flock *lk, bool sleep,
+		   clfs_interrupted_fn interrupted, void *arg)
+{
+	struct clf_ll_lock l;
+	int err = to_ns_lock(owner, lk, &l);
+
+	(void)fs;
+	return err ? err : clf_ll_setlk(ino, &l, sleep, interrupted, arg);
+}
+
 int clfs_flock(struct clfs *fs, uint64_t fh, uint64_t owner, int op,
 	       clfs_interrupted_fn interrupted, void *arg)
 {
@@ -113,19 +129,22 @@ int clfs_unlock_owner(struct clfs *fs, uint64_t fh, uint64_t owner)
 {
 	struct clfs_inode *ip = inode_of(fh);
 	bool locked;
-	int err;
 
-	(void)fs;
 	pthread_mutex_lock(&ip->lock);
 	locked = ip->locked;
 	pthread_mutex_unlock(&ip->lock);
-	if (!locked)
-		return 0;
-	err = clf_ll_unlock_owner(ip->ino, owner);
+	return locked ? clfs_unlock_owner_ino(fs, ip->ino, owner) : 0;
+}
+
+int clfs_unlock_owner_ino(struct clfs *fs, uint64_t ino, uint64_t owner)
+{
+	int err = clf_ll_unlock_owner(ino, owner);
+
+	(void)fs;
 	if (err)
 		clfs_log(CLFS_LOG_WARNING,
 			 "inode %llu: cannot release the locks of owner %llx: %s",
-			 (unsigned long long)ip->ino,
-			 (unsigned long long)owner, CLF_Last_error());
+			 (unsigned long long)ino, (unsigned long long)owner,
+			 CLF_Last_error());
 	return err;
 }

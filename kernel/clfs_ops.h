@@ -192,6 +192,18 @@ int clfs_flock(struct clfs *fs, uint64_t fh, uint64_t owner, int op,
 	       clfs_interrupted_fn interrupted, void *arg);
 /* Release every lock of owner on fh's file, if this mount took any. */
 int clfs_unlock_owner(struct clfs *fs, uint64_t fh, uint64_t owner);
+/*
+ * The same on inode ino, with no open handle: the kernel module's
+ * directories, which it does not open here (their locks are metad's as
+ * files' are).  The unlock is sent whatever this mount took: the
+ * module asks only when it has asked for a lock on the inode.
+ */
+int clfs_getlk_ino(struct clfs *fs, uint64_t ino, uint64_t owner,
+		   struct flock *lk);
+int clfs_setlk_ino(struct clfs *fs, uint64_t ino, uint64_t owner,
+		   const struct flock *lk, bool sleep,
+		   clfs_interrupted_fn interrupted, void *arg);
+int clfs_unlock_owner_ino(struct clfs *fs, uint64_t ino, uint64_t owner);
 
 /*
  * Extended attributes: only CLFS_LAYOUT_XATTR, in the syntax of

@@ -314,8 +314,10 @@ static int sleeping_setlk(struct worker *w, const struct clf_up_in *in,
 	lw.next = sv->waits;
 	sv->waits = &lw;
 	pthread_mutex_unlock(&sv->lock);
-	err = clfs_setlk(sv->fs, in->fh, owner, fl, true, lock_interrupted,
-			 &lw);
+	err = in->fh ? clfs_setlk(sv->fs, in->fh, owner, fl, true,
+				  lock_interrupted, &lw) :
+	      clfs_setlk_ino(sv->fs, in->ino, owner, fl, true,
+			     lock_interrupted, &lw);
 	pthread_mutex_lock(&sv->lock);
 	for (pp = &sv->waits; *pp != &lw; pp = &(*pp)->next)
 		;
@@ -324,7 +326,10 @@ static int sleeping_setlk(struct worker *w, const struct clf_up_in *in,
 	return err;
 }
 
-/* GETLK, SETLK: struct clf_up_lock both ways. */
+/*
+ * GETLK, SETLK: struct clf_up_lock both ways.  On in->fh, or with none
+ * (0: the module's directories) on inode in->ino.
+ */
 static int do_lock(struct worker *w, const struct clf_up_in *in)
 {
 	const struct clf_up_lock *ul = (const void *)(in + 1);
@@ -340,11 +345,16 @@ static int do_lock(struct worker *w, const struct clf_up_in *in)
 	fl.l_len = ul->end == CLF_UP_LOCK_EOF ? 0 :
 		   (off_t)(ul->end - ul->start + 1);
 	fl.l_pid = (pid_t)ul->pid;
+	if (in->op == CLF_UP_SETLK && ul->sleep)
+		return sleeping_setlk(w, in, ul->owner, &fl);
+	if (in->op == CLF_UP_SETLK && !in->fh)
+		return clfs_setlk_ino(w->sv->fs, in->ino, ul->owner, &fl,
+				      false, NULL, NULL);
 	if (in->op == CLF_UP_SETLK)
-		return ul->sleep ? sleeping_setlk(w, in, ul->owner, &fl) :
-		       clfs_setlk(w->sv->fs, in->fh, ul->owner, &fl, false,
+		return clfs_setlk(w->sv->fs, in->fh, ul->owner, &fl, false,
 				  NULL, NULL);
-	err = clfs_getlk(w->sv->fs, in->fh, ul->owner, &fl);
+	err = in->fh ? clfs_getlk(w->sv->fs, in->fh, ul->owner, &fl) :
+	      clfs_getlk_ino(w->sv->fs, in->ino, ul->owner, &fl);
 	if (err)
 		return err;
 	memset(out, 0, sizeof(*out));
@@ -360,7 +370,7 @@ static int do_lock(struct worker *w, const struct clf_up_in *in)
 }
 
 /* Handle w->in; a reply wanted unless *noreply. */
-static int handle(struct worker *w, bool *noreply)
+static int handle_op(struct worker *w, bool *noreply)
 {
 	const struct clf_up_in *in = (const struct clf_up_in *)w->in;
 	struct clfs_caller who = { in->uid, in->gid };
@@ -493,7 +503,8 @@ static int handle(struct worker *w, bool *noreply)
 	case CLF_UP_SETLK:
 		return do_lock(w, in);
 	case CLF_UP_UNLOCK_OWNER:
-		return clfs_unlock_owner(fs, in->fh, in->arg);
+		return in->fh ? clfs_unlock_owner(fs, in->fh, in->arg) :
+		       clfs_unlock_owner_ino(fs, in->ino, in->arg);
 	case CLF_UP_INTERRUPT:
 		*noreply = true;
 		lock_interrupt(w->sv, in->arg);
@@ -501,6 +512,41 @@ static int handle(struct worker *w, bool *noreply)
 	default:
 		return -ENOSYS;
 	}
+}
+
+/*
+ * Requests on an inode (not on a name in a directory): an inode that is
+ * gone, which another client removed, or replaced by another under the
+ * same name, is a stale handle (ESTALE, as NFS says), not a missing
+ * name.  The VFS then walks the path again with LOOKUP_REVAL, which
+ * makes the module ask about each name (clf_d_revalidate), and the open
+ * or stat of a name that now names another inode finds that one.
+ */
+static bool on_inode(uint32_t op)
+{
+	switch (op) {
+	case CLF_UP_GETATTR:
+	case CLF_UP_SETATTR:
+	case CLF_UP_OPEN:
+	case CLF_UP_READLINK:
+	case CLF_UP_READDIR:
+	case CLF_UP_GETXATTR:
+	case CLF_UP_SETXATTR:
+	case CLF_UP_LISTXATTR:
+	case CLF_UP_REMOVEXATTR:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Handle w->in; a reply wanted unless *noreply. */
+static int handle(struct worker *w, bool *noreply)
+{
+	const struct clf_up_in *in = (const struct clf_up_in *)w->in;
+	int err = handle_op(w, noreply);
+
+	return err == -ENOENT && on_inode(in->op) ? -ESTALE : err;
 }
 
 static const char *op_name(uint32_t op)

@@ -12,10 +12,12 @@
  * A caller killed while it waits leaves: its request is taken out of
  * the lists and a late reply finds nobody (and is dropped).
  */
+#include <linux/debugfs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/poll.h>
 #include <linux/sched/signal.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/wait.h>
@@ -50,6 +52,9 @@ static u32 chan_gen;
 static u64 chan_unique;
 /* Requests in a cache of their own: one left over shows at rmmod. */
 static struct kmem_cache *clf_req_cachep;
+/* Requests sent, by op, since the load: debugfs clf/upcalls. */
+static u64 chan_count[CLF_UP_OP_MAX];
+static struct dentry *clf_debugfs;
 
 u32 clf_dev_generation(void)
 {
@@ -94,6 +99,8 @@ static int queue_locked(struct clf_req *r)
 	if (!chan_connected)
 		return -EIO;
 	r->in.unique = ++chan_unique;
+	if (r->in.op < CLF_UP_OP_MAX)
+		chan_count[r->in.op]++;
 	list_add_tail(&r->list, &chan_pending);
 	wake_up(&chan_readers);
 	return 0;
@@ -459,6 +466,45 @@ static struct miscdevice clf_misc = {
 	.mode		= 0600,
 };
 
+/*
+ * "op count" lines: what the page cache and the VFS cost in round trips
+ * to the daemon (writebacks are "write" requests, as O_DIRECT's are).
+ */
+static int clf_upcalls_show(struct seq_file *m, void *v)
+{
+	static const char *const names[CLF_UP_OP_MAX] = {
+		[CLF_UP_MOUNT] = "mount", [CLF_UP_UMOUNT] = "umount",
+		[CLF_UP_LOOKUP] = "lookup", [CLF_UP_FORGET] = "forget",
+		[CLF_UP_GETATTR] = "getattr", [CLF_UP_SETATTR] = "setattr",
+		[CLF_UP_CREATE] = "create", [CLF_UP_MKDIR] = "mkdir",
+		[CLF_UP_UNLINK] = "unlink", [CLF_UP_RMDIR] = "rmdir",
+		[CLF_UP_RENAME] = "rename", [CLF_UP_READDIR] = "readdir",
+		[CLF_UP_STATFS] = "statfs", [CLF_UP_OPEN] = "open",
+		[CLF_UP_RELEASE] = "release", [CLF_UP_READ] = "read",
+		[CLF_UP_WRITE] = "write", [CLF_UP_FLUSH] = "flush",
+		[CLF_UP_FSYNC] = "fsync", [CLF_UP_SYMLINK] = "symlink",
+		[CLF_UP_READLINK] = "readlink", [CLF_UP_LINK] = "link",
+		[CLF_UP_MKNOD] = "mknod", [CLF_UP_GETXATTR] = "getxattr",
+		[CLF_UP_SETXATTR] = "setxattr",
+		[CLF_UP_LISTXATTR] = "listxattr",
+		[CLF_UP_REMOVEXATTR] = "removexattr",
+		[CLF_UP_GETLK] = "getlk", [CLF_UP_SETLK] = "setlk",
+		[CLF_UP_UNLOCK_OWNER] = "unlock_owner",
+		[CLF_UP_INTERRUPT] = "interrupt",
+	};
+	u64 count[CLF_UP_OP_MAX];
+	unsigned int op;
+
+	spin_lock(&chan_lock);
+	memcpy(count, chan_count, sizeof(count));
+	spin_unlock(&chan_lock);
+	for (op = 0; op < CLF_UP_OP_MAX; op++)
+		if (names[op])
+			seq_printf(m, "%s %llu\n", names[op], count[op]);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(clf_upcalls);
+
 int clf_dev_init(void)
 {
 	int err;
@@ -467,14 +513,21 @@ int clf_dev_init(void)
 	if (!clf_req_cachep)
 		return -ENOMEM;
 	err = misc_register(&clf_misc);
-	if (err)
+	if (err) {
 		kmem_cache_destroy(clf_req_cachep);
-	return err;
+		return err;
+	}
+	/* Statistics only: the module works without them. */
+	clf_debugfs = debugfs_create_dir("clf", NULL);
+	debugfs_create_file("upcalls", 0444, clf_debugfs, NULL,
+			    &clf_upcalls_fops);
+	return 0;
 }
 
 /* No request is left: the device is closed, and no mount holds us. */
 void clf_dev_exit(void)
 {
+	debugfs_remove(clf_debugfs);
 	misc_deregister(&clf_misc);
 	kmem_cache_destroy(clf_req_cachep);
 }

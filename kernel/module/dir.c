@@ -3,8 +3,11 @@
  * dir.c -- clf directories: names (lookup, create, mkdir, symlink,
  * link, unlink, rmdir, rename), their listing, and the revalidation of
  * cached names: a dentry older than CLF_ATTR_TIMEOUT (any, with
- * cache=none) is looked up again, and dropped if the name is gone or
- * names another inode now.  A negative dentry is never trusted: other
+ * cache=none, and any in a walk the VFS does again with LOOKUP_REVAL
+ * after an ESTALE) is looked up again, and dropped if the name is gone
+ * or names another inode now.  The daemon answers ESTALE for an inode
+ * that is gone, so a name another client replaced within the timeout
+ * costs an open one more walk, not an error.  A negative dentry is never trusted: other
  * clients (libclf, MPI-IO, other nodes) create names without this
  * kernel knowing, and a program that opens a file another one has just
  * created must find it (the FUSE client does not cache misses either).
@@ -86,7 +89,12 @@ static int clf_d_revalidate(struct dentry *dentry, unsigned int flags)
 	struct dentry *parent;
 	int err;
 
-	if (clf_name_fresh(dentry))
+	/*
+	 * LOOKUP_REVAL: the walk is done again because the daemon said an
+	 * inode on it is gone (ESTALE), maybe within the time a name is
+	 * trusted: each name is asked about.
+	 */
+	if (!(flags & LOOKUP_REVAL) && clf_name_fresh(dentry))
 		return 1;
 	if (flags & LOOKUP_RCU)
 		return -ECHILD;
@@ -389,9 +397,27 @@ const struct inode_operations clf_dir_iops = {
 	.listxattr	= clf_listxattr,
 };
 
+/* A close drops the process's fcntl locks on the directory (POSIX). */
+static int clf_dir_flush(struct file *file, fl_owner_t id)
+{
+	clf_unlock_owner(file, id);
+	return 0;
+}
+
+/* The last close: the open directory's own (flock, OFD) locks go. */
+static int clf_dir_release(struct inode *inode, struct file *file)
+{
+	clf_unlock_owner(file, file);
+	return 0;
+}
+
 const struct file_operations clf_dir_fops = {
 	.llseek		= generic_file_llseek,
 	.read		= generic_read_dir,
 	.iterate_shared	= clf_iterate,
 	.fsync		= noop_fsync,
+	.flush		= clf_dir_flush,
+	.release	= clf_dir_release,
+	.lock		= clf_lock,
+	.flock		= clf_flock,
 };

@@ -281,10 +281,18 @@ int clf_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 	if (valid & ATTR_SIZE) {
 		if (!S_ISREG(inode->i_mode))
 			return -EINVAL;
-		/* Pages written before the truncation go out first. */
-		err = filemap_write_and_wait(inode->i_mapping);
-		if (err)
-			return err;
+		/*
+		 * A shrink: pages written before it go out first, lest
+		 * their bytes past the new size land after it.  Growing
+		 * leaves them dirty: all are below the new size, where a
+		 * later writeback puts them all the same, and what a
+		 * mapping stored past the old end is zeroed below.
+		 */
+		if (attr->ia_size < i_size_read(inode)) {
+			err = filemap_write_and_wait(inode->i_mapping);
+			if (err)
+				return err;
+		}
 		/* Sizes asked for before now are older than this one. */
 		atomic_inc(&CLF_I(inode)->wseq);
 		sa.valid |= CLF_UP_SET_SIZE;

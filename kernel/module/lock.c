@@ -8,6 +8,9 @@
  * at its local lists only) never comes here: each close (flush) sends
  * an unlock of the fcntl owner, the last close (release) one of the
  * file's own (OFD and flock), once the inode has seen a lock asked for.
+ * Directories' locks are metad's too (flock of a directory is how some
+ * programs serialise work on a tree): asked for on the inode, as the
+ * daemon holds no handle of a directory.
  * A sleeping lock waits interruptibly: a signal asks the daemon to give
  * up (dev.c), and the call restarts or fails with EINTR as the signal's
  * action says.
@@ -17,10 +20,18 @@
 
 #include "clf.h"
 
+/*
+ * The daemon's handle of file; none (0) for a directory, which the
+ * daemon has not opened: its locks are asked for on its inode.
+ */
 static int lock_fh(struct file *file, u64 *fh)
 {
 	struct clf_file *cf = file->private_data;
 
+	if (S_ISDIR(file_inode(file)->i_mode)) {
+		*fh = 0;
+		return 0;
+	}
 	if (!cf || cf->gen != clf_dev_generation())
 		return -EIO;
 	*fh = cf->fh;

@@ -10,12 +10,16 @@
 # mount.clf (which starts the upcall daemon) and one through mount(8)
 # without a helper (the same daemon serves it); cp/dd/cmp, tar, mkdir,
 # mv, rm -r, find, df, symlinks and hard links, random I/O against a
-# local reference, fsx (fsx.c: mmap, O_DIRECT, truncations), O_DIRECT,
+# local reference, growing truncations that send no writes (debugfs
+# clf/upcalls), fsx (fsx.c: mmap, O_DIRECT, truncations), O_DIRECT,
 # cache=none,
 # xattrs, the FUSE mount's POSIX suite; fcntl and flock locks contended
 # by two mounts and a native client (EAGAIN, F_SETLKW waits and a
-# signal ends it, a killed holder's lock goes); bytes written through the
-# module read back with the native API and MPI-IO (mpiexec, 2 processes:
+# signal ends it, a killed holder's lock goes), on files and on
+# directories; a name the native API replaces just after the module
+# looked it up opens as the new file (ESTALE, then LOOKUP_REVAL); bytes
+# written through the module read back with the native API and MPI-IO
+# (mpiexec, 2 processes:
 # clf: names, plain paths on the mount, which clf's ROMIO driver takes,
 # and ROMIO's ufs driver through the module itself), and the reverse;
 # the daemon killed during a write (the write and later calls fail with
@@ -25,7 +29,9 @@
 # and references no more after than before; 100 loads and unloads, with
 # the caches gone each time (a leftover object makes
 # kmem_cache_destroy complain); 3 cycles of mount.clf, write, unmount,
-# unload; at the end, no BUG, WARNING or Oops in dmesg.
+# unload; fstab lines through mount(8) and mount.clf, for the kernel
+# client and (client=fuse) FUSE; at the end, no BUG, WARNING or Oops in
+# dmesg.
 #
 # FSX_OPS (second argument): fsx's operations, 20000 by default: about
 # 155 a second under TCG on a quiet 2-core machine (2 minutes), 15-50 on
@@ -217,6 +223,51 @@ with open(p, "rb") as f:
 EOF
 ok
 
+step="a truncation that grows the file sends no writes (debugfs clf/upcalls)"
+grep -qw debugfs /proc/mounts || mount -t debugfs debugfs /sys/kernel/debug
+upcalls=/sys/kernel/debug/clf/upcalls
+[ -r "$upcalls" ] || fail "no $upcalls"
+python3 - "$mnt/grow" "$loc/grow" "$upcalls" <<'EOF' || fail "growing truncations"
+import os, sys
+path, ref, upcalls = sys.argv[1:]
+
+def writes():
+    for line in open(upcalls):
+        op, n = line.split()
+        if op == "write":
+            return int(n)
+    sys.exit("no write line in " + upcalls)
+
+fd = os.open(path, os.O_CREAT | os.O_RDWR | os.O_TRUNC, 0o644)
+want = bytearray()
+w0 = writes()
+# Written at the end, then grown past it: the pages stay dirty, as
+# only a shrink needs them at the daemon first.
+for i in range(20):
+    chunk = bytes([65 + i]) * 3000
+    os.pwrite(fd, chunk, len(want))
+    want += chunk
+    os.ftruncate(fd, len(want) + 5000)
+    want += bytes(5000)
+w1 = writes()
+os.close(fd)
+w2 = writes()
+print("write requests: %d during 20 writes and growing truncations, "
+      "%d at the close" % (w1 - w0, w2 - w1))
+if w1 - w0 > 2:
+    sys.exit("the growing truncations wrote the pages back")
+if w2 == w1:
+    sys.exit("the close wrote nothing back")
+with open(path, "rb") as f:
+    if f.read() != bytes(want):
+        sys.exit("the bytes read back differ")
+with open(ref, "wb") as f:
+    f.write(want)
+EOF
+"$helper" get "$conf" /grow > "$loc/grow.native" || fail "mount_helper get"
+cmp "$loc/grow" "$loc/grow.native" || fail "the native read of the grown file"
+ok
+
 step="fsx: writes, reads, truncations, mmap and O_DIRECT, against a model"
 "$fsx" -Z -S 1 -N "$fsx_ops" -p 2000 "$mnt/fsx" || fail "fsx"
 ok
@@ -236,6 +287,14 @@ head -c 300000 /dev/urandom > "$loc/n"
 [ ! -e "$mnt/native" ] || fail "$mnt/native exists before its put"
 "$helper" put "$conf" /native < "$loc/n" || fail "mount_helper put"
 cmp "$loc/n" "$mnt/native" || fail "the module's read of native bytes"
+ok
+
+step="a name another client replaces at once: the open finds the new file"
+# The module trusts a name and its inode for a second; the daemon says
+# ESTALE of the old inode, and the VFS walks again with LOOKUP_REVAL.
+"$helper" replace "$conf" /replaced "$mnt/replaced" > "$tmp/replace.out" 2>&1 ||
+	{ cat "$tmp/replace.out"; fail "mount_helper replace"; }
+cat "$tmp/replace.out"
 ok
 
 step="MPI-IO reads what the module wrote, and the reverse"
@@ -308,7 +367,7 @@ if command -v sqlite3 > /dev/null; then
 	[ "$(sqlite3 "$mnt/db" 'select count(*) from t')" = 2 ] || fail "sqlite3 select"
 fi
 ok
-step="fcntl and flock locks reach metad: two mounts and a native client contend"
+step="fcntl and flock locks reach metad: two mounts and a native client contend, on files and directories"
 python3 - "$mnt/lk" "$mnt2/lk" "$helper" "$conf" <<'EOF' || fail "locks"
 import errno, fcntl, os, signal, struct, subprocess, sys, time
 a, b, helper, conf = sys.argv[1:]
@@ -322,14 +381,14 @@ def on_alarm(sig, frame):
 
 signal.signal(signal.SIGALRM, on_alarm)
 
-def holder(path, how, release_after):
+def holder(path, how, release_after, flags=os.O_RDWR):
     """A child locking path on its own fd: "l" on the pipe; it closes
     the fd release_after s after a byte comes (None: never)."""
     r, w = os.pipe()
     r2, w2 = os.pipe()
     pid = os.fork()
     if pid == 0:
-        fd = os.open(path, os.O_RDWR)
+        fd = os.open(path, flags)
         how(fd)
         os.write(w, b"l")
         os.read(r2, 1)
@@ -413,6 +472,38 @@ busy(fb, "F_SETLK against the native client")
 waited(fb, 0.5)
 n.wait()
 os.close(fb)
+
+# A directory's locks are metad's too: flock, and fcntl read locks (a
+# directory opens read-only).  The two mounts are two super blocks: the
+# kernel alone would lock two inodes and grant both.
+def getlk(fd):
+    got = fcntl.fcntl(fd, fcntl.F_GETLK,
+                      struct.pack("hhqqi4x", fcntl.F_WRLCK, 0, 0, 0, 0))
+    return struct.unpack("hhqqi4x", got)[0]
+
+da = os.path.dirname(a) + "/lkdir"
+os.mkdir(da)
+fdb = os.open(os.path.dirname(b) + "/lkdir", os.O_RDONLY)
+pid, go = holder(da, lambda fd: fcntl.flock(fd, fcntl.LOCK_EX), 1.0,
+                 os.O_RDONLY)
+busy(fdb, "flock of a directory", fcntl.flock)
+if getlk(fdb) != fcntl.F_WRLCK:
+    sys.exit("F_GETLK of a directory does not see the other mount's flock")
+os.write(go, b"g")
+waited(fdb, 0.5, fcntl.flock)
+os.waitpid(pid, 0)
+pid, go = holder(da, lambda fd: fcntl.lockf(fd, fcntl.LOCK_SH), None,
+                 os.O_RDONLY)
+if getlk(fdb) != fcntl.F_RDLCK:
+    sys.exit("F_GETLK of a directory does not see the other mount's "
+             "read lock")
+os.kill(pid, signal.SIGKILL)
+os.waitpid(pid, 0)
+if getlk(fdb) != fcntl.F_UNLCK:
+    sys.exit("the killed holder's lock on the directory stayed")
+fcntl.flock(fdb, fcntl.LOCK_EX | fcntl.LOCK_NB)
+fcntl.flock(fdb, fcntl.LOCK_UN)
+os.close(fdb)
 EOF
 ok
 
@@ -556,16 +647,32 @@ for i in $(seq 1 3); do
 done
 ok
 
-step="-o client=fuse forces FUSE with the module loaded"
-insmod "$ko"
+step="fstab lines through mount(8) and /sbin/mount.clf: the kernel client, and FUSE with client=fuse"
+# The host's / is read-only here: mount.clf goes into an overlay of
+# /usr/sbin (tmpfs above), where mount(8) looks for helpers.
+mkdir -p "$tmp/sbin/up" "$tmp/sbin/work"
+mount -t overlay overlay \
+	-o "lowerdir=/usr/sbin,upperdir=$tmp/sbin/up,workdir=$tmp/sbin/work" \
+	/usr/sbin || fail "an overlay on /usr/sbin"
+ln -s "$mountclf" /usr/sbin/mount.clf
+insmod "$ko" || fail "insmod"
 modprobe fuse 2> /dev/null || true
-if [ -c /dev/fuse ]; then
-	"$mountclf" "$conf" "$mnt" -o "client=fuse,log=$tmp/fuse.log" || fail "client=fuse"
-	grep -q " $mnt fuse.clf " /proc/mounts || fail "not a FUSE mount: $(grep "$mnt" /proc/mounts)"
-	[ "$(cat "$mnt/cycle3")" = "cycle 3" ] || fail "FUSE reads the module's file"
-	umount "$mnt"
-fi
-rmmod clf
+[ -c /dev/fuse ] || fail "no /dev/fuse (modprobe fuse)"
+printf '%s %s clf noauto,log=%s 0 0\n%s %s clf noauto,client=fuse,log=%s 0 0\n' \
+	"$conf" "$mnt" "$log" "$conf" "$mnt2" "$tmp/fuse.log" > "$tmp/fstab"
+mount -T "$tmp/fstab" "$mnt" || fail "mount -T $tmp/fstab $mnt"
+grep -q " $mnt clf " /proc/mounts || fail "not a kernel mount: $(grep "$mnt" /proc/mounts)"
+daemon=$(daemon_pid) || fail "no daemon"
+mount -T "$tmp/fstab" "$mnt2" || fail "mount -T $tmp/fstab $mnt2"
+grep -q " $mnt2 fuse.clf " /proc/mounts || fail "not a FUSE mount: $(grep "$mnt2" /proc/mounts)"
+[ "$(cat "$mnt2/cycle3")" = "cycle 3" ] || fail "FUSE reads the module's file"
+echo fstab > "$mnt2/fstab"
+[ "$(cat "$mnt/fstab")" = fstab ] || fail "the module reads FUSE's file"
+umount "$mnt2" || fail "umount $mnt2"
+umount "$mnt" || fail "umount $mnt"
+wait_gone "$daemon"
+rmmod clf || fail "rmmod"
+umount /usr/sbin || fail "umount /usr/sbin"
 ok
 
 step="dmesg: no BUG, WARNING or Oops"

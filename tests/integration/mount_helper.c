@@ -31,6 +31,16 @@
  *                                        p gives; then CLF_link f as h
  *                                        and CLF_symlink nl -> f
  *
+ *   mount_helper replace CONF PATH MPATH  PATH (a clf name) is MPATH on
+ *                                        a mount: a stat of MPATH, then
+ *                                        PATH replaced by a new file with
+ *                                        CLF_rename (and with CLF_unlink,
+ *                                        CLF_open), then MPATH opened and
+ *                                        read at once: the new bytes, no
+ *                                        error; prints the seconds from
+ *                                        the stat to the read (fails if
+ *                                        none was within 0.9 s)
+ *
  * Exit status: 0 success, 1 failure (printed), 2 bad usage.
  */
 #define _GNU_SOURCE
@@ -153,6 +163,85 @@ static int bench(const char *path, long mib)
 	       chunks * (double)CHUNK / 1e6 / (t1 - t0),
 	       chunks * (double)CHUNK / 1e6 / (t2 - t1));
 	free(buf);
+	return 0;
+}
+
+/* Write the NUL-ended text to clf file path, created or emptied. */
+static int put_text(const char *path, const char *text)
+{
+	int fd = CLF_open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644), err;
+	ssize_t n = (ssize_t)strlen(text);
+
+	if (fd < 0)
+		return fail("open", path, fd);
+	if (CLF_write(fd, text, n) != n) {
+		CLF_close(fd);
+		return fail("write", path, -EIO);
+	}
+	err = CLF_close(fd);
+	return err ? fail("close", path, err) : 0;
+}
+
+/*
+ * Another client replaces the name a mount has just looked up (its
+ * entry and inode trusted for a while): the mount's open must find the
+ * new file, not fail on the old one, gone.
+ */
+static int replace(const char *path, const char *mpath)
+{
+	char tmp[4096], want[64], got[64];
+	int i, fd, err, within = 0;
+	struct stat st;
+	ssize_t n;
+	double t0;
+
+	snprintf(tmp, sizeof(tmp), "%s.new", path);
+	if (put_text(path, "version 0\n"))
+		return 1;
+	for (i = 1; i <= 6; i++) {
+		if (stat(mpath, &st))
+			return fail("stat through the mount", mpath, -errno);
+		t0 = now();
+		snprintf(want, sizeof(want), "version %d\n", i);
+		if (i % 2) {
+			/* A new file renamed over the name. */
+			if (put_text(tmp, want))
+				return 1;
+			err = CLF_rename(tmp, path);
+			if (err)
+				return fail("rename to", path, err);
+		} else {
+			/* Removed, then created again. */
+			err = CLF_unlink(path);
+			if (err)
+				return fail("unlink", path, err);
+			if (put_text(path, want))
+				return 1;
+		}
+		fd = open(mpath, O_RDONLY);
+		if (fd < 0)
+			return fail("open through the mount (round)", mpath,
+				    -errno);
+		n = read(fd, got, sizeof(got) - 1);
+		close(fd);
+		if (n < 0)
+			return fail("read through the mount", mpath, -errno);
+		got[n] = '\0';
+		printf("round %d: %.3f s from the stat to the read\n", i,
+		       now() - t0);
+		if (strcmp(got, want)) {
+			fprintf(stderr, "mount_helper: %s: read \"%s\", "
+				"want \"%s\"\n", mpath, got, want);
+			return 1;
+		}
+		if (now() - t0 < 0.9)
+			within++;
+	}
+	if (!within) {
+		fprintf(stderr, "mount_helper: no replacement was within "
+			"0.9 s of the stat: nothing tested\n");
+		return 1;
+	}
 	return 0;
 }
 
@@ -312,6 +401,8 @@ int main(int argc, char **argv)
 		rc = append_lines(argv[3], atol(argv[4]), argv[5]);
 	else if (!strcmp(argv[1], "links") && argc == 4)
 		rc = links(argv[3]);
+	else if (!strcmp(argv[1], "replace") && argc == 5)
+		rc = replace(argv[3], argv[4]);
 	else
 		rc = 2;
 	CLF_finalize();
@@ -321,6 +412,6 @@ usage:
 	fprintf(stderr, "usage: mount_helper put|get|exists CONF PATH, "
 			"bench CONF PATH MIB, noreplace FROM TO, "
 			"lock CONF PATH MS, append CONF PATH N TAG, "
-			"links CONF DIR\n");
+			"links CONF DIR, replace CONF PATH MPATH\n");
 	return 2;
 }
