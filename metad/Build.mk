@@ -10,7 +10,8 @@ MDS_STORE_SRCS := metad/mds_store.c metad/mds_keys.c metad/mds_lmdb.c \
 	metad/mds_reply_note.c metad/mds_inode.c metad/mds_layout.c \
 	metad/mds_namespace.c metad/mds_attr.c metad/mds_verify.c \
 	metad/mds_gcq.c metad/mds_replies.c metad/mds_group.c \
-	metad/mds_remote.c metad/mds_intents.c metad/mds_entry.c
+	metad/mds_remote.c metad/mds_intents.c metad/mds_entry.c \
+	metad/mds_wal.c
 # Read-only handles, backup and restore beside metad (clf fsck/backup).
 MDS_STORE_SRCS += metad/mds_backup.c metad/mds_sublen.c
 MDS_STORE_OBJS = $(MDS_STORE_SRCS:%.c=$(O)/%.o)

@@ -51,6 +51,16 @@
  * durable; test_metad_crash_sync kills metad between a commit and its
  * sync under a power-cut shim and checks it.
  *
+ * With the write-ahead log (mds_wal.c, every store metad opens), LMDB
+ * runs with MDB_NOSYNC and its commits sync nothing: the leader writes
+ * the group's changes as one record in the log (`committed' is then its
+ * txnid) and the sync that makes it durable is the log's fdatasync, one
+ * small write instead of LMDB's pages and meta page.  A sync under way
+ * covers the records written before it began; a leader that finds one
+ * waits for it and syncs after (whatever was written meanwhile goes
+ * with it).  When the log fills, the leader checkpoints LMDB before the
+ * next group opens.
+ *
  * Readers must not answer from what is not durable yet (a lookup that
  * finds a file a cut then takes away, a removal queue entry acted on):
  * a read transaction's snapshot must be durable before its answer
@@ -101,6 +111,8 @@
 #include "mds_store_i.h"
 
 #undef mdb_txn_abort
+#undef mdb_put
+#undef mdb_del
 
 /* Members per group at most: a steady stream of requests must not keep
  * a group open, and its members waiting, for ever. */
@@ -128,6 +140,7 @@ enum group_state {
 
 struct mds_group {
 	MDB_env *env;			/* borrowed from the store */
+	struct mds_wal *wal;		/* borrowed; NULL: no log */
 	pthread_mutex_t mu;		/* guards everything below */
 	pthread_cond_t enter_cv;	/* a request may enter or lead */
 	pthread_cond_t lead_cv;		/* the leader may commit */
@@ -156,6 +169,7 @@ struct mds_group {
 	unsigned long n_groups;		/* group commits */
 	unsigned long n_syncs;		/* explicit syncs */
 	unsigned long n_watched;	/* entries after watching the slot */
+	unsigned long n_ckpts;		/* checkpoints of the log */
 	/* Tests: kill -9 at a group commit from this one (1 = the first)
 	 * on, before its sync (CLF_TEST_METAD_CRASH_UNSYNCED) or once its
 	 * members are answered (CLF_TEST_METAD_CRASH_SYNCED); 0: never. */
@@ -167,6 +181,7 @@ struct mds_group {
 static _Thread_local struct {
 	struct mds_group *g;
 	MDB_txn *child;
+	size_t mark;		/* the group's log before this child */
 	bool leader;
 } held;
 
@@ -274,7 +289,9 @@ static int sync_now(struct mds_group *g)
 	g->syncing = true;
 	g->sync_cover = cover;
 	pthread_mutex_unlock(&g->mu);
-	rc = mdb_env_sync(g->env, 1);
+	/* With the log, its records up to cover are what must be on disk. */
+	rc = g->wal ? (mds_wal_sync(g->wal) ? EIO : 0) :
+	     mdb_env_sync(g->env, 1);
 	pthread_mutex_lock(&g->mu);
 	g->syncing = false;
 	g->n_syncs++;
@@ -328,6 +345,30 @@ static int wait_durable(struct mds_group *g, uint64_t t, bool defer)
 	if (blocked)
 		clf_daemon_wait_end();
 	return rc;
+}
+
+/*
+ * The log is nearly full (g->mu held, dropped meanwhile; the group still
+ * GROUP_COMMITTING, so that no commit runs): LMDB synced and
+ * checkpointed, the log restarted (mds_wal.c).  Everything committed is
+ * then durable.  A failed checkpoint leaves the log as it was: it is
+ * tried again at the next group.
+ */
+static void checkpoint(struct mds_group *g)
+{
+	uint64_t cover = g->committed;
+	int err;
+
+	while (g->frozen)
+		pthread_cond_wait(&g->sync_cv, &g->mu);
+	pthread_mutex_unlock(&g->mu);
+	err = mds_wal_checkpoint(g->wal, g->env, false);
+	pthread_mutex_lock(&g->mu);
+	if (!err) {
+		made_durable(g, cover);
+		g->n_ckpts++;
+		pthread_cond_broadcast(&g->sync_cv);
+	}
 }
 
 /* Answer the members of a group with rc (g->mu held). */
@@ -390,22 +431,33 @@ static int lead(struct mds_group *g)
 	if (list) {
 		id = mdb_txn_id(txn);
 		g->committing = true;
-		g->commit_cover = g->committed;
+		/* With the log, LMDB's commit syncs nothing. */
+		g->commit_cover = g->wal ? 0 : g->committed;
 	}
 	pthread_mutex_unlock(&g->mu);
 	rc = list ? mdb_txn_commit(txn) : (mdb_txn_abort(txn), 0);
+	/* The group's record: no other group commits until this one's state
+	 * leaves GROUP_COMMITTING, so records go in txnid order. */
+	if (g->wal) {
+		if (list && !rc && mds_wal_write(g->wal, id))
+			rc = EIO;
+		mds_wal_truncate(g->wal, 0);
+	}
 	pthread_mutex_lock(&g->mu);
 	if (list) {
 		g->committing = false;
 		if (!rc) {
 			/* LMDB synced the data before writing meta id:
 			 * what had committed before is on disk. */
-			made_durable(g, g->commit_cover);
+			if (!g->wal)
+				made_durable(g, g->commit_cover);
 			g->committed = id;
 			g->n_groups++;
 			g->n_requests += n;
 		}
 	}
+	if (list && !rc && g->wal && mds_wal_needs_checkpoint(g->wal))
+		checkpoint(g);
 	pthread_cond_broadcast(&g->sync_cv);
 	if (list && !rc && n > 1 && g->crash_unsynced &&
 	    g->n_groups >= g->crash_unsynced)
@@ -445,7 +497,8 @@ static long spin_ns(void)
 	return 0;
 }
 
-int mds_group_start(MDB_env *env, struct mds_group **out)
+int mds_group_start(MDB_env *env, struct mds_wal *wal,
+		    struct mds_group **out)
 {
 	struct mds_group *g = calloc(1, sizeof(*g));
 	MDB_envinfo info;
@@ -463,6 +516,7 @@ int mds_group_start(MDB_env *env, struct mds_group **out)
 		return mds_lmdb_fail(rc, "start group commit");
 	}
 	g->env = env;
+	g->wal = wal;
 	g->state = GROUP_IDLE;
 	g->committed = info.me_last_txnid;
 	atomic_init(&g->durable, info.me_last_txnid);
@@ -512,9 +566,14 @@ void mds_group_stats(struct mds_group *g, struct mds_commit_stats *out)
 	out->groups = g->n_groups;
 	/* A group commit syncs once (MDB_NOMETASYNC), an explicit sync
 	 * once. */
-	out->syncs = g->n_groups + g->n_syncs;
+	/* With the log: its syncs, and a checkpoint's two (LMDB, then the
+	 * checkpoint file). */
+	out->syncs = g->wal ? g->n_syncs + 2 * g->n_ckpts :
+		     g->n_groups + g->n_syncs;
+	out->logged = g->wal != NULL;
 	out->explicit_syncs = g->n_syncs;
 	out->watched = g->n_watched;
+	out->checkpoints = g->n_ckpts;
 	pthread_mutex_unlock(&g->mu);
 }
 
@@ -606,6 +665,7 @@ int mds_group_begin(struct mds_group *g, MDB_txn **txn)
 	if (!rc) {
 		held.g = g;
 		held.child = *txn;
+		held.mark = g->wal ? mds_wal_mark(g->wal) : 0;
 		goto unlock;
 	}
 	slot_free(g);
@@ -664,6 +724,9 @@ int mds_group_commit(MDB_txn *txn)
 	held.child = NULL;
 	pthread_cond_init(&me.done_cv, NULL);
 	rc = mdb_txn_commit(txn);	/* into the group, no sync */
+	/* A child that failed to commit leaves nothing in the record. */
+	if (rc && g->wal)
+		mds_wal_truncate(g->wal, held.mark);
 	pthread_mutex_lock(&g->mu);
 	rc = finish_member(g, &me, rc == 0, rc);
 	pthread_mutex_unlock(&g->mu);
@@ -690,8 +753,32 @@ void mds_group_abort(MDB_txn *txn)
 	held.child = NULL;
 	pthread_cond_init(&me.done_cv, NULL);
 	mdb_txn_abort(txn);
+	if (g->wal)
+		mds_wal_truncate(g->wal, held.mark);
 	pthread_mutex_lock(&g->mu);
 	finish_member(g, &me, g->members != NULL, 0);
 	pthread_mutex_unlock(&g->mu);
 	pthread_cond_destroy(&me.done_cv);
+}
+
+/* Every change of the store: inside a group member, also noted for the
+ * group's log record (mds_wal.c).  A change that cannot be noted fails,
+ * and its request with it. */
+int mds_store_put(MDB_txn *txn, MDB_dbi dbi, MDB_val *key, MDB_val *val,
+		  unsigned int flags)
+{
+	int rc = mdb_put(txn, dbi, key, val, flags);
+
+	if (!rc && held.child == txn && held.g->wal)
+		rc = mds_wal_note(held.g->wal, MDS_WAL_PUT, dbi, key, val);
+	return rc;
+}
+
+int mds_store_del(MDB_txn *txn, MDB_dbi dbi, MDB_val *key, MDB_val *val)
+{
+	int rc = mdb_del(txn, dbi, key, val);
+
+	if (!rc && held.child == txn && held.g->wal)
+		rc = mds_wal_note(held.g->wal, MDS_WAL_DEL, dbi, key, NULL);
+	return rc;
 }

@@ -443,10 +443,11 @@ static int env_open(struct mds_store *s, const char *dir)
 		rc = mdb_env_set_mapsize(s->env, MDS_STORE_MAP_SIZE);
 	if (!rc)
 		rc = mdb_env_set_maxreaders(s->env, MDS_STORE_MAX_READERS);
-	/* Commits sync their data (no MDB_NOSYNC): durability is the
-	 * point.  The meta page's own sync is left to the next commit or
-	 * to an explicit sync, one per group (mds_group.c says why that
-	 * keeps the store whole and every acknowledged change durable). */
+	/* Commits sync their data (no MDB_NOSYNC) until the log takes over
+	 * once the store is open (mds_wal.c).  The meta page's own sync is
+	 * left to the next commit or to an explicit sync, one per group
+	 * (mds_group.c says why that keeps the store whole and every
+	 * acknowledged change durable). */
 	if (!rc)
 		rc = mdb_env_open(s->env, dir, MDB_NOTLS | MDB_NOMETASYNC,
 				  0600);
@@ -468,6 +469,7 @@ static int env_open(struct mds_store *s, const char *dir)
 int mds_store_open(const char *dir, struct mds_store **out)
 {
 	struct mds_store *s;
+	bool solo;
 	int err;
 
 	if (!dir || !out)
@@ -482,6 +484,11 @@ int mds_store_open(const char *dir, struct mds_store **out)
 	err = lock_dir(s, dir);
 	if (err)
 		goto free_store;
+	/* Before LMDB reads it: the last checkpoint's tree back, when the
+	 * last run did not close (mds_wal.c). */
+	err = mds_wal_open(dir, &s->wal);
+	if (err)
+		goto unlock;
 	err = env_open(s, dir);
 	if (err)
 		goto unlock;
@@ -496,15 +503,28 @@ int mds_store_open(const char *dir, struct mds_store **out)
 	err = store_init(s);
 	/* CLF_TEST_METAD_SOLO_COMMIT: one commit per request, as before
 	 * group commit, to measure what grouping gains. */
-	if (!err && !getenv("CLF_TEST_METAD_SOLO_COMMIT"))
-		err = mds_group_start(s->env, &s->group);
+	solo = getenv("CLF_TEST_METAD_SOLO_COMMIT") != NULL;
+	if (!err)
+		err = mds_wal_recover(s->wal, s->env, !solo);
+	/* From the checkpoint on, a group is durable by its log record and
+	 * LMDB syncs only at checkpoints. */
+	if (!err && !solo) {
+		int rc = mdb_env_set_flags(s->env, MDB_NOSYNC, 1);
+
+		err = rc ? mds_lmdb_fail(rc, "open the store") : 0;
+	}
+	if (!err && !solo)
+		err = mds_group_start(s->env, s->wal, &s->group);
 	if (err)
 		goto close_env;
 	*out = s;
 	return 0;
 close_env:
+	mds_wal_close(s->wal);
+	s->wal = NULL;
 	mdb_env_close(s->env);
 unlock:
+	mds_wal_close(s->wal);
 	close(s->lock_fd);
 free_store:
 	free(s);
@@ -521,6 +541,10 @@ void mds_store_close(struct mds_store *s)
 	if (!s)
 		return;
 	mds_group_stop(s->group);
+	/* Closed cleanly: the next open replays nothing. */
+	if (s->wal)
+		(void)mds_wal_checkpoint(s->wal, s->env, true);
+	mds_wal_close(s->wal);
 	mdb_env_close(s->env);
 	close(s->lock_fd);
 	free(s);

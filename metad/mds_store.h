@@ -446,6 +446,8 @@ struct mds_commit_stats {
 	uint64_t explicit_syncs;	/* of them, not in a commit */
 	uint64_t watched;	/* requests that took the child slot while
 				   watching it, without a wake-up */
+	uint64_t checkpoints;	/* of the log (mds_wal.c) */
+	bool logged;		/* groups go to the log, LMDB unsynced */
 };
 void mds_store_commit_stats(struct mds_store *s, struct mds_commit_stats *out);
 

@@ -74,6 +74,7 @@ struct mds_store {
 	MDB_dbi replies;
 	struct mds_group *group; /* owned; NULL: each write transaction
 				    commits on its own (opening, tools) */
+	struct mds_wal *wal;	/* owned; the log (mds_wal.c) */
 	int lock_fd;		/* holds the flock that keeps others out */
 	uint32_t index;		/* this metad's, of several; 0 alone
 				   (mds_store_set_index), set before use */
@@ -115,8 +116,10 @@ struct mds_inode {
 
 struct mds_group;
 
-/* Start the committer thread of env; stop it (no request inside). */
-int mds_group_start(MDB_env *env, struct mds_group **out);
+/* Start group commit on env, logging each group to wal (NULL: LMDB
+ * syncs each group itself); stop it (no request inside). */
+int mds_group_start(MDB_env *env, struct mds_wal *wal,
+		    struct mds_group **out);
 void mds_group_stop(struct mds_group *g);
 /* A write transaction inside the current group (LMDB result). */
 int mds_group_begin(struct mds_group *g, MDB_txn **txn);
@@ -130,6 +133,46 @@ void mds_group_stats(struct mds_group *g, struct mds_commit_stats *out);
 /* A transaction of env that saw snapshot txnid ended: wait until that
  * snapshot is durable (nothing when env has no group, or it is). */
 void mds_group_visible(MDB_env *env, uint64_t txnid);
+
+/* ---- the write-ahead log (mds_wal.c) ---- */
+
+struct mds_wal;
+
+enum { MDS_WAL_PUT, MDS_WAL_DEL };
+
+/* Before LMDB opens dir: the last checkpoint's meta pages back in place
+ * when the last run did not close cleanly. */
+int mds_wal_open(const char *dir, struct mds_wal **out);
+/* After the environment opened: replay the log, then checkpoint (a clean
+ * one when not logging: LMDB then syncs each commit itself). */
+int mds_wal_recover(struct mds_wal *w, MDB_env *env, bool logging);
+/* LMDB synced, its meta pages saved, the tree held, the log restarted;
+ * no commit may run meanwhile.  clean: nothing to replay at the next
+ * open (the store closes). */
+int mds_wal_checkpoint(struct mds_wal *w, MDB_env *env, bool clean);
+bool mds_wal_needs_checkpoint(const struct mds_wal *w);
+void mds_wal_close(struct mds_wal *w);
+/* The open group's changes: a mark to roll a failed member back to, a
+ * change (LMDB result), the group's record written (seq: its txnid) and
+ * synced (0 or a negative errno). */
+size_t mds_wal_mark(const struct mds_wal *w);
+void mds_wal_truncate(struct mds_wal *w, size_t mark);
+bool mds_wal_empty(const struct mds_wal *w);
+int mds_wal_note(struct mds_wal *w, int kind, MDB_dbi dbi,
+		 const MDB_val *key, const MDB_val *val);
+int mds_wal_write(struct mds_wal *w, uint64_t seq);
+int mds_wal_sync(struct mds_wal *w);
+unsigned long mds_wal_checkpoints(const struct mds_wal *w);
+
+/*
+ * Every change of the store goes through these (mds_group.c): inside a
+ * group member it is also noted for the group's log record.
+ */
+int mds_store_put(MDB_txn *txn, MDB_dbi dbi, MDB_val *key, MDB_val *val,
+		  unsigned int flags);
+int mds_store_del(MDB_txn *txn, MDB_dbi dbi, MDB_val *key, MDB_val *val);
+#define mdb_put(t, d, k, v, f) mds_store_put(t, d, k, v, f)
+#define mdb_del(t, d, k, v) mds_store_del(t, d, k, v)
 
 /*
  * Abort a transaction, a group member included (which must let the next

@@ -152,11 +152,13 @@ static void log_commit_stats(struct mds_store *store)
 	mds_store_commit_stats(store, &st);
 	clf_log(CLF_LOG_INFO, "group commit: %llu requests in %llu groups, "
 		"%llu fdatasyncs (%llu not in a commit), %llu took the slot "
-		"watching it",
+		"watching it%s, %llu checkpoints",
 		(unsigned long long)st.requests,
 		(unsigned long long)st.groups, (unsigned long long)st.syncs,
 		(unsigned long long)st.explicit_syncs,
-		(unsigned long long)st.watched);
+		(unsigned long long)st.watched,
+		st.logged ? ", logged" : "",
+		(unsigned long long)st.checkpoints);
 }
 
 static int run(const struct clf_config *cfg, uint32_t index,

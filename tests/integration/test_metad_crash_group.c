@@ -46,6 +46,16 @@ static void setup_watching(void)
 	mh_start(&H);
 }
 
+/* A log of a few kilobytes: a checkpoint every few group commits, so
+ * that a kill falls between checkpoints with many commits since the
+ * last one, LMDB unsynced (metad/mds_wal.c). */
+static void setup_small_log(void)
+{
+	mh_init(&H, 2, 5000);
+	H.env[0] = "CLF_TEST_METAD_WAL_SIZE=6000";
+	mh_start(&H);
+}
+
 static void teardown(void)
 {
 	mh_cleanup(&H);
@@ -263,11 +273,52 @@ START_TEST(test_concurrent_creates_take_the_slot_watching_it_when_waiters_spin)
 }
 END_TEST
 
+/*
+ * A request alone (one client, one request at a time) is made durable by
+ * one fdatasync: its group's record in the log.  Through LMDB alone it
+ * cost two, its pages and then its meta page (metad/mds_wal.c).
+ */
+START_TEST(test_a_lone_create_costs_one_fdatasync)
+{
+	enum { N = 40 };
+	struct mc *m = mc_open(&H);
+	long requests, syncs;
+
+	ck_assert_int_eq(mc_mkdir(m, ROOT, "lone", 0755, NULL), 0);
+	for (int i = 0; i < N; i++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "lone/f%d", i);
+		ck_assert_int_eq(mc_create(m, ROOT, name, 0644,
+					   CLF_PROTO_CREATE_EXCL, NULL, NULL),
+				 0);
+	}
+	mc_close(m);
+	mh_stop(&H);
+	requests = mh_log_number_before(&H, " requests in ");
+	syncs = mh_log_number_before(&H, " fdatasyncs");
+	ck_assert_int_ge(requests, N + 1);
+	ck_assert_msg(syncs <= requests + 2,
+		      "%ld fdatasyncs for %ld requests made one at a time",
+		      syncs, requests);
+	mh_start(&H);
+	m = mc_open(&H);
+	for (int i = 0; i < N; i++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "lone/f%d", i);
+		ck_assert_int_eq(mc_lookup(m, ROOT, name, 0, NULL), 0);
+	}
+	mc_close(m);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("metad_crash_group");
 	TCase *tc = tcase_create("crash_group");
 	TCase *tw = tcase_create("crash_group_watching");
+	TCase *tl = tcase_create("crash_group_small_log");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 240);
@@ -284,8 +335,17 @@ static Suite *suite(void)
 		test_kill9_during_concurrent_creates_keeps_every_acknowledged_one);
 	tcase_add_test(tw,
 		test_kill9_during_concurrent_unlinks_keeps_every_acknowledged_one);
+	/* And with a checkpoint of the log every few groups. */
+	tcase_add_checked_fixture(tl, setup_small_log, teardown);
+	tcase_set_timeout(tl, 240);
+	tcase_add_test(tl,
+		test_kill9_during_concurrent_creates_keeps_every_acknowledged_one);
+	tcase_add_test(tl,
+		test_kill9_during_concurrent_unlinks_keeps_every_acknowledged_one);
+	tcase_add_test(tc, test_a_lone_create_costs_one_fdatasync);
 	suite_add_tcase(s, tc);
 	suite_add_tcase(s, tw);
+	suite_add_tcase(s, tl);
 	return s;
 }
 
