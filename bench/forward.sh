@@ -8,18 +8,28 @@
 #
 #   client A.1 ---- A.2 middle A.5 ---- A.6 instance (metad, NIODS iods)
 #
-# Prints, for MB MiB, clf cp into and out of clf both ways, MiB/s.
+# Prints, for MB MiB, clf cp into and out of clf both ways, MiB/s; then
+# collective writes and reads of CLIENTS clients (forward_coll: ROUNDS
+# rounds of ncwrite_at_all + ncread_at_all, 64 blocks of BLOCK bytes per
+# client and call, cyclic): direct, through `clf forward --no-merge`
+# (one message per client and iod, as before 1.24) and through `clf
+# forward` merging them (one VIEW_MERGED per operation and iod).
 #
 #   bench/forward.sh [MB=256]
 #
-# Environment: NIODS (4).  Needs root; build first (make -j2).  Not a
+# Environment: NIODS (4), CLIENTS (2), ROUNDS (200), BLOCK (4096).  Needs
+# root; build first (make -j2 and make check-remote's programs).  Not a
 # test: docs/performance.md keeps a run's figures.
 set -eu
 
 mb=${1:-256}
 niods=${NIODS:-4}
+clients=${CLIENTS:-2}
+rounds=${ROUNDS:-200}
+block=${BLOCK:-4096}
 build=$(cd "${CLF_BUILD_DIR:-build}" && pwd)
 clf=$build/tools/clf
+coll=$build/tests/integration/forward_coll
 cl=clfbf-c-$$
 mid=clfbf-m-$$
 sv=clfbf-s-$$
@@ -89,17 +99,41 @@ run() {
 	t1=$(date +%s.%N)
 	r=$(awk -v a="$t0" -v b="$t1" -v m="$mb" 'BEGIN { printf "%.1f", m / (b - a) }')
 	printf '%-28s write %7s MiB/s   read %7s MiB/s\n' "$1" "$w" "$r"
+	[ -x "$coll" ] || return 0
+	# The collectives' seconds, per call (a write or a read).
+	ip netns exec "$cl" "$coll" "$url" "$clients" "$rounds" "$block" \
+		>"$tmp/coll.out" 2>&1 || { cat "$tmp/coll.out"; exit 1; }
+	awk -v l="$1" -v r="$rounds" '/collectively in/ {
+		for (i = 1; i <= NF; i++) if ($i == "in") s = $(i + 1)
+		printf "%-28s collectives: %.2f ms per call (%s)\n", l,
+			1000 * s / (2 * r), $0 }' "$tmp/coll.out"
+}
+
+# start_forward [OPTION]: clf forward in the middle namespace.
+start_forward() {
+	if [ -n "$fwd_pid" ]; then
+		kill "$fwd_pid" 2>/dev/null || true
+		wait "$fwd_pid" 2>/dev/null || true
+	fi
+	ip netns exec "$mid" "$clf" forward --listen "$net.2:7100" "$@" "$url" \
+		>"$tmp/fwd.log" 2>&1 &
+	fwd_pid=$!
+	for _ in $(seq 100); do
+		grep -qs "^clf forward:" "$tmp/fwd.log" && break
+		sleep 0.05
+	done
 }
 
 echo "$mb MiB, $niods iods, veth links, $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg)"
+echo "collectives: $clients clients, $rounds rounds of a write and a read of 64 x $block bytes each"
 ip netns exec "$mid" sh -c 'echo 1 > /proc/sys/net/ipv4/ip_forward'
+# Untimed: the file and the iods' first collectives.
+[ -x "$coll" ] && ip netns exec "$cl" "$coll" "$url" "$clients" 5 "$block" >/dev/null
 run "direct (kernel routing)"
 ip netns exec "$mid" sh -c 'echo 0 > /proc/sys/net/ipv4/ip_forward'
-ip netns exec "$mid" "$clf" forward --listen "$net.2:7100" "$url" >"$tmp/fwd.log" 2>&1 &
-fwd_pid=$!
-for _ in $(seq 100); do
-	grep -q "^clf forward:" "$tmp/fwd.log" && break
-	sleep 0.05
-done
 export CLF_FORWARDER=$net.2:7100
-run "through clf forward"
+start_forward --no-merge
+run "clf forward --no-merge"
+start_forward
+grep -q "merging" "$tmp/fwd.log" || { cat "$tmp/fwd.log"; exit 1; }
+run "clf forward (merging)"

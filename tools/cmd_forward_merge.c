@@ -18,8 +18,11 @@
  * group of its (iod, tag).  A group goes to its iod as one VIEW_MERGED
  * when it holds as many requests as the operation's participants, or
  * wait_ms after its first came (participants not behind this forwarder
- * come on their own), or when the next would pass MERGED_MAX pieces or
- * MERGE_BYTES_MAX bytes.  Each client then gets its answer as the reply
+ * come on their own; wait_ms is at most a quarter of the instance's
+ * timeout, which the iod gives the operation), or when the next would
+ * pass MERGED_MAX pieces or MERGE_BYTES_MAX bytes, or when a request of
+ * the operation went to the iod as it came (too big to hold): then the
+ * others would only wait, and they go as they come for wait_ms.  Each client then gets its answer as the reply
  * to its own request.  A VIEW_MERGED that the iod refuses did nothing:
  * each request then goes on its own connection, as without merging.
  *
@@ -48,7 +51,13 @@
 #include "proto.h"
 #include "transport.h"
 
-#define MERGE_PIECE_MAX (4u << 20)	/* a bigger piece passes as it came */
+/*
+ * A bigger piece passes as it came, spliced: its message costs the iod
+ * little beside its bytes, whereas a merged one goes through this
+ * process's memory (measured: 1 MiB pieces of 2 clients took 40 ms per
+ * call merged, 32 ms relayed; docs/performance.md).
+ */
+#define MERGE_PIECE_MAX (256u << 10)
 #define MERGE_BYTES_MAX (32u << 20)	/* request bytes in one VIEW_MERGED */
 #define HANDSHAKE_BODY_MAX (64u << 10)	/* more: not a handshake we know */
 #define POOL_MAX 8			/* idle VIEW_MERGED connections per iod */
@@ -81,6 +90,10 @@ struct group {
 	uint32_t n;
 	size_t bytes;
 	int64_t first_ms;
+	/* A request of the operation went to this iod as it came (too big
+	 * to hold): the others would wait for nothing, so they go as they
+	 * come too, until wait_ms after it. */
+	bool relayed;
 	struct piece *head, **tail;
 	struct group *next;		/* mg.groups, while gathering */
 };
@@ -93,6 +106,7 @@ static struct {
 	pthread_cond_t tick;		/* a group began: the timer looks */
 	pthread_cond_t answered;	/* pieces were answered */
 	struct group *groups;		/* gathering; mutex */
+	int64_t timer_next;		/* when the timer wakes; mutex */
 	struct clf_conn **idle;		/* POOL_MAX per iod; mutex */
 	unsigned *nidle;		/* per iod; mutex */
 	atomic_bool sealed_said;
@@ -277,33 +291,49 @@ static int answer_all(struct group *g, void *payload, uint32_t len)
 	return 0;
 }
 
-/* The VIEW_MERGED of g, encoded: 0 and *out (caller frees), or -errno. */
-static int encode_group(struct group *g, uint8_t **out, size_t *len)
+static void put16(uint8_t *p, uint16_t v)
 {
-	struct clf_proto_merged_piece *ps = calloc(g->n, sizeof(*ps));
-	struct clf_proto_view_merged_req m = { g->n, ps };
-	struct wire_writer w = { NULL, 0, 0 };
-	uint32_t i = 0;
-	int err;
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
 
-	if (!ps)
+static void put32(uint8_t *p, uint32_t v)
+{
+	put16(p, (uint16_t)v);
+	put16(p + 2, (uint16_t)(v >> 16));
+}
+
+/*
+ * The VIEW_MERGED body of g as clf_proto_view_merged_req_encode lays it
+ * out (u32 n, then per piece u16 port, u16 opcode, bytes32 body), with
+ * the bodies sent from where they are: *iov (2n + 1 pieces) and *heads
+ * (their fixed fields), which the caller frees.  0 or -ENOMEM.
+ */
+static int encode_group(struct group *g, uint8_t **heads, struct iovec **iov)
+{
+	uint8_t *h = malloc(4 + 8 * (size_t)g->n);
+	struct iovec *v = calloc(1 + 2 * (size_t)g->n, sizeof(*v));
+	int k = 1;
+
+	if (!h || !v) {
+		free(h);
+		free(v);
 		return -ENOMEM;
-	for (struct piece *p = g->head; p; p = p->next, i++)
-		ps[i] = (struct clf_proto_merged_piece){
-			p->port, p->opcode, { p->body, p->len } };
-	err = clf_proto_view_merged_req_encode(&w, &m);
-	if (!err) {
-		*len = w.pos;
-		w = (struct wire_writer){ malloc(*len), *len, 0 };
-		err = w.buf ? clf_proto_view_merged_req_encode(&w, &m)
-			    : -ENOMEM;
-		if (err)
-			free(w.buf);
-		else
-			*out = w.buf;
 	}
-	free(ps);
-	return err;
+	put32(h, g->n);
+	v[0] = (struct iovec){ h, 4 };
+	for (struct piece *p = g->head; p; p = p->next) {
+		uint8_t *f = h + 4 + 8 * (k / 2);
+
+		put16(f, p->port);
+		put16(f + 2, p->opcode);
+		put32(f + 4, p->len);
+		v[k++] = (struct iovec){ f, 8 };
+		v[k++] = (struct iovec){ p->body, p->len };
+	}
+	*heads = h;
+	*iov = v;
+	return 0;
 }
 
 /* A group's thread: its VIEW_MERGED, and the answers handed out. */
@@ -313,20 +343,19 @@ static void *send_group(void *arg)
 	struct clf_proto_header h, rh;
 	struct clf_conn *c = NULL;
 	void *payload = NULL;
-	uint8_t *req = NULL;
+	uint8_t *heads = NULL;
 	char msg[CLF_PROTO_ERRMSG_MAX];
-	struct iovec iov;
-	size_t len = 0;
+	struct iovec *iov = NULL;
 	int err, answered = -1;
 
-	err = encode_group(g, &req, &len);
+	err = encode_group(g, &heads, &iov);
 	if (!err)
 		err = pool_get(g->iod, &c);
 	if (!err) {
 		clf_proto_header_init(&h, CLF_PROTO_OP_VIEW_MERGED,
 				      clf_conn_next_id(c));
-		iov = (struct iovec){ req, len };
-		err = clf_conn_call(c, &h, &iov, 1, &rh, &payload);
+		err = clf_conn_call(c, &h, iov, 1 + 2 * (int)g->n, &rh,
+				    &payload);
 		if (!err)
 			answered = answer_all(g, payload, rh.payload_len);
 	}
@@ -355,23 +384,31 @@ static void *send_group(void *arg)
 	if (c)
 		pool_put(g->iod, c);
 	free(payload);
-	free(req);
+	free(heads);
+	free(iov);
 	free(g);
 	return NULL;
 }
 
-/* Take g out of the table and send it (mg.mutex held). */
-static void group_go(struct group *g)
+/* Take g out of the table (mg.mutex held). */
+static void group_unlink(struct group *g)
 {
-	pthread_attr_t attr;
-	pthread_t tid;
-
 	for (struct group **pp = &mg.groups; *pp; pp = &(*pp)->next) {
 		if (*pp == g) {
 			*pp = g->next;
 			break;
 		}
 	}
+}
+
+/* Take g out of the table and send it from a thread of its own
+ * (mg.mutex held). */
+static void group_go(struct group *g)
+{
+	pthread_attr_t attr;
+	pthread_t tid;
+
+	group_unlink(g);
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	if (pthread_create(&tid, &attr, send_group, g)) {
@@ -383,14 +420,22 @@ static void group_go(struct group *g)
 	pthread_attr_destroy(&attr);
 }
 
-/* Put p into its group; mg.mutex held. */
-static void group_add(struct piece *p, uint32_t iod)
+/*
+ * Put p into its group; mg.mutex held.  Returns the group when p
+ * completed it, out of the table, for the caller to send (no thread to
+ * start and wake where every participant is behind this forwarder).
+ */
+static struct group *group_add(struct piece *p, uint32_t iod)
 {
 	struct group *g;
 
 	for (g = mg.groups; g; g = g->next)
 		if (g->iod == iod && g->tag == p->tag)
 			break;
+	if (g && g->relayed) {
+		p->state = PIECE_ALONE;
+		return NULL;
+	}
 	if (g && (g->n >= CLF_PROTO_MERGED_MAX ||
 		  g->bytes + p->len > MERGE_BYTES_MAX)) {
 		group_go(g);
@@ -400,21 +445,26 @@ static void group_add(struct piece *p, uint32_t iod)
 		g = calloc(1, sizeof(*g));
 		if (!g) {
 			p->state = PIECE_ALONE;
-			return;
+			return NULL;
 		}
 		*g = (struct group){ .iod = iod, .tag = p->tag,
 				     .participants = p->participants,
 				     .first_ms = clf_now_ms(), .next = mg.groups };
 		g->tail = &g->head;
 		mg.groups = g;
-		pthread_cond_signal(&mg.tick);
+		/* A wake-up only where the timer would sleep past it: most
+		 * groups are full long before. */
+		if (g->first_ms + mg.wait_ms < mg.timer_next)
+			pthread_cond_signal(&mg.tick);
 	}
 	*g->tail = p;
 	g->tail = &p->next;
 	g->n++;
 	g->bytes += p->len;
-	if (g->n >= g->participants)
-		group_go(g);
+	if (g->n < g->participants)
+		return NULL;
+	group_unlink(g);
+	return g;
 }
 
 /* The timer: groups whose others did not come within wait_ms go. */
@@ -429,11 +479,16 @@ static void *timer(void *arg)
 
 		for (; g; g = after) {
 			after = g->next;
-			if (now >= g->first_ms + mg.wait_ms)
+			if (now >= g->first_ms + mg.wait_ms && g->relayed) {
+				group_unlink(g);
+				free(g);
+			} else if (now >= g->first_ms + mg.wait_ms) {
 				group_go(g);
+			}
 			else if (g->first_ms + mg.wait_ms < next)
 				next = g->first_ms + mg.wait_ms;
 		}
+		mg.timer_next = next;
 		if (next == INT64_MAX) {
 			pthread_cond_wait(&mg.tick, &mg.mutex);
 			continue;
@@ -443,6 +498,36 @@ static void *timer(void *arg)
 		pthread_cond_timedwait(&mg.tick, &mg.mutex, &ts);
 	}
 	return NULL;
+}
+
+/*
+ * A collective request of (iod, tag) went as it came: what is held of
+ * its operation goes now, and what comes goes as it comes (see
+ * group.relayed).
+ */
+static void merge_passed(uint32_t iod, uint64_t tag)
+{
+	struct group *g;
+
+	pthread_mutex_lock(&mg.mutex);
+	for (g = mg.groups; g; g = g->next)
+		if (g->iod == iod && g->tag == tag)
+			break;
+	if (g && !g->relayed)
+		group_go(g);
+	if (!g || !g->relayed) {
+		g = calloc(1, sizeof(*g));
+		if (g) {
+			*g = (struct group){ .iod = iod, .tag = tag,
+					     .relayed = true,
+					     .first_ms = clf_now_ms(),
+					     .next = mg.groups };
+			mg.groups = g;
+			if (g->first_ms + mg.wait_ms < mg.timer_next)
+				pthread_cond_signal(&mg.tick);
+		}
+	}
+	pthread_mutex_unlock(&mg.mutex);
 }
 
 int fwd_merge_start(const struct clf_config *cfg, unsigned wait_ms)
@@ -455,7 +540,12 @@ int fwd_merge_start(const struct clf_config *cfg, unsigned wait_ms)
 		return clf_fail(EACCES,
 				"clf forward: merging needs the instance's secret ($CLF_SECRET_FILE)");
 	mg.cfg = cfg;
+	/* Held requests must reach the iod well within its wait for the
+	 * operation's others. */
+	if (cfg->timeout_ms > 0 && wait_ms > (unsigned)cfg->timeout_ms / 4)
+		wait_ms = (unsigned)cfg->timeout_ms / 4;
 	mg.wait_ms = wait_ms;
+	mg.timer_next = INT64_MAX;
 	mg.t = clf_transport_find(cfg->transport);
 	mg.idle = calloc((size_t)cfg->niods * POOL_MAX, sizeof(*mg.idle));
 	mg.nidle = calloc(cfg->niods, sizeof(*mg.nidle));
@@ -573,18 +663,26 @@ static void *iod_side(void *arg)
 	return NULL;
 }
 
-/* Send a request (header h, then body or len bytes still in cfd). */
+/* Send a request: header h, the first `have` bytes of its payload from
+ * body, the rest of its len still in cfd. */
 static int to_iod(struct rconn *r, const uint8_t *h, const uint8_t *body,
-		  uint32_t len)
+		  uint32_t have, uint32_t len)
 {
 	pthread_mutex_lock(&r->lock);
 	r->outstanding++;
 	pthread_mutex_unlock(&r->lock);
-	if (write_full(r->dfd, h, CLF_PROTO_HEADER_SIZE))
+	if (write_full(r->dfd, h, CLF_PROTO_HEADER_SIZE) ||
+	    (have && write_full(r->dfd, body, have)))
 		return -1;
-	if (body)
-		return write_full(r->dfd, body, len);
-	return pass_n(r->cfd, r->dfd, len, r->pipes[0]);
+	return pass_n(r->cfd, r->dfd, len - have, r->pipes[0]);
+}
+
+/* Whether a view io body (its fixed part) is a first collective request. */
+static bool first_coll(const uint8_t *body)
+{
+	return (le32(body + 4) & (CLF_PROTO_VIEW_COLLECTIVE |
+				  CLF_PROTO_VIEW_AGAIN)) ==
+	       CLF_PROTO_VIEW_COLLECTIVE;
 }
 
 /* The reply to the held request p, from its answer. */
@@ -621,6 +719,7 @@ static int held(struct rconn *r, const uint8_t *h, uint8_t *body,
 			   .opcode = le16(h + 8), .tag = le64(body + 24),
 			   .participants = le32(body + 32),
 			   .state = PIECE_WAIT };
+	struct group *full;
 	bool gone;
 	int err;
 
@@ -633,12 +732,16 @@ static int held(struct rconn *r, const uint8_t *h, uint8_t *body,
 	if (gone)
 		return -1;
 	pthread_mutex_lock(&mg.mutex);
-	group_add(&p, r->iod);
+	full = group_add(&p, r->iod);
+	pthread_mutex_unlock(&mg.mutex);
+	if (full)
+		send_group(full);
+	pthread_mutex_lock(&mg.mutex);
 	while (p.state == PIECE_WAIT)
 		pthread_cond_wait(&mg.answered, &mg.mutex);
 	pthread_mutex_unlock(&mg.mutex);
 	if (p.state == PIECE_ALONE)
-		return to_iod(r, h, body, len);
+		return to_iod(r, h, body, len, len);
 	err = answer_client(r, &p);
 	free(p.reply);
 	return err;
@@ -662,8 +765,19 @@ static void client_side(struct rconn *r)
 		len = le32(h + 20);
 		if ((op != CLF_PROTO_OP_VIEW_WRITE &&
 		     op != CLF_PROTO_OP_VIEW_READ) || flags ||
-		    len < VIEW_IO_FIXED || len > MERGE_PIECE_MAX) {
-			if (to_iod(r, h, NULL, len))
+		    len < VIEW_IO_FIXED) {
+			if (to_iod(r, h, NULL, 0, len))
+				break;
+			continue;
+		}
+		if (len > MERGE_PIECE_MAX) {
+			uint8_t fixed[VIEW_IO_FIXED];
+
+			if (read_full(r->cfd, fixed, sizeof(fixed)))
+				break;
+			if (first_coll(fixed))
+				merge_passed(r->iod, le64(fixed + 24));
+			if (to_iod(r, h, fixed, sizeof(fixed), len))
 				break;
 			continue;
 		}
@@ -672,12 +786,10 @@ static void client_side(struct rconn *r)
 			free(body);
 			break;
 		}
-		if ((le32(body + 4) & (CLF_PROTO_VIEW_COLLECTIVE |
-				       CLF_PROTO_VIEW_AGAIN)) ==
-		    CLF_PROTO_VIEW_COLLECTIVE)
+		if (first_coll(body))
 			err = held(r, h, body, len);
 		else
-			err = to_iod(r, h, body, len);
+			err = to_iod(r, h, body, len, len);
 		free(body);
 		if (err)
 			break;

@@ -110,16 +110,19 @@ port=7000
 mkdir -p "$tmp/srv" "$tmp/cl" "$tmp/loc"
 # Each iod logs every message that carries collective requests.
 export CLF_TEST_IOD_LOG_COLL=1
-netns_instance_up "$sv" "$net.6" "$port" "$tmp/srv" "timeout_ms = 2000" \
+# 6 s: room for the forwarder's wait below (a quarter of it at most).
+netns_instance_up "$sv" "$net.6" "$port" "$tmp/srv" "timeout_ms = 6000" \
 	"recovery_grace_s = 0"
 netns_remote_user "$tmp/srv/secret" "$tmp/cl" "$tmp/cl"
 url=clf://$net.6:$port
 
 step="the forwarder starts"
 # All the collectives' clients are behind it: a group goes as soon as it
-# holds every participant, and the wait only covers a loaded machine.
+# holds every participant, and the wait only covers a loaded machine;
+# MPI-IO's bigger pieces go as they come, and the others of their
+# operation with them.
 ip netns exec "$fw" "$clf" forward --listen "$net.2:7100" \
-	--merge-wait 5000 "$url" >"$tmp/fwd.log" 2>&1 &
+	--merge-wait 1500 "$url" >"$tmp/fwd.log" 2>&1 &
 fwd_pid=$!
 for _ in $(seq 100); do
 	grep -qs "^clf forward:" "$tmp/fwd.log" && break
