@@ -76,3 +76,25 @@ mpiio() {
 	[ $moved -ge $want ] ||
 		{ echo "MPI-IO's bytes were not moved by RDMA READ/WRITE"; return 1; }
 }
+
+# The paper's 2-D matrix experiment (bench/mpi_matrix, 2 processes, the
+# checkerboard of CYCLIC(k) x CYCLIC(k) cells: nested strided views) over
+# RDMA: clf's views and collective path (CLF-phys, CLF-idx) and ROMIO's
+# two-phase on the same layout (ROMIO-phys), write_all then read_all,
+# every byte read back checked by mpi_matrix.  After mpiio (its mpi.conf).
+matrix() {
+	[ -x "$B/bench/mpi_matrix" ] ||
+		{ echo "bench/mpi_matrix not built (MPICH and ROMIO: make deps)"; return 1; }
+	sent0=$(rxe_sent)
+	CLF_CONFIG=$M/mpi.conf UCX_TLS=self,sm timeout 400 \
+		mpiexec -n 2 "$B/bench/mpi_matrix" --side 1024 --kmin 16 \
+		--kmax 256 --reps 1 --scenarios clf_phys,clf_idx,romio_phys \
+		--ufs-dir $M > $M/matrix.out 2>&1 < /dev/null
+	rc=$?
+	cat $M/matrix.out
+	[ $rc -eq 0 ] || { echo "mpi_matrix failed ($rc)"; return 1; }
+	sent=$(( $(rxe_sent) - sent0 ))
+	echo "rxe0 sent $sent packets"
+	# 5 k x 3 scenarios x a 1 MiB matrix written and read: thousands.
+	[ $sent -gt 1000 ] || { echo "the matrix did not go over RDMA"; return 1; }
+}

@@ -18,7 +18,9 @@
 #   7. MPI-IO: 2 MPICH processes through the clf: driver, collective and
 #      independent writes and reads, compared with a local reference, the
 #      bytes moved by the iods' RDMA READs and WRITEs (rdma_mpiio.sh);
-#   8. a second rxe device on a second dummy interface: a client with
+#   8. the paper's 2-D matrix experiment (bench/mpi_matrix) with 2
+#      processes over RDMA, every byte read back checked (rdma_mpiio.sh);
+#   9. a second rxe device on a second dummy interface: a client with
 #      connections through both registers its buffer once per device,
 #      and two connections on one device share one registration
 #      (rdma_devices).
@@ -86,6 +88,8 @@ check "a program on libclf.so sends a remapped buffer's new bytes" remap_so
 check "64 RDMA connections cost an iod at most 512 KiB each" \
 	"$B/tests/guest/rdma_conns" $M/rdma.conf "$(cat $M/iod0.pid)" 64 512
 check "MPI-IO, collective and independent, through clf: over RDMA" mpiio
+check "the 2-D matrix experiment (mpi_matrix) over RDMA, every byte checked" \
+	matrix
 devices() { # a second device, then rdma_devices
 	ip link add dummy1 type dummy &&
 	ip addr add 10.9.8.1/24 dev dummy1 &&
