@@ -824,7 +824,11 @@ enum clf_proto_layout_kind {
  *   writes, on a connection that sent a LOCK_* request with its id, which
  *   no lock holds back: a LOCK_RELEASE of lock 0, which no lock has,
  *   only says that a connection is the client's), drops its cached bytes and sends
- *   LOCK_RELEASE.  Every access under no lock -- from any connection not
+ *   LOCK_RELEASE.  A REVOKE's [lo, hi) is the part of the lock to give
+ *   back: the whole lock, or (iods of 1.23 and later) the lock from an offset
+ *   up, the iod keeping the part below granted under the same id; a
+ *   client that gives back the whole lock anyway stays correct.  Every
+ *   access under no lock -- from any connection not
  *   of the holder -- waits for the conflicting locks' release first, so
  *   an acknowledged write stays visible to every later read.  A holder
  *   that does not release within the iod's lease, or whose callback

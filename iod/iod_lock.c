@@ -44,6 +44,7 @@ int iod_lockmgr_init(struct iod_lockmgr *m, const struct iod_lock_ops *ops,
 	m->next_id = 1;
 	m->evictions = 0;
 	m->lease_ms = lease_ms;
+	m->shrink = 0;
 	m->ops = *ops;
 	return 0;
 
@@ -164,6 +165,16 @@ static bool clear_conflicts(struct iod_lockmgr *m, uint64_t client,
 			int64_t alo = ask->lo, ahi = ask->hi;
 			int err;
 
+			/* Only from the access up, when shrinking: the
+			 * holder keeps what lies below. */
+			if (m->shrink) {
+				int64_t g = lo / IOD_LOCK_SHRINK_ALIGN *
+					    IOD_LOCK_SHRINK_ALIGN;
+
+				if (g > alo)
+					alo = g;
+			}
+			ask->give_lo = alo;
 			ask->revoking = 1;
 			ask->deadline_ms = now + m->lease_ms;
 			pthread_mutex_unlock(&m->mutex);
@@ -268,6 +279,16 @@ int iod_lock_release(struct iod_lockmgr *m, uint64_t client, uint64_t id)
 
 	pthread_mutex_lock(&m->mutex);
 	for (pp = &m->locks; (l = *pp); pp = &l->next) {
+		if (l->id == id && l->client == client && l->revoking &&
+		    l->give_lo > l->lo) {
+			/* Shrunk: the part below what was asked back
+			 * stays granted. */
+			l->hi = l->give_lo;
+			l->revoking = 0;
+			pthread_cond_broadcast(&m->cond);
+			ret = 0;
+			break;
+		}
 		if (l->id == id && l->client == client) {
 			*pp = l->next;
 			free(l);

@@ -29,6 +29,14 @@
  * revocation or two, instead of taking the subfile from each other at
  * every access.
  *
+ * Shrinking (m->shrink, which the iod sets): a revocation asks back only
+ * the part of a lock from the conflicting access's offset (rounded down
+ * to IOD_LOCK_SHRINK_ALIGN) up, and the release keeps the part below
+ * granted: two processes that each work in their own ascending region
+ * (IOR's -b 1m) then keep their lock below the other's instead of
+ * passing whole locks back and forth.  A client that gives back the whole
+ * lock is correct too (the part kept holds back nothing of it).
+ *
  * Revocation is bounded: the manager asks the holder once (ops.revoke,
  * which sends REVOKE on the holder's callback connection) and waits at
  * most the lease for its release.  A holder that does not answer in time,
@@ -62,6 +70,9 @@ enum iod_lock_mode {
 /* Locks one manager holds at most; beyond, enqueue fails -ENOLCK. */
 #define IOD_LOCK_MAX 65536
 
+/* A shrunk lock keeps whole blocks of this many subfile bytes. */
+#define IOD_LOCK_SHRINK_ALIGN ((int64_t)64 << 10)
+
 /* Granularity of a grant on a contended range, in subfile bytes. */
 #define IOD_LOCK_CONTENDED_ALIGN ((int64_t)1 << 20)
 
@@ -94,6 +105,9 @@ struct iod_lock {
 	int mode;		   /* enum iod_lock_mode */
 	int revoking;		   /* REVOKE sent, release awaited */
 	int64_t lo, hi;		   /* subfile bytes [lo, hi), lo < hi */
+	int64_t give_lo;	   /* revoking: [give_lo, hi) goes, [lo,
+				      give_lo) stays granted (give_lo == lo:
+				      all of it goes) */
 	int64_t deadline_ms;	   /* revoking: eviction time, clf_now_ms */
 	struct iod_lock *next;
 };
@@ -106,6 +120,8 @@ struct iod_lockmgr {
 	uint64_t next_id;	   /* mutex */
 	uint64_t evictions;	   /* clients evicted so far; mutex */
 	int64_t lease_ms;	   /* how long a holder has to release */
+	int shrink;		   /* revocations ask back from the access up;
+				      0 after init */
 	struct iod_lock_ops ops;   /* copied at init */
 };
 
@@ -139,7 +155,8 @@ int iod_lock_enqueue(struct iod_lockmgr *m, uint64_t client, uint64_t file,
 
 /*
  * Client gives back lock id (its RELEASE, after its dirty bytes are in
- * the subfile).  Returns 0, or -ENOENT when client holds no such lock
+ * the subfile): the part a revocation asked back, or all of it when it
+ * was not revoked.  Returns 0, or -ENOENT when client holds no such lock
  * (already evicted: the release came too late).
  */
 int iod_lock_release(struct iod_lockmgr *m, uint64_t client, uint64_t id);

@@ -96,6 +96,9 @@ int iod_locking_create(struct iod_server *srv, unsigned lease_ms)
 		free(lk);
 		return clf_fail_neg(err, "iod: cannot create the lock manager");
 	}
+	/* Revocations ask back from the conflicting access up (iod_lock.h):
+	 * clients that give back the whole lock stay correct. */
+	lk->mgr.shrink = 1;
 	srv->locking = lk;
 	return 0;
 }

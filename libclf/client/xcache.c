@@ -762,6 +762,7 @@ static void unlink_lock(struct obj *o, uint64_t id)
 static void on_revoke(uint32_t iod, const struct clf_proto_revoke *m)
 {
 	struct xlock *held = NULL;
+	int64_t glo = 0, ghi = 0;
 	struct batch b;
 	struct obj *o;
 	int err = 0;
@@ -774,6 +775,18 @@ static void on_revoke(uint32_t iod, const struct clf_proto_revoke *m)
 				held = l;
 		if (!held)
 			o = NULL;
+	}
+	if (o) {
+		/* What goes: the REVOKE's range, from an offset up to the
+		 * lock's end when the iod shrinks the lock (it keeps the part
+		 * below granted to us), else the whole lock.  A range inside
+		 * (never asked today) takes the whole lock. */
+		glo = max64(held->lo, m->lo);
+		ghi = min64(held->hi, m->hi);
+		if (glo >= ghi || (glo > held->lo && ghi < held->hi)) {
+			glo = held->lo;
+			ghi = held->hi;
+		}
 	}
 	if (!o) {
 		/* Granted to a thread that has not kept it yet: it keeps
@@ -788,7 +801,7 @@ static void on_revoke(uint32_t iod, const struct clf_proto_revoke *m)
 		if (o)
 			err = batch_prepare(&b, o);
 		if (!err && o)
-			err = batch_flush(&b, o, held->lo, held->hi);
+			err = batch_flush(&b, o, glo, ghi);
 		if (!err)
 			err = batch_release(&b, iod, m->id);
 		err = batch_finish(&b, err);
@@ -797,8 +810,13 @@ static void on_revoke(uint32_t iod, const struct clf_proto_revoke *m)
 		/* Only this lock's range goes: the bytes kept under the
 		 * subfile's other locks stay, and are served without a
 		 * round trip (issue 15). */
-		drop_range(o, held->lo, held->hi);
-		unlink_lock(o, m->id);
+		drop_range(o, glo, ghi);
+		if (glo > held->lo)
+			held->hi = glo;
+		else if (ghi < held->hi)
+			held->lo = ghi;
+		else
+			unlink_lock(o, m->id);
 	}
 	pthread_mutex_unlock(&xc.mu);
 	if (err)

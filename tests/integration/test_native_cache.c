@@ -559,6 +559,39 @@ START_TEST(test_a_forward_reader_reads_further_ahead_at_each_miss)
 }
 END_TEST
 
+/*
+ * Two processes each writing their own region (IOR's -b 1m): ours from
+ * 0, theirs from 512 KiB of subfile 0 (file offset 1 MiB).  Their first
+ * write takes back only the part of our lock from 512 KiB up (the iod
+ * shrinks it), so our next write below costs no request at all; the
+ * whole lock went before, and ours then took theirs back.
+ */
+START_TEST(test_a_neighbours_write_leaves_us_our_part_of_the_lock)
+{
+	const int64_t M = 1 << 20;
+	int fd;
+	struct child ch = pair("/regions", &fd, 8192);
+	long idle, before, after;
+
+	our_write(fd, 0, 1024, 1);		/* subfile 0: [0, EOF) */
+	ck_assert_int_eq(child_do(&ch, OP_WRITE, M, 1024, 2)->result, 1024);
+	before = iod_requests();
+	idle = iod_requests() - before;
+	before = iod_requests();
+	our_write(fd, 4096, 1024, 3);		/* subfile 0 at 4 KiB */
+	after = iod_requests();
+	ck_assert_msg(after - before == idle,
+		      "a write below the neighbour's region cost %ld requests",
+		      after - before - idle);
+	their_read(&ch, 0, 1024, 1, "our first write");
+	their_read(&ch, 4096, 1024, 3, "our write under the shrunk lock");
+	our_read(fd, M, 1024, 2, "their write");
+	child_stop(&ch);
+	ck_assert_int_eq(CLF_close(fd), 0);
+	CLF_finalize();
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("native_cache");
@@ -576,6 +609,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_a_revocation_keeps_the_bytes_under_the_other_locks);
 	tcase_add_test(tc, test_47008_byte_writes_are_kept_under_the_locks);
 	tcase_add_test(tc, test_a_forward_reader_reads_further_ahead_at_each_miss);
+	tcase_add_test(tc, test_a_neighbours_write_leaves_us_our_part_of_the_lock);
 	suite_add_tcase(s, tc);
 	return s;
 }

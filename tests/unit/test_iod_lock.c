@@ -35,6 +35,7 @@ struct callbacks {
 	pthread_cond_t cond;
 	int revokes;		/* REVOKEs sent so far */
 	uint64_t client, id;	/* the last one's holder and lock */
+	int64_t lo, hi;		/* and the range it asked back */
 	int answered;		/* REVOKEs the holder has answered */
 	int silent;		/* the holder does not answer */
 	int unreachable;	/* sending REVOKE fails */
@@ -50,14 +51,14 @@ static int cb_revoke(void *arg, uint64_t client, uint64_t id, uint64_t file,
 
 	(void)file;
 	(void)sub;
-	(void)lo;
-	(void)hi;
 	if (cb->unreachable)
 		return -EPIPE;
 	pthread_mutex_lock(&cb->mutex);
 	cb->revokes++;
 	cb->client = client;
 	cb->id = id;
+	cb->lo = lo;
+	cb->hi = hi;
 	pthread_cond_broadcast(&cb->cond);
 	pthread_mutex_unlock(&cb->mutex);
 	return 0;
@@ -235,6 +236,49 @@ START_TEST(test_contended_grant_is_a_block_and_the_neighbour_stops_at_it)
 }
 END_TEST
 
+/*
+ * Shrinking (the iod's setting): each client writes its own ascending
+ * region (IOR's -b 1m over 2 iods: 512 KiB of each subfile in turn).
+ * The second asks back only from its access up, the first keeps what
+ * lies below and goes on there without a revocation; the next region of
+ * the first takes only from there up of the second's.
+ */
+START_TEST(test_shrinking_leaves_the_holder_the_part_below_the_access)
+{
+	const int64_t K = 1024;
+	struct fixture f;
+	struct iod_lock_grant a, b, c;
+
+	fixture_start(&f, 5000);
+	f.m.shrink = 1;
+	ck_assert_int_eq(iod_lock_enqueue(&f.m, 1, 7, 0, IOD_LOCK_PW,
+					  10, 20, &a), 0);
+	ck_assert_int_eq(iod_lock_enqueue(&f.m, 2, 7, 0, IOD_LOCK_PW,
+					  512 * K + 10, 512 * K + 20, &b), 0);
+	ck_assert_int_eq(revokes(&f), 1);
+	ck_assert_uint_eq(f.cb.id, a.id);
+	ck_assert_int_eq(f.cb.lo, 512 * K);
+	ck_assert_int_eq(f.cb.hi, IOD_LOCK_EOF);
+	ck_assert_int_eq(b.lo, 512 * K);
+	/* Client 1's lock is [0, 512K) now: its next write below is
+	 * granted up to client 2's, with no revocation. */
+	ck_assert_int_eq(iod_lock_enqueue(&f.m, 1, 7, 0, IOD_LOCK_PW,
+					  300 * K, 301 * K, &c), 0);
+	ck_assert_int_eq(revokes(&f), 1);
+	ck_assert_int_eq(c.lo, 0);
+	ck_assert_int_eq(c.hi, 512 * K);
+	/* Client 1's next region (1M up) takes client 2's lock from there
+	 * up only, if client 2's reached so far. */
+	ck_assert_int_eq(iod_lock_enqueue(&f.m, 1, 7, 0, IOD_LOCK_PW,
+					  b.hi + 100 * K, b.hi + 101 * K, &c), 0);
+	ck_assert_int_ge(c.lo, b.hi);
+	/* The shrunk lock is still held: its release is answered. */
+	ck_assert_int_eq(iod_lock_release(&f.m, 1, a.id), 0);
+	ck_assert_int_eq(iod_lock_release(&f.m, 1, a.id), -ENOENT);
+	fixture_stop(&f);
+}
+END_TEST
+
 START_TEST(test_lockless_read_revokes_writers_not_readers)
 {
 	struct fixture f;
@@ -395,6 +439,7 @@ int main(void)
 	tcase_add_test(tc, test_readers_of_two_clients_share_without_revocation);
 	tcase_add_test(tc, test_conflicting_lock_waits_for_holders_flush_and_release);
 	tcase_add_test(tc, test_contended_grant_is_a_block_and_the_neighbour_stops_at_it);
+	tcase_add_test(tc, test_shrinking_leaves_the_holder_the_part_below_the_access);
 	tcase_add_test(tc, test_lockless_read_revokes_writers_not_readers);
 	tcase_add_test(tc, test_lockless_write_revokes_readers);
 	tcase_add_test(tc, test_silent_holder_is_evicted_after_the_lease);
