@@ -330,7 +330,9 @@ int CLF_Mapping_is_contiguous(const CLF_Mapping *m);
  * reported to metad (writes count from their writer's close or sync);
  * reads and SEEK_END fail with -EHOSTDOWN or -ETIMEDOUT.
  *
- * Client cache (client_cache in clf.conf, off by default; clf.conf(5)):
+ * Client cache (client_cache in clf.conf, off by default for the native
+ * API, on by default for MPI-IO files (the hint clf_client_cache=false
+ * turns it off); clf.conf(5)):
  * small accesses are kept at the client under extent locks the iods
  * grant, and the rule above stands -- any conflicting access of another
  * process has the iod call the lock back, and this client sends the

@@ -80,8 +80,9 @@ typedef struct {
 
     /* Hint clf_profile: time in clf's data calls since the open. */
     int profile;
-    /* Hint clf_client_cache: 1 or 0 for both descriptors
-     * (CLF_FCNTL_SETCACHE); -1: clf.conf's client_cache decides. */
+    /* Hint clf_client_cache: 1 (the default) or 0 for both
+     * descriptors (CLF_FCNTL_SETCACHE); -1: clf.conf's client_cache
+     * decides. */
     int client_cache;
     double io_time;             /* seconds */
     long long io_calls;

@@ -216,7 +216,12 @@ ADIOI_CLF_fs *ADIOI_CLF_Fs_get(ADIO_File fd, int *error_code)
         fs->win = MPI_WIN_NULL;
         fs->start_iodevice = -1;
         fs->cache_fd = -1;
-        fs->client_cache = -1;
+        /* MPI-IO's independent small accesses are cached unless the
+         * hint says otherwise (docs/small-io.md, "On by default for
+         * MPI-IO"): MPI promises nothing of a write's durability before
+         * MPI_File_sync or the close, and clf's visibility rule holds
+         * under the cache. */
+        fs->client_cache = 1;
         fs->read_ahead = -1;    /* not given: ad_clf_ahead.c decides */
         fd->fs_ptr = fs;
     }
