@@ -19,6 +19,8 @@
  *   realm a is the union of its subfiles' bytes in the layout's period;
  *   with fewer subfiles than aggregators, the pieces of A periods are
  *   dealt out in file order instead (piece i to aggregator i % A).
+ *   Layouts whose pieces are under 128 bytes on average keep ROMIO's
+ *   default domains (ADIOI_CLF_REALM_SMALL says why).
  *
  * For a round-robin layout with as many subfiles as aggregators that is
  * ad_lustre's stripe-cyclic assignment: every aggregator writes whole
@@ -41,6 +43,30 @@
 
 /* More pieces per period than this: ROMIO's default domains instead. */
 #define ADIOI_CLF_REALM_MAX_PIECES 65536
+
+/*
+ * Subfile pieces smaller than this on average: ROMIO's default two-phase
+ * code instead of realms.  ROMIO's flexible code (which the realms need)
+ * walks every piece of every process's view against the realms
+ * (find_next_off, view_state_add_region, a flattened-type lookup and an
+ * extent query per piece: ad_coll_build_req_new.c), several times per
+ * call; its default code walks them once, in a tight loop.  With 16-byte
+ * pieces that walk, not the I/O nor the exchange, is the time
+ * (bench/mpi_realms, k = 16: realms of whole 64 KiB runs of periods were
+ * slower still, so the cost is the views' pieces, not the realms').
+ * With 2 processes the realms lose at k = 64 (write 0.9x, read 0.5x of
+ * ROMIO's domains) and win from k = 128 (2.3x, 0.9x) and k = 256 (1.5x,
+ * 1.5x) on (docs/performance.md).  CLF_TEST_REALM_SMALL sets another
+ * threshold (bytes; 1: realms for every layout).
+ */
+#define ADIOI_CLF_REALM_SMALL 128
+
+static int64_t ADIOI_CLF_Realm_small(void)
+{
+    const char *s = getenv("CLF_TEST_REALM_SMALL");
+
+    return s ? atoll(s) : ADIOI_CLF_REALM_SMALL;
+}
 
 struct ADIOI_CLF_Piece {
     int64_t off, len;
@@ -180,6 +206,12 @@ static int ADIOI_CLF_Realms_make(ADIO_File fd)
         return err ? err : -EINVAL;
     }
     qsort(pc, n, sizeof(*pc), ADIOI_CLF_Piece_cmp);
+
+    /* Small pieces: ROMIO's default domains (ADIOI_CLF_REALM_SMALL). */
+    if (period < (int64_t) n * ADIOI_CLF_Realm_small()) {
+        ADIOI_Free(pc);
+        return -EAGAIN;
+    }
 
     /* Fewer subfiles than aggregators: A periods, pieces dealt in turn
      * (sub becomes the piece's number, its owner sub % A). */

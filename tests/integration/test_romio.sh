@@ -205,10 +205,15 @@ done
 # odd sizes and offsets, byte-exact against the same program on ufs:;
 # 3 processes have more aggregators than some layouts have subfiles.
 mkdir -p "$tmp/ufs-realms"
+# Layouts of pieces under 128 bytes take ROMIO's domains (byte-exact
+# too); CLF_TEST_REALM_SMALL=1 gives them realms as well.
 for n in 2 3; do
 	run "layout-aligned file realms, $n processes" mpiexec -n "$n" \
+		-genv CLF_TEST_REALM_SMALL 1 \
 		"$bin/romio_realms" /realms "$tmp/ufs-realms"
 done
+run "layout-aligned file realms, small pieces on ROMIO's domains" \
+	mpiexec -n 2 "$bin/romio_realms" /realms-small "$tmp/ufs-realms"
 
 # The cooperative cache: every byte as a model of the file says, with
 # the cache and without; each deliberately broken driver must fail it,
