@@ -13,7 +13,8 @@
 # and metad are killed and restarted: no error.  test_posix.sh: our POSIX conformance suite (posix_suite.py: symlinks,
 # hard links, fifos, sockets, devices and every namespace call, as root
 # and as nobody) over two mounts, and those objects through the native
-# API.
+# API.  test_stage_mount.sh: renames and removals through the mount of
+# an instance with a backing directory reach that directory.
 #
 #   make check-mount
 #   make check-posix      test_posix.sh alone
@@ -23,7 +24,7 @@ ifeq ($(CONFIG_CLF_FUSE),y)
 MOUNT_TEST := tests/integration/test_mount.sh tests/integration/test_mount_t.sh \
 	tests/integration/test_mount_romio.sh tests/integration/test_mount_lock.sh \
 	tests/integration/test_posix.sh tests/integration/test_mount_recovery.sh \
-	tests/integration/test_mount_parallel.sh
+	tests/integration/test_mount_parallel.sh tests/integration/test_stage_mount.sh
 MOUNT_HELPER := $(O)/tests/integration/mount_helper
 
 $(MOUNT_HELPER): $(O)/tests/integration/mount_helper.o $(O)/libclf.a
