@@ -51,6 +51,7 @@ static void reply_err(fuse_req_t req, const char *op, uint64_t ino, int err)
 	switch (-err) {
 	case 0:
 	case ENOENT:
+	case ESTALE:		/* the inode is gone: clfs_stale */
 	case EEXIST:
 	case ENOTEMPTY:
 	case ENODATA:
@@ -147,7 +148,7 @@ static void ll_getattr(fuse_req_t req, fuse_ino_t ino,
 
 	(void)fi;
 	if (err)
-		reply_err(req, "getattr", ino, err);
+		reply_err(req, "getattr", ino, clfs_stale(err));
 	else
 		fuse_reply_attr(req, &st, cfs(req)->timeout);
 }
@@ -180,7 +181,7 @@ static void ll_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 	err = set ? clfs_setattr(cfs(req)->fs, ino, attr, set, &st)
 		  : clfs_getattr(cfs(req)->fs, ino, &st);
 	if (err)
-		reply_err(req, "setattr", ino, err);
+		reply_err(req, "setattr", ino, clfs_stale(err));
 	else
 		fuse_reply_attr(req, &st, cfs(req)->timeout);
 }
@@ -221,7 +222,7 @@ static void ll_readlink(fuse_req_t req, fuse_ino_t ino)
 	int err = clfs_readlink(cfs(req)->fs, ino, &target);
 
 	if (err)
-		reply_err(req, "readlink", ino, err);
+		reply_err(req, "readlink", ino, clfs_stale(err));
 	else
 		fuse_reply_readlink(req, target);
 	free(target);
@@ -283,7 +284,7 @@ static void ll_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	int err = clfs_open(cfs(req)->fs, ino, fi->flags, &fh, &changed);
 
 	if (err) {
-		reply_err(req, "open", ino, err);
+		reply_err(req, "open", ino, clfs_stale(err));
 		return;
 	}
 	/*

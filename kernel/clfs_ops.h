@@ -190,6 +190,19 @@ int clfs_setlk(struct clfs *fs, uint64_t fh, uint64_t owner,
 	       clfs_interrupted_fn interrupted, void *arg);
 int clfs_flock(struct clfs *fs, uint64_t fh, uint64_t owner, int op,
 	       clfs_interrupted_fn interrupted, void *arg);
+/*
+ * What a front end answers for err from a request on an inode (not on a
+ * name in a directory): an inode that is gone, which another client
+ * removed or replaced under the same name, is a stale handle (ESTALE,
+ * as NFS answers), not a missing name.  The kernel then walks the path
+ * again asking about each name (LOOKUP_REVAL), and an open or stat of a
+ * name that now names another inode finds that one.
+ */
+static inline int clfs_stale(int err)
+{
+	return err == -ENOENT ? -ESTALE : err;
+}
+
 /* Release every lock of owner on fh's file, if this mount took any. */
 int clfs_unlock_owner(struct clfs *fs, uint64_t fh, uint64_t owner);
 /*

@@ -515,12 +515,9 @@ static int handle_op(struct worker *w, bool *noreply)
 }
 
 /*
- * Requests on an inode (not on a name in a directory): an inode that is
- * gone, which another client removed, or replaced by another under the
- * same name, is a stale handle (ESTALE, as NFS says), not a missing
- * name.  The VFS then walks the path again with LOOKUP_REVAL, which
- * makes the module ask about each name (clf_d_revalidate), and the open
- * or stat of a name that now names another inode finds that one.
+ * Requests on an inode, not on a name in a directory: ENOENT there is
+ * ESTALE (clfs_stale), and the module's clf_d_revalidate asks about
+ * each name of the walk the VFS does again.
  */
 static bool on_inode(uint32_t op)
 {
@@ -546,7 +543,7 @@ static int handle(struct worker *w, bool *noreply)
 	const struct clf_up_in *in = (const struct clf_up_in *)w->in;
 	int err = handle_op(w, noreply);
 
-	return err == -ENOENT && on_inode(in->op) ? -ESTALE : err;
+	return on_inode(in->op) ? clfs_stale(err) : err;
 }
 
 static const char *op_name(uint32_t op)

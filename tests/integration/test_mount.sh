@@ -9,7 +9,8 @@
 # files unlinked or replaced while open, permission checks for nobody
 # with and without allow_other, the user.clf.layout attribute on files
 # and directories, bytes crossing between the mount and the native API
-# both ways, a read-only mount, a remount, unmounting under an active
+# both ways, a name the native API replaces opened at once (the new
+# file, not ENOENT), a read-only mount, a remount, unmounting under an active
 # reader, and throughput through the mount and the native API (printed).
 #
 # usage: test_mount.sh [BUILD_DIR]     (default: $CLF_BUILD_DIR or build)
@@ -687,6 +688,12 @@ cmp "$loc/big" "$loc/nat1" || fail "mount -> native"
 "$helper" put "$conf" /nat2 <"$loc/big2"
 cmp "$loc/big2" "$mnt/nat2" || fail "native -> mount"
 cmp "$loc/big2" "$mnt2/nat2" || fail "native -> mount 2"
+
+step="a name the native API replaces at once: the open finds the new file"
+# FUSE trusts the name for a second; the daemon says ESTALE of the old
+# inode, and the kernel walks again with LOOKUP_REVAL.
+"$helper" replace "$conf" /replaced "$mnt/replaced" >"$tmp/replace.out" 2>&1 ||
+	fail "mount_helper replace: $(cat "$tmp/replace.out")"
 
 step="another client's writes show at once, unclosed and unsynced"
 : >"$mnt2/held"
