@@ -18,7 +18,11 @@
 # CASES="XFER:SEGMENTS ..." (default "1k:16000 47008:800") sets the
 # transfers and the segments per process; NP the processes (default 2);
 # STRIPE=BYTES creates the clf: files with that stripe (striping_unit)
-# over 2 iods, so that a transfer falls into many pieces per iod.
+# over 2 iods, so that a transfer falls into many pieces per iod;
+# CACHE=false|true passes the hint clf_client_cache (default: the
+# driver's, on: docs/small-io.md); BLOCK=BYTES sets IOR's -b (default:
+# the transfer, interleaving the processes; 1m gives each process whole
+# 1 MiB blocks, where extent locks pay most).
 set -eu
 
 ior=${1:?usage: ior_small.sh IOR_BINARY [REPS] [UFS_DIR]}
@@ -35,7 +39,9 @@ one() {
 	o_id=$1 o_xfer=$2 o_segs=$3 o_flag=$4 o_path=$5 o_hint=$6
 	mpiexec -n "$np" -genv IOR_HINT__MPI__use_romio_optimizations \
 		"$o_hint" ${STRIPE:+-genv IOR_HINT__MPI__striping_unit "$STRIPE" \
-		-genv IOR_HINT__MPI__striping_factor 2} "$ior" -a MPIIO -t "$o_xfer" -b "$o_xfer" \
+		-genv IOR_HINT__MPI__striping_factor 2} \
+		${CACHE:+-genv IOR_HINT__MPI__clf_client_cache "$CACHE"} \
+		"$ior" -a MPIIO -t "$o_xfer" -b "${BLOCK:-$o_xfer}" \
 		-s "$o_segs" ${o_flag:+"$o_flag"} -w -r -i 1 -o "$o_path" >"$tmp/out" 2>&1 || {
 		cat "$tmp/out" >&2
 		echo "ior_small.sh: ior failed ($o_id)" >&2
