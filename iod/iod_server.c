@@ -88,6 +88,25 @@ void iod_limits_from_config(const struct clf_config *cfg, unsigned max_conns,
 
 static const struct clf_daemon_server_ops iod_server_ops;
 
+/*
+ * After a reply, a worker watches the connection for its next request
+ * without sleeping (daemon.h) when CLF_IOD_LINGER_SPIN_US says how long
+ * (0, the default: never), as metad's CLF_METAD_LINGER_SPIN_US; at most
+ * half the cores watch at once.  Off by default: for measurements of
+ * small calls on machines with idle cores (docs/small-io.md).
+ */
+static void linger_spin_init(struct clf_daemon_server *net)
+{
+	const char *v = getenv("CLF_IOD_LINGER_SPIN_US");
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	long us = 0;
+
+	if (v && *v)
+		us = strtol(v, NULL, 10);
+	net->linger_spin_ns = us > 0 ? us * 1000 : 0;
+	net->linger_spin_max = cores > 2 ? (unsigned)(cores / 2) : 1;
+}
+
 int iod_server_open(struct iod_server *srv, const struct clf_config *cfg,
 		    uint32_t index, unsigned max_conns, unsigned workers,
 		    const struct iod_hooks *hooks)
@@ -177,6 +196,7 @@ int iod_server_open(struct iod_server *srv, const struct clf_config *cfg,
 				     srv->timeout_ms, &iod_server_ops, srv);
 	if (err)
 		goto free_locking;
+	linger_spin_init(&srv->net);
 	return 0;
 
 free_locking:

@@ -58,6 +58,36 @@ static void peer_drop(struct clf_peer *p)
 	p->conn = NULL;
 }
 
+/*
+ * How long a receive from a daemon watches its connection before it
+ * sleeps (clf_conn_set_recv_spin): on a machine of RECV_SPIN_CPUS cores
+ * or more, RECV_SPIN_US, where a sleeping client's wake-up (a virtual
+ * machine's idle core) was much of a small request's round trip and
+ * cores are to spare; on fewer cores none, where the daemon that
+ * answers needs the core the client would hold.  CLF_CLIENT_RECV_SPIN_US
+ * chooses otherwise (0: never), for measurements.
+ */
+#define RECV_SPIN_US 50
+#define RECV_SPIN_CPUS 8
+
+static int64_t recv_spin_ns(void)
+{
+	static int64_t ns = -1;
+	const char *v;
+
+	if (ns >= 0)
+		return ns;
+	v = getenv("CLF_CLIENT_RECV_SPIN_US");
+	if (v && *v)
+		ns = strtol(v, NULL, 10) * 1000;
+	else
+		ns = sysconf(_SC_NPROCESSORS_ONLN) >= RECV_SPIN_CPUS
+			     ? RECV_SPIN_US * 1000 : 0;
+	if (ns < 0)
+		ns = 0;
+	return ns;
+}
+
 int clf_peer_lock(struct clf_peer *p)
 {
 	struct clf_client *cl = clf_client_instance;
@@ -79,6 +109,7 @@ int clf_peer_lock(struct clf_peer *p)
 			       &p->conn);
 	if (!err) {
 		clf_conn_want_protection(p->conn, cl->cfg->protection);
+		clf_conn_set_recv_spin(p->conn, recv_spin_ns());
 		err = clf_auth_client(p->conn, cl->cfg->has_secret
 						       ? &cl->cfg->secret : NULL,
 				      "client");

@@ -740,6 +740,11 @@ void clf_conn_set_timeout(struct clf_conn *c, int timeout_ms)
 	c->timeout_ms = timeout_ms > 0 ? timeout_ms : 1;
 }
 
+void clf_conn_set_recv_spin(struct clf_conn *c, int64_t ns)
+{
+	c->recv_spin_ns = ns > 0 ? ns : 0;
+}
+
 int clf_conn_timeout(const struct clf_conn *c)
 {
 	return c->timeout_ms;

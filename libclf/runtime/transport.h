@@ -334,6 +334,16 @@ int clf_conn_fd(const struct clf_conn *c);
 const char *clf_conn_peer(const struct clf_conn *c);
 /* The time limit of later sends and receives, > 0 ms. */
 void clf_conn_set_timeout(struct clf_conn *c, int timeout_ms);
+/*
+ * A receive that finds nothing watches the connection without sleeping
+ * for up to ns nanoseconds (yielding the core between looks) before it
+ * sleeps in poll: a reply that comes within that time is taken without
+ * the wake-up of a sleeping thread (tens of microseconds on a virtual
+ * machine's idle core, most of a small request's round trip).  0, the
+ * default: sleep at once.  For clients on machines with cores to spare
+ * (libclf/client/client.c); TCP only.
+ */
+void clf_conn_set_recv_spin(struct clf_conn *c, int64_t ns);
 int clf_conn_timeout(const struct clf_conn *c);
 /* Largest payload accepted (default CLF_PROTO_PAYLOAD_MAX) and sent. */
 void clf_conn_set_max_payload(struct clf_conn *c, uint32_t max);

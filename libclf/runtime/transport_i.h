@@ -20,6 +20,7 @@ struct clf_conn {
 	uint32_t max_payload;		/* bytes, refused beyond on receipt */
 	uint16_t minor;			/* negotiated minor version */
 	bool broken;			/* a send or receive failed */
+	int64_t recv_spin_ns;		/* clf_conn_set_recv_spin; 0: none */
 	uint64_t rx_left;		/* payload bytes of the current message
 					   not yet received */
 	uint64_t next_id;		/* last request id handed out */

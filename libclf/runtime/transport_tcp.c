@@ -24,12 +24,14 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "error.h"
@@ -406,6 +408,33 @@ static int tcp_accept(struct clf_listener *cl, int timeout_ms,
 	return err;
 }
 
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/*
+ * Watch fd for input without sleeping, up to ns (clf_conn_set_recv_spin):
+ * whether it came.  Each look is a poll of no time; between looks the
+ * core goes to any thread queued on it (the daemon that answers us, on a
+ * machine whose cores are all taken), else the look comes at once.
+ */
+static bool spin_readable(int fd, int64_t ns)
+{
+	int64_t until = mono_ns() + ns;
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	do {
+		if (poll(&p, 1, 0) > 0)
+			return true;
+		sched_yield();
+	} while (mono_ns() < until);
+	return false;
+}
+
 /*
  * After a transfer call on c's socket failed (errno set): 0 when it is
  * worth calling again -- interrupted, or the socket became ready for
@@ -423,6 +452,9 @@ static int retry_or_fail(struct clf_conn *c, short events, int64_t deadline,
 	if (e != EAGAIN && e != EWOULDBLOCK)
 		return clf_fail(transfer_errno(e), "clf: %s %s: %s", what,
 				c->peer, strerror(e));
+	if (events == POLLIN && c->recv_spin_ns > 0 &&
+	    spin_readable(tcp_of(c)->fd, c->recv_spin_ns))
+		return 0;
 	err = wait_fd(tcp_of(c)->fd, events, deadline);
 	if (err == -ETIMEDOUT && events == POLLIN)
 		return clf_fail(ETIMEDOUT,

@@ -8,6 +8,7 @@
  * Only 127.0.0.1 and ::1 are ever contacted; ports are chosen by the
  * kernel (port 0), so parallel runs do not collide.
  */
+#define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <check.h>
 #include <errno.h>
@@ -17,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -134,6 +136,22 @@ static void serve_echo(struct server *s, struct clf_conn *c)
 	}
 }
 
+/* Echo one message 30 ms after it came. */
+static void serve_late_echo(struct server *s, struct clf_conn *c)
+{
+	struct clf_proto_header h, rep;
+	void *payload;
+
+	s->result = clf_conn_recv(c, &h, &payload);
+	if (s->result)
+		return;
+	usleep(30000);
+	clf_proto_header_init_reply(&rep, &h, 0);
+	s->result = clf_conn_send_buf(c, &rep, payload, h.payload_len);
+	free(payload);
+	wait_release(s);
+}
+
 /* Accept, then say nothing until the test is over. */
 static void serve_silence(struct server *s, struct clf_conn *c)
 {
@@ -237,6 +255,55 @@ START_TEST(test_send_and_recv_round_trip_a_message_over_loopback)
 	clf_conn_close(c);
 	stop(&s);
 	ck_assert_int_eq(s.result, -ECONNRESET);	/* client went away */
+}
+END_TEST
+
+/* Times this thread slept (blocked) so far. */
+static long thread_sleeps(void)
+{
+	struct rusage ru;
+
+	ck_assert_int_eq(getrusage(RUSAGE_THREAD, &ru), 0);
+	return ru.ru_nvcsw;
+}
+
+/* A call to serve_late_echo with a receive spin of spin_us: how many
+ * times this thread slept in it. */
+static long late_call_sleeps(int64_t spin_us)
+{
+	struct server s;
+	struct clf_conn *c;
+	struct clf_proto_header h, rep;
+	struct iovec iov = { "late", 4 };
+	void *payload;
+	long before;
+
+	start(&s, "127.0.0.1:0", serve_late_echo);
+	c = connect_to(&s, WAIT_MS);
+	clf_conn_set_recv_spin(c, spin_us * 1000);
+	clf_proto_header_init(&h, CLF_PROTO_OP_PING, clf_conn_next_id(c));
+	before = thread_sleeps();
+	ck_assert_int_eq(clf_conn_call(c, &h, &iov, 1, &rep, &payload), 0);
+	before = thread_sleeps() - before;
+	ck_assert_uint_eq(rep.payload_len, 4);
+	ck_assert_mem_eq(payload, "late", 4);
+	free(payload);
+	clf_conn_close(c);
+	stop(&s);
+	return before;
+}
+
+/*
+ * clf_conn_set_recv_spin: a reply that comes within the spin is taken
+ * without the receiving thread ever sleeping (so without a wake-up on
+ * the reply's path); without a spin, or when the spin runs out first,
+ * the receive sleeps in poll and still gets the reply.
+ */
+START_TEST(test_recv_spin_takes_a_reply_within_it_without_sleeping)
+{
+	ck_assert_int_eq(late_call_sleeps(2000000), 0);
+	ck_assert_int_ge(late_call_sleeps(0), 1);
+	ck_assert_int_ge(late_call_sleeps(1000), 1);
 }
 END_TEST
 
@@ -708,6 +775,7 @@ int main(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_send_and_recv_round_trip_a_message_over_loopback);
 	tcase_add_test(tc, test_peer_names_are_numeric_host_and_port);
+	tcase_add_test(tc, test_recv_spin_takes_a_reply_within_it_without_sleeping);
 	tcase_add_test(tc, test_large_payload_survives_short_reads_and_writes);
 	tcase_add_test(tc, test_ipv6_loopback_works);
 	tcase_add_test(tc, test_recv_times_out_when_the_server_never_answers);
