@@ -249,10 +249,14 @@ void ADIOI_CLF_Coll_iaccess(ADIO_File fd, void *buf, int count, MPI_Datatype dat
 void ADIOI_CLF_Ahead_report(ADIO_File fd);
 
 /* ad_clf_wait.c: MPI_Allreduce in place, waited for without holding
- * the core once it takes long (the iods may need it) */
-int ADIOI_CLF_Allreduce(void *buf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm);
-/* ad_clf_wait.c: MPI_Barrier, waited for the same way. */
-int ADIOI_CLF_Barrier(MPI_Comm comm);
+ * the core once it takes long (the iods may need it); bytes: this
+ * process's access, in bytes (a large one yields the core sooner) */
+int ADIOI_CLF_Allreduce(void *buf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                        ADIO_Offset bytes);
+/* ad_clf_wait.c: MPI_Allgather and MPI_Barrier, waited for the same way. */
+int ADIOI_CLF_Allgather(const void *sendbuf, int count, MPI_Datatype type, void *recvbuf,
+                        MPI_Comm comm, ADIO_Offset bytes);
+int ADIOI_CLF_Barrier(MPI_Comm comm, ADIO_Offset bytes);
 
 /* ad_clf_common.c */
 int ADIOI_CLF_Init(const char *myname, const char *config, int *error_code);

@@ -136,7 +136,8 @@ static void ADIOI_CLF_Coll_rounds(ADIO_File fd, void *buf, int count, MPI_Dataty
     mine[1] = ADIOI_CLF_Salt(fd);
 
     all = ADIOI_Malloc(2 * nprocs * sizeof(*all));
-    MPI_Allgather(mine, 2, MPI_INT64_T, all, 2, MPI_INT64_T, fd->comm);
+    /* Waited for without holding the core (ad_clf_wait.c). */
+    ADIOI_CLF_Allgather(mine, 2, MPI_INT64_T, all, fd->comm, mem.bytes);
     if (!fs->coll_base_set) {
         fs->coll_base = (uint64_t) all[1] << 32;
         fs->coll_base_set = 1;
@@ -190,7 +191,8 @@ static void ADIOI_CLF_Coll_rounds(ADIO_File fd, void *buf, int count, MPI_Dataty
             break;
         /* A process that failed would leave the others waiting at the
          * iods in the next round: everyone stops. */
-        MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, fd->comm);
+        any = failed;
+        ADIOI_CLF_Allreduce(&any, 1, MPI_INT, MPI_MAX, fd->comm, mem.bytes);
         if (any) {
             if (!failed)
                 *error_code = ADIOI_CLF_Coll_error(myname, __LINE__,
@@ -265,7 +267,7 @@ static int ADIOI_CLF_Coll_planned(ADIO_File fd, void *buf, int count, MPI_Dataty
     }
     if (rank == 0)
         sum[nsub + 2] = ADIOI_CLF_Salt(fd);
-    ADIOI_CLF_Allreduce(sum, nsub + 3, MPI_INT64_T, MPI_SUM, fd->comm);
+    ADIOI_CLF_Allreduce(sum, nsub + 3, MPI_INT64_T, MPI_SUM, fd->comm, n);
     if (!fs->coll_base_set) {
         fs->coll_base = (uint64_t) sum[nsub + 2] << 32;
         fs->coll_base_set = 1;
@@ -367,7 +369,11 @@ void ADIOI_CLF_Coll_iaccess(ADIO_File fd, void *buf, int count, MPI_Datatype dat
         return;
     /* Done at once on every process (several rounds, or a process that
      * could not prepare): as the blocking write, bytes visible on return. */
-    if (write)
-        ADIOI_CLF_Barrier(fd->comm);
+    if (write) {
+        MPI_Count size;
+
+        MPI_Type_size_x(datatype, &size);
+        ADIOI_CLF_Barrier(fd->comm, (ADIO_Offset) size * count);
+    }
     ADIOI_CLF_Complete(fd, datatype, &status, request, error_code);
 }

@@ -424,6 +424,7 @@ void ADIOI_CLF_WriteStridedColl(ADIO_File fd, const void *buf, int count,
                                 ADIO_Offset offset, ADIO_Status * status, int *error_code)
 {
     ADIOI_CLF_fs *fs = fd->fs_ptr;
+    MPI_Count size;
 
     if (ADIOI_CLF_Coop_access(fd, (void *) buf, count, datatype, file_ptr_type, offset,
                               status, 1, error_code))
@@ -437,7 +438,8 @@ void ADIOI_CLF_WriteStridedColl(ADIO_File fd, const void *buf, int count,
     /* Everyone's bytes are visible to everyone when it returns (ROMIO's
      * aggregators may still be writing for a process that returned);
      * waited for without holding the core (ad_clf_wait.c). */
-    ADIOI_CLF_Barrier(fd->comm);
+    MPI_Type_size_x(datatype, &size);
+    ADIOI_CLF_Barrier(fd->comm, (ADIO_Offset) size * count);
 }
 
 /*
