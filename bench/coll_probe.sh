@@ -20,12 +20,14 @@
 #   rr P <variant>     mpi_matrix side 4096, k = 16, CLF-rr (clf's own
 #                      collective on round-robin) and ROMIO-rr, MB/s w/r,
 #                      and CLF-rr's write time split in data calls + the
-#                      rest; variants: default, yield-2ms (a process
+#                      rest; variants: default, as-before (a process
 #                      waiting in the collective's agreement or end
 #                      barrier yields 2 ms before sleeping whatever the
-#                      access: CLF_ROMIO_COLL_WAIT=sleep:2000, as before
-#                      for large accesses), 4-iods (the file striped over
-#                      4 of the iods: each serves 4 times the bytes)
+#                      access, CLF_ROMIO_COLL_WAIT=sleep:2000, and a read
+#                      has no end barrier, CLF_ROMIO_READ_BARRIER=0),
+#                      no-rd-barrier (that alone), 4-iods (the file
+#                      striped over 4 of the iods: each serves 4 times the
+#                      bytes)
 # and, once the instance stopped, each iod's count of collective
 # operations and how their waiting participants were answered.
 #
@@ -49,7 +51,7 @@ while [ $# -gt 0 ]; do
 	--small) small=$2; shift 2 ;;
 	--base-port) port=$2; shift 2 ;;
 	--local) local=$2; shift 2 ;;
-	*) sed -n '4,34p' "$0" >&2; exit 2 ;;
+	*) sed -n '4,36p' "$0" >&2; exit 2 ;;
 	esac
 done
 
@@ -88,7 +90,7 @@ mpi() {		# procs env... -- program args...
 	shift
 	while [ "$1" != -- ]; do envs+=(-genv "${1%%=*}" "${1#*=}"); shift; done
 	shift
-	timeout 120 mpiexec -n "$n" -genv CLF_CONFIG "$CLF_CONFIG" \
+	timeout 40 mpiexec -n "$n" -genv CLF_CONFIG "$CLF_CONFIG" \
 		"${preload[@]}" "${envs[@]}" "$@" 2>&1
 }
 
@@ -122,7 +124,8 @@ for p in $procs; do
 	rr_row "$p" default
 done
 last=${procs##* }
-rr_row "$last" yield-2ms CLF_ROMIO_COLL_WAIT=sleep:2000
+rr_row "$last" as-before CLF_ROMIO_COLL_WAIT=sleep:2000 CLF_ROMIO_READ_BARRIER=0
+rr_row "$last" no-rd-barrier CLF_ROMIO_READ_BARRIER=0
 rr_row "$last" 4-iods 4
 small_row "$last" default
 logs

@@ -257,6 +257,9 @@ int ADIOI_CLF_Allreduce(void *buf, int count, MPI_Datatype type, MPI_Op op, MPI_
 int ADIOI_CLF_Allgather(const void *sendbuf, int count, MPI_Datatype type, void *recvbuf,
                         MPI_Comm comm, ADIO_Offset bytes);
 int ADIOI_CLF_Barrier(MPI_Comm comm, ADIO_Offset bytes);
+/* ad_clf_wait.c: whether an access of bytes per process is a large one
+ * (a collective read of which ends in a barrier: ad_clf_coll.c) */
+int ADIOI_CLF_Wait_large(ADIO_Offset bytes);
 
 /* ad_clf_common.c */
 int ADIOI_CLF_Init(const char *myname, const char *config, int *error_code);

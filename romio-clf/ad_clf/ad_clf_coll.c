@@ -215,12 +215,15 @@ static void ADIOI_CLF_Coll_rounds(ADIO_File fd, void *buf, int count, MPI_Dataty
 }
 
 /*
- * The planned access (CLF_coll_plan): one MPI_Allreduce of nsub + 3
+ * The planned access (CLF_coll_plan): one MPI_Allreduce of nsub + 4
  * integers, then one request per subfile this process has bytes on.
  * The sum carries each subfile's participants (the processes whose
  * shares merge there), whether a process failed to prepare, whether one
- * needs several rounds (then all take the roll call instead), and rank
- * 0's salt.  -1: the file has too many subfiles for this path.
+ * needs several rounds (then all take the roll call instead), rank 0's
+ * salt, and how many processes move a large share (ad_clf_wait.c): a
+ * blocking read with one ends in a barrier on every process, waited for
+ * without holding a core.  -1: the file has too many subfiles for this
+ * path.
  */
 static int ADIOI_CLF_Coll_planned(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
                                   int file_ptr_type, ADIO_Offset offset, ADIO_Status * status,
@@ -242,7 +245,7 @@ static int ADIOI_CLF_Coll_planned(ADIO_File fd, void *buf, int count, MPI_Dataty
     *error_code = MPI_SUCCESS;
     memset(&mem, 0, sizeof(mem));
     MPI_Comm_rank(fd->comm, &rank);
-    sum = ADIOI_Calloc(nsub + 3, sizeof(*sum));
+    sum = ADIOI_Calloc(nsub + 4, sizeof(*sum));
     merge = ADIOI_Calloc(nsub, sizeof(*merge));
 
     /* Prepare this process's access; failures are told to everyone. */
@@ -267,7 +270,8 @@ static int ADIOI_CLF_Coll_planned(ADIO_File fd, void *buf, int count, MPI_Dataty
     }
     if (rank == 0)
         sum[nsub + 2] = ADIOI_CLF_Salt(fd);
-    ADIOI_CLF_Allreduce(sum, nsub + 3, MPI_INT64_T, MPI_SUM, fd->comm, n);
+    sum[nsub + 3] = ADIOI_CLF_Wait_large(n);
+    ADIOI_CLF_Allreduce(sum, nsub + 4, MPI_INT64_T, MPI_SUM, fd->comm, n);
     if (!fs->coll_base_set) {
         fs->coll_base = (uint64_t) sum[nsub + 2] << 32;
         fs->coll_base_set = 1;
@@ -280,10 +284,12 @@ static int ADIOI_CLF_Coll_planned(ADIO_File fd, void *buf, int count, MPI_Dataty
     } else if (sum[nsub + 1] > 0) {
         /* Someone moves more than one call can: the roll call, in rounds. */
         ADIOI_CLF_Mem_release(&mem);
-        ADIOI_Free(sum);
         ADIOI_Free(merge);
         ADIOI_CLF_Coll_rounds(fd, buf, count, datatype, file_ptr_type, offset, status, write,
                               error_code);
+        if (!write && !request && sum[nsub + 3] > 0)
+            ADIOI_CLF_Barrier(fd->comm, ADIOI_CLF_Coll_round());
+        ADIOI_Free(sum);
         return 0;
     } else {
         uint64_t tag = fs->coll_base | (fs->coll_seq++ & 0xffffffffULL);
@@ -326,6 +332,9 @@ static int ADIOI_CLF_Coll_planned(ADIO_File fd, void *buf, int count, MPI_Dataty
             ADIOI_CLF_Mem_unpack(fd, &mem, buf, datatype, done);
         if (*error_code == MPI_SUCCESS && !*started)
             ADIOI_CLF_Done(fd, file_ptr_type, linear, vbyte, done, datatype, status);
+        /* The same on every process: the sum is everyone's. */
+        if (!write && !request && sum[nsub + 3] > 0)
+            ADIOI_CLF_Barrier(fd->comm, n);
     }
     ADIOI_CLF_Mem_release(&mem);
     ADIOI_Free(sum);

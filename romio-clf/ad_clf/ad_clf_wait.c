@@ -33,6 +33,12 @@
  * so are the MPI_Allgather and the per-round agreement of an access cut
  * in rounds (more than 64 MiB per process: ad_clf_coll.c).
  *
+ * A large collective read ends with such a barrier too (a write always
+ * does; ad_clf_coll.c): otherwise the processes served first go on to
+ * the application's next MPI call, where MPICH spins, and hold the cores
+ * that the iods serving the others' shares need.
+ * CLF_ROMIO_READ_BARRIER=0 leaves it out, for comparisons.
+ *
  * The long yield phase of many cores is for small accesses only (at most
  * ADIOI_CLF_WAIT_SMALL_BYTES per process), where the wait is for a few
  * requests and a sleep's wake-up would be most of it.  A large access
@@ -153,6 +159,18 @@ static void ADIOI_CLF_Wait(MPI_Request * req, int mode, ADIO_Offset bytes)
     }
     if (slack > 0)
         prctl(PR_SET_TIMERSLACK, (unsigned long) slack, 0, 0, 0);
+}
+
+int ADIOI_CLF_Wait_large(ADIO_Offset bytes)
+{
+    static int barrier = -1;
+
+    if (barrier < 0) {
+        const char *s = getenv("CLF_ROMIO_READ_BARRIER");
+
+        barrier = !(s && !strcmp(s, "0"));
+    }
+    return barrier && bytes > ADIOI_CLF_WAIT_SMALL_BYTES;
 }
 
 int ADIOI_CLF_Allreduce(void *buf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
