@@ -20,14 +20,15 @@
 #   rr P <variant>     mpi_matrix side 4096, k = 16, CLF-rr (clf's own
 #                      collective on round-robin) and ROMIO-rr, MB/s w/r,
 #                      and CLF-rr's write time split in data calls + the
-#                      rest; variants: default, as-before (a process
-#                      waiting in the collective's agreement or end
-#                      barrier yields 2 ms before sleeping whatever the
-#                      access, CLF_ROMIO_COLL_WAIT=sleep:2000, and a read
-#                      has no end barrier, CLF_ROMIO_READ_BARRIER=0),
-#                      no-rd-barrier (that alone), 4-iods (the file
-#                      striped over 4 of the iods: each serves 4 times the
-#                      bytes)
+#                      rest; variants (CLF-rr alone): as-before (a
+#                      process waiting in the collective's agreement or
+#                      end barrier yields 2 ms before sleeping whatever
+#                      the access, CLF_ROMIO_COLL_WAIT=sleep:2000, a read
+#                      has no end barrier, CLF_ROMIO_READ_BARRIER=0, and
+#                      the client sleeps at once, CLF_CLIENT_RECV_SPIN_US=0),
+#                      no-rd-barrier and recv-spin=0 (each alone), 4-iods
+#                      (the file striped over 4 of the iods: each serves
+#                      4 times the bytes)
 # and, once the instance stopped, each iod's count of collective
 # operations and how their waiting participants were answered.
 #
@@ -102,18 +103,22 @@ small_row() {	# procs variant env...
 		--dir "clf:/probe-$p-$v" --ufs-dir "$work" |
 		awk -v p="$p" -v v="$v" '$1 == "write_all" { w = $2; uw = $4 }
 			$1 == "read_all" { r = $2; ur = $4 }
-			END { printf "small %2d %-12s clf %7s / %7s us   ufs %6s / %6s us\n", p, v, w, r, uw, ur }'
+			END { printf "small %2d %-13s clf %7s / %7s us   ufs %6s / %6s us\n", p, v, w, r, uw, ur }'
 }
 
-rr_row() {	# procs variant [stripes] env...
-	local p=$1 v=$2 n=$iods
+rr_row() {	# procs variant [stripes] env...: CLF-rr, beside ROMIO-rr by default
+	local p=$1 v=$2 n=$iods sc=clf_rr
 	shift 2
 	case ${1:-} in [0-9]*) n=$1; shift ;; esac
+	[ "$v" = default ] && sc=clf_rr,romio_rr
 	mpi "$p" "$@" -- "$(prog mpi_matrix)" --side 4096 --kmin 16 --kmax 16 \
-		--reps 3 --iods "$n" --scenarios clf_rr,romio_rr |
-		awk -v p="$p" -v v="$v" '/^ +16 \|/ && !t { t = 1; rw = $3; rr = $4; cw = $6; cr = $7; next }
-			/^ +16 \|/ && t { split($0, f, "|"); sp = f[3]; next }
-			END { printf "rr    %2d %-12s CLF-rr %8s / %8s MB/s  ROMIO-rr %7s / %7s  CLF-rr write ms:%s\n", p, v, cw, cr, rw, rr, sp }'
+		--reps 3 --iods "$n" --scenarios "$sc" |
+		awk -v p="$p" -v v="$v" -v both="${sc#clf_rr}" '
+			/^ +16 \|/ && !t { t = 1; rw = "-"; rr = "-"; cw = $3; cr = $4
+				if (both != "") { rw = $3; rr = $4; cw = $6; cr = $7 }
+				next }
+			/^ +16 \|/ && t { split($0, f, "|"); sp = f[both != "" ? 3 : 2]; next }
+			END { printf "rr    %2d %-13s CLF-rr %8s / %8s MB/s  ROMIO-rr %7s / %7s  CLF-rr write ms:%s\n", p, v, cw, cr, rw, rr, sp }'
 }
 
 echo "# coll_probe: $(nproc) cores, $iods iods, $(uname -n), $(date -u +%FT%TZ)"
@@ -124,8 +129,10 @@ for p in $procs; do
 	rr_row "$p" default
 done
 last=${procs##* }
-rr_row "$last" as-before CLF_ROMIO_COLL_WAIT=sleep:2000 CLF_ROMIO_READ_BARRIER=0
+rr_row "$last" as-before CLF_ROMIO_COLL_WAIT=sleep:2000 CLF_ROMIO_READ_BARRIER=0 \
+	CLF_CLIENT_RECV_SPIN_US=0
 rr_row "$last" no-rd-barrier CLF_ROMIO_READ_BARRIER=0
+rr_row "$last" recv-spin=0 CLF_CLIENT_RECV_SPIN_US=0
 rr_row "$last" 4-iods 4
 small_row "$last" default
 logs
