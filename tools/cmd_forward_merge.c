@@ -576,7 +576,8 @@ struct rconn {
 	uint32_t iod;
 	uint16_t port;			/* dfd's own: the iod's peer port */
 	int pipes[2][2];		/* client->iod, iod->client */
-	pthread_mutex_t lock;		/* writes to cfd, and: */
+	pthread_mutex_t wlock;		/* writes to cfd */
+	pthread_mutex_t lock;		/* of: */
 	pthread_cond_t cond;
 	unsigned outstanding;		/* requests sent, not answered */
 	bool iod_gone;			/* the iod->client side ended */
@@ -645,9 +646,11 @@ static void *iod_side(void *arg)
 
 		if (read_full(r->dfd, h, sizeof(h)))
 			break;
-		pthread_mutex_lock(&r->lock);
+		pthread_mutex_lock(&r->wlock);
 		ok = !write_full(r->cfd, h, sizeof(h)) &&
 		     !pass_n(r->dfd, r->cfd, le32(h + 20), r->pipes[1]);
+		pthread_mutex_unlock(&r->wlock);
+		pthread_mutex_lock(&r->lock);
 		if ((le16(h + 10) & CLF_PROTO_FLAG_REPLY) && r->outstanding)
 			r->outstanding--;
 		pthread_cond_broadcast(&r->cond);
@@ -701,10 +704,10 @@ static int answer_client(struct rconn *r, const struct piece *p)
 		h[24 + i] = (uint8_t)((uint32_t)p->status >> (8 * i));
 		h[28 + i] = 0;
 	}
-	pthread_mutex_lock(&r->lock);
+	pthread_mutex_lock(&r->wlock);
 	err = write_full(r->cfd, h, sizeof(h)) ||
 	      write_full(r->cfd, p->reply, p->reply_len);
-	pthread_mutex_unlock(&r->lock);
+	pthread_mutex_unlock(&r->wlock);
 	return err ? -1 : 0;
 }
 
@@ -817,6 +820,7 @@ void fwd_merge_relay(int cfd, int dfd, uint32_t iod)
 		fwd_relay(cfd, dfd);
 	if (mode != 1)
 		goto out;
+	pthread_mutex_init(&r.wlock, NULL);
 	pthread_mutex_init(&r.lock, NULL);
 	pthread_cond_init(&r.cond, NULL);
 	if (pthread_create(&tid, NULL, iod_side, &r) == 0) {
@@ -825,6 +829,7 @@ void fwd_merge_relay(int cfd, int dfd, uint32_t iod)
 	}
 	pthread_cond_destroy(&r.cond);
 	pthread_mutex_destroy(&r.lock);
+	pthread_mutex_destroy(&r.wlock);
 out:
 	for (int i = 0; i < 2; i++)
 		for (int j = 0; j < 2; j++)
