@@ -46,6 +46,15 @@ static void setup_watching(void)
 	mh_start(&H);
 }
 
+/* Each sync of the log takes 5 ms more, as on a busy disk: the requests
+ * of the other clients arrive while one syncs. */
+static void setup_slow_sync(void)
+{
+	mh_init(&H, 2, 5000);
+	H.env[0] = "CLF_TEST_METAD_SYNC_DELAY_US=5000";
+	mh_start(&H);
+}
+
 /* A log of a few kilobytes: a checkpoint every few group commits, so
  * that a kill falls between checkpoints with many commits since the
  * last one, LMDB unsynced (metad/mds_wal.c). */
@@ -313,12 +322,51 @@ START_TEST(test_a_lone_create_costs_one_fdatasync)
 }
 END_TEST
 
+/*
+ * While the log syncs one group, the next stays open and takes in every
+ * request that comes meanwhile: one LMDB commit and one record for all of
+ * them.  A group that closed as soon as nobody waited to enter held ~2
+ * requests of 16 clients and cost an LMDB commit each.  With 8 clients
+ * and slow syncs they now alternate between two groups, ~4 in each.
+ */
+START_TEST(test_concurrent_creates_share_groups_while_the_log_syncs)
+{
+	struct burst b = { .op = BURST_CREATE, .kill_after = 50 };
+	struct writer wr[WRITERS];
+	pthread_t t[WRITERS];
+	struct mc *m = mc_open(&H);
+	long requests, groups;
+
+	ck_assert_int_eq(mc_mkdir(m, ROOT, "burst", 0755, NULL), 0);
+	mc_close(m);
+	for (int w = 0; w < WRITERS; w++) {
+		wr[w] = (struct writer){ &b, w };
+		ck_assert_int_eq(pthread_create(&t[w], NULL, creator_main,
+						&wr[w]), 0);
+	}
+	for (int w = 0; w < WRITERS; w++)
+		pthread_join(t[w], NULL);
+	for (int w = 0; w < WRITERS; w++)
+		ck_assert_int_eq(b.acked[w], b.kill_after);
+	mh_stop(&H);
+	requests = mh_log_number_before(&H, " requests in ");
+	groups = mh_log_number_before(&H, " groups, ");
+	printf("%ld requests of %d clients in %ld groups\n", requests,
+	       WRITERS, groups);
+	ck_assert_int_ge(requests, WRITERS * b.kill_after);
+	ck_assert_msg(groups > 0 && requests >= 3 * groups,
+		      "%ld requests of %d clients in %ld groups: want 3 or "
+		      "more per group", requests, WRITERS, groups);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("metad_crash_group");
 	TCase *tc = tcase_create("crash_group");
 	TCase *tw = tcase_create("crash_group_watching");
 	TCase *tl = tcase_create("crash_group_small_log");
+	TCase *ts = tcase_create("crash_group_slow_sync");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 240);
@@ -343,9 +391,14 @@ static Suite *suite(void)
 	tcase_add_test(tl,
 		test_kill9_during_concurrent_unlinks_keeps_every_acknowledged_one);
 	tcase_add_test(tc, test_a_lone_create_costs_one_fdatasync);
+	tcase_add_checked_fixture(ts, setup_slow_sync, teardown);
+	tcase_set_timeout(ts, 120);
+	tcase_add_test(ts,
+		test_concurrent_creates_share_groups_while_the_log_syncs);
 	suite_add_tcase(s, tc);
 	suite_add_tcase(s, tw);
 	suite_add_tcase(s, tl);
+	suite_add_tcase(s, ts);
 	return s;
 }
 
