@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static int rank, nprocs, checks, failures;
 static const char *prefix = "romio";
@@ -1023,10 +1024,82 @@ static void visible_case(const char *hint)
 	MPI_Info_free(&info);
 }
 
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * A collective read in which some process moves a large share ends on
+ * every process together (ad_clf_coll.c): the processes served first
+ * wait in the call, without holding a core, rather than go on to the
+ * application's next MPI call, where MPICH spins on the cores the iods
+ * still need for the large share.  The last rank reads 24 MiB, the
+ * others 4 KiB each: each of those returns less than half the big
+ * read's time before the last rank (before, at once).
+ */
+static void read_all_ends_together(void)
+{
+	const int big = 24 << 20, small = 4096;
+	int mine = rank == nprocs - 1 ? big : small;
+	MPI_Offset at = (MPI_Offset)rank * small;
+	unsigned char *buf = malloc(mine);
+	double t[3], *all = malloc(3 * sizeof(double) * nprocs);
+	char path[256];
+	MPI_Info info;
+	MPI_Status st;
+	MPI_File fh;
+
+	MPI_Info_create(&info);
+	MPI_Info_set(info, "use_romio_optimizations", "false");
+	name(path, sizeof(path), "read-all-ends");
+	MPI_File_delete(path, MPI_INFO_NULL);
+	MPI_Barrier(MPI_COMM_WORLD);
+	CHECK_MPI(MPI_File_open(MPI_COMM_WORLD, path,
+				MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh),
+		  "open");
+	for (int k = 0; k < mine; k++)
+		buf[k] = visible_byte(at + k);
+	CHECK_MPI(MPI_File_write_at_all(fh, at, buf, mine, MPI_BYTE, &st),
+		  "write_at_all");
+	memset(buf, 0, mine);
+	MPI_Barrier(MPI_COMM_WORLD);
+	t[0] = mono_s();
+	CHECK_MPI(MPI_File_read_at_all(fh, at, buf, mine, MPI_BYTE, &st),
+		  "read_at_all");
+	t[1] = mono_s();
+	t[2] = buf[0] == visible_byte(at) &&
+	       buf[mine - 1] == visible_byte(at + mine - 1);
+	MPI_Allgather(t, 3, MPI_DOUBLE, all, 3, MPI_DOUBLE, MPI_COMM_WORLD);
+	if (rank == 0) {
+		double end = all[3 * (nprocs - 1) + 1];
+		double took = end - all[3 * (nprocs - 1)];
+
+		for (int r = 0; r < nprocs; r++) {
+			CHECK(all[3 * r + 2] == 1, "rank %d read back wrong bytes", r);
+			CHECK(all[3 * r + 1] > end - took / 2,
+			      "rank %d's read_at_all of %d bytes returned %.1f ms before the last rank's of %d (which took %.1f ms)",
+			      r, small, (end - all[3 * r + 1]) * 1e3, big,
+			      took * 1e3);
+		}
+	}
+	CHECK_MPI(MPI_File_close(&fh), "close");
+	MPI_Barrier(MPI_COMM_WORLD);
+	if (rank == 0)
+		MPI_File_delete(path, MPI_INFO_NULL);
+	MPI_Info_free(&info);
+	free(all);
+	free(buf);
+}
+
 static void test_visible(void)
 {
 	visible_case("false");
 	visible_case("true");
+	read_all_ends_together();
 }
 
 int main(int argc, char **argv)
