@@ -743,6 +743,9 @@ static int op_apply(struct stager *s, const struct st_op *o)
 		fprintf(stderr, "clf stager: cannot rename %s to %s in the backing directory (%s): its files are written back under their new names\n",
 			a, b, strerror(-err));
 		err = 0;
+		for (size_t i = 0; i < s->n && !err; i++)
+			if (path_under(s->f[i].bpath, o->a))
+				err = renote(s, s->f[i].ino) ? -EIO : 0;
 	}
 	if (err) {
 		snprintf(s->ops_why, sizeof(s->ops_why),

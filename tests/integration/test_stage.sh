@@ -25,7 +25,9 @@
 #     file): a close fails and says why, naming the journal;
 #  6. removals and renames reach B: a file renamed (clf mv) is renamed
 #     in B, not copied again; a removed one is removed; a directory
-#     renamed, then removed with what it holds; with the stager held
+#     renamed, then removed with what it holds; a directory renamed onto
+#     one that only B has, holding a file clf never had: that file
+#     stays, the renamed file is written there; with the stager held
 #     (no note applied) and killed: a file created and removed, one
 #     created and renamed, one written back and renamed, all noted in
 #     the journal; the next stager applies them in order: the removed
@@ -194,6 +196,19 @@ gone "$back/lazy"
 run "$clf" rm --data "$data" -r clf:/lazy2
 [ "$rc" = 0 ] || fail "rm -r lazy2"
 gone "$back/lazy2"
+# Renamed onto a directory that only the backing directory has, with a
+# file clf never had: that stays, the renamed files are written there.
+mkdir -p "$back/keep"
+echo "only in the backing directory" >"$back/keep/own"
+run "$clf" mkdir --data "$data" clf:/mine
+[ "$rc" = 0 ] || fail "mkdir mine"
+run "$clf" cp --data "$data" "$tmp/z" clf:/mine/z
+[ "$rc" = 0 ] || fail "cp mine/z"
+appears "$back/mine/z" "$tmp/z"
+run "$clf" mv --data "$data" clf:/mine clf:/keep
+[ "$rc" = 0 ] || fail "mv mine keep"
+appears "$back/keep/z" "$tmp/z"
+[ -e "$back/keep/own" ] || fail "a rename removed a file clf never had"
 [ -e "$back/in/sub/x" ] || fail "a removal reached a file it did not name"
 
 step="removals and renames noted, the stager killed before it applied them"
