@@ -451,8 +451,17 @@ static int lead(struct mds_group *g)
 	/* The group's record: no other group commits until this one's state
 	 * leaves GROUP_COMMITTING, so records go in txnid order. */
 	if (g->wal) {
-		if (list && !rc && mds_wal_write(g->wal, id))
-			rc = EIO;
+		/* A record that cannot be written: LMDB holds the group, so a
+		 * checkpoint makes it durable and keeps the log whole (a
+		 * later record replayed without it could name what it made).
+		 * Without either, stop: the next start replays what is
+		 * durable, and nothing of this group was answered. */
+		if (list && !rc && mds_wal_write(g->wal, id) &&
+		    mds_wal_checkpoint(g->wal, g->env, false)) {
+			clf_log(CLF_LOG_ERROR, "store: neither the log nor a "
+				"checkpoint can be written: stopping");
+			_exit(1);
+		}
 		mds_wal_truncate(g->wal, 0);
 	}
 	pthread_mutex_lock(&g->mu);
