@@ -12,7 +12,8 @@
  * relays bytes as they come and says so in its log once.
  *
  * A collective VIEW_WRITE or VIEW_READ (COLLECTIVE, not AGAIN, no cred
- * prefix, at most MERGE_PIECE_MAX bytes) is held: once every earlier
+ * prefix, at most MERGE_PIECE_MAX bytes of data or, a read, of view
+ * range) is held: once every earlier
  * request of its connection was answered (so that the iod finds that
  * connection idle, and replies stay in request order), it joins the
  * group of its (iod, tag).  A group goes to its iod as one VIEW_MERGED
@@ -789,10 +790,17 @@ static void client_side(struct rconn *r)
 			free(body);
 			break;
 		}
-		if (first_coll(body))
-			err = held(r, h, body, len);
-		else
+		if (!first_coll(body)) {
 			err = to_iod(r, h, body, len, len);
+		} else if (op == CLF_PROTO_OP_VIEW_READ &&
+			   le64(body + 16) - le64(body + 8) > MERGE_PIECE_MAX) {
+			/* A read whose range may hold more than a held
+			 * piece (its reply would come through memory). */
+			merge_passed(r->iod, le64(body + 24));
+			err = to_iod(r, h, body, len, len);
+		} else {
+			err = held(r, h, body, len);
+		}
 		free(body);
 		if (err)
 			break;
