@@ -83,6 +83,9 @@
  *        subfiles go there) and `clf iod add N` brings it back; an
  *        EXPLICIT layout of a CREATE or SET_LAYOUT may leave a subfile's
  *        iod (and disp_iod) to metad with CLF_PROTO_IOD_DEFAULT.
+ *   1.23 IOD_STATE JOIN (CLF_PROTO_IOD_JOIN): metad reads its
+ *        configuration again and serves the iods appended to it, without
+ *        a restart (`clf iod add` of a new iod).
  *   1.24 VIEW_MERGED: a forwarder (`clf forward`) that holds the secret
  *        hands an iod the collective requests of several relayed
  *        connections in one message (see "Merged collectives" below).
@@ -825,8 +828,8 @@ enum clf_proto_layout_kind {
  *   no lock holds back: a LOCK_RELEASE of lock 0, which no lock has,
  *   only says that a connection is the client's), drops its cached bytes and sends
  *   LOCK_RELEASE.  A REVOKE's [lo, hi) is the part of the lock to give
- *   back: the whole lock, or (iods of 1.23 and later) the lock from an offset
- *   up, the iod keeping the part below granted under the same id; a
+ *   back: the whole lock, or (iods since 1.25's release, with no version
+ *   of its own: no message changed) the lock from an offset up, the iod keeping the part below granted under the same id; a
  *   client that gives back the whole lock anyway stays correct.  Every
  *   access under no lock -- from any connection not
  *   of the holder -- waits for the conflicting locks' release first, so
