@@ -170,6 +170,7 @@ struct mds_group {
 	unsigned long n_syncs;		/* explicit syncs */
 	unsigned long n_watched;	/* entries after watching the slot */
 	unsigned long n_ckpts;		/* checkpoints of the log */
+	unsigned long n_presyncs;	/* LMDB synced ahead of one */
 	/* Tests: kill -9 at a group commit from this one (1 = the first)
 	 * on, before its sync (CLF_TEST_METAD_CRASH_UNSYNCED) or once its
 	 * members are answered (CLF_TEST_METAD_CRASH_SYNCED); 0: never. */
@@ -419,6 +420,7 @@ static int lead(struct mds_group *g)
 	struct member *list;
 	unsigned long n = 0;
 	uint64_t id = 0;
+	bool presync;
 	MDB_txn *txn;
 	int rc;
 
@@ -479,6 +481,8 @@ static int lead(struct mds_group *g)
 	}
 	if (list && !rc && g->wal && mds_wal_needs_checkpoint(g->wal))
 		checkpoint(g);
+	presync = list && !rc && g->wal && !g->frozen &&
+		  mds_wal_take_presync(g->wal);
 	pthread_cond_broadcast(&g->sync_cv);
 	if (list && !rc && n > 1 && g->crash_unsynced &&
 	    g->n_groups >= g->crash_unsynced)
@@ -494,6 +498,13 @@ static int lead(struct mds_group *g)
 	held.leader = false;
 	if (g->waiting)
 		pthread_cond_signal(&g->enter_cv);
+	if (presync) {
+		/* A plain fdatasync of LMDB's file: safe beside commits. */
+		pthread_mutex_unlock(&g->mu);
+		(void)mdb_env_sync(g->env, 1);
+		pthread_mutex_lock(&g->mu);
+		g->n_presyncs++;
+	}
 	if (list && !rc)
 		rc = wait_durable(g, id, true);
 	wake(list, rc);
@@ -590,7 +601,7 @@ void mds_group_stats(struct mds_group *g, struct mds_commit_stats *out)
 	 * once. */
 	/* With the log: its syncs, and a checkpoint's two (LMDB, then the
 	 * checkpoint file). */
-	out->syncs = g->wal ? g->n_syncs + 2 * g->n_ckpts :
+	out->syncs = g->wal ? g->n_syncs + 2 * g->n_ckpts + g->n_presyncs :
 		     g->n_groups + g->n_syncs;
 	out->logged = g->wal != NULL;
 	out->explicit_syncs = g->n_syncs;

@@ -151,6 +151,10 @@ int mds_wal_recover(struct mds_wal *w, MDB_env *env, bool logging);
  * open (the store closes). */
 int mds_wal_checkpoint(struct mds_wal *w, MDB_env *env, bool clean);
 bool mds_wal_needs_checkpoint(const struct mds_wal *w);
+/* Half way to a checkpoint, once: whether to sync LMDB now, while
+ * commits go on, so that the checkpoint's own sync, which holds them
+ * off, finds little left to write. */
+bool mds_wal_take_presync(struct mds_wal *w);
 void mds_wal_close(struct mds_wal *w);
 /* The open group's changes: a mark to roll a failed member back to, a
  * change (LMDB result), the group's record written (seq: its txnid) and

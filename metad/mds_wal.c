@@ -98,6 +98,7 @@ struct mds_wal {
 	size_t len, cap;
 	/* Restored at open: the checkpoint to replay from. */
 	bool dirty;		/* not closed cleanly: replay */
+	bool presynced;		/* LMDB synced ahead of this checkpoint */
 	uint64_t replay_gen;
 	unsigned long n_ckpt, n_replayed;
 };
@@ -401,6 +402,7 @@ int mds_wal_checkpoint(struct mds_wal *w, MDB_env *env, bool clean)
 	w->pin = pin;
 	w->off = 0;
 	w->last_seq = info.me_last_txnid;
+	w->presynced = false;
 	w->n_ckpt++;
 	return 0;
 fail:
@@ -413,6 +415,14 @@ fail:
 bool mds_wal_needs_checkpoint(const struct mds_wal *w)
 {
 	return w->off > w->limit;
+}
+
+bool mds_wal_take_presync(struct mds_wal *w)
+{
+	if (w->presynced || w->off <= w->limit / 2)
+		return false;
+	w->presynced = true;
+	return true;
 }
 
 /* ---- recovery ---- */
