@@ -231,10 +231,15 @@ int64_t clf_file_readable(struct clf_file *f, int64_t lo, int64_t n);
  * (io_coll.c): per_sub, when not NULL, gives each subfile's
  * participants; this access joins the merge only where clf_coll_merges
  * says it does, and sends its other shares as independent requests.
+ * cacheable: a small independent access may go through the client
+ * cache (xcache.h); the independent shares of a collective call do not,
+ * since processes that interleave small shares would pass the extent
+ * locks back and forth at every call.
  */
 int64_t clf_file_io_v(struct clf_file *f, int64_t lo, int64_t n, void *buf,
 		      CLF_Datatype memtype, bool write, uint64_t tag,
-		      uint32_t participants, const uint32_t *per_sub);
+		      uint32_t participants, const uint32_t *per_sub,
+		      bool cacheable);
 
 /*
  * Does view range [lo, hi) of view meet subfile j in two runs or more
@@ -248,11 +253,12 @@ int clf_coll_merges(const struct clf_viewmap *view, int j, int64_t lo,
 /*
  * An independent access of view bytes [lo, hi) as plain subfile ranges
  * (io_small.c), when it is small: 0 with *done, or with !*done when it
- * is not small (take the view path); or a negative errno.
+ * is not small (take the view path); or a negative errno.  Through the
+ * client cache only where cacheable (clf_file_io_v).
  */
 int clf_small_io(struct clf_file *f, int64_t lo, int64_t hi, int64_t base,
 		 void *buf, const struct clf_memlayout *mem, bool write,
-		 bool *done);
+		 bool cacheable, bool *done);
 
 /* Release the current view's registrations at the iods. */
 void clf_file_release_views(struct clf_file *f);

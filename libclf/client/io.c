@@ -771,7 +771,7 @@ static int gather_status(int64_t moved)
 static int access_io(struct clf_file *f, int64_t lo, int64_t hi, int64_t base,
 		     void *buf, const struct clf_memlayout *mem, bool write,
 		     uint64_t tag, uint32_t participants,
-		     const uint32_t *per_sub)
+		     const uint32_t *per_sub, bool cacheable)
 {
 	struct access a = { .f = f, .write = write, .base = base, .buf = buf,
 			    .mem = mem, .tag = tag,
@@ -784,7 +784,8 @@ static int access_io(struct clf_file *f, int64_t lo, int64_t hi, int64_t base,
 	if (!collective(&a) && !view_registered(f)) {
 		bool done = false;
 
-		err = clf_small_io(f, lo, hi, base, buf, mem, write, &done);
+		err = clf_small_io(f, lo, hi, base, buf, mem, write,
+				   cacheable, &done);
 		if (err || done)
 			return err;
 	}
@@ -888,12 +889,13 @@ int64_t clf_file_io(struct clf_file *f, int64_t lo, int64_t n, void *buf,
 	if (err || n < 0)
 		return err ? err : n;
 	return clf_file_io_v(f, lo, n, buf, memtype, write, tag, participants,
-			     NULL);
+			     NULL, true);
 }
 
 int64_t clf_file_io_v(struct clf_file *f, int64_t lo, int64_t n, void *buf,
 		      CLF_Datatype memtype, bool write, uint64_t tag,
-		      uint32_t participants, const uint32_t *per_sub)
+		      uint32_t participants, const uint32_t *per_sub,
+		      bool cacheable)
 {
 	struct clf_memlayout mem;
 	int64_t done, last;
@@ -908,7 +910,7 @@ int64_t clf_file_io_v(struct clf_file *f, int64_t lo, int64_t n, void *buf,
 	if (err)
 		return err;
 	err = access_io(f, lo, lo + n, lo, buf, &mem, write, tag, participants,
-			per_sub);
+			per_sub, cacheable);
 	if (err && (participants || per_sub) &&
 	    clf_move_coll_again(f, err)) {
 		/*
@@ -930,7 +932,7 @@ int64_t clf_file_io_v(struct clf_file *f, int64_t lo, int64_t n, void *buf,
 		clf_move_wait_begin(&w);
 		while (clf_move_again(f, &w, err))
 			err = access_io(f, lo, lo + n, lo, buf, &mem, write,
-					tag, participants, per_sub);
+					tag, participants, per_sub, cacheable);
 	}
 	done = err ? 0 : n;
 	clf_memlayout_release(&mem);

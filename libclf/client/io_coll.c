@@ -121,7 +121,7 @@ static ssize_t io_allv(int fd, int64_t view_off, void *buf,
 	ret = err ? err
 		  : clf_file_io_v(f, view_off, n, buf, memtype, write,
 				  merges ? tag : 0, 0,
-				  merges ? participants : NULL);
+				  merges ? participants : NULL, false);
 	clf_file_put(f);
 	return ret;
 }

@@ -437,7 +437,7 @@ static int mem_copy(const struct clf_memlayout *mem, uint8_t *user,
 
 int clf_small_io(struct clf_file *f, int64_t lo, int64_t hi, int64_t base,
 		 void *buf, const struct clf_memlayout *mem, bool write,
-		 bool *done)
+		 bool cacheable, bool *done)
 {
 	struct small *s;
 	bool hit = false;
@@ -471,7 +471,7 @@ int clf_small_io(struct clf_file *f, int64_t lo, int64_t hi, int64_t base,
 	/* An iod restarted since our last request, or while it served
 	 * this one: again through the restart (client.h, Grace); plain
 	 * reads and writes of these bytes at these offsets. */
-	if (!err)
+	if (!err && cacheable)
 		err = cached(s, &hit);
 	if (!err && !hit) {
 		struct clf_grace g;

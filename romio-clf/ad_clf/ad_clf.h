@@ -80,9 +80,10 @@ typedef struct {
 
     /* Hint clf_profile: time in clf's data calls since the open. */
     int profile;
-    /* Hint clf_client_cache: 1 (the default) or 0 for both
-     * descriptors (CLF_FCNTL_SETCACHE); -1: clf.conf's client_cache
-     * decides. */
+    /* Hint clf_client_cache: 1 or 0 for both descriptors
+     * (CLF_FCNTL_SETCACHE); -1: clf.conf's client_cache decides;
+     * ADIOI_CLF_CACHE_DEFAULT (no hint): on unless use_romio_optimizations
+     * is true (ad_clf_hints.c says why). */
     int client_cache;
     double io_time;             /* seconds */
     long long io_calls;
@@ -186,6 +187,8 @@ void ADIOI_CLF_Complete(ADIO_File fd, MPI_Datatype datatype, ADIO_Status * statu
                         ADIO_Request * request, int *error_code);
 void ADIOI_CLF_Fcntl(ADIO_File fd, int flag, ADIO_Fcntl_t * fcntl_struct, int *error_code);
 void ADIOI_CLF_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code);
+#define ADIOI_CLF_CACHE_DEFAULT 2
+
 /* The clf_client_cache hint on descriptor cfd: 0 or a negative errno. */
 int ADIOI_CLF_Client_cache(ADIOI_CLF_fs * fs, int cfd);
 void ADIOI_CLF_Flush(ADIO_File fd, int *error_code);

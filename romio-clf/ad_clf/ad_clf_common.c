@@ -221,7 +221,7 @@ ADIOI_CLF_fs *ADIOI_CLF_Fs_get(ADIO_File fd, int *error_code)
          * MPI-IO"): MPI promises nothing of a write's durability before
          * MPI_File_sync or the close, and clf's visibility rule holds
          * under the cache. */
-        fs->client_cache = 1;
+        fs->client_cache = ADIOI_CLF_CACHE_DEFAULT;
         fs->read_ahead = -1;    /* not given: ad_clf_ahead.c decides */
         fd->fs_ptr = fs;
     }

@@ -14,6 +14,8 @@
  *   romio_xcache PATH ROUNDS HINT IN_FORCE    the same, opened with the
  *       hint clf_client_cache=HINT ("-": none); the file's info must say
  *       clf_client_cache=IN_FORCE (true or false) after the open.
+ *   romio_xcache PATH ROUNDS HINT IN_FORCE romio    the same with
+ *       use_romio_optimizations=true.
  *
  * Exit status 0, or 1 with a message.
  */
@@ -92,18 +94,21 @@ int main(int argc, char **argv)
 
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-	if (argc != 3 && argc != 5)
-		return fail("usage: romio_xcache PATH ROUNDS [HINT IN_FORCE]", MPI_SUCCESS);
+	if (argc != 3 && argc != 5 && !(argc == 6 && !strcmp(argv[5], "romio")))
+		return fail("usage: romio_xcache PATH ROUNDS [HINT IN_FORCE [romio]]",
+			    MPI_SUCCESS);
 	rounds = atoi(argv[2]);
-	if (argc == 5 && strcmp(argv[3], "-")) {
+	if (argc >= 5)
 		MPI_Info_create(&info);
+	if (argc >= 5 && strcmp(argv[3], "-"))
 		MPI_Info_set(info, "clf_client_cache", argv[3]);
-	}
+	if (argc == 6)
+		MPI_Info_set(info, "use_romio_optimizations", "true");
 	err = MPI_File_open(MPI_COMM_WORLD, argv[1],
 			    MPI_MODE_RDWR | MPI_MODE_CREATE, info, &fh);
 	if (err)
 		return fail("open", err);
-	if (argc == 5)
+	if (argc >= 5)
 		in_force(fh, argv[4]);
 	for (int s = 0; s < 2; s++) {
 		int n = sizes[s];
