@@ -39,14 +39,14 @@
  * that the iods serving the others' shares need.
  * CLF_ROMIO_READ_BARRIER=0 leaves it out, for comparisons.
  *
- * The long yield phase of many cores is for small accesses only (at most
- * ADIOI_CLF_WAIT_SMALL_BYTES per process), where the wait is for a few
- * requests and a sleep's wake-up would be most of it.  A large access
- * waits for iods that move megabytes and need the cores themselves: a
- * process that yields in a loop stays runnable, so the scheduler finds
- * no idle core for the iods' threads, which then wait behind it (2
- * processes on 2 cores, 16 MiB matrix, CLF-rr k = 16: writes at 860-940
- * MB/s with a 2 ms yield phase, 1820-2380 with 50 us).
+ * The long yield phase of many cores is kept for accesses of every size.
+ * Shortened to 50 us for accesses over 256 KiB per process (on the
+ * reasoning that a process yielding in a loop stays runnable and keeps
+ * the iods' threads off the cores), it lost on the 16-core machine: 16
+ * processes, 16 iods (bench/scale.sh --quick, coarse k = 16 and fine
+ * k = 1, MB/s written), 50 us 7072 / 7834 and 8123 / 7188 against 2 ms
+ * 22394 / 23627 and 24110 / 24882 in the same run: the sleeping processes
+ * woke late for each round of their own requests.
  *
  * CLF_ROMIO_COLL_WAIT chooses otherwise, for measurements: "spin" (the
  * plain MPI_Allreduce, as before), "yield" (never sleeps), "sleep" (the
@@ -76,7 +76,8 @@
 #define ADIOI_CLF_WAIT_YIELD_US 50.0
 #define ADIOI_CLF_WAIT_YIELD_MANY_US 2000.0
 #define ADIOI_CLF_WAIT_MANY_CPUS 8
-/* Accesses of at most this many bytes per process take the long phase. */
+/* A collective read of more bytes than this per process, by any process,
+ * ends in a barrier (ADIOI_CLF_Wait_large). */
 #define ADIOI_CLF_WAIT_SMALL_BYTES (256 * 1024)
 /* Then sleeps, doubling from the first to the longest (ns). */
 #define ADIOI_CLF_WAIT_SLEEP_MIN_NS 2000L
@@ -87,7 +88,6 @@
 enum { ADIOI_CLF_WAIT_SPIN, ADIOI_CLF_WAIT_YIELD, ADIOI_CLF_WAIT_SLEEP };
 
 static double yield_us = ADIOI_CLF_WAIT_YIELD_US;
-static int yield_us_given;      /* by CLF_ROMIO_COLL_WAIT: for every size */
 static long sleep_max_ns = ADIOI_CLF_WAIT_SLEEP_MAX_NS;
 
 static int ADIOI_CLF_Wait_mode(void)
@@ -110,7 +110,6 @@ static int ADIOI_CLF_Wait_mode(void)
         char *e;
 
         yield_us = strtod(strchr(s, ':') + 1, &e);
-        yield_us_given = 1;
         if (*e == ':')
             sleep_max_ns = strtol(e + 1, NULL, 10) * 1000L;
     }
@@ -122,10 +121,6 @@ static void ADIOI_CLF_Wait(MPI_Request * req, int mode, ADIO_Offset bytes)
     double t0 = MPI_Wtime(), us, yield_for = yield_us;
     long sleep_ns = ADIOI_CLF_WAIT_SLEEP_MIN_NS;
     int done = 0, slack = -1;
-
-    if (!yield_us_given && bytes > ADIOI_CLF_WAIT_SMALL_BYTES &&
-        yield_for > ADIOI_CLF_WAIT_YIELD_US)
-        yield_for = ADIOI_CLF_WAIT_YIELD_US;
 
     for (;;) {
         MPI_Test(req, &done, MPI_STATUS_IGNORE);
