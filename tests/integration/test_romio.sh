@@ -234,7 +234,7 @@ for p in clf realms; do
 	for f in noflush noserve noconflict nooff; do
 		run "cooperative cache ($p), fault $f is caught" sh -c \
 			'"$0" -n 2 -env CLF_TEST_COOP_FAULT "$1" "$2" "$3" true "$4" 2>&1 |
-			grep "is [0-9]*, not [0-9]*$\|: read [0-9]* of [0-9]* bytes$"' \
+			grep "is [0-9]*, not [0-9]*$\|: read [0-9]* of [0-9]* bytes$\|: size [0-9]*, not [0-9]*$"' \
 			mpiexec "$f" "$bin/romio_coop" "clf:/coop-$p-$f" "$p"
 	done
 done
