@@ -101,6 +101,11 @@ typedef struct {
     int realms_hint;            /* 1: layout (default), 0: romio */
     int realms_state;           /* ADIOI_CLF_REALMS_* */
     int realm_io;               /* inside ROMIO's two-phase code with realms */
+    /* Inside ROMIO's write code (two-phase collective writes, data
+     * sieving): its contiguous reads fill a buffer that is then written
+     * back whole, so they read zeros past the end of the file
+     * (ad_clf_read.c). */
+    int romio_write;
     int64_t realm_period;       /* bytes after which the realms repeat */
 
     /* Hints clf_coop_cache and clf_coop_cache_size (ad_clf_coop.h):

@@ -387,9 +387,12 @@ void ADIOI_CLF_WriteStrided(ADIO_File fd, const void *buf, int count,
     ADIOI_CLF_Coop_independent(fd);
     if (fs->romio_opt) {
         if (ADIOI_CLF_Realm_io(fd, (void *) buf, count, datatype, file_ptr_type, offset,
-                               status, 1, error_code))
+                               status, 1, error_code)) {
+            fs->romio_write++;
             ADIOI_GEN_WriteStrided(fd, buf, count, datatype, file_ptr_type, offset, status,
                                    error_code);
+            fs->romio_write--;
+        }
     } else
         ADIOI_CLF_Access(fd, (void *) buf, count, datatype, file_ptr_type, offset, status, 1,
                          error_code);

@@ -40,12 +40,14 @@ void ADIOI_CLF_ReadContig(ADIO_File fd, void *buf, int count,
                 : -ENOMEM;
         if (n >= 0 && ahead < len)
             n += ahead;
-        /* Past the end the file reads as zeros: ROMIO's two-phase write
-         * reads its buffer before filling it when the accesses leave
-         * holes, and writes the whole buffer back, the bytes this read
-         * did not reach too (else what the buffer held before lands in
-         * the file's gaps past its old end). */
-        if (n >= 0 && n < len)
+        /* Inside ROMIO's write code, past the end the file reads as
+         * zeros: its two-phase write (and data sieving) reads its buffer
+         * before filling it when the accesses leave holes, and writes
+         * the whole buffer back, the bytes this read did not reach too
+         * (else what the buffer held before lands in the file's gaps
+         * past its old end).  An application's read leaves the bytes past
+         * what it read untouched, as MPI says. */
+        if (n >= 0 && n < len && fs->romio_write)
             memset((char *) buf + n, 0, len - n);
         ADIOI_CLF_Prof_end(fd, t0);
         if (n < 0) {

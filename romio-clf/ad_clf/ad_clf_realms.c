@@ -326,10 +326,12 @@ void ADIOI_CLF_Realms_coll(ADIO_File fd, void *buf, int count, MPI_Datatype data
      * writes of one call by rank; the flexible code does not. */
     if (fd->atomicity && fs->realms_state == ADIOI_CLF_REALMS_ON) {
         fd->hints->cb_pfr = ADIOI_HINT_DISABLE;
-        if (write)
+        if (write) {
+            fs->romio_write++;
             ADIOI_GEN_WriteStridedColl(fd, buf, count, datatype, file_ptr_type, offset, status,
                                        error_code);
-        else
+            fs->romio_write--;
+        } else
             ADIOI_GEN_ReadStridedColl(fd, buf, count, datatype, file_ptr_type, offset, status,
                                       error_code);
         fd->hints->cb_pfr = ADIOI_HINT_ENABLE;
@@ -347,10 +349,12 @@ void ADIOI_CLF_Realms_coll(ADIO_File fd, void *buf, int count, MPI_Datatype data
     ds_write = fd->hints->ds_write;
     if (fs->realm_io)
         fd->hints->ds_write = ADIOI_HINT_DISABLE;
-    if (write)
+    if (write) {
+        fs->romio_write++;
         ADIOI_GEN_WriteStridedColl(fd, buf, count, datatype, file_ptr_type, pos, status,
                                    error_code);
-    else
+        fs->romio_write--;
+    } else
         ADIOI_GEN_ReadStridedColl(fd, buf, count, datatype, file_ptr_type, pos, status,
                                   error_code);
     fs->realm_io = 0;
