@@ -36,16 +36,6 @@ static void setup(void)
 	mh_start(&H);
 }
 
-/* Waiters watch the child slot rather than sleep, as on a machine with
- * cores to spare (mds_group.c): a long watch, so that even on a loaded
- * 2-core machine some take the slot so. */
-static void setup_watching(void)
-{
-	mh_init(&H, 2, TIMEOUT_MS);
-	H.env[0] = "CLF_METAD_GROUP_SPIN_US=2000";
-	mh_start(&H);
-}
-
 /* Each sync of the log takes 5 ms more, as on a busy disk: the requests
  * of the other clients arrive while one syncs. */
 static void setup_slow_sync(void)
@@ -249,38 +239,6 @@ static void *creator_main(void *arg)
 }
 
 
-START_TEST(test_concurrent_creates_take_the_slot_watching_it_when_waiters_spin)
-{
-	struct burst b = { .op = BURST_CREATE, .kill_after = 150 };
-	struct writer wr[WRITERS];
-	pthread_t t[WRITERS];
-	struct mc *m = mc_open(&H);
-	long watched;
-
-	ck_assert_int_eq(mc_mkdir(m, ROOT, "burst", 0755, NULL), 0);
-	mc_close(m);
-	for (int w = 0; w < WRITERS; w++) {
-		wr[w] = (struct writer){ &b, w };
-		ck_assert_int_eq(pthread_create(&t[w], NULL, creator_main,
-						&wr[w]), 0);
-	}
-	for (int w = 0; w < WRITERS; w++)
-		pthread_join(t[w], NULL);
-	for (int w = 0; w < WRITERS; w++)
-		ck_assert_int_eq(b.acked[w], b.kill_after);
-	mh_stop(&H);
-	watched = mh_log_number_before(&H, " took the slot watching it");
-	ck_assert_msg(watched > 0,
-		      "metad logged %ld requests that took the child slot watching it; want some, of %d concurrent creates",
-		      watched, WRITERS * b.kill_after);
-	mh_start(&H);
-	m = mc_open(&H);
-	for (int w = 0; w < WRITERS; w++)
-		for (int i = 0; i < b.kill_after; i++)
-			ck_assert(exists(m, w, i));
-	mc_close(m);
-}
-END_TEST
 
 /*
  * A request alone (one client, one request at a time) is made durable by
@@ -364,7 +322,6 @@ static Suite *suite(void)
 {
 	Suite *s = suite_create("metad_crash_group");
 	TCase *tc = tcase_create("crash_group");
-	TCase *tw = tcase_create("crash_group_watching");
 	TCase *tl = tcase_create("crash_group_small_log");
 	TCase *ts = tcase_create("crash_group_slow_sync");
 
@@ -373,15 +330,6 @@ static Suite *suite(void)
 	tcase_add_test(tc,
 		test_kill9_during_concurrent_creates_keeps_every_acknowledged_one);
 	tcase_add_test(tc,
-		test_kill9_during_concurrent_unlinks_keeps_every_acknowledged_one);
-	/* The same kills while waiters watch the slot rather than sleep. */
-	tcase_add_checked_fixture(tw, setup_watching, teardown);
-	tcase_set_timeout(tw, 240);
-	tcase_add_test(tw,
-		test_concurrent_creates_take_the_slot_watching_it_when_waiters_spin);
-	tcase_add_test(tw,
-		test_kill9_during_concurrent_creates_keeps_every_acknowledged_one);
-	tcase_add_test(tw,
 		test_kill9_during_concurrent_unlinks_keeps_every_acknowledged_one);
 	/* And with a checkpoint of the log every few groups. */
 	tcase_add_checked_fixture(tl, setup_small_log, teardown);
@@ -396,7 +344,6 @@ static Suite *suite(void)
 	tcase_add_test(ts,
 		test_concurrent_creates_share_groups_while_the_log_syncs);
 	suite_add_tcase(s, tc);
-	suite_add_tcase(s, tw);
 	suite_add_tcase(s, tl);
 	suite_add_tcase(s, ts);
 	return s;
