@@ -493,13 +493,22 @@ static void serve_ready(struct clf_daemon_server *srv,
 			break;
 		dc->quick = true;
 	}
-	pthread_mutex_unlock(&dc->mu);
 	if (!rc && !clf_daemon_server_stopping(srv)) {
+		/*
+		 * Armed under dc->mu: the worker its next event goes to
+		 * takes dc->mu before it touches dc or its descriptor, so
+		 * the arming happens before whatever that worker does
+		 * (ThreadSanitizer saw this epoll_ctl and that worker's
+		 * close of the descriptor as a race).
+		 */
 		err = arm(srv, dc, EPOLL_CTL_MOD);
+		pthread_mutex_unlock(&dc->mu);
 		if (!err)
 			return;
 		clf_log(CLF_LOG_ERROR, "%s: cannot watch a connection: %s",
 			srv->name, strerror(-err));
+	} else {
+		pthread_mutex_unlock(&dc->mu);
 	}
 	conn_close(srv, dc);
 }
