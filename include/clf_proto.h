@@ -92,6 +92,10 @@
  *   1.25 STATUS reply: an iod's RDMA receive pool, its buffers and how
  *        many are posted now (`clf status --json`), so that a pool that
  *        loses buffers shows.
+ *   1.26 strided extent locks: LOCK_ENQUEUE and its grant may carry a
+ *        stride and a block (see "Extent locks"), so that processes
+ *        interleaving small accesses each hold a lock over their own
+ *        blocks instead of passing one lock back and forth.
  *
  * Version negotiation
  * -------------------
@@ -145,7 +149,7 @@
 
 #define CLF_PROTO_MAGIC 0x31464c43u /* "CLF1" as bytes on the wire */
 #define CLF_PROTO_VERSION_MAJOR 1
-#define CLF_PROTO_VERSION_MINOR 25
+#define CLF_PROTO_VERSION_MINOR 26
 
 /*
  * Message header, 32 bytes, every field little-endian:
@@ -838,6 +842,18 @@ enum clf_proto_layout_kind {
  *   connection closes, is evicted: its locks and held-back bytes are
  *   gone, and its RELEASE then answers -ENOENT.  Peers of minor < 13
  *   answer -ENOSYS; clients then do not cache.
+ *
+ *   Strided locks (1.26): a LOCK_ENQUEUE with a stride S and a block B
+ *   (0 < B < S) asks for the bytes x of [lo, hi) with (x - lo) mod S <
+ *   B only: blocks of B bytes every S, the first at lo.  The grant
+ *   answers with the same stride and block; its extent may be larger,
+ *   and its lo then lies a whole number of strides below the request's,
+ *   so the blocks stay where they were asked.  Two strided locks conflict
+ *   only where their blocks meet: processes that interleave accesses of
+ *   B bytes every S (IOR's segments) each keep a lock over their own
+ *   blocks.  A REVOKE's [lo, hi) and a shrunk lock keep the stride.  A
+ *   client sends a stride only to an iod of minor >= 26; a grant without
+ *   one (an older iod) is a plain lock over its extent.
  */
 #define CLF_PROTO_LOCK_PR 1u
 #define CLF_PROTO_LOCK_PW 2u

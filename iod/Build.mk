@@ -7,7 +7,7 @@
 # built by the top Makefile's $(O)/%.o rule; they include libclf's
 # private error.h, hence $(LIBCLF_INCLUDES).
 
-IOD_CORE_SRCS := iod/iod_rangelock.c iod/iod_lock.c iod/iod_store.c iod/iod_store_io.c \
+IOD_CORE_SRCS := iod/iod_rangelock.c iod/iod_lock.c iod/iod_lock_shape.c iod/iod_store.c iod/iod_store_io.c \
 	iod/iod_view.c iod/iod_viewio.c iod/iod_merge.c \
 	iod/iod_share.c iod/iod_store_list.c
 IOD_CORE_OBJS := $(IOD_CORE_SRCS:%.c=$(O)/%.o)

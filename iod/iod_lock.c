@@ -15,9 +15,11 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "arith.h"
 #include "clock.h"
 #include "daemon.h"
 #include "iod_lock.h"
+#include "iod_lock_shape.h"
 
 int iod_lockmgr_init(struct iod_lockmgr *m, const struct iod_lock_ops *ops,
 		     int64_t lease_ms)
@@ -73,9 +75,17 @@ static bool conflicts(const struct iod_lock *l, uint64_t client,
 	       (mode == IOD_LOCK_PW || l->mode == IOD_LOCK_PW);
 }
 
-static bool overlaps(const struct iod_lock *l, int64_t lo, int64_t hi)
+static struct iod_shape shape_of(const struct iod_lock *l)
 {
-	return l->lo < hi && lo < l->hi;
+	return (struct iod_shape){ l->lo, l->hi, l->stride, l->block };
+}
+
+/* Do l's bytes meet the request's? */
+static bool overlaps(const struct iod_lock *l, const struct iod_shape *req)
+{
+	struct iod_shape s = shape_of(l);
+
+	return iod_shapes_meet(&s, req);
 }
 
 /* Unlink and free every lock of client; mutex held.  Returns the count. */
@@ -134,8 +144,10 @@ static void wait_until(struct iod_lockmgr *m, int64_t deadline_ms)
  */
 static bool clear_conflicts(struct iod_lockmgr *m, uint64_t client,
 			    uint64_t file, uint32_t sub, int mode,
-			    int64_t lo, int64_t hi)
+			    const struct iod_shape *req)
 {
+	int64_t lo = req->lo;
+
 	bool contended = false;
 
 	for (;;) {
@@ -144,7 +156,7 @@ static bool clear_conflicts(struct iod_lockmgr *m, uint64_t client,
 
 		for (l = m->locks; l; l = l->next) {
 			if (!conflicts(l, client, file, sub, mode) ||
-			    !overlaps(l, lo, hi))
+			    !overlaps(l, req))
 				continue;
 			if (!l->revoking) {
 				ask = l;
@@ -201,22 +213,32 @@ static bool clear_conflicts(struct iod_lockmgr *m, uint64_t client,
  * to IOD_LOCK_CONTENDED_ALIGN within those bounds.  Else two writers of
  * disjoint regions would take the whole subfile from each other at every
  * access; this way the second gets its block, and the first's next grant
- * stops where that block starts.  Mutex held, and no such lock overlaps
- * [lo, hi).
+ * stops where that block starts.  A strided request expands over the
+ * locks whose blocks interleave with its own, and its lo moves down by
+ * whole strides only.  Mutex held, and no such lock's bytes meet req's.
  */
 static void expand(const struct iod_lockmgr *m, uint64_t client,
 		   uint64_t file, uint32_t sub, int mode, bool contended,
-		   int64_t *lo, int64_t *hi)
+		   const struct iod_shape *req, int64_t *lo, int64_t *hi)
 {
 	int64_t elo = 0, ehi = IOD_LOCK_EOF;
 
 	for (const struct iod_lock *l = m->locks; l; l = l->next) {
-		if (!conflicts(l, client, file, sub, mode))
+		struct iod_shape s = shape_of(l);
+
+		if (!conflicts(l, client, file, sub, mode) ||
+		    iod_shapes_interleave(&s, req))
 			continue;
-		if (l->hi <= *lo && l->hi > elo)
-			elo = l->hi;
-		if (l->lo >= *hi && l->lo < ehi)
-			ehi = l->lo;
+		if (l->hi <= *lo) {
+			elo = max64(elo, l->hi);
+		} else if (l->lo >= *hi) {
+			ehi = min64(ehi, l->lo);
+		} else {
+			/* Its extent crosses ours, its bytes do not meet
+			 * ours there (strided): no further than asked. */
+			elo = max64(elo, *lo);
+			ehi = min64(ehi, *hi);
+		}
 	}
 	if (contended) {
 		int64_t a = IOD_LOCK_CONTENDED_ALIGN;
@@ -229,6 +251,8 @@ static void expand(const struct iod_lockmgr *m, uint64_t client,
 		if (rhi < ehi)
 			ehi = rhi;
 	}
+	if (req->stride)
+		elo = *lo - (*lo - elo) / req->stride * req->stride;
 	*lo = elo;
 	*hi = ehi;
 }
@@ -237,12 +261,23 @@ int iod_lock_enqueue(struct iod_lockmgr *m, uint64_t client, uint64_t file,
 		     uint32_t sub, int mode, int64_t lo, int64_t hi,
 		     struct iod_lock_grant *out)
 {
+	return iod_lock_enqueue_strided(m, client, file, sub, mode, lo, hi,
+					0, 0, out);
+}
+
+int iod_lock_enqueue_strided(struct iod_lockmgr *m, uint64_t client,
+			     uint64_t file, uint32_t sub, int mode,
+			     int64_t lo, int64_t hi, int64_t stride,
+			     int64_t block, struct iod_lock_grant *out)
+{
+	struct iod_shape req = { lo, hi, stride, block };
 	struct iod_lock *l;
 	bool contended;
 
 	if (!client || sub == IOD_LOCK_ALL_SUBFILES ||
 	    (mode != IOD_LOCK_PR && mode != IOD_LOCK_PW) ||
-	    lo < 0 || lo >= hi)
+	    lo < 0 || lo >= hi || stride < 0 ||
+	    (stride && (block <= 0 || block >= stride)))
 		return -EINVAL;
 	l = calloc(1, sizeof(*l));
 	if (!l)
@@ -253,8 +288,8 @@ int iod_lock_enqueue(struct iod_lockmgr *m, uint64_t client, uint64_t file,
 		free(l);
 		return -ENOLCK;
 	}
-	contended = clear_conflicts(m, client, file, sub, mode, lo, hi);
-	expand(m, client, file, sub, mode, contended, &lo, &hi);
+	contended = clear_conflicts(m, client, file, sub, mode, &req);
+	expand(m, client, file, sub, mode, contended, &req, &lo, &hi);
 	l->id = m->next_id++;
 	l->client = client;
 	l->file = file;
@@ -262,6 +297,8 @@ int iod_lock_enqueue(struct iod_lockmgr *m, uint64_t client, uint64_t file,
 	l->mode = mode;
 	l->lo = lo;
 	l->hi = hi;
+	l->stride = stride;
+	l->block = stride ? block : 0;
 	l->next = m->locks;
 	m->locks = l;
 	atomic_fetch_add(&m->count, 1);
@@ -306,12 +343,14 @@ void iod_lock_revoke_range(struct iod_lockmgr *m, uint64_t client,
 			   uint64_t file, uint32_t sub, int write,
 			   int64_t lo, int64_t hi)
 {
+	struct iod_shape req = { lo, hi, 0, 0 };
+
 	/* No lock anywhere: nothing can hold bytes back (see the header). */
 	if (!m || atomic_load(&m->count) == 0 || lo >= hi)
 		return;
 	pthread_mutex_lock(&m->mutex);
 	clear_conflicts(m, client, file, sub,
-			write ? IOD_LOCK_PW : IOD_LOCK_PR, lo, hi);
+			write ? IOD_LOCK_PW : IOD_LOCK_PR, &req);
 	pthread_mutex_unlock(&m->mutex);
 }
 

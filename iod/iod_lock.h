@@ -50,6 +50,11 @@
  * iod_lock_revoke_range is one atomic load, so an iod whose clients do
  * not cache pays nothing.
  *
+ * Strided locks (LOCK_ENQUEUE since 1.26) hold blocks of a fixed size at
+ * a fixed stride: processes that interleave small accesses (IOR's
+ * segments: B bytes every P * B) each lock their own blocks, and the
+ * conflict tests (iod_lock_shape.c) see that those never meet.
+ *
  * Locking: one mutex per manager protects every field; the ops are
  * called without it.  The locks form one list, scanned linearly: they are
  * bounded (IOD_LOCK_MAX) and a caching client holds a lock or two per
@@ -105,6 +110,9 @@ struct iod_lock {
 	int mode;		   /* enum iod_lock_mode */
 	int revoking;		   /* REVOKE sent, release awaited */
 	int64_t lo, hi;		   /* subfile bytes [lo, hi), lo < hi */
+	int64_t stride, block;	   /* strided: only the bytes x of [lo, hi)
+				      with (x - lo) % stride < block;
+				      stride 0: all of them */
 	int64_t give_lo;	   /* revoking: [give_lo, hi) goes, [lo,
 				      give_lo) stays granted (give_lo == lo:
 				      all of it goes) */
@@ -128,7 +136,9 @@ struct iod_lockmgr {
 /* What a grant gives the client.  Written only on success. */
 struct iod_lock_grant {
 	uint64_t id;
-	int64_t lo, hi;		   /* the expanded extent, covering the request */
+	int64_t lo, hi;		   /* the expanded extent, covering the request;
+				      strided: lo a whole number of strides
+				      below the request's */
 };
 
 /*
@@ -152,6 +162,18 @@ void iod_lockmgr_destroy(struct iod_lockmgr *m);
 int iod_lock_enqueue(struct iod_lockmgr *m, uint64_t client, uint64_t file,
 		     uint32_t sub, int mode, int64_t lo, int64_t hi,
 		     struct iod_lock_grant *out);
+
+/*
+ * The same for a strided lock: the bytes x of [lo, hi) with (x - lo) %
+ * stride < block (0 < block < stride; stride 0: a plain lock).  Other
+ * clients' locks conflict only where their bytes meet these (two
+ * strided locks whose blocks interleave both stand), and the grant
+ * expands over every lock whose blocks never meet ours.
+ */
+int iod_lock_enqueue_strided(struct iod_lockmgr *m, uint64_t client,
+			     uint64_t file, uint32_t sub, int mode,
+			     int64_t lo, int64_t hi, int64_t stride,
+			     int64_t block, struct iod_lock_grant *out);
 
 /*
  * Client gives back lock id (its RELEASE, after its dirty bytes are in

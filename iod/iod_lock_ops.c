@@ -325,12 +325,16 @@ int iod_op_lock_enqueue(struct iod_conn *cn, struct iod_req *rq,
 		return clf_fail(ENOTCONN,
 				"iod: LOCK_ENQUEUE: client %016" PRIx64 " has no callback connection (LOCK_CALLBACK)",
 				m.client);
-	err = iod_lock_enqueue(&lk->mgr, m.client, m.file, m.subfile, m.mode,
-			       m.lo, m.hi, &out);
+	if (!m.has_stride)
+		m.stride = m.block = 0;
+	err = iod_lock_enqueue_strided(&lk->mgr, m.client, m.file, m.subfile,
+				       m.mode, m.lo, m.hi, m.stride, m.block,
+				       &out);
 	if (err)
 		return clf_fail_neg(err, "iod: LOCK_ENQUEUE on file %" PRIu64
 				    " subfile %u", m.file, m.subfile);
-	g = (struct clf_proto_lock_grant){ out.id, out.lo, out.hi };
+	g = (struct clf_proto_lock_grant){ out.id, out.lo, out.hi,
+					   m.has_stride, m.stride, m.block };
 	w = iod_reply_writer(rep);
 	return iod_reply_done(rep, &w, clf_proto_lock_grant_encode(&w, &g));
 }

@@ -67,7 +67,7 @@ TEST_OBJS_test_iod_rangelock := $(O)/iod/iod_rangelock.o
 TEST_LIBS_test_iod_rangelock := -lpthread
 # The extent locks iods grant to caching clients (iod/iod_lock.h).
 UNIT_TEST_NAMES += test_iod_lock
-TEST_OBJS_test_iod_lock := $(O)/iod/iod_lock.o
+TEST_OBJS_test_iod_lock := $(O)/iod/iod_lock.o $(O)/iod/iod_lock_shape.o
 TEST_LIBS_test_iod_lock := -lpthread
 TEST_OBJS_test_iod_store := $(O)/iod/iod_store.o $(O)/iod/iod_store_io.o \
 	$(O)/iod/iod_rangelock.o

@@ -25,6 +25,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,8 +40,18 @@
 #include "transport.h"
 #include "xcache.h"
 
-/* The first protocol minor with extent locks. */
+/* The first protocol minor with extent locks; with strided ones. */
 #define LOCK_PROTO_MINOR 13
+#define STRIDED_PROTO_MINOR 26
+/*
+ * A writer whose accesses to a subfile went the same number of bytes
+ * apart this many times in a row (IOR's segments: B bytes every P * B)
+ * asks for a strided lock over its blocks (iod_lock_shape.h) when it
+ * needs a lock, so that processes that interleave hold one each
+ * instead of passing one back and forth.  Strides up to STRIDE_MAX.
+ */
+#define STRIDE_STREAK 1
+#define STRIDE_MAX ((int64_t)64 << 20)
 /* Kept written bytes go out at the latest this long after the first
  * (CLF_TEST_CACHE_FLUSH_MS in tests). */
 #define FLUSH_AFTER_MS 1000
@@ -77,6 +88,8 @@ struct xlock {
 	uint64_t id;
 	int mode;
 	int64_t lo, hi;
+	int64_t stride, block;	/* strided: (x - lo) % stride < block;
+				   stride 0: all of [lo, hi) */
 	struct xlock *next;
 };
 
@@ -89,6 +102,9 @@ struct obj {			/* one subfile of one open file */
 	int n, cap;
 	int64_t dirty_since;	/* clf_now_ms of the oldest dirty; 0: none */
 	int64_t ra, ra_end;	/* last read-ahead's size and end */
+	int64_t w_off, w_len;	/* the last write's piece here */
+	int64_t w_stride;	/* and how far it was from the one before */
+	int w_streak;		/* writes in a row at w_stride, w_len each */
 	struct obj *next;
 };
 
@@ -114,7 +130,6 @@ static struct {
 	int wake[2];
 	bool stop;
 	int64_t flush_after_ms;
-	pid_t pid;		/* the process that started it */
 } xc = { .mu = PTHREAD_MUTEX_INITIALIZER,
 	 .setup = PTHREAD_MUTEX_INITIALIZER, .wake = { -1, -1 } };
 
@@ -123,9 +138,25 @@ static struct {
  * its connections: it forgets them all (the parent's bytes are the
  * parent's to send) and starts afresh.
  */
+static atomic_bool forked;	/* set in a child, by forked_child */
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+static void forked_child(void)
+{
+	atomic_store(&forked, true);
+}
+
+static void register_atfork(void)
+{
+	pthread_atfork(NULL, NULL, forked_child);
+}
+
+/* (Asked at every access: a flag, not getpid(), which is a system call
+ * each time, as much as a cached 1 KiB write costs otherwise.) */
 static bool forget_after_fork(void)
 {
-	if (!xc.iods || xc.pid == getpid())
+	if (!atomic_load_explicit(&forked, memory_order_relaxed) ||
+	    !atomic_exchange(&forked, false) || !xc.iods)
 		return false;
 	xc.iods = NULL;
 	xc.objs = NULL;
@@ -164,10 +195,109 @@ static int64_t cache_bound(void)
 
 /* ---- extents ---------------------------------------------------- */
 
+/*
+ * The extents' buffers, 1 to 64 KiB, come from free lists by power of
+ * two and go back to them, up to the cache's bound in all.  A cache that
+ * keeps thousands of small extents and drops them all at each flush of
+ * the bound (IOR's interleaved 1 KiB writes under strided locks) made
+ * glibc give the heap's top back to the kernel and take it again at
+ * every pass: brk calls, page faults and TLB shootdowns across the
+ * process's threads were most of such a write's time (perf, 2 processes).
+ */
+#define POOL_MIN_SHIFT 10
+#define POOL_MAX_SHIFT 16
+
+struct pooled {
+	struct pooled *next;
+};
+
+static struct {
+	struct pooled *free[POOL_MAX_SHIFT - POOL_MIN_SHIFT + 1];
+	int64_t bytes;		/* in the free lists; xc.mu */
+} pool;
+
+/* The class of a buffer of at least len bytes, -1 above the largest. */
+static int pool_class(int64_t len)
+{
+	int c = 0;
+
+	while (c <= POOL_MAX_SHIFT - POOL_MIN_SHIFT &&
+	       ((int64_t)1 << (c + POOL_MIN_SHIFT)) < len)
+		c++;
+	return c <= POOL_MAX_SHIFT - POOL_MIN_SHIFT ? c : -1;
+}
+
+/* A buffer of at least len bytes; *cap says how many.  Under xc.mu. */
+static uint8_t *buf_get(int64_t len, int64_t *cap)
+{
+	int c = pool_class(len);
+	struct pooled *b;
+
+	if (c < 0) {
+		*cap = len;
+		return malloc(len);
+	}
+	*cap = (int64_t)1 << (c + POOL_MIN_SHIFT);
+	b = pool.free[c];
+	if (!b)
+		return malloc(*cap);
+	pool.free[c] = b->next;
+	pool.bytes -= *cap;
+	return (uint8_t *)b;
+}
+
+/* Give back a buffer of buf_get's cap bytes.  Under xc.mu. */
+static void buf_put(uint8_t *p, int64_t cap)
+{
+	int c = pool_class(cap);
+	struct pooled *b = (struct pooled *)p;
+
+	if (!p)
+		return;
+	if (c < 0 || ((int64_t)1 << (c + POOL_MIN_SHIFT)) != cap ||
+	    pool.bytes + cap > cache_bound()) {
+		free(p);
+		return;
+	}
+	b->next = pool.free[c];
+	pool.free[c] = b;
+	pool.bytes += cap;
+}
+
+/* Free the pool's buffers (a closed file's, at the last close). */
+static void pool_drain(void)
+{
+	for (int c = 0; c <= POOL_MAX_SHIFT - POOL_MIN_SHIFT; c++) {
+		while (pool.free[c]) {
+			struct pooled *b = pool.free[c];
+
+			pool.free[c] = b->next;
+			free(b);
+		}
+	}
+	pool.bytes = 0;
+}
+
+/* The first extent of o that ends after off, o->n if none. */
+static int ext_find(const struct obj *o, int64_t off)
+{
+	int lo = 0, hi = o->n;
+
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (o->ext[mid].off + o->ext[mid].len <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 static void ext_free(struct obj *o, int i)
 {
 	xc.bytes -= o->ext[i].len;
-	free(o->ext[i].data);
+	buf_put(o->ext[i].data, o->ext[i].cap);
 	memmove(&o->ext[i], &o->ext[i + 1], (o->n - i - 1) * sizeof(*o->ext));
 	o->n--;
 }
@@ -226,11 +356,13 @@ static int ext_insert_at(struct obj *o, int i, struct ext e)
 static int ext_append(struct ext *e, const uint8_t *src, int64_t len)
 {
 	if (e->len + len > e->cap) {
-		int64_t cap = max64(2 * e->cap, e->len + len);
-		uint8_t *nd = realloc(e->data, cap);
+		int64_t cap;
+		uint8_t *nd = buf_get(max64(2 * e->cap, e->len + len), &cap);
 
 		if (!nd)
 			return clf_fail(ENOMEM, "clf: out of memory");
+		memcpy(nd, e->data, e->len);
+		buf_put(e->data, e->cap);
 		e->data = nd;
 		e->cap = cap;
 	}
@@ -249,19 +381,15 @@ static int ext_put(struct obj *o, int64_t off, int64_t len,
 	int i, err;
 
 	/* Cut what overlaps. */
-	for (i = 0; i < o->n;) {
+	for (i = ext_find(o, off); i < o->n && o->ext[i].off < end;) {
 		struct ext *x = &o->ext[i];
 		int64_t xend = x->off + x->len;
 
-		if (xend <= off || x->off >= end) {
-			i++;
-			continue;
-		}
 		if (x->off < off && xend > end) {
 			/* The new bytes fall inside: split off the tail. */
-			struct ext t = { end, xend - end, xend - end,
-					 malloc(xend - end), x->dirty };
+			struct ext t = { end, xend - end, 0, NULL, x->dirty };
 
+			t.data = buf_get(t.len, &t.cap);
 			if (!t.data)
 				return clf_fail(ENOMEM, "clf: out of memory");
 			memcpy(t.data, x->data + (end - x->off), t.len);
@@ -269,7 +397,7 @@ static int ext_put(struct obj *o, int64_t off, int64_t len,
 			x->len = off - x->off;
 			err = ext_insert_at(o, i + 1, t);
 			if (err) {
-				free(t.data);
+				buf_put(t.data, t.cap);
 				return err;
 			}
 			i++;
@@ -289,20 +417,21 @@ static int ext_put(struct obj *o, int64_t off, int64_t len,
 			ext_free(o, i);
 		}
 	}
-	for (i = 0; i < o->n && o->ext[i].off < off; i++)
-		;
+	/* Nothing overlaps [off, end) now: the first one ending after off
+	 * starts at end or later. */
+	i = ext_find(o, off);
 	/* Grow the one before when it ends here. */
 	if (i > 0 && o->ext[i - 1].off + o->ext[i - 1].len == off &&
 	    o->ext[i - 1].dirty == dirty)
 		return ext_append(&o->ext[i - 1], src, len);
-	e = (struct ext){ off, len, max64(len, 4096), NULL, dirty };
-	e.data = malloc(e.cap);
+	e = (struct ext){ off, len, 0, NULL, dirty };
+	e.data = buf_get(len, &e.cap);
 	if (!e.data)
 		return clf_fail(ENOMEM, "clf: out of memory");
 	memcpy(e.data, src, len);
 	err = ext_insert_at(o, i, e);
 	if (err)
-		free(e.data);
+		buf_put(e.data, e.cap);
 	return err;
 }
 
@@ -312,7 +441,7 @@ static bool ext_get(const struct obj *o, int64_t off, int64_t len,
 {
 	int64_t at = off, end = off + len;
 
-	for (int i = 0; i < o->n && at < end; i++) {
+	for (int i = ext_find(o, off); i < o->n && at < end; i++) {
 		const struct ext *x = &o->ext[i];
 		int64_t xend = x->off + x->len, k;
 
@@ -334,7 +463,8 @@ static bool ext_overlay_dirty(const struct obj *o, int64_t off, int64_t len,
 {
 	bool any = false;
 
-	for (int i = 0; i < o->n; i++) {
+	for (int i = ext_find(o, off); i < o->n && o->ext[i].off < off + len;
+	     i++) {
 		const struct ext *x = &o->ext[i];
 		int64_t lo = max64(off, x->off);
 		int64_t hi = min64(off + len, x->off + x->len);
@@ -940,7 +1070,7 @@ static int start(struct clf_client *cl)
 	if (xc.iods)
 		return 0;
 	xc.flush_after_ms = t && atoll(t) > 0 ? atoll(t) : FLUSH_AFTER_MS;
-	xc.pid = getpid();
+	pthread_once(&atfork_once, register_atfork);
 	xc.iods = calloc(cl->cfg->niods, sizeof(*xc.iods));
 	if (!xc.iods)
 		return clf_fail(ENOMEM, "clf: out of memory");
@@ -1017,41 +1147,88 @@ static struct obj *get_obj(struct clf_file *f, uint32_t iod, uint32_t sub)
 	return o;
 }
 
+/* Does l hold every byte of [lo, hi)? */
+static bool lock_holds(const struct xlock *l, int64_t lo, int64_t hi)
+{
+	if (lo < l->lo || hi > l->hi)
+		return false;
+	return !l->stride || (lo - l->lo) % l->stride + (hi - lo) <= l->block;
+}
+
 static bool covered(const struct obj *o, bool write, int64_t lo, int64_t hi)
 {
 	for (const struct xlock *l = o->locks; l; l = l->next)
-		if ((!write || l->mode == CLF_PROTO_LOCK_PW) && l->lo <= lo &&
-		    hi <= l->hi)
+		if ((!write || l->mode == CLF_PROTO_LOCK_PW) &&
+		    lock_holds(l, lo, hi))
 			return true;
 	return false;
+}
+
+/* A write of p: the stride history of its subfile (STRIDE_STREAK). */
+static void note_write(struct obj *o, const struct clf_xc_piece *p)
+{
+	int64_t d = p->soff - o->w_off;
+
+	if (o->w_len && p->len == o->w_len && d == o->w_stride) {
+		if (o->w_streak < INT32_MAX)
+			o->w_streak++;
+	} else {
+		o->w_stride = d;
+		o->w_streak = 0;
+	}
+	o->w_off = p->soff;
+	o->w_len = p->len;
 }
 
 /* A LOCK_ENQUEUE sent on an iod's lk, its grant still to come. */
 struct ask {
 	const struct clf_xc_piece *p;
+	int64_t stride, block;	/* 0: a plain lock */
 	uint64_t id;
 	bool sent;
 };
+
+/* The ask for a write of p: strided where o's writes go at a stride. */
+static struct ask ask_for(const struct obj *o, const struct clf_xc_piece *p,
+			  bool write)
+{
+	struct ask a = { .p = p };
+
+	if (write && o->w_streak >= STRIDE_STREAK && o->w_off == p->soff &&
+	    o->w_len == p->len && o->w_stride > p->len &&
+	    o->w_stride <= STRIDE_MAX) {
+		a.stride = o->w_stride;
+		a.block = p->len;
+	}
+	return a;
+}
 
 static int enqueue_send(struct clf_file *f, struct ask *a, bool write)
 {
 	const struct clf_xc_piece *p = a->p;
 	struct xiod *x = &xc.iods[p->iod];
 	struct clf_proto_lock_enqueue_req m = {
-		xc.client, f->ino, p->sub,
-		write ? CLF_PROTO_LOCK_PW : CLF_PROTO_LOCK_PR,
-		p->soff, p->soff + p->len };
-	uint8_t body[64];
+		.client = xc.client, .file = f->ino, .subfile = p->sub,
+		.mode = write ? CLF_PROTO_LOCK_PW : CLF_PROTO_LOCK_PR,
+		.lo = p->soff, .hi = p->soff + p->len };
+	uint8_t body[80];
 	struct wire_writer w = { body, sizeof(body), 0 };
 	struct iovec iov;
-	int err = clf_proto_lock_enqueue_req_encode(&w, &m);
+	int err = clf_peer_lock(&x->lk);
 
 	if (err)
 		return err;
-	iov = (struct iovec){ body, w.pos };
-	err = clf_peer_lock(&x->lk);
-	if (err)
+	if (a->stride && clf_conn_minor(x->lk.conn) >= STRIDED_PROTO_MINOR) {
+		m.has_stride = true;
+		m.stride = a->stride;
+		m.block = a->block;
+	}
+	err = clf_proto_lock_enqueue_req_encode(&w, &m);
+	if (err) {
+		clf_peer_unlock(&x->lk);
 		return err;
+	}
+	iov = (struct iovec){ body, w.pos };
 	/* The iod asks the right the lock caches for (iod_cap.c). */
 	err = clf_file_cap_ensure(f, &x->lk);
 	if (!err)
@@ -1094,7 +1271,9 @@ static int enqueue_recv(struct clf_file *f, struct ask *a, bool write)
 	if (o) {
 		*l = (struct xlock){ g.id,
 				     write ? CLF_PROTO_LOCK_PW : CLF_PROTO_LOCK_PR,
-				     g.lo, g.hi, o->locks };
+				     g.lo, g.hi,
+				     g.has_stride ? g.stride : 0,
+				     g.has_stride ? g.block : 0, o->locks };
 		o->locks = l;
 		l = NULL;
 	}
@@ -1146,9 +1325,16 @@ static void read_window(struct obj *o, int64_t off, int64_t end,
 	while (*hi < end)
 		*hi += READ_AHEAD;
 	for (struct xlock *l = o->locks; l; l = l->next) {
-		if (l->lo <= off && end <= l->hi) {
-			*lo = max64(*lo, l->lo);
-			*hi = min64(*hi, l->hi);
+		if (lock_holds(l, off, end)) {
+			int64_t blo = l->lo, bhi = l->hi;
+
+			if (l->stride) {
+				/* strided: only the block holding the piece */
+				blo = off - (off - l->lo) % l->stride;
+				bhi = blo + l->block;
+			}
+			*lo = max64(*lo, blo);
+			*hi = min64(*hi, bhi);
 			break;
 		}
 	}
@@ -1293,12 +1479,14 @@ int clf_xcache_io(struct clf_file *f, const struct clf_xc_piece *p, int n,
 				pthread_mutex_unlock(&xc.mu);
 				return clf_fail(ENOMEM, "clf: out of memory");
 			}
+			if (write && round == 0 && !big_read)
+				note_write(o, &p[k]);
 			if (covered(o, write, p[k].soff, p[k].soff + p[k].len))
 				continue;
 			for (int i = 0; i < nask; i++)
 				dup |= asks[i].p->iod == p[k].iod;
 			if (!dup)
-				asks[nask++] = (struct ask){ .p = &p[k] };
+				asks[nask++] = ask_for(o, &p[k], write);
 		}
 		if (big_read) {
 			/* Served when kept whole (copied by all_kept), else
@@ -1375,6 +1563,8 @@ int clf_xcache_close_file(struct clf_file *f)
 		free(o->ext);
 		free(o);
 	}
+	if (!xc.objs)
+		pool_drain();
 	pthread_mutex_unlock(&xc.mu);
 	return err;
 }
@@ -1411,6 +1601,9 @@ void clf_xcache_shutdown(void)
 		pthread_mutex_destroy(&x->lk.lock);
 		pthread_mutex_destroy(&x->fl.lock);
 	}
+	pthread_mutex_lock(&xc.mu);
+	pool_drain();
+	pthread_mutex_unlock(&xc.mu);
 	free(xc.iods);
 	xc.iods = NULL;
 	close(xc.wake[0]);

@@ -838,14 +838,20 @@ struct clf_proto_lock_callback_req {
 	X(T, SUBFILE, subfile)						\
 	X(T, LIMIT, mode, CLF_PROTO_LOCK_PR, CLF_PROTO_LOCK_PW)		\
 	X(T, NONNEG, lo)						\
-	X(T, NONNEG, hi)
+	X(T, NONNEG, hi)						\
+	X(T, TAIL, has_stride)		/* since 1.26 */		\
+	X(T, NONNEG, stride)						\
+	X(T, NONNEG, block)
 struct clf_proto_lock_enqueue_req {
 	CLF_PROTO_LOCK_ENQUEUE_REQ(PROTO_MEMBER, _)
 };
 #define CLF_PROTO_LOCK_GRANT(X, T)					\
 	X(T, U64, id)							\
 	X(T, NONNEG, lo)						\
-	X(T, NONNEG, hi)
+	X(T, NONNEG, hi)						\
+	X(T, TAIL, has_stride)		/* since 1.26 */		\
+	X(T, NONNEG, stride)						\
+	X(T, NONNEG, block)
 struct clf_proto_lock_grant {
 	CLF_PROTO_LOCK_GRANT(PROTO_MEMBER, _)
 };

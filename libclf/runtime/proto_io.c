@@ -7,6 +7,7 @@
  * and after decoding (a write's head too, with the length of its data).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdint.h>
 
 #include "error.h"
@@ -129,16 +130,22 @@ int proto_check_lock_enqueue_req(const void *m)
 {
 	const struct clf_proto_lock_enqueue_req *r = m;
 
-	return r->client && r->lo < r->hi ? 0 :
-	       clf_fail(EPROTO, "proto: LOCK_ENQUEUE: client 0 or empty extent");
+	if (!r->client || r->lo >= r->hi)
+		return clf_fail(EPROTO, "proto: LOCK_ENQUEUE: client 0 or empty extent");
+	return !r->has_stride || (r->block > 0 && r->block < r->stride) ? 0 :
+	       clf_fail(EPROTO, "proto: LOCK_ENQUEUE: block %" PRId64
+			" not within stride %" PRId64, r->block, r->stride);
 }
 
 int proto_check_lock_grant(const void *m)
 {
 	const struct clf_proto_lock_grant *r = m;
 
-	return r->id && r->lo < r->hi ? 0 :
-	       clf_fail(EPROTO, "proto: LOCK_ENQUEUE reply: lock 0 or empty extent");
+	if (!r->id || r->lo >= r->hi)
+		return clf_fail(EPROTO, "proto: LOCK_ENQUEUE reply: lock 0 or empty extent");
+	return !r->has_stride || (r->block > 0 && r->block < r->stride) ? 0 :
+	       clf_fail(EPROTO, "proto: LOCK_ENQUEUE reply: block %" PRId64
+			" not within stride %" PRId64, r->block, r->stride);
 }
 
 int proto_check_lock_release_req(const void *m)

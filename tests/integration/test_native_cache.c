@@ -592,6 +592,48 @@ START_TEST(test_a_neighbours_write_leaves_us_our_part_of_the_lock)
 }
 END_TEST
 
+/*
+ * IOR's interleaved 1 KiB writes (issue 15): ours at every even KiB of
+ * subfile 0, theirs at every odd one.  After a few writes each of us
+ * asks for a strided lock over its own blocks (protocol 1.26), and then
+ * neither takes the other's: 24 more writes on each side (all in the
+ * first 64 KiB stripe) cost no request at all.  With plain locks every write of one took the lock
+ * of the other.  Then each reads the other's bytes.
+ */
+START_TEST(test_interleaving_writers_settle_on_strided_locks)
+{
+	int fd;
+	struct child ch = pair("/strided", &fd, 8192);
+	long idle, before, after;
+	int k;
+
+	for (k = 0; k < 8; k++) {
+		our_write(fd, 2048 * k, 1024, 1 + k % 50);
+		ck_assert_int_eq(child_do(&ch, OP_WRITE, 2048 * k + 1024, 1024,
+					  100 + k % 50)->result, 1024);
+	}
+	before = iod_requests();
+	idle = iod_requests() - before;
+	before = iod_requests();
+	for (; k < 32; k++) {
+		our_write(fd, 2048 * k, 1024, 1 + k % 50);
+		ck_assert_int_eq(child_do(&ch, OP_WRITE, 2048 * k + 1024, 1024,
+					  100 + k % 50)->result, 1024);
+	}
+	after = iod_requests();
+	ck_assert_msg(after - before == idle,
+		      "24 interleaved writes each cost %ld requests",
+		      after - before - idle);
+	for (k = 0; k < 32; k++) {
+		their_read(&ch, 2048 * k, 1024, 1 + k % 50, "our write");
+		our_read(fd, 2048 * k + 1024, 1024, 100 + k % 50, "their write");
+	}
+	child_stop(&ch);
+	ck_assert_int_eq(CLF_close(fd), 0);
+	CLF_finalize();
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("native_cache");
@@ -610,6 +652,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_47008_byte_writes_are_kept_under_the_locks);
 	tcase_add_test(tc, test_a_forward_reader_reads_further_ahead_at_each_miss);
 	tcase_add_test(tc, test_a_neighbours_write_leaves_us_our_part_of_the_lock);
+	tcase_add_test(tc, test_interleaving_writers_settle_on_strided_locks);
 	suite_add_tcase(s, tc);
 	return s;
 }

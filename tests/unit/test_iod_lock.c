@@ -12,12 +12,15 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "check_main.h"
 #include "clock.h"
 #include "iod_lock.h"
+#include "iod_lock_shape.h"
 
 #define MIB ((int64_t)1 << 20)
 
@@ -429,6 +432,113 @@ START_TEST(test_bad_requests_are_refused)
 }
 END_TEST
 
+/* Byte x in shape s?  By its definition. */
+static bool shape_has(const struct iod_shape *s, int64_t x)
+{
+	return x >= s->lo && x < s->hi &&
+	       (!s->stride || (x - s->lo) % s->stride < s->block);
+}
+
+static struct iod_shape random_shape(unsigned *seed)
+{
+	struct iod_shape s;
+
+	s.lo = rand_r(seed) % 64;
+	s.hi = s.lo + 1 + rand_r(seed) % 160;
+	s.stride = rand_r(seed) % 3 ? 2 + rand_r(seed) % 15 : 0;
+	s.block = s.stride ? 1 + rand_r(seed) % (s.stride - 1) : 0;
+	return s;
+}
+
+/* The tests of iod_lock_shape.c against every byte, random shapes. */
+START_TEST(test_shapes_meet_exactly_where_their_bytes_do)
+{
+	unsigned seed = 20261127;
+
+	for (int n = 0; n < 20000; n++) {
+		struct iod_shape x = random_shape(&seed), y = random_shape(&seed);
+		struct iod_shape xw = x, yw = y;
+		int64_t a = rand_r(&seed) % 240, b = a + rand_r(&seed) % 60;
+		bool meet = false, in_range = false, far = false;
+
+		for (int64_t i = 0; i < 256; i++) {
+			meet |= shape_has(&x, i) && shape_has(&y, i);
+			in_range |= i >= a && i < b && shape_has(&x, i);
+		}
+		ck_assert_msg(iod_shapes_meet(&x, &y) == meet,
+			      "[%ld,%ld)/%ld/%ld and [%ld,%ld)/%ld/%ld",
+			      (long)x.lo, (long)x.hi, (long)x.stride,
+			      (long)x.block, (long)y.lo, (long)y.hi,
+			      (long)y.stride, (long)y.block);
+		ck_assert(iod_shape_meets_range(&x, a, b) == in_range);
+		/* Interleaving: apart however far both grow, by whole
+		 * strides down and any length up. */
+		xw.lo %= x.stride ? x.stride : 1;
+		yw.lo %= y.stride ? y.stride : 1;
+		xw.hi = yw.hi = 100000;
+		if (!iod_shapes_interleave(&x, &y))
+			continue;
+		for (int64_t i = 0; i < 100000 && !far; i++)
+			far = shape_has(&xw, i) && shape_has(&yw, i);
+		ck_assert(!far);
+	}
+}
+END_TEST
+
+/* IOR's interleaved writers: two clients writing B bytes every 2 B. */
+START_TEST(test_interleaved_strided_writers_keep_their_locks)
+{
+	struct fixture f;
+	struct iod_lock_grant a, b, c;
+
+	fixture_start(&f, 5000);
+	ck_assert_int_eq(iod_lock_enqueue_strided(&f.m, 1, 7, 0, IOD_LOCK_PW,
+						  4096, 5120, 2048, 1024, &a),
+			 0);
+	ck_assert_int_eq(iod_lock_enqueue_strided(&f.m, 2, 7, 0, IOD_LOCK_PW,
+						  5120, 6144, 2048, 1024, &b),
+			 0);
+	ck_assert_int_eq(revokes(&f), 0);
+	/* Both expand to the whole subfile, their blocks where asked. */
+	ck_assert_int_eq(a.lo, 0);
+	ck_assert_int_eq(b.lo, 1024);
+	ck_assert_int_eq(a.hi, IOD_LOCK_EOF);
+	ck_assert_int_eq(b.hi, IOD_LOCK_EOF);
+	/* A plain lock in a gap of both... */
+	ck_assert_int_eq(iod_lock_enqueue_strided(&f.m, 3, 7, 0, IOD_LOCK_PW,
+						  1 << 20, (1 << 20) + 10, 0, 0,
+						  &c),
+			 0);
+	ck_assert_int_eq(revokes(&f), 1);
+	ck_assert_int_eq(f.cb.client, 1);	/* 1 MiB is client 1's block */
+	/* ...and a lockless read of client 2's bytes only revokes its. */
+	iod_lock_revoke_range(&f.m, 0, 7, 0, 0, 3072, 4096);
+	ck_assert_int_eq(revokes(&f), 2);
+	ck_assert_int_eq(f.cb.client, 2);
+	fixture_stop(&f);
+}
+END_TEST
+
+START_TEST(test_strided_requests_of_one_phase_conflict)
+{
+	struct fixture f;
+	struct iod_lock_grant a, b;
+
+	fixture_start(&f, 5000);
+	ck_assert_int_eq(iod_lock_enqueue_strided(&f.m, 1, 7, 0, IOD_LOCK_PW,
+						  0, 100, 64, 16, &a), 0);
+	/* Blocks [8, 24) every 64 meet [0, 16) every 64. */
+	ck_assert_int_eq(iod_lock_enqueue_strided(&f.m, 2, 7, 0, IOD_LOCK_PW,
+						  8, 24, 64, 16, &b), 0);
+	ck_assert_int_eq(revokes(&f), 1);
+	ck_assert_int_eq(iod_lock_enqueue_strided(&f.m, 2, 7, 0, IOD_LOCK_PW,
+						  0, 10, 8, 8, &b), -EINVAL);
+	ck_assert_int_eq(iod_lock_enqueue_strided(&f.m, 2, 7, 0, IOD_LOCK_PW,
+						  0, 10, -8, 4, &b), -EINVAL);
+	fixture_stop(&f);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("iod_lock");
@@ -446,6 +556,9 @@ int main(void)
 	tcase_add_test(tc, test_unreachable_holder_is_evicted_at_once);
 	tcase_add_test(tc, test_dropping_a_gone_client_lets_its_waiters_go);
 	tcase_add_test(tc, test_bad_requests_are_refused);
+	tcase_add_test(tc, test_shapes_meet_exactly_where_their_bytes_do);
+	tcase_add_test(tc, test_interleaved_strided_writers_keep_their_locks);
+	tcase_add_test(tc, test_strided_requests_of_one_phase_conflict);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -237,6 +237,9 @@ GOLD_ENC(sub_sizes_req, clf_proto_sub_sizes_req,
 	 clf_proto_sub_sizes_req_encode)
 GOLD_ENC(instance, clf_proto_instance, clf_proto_instance_encode)
 GOLD_ENC(status, clf_proto_status, clf_proto_status_encode)
+GOLD_ENC(lock_enqueue_req, clf_proto_lock_enqueue_req,
+	 clf_proto_lock_enqueue_req_encode)
+GOLD_ENC(lock_grant, clf_proto_lock_grant, clf_proto_lock_grant_encode)
 
 static const struct clf_proto_hello v_hello_kx = {
 	.major = 1, .minor = 8, .role = PSTR("iod"), .has_kx = true,
@@ -308,6 +311,15 @@ static const struct clf_proto_status v_status_rx_pool = {
 	1, 2, 3, 4, 5, 6, true, 184, 180,
 };
 
+/* 1.26: a strided lock, 1 KiB blocks every 2 KiB. */
+static const struct clf_proto_lock_enqueue_req v_lock_enqueue_strided = {
+	0x1122334455667788ull, 42, 1, CLF_PROTO_LOCK_PW, 4096, 5120,
+	true, 2048, 1024,
+};
+static const struct clf_proto_lock_grant v_lock_grant_strided = {
+	7, 0, CLF_PROTO_LOCK_EOF, true, 2048, 1024,
+};
+
 struct golden_variant {
 	const char *name;
 	golden_enc encode;
@@ -375,6 +387,14 @@ static const struct golden_variant golden_variants[] = {
 	{ "status_with_rx_pool", gold_status, &v_status_rx_pool,
 	  "0100000000000000020000000000000003000000000000000400000000000000"
 	  "0500000006000000b8000000b4000000" },
+	{ "lock_enqueue_req_strided", gold_lock_enqueue_req,
+	  &v_lock_enqueue_strided,
+	  "88776655443322112a000000000000000100000002000000"
+	  "00100000000000000014000000000000"
+	  "00080000000000000004000000000000" },
+	{ "lock_grant_strided", gold_lock_grant, &v_lock_grant_strided,
+	  "07000000000000000000000000000000ffffffffffffff7f"
+	  "00080000000000000004000000000000" },
 };
 
 static char *to_hex(const uint8_t *p, size_t n)
