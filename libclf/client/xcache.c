@@ -196,16 +196,20 @@ static int64_t cache_bound(void)
 /* ---- extents ---------------------------------------------------- */
 
 /*
- * The extents' buffers, 1 to 64 KiB, come from free lists by power of
+ * The extents' buffers, 1 KiB to 1 MiB, come from free lists by power of
  * two and go back to them, up to the cache's bound in all.  A cache that
  * keeps thousands of small extents and drops them all at each flush of
  * the bound (IOR's interleaved 1 KiB writes under strided locks) made
  * glibc give the heap's top back to the kernel and take it again at
  * every pass: brk calls, page faults and TLB shootdowns across the
  * process's threads were most of such a write's time (perf, 2 processes).
+ * Read-ahead windows (up to RA_MAX) are read into such a buffer, which
+ * the window's extent then takes over: a fresh 512 KiB buffer per miss
+ * was mapped, faulted in page by page and unmapped again, which cost a
+ * reader of interleaved 1 KiB pieces 3x its time.
  */
 #define POOL_MIN_SHIFT 10
-#define POOL_MAX_SHIFT 16
+#define POOL_MAX_SHIFT 20
 
 struct pooled {
 	struct pooled *next;
@@ -372,15 +376,11 @@ static int ext_append(struct ext *e, const uint8_t *src, int64_t len)
 	return 0;
 }
 
-/* Keep [off, off + len) from src, over whatever was kept there. */
-static int ext_put(struct obj *o, int64_t off, int64_t len,
-		   const uint8_t *src, bool dirty)
+/* Cut [off, end) out of o's extents. */
+static int ext_cut(struct obj *o, int64_t off, int64_t end)
 {
-	int64_t end = off + len;
-	struct ext e;
 	int i, err;
 
-	/* Cut what overlaps. */
 	for (i = ext_find(o, off); i < o->n && o->ext[i].off < end;) {
 		struct ext *x = &o->ext[i];
 		int64_t xend = x->off + x->len;
@@ -417,8 +417,20 @@ static int ext_put(struct obj *o, int64_t off, int64_t len,
 			ext_free(o, i);
 		}
 	}
-	/* Nothing overlaps [off, end) now: the first one ending after off
-	 * starts at end or later. */
+	return 0;
+}
+
+/* Keep [off, off + len) from src, over whatever was kept there. */
+static int ext_put(struct obj *o, int64_t off, int64_t len,
+		   const uint8_t *src, bool dirty)
+{
+	struct ext e;
+	int i, err = ext_cut(o, off, off + len);
+
+	if (err)
+		return err;
+	/* Nothing overlaps [off, off + len) now: the first one ending
+	 * after off starts at its end or later. */
 	i = ext_find(o, off);
 	/* Grow the one before when it ends here. */
 	if (i > 0 && o->ext[i - 1].off + o->ext[i - 1].len == off &&
@@ -432,6 +444,23 @@ static int ext_put(struct obj *o, int64_t off, int64_t len,
 	err = ext_insert_at(o, i, e);
 	if (err)
 		buf_put(e.data, e.cap);
+	return err;
+}
+
+/*
+ * Keep [off, off + len) as clean bytes: buf, a buffer of buf_get's cap
+ * bytes, which o's new extent takes over (given back on failure).
+ */
+static int ext_adopt(struct obj *o, int64_t off, int64_t len, uint8_t *buf,
+		     int64_t cap)
+{
+	int err = ext_cut(o, off, off + len);
+
+	if (!err)
+		err = ext_insert_at(o, ext_find(o, off),
+				    (struct ext){ off, len, cap, buf, false });
+	if (err)
+		buf_put(buf, cap);
 	return err;
 }
 
@@ -1346,7 +1375,8 @@ static void read_window(struct obj *o, int64_t off, int64_t end,
 struct miss {
 	struct obj *o;
 	int64_t lo, hi;
-	uint8_t *tmp;
+	uint8_t *tmp;		/* from buf_get */
+	int64_t cap;
 };
 
 /* Under xc.mu: are all of the pieces kept (a read that would not miss)? */
@@ -1395,7 +1425,8 @@ static int serve(struct clf_file *f, const struct clf_xc_piece *p, int n,
 		miss[nmiss] = (struct miss){ .o = o };
 		read_window(o, p[k].soff, end, &miss[nmiss].lo,
 			    &miss[nmiss].hi);
-		miss[nmiss].tmp = malloc(miss[nmiss].hi - miss[nmiss].lo);
+		miss[nmiss].tmp = buf_get(miss[nmiss].hi - miss[nmiss].lo,
+					  &miss[nmiss].cap);
 		if (!miss[nmiss].tmp)
 			err = clf_fail(ENOMEM, "clf: out of memory");
 		where[k] = nmiss++;
@@ -1408,20 +1439,29 @@ static int serve(struct clf_file *f, const struct clf_xc_piece *p, int n,
 					 miss[i].hi - miss[i].lo, miss[i].tmp);
 		err = batch_finish(&b, err);
 	}
-	for (int i = 0; i < nmiss && !err; i++) {
-		struct miss *m = &miss[i];
+	bool overlaid[nmiss > 0 ? nmiss : 1];
 
-		/* Our own written bytes not sent yet win over the iod's;
-		 * such a window is not kept (the dirty extents are). */
-		if (!ext_overlay_dirty(m->o, m->lo, m->hi - m->lo, m->tmp))
-			err = ext_put(m->o, m->lo, m->hi - m->lo, m->tmp, false);
-	}
+	/* Our own written bytes not sent yet win over the iod's; such a
+	 * window is not kept (the dirty extents are). */
+	for (int i = 0; i < nmiss && !err; i++)
+		overlaid[i] = ext_overlay_dirty(miss[i].o, miss[i].lo,
+						miss[i].hi - miss[i].lo,
+						miss[i].tmp);
 	for (int k = 0; k < n && !err; k++)
 		if (where[k] >= 0)
 			memcpy(p[k].buf, miss[where[k]].tmp +
 			       (p[k].soff - miss[where[k]].lo), p[k].len);
-	for (int i = 0; i < nmiss; i++)
-		free(miss[i].tmp);
+	/* Then the windows' extents take their buffers over. */
+	for (int i = 0; i < nmiss; i++) {
+		struct miss *m = &miss[i];
+
+		if (!err && !overlaid[i]) {
+			err = ext_adopt(m->o, m->lo, m->hi - m->lo, m->tmp,
+					m->cap);
+			continue;
+		}
+		buf_put(m->tmp, m->cap);
+	}
 	if (!err && xc.bytes > cache_bound())
 		err = flush_drop_all();
 	return err;
