@@ -62,13 +62,15 @@
 /*
  * A read of more than this is served here only when every byte of it
  * is kept already: one that misses goes to the iods lockless, one
- * vector request of exactly its bytes per iod in parallel.  Read-ahead
- * pays for small reads (many per window); for IOR's interleaved reads
- * of 47008 bytes a window holds as many of the other process's bytes
- * as of ours, and moving them cost more than the round trips saved
- * (mpi_small --bytes 47008: 194 against 130 us per read).
+ * vector request of exactly its bytes per iod in parallel.  Up to
+ * ACCESS_MAX reads ahead: for IOR's interleaved reads of 47008 bytes a
+ * window holds as many of the other process's bytes as of ours, and
+ * with a fresh buffer per window moving them cost more than the round
+ * trips saved (194 against 130 us per read); with pooled windows
+ * (buf_get) it costs less (mpi_small --bytes 47008, 2 processes: 64-87
+ * against 162-216 us per read lockless).
  */
-#define READ_BIG (16 << 10)
+#define READ_BIG (64 << 10)
 /*
  * Larger accesses go to the iods as before (a lockless access, which
  * revokes this client's own conflicting locks first): their round trip
