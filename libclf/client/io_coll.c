@@ -117,11 +117,14 @@ static ssize_t io_allv(int fd, int64_t view_off, void *buf,
 		merges = merges || m > 0;
 	}
 	/* Nothing of ours merges: an independent access (io_small.c's
-	 * plain ranges when the view is not registered). */
+	 * plain ranges when the view is not registered), through the
+	 * client cache where small: processes that interleave small
+	 * shares at a stride each hold a strided lock over their own
+	 * (xcache.c), and pass no lock back and forth. */
 	ret = err ? err
 		  : clf_file_io_v(f, view_off, n, buf, memtype, write,
 				  merges ? tag : 0, 0,
-				  merges ? participants : NULL, false);
+				  merges ? participants : NULL, !merges);
 	clf_file_put(f);
 	return ret;
 }
