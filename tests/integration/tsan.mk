@@ -4,7 +4,7 @@
 #
 #   unit tests        those whose code runs threads or takes locks:
 #                     transport, auth and sealing, the iod's range
-#                     locks, store and views, metad's store and
+#                     and extent locks, store and views, metad's store and
 #                     lock/append tables, the tools, the mount client's
 #                     inode table
 #   native client     test_native (threads closing a descriptor in use,
@@ -12,7 +12,9 @@
 #                     metad's waiting threads), test_native_append
 #                     (racing appenders), test_native_links,
 #                     test_native_recovery (a loading thread while a
-#                     daemon is killed and restarted: reconnections)
+#                     daemon is killed and restarted: reconnections),
+#                     test_native_cache (the cache's callback thread
+#                     answering revocations while the caller writes)
 #   iod, metad        all: a thread per connection over shared views,
 #                     buffers, collectives, store, gc and replay threads
 #   mount client      test_mount.sh (libfuse's worker threads over the
@@ -26,12 +28,13 @@
 # daemons check-native already runs).
 
 TSAN_UNIT_NAMES := test_transport test_auth test_seal test_iod_rangelock \
+	test_iod_lock \
 	test_iod_store test_iod_view test_iod_viewio test_iod_merge \
 	test_mds_store test_mds_crash test_mds_lock test_mds_append test_tools \
 	test_clfs test_mds_iods
 TSAN_UNIT := $(TSAN_UNIT_NAMES:%=$(O)/tests/unit/%)
 TSAN_NATIVE := $(NATIVE_TEST) $(NATIVE_LOCK_TEST) $(NATIVE_APPEND_TEST) \
-	$(NATIVE_LINKS_TEST) $(NATIVE_RECOVERY_TEST)
+	$(NATIVE_LINKS_TEST) $(NATIVE_RECOVERY_TEST) $(NATIVE_CACHE_TEST)
 TSAN_MOUNT := $(if $(filter y,$(CONFIG_CLF_FUSE)), \
 	tests/integration/test_mount.sh tests/integration/test_mount_lock.sh)
 
