@@ -634,6 +634,107 @@ START_TEST(test_interleaving_writers_settle_on_strided_locks)
 }
 END_TEST
 
+/* The model of the changing-patterns test: what the file must hold. */
+#define MIXED_SPAN (256 * 1024)
+static uint8_t mixed_model[MIXED_SPAN];
+
+/* One write of len bytes of fill at off, by us or the child. */
+static void mixed_write(struct child *ch, int fd, bool ours, int64_t off,
+			int64_t len, int fill)
+{
+	if (ours)
+		our_write(fd, off, len, fill);
+	else
+		ck_assert_int_eq(child_do(ch, OP_WRITE, off, len, fill)->result,
+				 len);
+	memset(mixed_model + off, fill, len);
+}
+
+/* Read [off, off + len) on either side and hold it against the model. */
+static void mixed_check(struct child *ch, int fd, bool ours, int64_t off,
+			int64_t len, int step)
+{
+	static uint8_t b[MAXLEN];
+	const uint8_t *got = b;
+
+	if (ours) {
+		ck_assert_int_eq(prd(fd, b, len, off), len);
+	} else {
+		struct answer *a = child_do(ch, OP_READ, off, len, 0);
+
+		ck_assert_int_eq(a->result, len);
+		got = a->data;
+	}
+	for (int64_t i = 0; i < len; i++)
+		ck_assert_msg(got[i] == mixed_model[off + i],
+			      "step %d, %s read: byte %lld is %d, not %d", step,
+			      ours ? "our" : "their", (long long)(off + i),
+			      got[i], mixed_model[off + i]);
+}
+
+/*
+ * Interleaved strided runs of both sides (which make each ask for
+ * strided locks, of several strides, blocks and phases), plain writes
+ * across them and reads, in a pseudo-random turn over four stripes:
+ * every read
+ * sees what the last write put there, whichever side wrote it and
+ * whatever locks each held (shapes that interleave, meet, or shrink).
+ */
+START_TEST(test_changing_patterns_keep_every_byte_where_the_last_write_put_it)
+{
+	static const int64_t strides[] = { 2048, 3072, 4096, 1536 };
+	static const int64_t blocks[] = { 1024, 512, 1000 };
+	unsigned seed = 15;
+	int fd;
+	struct child ch = pair("/mixed", &fd, 8192);
+
+	ck_assert_int_eq(CLF_ftruncate(fd, MIXED_SPAN), 0);
+	memset(mixed_model, 0, sizeof(mixed_model));
+	for (int step = 0; step < 160; step++) {
+		bool ours = rand_r(&seed) % 2;
+		int kind = rand_r(&seed) % 4, fill = 1 + step % 250;
+
+		if (kind < 2 && step % 3 == 2)
+			kind = 2;	/* fewer runs: each is 16 writes */
+
+		if (kind < 2) {
+			/* Both sides in turn, each in its own blocks of
+			 * one stride (IOR's pattern): strided locks. */
+			int64_t stride = strides[rand_r(&seed) % 4];
+			int64_t block = blocks[rand_r(&seed) % 3];
+			int64_t off = rand_r(&seed) % (MIXED_SPAN - 9 * stride);
+
+			for (int k = 0; k < 8; k++) {
+				mixed_write(&ch, fd, ours, off + k * stride,
+					    block, fill);
+				mixed_write(&ch, fd, !ours,
+					    off + k * stride + stride / 2,
+					    block, fill + 1);
+			}
+		} else if (kind == 2) {
+			int64_t len = 1 + rand_r(&seed) % 8192;
+
+			mixed_write(&ch, fd, ours,
+				    rand_r(&seed) % (MIXED_SPAN - len), len,
+				    fill);
+		} else {
+			int64_t len = 1 + rand_r(&seed) % 16384;
+
+			mixed_check(&ch, fd, ours,
+				    rand_r(&seed) % (MIXED_SPAN - len), len,
+				    step);
+		}
+	}
+	for (int64_t off = 0; off < MIXED_SPAN; off += 32768) {
+		mixed_check(&ch, fd, true, off, 32768, -1);
+		mixed_check(&ch, fd, false, off, 32768, -1);
+	}
+	child_stop(&ch);
+	ck_assert_int_eq(CLF_close(fd), 0);
+	CLF_finalize();
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("native_cache");
@@ -653,6 +754,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_a_forward_reader_reads_further_ahead_at_each_miss);
 	tcase_add_test(tc, test_a_neighbours_write_leaves_us_our_part_of_the_lock);
 	tcase_add_test(tc, test_interleaving_writers_settle_on_strided_locks);
+	tcase_add_test(tc, test_changing_patterns_keep_every_byte_where_the_last_write_put_it);
 	suite_add_tcase(s, tc);
 	return s;
 }
