@@ -212,7 +212,22 @@ bool clf_meta_knows_plain(void)
 	struct clf_client *cl;
 	bool knows;
 
-	if (clf_client_get(&cl) || clf_peer_lock(&cl->metad))
+	if (clf_client_get(&cl))
+		return false;
+	/*
+	 * The connection in use answers without clf_peer_lock's look at its
+	 * socket (a poll: one system call of the seven a create cost).  The
+	 * create that follows takes the lock again and reconnects if the
+	 * connection went meanwhile, as it always could between the two.
+	 */
+	pthread_mutex_lock(&cl->metad.lock);
+	if (cl->metad.conn && !clf_conn_broken(cl->metad.conn)) {
+		knows = clf_conn_minor(cl->metad.conn) >= CREATE_PLAIN_MINOR;
+		pthread_mutex_unlock(&cl->metad.lock);
+		return knows;
+	}
+	pthread_mutex_unlock(&cl->metad.lock);
+	if (clf_peer_lock(&cl->metad))
 		return false;
 	knows = cl->metad.conn &&
 		clf_conn_minor(cl->metad.conn) >= CREATE_PLAIN_MINOR;
