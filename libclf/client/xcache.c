@@ -52,6 +52,22 @@
  */
 #define STRIDE_STREAK 1
 #define STRIDE_MAX ((int64_t)64 << 20)
+/*
+ * Lockless under contention, as Lustre does: a subfile whose locks were
+ * revoked THRASH_REVOKES times in a row, each after serving fewer than
+ * THRASH_SERVED accesses, is one where processes keep taking each
+ * other's locks (interleaved writes of changing sizes, which no stride
+ * describes): each access there would cost a lock request, the other's
+ * flush and release, where a lockless one costs one round trip.  Its
+ * next LOCKLESS_ACCESSES accesses go lockless, then it tries the cache
+ * again (a count, not a time: the pattern is per access, and a test
+ * sees the same at any load).
+ * Interleaving writers of one stride settle on strided locks after two
+ * or three revocations, below the threshold.
+ */
+#define THRASH_REVOKES 6
+#define THRASH_SERVED 4
+#define LOCKLESS_ACCESSES 256
 /* Kept written bytes go out at the latest this long after the first
  * (CLF_TEST_CACHE_FLUSH_MS in tests). */
 #define FLUSH_AFTER_MS 1000
@@ -107,6 +123,9 @@ struct obj {			/* one subfile of one open file */
 	int64_t w_off, w_len;	/* the last write's piece here */
 	int64_t w_stride;	/* and how far it was from the one before */
 	int w_streak;		/* writes in a row at w_stride, w_len each */
+	int served;		/* accesses served since the last revocation */
+	int thrash;		/* revocations in a row after few of them */
+	int lockless;		/* accesses left to go lockless (THRASH_*) */
 	struct obj *next;
 };
 
@@ -977,6 +996,13 @@ static void on_revoke(uint32_t iod, const struct clf_proto_revoke *m)
 		 * subfile's other locks stay, and are served without a
 		 * round trip (issue 15). */
 		drop_range(o, glo, ghi);
+		if (o->served >= THRASH_SERVED) {
+			o->thrash = 0;
+		} else if (++o->thrash >= THRASH_REVOKES) {
+			o->thrash = 0;
+			o->lockless = LOCKLESS_ACCESSES;
+		}
+		o->served = 0;
 		if (glo > held->lo)
 			held->hi = glo;
 		else if (ghi < held->hi)
@@ -1528,6 +1554,12 @@ int clf_xcache_io(struct clf_file *f, const struct clf_xc_piece *p, int n,
 				pthread_mutex_unlock(&xc.mu);
 				return clf_fail(ENOMEM, "clf: out of memory");
 			}
+			if (o->lockless && round == 0) {
+				/* Contended: lockless (THRASH_*). */
+				o->lockless--;
+				pthread_mutex_unlock(&xc.mu);
+				return 0;
+			}
 			if (write && round == 0 && !big_read)
 				note_write(o, &p[k]);
 			if (covered(o, write, p[k].soff, p[k].soff + p[k].len))
@@ -1545,6 +1577,8 @@ int clf_xcache_io(struct clf_file *f, const struct clf_xc_piece *p, int n,
 			return 0;
 		}
 		if (!nask) {
+			for (int k = 0; k < n; k++)
+				find_obj(p[k].iod, f->ino, p[k].sub)->served++;
 			err = serve(f, p, n, write);
 			pthread_mutex_unlock(&xc.mu);
 			*done = !err;

@@ -634,6 +634,55 @@ START_TEST(test_interleaving_writers_settle_on_strided_locks)
 }
 END_TEST
 
+/*
+ * Two processes interleaving writes of changing sizes, no stride (a
+ * record each, of its own length, one after the other's): no lock of
+ * either can cover the next write without the other's, so with locks
+ * every write would revoke the other's lock and wait for its flush.  A
+ * subfile whose locks keep being revoked before they serve anything
+ * goes lockless for a while (xcache.c, THRASH_REVOKES): past the first
+ * writes, at most two requests per write.  Then each reads the other's.
+ */
+START_TEST(test_writers_that_keep_taking_each_others_locks_go_lockless)
+{
+	int fd;
+	struct child ch = pair("/records", &fd, 8192);
+	long idle, before, after;
+	int64_t at = 0, offs[80], lens[80];
+	int k;
+
+	for (k = 0; k < 80; k++) {
+		offs[k] = at;
+		lens[k] = 700 + (k * 37) % 900;
+		at += lens[k];
+	}
+	for (k = 0; k < 40; k += 2) {
+		our_write(fd, offs[k], lens[k], 1 + k);
+		ck_assert_int_eq(child_do(&ch, OP_WRITE, offs[k + 1], lens[k + 1],
+					  2 + k)->result, lens[k + 1]);
+	}
+	before = iod_requests();
+	idle = iod_requests() - before;
+	before = iod_requests();
+	for (; k < 80; k += 2) {
+		our_write(fd, offs[k], lens[k], 1 + k);
+		ck_assert_int_eq(child_do(&ch, OP_WRITE, offs[k + 1], lens[k + 1],
+					  2 + k)->result, lens[k + 1]);
+	}
+	after = iod_requests();
+	ck_assert_msg(after - before - idle <= 2 * 40,
+		      "40 interleaved record writes cost %ld requests",
+		      after - before - idle);
+	for (k = 0; k < 80; k += 2) {
+		their_read(&ch, offs[k], lens[k], 1 + k, "our record");
+		our_read(fd, offs[k + 1], lens[k + 1], 2 + k, "their record");
+	}
+	child_stop(&ch);
+	ck_assert_int_eq(CLF_close(fd), 0);
+	CLF_finalize();
+}
+END_TEST
+
 /* The model of the changing-patterns test: what the file must hold. */
 #define MIXED_SPAN (256 * 1024)
 static uint8_t mixed_model[MIXED_SPAN];
@@ -755,6 +804,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_a_neighbours_write_leaves_us_our_part_of_the_lock);
 	tcase_add_test(tc, test_interleaving_writers_settle_on_strided_locks);
 	tcase_add_test(tc, test_changing_patterns_keep_every_byte_where_the_last_write_put_it);
+	tcase_add_test(tc, test_writers_that_keep_taking_each_others_locks_go_lockless);
 	suite_add_tcase(s, tc);
 	return s;
 }
