@@ -45,6 +45,10 @@ getent group clfpermg >/dev/null || groupadd clfpermg || exit 1
 for u in clfperm1 clfperm2; do
 	id "$u" >/dev/null 2>&1 ||
 		useradd -M -U -G clfpermg -s /usr/sbin/nologin "$u" || exit 1
+	# test_caps.sh makes clfperm1 without clfpermg when it runs first
+	# (make -j2 on a fresh machine): the membership is ours to ensure.
+	id -nG "$u" | tr ' ' '\n' | grep -qx clfpermg ||
+		usermod -a -G clfpermg "$u" || exit 1
 done
 uid1=$(id -u clfperm1) gid1=$(id -g clfperm1)
 uid2=$(id -u clfperm2)
