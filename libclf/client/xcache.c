@@ -1543,11 +1543,12 @@ int clf_xcache_io(struct clf_file *f, const struct clf_xc_piece *p, int n,
 	 * after rounds enough for every piece, the access goes lockless. */
 	for (int round = 0; round < n + 2; round++) {
 		struct ask asks[n];
+		struct obj *objs[n];	/* p[k]'s, found once per round */
 		int nask = 0;
 
 		pthread_mutex_lock(&xc.mu);
 		for (int k = 0; k < n; k++) {
-			struct obj *o = get_obj(f, p[k].iod, p[k].sub);
+			struct obj *o = objs[k] = get_obj(f, p[k].iod, p[k].sub);
 			bool dup = false;
 
 			if (!o) {
@@ -1578,7 +1579,7 @@ int clf_xcache_io(struct clf_file *f, const struct clf_xc_piece *p, int n,
 		}
 		if (!nask) {
 			for (int k = 0; k < n; k++)
-				find_obj(p[k].iod, f->ino, p[k].sub)->served++;
+				objs[k]->served++;
 			err = serve(f, p, n, write);
 			pthread_mutex_unlock(&xc.mu);
 			*done = !err;
