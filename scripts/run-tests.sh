@@ -15,8 +15,11 @@ failed=0
 skipped=0
 for t in "$@"; do
 	echo "== $t"
+	start=$(date +%s)
 	"$t"
 	rc=$?
+	# CI has a wall-clock limit: each test's time shows where it goes.
+	echo "   ($(( $(date +%s) - start )) s)"
 	case $rc in
 	0) passed=$((passed + 1)) ;;
 	77) skipped=$((skipped + 1)); echo "   (skipped)" ;;
