@@ -19,7 +19,7 @@ for t in "$@"; do
 	"$t"
 	rc=$?
 	# CI has a wall-clock limit: each test's time shows where it goes.
-	echo "   ($(( $(date +%s) - start )) s)"
+	echo "   ($(( $(date +%s) - start )) s: $t)"
 	case $rc in
 	0) passed=$((passed + 1)) ;;
 	77) skipped=$((skipped + 1)); echo "   (skipped)" ;;
