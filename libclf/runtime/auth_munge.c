@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "auth_i.h"
@@ -152,12 +154,44 @@ free_payload:
 	return err;
 }
 
+/*
+ * Whether something listens on munged's socket.  libmunge retries a
+ * refused connection for about 2 s before it gives up: without this,
+ * every daemon start and every client's CLF_init paid that wait on a
+ * node with munge installed and munged not running (auth = auto).
+ */
+static bool munge_socket_listens(void)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	munge_ctx_t ctx = munge_ctx_create();
+	char *path = NULL;
+	bool ok = true;		/* unknown: let munge_encode say */
+	int fd;
+
+	if (!ctx)
+		return ok;
+	if (munge_ctx_get(ctx, MUNGE_OPT_SOCKET, &path) == EMUNGE_SUCCESS &&
+	    path && strlen(path) < sizeof(addr.sun_path)) {
+		strcpy(addr.sun_path, path);
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd >= 0) {
+			ok = connect(fd, (struct sockaddr *)&addr,
+				     sizeof(addr)) == 0;
+			close(fd);
+		}
+	}
+	munge_ctx_destroy(ctx);
+	return ok;
+}
+
 bool clf_munge_available(void)
 {
 	uint8_t digest[CLF_AUTH_DIGEST_SIZE] = { 0 };
 	char *cred = NULL;
 	bool ok;
 
+	if (!munge_socket_listens())
+		return false;
 	ok = munge_encode(&cred, NULL, digest, sizeof(digest)) ==
 	     EMUNGE_SUCCESS;
 	free(cred);

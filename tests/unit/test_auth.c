@@ -10,6 +10,7 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include "auth.h"
 #include "check_main.h"
 #include "clf.h"
+#include "clock.h"
 #include "error.h"
 
 #define WAIT_MS 5000
@@ -470,6 +472,24 @@ START_TEST(test_secret_file_must_be_private)
 }
 END_TEST
 
+/*
+ * auth = auto asks munged at every daemon start and CLF_init.  Whether
+ * it runs or not, the answer must come at once: libmunge alone retries
+ * a refused socket for about 2 s, which made every start that slow on a
+ * node with munge installed and munged stopped.
+ */
+START_TEST(test_munge_probe_answers_at_once_whether_munged_runs_or_not)
+{
+	int64_t t0 = clf_now_ms();
+	bool up = clf_munge_available();
+
+	ck_assert_msg(clf_now_ms() - t0 < 500,
+		      "asking whether munged runs (it %s) took %lld ms",
+		      up ? "does" : "does not",
+		      (long long)(clf_now_ms() - t0));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("auth");
@@ -488,6 +508,8 @@ int main(void)
 		test_unauthenticated_peer_cannot_announce_a_big_payload);
 	tcase_add_test(ex, test_auth_times_out_against_a_silent_server);
 	tcase_add_test(ex, test_auth_without_a_secret_is_refused_locally);
+	tcase_add_test(ex,
+		test_munge_probe_answers_at_once_whether_munged_runs_or_not);
 	tcase_add_test(sec, test_secret_hex_round_trips);
 	tcase_add_test(sec,
 		test_secret_refuses_short_odd_and_non_hex_without_echoing_it);
