@@ -273,10 +273,10 @@ static void check_expected(int round)
 		ck_assert_msg(fd >= 0, "%s: %s", e->path, CLF_Last_error());
 		ck_assert_int_eq(CLF_read(fd, buf, e->size + 1), e->size);
 		for (int64_t b = 0; b < e->size; b++)
-			ck_assert_msg(buf[b] == pattern(b, e->salt),
-				      "round %d: %s byte %lld is %u, synced %u",
-				      round, e->path, (long long)b, buf[b],
-				      pattern(b, e->salt));
+			if (buf[b] != pattern(b, e->salt))
+				ck_abort_msg("round %d: %s byte %lld is %u, synced %u",
+					     round, e->path, (long long)b,
+					     buf[b], pattern(b, e->salt));
 		CLF_close(fd);
 	}
 	CLF_finalize();

@@ -402,8 +402,10 @@ START_TEST(test_synced_data_survives_kill_9)
 	n = cl_sub_read(c, 0x6, 0, 0, back, 4500);
 	ck_assert_int_eq(n, 4499);
 	for (int64_t k = 0; k < vbytes / 2; k++) {
-		ck_assert_uint_eq(back[3 * k], data[2 * k]);
-		ck_assert_uint_eq(back[3 * k + 1], data[2 * k + 1]);
+		if (back[3 * k] != data[2 * k])
+			ck_assert_uint_eq(back[3 * k], data[2 * k]);
+		if (back[3 * k + 1] != data[2 * k + 1])
+			ck_assert_uint_eq(back[3 * k + 1], data[2 * k + 1]);
 	}
 	ck_assert_int_eq(cl_view_read(c, handle, 0, 2, back, 2, 0, 0), -EBADF);
 	clf_conn_close(c);

@@ -44,7 +44,8 @@ START_TEST(test_sub_write_then_read_returns_the_bytes)
 	ck_assert_int_eq(cl_sub_read(c, 0x12, 3, 0, back, len + 2000),
 			 (int64_t)(len + 1000));
 	for (size_t i = 0; i < 1000; i++)
-		ck_assert_uint_eq(back[i], 0);
+		if (back[i] != 0)
+			ck_assert_uint_eq(back[i], 0);
 	ck_assert_mem_eq(back + 1000, data, len);
 	ck_assert_int_eq(cl_sub_read(c, 0x12, 3, 1000, back, len),
 			 (int64_t)len);
@@ -110,7 +111,8 @@ START_TEST(test_sub_vectors_move_ranges_of_several_subfiles_in_order)
 	ck_assert_mem_eq(back, data, 10);
 	ck_assert_mem_eq(back + 10, data + 5, 5);
 	for (int i = 15; i < 126; i++)
-		ck_assert_uint_eq(back[i], 0);
+		if (back[i] != 0)
+			ck_assert_uint_eq(back[i], 0);
 	ck_assert_mem_eq(back + 126, data + 10, 20);
 
 	ck_assert_int_eq(cl_sub_writev(c, 0x21, 4, wsub, woff, wlen, data, 37),
@@ -236,9 +238,9 @@ static void check_subfiles(struct clf_conn *c, uint64_t file,
 		ck_assert_int_eq(cl_sub_read(c, file, (uint32_t)j, 0, got,
 					     sizeof(got)), (int64_t)e->len[j]);
 		for (size_t s = 0; s < e->len[j]; s++)
-			ck_assert_msg(got[s] == e->bytes[j][s],
-				      "subfile %d byte %zu: %u, expected %u", j,
-				      s, got[s], e->bytes[j][s]);
+			if (got[s] != e->bytes[j][s])
+				ck_abort_msg("subfile %d byte %zu: %u, expected %u",
+					     j, s, got[s], e->bytes[j][s]);
 	}
 }
 
@@ -521,7 +523,8 @@ START_TEST(test_sync_truncate_remove_statfs)
 	ck_assert_int_eq(cl_truncate(c, 0x77, 0, 100), 0);
 	ck_assert_int_eq(cl_sub_read(c, 0x77, 0, 0, back, 1000), 100);
 	for (int i = 10; i < 100; i++)
-		ck_assert_uint_eq(back[i], 0);
+		if (back[i] != 0)
+			ck_assert_uint_eq(back[i], 0);
 	ck_assert_int_eq(cl_truncate(c, 0x79, 4, 4096), 0);
 	ck_assert_int_eq(cl_sub_read(c, 0x79, 4, 0, back, 1000), 1000);
 	{

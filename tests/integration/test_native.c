@@ -676,9 +676,10 @@ START_TEST(test_locked_reads_never_see_a_torn_write)
 		ck_assert_int_eq(CLF_read(fd, buf, TORN_LEN), TORN_LEN);
 		ck_assert_int_eq(lock_range(fd, F_UNLCK), 0);
 		for (int64_t i = 1; i < TORN_LEN; i++)
-			ck_assert_msg(buf[i] == buf[0],
-				      "read %d: byte %lld is %u, byte 0 is %u",
-				      reads, (long long)i, buf[i], buf[0]);
+			if (buf[i] != buf[0])
+				ck_abort_msg("read %d: byte %lld is %u, byte 0 is %u",
+					     reads, (long long)i, buf[i],
+					     buf[0]);
 		reads++;
 	}
 	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
@@ -722,7 +723,8 @@ START_TEST(test_layout_period_is_the_largest_extent)
 	ck_assert_int_eq(CLF_fcntl(fd, CLF_FCNTL_SETVIEW, &view), 0);
 	ck_assert_int_eq(CLF_read(fd, back, 16), 16);
 	for (int i = 0; i < 16; i++)
-		ck_assert_int_eq(back[i], buf[(i / 4) * 16 + i % 4]);
+		if (back[i] != buf[(i / 4) * 16 + i % 4])
+			ck_assert_int_eq(back[i], buf[(i / 4) * 16 + i % 4]);
 	ck_assert_int_eq(CLF_close(fd), 0);
 
 	/* Not tiled: [0, 4) of 4 and [4, 8) of 16 leave 8 to 15. */
@@ -1083,9 +1085,9 @@ START_TEST(test_planned_collective_meets_only_where_pieces_merge)
 
 		ck_assert_int_eq(CLF_coll_plan(fd, lo, n, 1, merge), n);
 		for (int j = 0; j < 3; j++) {
-			ck_assert_msg(merge[j] == want_merge[p][j],
-				      "process %d, subfile %d: merge %u", p, j,
-				      merge[j]);
+			if (merge[j] != want_merge[p][j])
+				ck_abort_msg("process %d, subfile %d: merge %u",
+					     p, j, merge[j]);
 			participants[j] += merge[j];
 		}
 	}
@@ -1599,7 +1601,8 @@ START_TEST(test_small_access_in_pieces_is_one_request_per_iod)
 		ck_assert_int_eq(after[i] - before[i], 2);
 	ck_assert_mem_eq(back, buf + 2000, 1000);
 	for (int i = 1000; i < 1200; i++)
-		ck_assert_uint_eq(back[i], 0);
+		if (back[i] != 0)
+			ck_assert_uint_eq(back[i], 0);
 	ck_assert_mem_eq(back + 1200, last, 100);
 	ck_assert_int_eq(CLF_close(fd), 0);
 

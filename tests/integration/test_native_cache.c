@@ -251,8 +251,9 @@ static struct child pair(const char *path, int *fd, int64_t size)
 static void expect(const uint8_t *b, int64_t len, int fill, const char *what)
 {
 	for (int64_t i = 0; i < len; i++)
-		ck_assert_msg(b[i] == fill, "%s: byte %lld is %d, not %d", what,
-			      (long long)i, b[i], fill);
+		if (b[i] != fill)
+			ck_abort_msg("%s: byte %lld is %d, not %d", what,
+				     (long long)i, b[i], fill);
 }
 
 static void our_read(int fd, int64_t off, int64_t len, int fill,
@@ -715,10 +716,11 @@ static void mixed_check(struct child *ch, int fd, bool ours, int64_t off,
 		got = a->data;
 	}
 	for (int64_t i = 0; i < len; i++)
-		ck_assert_msg(got[i] == mixed_model[off + i],
-			      "step %d, %s read: byte %lld is %d, not %d", step,
-			      ours ? "our" : "their", (long long)(off + i),
-			      got[i], mixed_model[off + i]);
+		if (got[i] != mixed_model[off + i])
+			ck_abort_msg("step %d, %s read: byte %lld is %d, not %d",
+				     step, ours ? "our" : "their",
+				     (long long)(off + i), got[i],
+				     mixed_model[off + i]);
 }
 
 /*

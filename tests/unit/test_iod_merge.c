@@ -65,7 +65,8 @@ START_TEST(test_adjacent_pieces_of_many_participants_are_one_pwritev)
 	got = slurp_subfile(st, FILE_ID, 0, &len);
 	ck_assert_uint_eq(len, 4096);
 	for (int64_t s = 0; s < 4096; s++)
-		ck_assert_uint_eq(got[s], val(s, 0));
+		if (got[s] != val(s, 0))
+			ck_assert_uint_eq(got[s], val(s, 0));
 	free(got);
 	/* Read back into the other order: one preadv. */
 	for (size_t i = 0; i < n; i++)
@@ -76,7 +77,8 @@ START_TEST(test_adjacent_pieces_of_many_participants_are_one_pwritev)
 	s1 = stats(st);
 	ck_assert_uint_eq(s1.read_calls - s0.read_calls, 1);
 	for (int64_t s = 0; s < 4096; s++)
-		ck_assert_uint_eq(back[s], val(s, 0));
+		if (back[s] != val(s, 0))
+			ck_assert_uint_eq(back[s], val(s, 0));
 	iod_store_free(st);
 	rm_tree(dir);
 }
@@ -116,10 +118,13 @@ START_TEST(test_gaps_and_iov_max_split_the_merge_in_order)
 	ck_assert_uint_eq(s1.write_calls - s0.write_calls, 5);
 	got = slurp_subfile(st, FILE_ID, 2, &len);
 	ck_assert_uint_eq(len, LONE2 + PL);
-	for (int64_t s = 0; s < LONE2 + PL; s++)
-		ck_assert_uint_eq(got[s], s < END ||
-				  (s >= LONE1 && s < LONE1 + PL) || s >= LONE2
-					  ? val(s, 0) : 0);
+	for (int64_t s = 0; s < LONE2 + PL; s++) {
+		bool written = s < END || (s >= LONE1 && s < LONE1 + PL) ||
+			       s >= LONE2;
+
+		if (got[s] != (written ? val(s, 0) : 0))
+			ck_assert_uint_eq(got[s], written ? val(s, 0) : 0);
+	}
 	free(got);
 	iod_store_free(st);
 	rm_tree(dir);
@@ -140,7 +145,8 @@ START_TEST(test_merge_read_zeros_what_lies_past_the_end)
 	memset(a, 1, sizeof(a));
 	ck_assert_int_eq(iod_merge_read(st, FILE_ID, 1, p, 3), 30);
 	for (int i = 0; i < 10; i++)
-		ck_assert_uint_eq(a[i], 0);
+		if (a[i] != 0)
+			ck_assert_uint_eq(a[i], 0);
 	ck_assert_int_eq(iod_store_write(st, FILE_ID, 1, 0, "0123456789", 10),
 			 10);
 	ck_assert_int_eq(iod_store_truncate(st, FILE_ID, 1, 100), 0);
@@ -296,7 +302,8 @@ START_TEST(test_small_pieces_of_ordered_participants_are_staged)
 	ck_assert_uint_eq(len, TOTAL);
 	ck_assert_mem_eq(got, data + TOTAL - PL, PL);
 	for (int64_t s = PL; s < TOTAL; s++)
-		ck_assert_uint_eq(got[s], val(s, 0));
+		if (got[s] != val(s, 0))
+			ck_assert_uint_eq(got[s], val(s, 0));
 	free(got);
 	/* Read back through the participants' pieces, in their order. */
 	n = 0;
@@ -312,7 +319,8 @@ START_TEST(test_small_pieces_of_ordered_participants_are_staged)
 	ck_assert_uint_eq(s1.read_calls - s0.read_calls, 2);
 	ck_assert_mem_eq(back, data + TOTAL - PL, PL);
 	for (int64_t s = PL; s < TOTAL; s++)
-		ck_assert_uint_eq(back[s], val(s, 0));
+		if (back[s] != val(s, 0))
+			ck_assert_uint_eq(back[s], val(s, 0));
 	free(p);
 	free(data);
 	free(back);

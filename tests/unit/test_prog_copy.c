@@ -217,10 +217,10 @@ static void check_table(const struct table *t, int reps, bool owned)
 				&p, packed, side, base, false);
 		}
 	for (int64_t x = 0; x < xs; x++)
-		ck_assert_msg(side[x] == (owner[x] >= 0 ? packed0[owner[x]]
-							: side0[x]),
-			      "scatter: side byte %lld wrong (%s)", (long long)x,
-			      owner[x] >= 0 ? "a run's" : "between runs");
+		if (side[x] != (owner[x] >= 0 ? packed0[owner[x]] : side0[x]))
+			ck_abort_msg("scatter: side byte %lld wrong (%s)",
+				     (long long)x,
+				     owner[x] >= 0 ? "a run's" : "between runs");
 	free(owner);
 	free(side0);
 	free(packed0);
