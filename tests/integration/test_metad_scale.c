@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * test_metad_scale.c -- one real metad serves many connections at once:
- * 10000 files created, stat'ed and removed by 50 concurrent connections
- * in one shared directory while 1000 more connections sit idle, within a
+ * 10000 files (2500 under ThreadSanitizer) created, stat'ed and removed
+ * by 50 concurrent connections in one shared directory while 1000 more
+ * connections sit idle, within a
  * bounded time, with a bounded number of threads (its pool plus the
  * requests waiting for their group commit, never one per connection:
  * daemon.h).  The figures go to the test's output.
@@ -22,7 +23,6 @@
 
 #define ROOT CLF_PROTO_ROOT_INO
 #define TIMEOUT_MS 10000
-#define FILES 10000
 #define BUSY 50			/* connections making files */
 #define IDLE 1000		/* connections open and quiet */
 #define WORKERS 4
@@ -33,10 +33,14 @@
  * commit each free their worker's place (daemon.h). */
 #define THREADS_BUSY (WORKERS + BUSY + 8)
 /* Under ThreadSanitizer (check-tsan) metad runs 5-15x slower, and a
- * loaded machine took 138-228 s: there the bound only catches a hang. */
+ * loaded machine took 138-228 s for 10000 files: there a quarter of
+ * them race as much (the same 50 connections), and the bound only
+ * catches a hang. */
 #ifdef __SANITIZE_THREAD__
+#define FILES 2500
 #define TIME_MAX_MS 600000
 #else
+#define FILES 10000
 #define TIME_MAX_MS 120000
 #endif
 
@@ -155,7 +159,7 @@ static void *sampler_main(void *arg)
 	return NULL;
 }
 
-START_TEST(metad_serves_10000_files_over_many_connections)
+START_TEST(metad_serves_thousands_of_files_over_many_connections)
 {
 	struct busy *b = calloc(BUSY, sizeof(*b));
 	struct mc **idle = calloc(IDLE, sizeof(*idle));
@@ -252,7 +256,7 @@ int main(void)
 	TCase *tc = tcase_create("scale");
 
 	tcase_set_timeout(tc, 240);
-	tcase_add_test(tc, metad_serves_10000_files_over_many_connections);
+	tcase_add_test(tc, metad_serves_thousands_of_files_over_many_connections);
 	suite_add_tcase(s, tc);
 	return mh_main(s);
 }
