@@ -46,15 +46,18 @@ START_TEST(test_random_types_match_model_size_extent_map_unmap)
 			int64_t want = model_map(x.m, disp, off);
 			int err = CLF_Type_map(x.t, disp, off, &lin);
 
-			if (want < 0) {
+			if (want < 0 && err != -ENOENT)
 				ck_assert_int_eq(err, -ENOENT);
-			} else {
+			if (want >= 0 && (err || lin != want)) {
 				ck_assert_int_eq(err, 0);
 				ck_assert_int_eq(lin, want);
 			}
 			lin = rnd_range(&rs, 0, 3 * x.m->size);
-			ck_assert_int_eq(CLF_Type_unmap(x.t, disp, lin, &f), 0);
-			ck_assert_int_eq(f, model_unmap(x.m, disp, lin));
+			err = CLF_Type_unmap(x.t, disp, lin, &f);
+			if (err || f != model_unmap(x.m, disp, lin)) {
+				ck_assert_int_eq(err, 0);
+				ck_assert_int_eq(f, model_unmap(x.m, disp, lin));
+			}
 		}
 		typed_free(&x);
 	}
@@ -172,7 +175,8 @@ static int prog_expand(const struct clf_prog *p, void *arg)
 		for (int64_t k = 0; k < p->len; k++) {
 			int64_t c = p->c + i * p->len + k;
 
-			ck_assert_int_lt(c, b->to);
+			if (c >= b->to)
+				ck_assert_int_lt(c, b->to);
 			b->x[c - b->from] = p->x + i * p->dx + k;
 		}
 	b->next = p->c + p->n * p->len;
@@ -212,14 +216,16 @@ static void expect_progs(const CLF_Mapping *m, int64_t lo, int64_t hi,
 						   prog_expand, &b), 0);
 		ck_assert_int_eq(b.next, sum);
 		for (int64_t k = 0; k < sum; k++)
-			ck_assert_int_eq(b.x[k], wx[side][k]);
+			if (b.x[k] != wx[side][k])
+				ck_assert_int_eq(b.x[k], wx[side][k]);
 		b.from = b.next = from;
 		b.to = to;
 		ck_assert_int_eq(clf_mapping_progs(m, lo, hi, side, from, to,
 						   prog_expand, &b), 0);
 		ck_assert_int_eq(b.next, to);
 		for (int64_t k = from; k < to; k++)
-			ck_assert_int_eq(b.x[k - from], wx[side][k]);
+			if (b.x[k - from] != wx[side][k])
+				ck_assert_int_eq(b.x[k - from], wx[side][k]);
 		free(b.x);
 		if (!sum)
 			continue;
@@ -278,14 +284,19 @@ static void expect_runs(const CLF_Mapping *m, int64_t lo, int64_t hi,
 	ck_assert_int_eq(CLF_Mapping_count(m, lo, hi), sum);
 	ck_assert_int_eq(got.nr, want->nr);
 	for (int k = 0; k < got.nr; k++) {
+		if (got.r[k].v == want->r[k].v && got.r[k].s == want->r[k].s &&
+		    got.r[k].len == want->r[k].len)
+			continue;
 		ck_assert_int_eq(got.r[k].v, want->r[k].v);
 		ck_assert_int_eq(got.r[k].s, want->r[k].s);
 		ck_assert_int_eq(got.r[k].len, want->r[k].len);
 	}
 	/* Maximal: no run continues the one before it on both sides. */
 	for (int k = 1; k < got.nr; k++)
-		ck_assert(got.r[k - 1].v + got.r[k - 1].len != got.r[k].v ||
-			  got.r[k - 1].s + got.r[k - 1].len != got.r[k].s);
+		if (got.r[k - 1].v + got.r[k - 1].len == got.r[k].v &&
+		    got.r[k - 1].s + got.r[k - 1].len == got.r[k].s)
+			ck_abort_msg("runs %d and %d continue each other", k - 1,
+				     k);
 	free(got.r);
 	/* Packed: the same runs, joined wherever the subfile continues. */
 	got = (struct runs){ 0 };
