@@ -96,6 +96,10 @@
  *        stride and a block (see "Extent locks"), so that processes
  *        interleaving small accesses each hold a lock over their own
  *        blocks instead of passing one lock back and forth.
+ *   1.27 extent locks strided in the file's bytes: LOCK_ENQUEUE and its
+ *        grant may say that the stride and block count file offsets,
+ *        from a phase (see "Extent locks"): IOR's 47008-byte segments
+ *        over 64 KiB stripes are strided in the file, not in a subfile.
  *
  * Version negotiation
  * -------------------
@@ -149,7 +153,7 @@
 
 #define CLF_PROTO_MAGIC 0x31464c43u /* "CLF1" as bytes on the wire */
 #define CLF_PROTO_VERSION_MAJOR 1
-#define CLF_PROTO_VERSION_MINOR 26
+#define CLF_PROTO_VERSION_MINOR 27
 
 /*
  * Message header, 32 bytes, every field little-endian:
@@ -854,6 +858,21 @@ enum clf_proto_layout_kind {
  *   blocks.  A REVOKE's [lo, hi) and a shrunk lock keep the stride.  A
  *   client sends a stride only to an iod of minor >= 26; a grant without
  *   one (an older iod) is a plain lock over its extent.
+ *
+ *   Locks strided in the file (1.27): with in_file and a phase P, the
+ *   stride and block count the file's bytes, not the subfile's: the lock
+ *   holds the bytes of [lo, hi) of the subfile whose file offsets x have
+ *   (x - P) mod S < B.  A process writing B bytes every S of the file
+ *   (IOR's segments of 47008 bytes, which no stride of a subfile of 64
+ *   KiB stripes describes) holds its own blocks on every subfile.  The
+ *   iod does not map subfile bytes to the file: two such locks conflict
+ *   unless their blocks can never meet in the file (the phase test), and
+ *   such a lock meets every other lock and access whose extent overlaps
+ *   its own.  The grant keeps the stride, block and phase, its lo and hi
+ *   move freely.  in_file comes only with a stride; a client sends it
+ *   only to an iod of minor >= 27; a grant without it (an older iod)
+ *   holds what a stride of the subfile would, which the client does not
+ *   take for its file blocks.
  */
 #define CLF_PROTO_LOCK_PR 1u
 #define CLF_PROTO_LOCK_PW 2u

@@ -88,7 +88,7 @@ static const struct iod_op {
 	{ CLF_PROTO_OP_SUB_READV, SUB_READV_MAX, 0, iod_op_sub_readv },
 	{ CLF_PROTO_OP_SUB_WRITEV, SUB_WRITEV_MAX, 0, iod_op_sub_writev },
 	{ CLF_PROTO_OP_LOCK_CALLBACK, 8, 0, iod_op_lock_callback },
-	{ CLF_PROTO_OP_LOCK_ENQUEUE, 8 + 8 + 4 + 4 + 8 + 8 + 8 + 8, 0,
+	{ CLF_PROTO_OP_LOCK_ENQUEUE, 8 + 8 + 4 + 4 + 8 + 8 + 8 + 8 + 8, 0,
 	  iod_op_lock_enqueue },
 	{ CLF_PROTO_OP_LOCK_RELEASE, 8 + 8, 0, iod_op_lock_release },
 	{ CLF_PROTO_OP_SUB_SIZES_MANY, 4 + 12 * CLF_PROTO_SUB_BATCH_MAX, 0,

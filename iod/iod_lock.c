@@ -77,7 +77,8 @@ static bool conflicts(const struct iod_lock *l, uint64_t client,
 
 static struct iod_shape shape_of(const struct iod_lock *l)
 {
-	return (struct iod_shape){ l->lo, l->hi, l->stride, l->block };
+	return (struct iod_shape){ l->lo, l->hi, l->stride, l->block,
+				   l->in_file, l->phase };
 }
 
 /* Do l's bytes meet the request's? */
@@ -251,7 +252,7 @@ static void expand(const struct iod_lockmgr *m, uint64_t client,
 		if (rhi < ehi)
 			ehi = rhi;
 	}
-	if (req->stride)
+	if (req->stride && !req->in_file)
 		elo = *lo - (*lo - elo) / req->stride * req->stride;
 	*lo = elo;
 	*hi = ehi;
@@ -270,14 +271,27 @@ int iod_lock_enqueue_strided(struct iod_lockmgr *m, uint64_t client,
 			     int64_t lo, int64_t hi, int64_t stride,
 			     int64_t block, struct iod_lock_grant *out)
 {
-	struct iod_shape req = { lo, hi, stride, block };
+	struct iod_shape req = { lo, hi, stride, block, false, 0 };
+
+	return iod_lock_enqueue_shape(m, client, file, sub, mode, &req, out);
+}
+
+int iod_lock_enqueue_shape(struct iod_lockmgr *m, uint64_t client,
+			   uint64_t file, uint32_t sub, int mode,
+			   const struct iod_shape *shape,
+			   struct iod_lock_grant *out)
+{
+	struct iod_shape req = *shape;
+	int64_t lo = req.lo, hi = req.hi, stride = req.stride;
+	int64_t block = req.block;
 	struct iod_lock *l;
 	bool contended;
 
 	if (!client || sub == IOD_LOCK_ALL_SUBFILES ||
 	    (mode != IOD_LOCK_PR && mode != IOD_LOCK_PW) ||
 	    lo < 0 || lo >= hi || stride < 0 ||
-	    (stride && (block <= 0 || block >= stride)))
+	    (stride && (block <= 0 || block >= stride)) ||
+	    (req.in_file && (!stride || req.phase < 0)))
 		return -EINVAL;
 	l = calloc(1, sizeof(*l));
 	if (!l)
@@ -299,6 +313,8 @@ int iod_lock_enqueue_strided(struct iod_lockmgr *m, uint64_t client,
 	l->hi = hi;
 	l->stride = stride;
 	l->block = stride ? block : 0;
+	l->in_file = req.in_file;
+	l->phase = req.in_file ? req.phase % stride : 0;
 	l->next = m->locks;
 	m->locks = l;
 	atomic_fetch_add(&m->count, 1);
@@ -343,7 +359,7 @@ void iod_lock_revoke_range(struct iod_lockmgr *m, uint64_t client,
 			   uint64_t file, uint32_t sub, int write,
 			   int64_t lo, int64_t hi)
 {
-	struct iod_shape req = { lo, hi, 0, 0 };
+	struct iod_shape req = { lo, hi, 0, 0, false, 0 };
 
 	/* No lock anywhere: nothing can hold bytes back (see the header). */
 	if (!m || atomic_load(&m->count) == 0 || lo >= hi)

@@ -67,6 +67,8 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "iod_lock_shape.h"
+
 enum iod_lock_mode {
 	IOD_LOCK_PR = 1,	/* shared: the holder caches reads */
 	IOD_LOCK_PW = 2,	/* exclusive: the holder caches writes */
@@ -113,6 +115,9 @@ struct iod_lock {
 	int64_t stride, block;	   /* strided: only the bytes x of [lo, hi)
 				      with (x - lo) % stride < block;
 				      stride 0: all of them */
+	bool in_file;		   /* stride and block count file offsets
+				      from phase (iod_lock_shape.h) */
+	int64_t phase;
 	int64_t give_lo;	   /* revoking: [give_lo, hi) goes, [lo,
 				      give_lo) stays granted (give_lo == lo:
 				      all of it goes) */
@@ -174,6 +179,15 @@ int iod_lock_enqueue_strided(struct iod_lockmgr *m, uint64_t client,
 			     uint64_t file, uint32_t sub, int mode,
 			     int64_t lo, int64_t hi, int64_t stride,
 			     int64_t block, struct iod_lock_grant *out);
+
+/*
+ * The same for any shape (iod_lock_shape.h), strided in the file's bytes
+ * included (1.27): the grant keeps req's stride, block and phase.
+ */
+int iod_lock_enqueue_shape(struct iod_lockmgr *m, uint64_t client,
+			   uint64_t file, uint32_t sub, int mode,
+			   const struct iod_shape *req,
+			   struct iod_lock_grant *out);
 
 /*
  * Client gives back lock id (its RELEASE, after its dirty bytes are in

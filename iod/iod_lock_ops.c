@@ -310,6 +310,7 @@ int iod_op_lock_enqueue(struct iod_conn *cn, struct iod_req *rq,
 	struct clf_proto_lock_enqueue_req m;
 	struct clf_proto_lock_grant g;
 	struct iod_lock_grant out;
+	struct iod_shape shape;
 	struct wire_writer w;
 	int err = clf_proto_lock_enqueue_req_decode(&rq->r, &m);
 
@@ -327,14 +328,18 @@ int iod_op_lock_enqueue(struct iod_conn *cn, struct iod_req *rq,
 				m.client);
 	if (!m.has_stride)
 		m.stride = m.block = 0;
-	err = iod_lock_enqueue_strided(&lk->mgr, m.client, m.file, m.subfile,
-				       m.mode, m.lo, m.hi, m.stride, m.block,
-				       &out);
+	if (!m.in_file)
+		m.phase = 0;
+	shape = (struct iod_shape){ m.lo, m.hi, m.stride, m.block, m.in_file,
+				    m.phase };
+	err = iod_lock_enqueue_shape(&lk->mgr, m.client, m.file, m.subfile,
+				     m.mode, &shape, &out);
 	if (err)
 		return clf_fail_neg(err, "iod: LOCK_ENQUEUE on file %" PRIu64
 				    " subfile %u", m.file, m.subfile);
 	g = (struct clf_proto_lock_grant){ out.id, out.lo, out.hi,
-					   m.has_stride, m.stride, m.block };
+					   m.has_stride, m.stride, m.block,
+					   m.in_file, m.phase };
 	w = iod_reply_writer(rep);
 	return iod_reply_done(rep, &w, clf_proto_lock_grant_encode(&w, &g));
 }

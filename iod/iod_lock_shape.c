@@ -9,6 +9,10 @@
  * y.lo) mod g is below by or above g - bx: the phase test.  Where it
  * allows a meeting, whether one falls inside both extents is found by
  * walking x's blocks there, a bounded number of them.
+ *
+ * Shapes strided in the file (in_file) are the same test on their
+ * phases, where blocks start at phase + i * stride for every i; against
+ * anything else, their extent stands for their bytes.
  */
 #include "arith.h"
 #include "iod_lock_shape.h"
@@ -24,7 +28,7 @@ bool iod_shape_meets_range(const struct iod_shape *s, int64_t a, int64_t b)
 	b = min64(b, s->hi);
 	if (a >= b)
 		return false;
-	if (!s->stride)
+	if (!s->stride || s->in_file)
 		return true;
 	r = (a - s->lo) % s->stride;
 	/* a inside a block, or the next block starting before b */
@@ -36,10 +40,10 @@ bool iod_shapes_interleave(const struct iod_shape *x,
 {
 	int64_t g, r;
 
-	if (!x->stride || !y->stride)
+	if (!x->stride || !y->stride || x->in_file != y->in_file)
 		return false;
 	g = gcd64(x->stride, y->stride);
-	r = (x->lo - y->lo) % g;
+	r = x->in_file ? (x->phase - y->phase) % g : (x->lo - y->lo) % g;
 	if (r < 0)
 		r += g;
 	return !(r < y->block || r > g - x->block);
@@ -51,6 +55,8 @@ bool iod_shapes_meet(const struct iod_shape *x, const struct iod_shape *y)
 
 	if (a >= b)
 		return false;
+	if (x->in_file || y->in_file)
+		return !iod_shapes_interleave(x, y);
 	if (!x->stride)
 		return iod_shape_meets_range(y, a, b);
 	if (!y->stride)

@@ -67,6 +67,11 @@ struct clf_file {
 	struct clf_cap cap;	/* from metad, for the iods (file_cap.c) */
 	int64_t cap_renew_ms;	/* clf_now_ms() to ask again; 0: none */
 	int cache;		/* CLF_FCNTL_SETCACHE (xcache.h); atomic */
+	struct {		/* its writes in the file (xcache.c's mutex) */
+		int64_t off, len;	/* the last one, one run */
+		int64_t stride;		/* from the one before */
+		int streak;		/* in a row at stride, len each */
+	} xc_w;
 };
 
 /*

@@ -50,6 +50,7 @@ struct small_piece {
 	uint32_t iod;		/* its index */
 	struct clf_peer *peer;
 	int64_t soff, len;	/* subfile range */
+	int64_t foff;		/* its file offset */
 	int64_t at;		/* offset in the packed view bytes */
 };
 
@@ -139,7 +140,7 @@ static int add_file_run(struct small *s, int64_t off, int64_t len, int64_t at)
 		}
 		p = &s->p[s->n++];
 		*p = (struct small_piece){ .sub = j, .soff = soff, .len = plen,
-					   .at = at };
+					   .foff = off, .at = at };
 		p->iod = j == CLF_HEAD(l) ? l->head_iod : l->iods[j];
 		p->peer = clf_client_iod_lane(cl, p->iod, s->f->lane);
 		if (!p->peer)
@@ -404,6 +405,7 @@ static int cached(struct small *s, bool *done)
 		x[k] = (struct clf_xc_piece){ s->p[k].iod,
 					      wire_sub(s, &s->p[k]),
 					      s->p[k].soff, s->p[k].len,
+					      s->p[k].foff,
 					      s->packed + s->p[k].at };
 	return clf_xcache_io(s->f, x, s->n, s->write, done);
 }

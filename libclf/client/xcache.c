@@ -40,9 +40,11 @@
 #include "transport.h"
 #include "xcache.h"
 
-/* The first protocol minor with extent locks; with strided ones. */
+/* The first protocol minor with extent locks; with strided ones; with
+ * ones strided in the file. */
 #define LOCK_PROTO_MINOR 13
 #define STRIDED_PROTO_MINOR 26
+#define FILE_STRIDED_PROTO_MINOR 27
 /*
  * A writer whose accesses to a subfile went the same number of bytes
  * apart this many times in a row (IOR's segments: B bytes every P * B)
@@ -64,6 +66,14 @@
  * sees the same at any load).
  * Interleaving writers of one stride settle on strided locks after two
  * or three revocations, below the threshold.
+ *
+ * Where the writes go at a stride in the file but not in a subfile
+ * (IOR's 47008-byte segments over 64 KiB stripes: each subfile holds
+ * pieces of changing sizes), the lock asked is strided in the file's
+ * bytes (1.27, clf_proto.h): it holds the subfile bytes whose file
+ * offsets lie in the writer's blocks, which a piece shows by its file
+ * offset (struct clf_xc_piece).  Such a lock reads ahead nothing: which
+ * bytes around a piece are ours would take the layout to say.
  */
 #define THRASH_REVOKES 6
 #define THRASH_SERVED 4
@@ -108,6 +118,8 @@ struct xlock {
 	int64_t lo, hi;
 	int64_t stride, block;	/* strided: (x - lo) % stride < block;
 				   stride 0: all of [lo, hi) */
+	bool in_file;		/* the x are file offsets, from phase */
+	int64_t phase;		/* in [0, stride) */
 	struct xlock *next;
 };
 
@@ -1209,21 +1221,66 @@ static struct obj *get_obj(struct clf_file *f, uint32_t iod, uint32_t sub)
 	return o;
 }
 
-/* Does l hold every byte of [lo, hi)? */
-static bool lock_holds(const struct xlock *l, int64_t lo, int64_t hi)
+/*
+ * Does l hold every byte of [lo, hi), file bytes [foff, foff + hi - lo)
+ * (foff < 0: not known, then no lock strided in the file does)?
+ */
+static bool lock_holds(const struct xlock *l, int64_t lo, int64_t hi,
+		       int64_t foff)
 {
 	if (lo < l->lo || hi > l->hi)
 		return false;
+	if (l->in_file)
+		return foff >= 0 &&
+		       floor_mod(foff - l->phase, l->stride) + (hi - lo) <=
+			       l->block;
 	return !l->stride || (lo - l->lo) % l->stride + (hi - lo) <= l->block;
 }
 
-static bool covered(const struct obj *o, bool write, int64_t lo, int64_t hi)
+static bool covered(const struct obj *o, bool write,
+		    const struct clf_xc_piece *p)
 {
 	for (const struct xlock *l = o->locks; l; l = l->next)
 		if ((!write || l->mode == CLF_PROTO_LOCK_PW) &&
-		    lock_holds(l, lo, hi))
+		    lock_holds(l, p->soff, p->soff + p->len, p->foff))
 			return true;
 	return false;
+}
+
+/*
+ * A write of pieces p[0..n) of f: the stride history of its writes in
+ * the file (the pieces of one access are one run of the file, or the
+ * history starts again).
+ */
+static void note_file_write(struct clf_file *f, const struct clf_xc_piece *p,
+			    int n)
+{
+	int64_t lo = INT64_MAX, hi = -1, sum = 0, d;
+
+	for (int k = 0; k < n; k++) {
+		if (p[k].foff < 0) {
+			lo = -1;
+			break;
+		}
+		lo = min64(lo, p[k].foff);
+		hi = max64(hi, p[k].foff + p[k].len);
+		sum += p[k].len;
+	}
+	if (lo < 0 || hi - lo != sum) {
+		f->xc_w.len = 0;
+		f->xc_w.streak = 0;
+		return;
+	}
+	d = lo - f->xc_w.off;
+	if (f->xc_w.len && sum == f->xc_w.len && d == f->xc_w.stride) {
+		if (f->xc_w.streak < INT32_MAX)
+			f->xc_w.streak++;
+	} else {
+		f->xc_w.stride = d;
+		f->xc_w.streak = 0;
+	}
+	f->xc_w.off = lo;
+	f->xc_w.len = sum;
 }
 
 /* A write of p: the stride history of its subfile (STRIDE_STREAK). */
@@ -1246,21 +1303,37 @@ static void note_write(struct obj *o, const struct clf_xc_piece *p)
 struct ask {
 	const struct clf_xc_piece *p;
 	int64_t stride, block;	/* 0: a plain lock */
+	bool in_file;		/* strided in the file, from phase */
+	int64_t phase;
 	uint64_t id;
 	bool sent;
 };
 
-/* The ask for a write of p: strided where o's writes go at a stride. */
-static struct ask ask_for(const struct obj *o, const struct clf_xc_piece *p,
-			  bool write)
+/*
+ * The ask for a write of p: strided where o's writes go at a stride,
+ * else strided in the file where f's do (the access p is part of being
+ * f's last write).
+ */
+static struct ask ask_for(const struct clf_file *f, const struct obj *o,
+			  const struct clf_xc_piece *p, bool write)
 {
 	struct ask a = { .p = p };
+	int64_t at = f->xc_w.off, len = f->xc_w.len, stride = f->xc_w.stride;
 
-	if (write && o->w_streak >= STRIDE_STREAK && o->w_off == p->soff &&
+	if (!write)
+		return a;
+	if (o->w_streak >= STRIDE_STREAK && o->w_off == p->soff &&
 	    o->w_len == p->len && o->w_stride > p->len &&
 	    o->w_stride <= STRIDE_MAX) {
 		a.stride = o->w_stride;
 		a.block = p->len;
+	} else if (f->xc_w.streak >= STRIDE_STREAK && len && stride > len &&
+		   stride <= STRIDE_MAX && p->foff >= at &&
+		   p->foff + p->len <= at + len) {
+		a.stride = stride;
+		a.block = len;
+		a.in_file = true;
+		a.phase = at % stride;
 	}
 	return a;
 }
@@ -1280,10 +1353,18 @@ static int enqueue_send(struct clf_file *f, struct ask *a, bool write)
 
 	if (err)
 		return err;
-	if (a->stride && clf_conn_minor(x->lk.conn) >= STRIDED_PROTO_MINOR) {
+	if (a->stride && !a->in_file &&
+	    clf_conn_minor(x->lk.conn) >= STRIDED_PROTO_MINOR) {
 		m.has_stride = true;
 		m.stride = a->stride;
 		m.block = a->block;
+	}
+	if (a->in_file &&
+	    clf_conn_minor(x->lk.conn) >= FILE_STRIDED_PROTO_MINOR) {
+		m.has_stride = m.in_file = true;
+		m.stride = a->stride;
+		m.block = a->block;
+		m.phase = a->phase;
 	}
 	err = clf_proto_lock_enqueue_req_encode(&w, &m);
 	if (err) {
@@ -1335,7 +1416,11 @@ static int enqueue_recv(struct clf_file *f, struct ask *a, bool write)
 				     write ? CLF_PROTO_LOCK_PW : CLF_PROTO_LOCK_PR,
 				     g.lo, g.hi,
 				     g.has_stride ? g.stride : 0,
-				     g.has_stride ? g.block : 0, o->locks };
+				     g.has_stride ? g.block : 0,
+				     g.has_stride && g.in_file,
+				     g.has_stride && g.in_file ?
+					     g.phase % g.stride : 0,
+				     o->locks };
 		o->locks = l;
 		l = NULL;
 	}
@@ -1375,7 +1460,7 @@ static int enqueue_all(struct clf_file *f, struct ask *asks, int n,
  * that covers it.
  */
 static void read_window(struct obj *o, int64_t off, int64_t end,
-			int64_t *lo, int64_t *hi)
+			int64_t foff, int64_t *lo, int64_t *hi)
 {
 	int64_t max = min64(RA_MAX, cache_bound() / 8 / xc.cl->cfg->niods);
 	int64_t ra = READ_AHEAD;
@@ -1387,10 +1472,14 @@ static void read_window(struct obj *o, int64_t off, int64_t end,
 	while (*hi < end)
 		*hi += READ_AHEAD;
 	for (struct xlock *l = o->locks; l; l = l->next) {
-		if (lock_holds(l, off, end)) {
+		if (lock_holds(l, off, end, foff)) {
 			int64_t blo = l->lo, bhi = l->hi;
 
-			if (l->stride) {
+			if (l->in_file) {
+				/* which bytes around are ours: not known */
+				blo = off;
+				bhi = end;
+			} else if (l->stride) {
 				/* strided: only the block holding the piece */
 				blo = off - (off - l->lo) % l->stride;
 				bhi = blo + l->block;
@@ -1456,7 +1545,7 @@ static int serve(struct clf_file *f, const struct clf_xc_piece *p, int n,
 		if (where[k] >= 0)
 			continue;
 		miss[nmiss] = (struct miss){ .o = o };
-		read_window(o, p[k].soff, end, &miss[nmiss].lo,
+		read_window(o, p[k].soff, end, p[k].foff, &miss[nmiss].lo,
 			    &miss[nmiss].hi);
 		miss[nmiss].tmp = buf_get(miss[nmiss].hi - miss[nmiss].lo,
 					  &miss[nmiss].cap);
@@ -1547,6 +1636,8 @@ int clf_xcache_io(struct clf_file *f, const struct clf_xc_piece *p, int n,
 		int nask = 0;
 
 		pthread_mutex_lock(&xc.mu);
+		if (write && round == 0 && !big_read)
+			note_file_write(f, p, n);
 		for (int k = 0; k < n; k++) {
 			struct obj *o = objs[k] = get_obj(f, p[k].iod, p[k].sub);
 			bool dup = false;
@@ -1563,12 +1654,12 @@ int clf_xcache_io(struct clf_file *f, const struct clf_xc_piece *p, int n,
 			}
 			if (write && round == 0 && !big_read)
 				note_write(o, &p[k]);
-			if (covered(o, write, p[k].soff, p[k].soff + p[k].len))
+			if (covered(o, write, &p[k]))
 				continue;
 			for (int i = 0; i < nask; i++)
 				dup |= asks[i].p->iod == p[k].iod;
 			if (!dup)
-				asks[nask++] = ask_for(o, &p[k], write);
+				asks[nask++] = ask_for(f, o, &p[k], write);
 		}
 		if (big_read) {
 			/* Served when kept whole (copied by all_kept), else

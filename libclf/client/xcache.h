@@ -37,10 +37,12 @@
 struct clf_file;
 
 /* One piece of a small access: subfile bytes [soff, soff + len) of wire
- * subfile sub at iod, and where they are in memory. */
+ * subfile sub at iod, file bytes [foff, foff + len), and where they are
+ * in memory. */
 struct clf_xc_piece {
 	uint32_t iod, sub;
 	int64_t soff, len;
+	int64_t foff;
 	uint8_t *buf;
 };
 

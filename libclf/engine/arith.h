@@ -57,6 +57,14 @@ static inline int64_t floor_div(int64_t a, int64_t b)
 	return (a % b != 0 && a < 0) ? q - 1 : q;
 }
 
+/* a mod b in [0, b) for b > 0 and any sign of a. */
+static inline int64_t floor_mod(int64_t a, int64_t b)
+{
+	int64_t r = a % b;
+
+	return r < 0 ? r + b : r;
+}
+
 static inline int64_t ceil_div(int64_t a, int64_t b)
 {
 	int64_t q = a / b;

@@ -841,7 +841,9 @@ struct clf_proto_lock_callback_req {
 	X(T, NONNEG, hi)						\
 	X(T, TAIL, has_stride)		/* since 1.26 */		\
 	X(T, NONNEG, stride)						\
-	X(T, NONNEG, block)
+	X(T, NONNEG, block)						\
+	X(T, TAIL, in_file)		/* since 1.27 */		\
+	X(T, NONNEG, phase)
 struct clf_proto_lock_enqueue_req {
 	CLF_PROTO_LOCK_ENQUEUE_REQ(PROTO_MEMBER, _)
 };
@@ -851,7 +853,9 @@ struct clf_proto_lock_enqueue_req {
 	X(T, NONNEG, hi)						\
 	X(T, TAIL, has_stride)		/* since 1.26 */		\
 	X(T, NONNEG, stride)						\
-	X(T, NONNEG, block)
+	X(T, NONNEG, block)						\
+	X(T, TAIL, in_file)		/* since 1.27 */		\
+	X(T, NONNEG, phase)
 struct clf_proto_lock_grant {
 	CLF_PROTO_LOCK_GRANT(PROTO_MEMBER, _)
 };

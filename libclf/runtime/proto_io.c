@@ -132,6 +132,8 @@ int proto_check_lock_enqueue_req(const void *m)
 
 	if (!r->client || r->lo >= r->hi)
 		return clf_fail(EPROTO, "proto: LOCK_ENQUEUE: client 0 or empty extent");
+	if (r->in_file && !r->has_stride)
+		return clf_fail(EPROTO, "proto: LOCK_ENQUEUE: a file phase without a stride");
 	return !r->has_stride || (r->block > 0 && r->block < r->stride) ? 0 :
 	       clf_fail(EPROTO, "proto: LOCK_ENQUEUE: block %" PRId64
 			" not within stride %" PRId64, r->block, r->stride);
@@ -143,6 +145,8 @@ int proto_check_lock_grant(const void *m)
 
 	if (!r->id || r->lo >= r->hi)
 		return clf_fail(EPROTO, "proto: LOCK_ENQUEUE reply: lock 0 or empty extent");
+	if (r->in_file && !r->has_stride)
+		return clf_fail(EPROTO, "proto: LOCK_ENQUEUE reply: a file phase without a stride");
 	return !r->has_stride || (r->block > 0 && r->block < r->stride) ? 0 :
 	       clf_fail(EPROTO, "proto: LOCK_ENQUEUE reply: block %" PRId64
 			" not within stride %" PRId64, r->block, r->stride);

@@ -252,10 +252,10 @@ static const struct clf_proto_lock_callback_req s_lock_callback_req = {
 };
 static const struct clf_proto_lock_enqueue_req s_lock_enqueue_req = {
 	0x1122334455667788ull, 42, 1, CLF_PROTO_LOCK_PW, 4096, 5120,
-	false, 0, 0,
+	false, 0, 0, false, 0,
 };
 static const struct clf_proto_lock_grant s_lock_grant = {
-	7, 0, CLF_PROTO_LOCK_EOF, false, 0, 0,
+	7, 0, CLF_PROTO_LOCK_EOF, false, 0, 0, false, 0,
 };
 static const struct clf_proto_lock_release_req s_lock_release_req = {
 	0x1122334455667788ull, 7,

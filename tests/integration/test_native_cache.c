@@ -636,6 +636,53 @@ START_TEST(test_interleaving_writers_settle_on_strided_locks)
 END_TEST
 
 /*
+ * IOR's 47008-byte segments over the instance's 64 KiB stripes (issue
+ * 15): ours are blocks 0, 2, 4... of the file, theirs 1, 3, 5...  No
+ * stride of a subfile describes them (each subfile holds pieces of
+ * changing sizes of both), but one of the file does: after a few
+ * writes each asks for locks strided in the file's bytes (protocol
+ * 1.27) and neither takes the other's: 12 more writes on each side cost
+ * no request at all.  With locks strided in a subfile only, they passed
+ * their locks back and forth, then went lockless (a request per write).
+ * Then each reads the other's blocks.
+ */
+START_TEST(test_interleaving_47008_byte_writers_settle_on_file_strided_locks)
+{
+	const int64_t B = MAXLEN;
+	int fd, k;
+	struct child ch;
+	long idle, before, after;
+
+	setenv("CLF_CONFIG", big_conf, 1);
+	ch = pair("/fstrided", &fd, 8192);
+	for (k = 0; k < 8; k++) {
+		our_write(fd, 2 * B * k, B, 1 + k % 50);
+		ck_assert_int_eq(child_do(&ch, OP_WRITE, 2 * B * k + B, B,
+					  100 + k % 50)->result, B);
+	}
+	before = iod_requests();
+	idle = iod_requests() - before;
+	before = iod_requests();
+	for (; k < 20; k++) {
+		our_write(fd, 2 * B * k, B, 1 + k % 50);
+		ck_assert_int_eq(child_do(&ch, OP_WRITE, 2 * B * k + B, B,
+					  100 + k % 50)->result, B);
+	}
+	after = iod_requests();
+	ck_assert_msg(after - before == idle,
+		      "12 interleaved 47008-byte writes each cost %ld requests",
+		      after - before - idle);
+	for (k = 0; k < 20; k++) {
+		their_read(&ch, 2 * B * k, B, 1 + k % 50, "our block");
+		our_read(fd, 2 * B * k + B, B, 100 + k % 50, "their block");
+	}
+	child_stop(&ch);
+	ck_assert_int_eq(CLF_close(fd), 0);
+	CLF_finalize();
+}
+END_TEST
+
+/*
  * Two processes interleaving writes of changing sizes, no stride (a
  * record each, of its own length, one after the other's): no lock of
  * either can cover the next write without the other's, so with locks
@@ -805,6 +852,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_a_forward_reader_reads_further_ahead_at_each_miss);
 	tcase_add_test(tc, test_a_neighbours_write_leaves_us_our_part_of_the_lock);
 	tcase_add_test(tc, test_interleaving_writers_settle_on_strided_locks);
+	tcase_add_test(tc, test_interleaving_47008_byte_writers_settle_on_file_strided_locks);
 	tcase_add_test(tc, test_changing_patterns_keep_every_byte_where_the_last_write_put_it);
 	tcase_add_test(tc, test_writers_that_keep_taking_each_others_locks_go_lockless);
 	suite_add_tcase(s, tc);

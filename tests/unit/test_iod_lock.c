@@ -441,7 +441,7 @@ static bool shape_has(const struct iod_shape *s, int64_t x)
 
 static struct iod_shape random_shape(unsigned *seed)
 {
-	struct iod_shape s;
+	struct iod_shape s = { 0 };
 
 	s.lo = rand_r(seed) % 64;
 	s.hi = s.lo + 1 + rand_r(seed) % 160;
@@ -539,6 +539,134 @@ START_TEST(test_strided_requests_of_one_phase_conflict)
 }
 END_TEST
 
+/* Subfile byte x of subfile j of U-byte stripes over n subfiles: its
+ * file offset. */
+static int64_t rr_file_offset(int64_t x, int64_t u, int n, int j)
+{
+	return x / u * u * n + (int64_t)j * u + x % u;
+}
+
+/* Subfile byte x (file offset fx) in shape s?  By the definitions. */
+static bool shape_has_at(const struct iod_shape *s, int64_t x, int64_t fx)
+{
+	if (!s->in_file)
+		return shape_has(s, x);
+	return x >= s->lo && x < s->hi &&
+	       ((fx - s->phase) % s->stride + s->stride) % s->stride <
+		       s->block;
+}
+
+static struct iod_shape random_any_shape(unsigned *seed)
+{
+	struct iod_shape s = random_shape(seed);
+
+	if (rand_r(seed) % 3) {
+		s.in_file = true;
+		s.stride = 2 + rand_r(seed) % 40;
+		s.block = 1 + rand_r(seed) % (s.stride - 1);
+		s.phase = rand_r(seed) % s.stride;
+	}
+	return s;
+}
+
+/*
+ * Locks strided in the file (1.27) over random round-robin layouts: the
+ * iod does not know the layout, so its tests must never say "apart"
+ * where some subfile byte lies in both (a "meet" where none does only
+ * costs a revocation).
+ */
+START_TEST(test_file_strided_shapes_never_share_a_byte)
+{
+	unsigned seed = 20261128;
+	int exact_apart = 0;
+
+	for (int n = 0; n < 20000; n++) {
+		struct iod_shape x = random_any_shape(&seed);
+		struct iod_shape y = random_any_shape(&seed);
+		int64_t u = 1 + rand_r(&seed) % 40;
+		int nsub = 1 + rand_r(&seed) % 4, j = rand_r(&seed) % nsub;
+		int64_t a = rand_r(&seed) % 240, b = a + rand_r(&seed) % 60;
+		bool meet = false, in_range = false, far = false;
+
+		for (int64_t i = 0; i < 256; i++) {
+			int64_t fi = rr_file_offset(i, u, nsub, j);
+
+			meet |= shape_has_at(&x, i, fi) && shape_has_at(&y, i, fi);
+			in_range |= i >= a && i < b && shape_has_at(&x, i, fi);
+		}
+		if (meet)
+			ck_assert_msg(iod_shapes_meet(&x, &y),
+				      "apart, but byte shared: [%ld,%ld)/%ld/%ld/%d@%ld and [%ld,%ld)/%ld/%ld/%d@%ld, stripes %ld x %d",
+				      (long)x.lo, (long)x.hi, (long)x.stride,
+				      (long)x.block, x.in_file, (long)x.phase,
+				      (long)y.lo, (long)y.hi, (long)y.stride,
+				      (long)y.block, y.in_file, (long)y.phase,
+				      (long)u, nsub);
+		else
+			exact_apart += !iod_shapes_meet(&x, &y);
+		if (in_range && !iod_shape_meets_range(&x, a, b))
+			ck_abort_msg("a range holding bytes of the shape is apart");
+		if (!iod_shapes_interleave(&x, &y))
+			continue;
+		/* Interleaving: apart however far both grow (a subfile's
+		 * stride by whole strides down). */
+		x.lo = x.in_file ? 0 : x.lo % x.stride;
+		y.lo = y.in_file ? 0 : y.lo % y.stride;
+		x.hi = y.hi = 20000;
+		for (int64_t i = 0; i < 20000 && !far; i++) {
+			int64_t fi = rr_file_offset(i, u, nsub, j);
+
+			far = shape_has_at(&x, i, fi) && shape_has_at(&y, i, fi);
+		}
+		ck_assert(!far);
+	}
+	/* and the test is not "always meet" */
+	ck_assert_int_gt(exact_apart, 1000);
+}
+END_TEST
+
+/* IOR's 47008-byte segments of two clients, over any stripes: locks
+ * strided in the file, phases 0 and B, both stand; one phase conflicts;
+ * a plain lock or access in their extent revokes. */
+START_TEST(test_file_strided_writers_keep_their_locks)
+{
+	const int64_t B = 47008;
+	struct fixture f;
+	struct iod_lock_grant a, b, c;
+	struct iod_shape sa = { 0, 10208, 2 * B, B, true, 0 };
+	struct iod_shape sb = { 47008, 65536, 2 * B, B, true, B };
+	struct iod_shape bad = { 0, 10, 0, 0, true, 0 };
+
+	fixture_start(&f, 1000);
+	ck_assert_int_eq(iod_lock_enqueue_shape(&f.m, 1, 7, 0, IOD_LOCK_PW,
+						&sa, &a), 0);
+	ck_assert_int_eq(iod_lock_enqueue_shape(&f.m, 2, 7, 0, IOD_LOCK_PW,
+						&sb, &b), 0);
+	ck_assert_int_eq(revokes(&f), 0);
+	ck_assert_int_eq(a.lo, 0);
+	ck_assert_int_eq(a.hi, IOD_LOCK_EOF);
+	ck_assert_int_eq(b.lo, 0);	/* lo moves freely: no phase in it */
+	ck_assert_int_eq(b.hi, IOD_LOCK_EOF);
+	/* Client 3 at client 1's phase: their blocks meet. */
+	sb.phase = 0;
+	ck_assert_int_eq(iod_lock_enqueue_shape(&f.m, 3, 7, 0, IOD_LOCK_PW,
+						&sb, &c), 0);
+	ck_assert_int_eq(revokes(&f), 1);
+	ck_assert_int_eq(f.cb.client, 1);
+	/* A lockless write revokes whatever may hold its byte (client 2's
+	 * and 3's locks; a revocation the holder thread misses ends in an
+	 * eviction after the lease). */
+	iod_lock_revoke_range(&f.m, 0, 7, 0, 1, 1 << 20, (1 << 20) + 1);
+	ck_assert_int_ge(revokes(&f), 2);
+	ck_assert_int_eq(iod_lock_enqueue_shape(&f.m, 4, 7, 0, IOD_LOCK_PW,
+						&bad, &c), -EINVAL);
+	bad = (struct iod_shape){ 0, 10, 8, 4, true, -1 };
+	ck_assert_int_eq(iod_lock_enqueue_shape(&f.m, 4, 7, 0, IOD_LOCK_PW,
+						&bad, &c), -EINVAL);
+	fixture_stop(&f);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("iod_lock");
@@ -559,6 +687,8 @@ int main(void)
 	tcase_add_test(tc, test_shapes_meet_exactly_where_their_bytes_do);
 	tcase_add_test(tc, test_interleaved_strided_writers_keep_their_locks);
 	tcase_add_test(tc, test_strided_requests_of_one_phase_conflict);
+	tcase_add_test(tc, test_file_strided_shapes_never_share_a_byte);
+	tcase_add_test(tc, test_file_strided_writers_keep_their_locks);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

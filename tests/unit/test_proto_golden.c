@@ -314,10 +314,20 @@ static const struct clf_proto_status v_status_rx_pool = {
 /* 1.26: a strided lock, 1 KiB blocks every 2 KiB. */
 static const struct clf_proto_lock_enqueue_req v_lock_enqueue_strided = {
 	0x1122334455667788ull, 42, 1, CLF_PROTO_LOCK_PW, 4096, 5120,
-	true, 2048, 1024,
+	true, 2048, 1024, false, 0,
 };
 static const struct clf_proto_lock_grant v_lock_grant_strided = {
-	7, 0, CLF_PROTO_LOCK_EOF, true, 2048, 1024,
+	7, 0, CLF_PROTO_LOCK_EOF, true, 2048, 1024, false, 0,
+};
+
+/* 1.27: strided in the file, IOR's 47008-byte segments of 2 processes,
+ * the second's. */
+static const struct clf_proto_lock_enqueue_req v_lock_enqueue_in_file = {
+	0x1122334455667788ull, 42, 1, CLF_PROTO_LOCK_PW, 4096, 5120,
+	true, 94016, 47008, true, 47008,
+};
+static const struct clf_proto_lock_grant v_lock_grant_in_file = {
+	7, 0, CLF_PROTO_LOCK_EOF, true, 94016, 47008, true, 47008,
 };
 
 struct golden_variant {
@@ -395,6 +405,14 @@ static const struct golden_variant golden_variants[] = {
 	{ "lock_grant_strided", gold_lock_grant, &v_lock_grant_strided,
 	  "07000000000000000000000000000000ffffffffffffff7f"
 	  "00080000000000000004000000000000" },
+	{ "lock_enqueue_req_in_file", gold_lock_enqueue_req,
+	  &v_lock_enqueue_in_file,
+	  "88776655443322112a000000000000000100000002000000"
+	  "00100000000000000014000000000000"
+	  "406f010000000000a0b7000000000000a0b7000000000000" },
+	{ "lock_grant_in_file", gold_lock_grant, &v_lock_grant_in_file,
+	  "07000000000000000000000000000000ffffffffffffff7f"
+	  "406f010000000000a0b7000000000000a0b7000000000000" },
 };
 
 static char *to_hex(const uint8_t *p, size_t n)
