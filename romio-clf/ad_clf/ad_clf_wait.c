@@ -18,8 +18,7 @@
  * So the agreement is an MPI_Iallreduce, tested in a loop that spins a
  * little (an agreement among processes that are all there takes a few
  * microseconds), then gives the core to whatever else is runnable on it
- * (sched_yield between tests) for ADIOI_CLF_WAIT_YIELD_US (MANY_US on
- * many cores), then sleeps
+ * (sched_yield between tests) for ADIOI_CLF_WAIT_YIELD_US, then sleeps
  * with a backoff: a process that waits long waits for a daemon, which
  * then has the core.  Sleeps start at 2 us and double up to 64 us (a
  * late answer costs the agreement at most that), and beyond, in a long
@@ -66,16 +65,20 @@
 /* Tests before the first yield: an agreement of processes that are all
  * there costs a few microseconds. */
 #define ADIOI_CLF_WAIT_SPIN_US 5.0
-/* Then tests with a yield between them, until this long: on a machine
- * of ADIOI_CLF_WAIT_MANY_CPUS cores or more the longer phase, where a
- * yield gives the core to a daemon that needs it and otherwise returns
- * at once, and a sleep's wake-up is what the call would wait for (16
+/*
+ * Then tests with a yield between them, until this long: a yield gives
+ * the core to a daemon or process that needs it and otherwise returns at
+ * once, where a sleep's wake-up is what the call would wait for (16
  * processes on 16 cores, 1 KiB write_all: 1214 us with a 50 us phase,
- * 191 us with 2000); on a few cores, the short one (a yield there hands
- * the core to whatever else runs, and sleeping waited less). */
-#define ADIOI_CLF_WAIT_YIELD_US 50.0
-#define ADIOI_CLF_WAIT_YIELD_MANY_US 2000.0
-#define ADIOI_CLF_WAIT_MANY_CPUS 8
+ * 191 us with 2000).  Once only on 8 cores or more: on this 2-core VM a
+ * sleep wakes ~100 us late (a nanosleep of 2 us takes 108), and the 50 us
+ * phase cost every call that waited longer (mpi_small --only xfer, us
+ * per call, 2000 against 50, same invocation: 2 processes, 1 KiB
+ * write_all 5.8 against 11.6-43, 47008-byte read_all 68 against 120,
+ * 1 MiB write_all 734 against 909; 4 processes on the 2 cores, 1 KiB
+ * write_all 109-128 against 945-983, 1 MiB 2803-3018 against 2997-3176).
+ */
+#define ADIOI_CLF_WAIT_YIELD_US 2000.0
 /* A collective read of more bytes than this per process, by any process,
  * ends in a barrier (ADIOI_CLF_Wait_large). */
 #define ADIOI_CLF_WAIT_SMALL_BYTES (256 * 1024)
@@ -97,8 +100,6 @@ static int ADIOI_CLF_Wait_mode(void)
 
     if (mode >= 0)
         return mode;
-    if (sysconf(_SC_NPROCESSORS_ONLN) >= ADIOI_CLF_WAIT_MANY_CPUS)
-        yield_us = ADIOI_CLF_WAIT_YIELD_MANY_US;
     s = getenv("CLF_ROMIO_COLL_WAIT");
     if (s && !strncmp(s, "spin", 4))
         mode = ADIOI_CLF_WAIT_SPIN;
