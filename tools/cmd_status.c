@@ -43,7 +43,9 @@ static void status_help(void)
 	       "  --json       one JSON object instead of the table (sizes in bytes;\n"
 	       "               an iod's rdma_rx_buffers and rdma_rx_posted: its RDMA\n"
 	       "               receive pool and the buffers posted now, all of them\n"
-	       "               while no message waits; null from an iod before 1.25)\n"
+	       "               while no message waits; null from an iod before 1.25;\n"
+	       "               an iod's bytes_read and bytes_written: the subfile\n"
+	       "               bytes it moved since it started)\n"
 	       "  --help       this text\n"
 	       "\n"
 	       "Exit status: 0 every daemon is reachable, 1 one is not (named on\n"
@@ -64,6 +66,7 @@ struct row {
 	/* The same as numbers for --json; -1: unknown. */
 	int64_t uptime_ms, conns_n, views_n, total_b, avail_b;
 	int64_t requests;	/* served since the daemon started */
+	int64_t bytes_read, bytes_written;	/* an iod's, since then */
 	int64_t rx_buffers, rx_posted;	/* an iod's RDMA receive pool */
 };
 
@@ -104,6 +107,7 @@ static int ask(const struct clf_config *cfg, const struct tool_daemon *d,
 			   .views = "-", .total = "-", .free = "-",
 			   .uptime_ms = -1, .conns_n = -1, .views_n = -1,
 			   .total_b = -1, .avail_b = -1, .requests = -1,
+			   .bytes_read = -1, .bytes_written = -1,
 			   .rx_buffers = -1, .rx_posted = -1 };
 	err = probe_open(cfg, d->conf->addr, cfg->timeout_ms, &c);
 	if (err) {
@@ -125,6 +129,10 @@ static int ask(const struct clf_config *cfg, const struct tool_daemon *d,
 		tool_fmt_duration(st.uptime_ms, r->uptime, sizeof(r->uptime));
 		r->uptime_ms = (int64_t)st.uptime_ms;
 		r->requests = (int64_t)st.requests;
+		if (d->role == DAEMON_IOD) {
+			r->bytes_read = (int64_t)st.bytes_read;
+			r->bytes_written = (int64_t)st.bytes_written;
+		}
 		r->conns_n = st.connections ? st.connections - 1 : 0;
 		if (d->role == DAEMON_IOD)
 			r->views_n = st.views;
@@ -181,6 +189,8 @@ static void json_row(const struct tool_daemon *d, const struct row *r)
 	json_num("uptime_ms", r->uptime_ms);
 	json_num("connections", r->conns_n);
 	json_num("requests", r->requests);
+	json_num("bytes_read", r->bytes_read);
+	json_num("bytes_written", r->bytes_written);
 	json_num("views", r->views_n);
 	json_num("total", r->total_b);
 	json_num("avail", r->avail_b);

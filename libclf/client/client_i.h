@@ -36,6 +36,13 @@ struct clf_view_slot {
 /* Views a file keeps besides its current one. */
 #define CLF_VIEW_CACHE 16
 
+/* Accesses of one file run each, in the file's bytes (xcache.c). */
+struct clf_xc_runs {
+	int64_t off, len;	/* the last one */
+	int64_t stride;		/* from the one before */
+	int streak;		/* in a row at stride, len each */
+};
+
 struct clf_file {
 	/*
 	 * References: the descriptor table's, until CLF_close takes the
@@ -67,11 +74,8 @@ struct clf_file {
 	struct clf_cap cap;	/* from metad, for the iods (file_cap.c) */
 	int64_t cap_renew_ms;	/* clf_now_ms() to ask again; 0: none */
 	int cache;		/* CLF_FCNTL_SETCACHE (xcache.h); atomic */
-	struct {		/* its writes in the file (xcache.c's mutex) */
-		int64_t off, len;	/* the last one, one run */
-		int64_t stride;		/* from the one before */
-		int streak;		/* in a row at stride, len each */
-	} xc_w;
+	/* Its small writes and reads in the file (xcache.c's mutex). */
+	struct clf_xc_runs xc_w, xc_r;
 };
 
 /*

@@ -393,6 +393,28 @@ static int exchange(struct small *s, bool *stale)
 	return err;
 }
 
+int clf_small_map(struct clf_file *f, int64_t off, int64_t len,
+		  struct clf_xc_piece *out, int max)
+{
+	struct small *s = calloc(1, sizeof(*s));
+	int n = 0, err;
+
+	if (!s)
+		return clf_fail(ENOMEM, "clf: out of memory");
+	s->f = f;
+	err = add_file_run(s, off, len, 0);
+	if (!err && !s->too_many && s->n <= max) {
+		for (n = 0; n < s->n; n++)
+			out[n] = (struct clf_xc_piece){ s->p[n].iod,
+							wire_sub(s, &s->p[n]),
+							s->p[n].soff,
+							s->p[n].len,
+							s->p[n].foff, NULL };
+	}
+	free(s);
+	return err ? err : n;
+}
+
 /* Under extent locks, at the client (xcache.h): *done when served. */
 static int cached(struct small *s, bool *done)
 {

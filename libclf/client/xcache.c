@@ -86,6 +86,16 @@
 /* A reader going forward reads up to this much ahead per miss. */
 #define RA_MAX (1 << 20)
 /*
+ * A reader going at a stride in the file (IOR's segments read back)
+ * reads, at a miss, exactly its own pieces and those of its next blocks
+ * (up to RA_MAX bytes, RA_PIECES pieces), one request each, every iod at
+ * once: a window around the miss carried the other processes' blocks as
+ * much as ours (47008-byte reads of 2 processes: twice the bytes).
+ */
+#define RA_PIECES 64
+/* The pieces of one small access at most (io_small.c's SMALL_PIECES). */
+#define SMALL_PIECES_MAX 64
+/*
  * A read of more than this is served here only when every byte of it
  * is kept already: one that misses goes to the iods lockless, one
  * vector request of exactly its bytes per iod in parallel.  Up to
@@ -497,6 +507,23 @@ static int ext_adopt(struct obj *o, int64_t off, int64_t len, uint8_t *buf,
 	return err;
 }
 
+/* Do the extents hold all of [off, off + len)? */
+static bool ext_has(const struct obj *o, int64_t off, int64_t len)
+{
+	int64_t at = off, end = off + len;
+
+	for (int i = ext_find(o, off); i < o->n && at < end; i++) {
+		const struct ext *x = &o->ext[i];
+
+		if (x->off + x->len <= at)
+			continue;
+		if (x->off > at)
+			return false;
+		at = min64(x->off + x->len, end);
+	}
+	return at >= end;
+}
+
 /* Copy [off, off + len) into dst if the extents hold all of it. */
 static bool ext_get(const struct obj *o, int64_t off, int64_t len,
 		    uint8_t *dst)
@@ -612,6 +639,8 @@ struct pend {
 	int mark;		/* flush: index in marks[]; else -1 */
 	uint8_t *dst;		/* read: where its bytes go */
 	int64_t len;
+	struct iovec *iov;	/* SUB_READV: where they go, owned */
+	int iovcnt;
 };
 
 /* What a flush sent, to mark clean once its replies are in. */
@@ -706,7 +735,7 @@ static int batch_release(struct batch *b, uint32_t iod, uint64_t id)
 				    &iov, 1, &rid);
 	if (!err)
 		err = batch_push(b, (struct pend){ iod, CLF_PROTO_OP_LOCK_RELEASE,
-						   rid, -1, NULL, 0 });
+						   rid, -1, NULL, 0, NULL, 0 });
 	return err;
 }
 
@@ -730,7 +759,57 @@ static int batch_read(struct batch *b, struct obj *o, int64_t off,
 				    &iov, 1, &id);
 	if (!err)
 		err = batch_push(b, (struct pend){ o->iod, CLF_PROTO_OP_SUB_READ,
-						   id, -1, dst, len });
+						   id, -1, dst, len, NULL, 0 });
+	return err;
+}
+
+/*
+ * Read ranges [off[k], off[k] + len[k]) of subfiles sub[k] of o's file
+ * on o's iod into dst[k], k < n, in one SUB_READV (each range whole,
+ * zeros past a subfile's end; n <= CLF_PROTO_SUB_VEC_MAX, CLF_PROTO_
+ * SUB_VEC_DATA_MAX bytes at most in all; o prepared).
+ */
+static int batch_readv(struct batch *b, const struct obj *o,
+		       const uint32_t *sub, const int64_t *off,
+		       const int64_t *len, uint8_t *const *dst, int n)
+{
+	struct clf_proto_sub_vec_req *m = calloc(1, sizeof(*m));
+	uint8_t *head = malloc(16 + 16 * CLF_PROTO_SUB_VEC_MAX);
+	struct iovec *iov = calloc(n, sizeof(*iov));
+	struct wire_writer w = { head, 16 + 16 * CLF_PROTO_SUB_VEC_MAX, 0 };
+	struct iovec h;
+	int64_t bytes = 0;
+	uint64_t id;
+	int err = 0;
+
+	if (!m || !head || !iov) {
+		err = clf_fail(ENOMEM, "clf: out of memory");
+		goto out;
+	}
+	m->file = o->file;
+	m->n = (uint32_t)n;
+	for (int k = 0; k < n; k++) {
+		m->subfile[k] = sub[k];
+		m->offset[k] = off[k];
+		m->length[k] = (uint32_t)len[k];
+		iov[k] = (struct iovec){ dst[k], (size_t)len[k] };
+		bytes += len[k];
+	}
+	err = clf_proto_sub_readv_req_encode(&w, m);
+	h = (struct iovec){ head, w.pos };
+	if (!err)
+		err = clf_peer_send(&xc.iods[o->iod].fl, CLF_PROTO_OP_SUB_READV,
+				    &h, 1, &id);
+	if (!err)
+		err = batch_push(b, (struct pend){ o->iod,
+						   CLF_PROTO_OP_SUB_READV, id,
+						   -1, NULL, bytes, iov, n });
+	if (!err)
+		iov = NULL;
+out:
+	free(m);
+	free(head);
+	free(iov);
 	return err;
 }
 
@@ -800,7 +879,7 @@ static int batch_flush(struct batch *b, struct obj *o, int64_t lo, int64_t hi)
 		if (!err)
 			err = batch_push(b, (struct pend){
 				o->iod, CLF_PROTO_OP_SUB_WRITEV, id, mark,
-				NULL, 0 });
+				NULL, 0, NULL, 0 });
 	}
 	if (err)
 		b->marks[mark].failed = true;
@@ -837,7 +916,11 @@ static int batch_finish(struct batch *b, int err)
 		uint32_t rlen, got = 0;
 		int e;
 
-		if (p->op == CLF_PROTO_OP_SUB_READ) {
+		if (p->op == CLF_PROTO_OP_SUB_READV) {
+			e = clf_peer_recv_datav(peer, p->op, p->id, p->iov,
+						p->iovcnt, (uint32_t)p->len);
+			free(p->iov);
+		} else if (p->op == CLF_PROTO_OP_SUB_READ) {
 			e = clf_peer_recv_data_upto(peer, p->op, p->id, p->dst,
 						    (uint32_t)p->len, &got);
 			if (!e)
@@ -1248,12 +1331,12 @@ static bool covered(const struct obj *o, bool write,
 }
 
 /*
- * A write of pieces p[0..n) of f: the stride history of its writes in
- * the file (the pieces of one access are one run of the file, or the
- * history starts again).
+ * An access of pieces p[0..n) of f: the stride history h of its writes
+ * or reads in the file (the pieces of one access are one run of the
+ * file, or the history starts again).
  */
-static void note_file_write(struct clf_file *f, const struct clf_xc_piece *p,
-			    int n)
+static void note_file_run(struct clf_xc_runs *h, const struct clf_xc_piece *p,
+			  int n)
 {
 	int64_t lo = INT64_MAX, hi = -1, sum = 0, d;
 
@@ -1267,20 +1350,28 @@ static void note_file_write(struct clf_file *f, const struct clf_xc_piece *p,
 		sum += p[k].len;
 	}
 	if (lo < 0 || hi - lo != sum) {
-		f->xc_w.len = 0;
-		f->xc_w.streak = 0;
+		h->len = 0;
+		h->streak = 0;
 		return;
 	}
-	d = lo - f->xc_w.off;
-	if (f->xc_w.len && sum == f->xc_w.len && d == f->xc_w.stride) {
-		if (f->xc_w.streak < INT32_MAX)
-			f->xc_w.streak++;
+	d = lo - h->off;
+	if (h->len && sum == h->len && d == h->stride) {
+		if (h->streak < INT32_MAX)
+			h->streak++;
 	} else {
-		f->xc_w.stride = d;
-		f->xc_w.streak = 0;
+		h->stride = d;
+		h->streak = 0;
 	}
-	f->xc_w.off = lo;
-	f->xc_w.len = sum;
+	h->off = lo;
+	h->len = sum;
+}
+
+/* Does h show accesses of one length at a stride, the last noted one
+ * of them? */
+static bool runs_strided(const struct clf_xc_runs *h)
+{
+	return h->streak >= STRIDE_STREAK && h->len && h->stride > h->len &&
+	       h->stride <= STRIDE_MAX;
 }
 
 /* A write of p: the stride history of its subfile (STRIDE_STREAK). */
@@ -1501,6 +1592,86 @@ struct miss {
 	int64_t cap;
 };
 
+/*
+ * A strided reader's miss (RA_PIECES): windows of exactly the pieces of
+ * its next blocks, those a lock of ours covers and the extents do not
+ * hold, appended to miss[*nmiss..max).  Under xc.mu.
+ */
+static int read_ahead_own(struct clf_file *f, struct miss *miss, int *nmiss,
+			  int max)
+{
+	const struct clf_xc_runs *h = &f->xc_r;
+	int64_t budget = min64(RA_MAX, cache_bound() / 8);
+	struct clf_xc_piece q[RA_PIECES];
+
+	for (int64_t at = h->off + h->stride;
+	     budget >= h->len && *nmiss < max; at += h->stride) {
+		int nq = clf_small_map(f, at, h->len, q,
+				       (int)min64(RA_PIECES, max - *nmiss));
+
+		if (nq <= 0)
+			return 0;	/* none, or too many: no more ahead */
+		budget -= h->len;
+		for (int i = 0; i < nq; i++) {
+			struct obj *o = find_obj(q[i].iod, f->ino, q[i].sub);
+			struct miss *m = &miss[*nmiss];
+
+			if (!o || !covered(o, false, &q[i]) ||
+			    ext_has(o, q[i].soff, q[i].len))
+				continue;
+			*m = (struct miss){ .o = o, .lo = q[i].soff,
+					    .hi = q[i].soff + q[i].len };
+			m->tmp = buf_get(q[i].len, &m->cap);
+			if (!m->tmp)
+				return clf_fail(ENOMEM, "clf: out of memory");
+			(*nmiss)++;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The windows miss[0..n) of a strided reader, exact pieces: one
+ * SUB_READV per iod (or per CLF_PROTO_SUB_VEC_MAX of them, or per
+ * CLF_PROTO_SUB_VEC_DATA_MAX bytes) instead of a request each.
+ */
+static int read_own(struct batch *b, struct miss *miss, int n)
+{
+	uint32_t sub[RA_PIECES + SMALL_PIECES_MAX];
+	int64_t off[RA_PIECES + SMALL_PIECES_MAX];
+	int64_t len[RA_PIECES + SMALL_PIECES_MAX];
+	uint8_t *dst[RA_PIECES + SMALL_PIECES_MAX];
+	int err = 0;
+
+	for (uint32_t d = 0; d < xc.cl->cfg->niods && !err; d++) {
+		const struct obj *o = NULL;
+		int64_t bytes = 0;
+		int k = 0;
+
+		for (int i = 0; i < n && !err; i++) {
+			int64_t l = miss[i].hi - miss[i].lo;
+
+			if (miss[i].o->iod != d)
+				continue;
+			if (k && (k == CLF_PROTO_SUB_VEC_MAX ||
+				  bytes + l > CLF_PROTO_SUB_VEC_DATA_MAX)) {
+				err = batch_readv(b, o, sub, off, len, dst, k);
+				k = 0;
+				bytes = 0;
+			}
+			o = miss[i].o;
+			sub[k] = o->sub;
+			off[k] = miss[i].lo;
+			len[k] = l;
+			dst[k++] = miss[i].tmp;
+			bytes += l;
+		}
+		if (k && !err)
+			err = batch_readv(b, o, sub, off, len, dst, k);
+	}
+	return err;
+}
+
 /* Under xc.mu: are all of the pieces kept (a read that would not miss)? */
 static bool all_kept(struct clf_file *f, const struct clf_xc_piece *p, int n)
 {
@@ -1520,9 +1691,10 @@ static bool all_kept(struct clf_file *f, const struct clf_xc_piece *p, int n)
 static int serve(struct clf_file *f, const struct clf_xc_piece *p, int n,
 		 bool write)
 {
-	struct miss miss[n];
+	struct miss miss[n + RA_PIECES];
 	int where[n];		/* a missed piece's window, else -1 */
 	int nmiss = 0, err = 0;
+	bool own = !write && runs_strided(&f->xc_r);
 	struct batch b;
 
 	for (int k = 0; k < n && !err; k++) {
@@ -1544,23 +1716,31 @@ static int serve(struct clf_file *f, const struct clf_xc_piece *p, int n,
 				where[k] = i;
 		if (where[k] >= 0)
 			continue;
-		miss[nmiss] = (struct miss){ .o = o };
-		read_window(o, p[k].soff, end, p[k].foff, &miss[nmiss].lo,
-			    &miss[nmiss].hi);
+		miss[nmiss] = (struct miss){ .o = o, .lo = p[k].soff,
+					     .hi = end };
+		if (!own)
+			read_window(o, p[k].soff, end, p[k].foff,
+				    &miss[nmiss].lo, &miss[nmiss].hi);
 		miss[nmiss].tmp = buf_get(miss[nmiss].hi - miss[nmiss].lo,
 					  &miss[nmiss].cap);
 		if (!miss[nmiss].tmp)
 			err = clf_fail(ENOMEM, "clf: out of memory");
 		where[k] = nmiss++;
 	}
+	if (!err && own && nmiss)
+		err = read_ahead_own(f, miss, &nmiss, n + RA_PIECES);
 	if (!err && nmiss && !(err = batch_init(&b))) {
 		for (uint32_t d = 0; d < xc.cl->cfg->niods && !err; d++)
 			for (int i = 0; i < nmiss && !err; i++)
 				if (miss[i].o->iod == d)
 					err = batch_prepare(&b, miss[i].o);
-		for (int i = 0; i < nmiss && !err; i++)
-			err = batch_read(&b, miss[i].o, miss[i].lo,
-					 miss[i].hi - miss[i].lo, miss[i].tmp);
+		if (own)
+			err = read_own(&b, miss, nmiss);
+		else
+			for (int i = 0; i < nmiss && !err; i++)
+				err = batch_read(&b, miss[i].o, miss[i].lo,
+						 miss[i].hi - miss[i].lo,
+						 miss[i].tmp);
 		err = batch_finish(&b, err);
 	}
 	bool overlaid[nmiss > 0 ? nmiss : 1];
@@ -1636,8 +1816,8 @@ int clf_xcache_io(struct clf_file *f, const struct clf_xc_piece *p, int n,
 		int nask = 0;
 
 		pthread_mutex_lock(&xc.mu);
-		if (write && round == 0 && !big_read)
-			note_file_write(f, p, n);
+		if (round == 0 && !big_read)
+			note_file_run(write ? &f->xc_w : &f->xc_r, p, n);
 		for (int k = 0; k < n; k++) {
 			struct obj *o = objs[k] = get_obj(f, p[k].iod, p[k].sub);
 			bool dup = false;

@@ -62,6 +62,13 @@ enum clf_xcache_choice {
 	CLF_XCACHE_OFF,
 };
 
+/*
+ * The pieces of file bytes [off, off + len) of f, at out[0..max): their
+ * count, 0 when they are more than max (io_small.c).  buf is NULL.
+ */
+int clf_small_map(struct clf_file *f, int64_t off, int64_t len,
+		  struct clf_xc_piece *out, int max);
+
 /* Is the cache on for f? */
 bool clf_xcache_wanted(const struct clf_file *f);
 

@@ -437,7 +437,8 @@ END_TEST
 
 /* Requests the iods served so far (clf status --json); ours counts
  * one more each time, the same in every sample. */
-static long iod_requests(void)
+/* The iods' count of what (a key of clf status --json), summed. */
+static long iod_count(const char *what)
 {
 	const char *o = getenv("CLF_BUILD_DIR");
 	char cmd[3 * PATH_MAX];
@@ -447,14 +448,19 @@ static long iod_requests(void)
 	snprintf(cmd, sizeof(cmd),
 		 "%s/tools/clf -c %s status --json | python3 -c '"
 		 "import json, sys\n"
-		 "print(sum(d[\"requests\"] for d in json.load(sys.stdin)"
+		 "print(sum(d[\"%s\"] for d in json.load(sys.stdin)"
 		 "[\"daemons\"] if d[\"role\"] == \"iod\"))'",
-		 o ? o : "build", inst.conf);
+		 o ? o : "build", inst.conf, what);
 	p = popen(cmd, "r");
 	ck_assert(p);
 	ck_assert_int_eq(fscanf(p, "%ld", &n), 1);
 	ck_assert_int_eq(pclose(p), 0);
 	return n;
+}
+
+static long iod_requests(void)
+{
+	return iod_count("requests");
 }
 
 /*
@@ -683,6 +689,47 @@ START_TEST(test_interleaving_47008_byte_writers_settle_on_file_strided_locks)
 END_TEST
 
 /*
+ * IOR's 47008-byte segments read back: ours are blocks 0, 2, 4... of the
+ * file, theirs 1, 3, 5...  After a few reads ours go at a stride in the
+ * file, and each miss then reads exactly the pieces of our next blocks
+ * (one vector request per iod): reading 80 of our blocks moves them, the
+ * first misses' windows and at most one read-ahead (1 MiB) more from the
+ * iods.  Windows around every miss moved theirs as well: twice the bytes.
+ */
+START_TEST(test_a_strided_reader_reads_ahead_only_its_own_blocks)
+{
+	const int64_t B = MAXLEN, M = 1 << 20, N = 80;
+	int fd, k;
+	struct child ch;
+	long before, moved;
+
+	setenv("CLF_CONFIG", big_conf, 1);
+	ch = pair("/ownra", &fd, 8192);
+	for (k = 0; k < N; k++) {
+		our_write(fd, 2 * B * k, B, 1 + k % 50);
+		ck_assert_int_eq(child_do(&ch, OP_WRITE, 2 * B * k + B, B,
+					  100 + k % 50)->result, B);
+	}
+	ck_assert_int_eq(child_do(&ch, OP_SYNC, 0, 0, 0)->result, 0);
+	ck_assert_int_eq(CLF_close(fd), 0);	/* nothing of ours kept */
+	fd = CLF_open("/ownra", O_RDWR, 0644);
+	ck_assert_msg(fd >= 0, "%s", CLF_Last_error());
+	before = iod_count("bytes_read");
+	for (k = 0; k < N; k++)
+		our_read(fd, 2 * B * k, B, 1 + k % 50, "our block");
+	moved = iod_count("bytes_read") - before;
+	ck_assert_msg(moved <= N * B + M + M / 2,
+		      "reading %lld bytes of our blocks moved %ld",
+		      (long long)(N * B), moved);
+	for (k = 0; k < N; k += 7)
+		our_read(fd, 2 * B * k + B, B, 100 + k % 50, "their block");
+	child_stop(&ch);
+	ck_assert_int_eq(CLF_close(fd), 0);
+	CLF_finalize();
+}
+END_TEST
+
+/*
  * Two processes interleaving writes of changing sizes, no stride (a
  * record each, of its own length, one after the other's): no lock of
  * either can cover the next write without the other's, so with locks
@@ -853,6 +900,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_a_neighbours_write_leaves_us_our_part_of_the_lock);
 	tcase_add_test(tc, test_interleaving_writers_settle_on_strided_locks);
 	tcase_add_test(tc, test_interleaving_47008_byte_writers_settle_on_file_strided_locks);
+	tcase_add_test(tc, test_a_strided_reader_reads_ahead_only_its_own_blocks);
 	tcase_add_test(tc, test_changing_patterns_keep_every_byte_where_the_last_write_put_it);
 	tcase_add_test(tc, test_writers_that_keep_taking_each_others_locks_go_lockless);
 	suite_add_tcase(s, tc);
