@@ -53,7 +53,11 @@
  * Strided locks (LOCK_ENQUEUE since 1.26) hold blocks of a fixed size at
  * a fixed stride: processes that interleave small accesses (IOR's
  * segments: B bytes every P * B) each lock their own blocks, and the
- * conflict tests (iod_lock_shape.c) see that those never meet.
+ * conflict tests (iod_lock_shape.c) see that those never meet.  Since
+ * 1.27 the stride may count the file's bytes (IOR's 47008-byte segments
+ * over 64 KiB stripes repeat in the file, not in a subfile); the iod
+ * does not map subfile bytes to the file, so such a lock is apart only
+ * from another whose blocks never meet its own in the file.
  *
  * Locking: one mutex per manager protects every field; the ops are
  * called without it.  The locks form one list, scanned linearly: they are
