@@ -393,8 +393,9 @@ static int exchange(struct small *s, bool *stale)
 	return err;
 }
 
-int clf_small_map(struct clf_file *f, int64_t off, int64_t len,
-		  struct clf_xc_piece *out, int max)
+/* The pieces of file bytes [off, off + len) of f (clf_xc_map_fn). */
+static int small_map(struct clf_file *f, int64_t off, int64_t len,
+		     struct clf_xc_piece *out, int max)
 {
 	struct small *s = calloc(1, sizeof(*s));
 	int n = 0, err;
@@ -429,7 +430,7 @@ static int cached(struct small *s, bool *done)
 					      s->p[k].soff, s->p[k].len,
 					      s->p[k].foff,
 					      s->packed + s->p[k].at };
-	return clf_xcache_io(s->f, x, s->n, s->write, done);
+	return clf_xcache_io(s->f, x, s->n, s->write, small_map, done);
 }
 
 /* Memory runs of the user buffer <-> the packed view bytes. */

@@ -1597,8 +1597,8 @@ struct miss {
  * its next blocks, those a lock of ours covers and the extents do not
  * hold, appended to miss[*nmiss..max).  Under xc.mu.
  */
-static int read_ahead_own(struct clf_file *f, struct miss *miss, int *nmiss,
-			  int max)
+static int read_ahead_own(struct clf_file *f, clf_xc_map_fn map,
+			  struct miss *miss, int *nmiss, int max)
 {
 	const struct clf_xc_runs *h = &f->xc_r;
 	int64_t budget = min64(RA_MAX, cache_bound() / 8);
@@ -1606,8 +1606,8 @@ static int read_ahead_own(struct clf_file *f, struct miss *miss, int *nmiss,
 
 	for (int64_t at = h->off + h->stride;
 	     budget >= h->len && *nmiss < max; at += h->stride) {
-		int nq = clf_small_map(f, at, h->len, q,
-				       (int)min64(RA_PIECES, max - *nmiss));
+		int nq = map(f, at, h->len, q,
+			     (int)min64(RA_PIECES, max - *nmiss));
 
 		if (nq <= 0)
 			return 0;	/* none, or too many: no more ahead */
@@ -1689,12 +1689,12 @@ static bool all_kept(struct clf_file *f, const struct clf_xc_piece *p, int n)
  * are read all at once, every iod in parallel (struct batch).
  */
 static int serve(struct clf_file *f, const struct clf_xc_piece *p, int n,
-		 bool write)
+		 bool write, clf_xc_map_fn map)
 {
 	struct miss miss[n + RA_PIECES];
 	int where[n];		/* a missed piece's window, else -1 */
 	int nmiss = 0, err = 0;
-	bool own = !write && runs_strided(&f->xc_r);
+	bool own = !write && map && runs_strided(&f->xc_r);
 	struct batch b;
 
 	for (int k = 0; k < n && !err; k++) {
@@ -1728,7 +1728,7 @@ static int serve(struct clf_file *f, const struct clf_xc_piece *p, int n,
 		where[k] = nmiss++;
 	}
 	if (!err && own && nmiss)
-		err = read_ahead_own(f, miss, &nmiss, n + RA_PIECES);
+		err = read_ahead_own(f, map, miss, &nmiss, n + RA_PIECES);
 	if (!err && nmiss && !(err = batch_init(&b))) {
 		for (uint32_t d = 0; d < xc.cl->cfg->niods && !err; d++)
 			for (int i = 0; i < nmiss && !err; i++)
@@ -1772,7 +1772,7 @@ static int serve(struct clf_file *f, const struct clf_xc_piece *p, int n,
 }
 
 int clf_xcache_io(struct clf_file *f, const struct clf_xc_piece *p, int n,
-		  bool write, bool *done)
+		  bool write, clf_xc_map_fn map, bool *done)
 {
 	struct clf_client *cl = clf_client_instance;
 	int err = 0;
@@ -1851,7 +1851,7 @@ int clf_xcache_io(struct clf_file *f, const struct clf_xc_piece *p, int n,
 		if (!nask) {
 			for (int k = 0; k < n; k++)
 				objs[k]->served++;
-			err = serve(f, p, n, write);
+			err = serve(f, p, n, write, map);
 			pthread_mutex_unlock(&xc.mu);
 			*done = !err;
 			return err;

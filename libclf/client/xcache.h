@@ -47,13 +47,22 @@ struct clf_xc_piece {
 };
 
 /*
+ * The caller's map of file bytes [off, off + len) of f to pieces, at
+ * out[0..max): their count, 0 when they are more than max, or a
+ * negative errno.  buf is NULL.  (A strided reader's read-ahead asks for
+ * its next blocks; the caller owns the layout walk: io_small.c.)
+ */
+typedef int (*clf_xc_map_fn)(struct clf_file *f, int64_t off, int64_t len,
+			     struct clf_xc_piece *out, int max);
+
+/*
  * Serve the pieces of a small access of f from the cache, taking the
  * locks they need.  *done false: the cache does not take this access
  * (off, an iod older than 1.13, a lock not granted): the caller goes
  * to the iods.  Returns 0 or a negative errno with a message.
  */
 int clf_xcache_io(struct clf_file *f, const struct clf_xc_piece *p, int n,
-		  bool write, bool *done);
+		  bool write, clf_xc_map_fn map, bool *done);
 
 /* f->cache: what CLF_FCNTL_SETCACHE chose; calloc's 0 is clf.conf's. */
 enum clf_xcache_choice {
@@ -61,13 +70,6 @@ enum clf_xcache_choice {
 	CLF_XCACHE_ON,
 	CLF_XCACHE_OFF,
 };
-
-/*
- * The pieces of file bytes [off, off + len) of f, at out[0..max): their
- * count, 0 when they are more than max (io_small.c).  buf is NULL.
- */
-int clf_small_map(struct clf_file *f, int64_t off, int64_t len,
-		  struct clf_xc_piece *out, int max);
 
 /* Is the cache on for f? */
 bool clf_xcache_wanted(const struct clf_file *f);
