@@ -282,6 +282,20 @@ static void their_read(struct child *ch, int64_t off, int64_t len, int fill,
 	expect(a->data, len, fill, what);
 }
 
+/*
+ * IOR's segments of 2 processes, blocks [from, to) of b bytes in turn:
+ * ours at the even ones (block k at 2 k b, filled 1 + k % 50), theirs at
+ * the odd ones (filled 100 + k % 50).
+ */
+static void write_blocks(int fd, struct child *ch, int64_t b, int from, int to)
+{
+	for (int k = from; k < to; k++) {
+		our_write(fd, 2 * b * k, b, 1 + k % 50);
+		ck_assert_int_eq(child_do(ch, OP_WRITE, 2 * b * k + b, b,
+					  100 + k % 50)->result, b);
+	}
+}
+
 /* Same and neighbouring bytes, 1 KiB and 47008-byte accesses, in turn:
  * every read sees the write acknowledged before it, from either side. */
 START_TEST(test_interleaved_small_writes_are_seen_by_the_other_process)
@@ -614,19 +628,11 @@ START_TEST(test_interleaving_writers_settle_on_strided_locks)
 	long idle, before, after;
 	int k;
 
-	for (k = 0; k < 8; k++) {
-		our_write(fd, 2048 * k, 1024, 1 + k % 50);
-		ck_assert_int_eq(child_do(&ch, OP_WRITE, 2048 * k + 1024, 1024,
-					  100 + k % 50)->result, 1024);
-	}
+	write_blocks(fd, &ch, 1024, 0, 8);
 	before = iod_requests();
 	idle = iod_requests() - before;
 	before = iod_requests();
-	for (; k < 32; k++) {
-		our_write(fd, 2048 * k, 1024, 1 + k % 50);
-		ck_assert_int_eq(child_do(&ch, OP_WRITE, 2048 * k + 1024, 1024,
-					  100 + k % 50)->result, 1024);
-	}
+	write_blocks(fd, &ch, 1024, 8, 32);
 	after = iod_requests();
 	ck_assert_msg(after - before == idle,
 		      "24 interleaved writes each cost %ld requests",
@@ -661,19 +667,11 @@ START_TEST(test_interleaving_47008_byte_writers_settle_on_file_strided_locks)
 
 	setenv("CLF_CONFIG", big_conf, 1);
 	ch = pair("/fstrided", &fd, 8192);
-	for (k = 0; k < 8; k++) {
-		our_write(fd, 2 * B * k, B, 1 + k % 50);
-		ck_assert_int_eq(child_do(&ch, OP_WRITE, 2 * B * k + B, B,
-					  100 + k % 50)->result, B);
-	}
+	write_blocks(fd, &ch, B, 0, 8);
 	before = iod_requests();
 	idle = iod_requests() - before;
 	before = iod_requests();
-	for (; k < 20; k++) {
-		our_write(fd, 2 * B * k, B, 1 + k % 50);
-		ck_assert_int_eq(child_do(&ch, OP_WRITE, 2 * B * k + B, B,
-					  100 + k % 50)->result, B);
-	}
+	write_blocks(fd, &ch, B, 8, 20);
 	after = iod_requests();
 	ck_assert_msg(after - before == idle,
 		      "12 interleaved 47008-byte writes each cost %ld requests",
@@ -705,11 +703,7 @@ START_TEST(test_a_strided_reader_reads_ahead_only_its_own_blocks)
 
 	setenv("CLF_CONFIG", big_conf, 1);
 	ch = pair("/ownra", &fd, 8192);
-	for (k = 0; k < N; k++) {
-		our_write(fd, 2 * B * k, B, 1 + k % 50);
-		ck_assert_int_eq(child_do(&ch, OP_WRITE, 2 * B * k + B, B,
-					  100 + k % 50)->result, B);
-	}
+	write_blocks(fd, &ch, B, 0, N);
 	ck_assert_int_eq(child_do(&ch, OP_SYNC, 0, 0, 0)->result, 0);
 	ck_assert_int_eq(CLF_close(fd), 0);	/* nothing of ours kept */
 	fd = CLF_open("/ownra", O_RDWR, 0644);
