@@ -60,7 +60,6 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <time.h>
-#include <unistd.h>
 
 /* Tests before the first yield: an agreement of processes that are all
  * there costs a few microseconds. */
