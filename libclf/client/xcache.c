@@ -249,10 +249,39 @@ static int64_t cache_bound(void)
  * Read-ahead windows (up to RA_MAX) are read into such a buffer, which
  * the window's extent then takes over: a fresh 512 KiB buffer per miss
  * was mapped, faulted in page by page and unmapped again, which cost a
- * reader of interleaved 1 KiB pieces 3x its time.
+ * reader of interleaved 1 KiB pieces 3x its time.  The pool is given
+ * back at the last close: kept across closes, IOR's interleaved
+ * 47008-byte reads of 2 processes took twice as long (42-53 against
+ * 84-107 us a read, mpi_small, the two taken in turn; seen before in
+ * session 14, not understood).
  */
 #define POOL_MIN_SHIFT 10
 #define POOL_MAX_SHIFT 20
+/*
+ * Appends grow an extent up to the pool's largest buffer; past it a new
+ * extent starts.  A sequential writer's one extent grew by doubling to
+ * the cache's bound, each step a buffer above the pool's classes, mapped
+ * fresh and copied into: 47008-byte writes of one process cost 330-510
+ * us each (65536: up to 900) where a local file takes 9.
+ */
+#define EXT_MAX ((int64_t)1 << POOL_MAX_SHIFT)
+
+/*
+ * Each class keeps this many buffers even past the bound: an extent
+ * growing by appends goes through every class below EXT_MAX, giving each
+ * buffer back as it takes the next, and a pool full of the largest
+ * class freed them, so every step was mapped and faulted in again (512
+ * faults per 16 MiB written in 47008-byte pieces).  At most ~4 MiB.
+ */
+#define POOL_SPARE 2
+/*
+ * The pool holds up to the cache's bound and this more: the bound is
+ * checked after an access, and an extent being appended to holds up to
+ * EXT_MAX for less, so the buffers in use reach a little past it (a
+ * sequential writer with a 16 MiB bound: 18 MiB, of which 2 were freed
+ * at each close and mapped again by the next open).
+ */
+#define POOL_OVER (2 * EXT_MAX)
 
 struct pooled {
 	struct pooled *next;
@@ -260,6 +289,7 @@ struct pooled {
 
 static struct {
 	struct pooled *free[POOL_MAX_SHIFT - POOL_MIN_SHIFT + 1];
+	int count[POOL_MAX_SHIFT - POOL_MIN_SHIFT + 1];
 	int64_t bytes;		/* in the free lists; xc.mu */
 } pool;
 
@@ -289,6 +319,7 @@ static uint8_t *buf_get(int64_t len, int64_t *cap)
 	if (!b)
 		return malloc(*cap);
 	pool.free[c] = b->next;
+	pool.count[c]--;
 	pool.bytes -= *cap;
 	return (uint8_t *)b;
 }
@@ -302,16 +333,18 @@ static void buf_put(uint8_t *p, int64_t cap)
 	if (!p)
 		return;
 	if (c < 0 || ((int64_t)1 << (c + POOL_MIN_SHIFT)) != cap ||
-	    pool.bytes + cap > cache_bound()) {
+	    (pool.bytes + cap > cache_bound() + POOL_OVER &&
+	     pool.count[c] >= POOL_SPARE)) {
 		free(p);
 		return;
 	}
 	b->next = pool.free[c];
 	pool.free[c] = b;
+	pool.count[c]++;
 	pool.bytes += cap;
 }
 
-/* Free the pool's buffers (a closed file's, at the last close). */
+/* Free the pool's buffers (at the last close, and at shutdown). */
 static void pool_drain(void)
 {
 	for (int c = 0; c <= POOL_MAX_SHIFT - POOL_MIN_SHIFT; c++) {
@@ -321,6 +354,7 @@ static void pool_drain(void)
 			pool.free[c] = b->next;
 			free(b);
 		}
+		pool.count[c] = 0;
 	}
 	pool.bytes = 0;
 }
@@ -404,7 +438,8 @@ static int ext_append(struct ext *e, const uint8_t *src, int64_t len)
 {
 	if (e->len + len > e->cap) {
 		int64_t cap;
-		uint8_t *nd = buf_get(max64(2 * e->cap, e->len + len), &cap);
+		uint8_t *nd = buf_get(max64(min64(2 * e->cap, EXT_MAX),
+					    e->len + len), &cap);
 
 		if (!nd)
 			return clf_fail(ENOMEM, "clf: out of memory");
@@ -475,9 +510,10 @@ static int ext_put(struct obj *o, int64_t off, int64_t len,
 	/* Nothing overlaps [off, off + len) now: the first one ending
 	 * after off starts at its end or later. */
 	i = ext_find(o, off);
-	/* Grow the one before when it ends here. */
+	/* Grow the one before when it ends here, up to EXT_MAX. */
 	if (i > 0 && o->ext[i - 1].off + o->ext[i - 1].len == off &&
-	    o->ext[i - 1].dirty == dirty)
+	    o->ext[i - 1].dirty == dirty &&
+	    o->ext[i - 1].len + len <= EXT_MAX)
 		return ext_append(&o->ext[i - 1], src, len);
 	e = (struct ext){ off, len, 0, NULL, dirty };
 	e.data = buf_get(len, &e.cap);
