@@ -566,9 +566,9 @@ static long minor_faults(void)
  * first 16 MiB the cache's buffers come back from its pool at each flush
  * of the bound, with no page to map again.  Its one extent grew by
  * doubling to the bound instead, past the pool's classes, and the pool
- * freed what went over the bound: ~1,000 faults for the last 32 MiB, and
- * in mpi_small 250 us a write where a local file takes 9.  Every block
- * is checked after.
+ * freed what went over the bound: 8,208 faults for the last 32 MiB
+ * (8,192 pages), and in mpi_small 250 us a write where a local file
+ * takes 9.  Every block is checked after.
  */
 START_TEST(test_a_sequential_writer_reuses_the_cache_buffers)
 {
@@ -589,7 +589,10 @@ START_TEST(test_a_sequential_writer_reuses_the_cache_buffers)
 		if (r > 0)
 			faults += minor_faults() - before;
 	}
-	ck_assert_msg(faults < 256,
+	/* Under half a fault for each page written: no buffer mapped
+	 * again, what a sanitizer's allocator maps for the requests aside
+	 * (ASan: ~1,200 a round, this build ~0). */
+	ck_assert_msg(faults < (rounds - 1) * (16 << 20) / 4096 / 2,
 		      "writing %d x 16 MiB more took %ld page faults",
 		      rounds - 1, faults);
 	ck_assert_int_eq(CLF_close(fd), 0);
