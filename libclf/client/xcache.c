@@ -261,8 +261,8 @@ static int64_t cache_bound(void)
  * Appends grow an extent up to the pool's largest buffer; past it a new
  * extent starts.  A sequential writer's one extent grew by doubling to
  * the cache's bound, each step a buffer above the pool's classes, mapped
- * fresh and copied into: 47008-byte writes of one process cost 330-510
- * us each (65536: up to 900) where a local file takes 9.
+ * fresh and copied into: 47008-byte writes of one process cost 250 us
+ * each (mpi_small) where a local file takes 9.
  */
 #define EXT_MAX ((int64_t)1 << POOL_MAX_SHIFT)
 
@@ -270,16 +270,16 @@ static int64_t cache_bound(void)
  * Each class keeps this many buffers even past the bound: an extent
  * growing by appends goes through every class below EXT_MAX, giving each
  * buffer back as it takes the next, and a pool full of the largest
- * class freed them, so every step was mapped and faulted in again (512
- * faults per 16 MiB written in 47008-byte pieces).  At most ~4 MiB.
+ * class freed them, so every step was mapped and faulted in again.
+ * At most ~4 MiB.
  */
 #define POOL_SPARE 2
 /*
  * The pool holds up to the cache's bound and this more: the bound is
  * checked after an access, and an extent being appended to holds up to
- * EXT_MAX for less, so the buffers in use reach a little past it (a
- * sequential writer with a 16 MiB bound: 18 MiB, of which 2 were freed
- * at each close and mapped again by the next open).
+ * EXT_MAX for less, so the buffers in use reach a little past it, and
+ * what a pool held to the bound freed then was mapped again by the next
+ * appends.
  */
 #define POOL_OVER (2 * EXT_MAX)
 
