@@ -52,10 +52,16 @@ static int down_error(struct clf_peer *p, int err)
 	return clf_fail_source(&p->src, -EHOSTDOWN, "down: %s", why);
 }
 
+/*
+ * p->conn is read without the lock as a hint (clf_peer_connected), so it
+ * is published and cleared with atomic stores.
+ */
 static void peer_drop(struct clf_peer *p)
 {
-	clf_conn_close(p->conn);
-	p->conn = NULL;
+	struct clf_conn *c = p->conn;
+
+	__atomic_store_n(&p->conn, NULL, __ATOMIC_RELAXED);
+	clf_conn_close(c);
 }
 
 /*
@@ -91,6 +97,7 @@ static int64_t recv_spin_ns(void)
 int clf_peer_lock(struct clf_peer *p)
 {
 	struct clf_client *cl = clf_client_instance;
+	struct clf_conn *c;
 	int err;
 
 	pthread_mutex_lock(&p->lock);
@@ -106,8 +113,9 @@ int clf_peer_lock(struct clf_peer *p)
 	if (p->connecting)
 		pthread_mutex_lock(p->connecting);
 	err = clf_conn_connect(cl->transport, p->d->addr, cl->cfg->timeout_ms,
-			       &p->conn);
+			       &c);
 	if (!err) {
+		__atomic_store_n(&p->conn, c, __ATOMIC_RELAXED);
 		clf_conn_want_protection(p->conn, cl->cfg->protection);
 		clf_conn_set_recv_spin(p->conn, recv_spin_ns());
 		err = clf_auth_client(p->conn, cl->cfg->has_secret
@@ -123,7 +131,10 @@ int clf_peer_lock(struct clf_peer *p)
 		return down_error(p, err);
 	}
 	/* Unique among all lanes: a view handle names its connection. */
-	p->generation = atomic_fetch_add(&cl->next_generation, 1) + 1;
+	/* Read unlocked to find a handle's lane (clf_client_iod_of_gen). */
+	__atomic_store_n(&p->generation,
+			 atomic_fetch_add(&cl->next_generation, 1) + 1,
+			 __ATOMIC_RELAXED);
 	return 0;
 }
 

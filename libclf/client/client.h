@@ -41,7 +41,8 @@ struct clf_peer {
 	const struct clf_config_daemon *d; /* borrowed from the config */
 	struct clf_error_source src; /* metad or iod N at d->addr: who
 					failed, in errors about this peer */
-	struct clf_conn *conn;	/* owned; NULL until used or after failure */
+	struct clf_conn *conn;	/* owned; NULL until used or after failure;
+				   stored atomically (clf_peer_connected) */
 	uint64_t generation;	/* new per connection, unique in the
 				   process: stamps view handles */
 	pthread_mutex_t *connecting;	/* the iod's: one handshake at a time;
@@ -179,6 +180,11 @@ struct clf_peer *clf_client_iod_of_gen(struct clf_client *cl, uint32_t i,
  */
 int clf_peer_lock(struct clf_peer *p);
 void clf_peer_unlock(struct clf_peer *p);
+/* Whether p has a connection, read without its lock: a hint only. */
+static inline bool clf_peer_connected(const struct clf_peer *p)
+{
+	return __atomic_load_n(&p->conn, __ATOMIC_RELAXED) != NULL;
+}
 /* Connect those of peers[0..n) not connected yet, all at once (a thread
  * each), so that locking them one by one next does not wait a round
  * trip per connection; failures are left for the lock (client_warm.c). */

@@ -125,7 +125,8 @@ struct clf_peer *clf_client_iod_of_gen(struct clf_client *cl, uint32_t i,
 {
 	for (unsigned k = 0; gen && i < atomic_load(&cl->niods) &&
 			     k < cl->lanes; k++)
-		if (cl->iods[(size_t)i * cl->lanes + k].generation == gen)
+		if (__atomic_load_n(&cl->iods[(size_t)i * cl->lanes + k]
+					    .generation, __ATOMIC_RELAXED) == gen)
 			return &cl->iods[(size_t)i * cl->lanes + k];
 	return NULL;
 }

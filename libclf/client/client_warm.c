@@ -38,7 +38,7 @@ void clf_peers_warm(struct clf_peer *const *peers, int n)
 		bool dup = false;
 
 		/* Unlocked, a hint: a race costs one serial connect. */
-		if (__atomic_load_n(&peers[i]->conn, __ATOMIC_RELAXED))
+		if (clf_peer_connected(peers[i]))
 			continue;
 		for (int k = 0; k < cold && !dup; k++)
 			dup = todo[k] == peers[i];

@@ -176,7 +176,7 @@ static void warm_probes(const struct probe_iod *p, int n)
 	int m = 0;
 
 	for (int k = 0; k < n && m < 64; k++)
-		if (!p[k].peer->conn)
+		if (!clf_peer_connected(p[k].peer))
 			peers[m++] = p[k].peer;
 	clf_peers_warm(peers, m);
 }

@@ -170,17 +170,29 @@ void clf_views_release(const struct clf_layout *l, uint32_t *handles,
 		struct iovec iov;
 		void *body, *reply;
 		uint32_t rlen;
+		uint64_t id;
 		size_t len;
 
 		/* None: the handle died with an older connection. */
 		if (!gen[j] || !p)
 			continue;
-		if (gen[j] == p->generation &&
-		    clf_encode(enc_u32, &req, &body, &len) == 0) {
+		/*
+		 * Checked under the lock, which may have reconnected the
+		 * lane: the handle is released on the connection it is
+		 * of, never on its successor; a failure leaves nothing to
+		 * redo (the view dies with its connection).
+		 */
+		if (clf_encode(enc_u32, &req, &body, &len) == 0) {
 			iov = (struct iovec){ body, len };
-			if (clf_peer_call(p, CLF_PROTO_OP_VIEW_RELEASE, &iov, 1,
-					  &reply, &rlen) == 0)
-				free(reply);
+			if (clf_peer_lock(p) == 0) {
+				if (gen[j] == p->generation &&
+				    clf_peer_send(p, CLF_PROTO_OP_VIEW_RELEASE,
+						  &iov, 1, &id) == 0 &&
+				    clf_peer_recv(p, CLF_PROTO_OP_VIEW_RELEASE,
+						  id, &reply, &rlen) == 0)
+					free(reply);
+				clf_peer_unlock(p);
+			}
 			free(body);
 		}
 		gen[j] = 0;
