@@ -17,6 +17,13 @@ $(O)/bench/matrix_native: $(O)/bench/matrix_native.o \
 		$(O)/tests/integration/instance.o $(O)/libclf.a
 	$(CC) -o $@ $^ $(LIBCLF_EXTRA_LIBS) $(ALL_LDFLAGS)
 
+BENCHES += $(O)/bench/native_small
+
+$(O)/bench/native_small.o: ALL_CFLAGS += -Itests/integration
+$(O)/bench/native_small: $(O)/bench/native_small.o \
+		$(O)/tests/integration/instance.o $(O)/libclf.a
+	$(CC) -o $@ $^ $(LIBCLF_EXTRA_LIBS) $(ALL_LDFLAGS)
+
 # The paper's MPI-IO experiments (bench/paper.sh runs them): MPI programs
 # linked through romio-clf/mpicc-clf, built only where romio-clf/Build.mk
 # builds libromio-clf.so (CONFIG_CLF_ROMIO, no sanitizers, mpicc), and

@@ -345,7 +345,9 @@ int CLF_Mapping_is_contiguous(const CLF_Mapping *m);
  * one descriptor, whatever clf.conf says (MPI-IO: the clf_client_cache
  * hint); on with client_cache at 0, the process keeps at most
  * CLF_CLIENT_CACHE_DEFAULT bytes.  Turning it off sends the kept bytes
- * and releases the descriptor's locks first.
+ * and releases the descriptor's locks first.  The cache's buffers, about
+ * its bound and 2 MiB more at most, stay with the process after its
+ * files close, for the next open, until CLF_finalize().
  *
  * O_APPEND: each write of a descriptor opened with O_APPEND lands at the
  * end of file, and appends never overlap, whatever process, host or

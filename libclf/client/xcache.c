@@ -249,11 +249,18 @@ static int64_t cache_bound(void)
  * Read-ahead windows (up to RA_MAX) are read into such a buffer, which
  * the window's extent then takes over: a fresh 512 KiB buffer per miss
  * was mapped, faulted in page by page and unmapped again, which cost a
- * reader of interleaved 1 KiB pieces 3x its time.  The pool is given
- * back at the last close: kept across closes, IOR's interleaved
- * 47008-byte reads of 2 processes took twice as long (42-53 against
- * 84-107 us a read, mpi_small, the two taken in turn; seen before in
- * session 14, not understood).
+ * reader of interleaved 1 KiB pieces 3x its time.
+ *
+ * The pool outlives the files, up to CLF_finalize: given back at the
+ * last close, its memory went back to the kernel with the heap's top,
+ * and every open mapped and reached its buffers again page by page
+ * (~25 us a page on a virtual machine): 47008-byte writes and reads
+ * through the native API cost 140-280 us each, a local file 9 and 7.
+ * Kept whole, one class held what another then needed: IOR's
+ * interleaved 47008-byte writes leave 64 KiB buffers, its reads then
+ * want 1 MiB windows, mapped afresh (mpi_small's reads 10-20% slower,
+ * seen in sessions 14 and 15), so a class the pool lacks first hands
+ * malloc the other classes' buffers beyond their spares (pool_recycle).
  */
 #define POOL_MIN_SHIFT 10
 #define POOL_MAX_SHIFT 20
@@ -304,6 +311,32 @@ static int pool_class(int64_t len)
 	return c <= POOL_MAX_SHIFT - POOL_MIN_SHIFT ? c : -1;
 }
 
+/*
+ * Give malloc back at least want bytes of the other classes' buffers
+ * beyond their POOL_SPARE, for a buffer of class c the pool lacks: the
+ * heap they came from serves it then, where memory kept in one class
+ * and mapped afresh for another is reached page by page again (a
+ * writer's 64 KiB extents kept, its reader's 1 MiB windows mapped).
+ * The spares stay: an extent growing by appends takes each in turn.
+ */
+static void pool_recycle(int c, int64_t want)
+{
+	for (int k = 0; k <= POOL_MAX_SHIFT - POOL_MIN_SHIFT && want > 0;
+	     k++) {
+		int64_t cap = (int64_t)1 << (k + POOL_MIN_SHIFT);
+
+		while (k != c && pool.count[k] > POOL_SPARE && want > 0) {
+			struct pooled *b = pool.free[k];
+
+			pool.free[k] = b->next;
+			pool.count[k]--;
+			pool.bytes -= cap;
+			want -= cap;
+			free(b);
+		}
+	}
+}
+
 /* A buffer of at least len bytes; *cap says how many.  Under xc.mu. */
 static uint8_t *buf_get(int64_t len, int64_t *cap)
 {
@@ -316,8 +349,10 @@ static uint8_t *buf_get(int64_t len, int64_t *cap)
 	}
 	*cap = (int64_t)1 << (c + POOL_MIN_SHIFT);
 	b = pool.free[c];
-	if (!b)
+	if (!b) {
+		pool_recycle(c, *cap);
 		return malloc(*cap);
+	}
 	pool.free[c] = b->next;
 	pool.count[c]--;
 	pool.bytes -= *cap;
@@ -344,7 +379,7 @@ static void buf_put(uint8_t *p, int64_t cap)
 	pool.bytes += cap;
 }
 
-/* Free the pool's buffers (at the last close, and at shutdown). */
+/* Free the pool's buffers (at shutdown). */
 static void pool_drain(void)
 {
 	for (int c = 0; c <= POOL_MAX_SHIFT - POOL_MIN_SHIFT; c++) {
@@ -1956,8 +1991,6 @@ int clf_xcache_close_file(struct clf_file *f)
 		free(o->ext);
 		free(o);
 	}
-	if (!xc.objs)
-		pool_drain();
 	pthread_mutex_unlock(&xc.mu);
 	return err;
 }
