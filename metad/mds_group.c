@@ -81,20 +81,23 @@
  * ---------------------------------------------
  * Children run one after the other, so whatever passes the slot from one
  * member to the next is paid once per request, in series: with a sleeping
- * waiter woken by a signal, that is a scheduling delay (on a many-core
- * machine, an idle core woken up: ~100 us), which capped a metad at
- * ~6,600 creates/s from 8 to 16 clients on 16 cores while each child's
- * work is a few us.  So with CLF_METAD_GROUP_SPIN_US set, a request
+ * waiter woken by a signal, that is a scheduling delay.  So a request
  * that finds the slot taken in an open group -- a child that ends within
- * microseconds -- watches it for that long before it sleeps, and the
- * sleepers are all woken when a group opens (their wake-ups then run side
- * by side, not one after the other).  While a group commits (an
- * fdatasync) everyone sleeps.  Off by default: on 16 cores (16 clients,
- * one run each way) it did not raise creates beyond the spread between
- * runs (6,082 -> 6,853/s) and removes fell (5,674 -> 2,658/s); on a
- * machine of a few cores spinning takes the core the slot's holder needs.
- * Withdrawn since (spin_ns): with it on, some requests were never
- * answered; the watching code stays for when that is found.
+ * tens of microseconds -- watches it for up to spin_ns before it sleeps,
+ * at most half the cores at once, and the sleepers are all woken when a
+ * group opens (their wake-ups then run side by side, not one after the
+ * other).  While a group commits everyone sleeps.  On a 16-core machine
+ * (16 clients of md_bench, one metad, 2026-11-28) a child held the slot
+ * 28-30 us and a handoff by signal took 16 us; watching for 100 us made
+ * handoffs 1.8 us and creates 11,400-11,800/s -> 13,600/s, removes
+ * 9,100-9,200 -> 10,600/s.  On a machine of a few cores the watcher takes
+ * the core the slot's holder needs: on by default from SPIN_CPUS cores,
+ * CLF_METAD_GROUP_SPIN_US chooses (0: never).
+ *
+ * A watcher that gives up must look at the slot again, under mu, before
+ * it sleeps: a slot freed while it watched signalled nobody (a watcher
+ * was there to take it), and with none awake to take it the waiters and
+ * the leader waiting for them would sleep for ever.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -123,6 +126,11 @@
 /* How long a leader lets the next group's commit make its own durable
  * before it syncs itself: a group forms in well under this. */
 #define DEFER_MS 20
+
+/* Cores from which waiters watch the child slot by default, and for how
+ * long (see the top). */
+#define SPIN_CPUS 8
+#define SPIN_US_DEFAULT 100
 
 
 /* A member waiting for its group's commit. */
@@ -155,6 +163,7 @@ struct mds_group {
 	unsigned spinning;		/* of them, watching the slot */
 	unsigned sleeping;		/* of them, asleep on enter_cv */
 	long spin_ns;			/* how long one watches; 0: never */
+	unsigned spin_max;		/* watchers at most at once */
 	unsigned entered;		/* members that entered this group */
 	struct member *members;		/* committed children, waiting */
 
@@ -173,6 +182,10 @@ struct mds_group {
 	unsigned long n_watched;	/* entries after watching the slot */
 	unsigned long n_ckpts;		/* checkpoints of the log */
 	unsigned long n_presyncs;	/* LMDB synced ahead of one */
+	/* Where the time goes (mds_commit_stats); under mu. */
+	int64_t held_since;		/* the slot's holder entered */
+	int64_t freed_at;		/* freed with waiters; 0: not */
+	uint64_t held_ns, handoffs, handoff_ns, commit_ns, sync_ns;
 	/* Tests: kill -9 at a group commit from this one (1 = the first)
 	 * on, before its sync (CLF_TEST_METAD_CRASH_UNSYNCED) or once its
 	 * members are answered (CLF_TEST_METAD_CRASH_SYNCED); 0: never. */
@@ -197,26 +210,31 @@ static bool may_enter(const struct mds_group *g)
 	return g->state == GROUP_IDLE || (g->state == GROUP_OPEN && !g->busy);
 }
 
-/* The child slot is free again (g->mu held): let one in, or the leader
- * commit. */
-static void slot_free(struct mds_group *g)
-{
-	g->busy = false;
-	if (g->waiting && g->entered < MDS_GROUP_MAX) {
-		/* One watching takes it without a wake-up. */
-		if (!g->spinning)
-			pthread_cond_signal(&g->enter_cv);
-	} else {
-		pthread_cond_signal(&g->lead_cv);
-	}
-}
-
 static int64_t mono_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* The child slot is free again (g->mu held): let one in, or the leader
+ * commit. */
+static void slot_free(struct mds_group *g)
+{
+	int64_t now = mono_ns();
+
+	g->busy = false;
+	g->held_ns += now - g->held_since;
+	g->freed_at = 0;
+	if (g->waiting && g->entered < MDS_GROUP_MAX) {
+		g->freed_at = now;
+		/* One watching takes it without a wake-up. */
+		if (!g->spinning)
+			pthread_cond_signal(&g->enter_cv);
+	} else {
+		pthread_cond_signal(&g->lead_cv);
+	}
 }
 
 /* Whether the slot looks free, read without g->mu. */
@@ -242,7 +260,8 @@ static bool spin_for_slot(struct mds_group *g)
 	int64_t until;
 	bool seen;
 
-	if (!g->spin_ns || (st != GROUP_OPEN && st != GROUP_OPENING))
+	if (!g->spin_ns || (st != GROUP_OPEN && st != GROUP_OPENING) ||
+	    g->spinning >= g->spin_max)
 		return false;
 	g->spinning++;
 	pthread_mutex_unlock(&g->mu);
@@ -287,6 +306,7 @@ static bool covered(const struct mds_group *g, uint64_t t)
 static int sync_now(struct mds_group *g)
 {
 	uint64_t cover = g->committed;
+	int64_t start;
 	int rc;
 
 	/* The test's power cut happened: nothing reaches the disk now. */
@@ -295,12 +315,14 @@ static int sync_now(struct mds_group *g)
 	g->syncing = true;
 	g->sync_cover = cover;
 	pthread_mutex_unlock(&g->mu);
+	start = mono_ns();
 	/* With the log, its records up to cover are what must be on disk. */
 	rc = g->wal ? (mds_wal_sync(g->wal) ? EIO : 0) :
 	     mdb_env_sync(g->env, 1);
 	if (g->sync_delay_us)
 		usleep(g->sync_delay_us);
 	pthread_mutex_lock(&g->mu);
+	g->sync_ns += mono_ns() - start;
 	g->syncing = false;
 	g->n_syncs++;
 	if (!rc)
@@ -422,6 +444,7 @@ static int lead(struct mds_group *g)
 	struct member *list;
 	unsigned long n = 0;
 	uint64_t id = 0;
+	int64_t start;
 	bool presync;
 	MDB_txn *txn;
 	int rc;
@@ -451,6 +474,7 @@ static int lead(struct mds_group *g)
 		g->commit_cover = g->wal ? 0 : g->committed;
 	}
 	pthread_mutex_unlock(&g->mu);
+	start = mono_ns();
 	rc = list ? mdb_txn_commit(txn) : (mdb_txn_abort(txn), 0);
 	/* The group's record: no other group commits until this one's state
 	 * leaves GROUP_COMMITTING, so records go in txnid order. */
@@ -469,6 +493,7 @@ static int lead(struct mds_group *g)
 		mds_wal_truncate(g->wal, 0);
 	}
 	pthread_mutex_lock(&g->mu);
+	g->commit_ns += mono_ns() - start;
 	if (list) {
 		g->committing = false;
 		if (!rc) {
@@ -521,16 +546,15 @@ static unsigned long env_count(const char *name)
 	return v ? strtoul(v, NULL, 10) : 0;
 }
 
-/*
- * How long a waiter watches the child slot (see the top): never, for
- * now.  CLF_METAD_GROUP_SPIN_US turned it on; off by default since it
- * showed no gain on 16 cores, and withdrawn on 2026-11-27: with it set,
- * requests of concurrent creates went unanswered for 20 s under ASan
- * (test_metad_crash_group, 2 runs of 3), a lost wake-up not yet found.
- */
+/* How long a waiter watches the child slot (see the top), in ns. */
 static long spin_ns(void)
 {
-	return 0;
+	const char *v = getenv("CLF_METAD_GROUP_SPIN_US");
+
+	if (v && *v)
+		return strtol(v, NULL, 10) > 0 ? strtol(v, NULL, 10) * 1000 : 0;
+	return sysconf(_SC_NPROCESSORS_ONLN) >= SPIN_CPUS ?
+	       SPIN_US_DEFAULT * 1000L : 0;
 }
 
 int mds_group_start(MDB_env *env, struct mds_wal *wal,
@@ -559,6 +583,9 @@ int mds_group_start(MDB_env *env, struct mds_wal *wal,
 	g->crash_unsynced = env_count("CLF_TEST_METAD_CRASH_UNSYNCED");
 	g->crash_synced = env_count("CLF_TEST_METAD_CRASH_SYNCED");
 	g->spin_ns = spin_ns();
+	g->spin_max = (unsigned)(sysconf(_SC_NPROCESSORS_ONLN) / 2);
+	if (g->spin_max < 1)
+		g->spin_max = 1;
 	g->sync_delay_us = (unsigned)env_count("CLF_TEST_METAD_SYNC_DELAY_US");
 	if (g->spin_ns) {
 		/* Held for a few instructions at a time: those woken side by
@@ -611,6 +638,11 @@ void mds_group_stats(struct mds_group *g, struct mds_commit_stats *out)
 	out->explicit_syncs = g->n_syncs;
 	out->watched = g->n_watched;
 	out->checkpoints = g->n_ckpts;
+	out->held_ns = g->held_ns;
+	out->handoffs = g->handoffs;
+	out->handoff_ns = g->handoff_ns;
+	out->commit_ns = g->commit_ns;
+	out->sync_ns = g->sync_ns;
 	pthread_mutex_unlock(&g->mu);
 }
 
@@ -675,6 +707,9 @@ int mds_group_begin(struct mds_group *g, MDB_txn **txn)
 			continue;
 		}
 		watched = false;
+		/* Freed while it was watched: nobody was signalled. */
+		if (may_enter(g))
+			break;
 		/* Waiting for the group that syncs, or for the child slot:
 		 * this worker's place goes to the next request meanwhile,
 		 * else the pool's size would bound the next group (with 4
@@ -697,6 +732,12 @@ int mds_group_begin(struct mds_group *g, MDB_txn **txn)
 	if (rc)
 		goto unlock;
 	g->busy = true;
+	g->held_since = mono_ns();
+	if (g->freed_at) {
+		g->handoffs++;
+		g->handoff_ns += g->held_since - g->freed_at;
+		g->freed_at = 0;
+	}
 	g->entered++;
 	rc = mdb_txn_begin(g->env, g->parent, 0, txn);
 	if (!rc) {

@@ -447,6 +447,10 @@ struct mds_commit_stats {
 	uint64_t watched;	/* requests that took the child slot while
 				   watching it, without a wake-up */
 	uint64_t checkpoints;	/* of the log (mds_wal.c) */
+	/* Where a group's time goes (ns in all): children holding the slot,
+	 * the slot passing from a child to a waiter (handoffs of them), the
+	 * leaders' commits and record writes, and the syncs. */
+	uint64_t held_ns, handoffs, handoff_ns, commit_ns, sync_ns;
 	bool logged;		/* groups go to the log, LMDB unsynced */
 };
 void mds_store_commit_stats(struct mds_store *s, struct mds_commit_stats *out);

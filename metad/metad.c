@@ -159,6 +159,16 @@ static void log_commit_stats(struct mds_store *store)
 		(unsigned long long)st.watched,
 		st.logged ? ", logged" : "",
 		(unsigned long long)st.checkpoints);
+	if (st.requests)
+		clf_log(CLF_LOG_INFO, "group commit: a child held the slot "
+			"%.1f us on average, %llu handoffs to a waiter took "
+			"%.1f us on average, a group's commit %.1f us, a sync "
+			"%.1f us",
+			st.held_ns / 1e3 / st.requests,
+			(unsigned long long)st.handoffs,
+			st.handoffs ? st.handoff_ns / 1e3 / st.handoffs : 0.0,
+			st.groups ? st.commit_ns / 1e3 / st.groups : 0.0,
+			st.explicit_syncs ? st.sync_ns / 1e3 / st.explicit_syncs : 0.0);
 }
 
 static int run(const struct clf_config *cfg, uint32_t index,
