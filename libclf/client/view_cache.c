@@ -173,9 +173,13 @@ void clf_views_release(const struct clf_layout *l, uint32_t *handles,
 		uint64_t id;
 		size_t len;
 
-		/* None: the handle died with an older connection. */
-		if (!gen[j] || !p)
+		/* None: the handle died with an older connection.  A lane
+		 * not connected now lost the handle's connection: locking
+		 * it would connect it only to find the generation moved. */
+		if (!gen[j] || !p || !clf_peer_connected(p)) {
+			gen[j] = 0;
 			continue;
+		}
 		/*
 		 * Checked under the lock, which may have reconnected the
 		 * lane: the handle is released on the connection it is
