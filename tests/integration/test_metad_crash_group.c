@@ -318,12 +318,106 @@ START_TEST(test_concurrent_creates_share_groups_while_the_log_syncs)
 }
 END_TEST
 
+/*
+ * A request that fails after changing the store cannot be rolled back
+ * alone when members change the group's transaction directly
+ * (metad/mds_group.c): its whole group fails.  metad is made to fail
+ * the 60th request that commits, after its changes, while 8 clients
+ * create at once; then every create answered 0 exists and every one
+ * answered an error does not -- also after a restart, and the failure
+ * took no other form than EIO.
+ */
+#define POISON_EACH 40
+
+struct poison_writer {
+	int w;
+	int err[POISON_EACH];
+};
+
+static void *poison_main(void *arg)
+{
+	struct poison_writer *pw = arg;
+	struct mc *m = mc_open(&H);
+
+	for (int i = 0; i < POISON_EACH; i++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "poison/w%d-%d", pw->w, i);
+		pw->err[i] = mc_create(m, ROOT, name, 0644,
+				       CLF_PROTO_CREATE_EXCL, NULL, NULL);
+	}
+	mc_close(m);
+	return NULL;
+}
+
+/* Each create's answer against what the store holds now. */
+static int check_poison(struct poison_writer *pw)
+{
+	struct mc *m = mc_open(&H);
+	int failed = 0;
+
+	for (int w = 0; w < WRITERS; w++)
+		for (int i = 0; i < POISON_EACH; i++) {
+			char name[64];
+			int err;
+
+			snprintf(name, sizeof(name), "poison/w%d-%d", w, i);
+			err = mc_lookup(m, ROOT, name, 0, NULL);
+			ck_assert_msg(err == 0 || err == -ENOENT,
+				      "lookup %s: %s", name, CLF_Last_error());
+			ck_assert_msg(pw[w].err[i] == 0 || pw[w].err[i] == -EIO,
+				      "create %s: %d", name, pw[w].err[i]);
+			if (pw[w].err[i])
+				failed++;
+			ck_assert_msg((err == 0) == (pw[w].err[i] == 0),
+				      "%s was answered %d and %s", name,
+				      pw[w].err[i], err ? "is missing" :
+				      "exists");
+		}
+	mc_close(m);
+	return failed;
+}
+
+static void setup_fail_after_write(void)
+{
+	mh_init(&H, 2, TIMEOUT_MS);
+	H.env[0] = "CLF_TEST_METAD_FAIL_AFTER_WRITE=60";
+	mh_start(&H);
+}
+
+START_TEST(test_a_request_failing_after_its_changes_fails_its_group)
+{
+	struct poison_writer pw[WRITERS];
+	pthread_t t[WRITERS];
+	struct mc *m = mc_open(&H);
+	int failed;
+
+	ck_assert_int_eq(mc_mkdir(m, ROOT, "poison", 0755, NULL), 0);
+	mc_close(m);
+	for (int w = 0; w < WRITERS; w++) {
+		pw[w].w = w;
+		ck_assert_int_eq(pthread_create(&t[w], NULL, poison_main,
+						&pw[w]), 0);
+	}
+	for (int w = 0; w < WRITERS; w++)
+		pthread_join(t[w], NULL);
+	failed = check_poison(pw);
+	ck_assert_msg(failed >= 1, "the failing request was not reached");
+	mh_stop(&H);
+	mh_start(&H);
+	ck_assert_int_eq(check_poison(pw), failed);
+	printf("a request failing after its changes: %d of %d creates "
+	       "failed with its group\n", failed, WRITERS * POISON_EACH);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("metad_crash_group");
 	TCase *tc = tcase_create("crash_group");
 	TCase *tl = tcase_create("crash_group_small_log");
 	TCase *ts = tcase_create("crash_group_slow_sync");
+	TCase *tp = tcase_create("crash_group_fail_after_write");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 240);
@@ -345,7 +439,12 @@ static Suite *suite(void)
 		test_concurrent_creates_share_groups_while_the_log_syncs);
 	suite_add_tcase(s, tc);
 	suite_add_tcase(s, tl);
+	tcase_add_checked_fixture(tp, setup_fail_after_write, teardown);
+	tcase_set_timeout(tp, 120);
+	tcase_add_test(tp,
+		test_a_request_failing_after_its_changes_fails_its_group);
 	suite_add_tcase(s, ts);
+	suite_add_tcase(s, tp);
 	return s;
 }
 
