@@ -190,6 +190,7 @@ static bool clear_conflicts(struct iod_lockmgr *m, uint64_t client,
 			ask->give_lo = alo;
 			ask->revoking = 1;
 			ask->deadline_ms = now + m->lease_ms;
+			m->revocations++;
 			pthread_mutex_unlock(&m->mutex);
 			err = m->ops.revoke(m->ops.arg, c, id, f, s, alo, ahi);
 			pthread_mutex_lock(&m->mutex);

@@ -136,6 +136,7 @@ struct iod_lockmgr {
 	atomic_int count;	   /* locks in the list; written under mutex */
 	uint64_t next_id;	   /* mutex */
 	uint64_t evictions;	   /* clients evicted so far; mutex */
+	uint64_t revocations;	   /* REVOKEs sent so far; mutex */
 	int64_t lease_ms;	   /* how long a holder has to release */
 	int shrink;		   /* revocations ask back from the access up;
 				      0 after init */
