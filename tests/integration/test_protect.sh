@@ -56,6 +56,7 @@ up() {
 		pconf=$tmp/$1-proxy.conf
 		for c in "$conf" "$pconf"; do
 			iodport=$((base + 1))
+			# the proxy's own port replaces it (proxy())
 			[ "$c" = "$pconf" ] && iodport=$((base + 2))
 			cat >"$c" <<CONF
 [global]
@@ -82,10 +83,12 @@ CONF
 		{ echo "FAIL: clf up does not say protection $1" >&2; exit 1; }
 }
 
-# proxy MODE: start the proxy on the proxy config's iod port.
+# proxy MODE: start the proxy on a port the kernel picks (a fixed one
+# may be another test's, or a connection's own port, on a busy machine)
+# and point the proxy config's iod at it.
 proxy() {
 	: >"$tmp/capture"
-	python3 "$proxy" $((base + 2)) $((base + 1)) 16 "$1" "$tmp/capture" \
+	python3 "$proxy" 0 $((base + 1)) 16 "$1" "$tmp/capture" \
 		>"$tmp/proxy.out" 2>&1 &
 	proxy_pid=$!
 	n=0
@@ -93,6 +96,10 @@ proxy() {
 		sleep 0.1
 		n=$((n + 1))
 	done
+	pport=$(sed -n 's/^listening \([0-9]*\)$/\1/p' "$tmp/proxy.out")
+	[ -n "$pport" ] ||
+		{ echo "FAIL: the proxy did not start: $(cat "$tmp/proxy.out")" >&2; exit 1; }
+	sed -i "s/^iod = .*/iod = 127.0.0.1:$pport/" "$pconf"
 }
 
 stop_proxy() {
