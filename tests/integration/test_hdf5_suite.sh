@@ -163,6 +163,10 @@ for pass in false true ufs; do
 				"$pass" "$n" "$secs"
 		else
 			echo "FAIL: $n, $pass (exit $rc):" >&2
+			# The error lines first: a failing subtest may print
+			# many more "Testing" lines after them (2 processes).
+			grep -n -i -E 'error|fail|abort|assert|signal|killed' \
+				"$tmp/out" | head -40 >&2 || :
 			tail -30 "$tmp/out" >&2
 			failed=$((failed + 1))
 		fi
